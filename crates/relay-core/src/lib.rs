@@ -1,0 +1,27 @@
+//! Relay's domain types and pure rules.
+//!
+//! Nothing in this crate touches the network, the disk, an async runtime or the
+//! wall clock: time and randomness come in as parameters, so every rule here is
+//! tested with plain table tests.
+//!
+//! - [`id`]: prefixed, time-sortable identifiers (`evt_…`, `msg_…`, `ep_…`).
+//! - [`time`]: [`time::Timestamp`] (unix milliseconds, RFC 3339 on the wire) and the [`time::Clock`] trait.
+//! - [`model`]: tenants, keys, event types, consumers, endpoints, events, messages, attempts.
+//! - [`validate`]: naming and shape rules for API input (event type names, subscriptions, …).
+//! - [`retry`]: the reference retry schedule and its deterministic jitter.
+//! - [`response`]: classification of a delivery response into an outcome.
+//! - [`transition`]: message state transitions.
+//! - [`signature`]: the Standard Webhooks signature profile (`v1` HMAC-SHA256, `v1a` Ed25519).
+//! - [`envelope`]: the CloudEvents 1.0 structured envelope.
+//! - [`traceparent`]: W3C trace context values.
+
+pub mod envelope;
+pub mod id;
+pub mod model;
+pub mod response;
+pub mod retry;
+pub mod signature;
+pub mod time;
+pub mod traceparent;
+pub mod transition;
+pub mod validate;

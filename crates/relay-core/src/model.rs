@@ -1,0 +1,400 @@
+//! The domain model: what Relay stores and what the API returns.
+//!
+//! These types are the wire shapes of the HTTP API as well (field names are
+//! `snake_case`, timestamps RFC 3339). Internal columns such as key hashes or
+//! lease owners never appear here, so a value of these types is always safe to
+//! return to its owner.
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use utoipa::ToSchema;
+
+use crate::time::Timestamp;
+
+/// Each tenant has two separate worlds of data: `live` and `test`.
+/// An API key belongs to exactly one of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Environment {
+    Live,
+    Test,
+}
+
+impl Environment {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Environment::Live => "live",
+            Environment::Test => "test",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "live" => Some(Environment::Live),
+            "test" => Some(Environment::Test),
+            _ => None,
+        }
+    }
+}
+
+/// The life of a message (one event for one endpoint).
+///
+/// `scheduled`, `in_flight` and `held` are live states; every other state is
+/// terminal. See `docs/state-machine.md`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MessageState {
+    /// Waiting for `next_attempt_at`.
+    Scheduled,
+    /// Leased by a worker; an attempt is being made.
+    InFlight,
+    /// Not attempted for now: the endpoint is paused or disabled, or its circuit is open.
+    Held,
+    Delivered,
+    FailedPermanent,
+    Exhausted,
+    Expired,
+    WindowExceeded,
+    DeadLettered,
+    Cancelled,
+}
+
+impl MessageState {
+    pub const ALL: [MessageState; 10] = [
+        MessageState::Scheduled,
+        MessageState::InFlight,
+        MessageState::Held,
+        MessageState::Delivered,
+        MessageState::FailedPermanent,
+        MessageState::Exhausted,
+        MessageState::Expired,
+        MessageState::WindowExceeded,
+        MessageState::DeadLettered,
+        MessageState::Cancelled,
+    ];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            MessageState::Scheduled => "scheduled",
+            MessageState::InFlight => "in_flight",
+            MessageState::Held => "held",
+            MessageState::Delivered => "delivered",
+            MessageState::FailedPermanent => "failed_permanent",
+            MessageState::Exhausted => "exhausted",
+            MessageState::Expired => "expired",
+            MessageState::WindowExceeded => "window_exceeded",
+            MessageState::DeadLettered => "dead_lettered",
+            MessageState::Cancelled => "cancelled",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|st| st.as_str() == s)
+    }
+
+    pub const fn is_terminal(self) -> bool {
+        !matches!(
+            self,
+            MessageState::Scheduled | MessageState::InFlight | MessageState::Held
+        )
+    }
+}
+
+/// A tenant of the installation (or a sub-tenant when `parent_id` is set).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Tenant {
+    pub id: String,
+    pub name: String,
+    pub parent_id: Option<String>,
+    pub created_at: Timestamp,
+}
+
+/// A tenant API key as listed: never the secret itself, only its visible prefix.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ApiKey {
+    pub id: String,
+    pub tenant_id: String,
+    pub environment: Environment,
+    pub name: Option<String>,
+    /// The first characters of the key (`rk_live_ab12`), enough to recognise it.
+    pub prefix: String,
+    pub created_at: Timestamp,
+    pub revoked_at: Option<Timestamp>,
+}
+
+/// One version of an event type's schema.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct EventTypeVersion {
+    pub version: i64,
+    /// The JSON Schema that published payloads must satisfy.
+    #[schema(value_type = Object)]
+    pub schema: serde_json::Value,
+    /// A sample payload (valid against `schema`), used by the test action and the portal.
+    #[schema(value_type = Option<Object>)]
+    pub sample: Option<serde_json::Value>,
+    /// JSON Pointers (`/customer/email`) to fields that carry personal data.
+    pub personal_data_fields: Vec<String>,
+    pub created_at: Timestamp,
+}
+
+/// A catalog event type with all of its schema versions, newest last.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct EventType {
+    pub name: String,
+    pub description: String,
+    pub environment: Environment,
+    pub current_version: i64,
+    pub versions: Vec<EventTypeVersion>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+impl EventType {
+    pub fn current(&self) -> Option<&EventTypeVersion> {
+        self.versions
+            .iter()
+            .find(|v| v.version == self.current_version)
+    }
+}
+
+/// The party that receives events: the tenant itself or one of its customers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Consumer {
+    pub id: String,
+    /// The tenant's own identifier for this consumer; unique per tenant and environment.
+    pub external_id: String,
+    pub name: Option<String>,
+    /// The CloudEvents `source` deliveries to this consumer carry.
+    pub source: String,
+    pub environment: Environment,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+/// Where an endpoint's messages go. New kinds (brokers, queues, object
+/// storage) are new variants; the endpoint object keeps its shape.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Destination {
+    Https(HttpsDestination),
+}
+
+impl Destination {
+    pub const fn kind(&self) -> &'static str {
+        match self {
+            Destination::Https(_) => "https",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HttpsDestination {
+    pub url: String,
+    /// Client authentication (mTLS, OAuth 2.0). Not available yet: must be `null`.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub auth: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum SignatureScheme {
+    /// Ed25519 (the default).
+    #[default]
+    V1a,
+    /// HMAC-SHA256, for compatibility.
+    V1,
+}
+
+impl SignatureScheme {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            SignatureScheme::V1a => "v1a",
+            SignatureScheme::V1 => "v1",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "v1a" => Some(SignatureScheme::V1a),
+            "v1" => Some(SignatureScheme::V1),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EndpointState {
+    Active,
+    Paused,
+    Disabled,
+}
+
+impl EndpointState {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            EndpointState::Active => "active",
+            EndpointState::Paused => "paused",
+            EndpointState::Disabled => "disabled",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "active" => Some(EndpointState::Active),
+            "paused" => Some(EndpointState::Paused),
+            "disabled" => Some(EndpointState::Disabled),
+            _ => None,
+        }
+    }
+
+    /// The state a new message for an endpoint in this state starts in.
+    pub const fn initial_message_state(self) -> MessageState {
+        match self {
+            EndpointState::Active => MessageState::Scheduled,
+            EndpointState::Paused | EndpointState::Disabled => MessageState::Held,
+        }
+    }
+}
+
+/// A consumer's delivery address and how to deliver to it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Endpoint {
+    pub id: String,
+    pub consumer_id: String,
+    pub environment: Environment,
+    pub description: Option<String>,
+    pub destination: Destination,
+    /// Subscribed event types; empty receives nothing; `*` (explicit) receives all.
+    pub event_types: Vec<String>,
+    pub signature_scheme: SignatureScheme,
+    /// Waits in seconds before each attempt after the first; `null` uses the default schedule.
+    pub retry_schedule_seconds: Option<Vec<u32>>,
+    pub max_concurrency: u32,
+    pub rate_limit_per_second: Option<u32>,
+    pub snapshot_fields: Vec<String>,
+    pub version: i64,
+    pub state: EndpointState,
+    pub disabled_reason: Option<String>,
+    pub auto_disable: bool,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+/// A published event as stored. `data` keeps the exact bytes the tenant sent.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct Event {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub event_type: String,
+    /// The event type's schema version the payload was validated against.
+    pub type_version: i64,
+    pub environment: Environment,
+    pub subject: Option<String>,
+    #[schema(value_type = Object)]
+    pub data: Box<RawValue>,
+    pub consumer_id: Option<String>,
+    pub ordering_key: Option<String>,
+    /// Monotonic per subject within the tenant and environment; absent without a subject.
+    pub seq: Option<i64>,
+    pub traceparent: String,
+    pub expires_at: Option<Timestamp>,
+    pub created_at: Timestamp,
+}
+
+impl PartialEq for Event {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id
+            && self.event_type == other.event_type
+            && self.type_version == other.type_version
+            && self.environment == other.environment
+            && self.subject == other.subject
+            && self.data.get() == other.data.get()
+            && self.consumer_id == other.consumer_id
+            && self.ordering_key == other.ordering_key
+            && self.seq == other.seq
+            && self.traceparent == other.traceparent
+            && self.expires_at == other.expires_at
+            && self.created_at == other.created_at
+    }
+}
+
+/// The job of delivering one event to one endpoint.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Message {
+    pub id: String,
+    pub event_id: String,
+    pub endpoint_id: String,
+    pub event_type: String,
+    pub environment: Environment,
+    pub state: MessageState,
+    /// Attempts that counted against the schedule.
+    pub attempts_used: i64,
+    /// `Retry-After` deferrals used (at most 3).
+    pub deferrals_used: i64,
+    pub next_attempt_at: Option<Timestamp>,
+    pub last_error_code: Option<String>,
+    /// Why a message in a terminal state other than `delivered` ended there.
+    pub terminal_reason: Option<String>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+/// What started an attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AttemptTrigger {
+    Scheduled,
+    Manual,
+    Probe,
+}
+
+impl AttemptTrigger {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            AttemptTrigger::Scheduled => "scheduled",
+            AttemptTrigger::Manual => "manual",
+            AttemptTrigger::Probe => "probe",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "scheduled" => Some(AttemptTrigger::Scheduled),
+            "manual" => Some(AttemptTrigger::Manual),
+            "probe" => Some(AttemptTrigger::Probe),
+            _ => None,
+        }
+    }
+}
+
+/// The record of one try at delivering a message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Attempt {
+    pub id: String,
+    pub message_id: String,
+    pub endpoint_id: String,
+    /// 1-based position in the message's attempts.
+    pub number: i64,
+    pub trigger: AttemptTrigger,
+    pub started_at: Timestamp,
+    pub duration_ms: i64,
+    pub destination_ip: Option<String>,
+    pub status_code: Option<i64>,
+    /// Kind of failure without a usable response (`connect`, `timeout`, `tls`, `blocked_address`, …).
+    pub error_kind: Option<String>,
+    /// Hex SHA-256 of the exact body sent.
+    pub body_sha256: String,
+    /// The `webhook-signature` header sent.
+    pub signature: String,
+    /// The first 8 kB of the response body, lossily decoded as UTF-8.
+    pub response_body: Option<String>,
+    /// `delivered`, `retry`, `deferred` or `permanent`.
+    pub outcome: String,
+}
+
+/// One page of a keyset-paginated list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Page<T> {
+    pub data: Vec<T>,
+    /// Pass as `after` to get the next page; `null` on the last page.
+    pub next_after: Option<String>,
+}

@@ -1,0 +1,1 @@
+//! Naming and shape rules for API input.
