@@ -1,1 +1,177 @@
 //! Naming and shape rules for API input.
+//!
+//! Each function returns `Ok` or a sentence saying what is wrong; the API turns
+//! that sentence into a field error. Kept here, pure, so the rules are tested
+//! as tables and shared by every entry point (API, CLI, portal).
+
+/// Past participles that do not end in `-ed`, accepted as the verb of an event name.
+const IRREGULAR_PAST: &[&str] = &[
+    "arisen", "become", "begun", "bitten", "blown", "born", "bought", "bound", "broken", "brought",
+    "built", "caught", "chosen", "come", "cut", "done", "drawn", "driven", "eaten", "fallen",
+    "felt", "forbidden", "forgotten", "found", "frozen", "given", "gone", "got", "gotten", "grown",
+    "held", "hidden", "hit", "hung", "kept", "known", "laid", "led", "left", "lent", "let", "lost",
+    "made", "meant", "met", "overridden", "paid", "put", "quit", "read", "rebuilt", "redone",
+    "remade", "rerun", "resent", "reset", "rewritten", "ridden", "risen", "run", "said", "seen",
+    "sent", "set", "shown", "shut", "sold", "spent", "split", "spoken", "spun", "stolen", "struck",
+    "stuck", "swept", "taken", "taught", "thrown", "told", "torn", "undone", "upheld", "withdrawn",
+    "won", "worn", "written",
+];
+
+/// Event type names follow `noun.verb_past`: two or more lowercase
+/// `snake_case` segments joined by dots, the last ending in a past participle
+/// (`order.shipped`, `webhook.attempt_exhausted`, `message.read`).
+pub fn event_type_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.len() > 128 {
+        return Err("must be 1 to 128 characters".into());
+    }
+    let segments: Vec<&str> = name.split('.').collect();
+    if segments.len() < 2 {
+        return Err("must follow noun.verb_past, for example order.shipped".into());
+    }
+    for seg in &segments {
+        let ok = seg
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_lowercase())
+            && seg
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+            && !seg.ends_with('_')
+            && !seg.contains("__");
+        if !ok {
+            return Err(format!(
+                "segment `{seg}` must be lowercase snake_case starting with a letter"
+            ));
+        }
+    }
+    let verb = segments[segments.len() - 1];
+    let last_word = verb.rsplit('_').next().unwrap_or(verb);
+    if !(last_word.ends_with("ed") || IRREGULAR_PAST.contains(&last_word)) {
+        return Err(format!(
+            "the last segment `{verb}` must end in a past participle (noun.verb_past), for example order.shipped"
+        ));
+    }
+    Ok(())
+}
+
+/// A subscription entry is an event type name or the explicit wildcard `*`.
+pub fn subscription_entry(entry: &str) -> Result<(), String> {
+    if entry == "*" {
+        return Ok(());
+    }
+    event_type_name(entry)
+}
+
+/// Client-chosen ids (event ids, external ids): 1–255 visible ASCII
+/// characters from `A-Z a-z 0-9 _ - . : / @ |`.
+pub fn client_id(id: &str) -> Result<(), String> {
+    if id.is_empty() || id.len() > 255 {
+        return Err("must be 1 to 255 characters".into());
+    }
+    if !id
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"_-.:/@|".contains(&b))
+    {
+        return Err("may contain only letters, digits and _ - . : / @ |".into());
+    }
+    Ok(())
+}
+
+/// A JSON Pointer (RFC 6901) naming a field, e.g. `/customer/email`.
+pub fn json_pointer(p: &str) -> Result<(), String> {
+    if !p.starts_with('/') || p.len() < 2 {
+        return Err(format!(
+            "`{p}` is not a JSON Pointer to a field (such as /customer/email)"
+        ));
+    }
+    let mut chars = p.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '~' && !matches!(chars.next(), Some('0' | '1')) {
+            return Err(format!("`{p}` has a `~` not followed by 0 or 1"));
+        }
+    }
+    Ok(())
+}
+
+/// A CloudEvents `source`: a non-empty URI reference without whitespace.
+pub fn cloudevents_source(s: &str) -> Result<(), String> {
+    if s.is_empty() || s.len() > 512 {
+        return Err("must be 1 to 512 characters".into());
+    }
+    if s.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err("must be a URI reference without spaces".into());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_type_names() {
+        let cases: &[(&str, bool)] = &[
+            ("order.shipped", true),
+            ("webhook.attempt_exhausted", true),
+            ("webhook_endpoint.disabled", true),
+            ("notification.render_failed", true),
+            ("message.read", true),
+            ("invoice.paid", true),
+            ("email.sent", true),
+            ("shop.order.created", true),
+            ("order2.updated", true),
+            ("order", false),
+            ("order.ship", false),
+            ("Order.shipped", false),
+            ("order.Shipped", false),
+            ("order..shipped", false),
+            (".shipped", false),
+            ("order.shipped.", false),
+            ("order-x.shipped", false),
+            ("order._shipped", false),
+            ("order.shipped_", false),
+            ("order.ship__ped", false),
+            ("1order.shipped", false),
+            ("", false),
+            ("order.shipped ", false),
+        ];
+        for (name, ok) in cases {
+            assert_eq!(event_type_name(name).is_ok(), *ok, "{name}");
+        }
+        assert!(event_type_name(&format!("a.{}ed", "x".repeat(130))).is_err());
+    }
+
+    #[test]
+    fn subscriptions_accept_the_explicit_wildcard_only() {
+        assert!(subscription_entry("*").is_ok());
+        assert!(subscription_entry("order.*").is_err());
+        assert!(subscription_entry("order.shipped").is_ok());
+    }
+
+    #[test]
+    fn client_ids() {
+        for ok in ["evt_1", "a", "order:42/v1", "x@y|z"] {
+            assert!(client_id(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", "has space", "tab\t", "ümlaut", &"x".repeat(256)] {
+            assert!(client_id(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn json_pointers() {
+        assert!(json_pointer("/email").is_ok());
+        assert!(json_pointer("/a~1b/c~0").is_ok());
+        assert!(json_pointer("email").is_err());
+        assert!(json_pointer("/").is_err());
+        assert!(json_pointer("/a~2").is_err());
+    }
+
+    #[test]
+    fn sources() {
+        assert!(cloudevents_source("https://acme.example/orders").is_ok());
+        assert!(cloudevents_source("/consumers/acme").is_ok());
+        assert!(cloudevents_source("").is_err());
+        assert!(cloudevents_source("a b").is_err());
+    }
+}

@@ -1,1 +1,269 @@
-//! placeholder
+//! Relay's storage: the database is the queue.
+//!
+//! [`Store`] is every storage operation Relay performs, as one trait with two
+//! backends: [`sqlite::SqliteStore`] (embedded, the zero-configuration default)
+//! and [`postgres::PgStore`] (many nodes share one database). Both run the same
+//! SQL wherever the dialects agree; the method bodies are written once in
+//! [`backend`] and instantiated per backend, and the few dialect differences are
+//! named constants side by side in each backend module.
+//!
+//! - [`migrate`]: embedded migrations, applied by `relay migrate` and at start.
+//! - [`rows`]: mapping rows to the domain types of `relay-core`.
+//! - [`conformance`]: the suite both backends must pass; every storage
+//!   behaviour gets a case there.
+//!
+//! Errors: [`StoreError`] keeps the database error as its source; constraint
+//! violations are recognised by kind (SQLSTATE class), never by message text.
+
+pub mod backend;
+pub mod conformance;
+pub mod migrate;
+pub mod postgres;
+pub mod rows;
+pub mod sqlite;
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use relay_core::model::{
+    ApiKey, Attempt, Consumer, Endpoint, Environment, Event, EventType, Message, MessageState,
+    Page, Tenant,
+};
+use relay_core::time::Timestamp;
+use serde_json::value::RawValue;
+
+/// Errors from the store. `NotFound` and `Conflict` are expected outcomes the
+/// API maps to `404` and `409`; `Database` is an infrastructure failure.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("not found")]
+    NotFound,
+    /// A uniqueness rule was broken; the string names the rule.
+    #[error("conflict: {0}")]
+    Conflict(&'static str),
+    /// An operator limit was reached; the string names the limit.
+    #[error("limit reached: {0}")]
+    LimitReached(&'static str),
+    /// The referenced object (parent tenant, consumer) does not exist.
+    #[error("missing reference: {0}")]
+    MissingReference(&'static str),
+    #[error("database error")]
+    Database(#[from] sqlx::Error),
+    #[error("stored data is unreadable: {0}")]
+    Corrupt(String),
+    #[error("invalid database url: {0}")]
+    InvalidUrl(String),
+}
+
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// The slice of data an API key may see: one tenant, one environment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scope {
+    pub tenant_id: String,
+    pub environment: Environment,
+}
+
+/// A new API key as stored: the hash of the secret, never the secret.
+#[derive(Debug, Clone)]
+pub struct NewApiKey {
+    pub id: String,
+    pub tenant_id: String,
+    pub environment: Environment,
+    pub name: Option<String>,
+    pub prefix: String,
+    pub key_hash: String,
+    pub created_at: Timestamp,
+}
+
+/// An API key found by its hash, with what it grants.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApiKeyGrant {
+    pub key: ApiKey,
+}
+
+/// `PUT /v1/event-types/{name}`: a changed schema opens a new version; otherwise
+/// the current version's sample and personal-data fields are updated in place.
+#[derive(Debug, Clone)]
+pub struct PutEventType {
+    pub name: String,
+    pub description: String,
+    pub schema: serde_json::Value,
+    pub sample: Option<serde_json::Value>,
+    pub personal_data_fields: Vec<String>,
+    pub now: Timestamp,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PutEventTypeOutcome {
+    Created,
+    NewVersion,
+    Updated,
+}
+
+/// Operator limits checked atomically with an endpoint's creation.
+#[derive(Debug, Clone, Copy)]
+pub struct EndpointLimits {
+    pub per_tenant: u32,
+    pub per_consumer: u32,
+}
+
+/// A consumer's changeable fields; `None` leaves a field as it is.
+#[derive(Debug, Clone, Default)]
+pub struct ConsumerPatch {
+    pub name: Option<Option<String>>,
+    pub source: Option<String>,
+}
+
+/// An event to publish. `id` is the client's (idempotent) or a generated one.
+#[derive(Debug, Clone)]
+pub struct NewEvent {
+    pub id: String,
+    pub event_type: String,
+    pub type_version: i64,
+    pub subject: Option<String>,
+    pub data: Box<RawValue>,
+    pub consumer_id: Option<String>,
+    pub ordering_key: Option<String>,
+    pub traceparent: String,
+    pub expires_at: Option<Timestamp>,
+    pub now: Timestamp,
+}
+
+#[derive(Debug, Clone)]
+pub struct PublishOutcome {
+    pub event: Event,
+    /// Messages this publish created (0 for a duplicate).
+    pub messages_created: u64,
+    /// True when an event with this id already existed; nothing was created.
+    pub duplicate: bool,
+}
+
+/// Filters for listing messages; every field narrows the result.
+#[derive(Debug, Clone, Default)]
+pub struct MessageFilter {
+    pub endpoint_id: Option<String>,
+    pub event_id: Option<String>,
+    pub state: Option<MessageState>,
+    pub event_type: Option<String>,
+    pub error_code: Option<String>,
+    /// Created at or after.
+    pub since: Option<Timestamp>,
+    /// Created before.
+    pub until: Option<Timestamp>,
+}
+
+/// Keyset pagination: items with an id greater than `after`, at most `limit`.
+#[derive(Debug, Clone, Default)]
+pub struct PageRequest {
+    pub after: Option<String>,
+    pub limit: u32,
+}
+
+/// Every storage operation Relay performs.
+///
+/// Methods that read or change tenant data take a [`Scope`]; an object of
+/// another tenant or environment is simply not found, which is how isolation
+/// is enforced at the lowest layer.
+#[async_trait]
+pub trait Store: Send + Sync + 'static {
+    /// `sqlite` or `postgres`.
+    fn backend(&self) -> &'static str;
+
+    /// Applies pending migrations; safe to call from several processes at once.
+    async fn migrate(&self) -> Result<()>;
+
+    async fn get_setting(&self, key: &str) -> Result<Option<String>>;
+    /// Stores `value` under `key` unless a value exists; returns the value now stored.
+    async fn put_setting_if_absent(&self, key: &str, value: &str) -> Result<String>;
+
+    async fn create_tenant(&self, tenant: &Tenant) -> Result<()>;
+    async fn get_tenant(&self, id: &str) -> Result<Option<Tenant>>;
+    async fn list_tenants(&self, page: &PageRequest) -> Result<Page<Tenant>>;
+
+    async fn create_api_key(&self, key: &NewApiKey) -> Result<ApiKey>;
+    async fn list_api_keys(&self, tenant_id: &str) -> Result<Vec<ApiKey>>;
+    /// Returns `true` when an active key of that tenant was revoked now.
+    async fn revoke_api_key(&self, tenant_id: &str, key_id: &str, now: Timestamp) -> Result<bool>;
+    /// The active (not revoked) key with this hash.
+    async fn find_api_key(&self, key_hash: &str) -> Result<Option<ApiKey>>;
+
+    async fn put_event_type(
+        &self,
+        scope: &Scope,
+        put: &PutEventType,
+    ) -> Result<(EventType, PutEventTypeOutcome)>;
+    async fn get_event_type(&self, scope: &Scope, name: &str) -> Result<Option<EventType>>;
+    async fn list_event_types(&self, scope: &Scope) -> Result<Vec<EventType>>;
+
+    async fn create_consumer(&self, scope: &Scope, consumer: &Consumer) -> Result<()>;
+    async fn get_consumer(&self, scope: &Scope, id: &str) -> Result<Option<Consumer>>;
+    async fn list_consumers(&self, scope: &Scope, page: &PageRequest) -> Result<Page<Consumer>>;
+    async fn update_consumer(
+        &self,
+        scope: &Scope,
+        id: &str,
+        patch: &ConsumerPatch,
+        now: Timestamp,
+    ) -> Result<Consumer>;
+    /// Fails with `Conflict("consumer_has_endpoints")` while endpoints remain.
+    async fn delete_consumer(&self, scope: &Scope, id: &str) -> Result<()>;
+
+    async fn create_endpoint(
+        &self,
+        scope: &Scope,
+        endpoint: &Endpoint,
+        limits: EndpointLimits,
+    ) -> Result<()>;
+    async fn get_endpoint(&self, scope: &Scope, id: &str) -> Result<Option<Endpoint>>;
+    async fn list_endpoints(
+        &self,
+        scope: &Scope,
+        consumer_id: Option<&str>,
+        page: &PageRequest,
+    ) -> Result<Page<Endpoint>>;
+    /// Replaces the endpoint's changeable fields and its subscriptions.
+    async fn update_endpoint(&self, scope: &Scope, endpoint: &Endpoint) -> Result<()>;
+    /// Removes the endpoint; its messages that were still to be delivered become
+    /// `dead_lettered` with reason `endpoint_removed`.
+    async fn delete_endpoint(&self, scope: &Scope, id: &str, now: Timestamp) -> Result<()>;
+
+    /// Writes the event and one message per matching endpoint in one transaction.
+    async fn publish(&self, scope: &Scope, event: NewEvent) -> Result<PublishOutcome>;
+    async fn get_event(&self, scope: &Scope, id: &str) -> Result<Option<Event>>;
+
+    async fn get_message(&self, scope: &Scope, id: &str) -> Result<Option<Message>>;
+    async fn list_messages(
+        &self,
+        scope: &Scope,
+        filter: &MessageFilter,
+        page: &PageRequest,
+    ) -> Result<Page<Message>>;
+    async fn list_attempts(&self, scope: &Scope, message_id: &str) -> Result<Vec<Attempt>>;
+}
+
+/// Opens the store a database URL names (`sqlite://…` or `postgres://…`) and
+/// applies migrations.
+pub async fn open(url: &str) -> Result<Arc<dyn Store>> {
+    let store: Arc<dyn Store> = if url.starts_with("sqlite:") {
+        Arc::new(sqlite::SqliteStore::connect(url).await?)
+    } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        Arc::new(postgres::PgStore::connect(url).await?)
+    } else {
+        return Err(StoreError::InvalidUrl(
+            "expected a URL starting with sqlite:// or postgres://".into(),
+        ));
+    };
+    store.migrate().await?;
+    Ok(store)
+}
+
+/// A fresh random id of `kind` created at `now`.
+pub fn new_id(kind: relay_core::id::IdKind, now: Timestamp) -> String {
+    let mut bytes = [0u8; 16];
+    // getrandom only fails when the OS has no entropy source at all; an id
+    // from a zero seed would still be unique per millisecond and kind only by
+    // luck, so treat it as fatal misconfiguration.
+    getrandom::fill(&mut bytes).expect("the operating system's random source is unavailable");
+    relay_core::id::new_id(kind, now.millis(), u128::from_le_bytes(bytes))
+}

@@ -1,0 +1,1045 @@
+//! The [`Store`](crate::Store) implementation, written once for both backends.
+//!
+//! `impl_store!` expands the same method bodies for `SqliteStore` and `PgStore`
+//! with their concrete sqlx types; generic code over `sqlx::Database` would
+//! need a wall of higher-ranked bounds for no gain. SQL uses `$N` placeholders,
+//! which both drivers bind by number. Where the dialects differ, the body uses
+//! a constant from the backend's `dialect` module (`FOR_UPDATE`,
+//! `MIGRATION_LOCK`), so the differences stay visible side by side.
+//!
+//! Each backend has a `write` pool and a `read` pool. For SQLite the write pool
+//! has exactly one connection: SQLite allows one writer at a time, and queueing
+//! writers in-process avoids `SQLITE_BUSY` on lock upgrades. For PostgreSQL both
+//! are the same pool.
+
+/// A value bound to a dynamically built query.
+#[derive(Debug, Clone)]
+pub enum Bind {
+    Text(String),
+    Int(i64),
+}
+
+/// Builds SQL with numbered placeholders; values are always bound, never
+/// interpolated.
+#[derive(Debug, Default)]
+pub struct SqlBuilder {
+    pub sql: String,
+    pub binds: Vec<Bind>,
+}
+
+impl SqlBuilder {
+    pub fn new(sql: &str) -> Self {
+        SqlBuilder {
+            sql: sql.to_string(),
+            binds: Vec::new(),
+        }
+    }
+    pub fn push(&mut self, sql: &str) -> &mut Self {
+        self.sql.push_str(sql);
+        self
+    }
+    /// Appends a placeholder for `value`.
+    pub fn bind(&mut self, value: Bind) -> &mut Self {
+        self.binds.push(value);
+        self.sql.push('$');
+        self.sql.push_str(&self.binds.len().to_string());
+        self
+    }
+    /// Appends `AND id > $n` when paginating, then the order and the limit
+    /// (one more than asked, to learn whether another page exists).
+    pub fn paginate(&mut self, id_column: &str, page: &crate::PageRequest) -> &mut Self {
+        if let Some(after) = &page.after {
+            self.push(&format!(" AND {id_column} > "))
+                .bind(Bind::Text(after.clone()));
+        }
+        self.push(&format!(" ORDER BY {id_column} LIMIT "))
+            .bind(Bind::Int(i64::from(page.limit) + 1))
+    }
+}
+
+/// Trims a fetched `limit + 1` rows to a page and its continuation id.
+pub fn to_page<T>(
+    mut items: Vec<T>,
+    limit: u32,
+    id_of: impl Fn(&T) -> &str,
+) -> relay_core::model::Page<T> {
+    let has_more = items.len() > limit as usize;
+    items.truncate(limit as usize);
+    let next_after = if has_more {
+        items.last().map(|i| id_of(i).to_string())
+    } else {
+        None
+    };
+    relay_core::model::Page {
+        data: items,
+        next_after,
+    }
+}
+
+/// Maps a database error to `Conflict(what)` when it is a uniqueness violation.
+pub fn unique_as_conflict(e: sqlx::Error, what: &'static str) -> crate::StoreError {
+    match &e {
+        sqlx::Error::Database(db) if db.is_unique_violation() => crate::StoreError::Conflict(what),
+        _ => crate::StoreError::Database(e),
+    }
+}
+
+/// Message states from which a removed endpoint's messages are dead-lettered.
+pub const LIVE_STATES_SQL: &str = "('scheduled', 'in_flight', 'held')";
+
+macro_rules! impl_store {
+    ($store:ty, $db:ty, $dialect:path) => {
+        use $dialect as dialect;
+
+        use async_trait::async_trait;
+        use relay_core::model::{
+            ApiKey, Attempt, Consumer, Endpoint, EndpointState, Event, EventType,
+            EventTypeVersion, Message, MessageState, Page, Tenant,
+        };
+        use relay_core::time::Timestamp;
+        use sqlx::AssertSqlSafe;
+
+        use $crate::backend::{Bind, SqlBuilder, to_page, unique_as_conflict};
+        use $crate::rows::{self, RowExt};
+        use $crate::{
+            ConsumerPatch, EndpointLimits, MessageFilter, NewApiKey, NewEvent, PageRequest,
+            PublishOutcome, PutEventType, PutEventTypeOutcome, Result, Scope, Store, StoreError,
+        };
+
+        type Row = <$db as sqlx::Database>::Row;
+
+        impl $store {
+            fn built(
+                q: &SqlBuilder,
+            ) -> sqlx::query::Query<'static, $db, <$db as sqlx::Database>::Arguments> {
+                let mut query = sqlx::query::<$db>(AssertSqlSafe(q.sql.clone()));
+                for b in &q.binds {
+                    query = match b {
+                        Bind::Text(s) => query.bind(s.clone()),
+                        Bind::Int(i) => query.bind(*i),
+                    };
+                }
+                query
+            }
+
+            async fn fetch_built(&self, q: &SqlBuilder) -> Result<Vec<Row>> {
+                Ok(Self::built(q).fetch_all(&self.read).await?)
+            }
+
+            async fn load_event_type<'e, E>(
+                exec: E,
+                scope: &Scope,
+                name: &str,
+            ) -> Result<Option<EventType>>
+            where
+                E: sqlx::Executor<'e, Database = $db> + Copy,
+            {
+                let Some(row) = sqlx::query::<$db>(
+                    "SELECT * FROM event_types WHERE tenant_id = $1 AND environment = $2 AND name = $3",
+                )
+                .bind(&scope.tenant_id)
+                .bind(scope.environment.as_str())
+                .bind(name)
+                .fetch_optional(exec)
+                .await?
+                else {
+                    return Ok(None);
+                };
+                let versions = sqlx::query::<$db>(
+                    "SELECT * FROM event_type_versions WHERE tenant_id = $1 AND environment = $2 \
+                     AND name = $3 ORDER BY version",
+                )
+                .bind(&scope.tenant_id)
+                .bind(scope.environment.as_str())
+                .bind(name)
+                .fetch_all(exec)
+                .await?;
+                let versions = versions
+                    .iter()
+                    .map(Self::event_type_version)
+                    .collect::<Result<Vec<_>>>()?;
+                Ok(Some(Self::event_type(&row, versions)?))
+            }
+
+            fn event_type(row: &Row, versions: Vec<EventTypeVersion>) -> Result<EventType> {
+                Ok(EventType {
+                    name: row.text("name")?,
+                    description: row.text("description")?,
+                    environment: row.environment("environment")?,
+                    current_version: row.int("current_version")?,
+                    versions,
+                    created_at: row.ts("created_at")?,
+                    updated_at: row.ts("updated_at")?,
+                })
+            }
+
+            fn event_type_version(row: &Row) -> Result<EventTypeVersion> {
+                Ok(EventTypeVersion {
+                    version: row.int("version")?,
+                    schema: row.json("schema_json")?,
+                    sample: row.opt_json("sample_json")?,
+                    personal_data_fields: row.json("personal_data_fields")?,
+                    created_at: row.ts("created_at")?,
+                })
+            }
+
+            async fn insert_subscriptions(
+                tx: &mut sqlx::Transaction<'_, $db>,
+                scope: &Scope,
+                endpoint: &Endpoint,
+            ) -> Result<()> {
+                let mut seen = std::collections::BTreeSet::new();
+                for t in &endpoint.event_types {
+                    if !seen.insert(t.as_str()) {
+                        continue;
+                    }
+                    sqlx::query::<$db>(
+                        "INSERT INTO endpoint_subscriptions (endpoint_id, tenant_id, environment, event_type) \
+                         VALUES ($1, $2, $3, $4)",
+                    )
+                    .bind(&endpoint.id)
+                    .bind(&scope.tenant_id)
+                    .bind(scope.environment.as_str())
+                    .bind(t)
+                    .execute(&mut **tx)
+                    .await?;
+                }
+                Ok(())
+            }
+        }
+
+        fn json_text<T: serde::Serialize>(v: &T) -> String {
+            // Serializing our own plain data types cannot fail.
+            serde_json::to_string(v).unwrap_or_else(|_| "null".to_string())
+        }
+
+        #[async_trait]
+        impl Store for $store {
+            fn backend(&self) -> &'static str {
+                dialect::BACKEND
+            }
+
+            async fn migrate(&self) -> Result<()> {
+                let mut tx = self.write.begin().await?;
+                if let Some(lock) = dialect::MIGRATION_LOCK {
+                    sqlx::query::<$db>(lock).execute(&mut *tx).await?;
+                }
+                sqlx::raw_sql($crate::migrate::CREATE_MIGRATIONS_TABLE)
+                    .execute(&mut *tx)
+                    .await?;
+                let applied: Vec<i64> = sqlx::query_scalar::<$db, i64>("SELECT version FROM relay_migrations")
+                    .fetch_all(&mut *tx)
+                    .await?;
+                for m in $crate::migrate::MIGRATIONS {
+                    if applied.contains(&m.version) {
+                        continue;
+                    }
+                    let sql = dialect::migration_sql(m);
+                    sqlx::raw_sql(sql).execute(&mut *tx).await?;
+                    sqlx::query::<$db>(
+                        "INSERT INTO relay_migrations (version, name, applied_at) VALUES ($1, $2, $3)",
+                    )
+                    .bind(m.version)
+                    .bind(m.name)
+                    .bind(0i64)
+                    .execute(&mut *tx)
+                    .await?;
+                    tracing::info!(version = m.version, name = m.name, backend = dialect::BACKEND, "applied migration");
+                }
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn get_setting(&self, key: &str) -> Result<Option<String>> {
+                Ok(sqlx::query_scalar::<$db, String>("SELECT value FROM relay_settings WHERE key = $1")
+                    .bind(key)
+                    .fetch_optional(&self.read)
+                    .await?)
+            }
+
+            async fn put_setting_if_absent(&self, key: &str, value: &str) -> Result<String> {
+                sqlx::query::<$db>(
+                    "INSERT INTO relay_settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING",
+                )
+                .bind(key)
+                .bind(value)
+                .execute(&self.write)
+                .await?;
+                Ok(sqlx::query_scalar::<$db, String>("SELECT value FROM relay_settings WHERE key = $1")
+                    .bind(key)
+                    .fetch_one(&self.write)
+                    .await?)
+            }
+
+            async fn create_tenant(&self, t: &Tenant) -> Result<()> {
+                let mut tx = self.write.begin().await?;
+                if let Some(parent) = &t.parent_id {
+                    let found = sqlx::query::<$db>("SELECT id FROM tenants WHERE id = $1")
+                        .bind(parent)
+                        .fetch_optional(&mut *tx)
+                        .await?;
+                    if found.is_none() {
+                        return Err(StoreError::MissingReference("parent_id"));
+                    }
+                }
+                sqlx::query::<$db>(
+                    "INSERT INTO tenants (id, name, parent_id, created_at) VALUES ($1, $2, $3, $4)",
+                )
+                .bind(&t.id)
+                .bind(&t.name)
+                .bind(&t.parent_id)
+                .bind(t.created_at.millis())
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| unique_as_conflict(e, "tenant_id"))?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn get_tenant(&self, id: &str) -> Result<Option<Tenant>> {
+                sqlx::query::<$db>("SELECT * FROM tenants WHERE id = $1")
+                    .bind(id)
+                    .fetch_optional(&self.read)
+                    .await?
+                    .map(|r| rows::tenant(&r))
+                    .transpose()
+            }
+
+            async fn list_tenants(&self, page: &PageRequest) -> Result<Page<Tenant>> {
+                let mut q = SqlBuilder::new("SELECT * FROM tenants WHERE 1 = 1");
+                q.paginate("id", page);
+                let items = self
+                    .fetch_built(&q)
+                    .await?
+                    .iter()
+                    .map(rows::tenant)
+                    .collect::<Result<Vec<_>>>()?;
+                Ok(to_page(items, page.limit, |t| &t.id))
+            }
+
+            async fn create_api_key(&self, k: &NewApiKey) -> Result<ApiKey> {
+                sqlx::query::<$db>(
+                    "INSERT INTO api_keys (id, tenant_id, environment, name, prefix, key_hash, created_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                )
+                .bind(&k.id)
+                .bind(&k.tenant_id)
+                .bind(k.environment.as_str())
+                .bind(&k.name)
+                .bind(&k.prefix)
+                .bind(&k.key_hash)
+                .bind(k.created_at.millis())
+                .execute(&self.write)
+                .await
+                .map_err(|e| match &e {
+                    sqlx::Error::Database(db) if db.is_foreign_key_violation() => {
+                        StoreError::MissingReference("tenant")
+                    }
+                    _ => unique_as_conflict(e, "api_key"),
+                })?;
+                Ok(ApiKey {
+                    id: k.id.clone(),
+                    tenant_id: k.tenant_id.clone(),
+                    environment: k.environment,
+                    name: k.name.clone(),
+                    prefix: k.prefix.clone(),
+                    created_at: k.created_at,
+                    revoked_at: None,
+                })
+            }
+
+            async fn list_api_keys(&self, tenant_id: &str) -> Result<Vec<ApiKey>> {
+                sqlx::query::<$db>("SELECT * FROM api_keys WHERE tenant_id = $1 ORDER BY id")
+                    .bind(tenant_id)
+                    .fetch_all(&self.read)
+                    .await?
+                    .iter()
+                    .map(rows::api_key)
+                    .collect()
+            }
+
+            async fn revoke_api_key(&self, tenant_id: &str, key_id: &str, now: Timestamp) -> Result<bool> {
+                let done = sqlx::query::<$db>(
+                    "UPDATE api_keys SET revoked_at = $3 WHERE tenant_id = $1 AND id = $2 AND revoked_at IS NULL",
+                )
+                .bind(tenant_id)
+                .bind(key_id)
+                .bind(now.millis())
+                .execute(&self.write)
+                .await?;
+                Ok(done.rows_affected() == 1)
+            }
+
+            async fn find_api_key(&self, key_hash: &str) -> Result<Option<ApiKey>> {
+                sqlx::query::<$db>("SELECT * FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL")
+                    .bind(key_hash)
+                    .fetch_optional(&self.read)
+                    .await?
+                    .map(|r| rows::api_key(&r))
+                    .transpose()
+            }
+
+            async fn put_event_type(
+                &self,
+                scope: &Scope,
+                put: &PutEventType,
+            ) -> Result<(EventType, PutEventTypeOutcome)> {
+                let env = scope.environment.as_str();
+                let now = put.now.millis();
+                let schema = json_text(&put.schema);
+                let sample = put.sample.as_ref().map(json_text);
+                let pd_fields = json_text(&put.personal_data_fields);
+                let mut tx = self.write.begin().await?;
+                let current = sqlx::query::<$db>(AssertSqlSafe(format!(
+                    "SELECT current_version FROM event_types WHERE tenant_id = $1 AND environment = $2 AND name = $3{}",
+                    dialect::FOR_UPDATE
+                )))
+                .bind(&scope.tenant_id)
+                .bind(env)
+                .bind(&put.name)
+                .fetch_optional(&mut *tx)
+                .await?
+                .map(|r| r.int("current_version"))
+                .transpose()?;
+                let insert_version = "INSERT INTO event_type_versions (tenant_id, environment, name, version, \
+                     schema_json, sample_json, personal_data_fields, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
+                let outcome = match current {
+                    None => {
+                        sqlx::query::<$db>(
+                            "INSERT INTO event_types (tenant_id, environment, name, description, current_version, \
+                             created_at, updated_at) VALUES ($1, $2, $3, $4, 1, $5, $5)",
+                        )
+                        .bind(&scope.tenant_id)
+                        .bind(env)
+                        .bind(&put.name)
+                        .bind(&put.description)
+                        .bind(now)
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(|e| unique_as_conflict(e, "event_type_concurrent_update"))?;
+                        sqlx::query::<$db>(insert_version)
+                            .bind(&scope.tenant_id)
+                            .bind(env)
+                            .bind(&put.name)
+                            .bind(1i64)
+                            .bind(&schema)
+                            .bind(&sample)
+                            .bind(&pd_fields)
+                            .bind(now)
+                            .execute(&mut *tx)
+                            .await?;
+                        PutEventTypeOutcome::Created
+                    }
+                    Some(version) => {
+                        let stored: serde_json::Value = sqlx::query::<$db>(
+                            "SELECT schema_json FROM event_type_versions WHERE tenant_id = $1 AND environment = $2 \
+                             AND name = $3 AND version = $4",
+                        )
+                        .bind(&scope.tenant_id)
+                        .bind(env)
+                        .bind(&put.name)
+                        .bind(version)
+                        .fetch_one(&mut *tx)
+                        .await?
+                        .json("schema_json")?;
+                        let outcome = if stored != put.schema {
+                            sqlx::query::<$db>(insert_version)
+                                .bind(&scope.tenant_id)
+                                .bind(env)
+                                .bind(&put.name)
+                                .bind(version + 1)
+                                .bind(&schema)
+                                .bind(&sample)
+                                .bind(&pd_fields)
+                                .bind(now)
+                                .execute(&mut *tx)
+                                .await
+                                .map_err(|e| unique_as_conflict(e, "event_type_concurrent_update"))?;
+                            PutEventTypeOutcome::NewVersion
+                        } else {
+                            sqlx::query::<$db>(
+                                "UPDATE event_type_versions SET sample_json = $5, personal_data_fields = $6 \
+                                 WHERE tenant_id = $1 AND environment = $2 AND name = $3 AND version = $4",
+                            )
+                            .bind(&scope.tenant_id)
+                            .bind(env)
+                            .bind(&put.name)
+                            .bind(version)
+                            .bind(&sample)
+                            .bind(&pd_fields)
+                            .execute(&mut *tx)
+                            .await?;
+                            PutEventTypeOutcome::Updated
+                        };
+                        let new_current = if outcome == PutEventTypeOutcome::NewVersion { version + 1 } else { version };
+                        sqlx::query::<$db>(
+                            "UPDATE event_types SET description = $4, current_version = $5, updated_at = $6 \
+                             WHERE tenant_id = $1 AND environment = $2 AND name = $3",
+                        )
+                        .bind(&scope.tenant_id)
+                        .bind(env)
+                        .bind(&put.name)
+                        .bind(&put.description)
+                        .bind(new_current)
+                        .bind(now)
+                        .execute(&mut *tx)
+                        .await?;
+                        outcome
+                    }
+                };
+                tx.commit().await?;
+                let et = Self::load_event_type(&self.write, scope, &put.name)
+                    .await?
+                    .ok_or(StoreError::NotFound)?;
+                Ok((et, outcome))
+            }
+
+            async fn get_event_type(&self, scope: &Scope, name: &str) -> Result<Option<EventType>> {
+                Self::load_event_type(&self.read, scope, name).await
+            }
+
+            async fn list_event_types(&self, scope: &Scope) -> Result<Vec<EventType>> {
+                let types = sqlx::query::<$db>(
+                    "SELECT * FROM event_types WHERE tenant_id = $1 AND environment = $2 ORDER BY name",
+                )
+                .bind(&scope.tenant_id)
+                .bind(scope.environment.as_str())
+                .fetch_all(&self.read)
+                .await?;
+                let versions = sqlx::query::<$db>(
+                    "SELECT * FROM event_type_versions WHERE tenant_id = $1 AND environment = $2 \
+                     ORDER BY name, version",
+                )
+                .bind(&scope.tenant_id)
+                .bind(scope.environment.as_str())
+                .fetch_all(&self.read)
+                .await?;
+                let mut by_name: std::collections::HashMap<String, Vec<EventTypeVersion>> =
+                    std::collections::HashMap::new();
+                for v in &versions {
+                    by_name
+                        .entry(v.text("name")?)
+                        .or_default()
+                        .push(Self::event_type_version(v)?);
+                }
+                types
+                    .iter()
+                    .map(|t| {
+                        let name = t.text("name")?;
+                        Self::event_type(t, by_name.remove(&name).unwrap_or_default())
+                    })
+                    .collect()
+            }
+
+            async fn create_consumer(&self, scope: &Scope, c: &Consumer) -> Result<()> {
+                sqlx::query::<$db>(
+                    "INSERT INTO consumers (id, tenant_id, environment, external_id, name, source, created_at, updated_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                )
+                .bind(&c.id)
+                .bind(&scope.tenant_id)
+                .bind(scope.environment.as_str())
+                .bind(&c.external_id)
+                .bind(&c.name)
+                .bind(&c.source)
+                .bind(c.created_at.millis())
+                .bind(c.updated_at.millis())
+                .execute(&self.write)
+                .await
+                .map_err(|e| unique_as_conflict(e, "external_id"))?;
+                Ok(())
+            }
+
+            async fn get_consumer(&self, scope: &Scope, id: &str) -> Result<Option<Consumer>> {
+                sqlx::query::<$db>(
+                    "SELECT * FROM consumers WHERE tenant_id = $1 AND environment = $2 AND id = $3",
+                )
+                .bind(&scope.tenant_id)
+                .bind(scope.environment.as_str())
+                .bind(id)
+                .fetch_optional(&self.read)
+                .await?
+                .map(|r| rows::consumer(&r))
+                .transpose()
+            }
+
+            async fn list_consumers(&self, scope: &Scope, page: &PageRequest) -> Result<Page<Consumer>> {
+                let mut q = SqlBuilder::new("SELECT * FROM consumers WHERE tenant_id = ");
+                q.bind(Bind::Text(scope.tenant_id.clone()))
+                    .push(" AND environment = ")
+                    .bind(Bind::Text(scope.environment.as_str().into()))
+                    .paginate("id", page);
+                let items = self
+                    .fetch_built(&q)
+                    .await?
+                    .iter()
+                    .map(rows::consumer)
+                    .collect::<Result<Vec<_>>>()?;
+                Ok(to_page(items, page.limit, |c| &c.id))
+            }
+
+            async fn update_consumer(
+                &self,
+                scope: &Scope,
+                id: &str,
+                patch: &ConsumerPatch,
+                now: Timestamp,
+            ) -> Result<Consumer> {
+                let mut tx = self.write.begin().await?;
+                let Some(mut c) = sqlx::query::<$db>(
+                    "SELECT * FROM consumers WHERE tenant_id = $1 AND environment = $2 AND id = $3",
+                )
+                .bind(&scope.tenant_id)
+                .bind(scope.environment.as_str())
+                .bind(id)
+                .fetch_optional(&mut *tx)
+                .await?
+                .map(|r| rows::consumer(&r))
+                .transpose()?
+                else {
+                    return Err(StoreError::NotFound);
+                };
+                if let Some(name) = &patch.name {
+                    c.name = name.clone();
+                }
+                if let Some(source) = &patch.source {
+                    c.source = source.clone();
+                }
+                c.updated_at = now;
+                sqlx::query::<$db>(
+                    "UPDATE consumers SET name = $2, source = $3, updated_at = $4 WHERE id = $1",
+                )
+                .bind(&c.id)
+                .bind(&c.name)
+                .bind(&c.source)
+                .bind(now.millis())
+                .execute(&mut *tx)
+                .await?;
+                tx.commit().await?;
+                Ok(c)
+            }
+
+            async fn delete_consumer(&self, scope: &Scope, id: &str) -> Result<()> {
+                let mut tx = self.write.begin().await?;
+                let live: i64 = sqlx::query_scalar::<$db, i64>(
+                    "SELECT COUNT(*) FROM endpoints WHERE consumer_id = $1 AND deleted_at IS NULL",
+                )
+                .bind(id)
+                .fetch_one(&mut *tx)
+                .await?;
+                if live > 0 {
+                    return Err(StoreError::Conflict("consumer_has_endpoints"));
+                }
+                let done = sqlx::query::<$db>(
+                    "DELETE FROM consumers WHERE tenant_id = $1 AND environment = $2 AND id = $3",
+                )
+                .bind(&scope.tenant_id)
+                .bind(scope.environment.as_str())
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+                if done.rows_affected() == 0 {
+                    return Err(StoreError::NotFound);
+                }
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn create_endpoint(
+                &self,
+                scope: &Scope,
+                e: &Endpoint,
+                limits: EndpointLimits,
+            ) -> Result<()> {
+                let mut tx = self.write.begin().await?;
+                // Serialises endpoint creation per tenant so the limits hold
+                // under concurrency (SQLite already has a single writer).
+                sqlx::query::<$db>(AssertSqlSafe(format!(
+                    "SELECT id FROM tenants WHERE id = $1{}",
+                    dialect::FOR_UPDATE
+                )))
+                .bind(&scope.tenant_id)
+                .fetch_optional(&mut *tx)
+                .await?;
+                let consumer = sqlx::query::<$db>(
+                    "SELECT id FROM consumers WHERE tenant_id = $1 AND environment = $2 AND id = $3",
+                )
+                .bind(&scope.tenant_id)
+                .bind(scope.environment.as_str())
+                .bind(&e.consumer_id)
+                .fetch_optional(&mut *tx)
+                .await?;
+                if consumer.is_none() {
+                    return Err(StoreError::MissingReference("consumer_id"));
+                }
+                let per_tenant: i64 = sqlx::query_scalar::<$db, i64>(
+                    "SELECT COUNT(*) FROM endpoints WHERE tenant_id = $1 AND deleted_at IS NULL",
+                )
+                .bind(&scope.tenant_id)
+                .fetch_one(&mut *tx)
+                .await?;
+                if per_tenant >= i64::from(limits.per_tenant) {
+                    return Err(StoreError::LimitReached("endpoints_per_tenant"));
+                }
+                let per_consumer: i64 = sqlx::query_scalar::<$db, i64>(
+                    "SELECT COUNT(*) FROM endpoints WHERE consumer_id = $1 AND deleted_at IS NULL",
+                )
+                .bind(&e.consumer_id)
+                .fetch_one(&mut *tx)
+                .await?;
+                if per_consumer >= i64::from(limits.per_consumer) {
+                    return Err(StoreError::LimitReached("endpoints_per_consumer"));
+                }
+                sqlx::query::<$db>(
+                    "INSERT INTO endpoints (id, tenant_id, environment, consumer_id, description, kind, \
+                     destination_json, event_types_json, signature_scheme, retry_schedule_json, max_concurrency, \
+                     rate_limit_per_second, snapshot_fields_json, version, state, disabled_reason, auto_disable, \
+                     created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, \
+                     $15, $16, $17, $18, $19)",
+                )
+                .bind(&e.id)
+                .bind(&scope.tenant_id)
+                .bind(scope.environment.as_str())
+                .bind(&e.consumer_id)
+                .bind(&e.description)
+                .bind(e.destination.kind())
+                .bind(json_text(&e.destination))
+                .bind(json_text(&e.event_types))
+                .bind(e.signature_scheme.as_str())
+                .bind(e.retry_schedule_seconds.as_ref().map(json_text))
+                .bind(i64::from(e.max_concurrency))
+                .bind(e.rate_limit_per_second.map(i64::from))
+                .bind(json_text(&e.snapshot_fields))
+                .bind(e.version)
+                .bind(e.state.as_str())
+                .bind(&e.disabled_reason)
+                .bind(i64::from(e.auto_disable))
+                .bind(e.created_at.millis())
+                .bind(e.updated_at.millis())
+                .execute(&mut *tx)
+                .await
+                .map_err(|err| unique_as_conflict(err, "endpoint_id"))?;
+                Self::insert_subscriptions(&mut tx, scope, e).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn get_endpoint(&self, scope: &Scope, id: &str) -> Result<Option<Endpoint>> {
+                sqlx::query::<$db>(
+                    "SELECT * FROM endpoints WHERE tenant_id = $1 AND environment = $2 AND id = $3 \
+                     AND deleted_at IS NULL",
+                )
+                .bind(&scope.tenant_id)
+                .bind(scope.environment.as_str())
+                .bind(id)
+                .fetch_optional(&self.read)
+                .await?
+                .map(|r| rows::endpoint(&r))
+                .transpose()
+            }
+
+            async fn list_endpoints(
+                &self,
+                scope: &Scope,
+                consumer_id: Option<&str>,
+                page: &PageRequest,
+            ) -> Result<Page<Endpoint>> {
+                let mut q = SqlBuilder::new("SELECT * FROM endpoints WHERE deleted_at IS NULL AND tenant_id = ");
+                q.bind(Bind::Text(scope.tenant_id.clone()))
+                    .push(" AND environment = ")
+                    .bind(Bind::Text(scope.environment.as_str().into()));
+                if let Some(c) = consumer_id {
+                    q.push(" AND consumer_id = ").bind(Bind::Text(c.into()));
+                }
+                q.paginate("id", page);
+                let items = self
+                    .fetch_built(&q)
+                    .await?
+                    .iter()
+                    .map(rows::endpoint)
+                    .collect::<Result<Vec<_>>>()?;
+                Ok(to_page(items, page.limit, |e| &e.id))
+            }
+
+            async fn update_endpoint(&self, scope: &Scope, e: &Endpoint) -> Result<()> {
+                let mut tx = self.write.begin().await?;
+                let done = sqlx::query::<$db>(
+                    "UPDATE endpoints SET description = $4, kind = $5, destination_json = $6, event_types_json = $7, \
+                     signature_scheme = $8, retry_schedule_json = $9, max_concurrency = $10, \
+                     rate_limit_per_second = $11, snapshot_fields_json = $12, version = $13, state = $14, \
+                     disabled_reason = $15, auto_disable = $16, updated_at = $17 \
+                     WHERE tenant_id = $1 AND environment = $2 AND id = $3 AND deleted_at IS NULL",
+                )
+                .bind(&scope.tenant_id)
+                .bind(scope.environment.as_str())
+                .bind(&e.id)
+                .bind(&e.description)
+                .bind(e.destination.kind())
+                .bind(json_text(&e.destination))
+                .bind(json_text(&e.event_types))
+                .bind(e.signature_scheme.as_str())
+                .bind(e.retry_schedule_seconds.as_ref().map(json_text))
+                .bind(i64::from(e.max_concurrency))
+                .bind(e.rate_limit_per_second.map(i64::from))
+                .bind(json_text(&e.snapshot_fields))
+                .bind(e.version)
+                .bind(e.state.as_str())
+                .bind(&e.disabled_reason)
+                .bind(i64::from(e.auto_disable))
+                .bind(e.updated_at.millis())
+                .execute(&mut *tx)
+                .await?;
+                if done.rows_affected() == 0 {
+                    return Err(StoreError::NotFound);
+                }
+                sqlx::query::<$db>("DELETE FROM endpoint_subscriptions WHERE endpoint_id = $1")
+                    .bind(&e.id)
+                    .execute(&mut *tx)
+                    .await?;
+                Self::insert_subscriptions(&mut tx, scope, e).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn delete_endpoint(&self, scope: &Scope, id: &str, now: Timestamp) -> Result<()> {
+                let mut tx = self.write.begin().await?;
+                let done = sqlx::query::<$db>(
+                    "UPDATE endpoints SET deleted_at = $4, updated_at = $4 \
+                     WHERE tenant_id = $1 AND environment = $2 AND id = $3 AND deleted_at IS NULL",
+                )
+                .bind(&scope.tenant_id)
+                .bind(scope.environment.as_str())
+                .bind(id)
+                .bind(now.millis())
+                .execute(&mut *tx)
+                .await?;
+                if done.rows_affected() == 0 {
+                    return Err(StoreError::NotFound);
+                }
+                sqlx::query::<$db>("DELETE FROM endpoint_subscriptions WHERE endpoint_id = $1")
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
+                // Bumping lease_version makes any in-flight completion a no-op.
+                sqlx::query::<$db>(AssertSqlSafe(format!(
+                    "UPDATE messages SET state = 'dead_lettered', terminal_reason = 'endpoint_removed', \
+                     next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL, \
+                     lease_version = lease_version + 1, updated_at = $2 \
+                     WHERE endpoint_id = $1 AND state IN {}",
+                    $crate::backend::LIVE_STATES_SQL
+                )))
+                .bind(id)
+                .bind(now.millis())
+                .execute(&mut *tx)
+                .await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn publish(&self, scope: &Scope, ev: NewEvent) -> Result<PublishOutcome> {
+                let env = scope.environment.as_str();
+                let now = ev.now.millis();
+                let mut tx = self.write.begin().await?;
+                let existing = sqlx::query::<$db>(
+                    "SELECT * FROM events WHERE tenant_id = $1 AND environment = $2 AND id = $3",
+                )
+                .bind(&scope.tenant_id)
+                .bind(env)
+                .bind(&ev.id)
+                .fetch_optional(&mut *tx)
+                .await?;
+                if let Some(row) = existing {
+                    return Ok(PublishOutcome {
+                        event: rows::event(&row)?,
+                        messages_created: 0,
+                        duplicate: true,
+                    });
+                }
+                let seq = match &ev.subject {
+                    Some(subject) => Some(
+                        sqlx::query_scalar::<$db, i64>(
+                            "INSERT INTO subject_seqs (tenant_id, environment, subject, seq) VALUES ($1, $2, $3, 1) \
+                             ON CONFLICT (tenant_id, environment, subject) DO UPDATE SET seq = subject_seqs.seq + 1 \
+                             RETURNING seq",
+                        )
+                        .bind(&scope.tenant_id)
+                        .bind(env)
+                        .bind(subject)
+                        .fetch_one(&mut *tx)
+                        .await?,
+                    ),
+                    None => None,
+                };
+                let inserted = sqlx::query::<$db>(
+                    "INSERT INTO events (tenant_id, environment, id, event_type, type_version, subject, data, \
+                     consumer_id, ordering_key, seq, traceparent, expires_at, created_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+                )
+                .bind(&scope.tenant_id)
+                .bind(env)
+                .bind(&ev.id)
+                .bind(&ev.event_type)
+                .bind(ev.type_version)
+                .bind(&ev.subject)
+                .bind(ev.data.get())
+                .bind(&ev.consumer_id)
+                .bind(&ev.ordering_key)
+                .bind(seq)
+                .bind(&ev.traceparent)
+                .bind(ev.expires_at.map(Timestamp::millis))
+                .bind(now)
+                .execute(&mut *tx)
+                .await;
+                if let Err(e) = inserted {
+                    if matches!(&e, sqlx::Error::Database(db) if db.is_unique_violation()) {
+                        // Another node published the same id first: idempotent.
+                        drop(tx);
+                        let event = self.get_event(scope, &ev.id).await?.ok_or(StoreError::NotFound)?;
+                        return Ok(PublishOutcome { event, messages_created: 0, duplicate: true });
+                    }
+                    return Err(e.into());
+                }
+                let mut fanout = SqlBuilder::new(
+                    "SELECT DISTINCT e.id, e.state FROM endpoint_subscriptions s \
+                     JOIN endpoints e ON e.id = s.endpoint_id WHERE s.tenant_id = ",
+                );
+                fanout
+                    .bind(Bind::Text(scope.tenant_id.clone()))
+                    .push(" AND s.environment = ")
+                    .bind(Bind::Text(env.into()))
+                    .push(" AND s.event_type IN (")
+                    .bind(Bind::Text(ev.event_type.clone()))
+                    .push(", '*') AND e.deleted_at IS NULL");
+                if let Some(c) = &ev.consumer_id {
+                    fanout.push(" AND e.consumer_id = ").bind(Bind::Text(c.clone()));
+                }
+                fanout.push(" ORDER BY e.id");
+                let targets = Self::built(&fanout).fetch_all(&mut *tx).await?;
+                let mut created = 0u64;
+                for t in &targets {
+                    let endpoint_id = t.text("id")?;
+                    let endpoint_state = t.text("state")?;
+                    let endpoint_state = EndpointState::parse(&endpoint_state)
+                        .ok_or_else(|| StoreError::Corrupt(format!("endpoint state `{endpoint_state}`")))?;
+                    let state = endpoint_state.initial_message_state();
+                    let next = (state == MessageState::Scheduled).then_some(now);
+                    sqlx::query::<$db>(
+                        "INSERT INTO messages (id, tenant_id, environment, event_id, endpoint_id, event_type, state, \
+                         next_attempt_at, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)",
+                    )
+                    .bind($crate::new_id(relay_core::id::IdKind::Message, ev.now))
+                    .bind(&scope.tenant_id)
+                    .bind(env)
+                    .bind(&ev.id)
+                    .bind(&endpoint_id)
+                    .bind(&ev.event_type)
+                    .bind(state.as_str())
+                    .bind(next)
+                    .bind(now)
+                    .execute(&mut *tx)
+                    .await?;
+                    created += 1;
+                }
+                tx.commit().await?;
+                let event = Event {
+                    id: ev.id,
+                    event_type: ev.event_type,
+                    type_version: ev.type_version,
+                    environment: scope.environment,
+                    subject: ev.subject,
+                    data: ev.data,
+                    consumer_id: ev.consumer_id,
+                    ordering_key: ev.ordering_key,
+                    seq,
+                    traceparent: ev.traceparent,
+                    expires_at: ev.expires_at,
+                    created_at: ev.now,
+                };
+                Ok(PublishOutcome { event, messages_created: created, duplicate: false })
+            }
+
+            async fn get_event(&self, scope: &Scope, id: &str) -> Result<Option<Event>> {
+                sqlx::query::<$db>(
+                    "SELECT * FROM events WHERE tenant_id = $1 AND environment = $2 AND id = $3",
+                )
+                .bind(&scope.tenant_id)
+                .bind(scope.environment.as_str())
+                .bind(id)
+                .fetch_optional(&self.read)
+                .await?
+                .map(|r| rows::event(&r))
+                .transpose()
+            }
+
+            async fn get_message(&self, scope: &Scope, id: &str) -> Result<Option<Message>> {
+                sqlx::query::<$db>(
+                    "SELECT * FROM messages WHERE tenant_id = $1 AND environment = $2 AND id = $3",
+                )
+                .bind(&scope.tenant_id)
+                .bind(scope.environment.as_str())
+                .bind(id)
+                .fetch_optional(&self.read)
+                .await?
+                .map(|r| rows::message(&r))
+                .transpose()
+            }
+
+            async fn list_messages(
+                &self,
+                scope: &Scope,
+                f: &MessageFilter,
+                page: &PageRequest,
+            ) -> Result<Page<Message>> {
+                let mut q = SqlBuilder::new("SELECT * FROM messages WHERE tenant_id = ");
+                q.bind(Bind::Text(scope.tenant_id.clone()))
+                    .push(" AND environment = ")
+                    .bind(Bind::Text(scope.environment.as_str().into()));
+                let text_filters = [
+                    ("endpoint_id", &f.endpoint_id),
+                    ("event_id", &f.event_id),
+                    ("event_type", &f.event_type),
+                    ("last_error_code", &f.error_code),
+                ];
+                for (col, value) in text_filters {
+                    if let Some(v) = value {
+                        q.push(&format!(" AND {col} = ")).bind(Bind::Text(v.clone()));
+                    }
+                }
+                if let Some(s) = f.state {
+                    q.push(" AND state = ").bind(Bind::Text(s.as_str().into()));
+                }
+                if let Some(t) = f.since {
+                    q.push(" AND created_at >= ").bind(Bind::Int(t.millis()));
+                }
+                if let Some(t) = f.until {
+                    q.push(" AND created_at < ").bind(Bind::Int(t.millis()));
+                }
+                q.paginate("id", page);
+                let items = self
+                    .fetch_built(&q)
+                    .await?
+                    .iter()
+                    .map(rows::message)
+                    .collect::<Result<Vec<_>>>()?;
+                Ok(to_page(items, page.limit, |m| &m.id))
+            }
+
+            async fn list_attempts(&self, scope: &Scope, message_id: &str) -> Result<Vec<Attempt>> {
+                sqlx::query::<$db>(
+                    "SELECT * FROM attempts WHERE tenant_id = $1 AND environment = $2 AND message_id = $3 \
+                     ORDER BY number, id",
+                )
+                .bind(&scope.tenant_id)
+                .bind(scope.environment.as_str())
+                .bind(message_id)
+                .fetch_all(&self.read)
+                .await?
+                .iter()
+                .map(rows::attempt)
+                .collect()
+            }
+        }
+    };
+}
+
+pub(crate) use impl_store;

@@ -1,0 +1,647 @@
+//! The conformance suite: storage behaviours both backends must show.
+//!
+//! Each `pub async fn` is one case taking a fresh, migrated store.
+//! `tests/conformance.rs` runs every case on SQLite always, and on PostgreSQL
+//! when `RELAY_TEST_POSTGRES_URL` is set (each test in its own schema). A new
+//! storage behaviour gets a case here first.
+
+use std::sync::Arc;
+
+use relay_core::id::IdKind;
+use relay_core::model::{
+    Consumer, Destination, Endpoint, EndpointState, Environment, HttpsDestination, MessageState,
+    SignatureScheme, Tenant,
+};
+use relay_core::time::Timestamp;
+use serde_json::json;
+use serde_json::value::RawValue;
+
+use crate::{
+    ConsumerPatch, EndpointLimits, MessageFilter, NewApiKey, NewEvent, PageRequest,
+    PutEventType, PutEventTypeOutcome, Scope, Store, StoreError, new_id,
+};
+
+/// A store made for one test, removed when dropped (SQLite) or by `cleanup` (PostgreSQL).
+pub struct TestDb {
+    pub store: Arc<dyn Store>,
+    sqlite_path: Option<std::path::PathBuf>,
+    pg: Option<(Arc<crate::postgres::PgStore>, String)>,
+}
+
+impl TestDb {
+    /// A fresh SQLite database in the system's temporary directory.
+    pub async fn sqlite() -> TestDb {
+        let path = std::env::temp_dir().join(format!(
+            "relay-test-{}.db",
+            new_id(IdKind::Job, Timestamp(0)).to_lowercase()
+        ));
+        let url = format!("sqlite://{}", path.display());
+        let store = crate::sqlite::SqliteStore::connect(&url)
+            .await
+            .expect("open a temporary SQLite database");
+        store.migrate().await.expect("migrate SQLite");
+        TestDb {
+            store: Arc::new(store),
+            sqlite_path: Some(path),
+            pg: None,
+        }
+    }
+
+    /// A fresh schema in the PostgreSQL that `RELAY_TEST_POSTGRES_URL` names,
+    /// or `None` (with a line on stderr saying the test is skipped) when unset.
+    pub async fn postgres(test: &str) -> Option<TestDb> {
+        let Ok(url) = std::env::var("RELAY_TEST_POSTGRES_URL") else {
+            eprintln!("SKIPPED on PostgreSQL: {test} (set RELAY_TEST_POSTGRES_URL to run it)");
+            return None;
+        };
+        let schema = format!("t_{}", new_id(IdKind::Job, Timestamp(0)).to_lowercase());
+        let store = crate::postgres::PgStore::connect_in_schema(&url, &schema)
+            .await
+            .unwrap_or_else(|e| panic!("RELAY_TEST_POSTGRES_URL is set but PostgreSQL is unreachable: {e}"));
+        store.migrate().await.expect("migrate PostgreSQL");
+        let store = Arc::new(store);
+        Some(TestDb {
+            store: store.clone(),
+            sqlite_path: None,
+            pg: Some((store, schema)),
+        })
+    }
+
+    /// Drops the PostgreSQL schema; SQLite files go on drop.
+    pub async fn cleanup(self) {
+        if let Some((pg, schema)) = &self.pg {
+            let _ = pg.drop_schema(schema).await;
+        }
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        if let Some(path) = &self.sqlite_path {
+            for suffix in ["", "-wal", "-shm"] {
+                let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+            }
+        }
+    }
+}
+
+const T0: Timestamp = Timestamp(1_800_000_000_000);
+const LIMITS: EndpointLimits = EndpointLimits {
+    per_tenant: 100,
+    per_consumer: 50,
+};
+
+async fn tenant(s: &dyn Store, name: &str) -> Tenant {
+    let t = Tenant {
+        id: new_id(IdKind::Tenant, T0),
+        name: name.into(),
+        parent_id: None,
+        created_at: T0,
+    };
+    s.create_tenant(&t).await.expect("create tenant");
+    t
+}
+
+fn scope(t: &Tenant, environment: Environment) -> Scope {
+    Scope {
+        tenant_id: t.id.clone(),
+        environment,
+    }
+}
+
+async fn consumer(s: &dyn Store, sc: &Scope, external_id: &str) -> Consumer {
+    let c = Consumer {
+        id: new_id(IdKind::Consumer, T0),
+        external_id: external_id.into(),
+        name: None,
+        source: format!("/consumers/{external_id}"),
+        environment: sc.environment,
+        created_at: T0,
+        updated_at: T0,
+    };
+    s.create_consumer(sc, &c).await.expect("create consumer");
+    c
+}
+
+fn endpoint_value(sc: &Scope, consumer_id: &str, types: &[&str]) -> Endpoint {
+    Endpoint {
+        id: new_id(IdKind::Endpoint, T0),
+        consumer_id: consumer_id.into(),
+        environment: sc.environment,
+        description: None,
+        destination: Destination::Https(HttpsDestination {
+            url: "https://hooks.example.com/relay".into(),
+            auth: None,
+        }),
+        event_types: types.iter().map(|t| t.to_string()).collect(),
+        signature_scheme: SignatureScheme::V1a,
+        retry_schedule_seconds: None,
+        max_concurrency: 10,
+        rate_limit_per_second: None,
+        snapshot_fields: vec![],
+        version: 1,
+        state: EndpointState::Active,
+        disabled_reason: None,
+        auto_disable: true,
+        created_at: T0,
+        updated_at: T0,
+    }
+}
+
+async fn endpoint(s: &dyn Store, sc: &Scope, consumer_id: &str, types: &[&str]) -> Endpoint {
+    let e = endpoint_value(sc, consumer_id, types);
+    s.create_endpoint(sc, &e, LIMITS).await.expect("create endpoint");
+    e
+}
+
+fn new_event(id: &str, event_type: &str, subject: Option<&str>) -> NewEvent {
+    NewEvent {
+        id: id.into(),
+        event_type: event_type.into(),
+        type_version: 1,
+        subject: subject.map(Into::into),
+        data: RawValue::from_string(r#"{"order_id": 42,  "note":"kept as sent"}"#.into())
+            .expect("valid json"),
+        consumer_id: None,
+        ordering_key: None,
+        traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".into(),
+        expires_at: None,
+        now: T0,
+    }
+}
+
+fn page(limit: u32) -> PageRequest {
+    PageRequest { after: None, limit }
+}
+
+pub async fn migrations_are_idempotent(s: &dyn Store) {
+    s.migrate().await.expect("second migrate");
+    s.migrate().await.expect("third migrate");
+}
+
+pub async fn settings_keep_the_first_value(s: &dyn Store) {
+    assert_eq!(s.get_setting("k").await.unwrap(), None);
+    assert_eq!(s.put_setting_if_absent("k", "one").await.unwrap(), "one");
+    assert_eq!(s.put_setting_if_absent("k", "two").await.unwrap(), "one");
+    assert_eq!(s.get_setting("k").await.unwrap().as_deref(), Some("one"));
+}
+
+pub async fn tenants_and_sub_tenants(s: &dyn Store) {
+    let parent = tenant(s, "acme").await;
+    let child = Tenant {
+        id: new_id(IdKind::Tenant, T0),
+        name: "acme-eu".into(),
+        parent_id: Some(parent.id.clone()),
+        created_at: T0,
+    };
+    s.create_tenant(&child).await.unwrap();
+    assert_eq!(s.get_tenant(&child.id).await.unwrap(), Some(child.clone()));
+    let orphan = Tenant {
+        id: new_id(IdKind::Tenant, T0),
+        parent_id: Some("ten_missing".into()),
+        ..child.clone()
+    };
+    assert!(matches!(
+        s.create_tenant(&orphan).await,
+        Err(StoreError::MissingReference("parent_id"))
+    ));
+    assert!(matches!(
+        s.create_tenant(&child).await,
+        Err(StoreError::Conflict(_))
+    ));
+    let first = s.list_tenants(&page(1)).await.unwrap();
+    assert_eq!(first.data.len(), 1);
+    let after = first.next_after.clone().expect("a second page");
+    let second = s
+        .list_tenants(&PageRequest {
+            after: Some(after),
+            limit: 10,
+        })
+        .await
+        .unwrap();
+    assert_eq!(second.data.len(), 1);
+    assert_eq!(second.next_after, None);
+    assert_ne!(first.data[0].id, second.data[0].id);
+}
+
+pub async fn api_keys_are_found_by_hash_until_revoked(s: &dyn Store) {
+    let a = tenant(s, "a").await;
+    let b = tenant(s, "b").await;
+    let key = NewApiKey {
+        id: new_id(IdKind::ApiKey, T0),
+        tenant_id: a.id.clone(),
+        environment: Environment::Test,
+        name: Some("ci".into()),
+        prefix: "rk_test_abcd".into(),
+        key_hash: "h1".into(),
+        created_at: T0,
+    };
+    let created = s.create_api_key(&key).await.unwrap();
+    assert_eq!(s.find_api_key("h1").await.unwrap(), Some(created.clone()));
+    assert_eq!(s.find_api_key("h2").await.unwrap(), None);
+    assert_eq!(s.list_api_keys(&a.id).await.unwrap().len(), 1);
+    assert!(s.list_api_keys(&b.id).await.unwrap().is_empty());
+    // Another tenant cannot revoke it.
+    assert!(!s.revoke_api_key(&b.id, &key.id, T0).await.unwrap());
+    assert!(s.revoke_api_key(&a.id, &key.id, T0).await.unwrap());
+    assert!(!s.revoke_api_key(&a.id, &key.id, T0).await.unwrap());
+    assert_eq!(s.find_api_key("h1").await.unwrap(), None);
+    let missing_tenant = NewApiKey {
+        id: new_id(IdKind::ApiKey, T0),
+        tenant_id: "ten_missing".into(),
+        key_hash: "h3".into(),
+        ..key
+    };
+    assert!(matches!(
+        s.create_api_key(&missing_tenant).await,
+        Err(StoreError::MissingReference(_))
+    ));
+}
+
+pub async fn event_types_version_on_schema_change(s: &dyn Store) {
+    let t = tenant(s, "a").await;
+    let live = scope(&t, Environment::Live);
+    let mut put = PutEventType {
+        name: "order.shipped".into(),
+        description: "An order left the warehouse".into(),
+        schema: json!({"type": "object", "required": ["order_id"]}),
+        sample: Some(json!({"order_id": 1})),
+        personal_data_fields: vec![],
+        now: T0,
+    };
+    let (et, outcome) = s.put_event_type(&live, &put).await.unwrap();
+    assert_eq!(outcome, PutEventTypeOutcome::Created);
+    assert_eq!(et.current_version, 1);
+    put.description = "changed".into();
+    put.personal_data_fields = vec!["/email".into()];
+    let (et, outcome) = s.put_event_type(&live, &put).await.unwrap();
+    assert_eq!(outcome, PutEventTypeOutcome::Updated);
+    assert_eq!((et.current_version, et.versions.len()), (1, 1));
+    assert_eq!(et.description, "changed");
+    assert_eq!(et.versions[0].personal_data_fields, vec!["/email".to_string()]);
+    put.schema = json!({"type": "object", "required": ["order_id", "carrier"]});
+    let (et, outcome) = s.put_event_type(&live, &put).await.unwrap();
+    assert_eq!(outcome, PutEventTypeOutcome::NewVersion);
+    assert_eq!((et.current_version, et.versions.len()), (2, 2));
+    assert_eq!(et.current().unwrap().schema, put.schema);
+    // Environments are separate catalogs.
+    let test = scope(&t, Environment::Test);
+    assert_eq!(s.get_event_type(&test, "order.shipped").await.unwrap(), None);
+    assert!(s.list_event_types(&test).await.unwrap().is_empty());
+    let listed = s.list_event_types(&live).await.unwrap();
+    assert_eq!(listed, vec![et]);
+}
+
+pub async fn consumers_are_unique_per_tenant_and_environment(s: &dyn Store) {
+    let t = tenant(s, "a").await;
+    let live = scope(&t, Environment::Live);
+    let c = consumer(s, &live, "merchant-1").await;
+    let dup = Consumer {
+        id: new_id(IdKind::Consumer, T0),
+        ..c.clone()
+    };
+    assert!(matches!(
+        s.create_consumer(&live, &dup).await,
+        Err(StoreError::Conflict("external_id"))
+    ));
+    let test = scope(&t, Environment::Test);
+    s.create_consumer(&test, &Consumer { environment: Environment::Test, ..dup })
+        .await
+        .expect("the same external id in another environment");
+    let patched = s
+        .update_consumer(
+            &live,
+            &c.id,
+            &ConsumerPatch {
+                name: Some(Some("Merchant One".into())),
+                source: Some("https://merchant.example".into()),
+            },
+            T0.plus_seconds(1),
+        )
+        .await
+        .unwrap();
+    assert_eq!(patched.name.as_deref(), Some("Merchant One"));
+    assert_eq!(s.get_consumer(&live, &c.id).await.unwrap(), Some(patched));
+    assert!(matches!(
+        s.update_consumer(&test, &c.id, &ConsumerPatch::default(), T0).await,
+        Err(StoreError::NotFound)
+    ));
+    let e = endpoint(s, &live, &c.id, &["order.shipped"]).await;
+    assert!(matches!(
+        s.delete_consumer(&live, &c.id).await,
+        Err(StoreError::Conflict("consumer_has_endpoints"))
+    ));
+    s.delete_endpoint(&live, &e.id, T0).await.unwrap();
+    s.delete_consumer(&live, &c.id).await.unwrap();
+    assert_eq!(s.get_consumer(&live, &c.id).await.unwrap(), None);
+    assert!(matches!(
+        s.delete_consumer(&live, &c.id).await,
+        Err(StoreError::NotFound)
+    ));
+}
+
+pub async fn endpoints_enforce_limits_and_scope(s: &dyn Store) {
+    let t = tenant(s, "a").await;
+    let live = scope(&t, Environment::Live);
+    let c1 = consumer(s, &live, "c1").await;
+    let c2 = consumer(s, &live, "c2").await;
+    let limits = EndpointLimits {
+        per_tenant: 3,
+        per_consumer: 2,
+    };
+    for _ in 0..2 {
+        s.create_endpoint(&live, &endpoint_value(&live, &c1.id, &["order.shipped"]), limits)
+            .await
+            .unwrap();
+    }
+    assert!(matches!(
+        s.create_endpoint(&live, &endpoint_value(&live, &c1.id, &[]), limits).await,
+        Err(StoreError::LimitReached("endpoints_per_consumer"))
+    ));
+    s.create_endpoint(&live, &endpoint_value(&live, &c2.id, &[]), limits)
+        .await
+        .unwrap();
+    assert!(matches!(
+        s.create_endpoint(&live, &endpoint_value(&live, &c2.id, &[]), limits).await,
+        Err(StoreError::LimitReached("endpoints_per_tenant"))
+    ));
+    assert!(matches!(
+        s.create_endpoint(&live, &endpoint_value(&live, "con_missing", &[]), LIMITS).await,
+        Err(StoreError::MissingReference("consumer_id"))
+    ));
+    let test = scope(&t, Environment::Test);
+    // A consumer of another environment cannot own a test endpoint.
+    assert!(matches!(
+        s.create_endpoint(&test, &endpoint_value(&test, &c1.id, &[]), LIMITS).await,
+        Err(StoreError::MissingReference("consumer_id"))
+    ));
+    let listed = s.list_endpoints(&live, None, &page(10)).await.unwrap();
+    assert_eq!(listed.data.len(), 3);
+    let by_consumer = s.list_endpoints(&live, Some(&c2.id), &page(10)).await.unwrap();
+    assert_eq!(by_consumer.data.len(), 1);
+    let one = &listed.data[0];
+    assert_eq!(s.get_endpoint(&live, &one.id).await.unwrap().as_ref(), Some(one));
+    assert_eq!(s.get_endpoint(&test, &one.id).await.unwrap(), None);
+    let other = tenant(s, "b").await;
+    assert_eq!(
+        s.get_endpoint(&scope(&other, Environment::Live), &one.id).await.unwrap(),
+        None
+    );
+    let mut changed = one.clone();
+    changed.description = Some("renamed".into());
+    changed.state = EndpointState::Paused;
+    changed.updated_at = T0.plus_seconds(5);
+    s.update_endpoint(&live, &changed).await.unwrap();
+    assert_eq!(s.get_endpoint(&live, &one.id).await.unwrap(), Some(changed.clone()));
+    assert!(matches!(
+        s.update_endpoint(&scope(&other, Environment::Live), &changed).await,
+        Err(StoreError::NotFound)
+    ));
+}
+
+pub async fn publish_fans_out_to_matching_endpoints_only(s: &dyn Store) {
+    let t = tenant(s, "a").await;
+    let live = scope(&t, Environment::Live);
+    let c = consumer(s, &live, "c").await;
+    let other_c = consumer(s, &live, "other").await;
+    let exact = endpoint(s, &live, &c.id, &["order.shipped"]).await;
+    let wildcard = endpoint(s, &live, &other_c.id, &["*"]).await;
+    let both = endpoint(s, &live, &c.id, &["order.shipped", "*"]).await;
+    let _none = endpoint(s, &live, &c.id, &[]).await;
+    let _other_type = endpoint(s, &live, &c.id, &["order.created"]).await;
+    // Same tenant, other environment; other tenant: never targeted.
+    let test = scope(&t, Environment::Test);
+    let tc = consumer(s, &test, "c").await;
+    endpoint(s, &test, &tc.id, &["*"]).await;
+    let other = tenant(s, "b").await;
+    let ob = scope(&other, Environment::Live);
+    let oc = consumer(s, &ob, "c").await;
+    endpoint(s, &ob, &oc.id, &["*"]).await;
+
+    let out = s.publish(&live, new_event("evt_1", "order.shipped", None)).await.unwrap();
+    assert!(!out.duplicate);
+    assert_eq!(out.messages_created, 3);
+    assert_eq!(out.event.data.get(), r#"{"order_id": 42,  "note":"kept as sent"}"#);
+    let msgs = s
+        .list_messages(
+            &live,
+            &MessageFilter {
+                event_id: Some("evt_1".into()),
+                ..Default::default()
+            },
+            &page(50),
+        )
+        .await
+        .unwrap();
+    let mut targets: Vec<_> = msgs.data.iter().map(|m| m.endpoint_id.clone()).collect();
+    targets.sort();
+    let mut expected = vec![exact.id.clone(), wildcard.id.clone(), both.id.clone()];
+    expected.sort();
+    assert_eq!(targets, expected);
+    for m in &msgs.data {
+        assert_eq!(m.state, MessageState::Scheduled);
+        assert_eq!(m.next_attempt_at, Some(T0));
+        assert_eq!(m.attempts_used, 0);
+    }
+    // consumer_id narrows the fan-out to that consumer's endpoints.
+    let mut targeted = new_event("evt_2", "order.shipped", None);
+    targeted.consumer_id = Some(other_c.id.clone());
+    let out = s.publish(&live, targeted).await.unwrap();
+    assert_eq!(out.messages_created, 1);
+    let stored = s.get_event(&live, "evt_1").await.unwrap().expect("stored");
+    assert_eq!(stored.data.get(), r#"{"order_id": 42,  "note":"kept as sent"}"#);
+    assert_eq!(stored.event_type, "order.shipped");
+    assert_eq!(s.get_event(&test, "evt_1").await.unwrap().map(|e| e.id), None);
+}
+
+pub async fn publishing_the_same_id_is_idempotent(s: &dyn Store) {
+    let t = tenant(s, "a").await;
+    let live = scope(&t, Environment::Live);
+    let c = consumer(s, &live, "c").await;
+    for _ in 0..3 {
+        endpoint(s, &live, &c.id, &["order.shipped"]).await;
+    }
+    let first = s.publish(&live, new_event("evt_x", "order.shipped", None)).await.unwrap();
+    assert_eq!(first.messages_created, 3);
+    let mut again = new_event("evt_x", "order.shipped", None);
+    again.data = RawValue::from_string("{}".into()).unwrap();
+    let second = s.publish(&live, again).await.unwrap();
+    assert!(second.duplicate);
+    assert_eq!(second.messages_created, 0);
+    assert_eq!(second.event.data.get(), first.event.data.get());
+    let all = s.list_messages(&live, &MessageFilter::default(), &page(50)).await.unwrap();
+    assert_eq!(all.data.len(), 3);
+    // The same id in another tenant is another event.
+    let other = tenant(s, "b").await;
+    let out = s
+        .publish(&scope(&other, Environment::Live), new_event("evt_x", "order.shipped", None))
+        .await
+        .unwrap();
+    assert!(!out.duplicate);
+}
+
+pub async fn concurrent_publishes_of_one_id_create_one_event(s: &dyn Store) {
+    let t = tenant(s, "a").await;
+    let live = scope(&t, Environment::Live);
+    let c = consumer(s, &live, "c").await;
+    for _ in 0..2 {
+        endpoint(s, &live, &c.id, &["order.shipped"]).await;
+    }
+    let results = futures_util::future::join_all(
+        (0..8).map(|_| s.publish(&live, new_event("evt_race", "order.shipped", None))),
+    )
+    .await;
+    let created: Vec<_> = results
+        .into_iter()
+        .map(|r| r.expect("publish"))
+        .filter(|o| !o.duplicate)
+        .collect();
+    assert_eq!(created.len(), 1, "exactly one publish creates the event");
+    assert_eq!(created[0].messages_created, 2);
+    let all = s.list_messages(&live, &MessageFilter::default(), &page(50)).await.unwrap();
+    assert_eq!(all.data.len(), 2);
+}
+
+pub async fn seq_is_monotonic_per_subject(s: &dyn Store) {
+    let t = tenant(s, "a").await;
+    let live = scope(&t, Environment::Live);
+    let mut seqs = Vec::new();
+    for i in 0..3 {
+        let out = s
+            .publish(&live, new_event(&format!("evt_a{i}"), "order.shipped", Some("order/1")))
+            .await
+            .unwrap();
+        seqs.push(out.event.seq);
+    }
+    assert_eq!(seqs, vec![Some(1), Some(2), Some(3)]);
+    let other_subject = s
+        .publish(&live, new_event("evt_b", "order.shipped", Some("order/2")))
+        .await
+        .unwrap();
+    assert_eq!(other_subject.event.seq, Some(1));
+    let no_subject = s.publish(&live, new_event("evt_c", "order.shipped", None)).await.unwrap();
+    assert_eq!(no_subject.event.seq, None);
+    let test_env = s
+        .publish(&scope(&t, Environment::Test), new_event("evt_d", "order.shipped", Some("order/1")))
+        .await
+        .unwrap();
+    assert_eq!(test_env.event.seq, Some(1));
+}
+
+pub async fn paused_and_disabled_endpoints_get_held_messages(s: &dyn Store) {
+    let t = tenant(s, "a").await;
+    let live = scope(&t, Environment::Live);
+    let c = consumer(s, &live, "c").await;
+    let mut paused = endpoint_value(&live, &c.id, &["order.shipped"]);
+    paused.state = EndpointState::Paused;
+    s.create_endpoint(&live, &paused, LIMITS).await.unwrap();
+    let mut disabled = endpoint_value(&live, &c.id, &["order.shipped"]);
+    disabled.state = EndpointState::Disabled;
+    disabled.disabled_reason = Some("manual".into());
+    s.create_endpoint(&live, &disabled, LIMITS).await.unwrap();
+    s.publish(&live, new_event("evt_h", "order.shipped", None)).await.unwrap();
+    let all = s.list_messages(&live, &MessageFilter::default(), &page(10)).await.unwrap();
+    assert_eq!(all.data.len(), 2);
+    for m in all.data {
+        assert_eq!(m.state, MessageState::Held);
+        assert_eq!(m.next_attempt_at, None);
+    }
+}
+
+pub async fn deleting_an_endpoint_dead_letters_its_pending_messages(s: &dyn Store) {
+    let t = tenant(s, "a").await;
+    let live = scope(&t, Environment::Live);
+    let c = consumer(s, &live, "c").await;
+    let e = endpoint(s, &live, &c.id, &["order.shipped"]).await;
+    s.publish(&live, new_event("evt_d1", "order.shipped", None)).await.unwrap();
+    s.delete_endpoint(&live, &e.id, T0.plus_seconds(1)).await.unwrap();
+    assert_eq!(s.get_endpoint(&live, &e.id).await.unwrap(), None);
+    assert!(matches!(
+        s.delete_endpoint(&live, &e.id, T0).await,
+        Err(StoreError::NotFound)
+    ));
+    let msgs = s.list_messages(&live, &MessageFilter::default(), &page(10)).await.unwrap();
+    assert_eq!(msgs.data.len(), 1);
+    assert_eq!(msgs.data[0].state, MessageState::DeadLettered);
+    assert_eq!(msgs.data[0].terminal_reason.as_deref(), Some("endpoint_removed"));
+    // A removed endpoint receives nothing new.
+    let out = s.publish(&live, new_event("evt_d2", "order.shipped", None)).await.unwrap();
+    assert_eq!(out.messages_created, 0);
+}
+
+pub async fn updating_subscriptions_changes_the_fan_out(s: &dyn Store) {
+    let t = tenant(s, "a").await;
+    let live = scope(&t, Environment::Live);
+    let c = consumer(s, &live, "c").await;
+    let mut e = endpoint(s, &live, &c.id, &["order.created"]).await;
+    let out = s.publish(&live, new_event("evt_u1", "order.shipped", None)).await.unwrap();
+    assert_eq!(out.messages_created, 0);
+    e.event_types = vec!["order.shipped".into(), "order.shipped".into()];
+    s.update_endpoint(&live, &e).await.unwrap();
+    let out = s.publish(&live, new_event("evt_u2", "order.shipped", None)).await.unwrap();
+    assert_eq!(out.messages_created, 1);
+}
+
+pub async fn messages_filter_and_paginate_by_keyset(s: &dyn Store) {
+    let t = tenant(s, "a").await;
+    let live = scope(&t, Environment::Live);
+    let c = consumer(s, &live, "c").await;
+    let e1 = endpoint(s, &live, &c.id, &["order.shipped", "order.created"]).await;
+    let e2 = endpoint(s, &live, &c.id, &["order.shipped"]).await;
+    for i in 0..5 {
+        let mut ev = new_event(&format!("evt_p{i}"), "order.shipped", None);
+        ev.now = T0.plus_seconds(i);
+        s.publish(&live, ev).await.unwrap();
+    }
+    let mut created = new_event("evt_c", "order.created", None);
+    created.now = T0.plus_seconds(10);
+    s.publish(&live, created).await.unwrap();
+
+    let mut seen = Vec::new();
+    let mut req = page(4);
+    loop {
+        let p = s.list_messages(&live, &MessageFilter::default(), &req).await.unwrap();
+        assert!(p.data.len() <= 4);
+        seen.extend(p.data.iter().map(|m| m.id.clone()));
+        match p.next_after {
+            Some(after) => req.after = Some(after),
+            None => break,
+        }
+    }
+    assert_eq!(seen.len(), 11);
+    let mut sorted = seen.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(sorted, seen, "pages are ordered and never repeat an item");
+
+    let live_ref = &live;
+    let count = |f: MessageFilter| async move {
+        s.list_messages(live_ref, &f, &page(100)).await.unwrap().data.len()
+    };
+    assert_eq!(count(MessageFilter { endpoint_id: Some(e2.id.clone()), ..Default::default() }).await, 5);
+    assert_eq!(count(MessageFilter { endpoint_id: Some(e1.id.clone()), ..Default::default() }).await, 6);
+    assert_eq!(count(MessageFilter { event_type: Some("order.created".into()), ..Default::default() }).await, 1);
+    assert_eq!(count(MessageFilter { state: Some(MessageState::Scheduled), ..Default::default() }).await, 11);
+    assert_eq!(count(MessageFilter { state: Some(MessageState::Delivered), ..Default::default() }).await, 0);
+    assert_eq!(
+        count(MessageFilter {
+            since: Some(T0.plus_seconds(1)),
+            until: Some(T0.plus_seconds(3)),
+            ..Default::default()
+        })
+        .await,
+        4
+    );
+    assert_eq!(count(MessageFilter { error_code: Some("timeout".into()), ..Default::default() }).await, 0);
+    let other = tenant(s, "b").await;
+    let theirs = s
+        .list_messages(&scope(&other, Environment::Live), &MessageFilter::default(), &page(100))
+        .await
+        .unwrap();
+    assert!(theirs.data.is_empty());
+    let one = &seen[0];
+    assert!(s.get_message(&live, one).await.unwrap().is_some());
+    assert!(s.get_message(&scope(&other, Environment::Live), one).await.unwrap().is_none());
+    assert!(s.get_message(&scope(&t, Environment::Test), one).await.unwrap().is_none());
+    assert!(s.list_attempts(&live, one).await.unwrap().is_empty());
+}

@@ -1,0 +1,29 @@
+//! Embedded migrations.
+//!
+//! Each migration is SQL text compiled into the binary. Most run unchanged on
+//! both backends (see the header of `migrations/0001_init.sql`); a migration
+//! that needs dialect-specific SQL sets `postgres` and `sqlite` apart. The
+//! runner lives with the backends (`backend.rs`): it takes a lock (PostgreSQL
+//! advisory lock; SQLite's single writer), applies what `relay_migrations`
+//! does not list yet, all in one transaction.
+
+pub struct Migration {
+    pub version: i64,
+    pub name: &'static str,
+    pub postgres: &'static str,
+    pub sqlite: &'static str,
+}
+
+const INIT: &str = include_str!("../migrations/0001_init.sql");
+
+/// All migrations, oldest first. Never edit one that has shipped; add another.
+pub const MIGRATIONS: &[Migration] = &[Migration {
+    version: 1,
+    name: "init",
+    postgres: INIT,
+    sqlite: INIT,
+}];
+
+/// The table that records applied migrations (same SQL on both backends).
+pub const CREATE_MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS relay_migrations (\
+    version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)";

@@ -1,0 +1,72 @@
+//! The PostgreSQL backend: many `relay` processes share one database.
+//!
+//! Row locks (`FOR UPDATE`, and `SKIP LOCKED` for claims) coordinate nodes;
+//! migrations take a transaction-scoped advisory lock so nodes starting
+//! together apply them once.
+
+use std::str::FromStr;
+
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::PgPool;
+
+use crate::{Result, StoreError};
+
+pub struct PgStore {
+    pub(crate) write: PgPool,
+    pub(crate) read: PgPool,
+}
+
+pub(crate) mod dialect {
+    pub const BACKEND: &str = "postgres";
+    pub const FOR_UPDATE: &str = " FOR UPDATE";
+    /// Any constant works as long as every node uses the same one.
+    pub const MIGRATION_LOCK: Option<&str> = Some("SELECT pg_advisory_xact_lock(7265616279)");
+
+    pub fn migration_sql(m: &crate::migrate::Migration) -> &'static str {
+        m.postgres
+    }
+}
+
+impl PgStore {
+    pub async fn connect(url: &str) -> Result<Self> {
+        let options =
+            PgConnectOptions::from_str(url).map_err(|e| StoreError::InvalidUrl(e.to_string()))?;
+        Self::connect_with(options).await
+    }
+
+    /// Connects with the tables living in `schema` (created if missing). The
+    /// conformance suite gives each test its own schema this way.
+    pub async fn connect_in_schema(url: &str, schema: &str) -> Result<Self> {
+        let options =
+            PgConnectOptions::from_str(url).map_err(|e| StoreError::InvalidUrl(e.to_string()))?;
+        let admin = PgPoolOptions::new().max_connections(1).connect_with(options.clone()).await?;
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "CREATE SCHEMA IF NOT EXISTS \"{}\"",
+            schema.replace('"', "")
+        )))
+        .execute(&admin)
+        .await?;
+        admin.close().await;
+        Self::connect_with(options.options([("search_path", schema)])).await
+    }
+
+    async fn connect_with(options: PgConnectOptions) -> Result<Self> {
+        let pool = PgPoolOptions::new().max_connections(16).connect_with(options).await?;
+        Ok(PgStore { write: pool.clone(), read: pool })
+    }
+
+    /// Drops a schema made by [`PgStore::connect_in_schema`].
+    pub async fn drop_schema(&self, schema: &str) -> Result<()> {
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "DROP SCHEMA IF EXISTS \"{}\" CASCADE",
+            schema.replace('"', "")
+        )))
+        .execute(&self.write)
+        .await?;
+        Ok(())
+    }
+}
+
+mod imp {
+    crate::backend::impl_store!(super::PgStore, sqlx::Postgres, super::dialect);
+}

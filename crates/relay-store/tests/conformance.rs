@@ -1,0 +1,47 @@
+//! Runs the conformance suite on SQLite (always) and PostgreSQL (when
+//! `RELAY_TEST_POSTGRES_URL` is set; `.ci/run` always sets it).
+
+macro_rules! conformance {
+    ($($case:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $case() {
+                    let db = relay_store::conformance::TestDb::sqlite().await;
+                    relay_store::conformance::$case(&*db.store).await;
+                    db.cleanup().await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $case() {
+                    let Some(db) = relay_store::conformance::TestDb::postgres(stringify!($case)).await else {
+                        return;
+                    };
+                    relay_store::conformance::$case(&*db.store).await;
+                    db.cleanup().await;
+                }
+            )*
+        }
+    };
+}
+
+conformance!(
+    migrations_are_idempotent,
+    settings_keep_the_first_value,
+    tenants_and_sub_tenants,
+    api_keys_are_found_by_hash_until_revoked,
+    event_types_version_on_schema_change,
+    consumers_are_unique_per_tenant_and_environment,
+    endpoints_enforce_limits_and_scope,
+    publish_fans_out_to_matching_endpoints_only,
+    publishing_the_same_id_is_idempotent,
+    concurrent_publishes_of_one_id_create_one_event,
+    seq_is_monotonic_per_subject,
+    paused_and_disabled_endpoints_get_held_messages,
+    deleting_an_endpoint_dead_letters_its_pending_messages,
+    updating_subscriptions_changes_the_fan_out,
+    messages_filter_and_paginate_by_keyset,
+);
