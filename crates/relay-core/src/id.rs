@@ -55,7 +55,10 @@ pub fn new_id(kind: IdKind, unix_millis: i64, random: u128) -> String {
 
 /// True when `s` looks like an id of `kind` (prefix and 26 base32 characters).
 pub fn is_id_of(kind: IdKind, s: &str) -> bool {
-    let Some(rest) = s.strip_prefix(kind.prefix()).and_then(|r| r.strip_prefix('_')) else {
+    let Some(rest) = s
+        .strip_prefix(kind.prefix())
+        .and_then(|r| r.strip_prefix('_'))
+    else {
         return false;
     };
     rest.len() == 26 && rest.bytes().all(|b| CROCKFORD.contains(&b))

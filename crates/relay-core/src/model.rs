@@ -392,7 +392,7 @@ pub struct Attempt {
 }
 
 /// One page of a keyset-paginated list.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Page<T> {
     pub data: Vec<T>,
     /// Pass as `after` to get the next page; `null` on the last page.

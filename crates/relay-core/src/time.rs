@@ -57,8 +57,9 @@ impl Serialize for Timestamp {
 impl<'de> Deserialize<'de> for Timestamp {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
-        Timestamp::parse_rfc3339(&s)
-            .ok_or_else(|| serde::de::Error::custom("expected an RFC 3339 timestamp such as 2026-01-31T12:00:00Z"))
+        Timestamp::parse_rfc3339(&s).ok_or_else(|| {
+            serde::de::Error::custom("expected an RFC 3339 timestamp such as 2026-01-31T12:00:00Z")
+        })
     }
 }
 
@@ -112,7 +113,10 @@ mod tests {
         let s = t.to_rfc3339();
         assert_eq!(s, "2025-11-30T04:52:56.123Z");
         assert_eq!(Timestamp::parse_rfc3339(&s), Some(t));
-        assert_eq!(Timestamp::parse_rfc3339("2025-11-30T05:52:56.123+01:00"), Some(t));
+        assert_eq!(
+            Timestamp::parse_rfc3339("2025-11-30T05:52:56.123+01:00"),
+            Some(t)
+        );
         assert_eq!(Timestamp::parse_rfc3339("yesterday"), None);
     }
 

@@ -17,8 +17,8 @@ use serde_json::json;
 use serde_json::value::RawValue;
 
 use crate::{
-    ConsumerPatch, EndpointLimits, MessageFilter, NewApiKey, NewEvent, PageRequest,
-    PutEventType, PutEventTypeOutcome, Scope, Store, StoreError, new_id,
+    ConsumerPatch, EndpointLimits, MessageFilter, NewApiKey, NewEvent, PageRequest, PutEventType,
+    PutEventTypeOutcome, Scope, Store, StoreError, new_id,
 };
 
 /// A store made for one test, removed when dropped (SQLite) or by `cleanup` (PostgreSQL).
@@ -57,7 +57,9 @@ impl TestDb {
         let schema = format!("t_{}", new_id(IdKind::Job, Timestamp(0)).to_lowercase());
         let store = crate::postgres::PgStore::connect_in_schema(&url, &schema)
             .await
-            .unwrap_or_else(|e| panic!("RELAY_TEST_POSTGRES_URL is set but PostgreSQL is unreachable: {e}"));
+            .unwrap_or_else(|e| {
+                panic!("RELAY_TEST_POSTGRES_URL is set but PostgreSQL is unreachable: {e}")
+            });
         store.migrate().await.expect("migrate PostgreSQL");
         let store = Arc::new(store);
         Some(TestDb {
@@ -150,7 +152,9 @@ fn endpoint_value(sc: &Scope, consumer_id: &str, types: &[&str]) -> Endpoint {
 
 async fn endpoint(s: &dyn Store, sc: &Scope, consumer_id: &str, types: &[&str]) -> Endpoint {
     let e = endpoint_value(sc, consumer_id, types);
-    s.create_endpoint(sc, &e, LIMITS).await.expect("create endpoint");
+    s.create_endpoint(sc, &e, LIMITS)
+        .await
+        .expect("create endpoint");
     e
 }
 
@@ -278,7 +282,10 @@ pub async fn event_types_version_on_schema_change(s: &dyn Store) {
     assert_eq!(outcome, PutEventTypeOutcome::Updated);
     assert_eq!((et.current_version, et.versions.len()), (1, 1));
     assert_eq!(et.description, "changed");
-    assert_eq!(et.versions[0].personal_data_fields, vec!["/email".to_string()]);
+    assert_eq!(
+        et.versions[0].personal_data_fields,
+        vec!["/email".to_string()]
+    );
     put.schema = json!({"type": "object", "required": ["order_id", "carrier"]});
     let (et, outcome) = s.put_event_type(&live, &put).await.unwrap();
     assert_eq!(outcome, PutEventTypeOutcome::NewVersion);
@@ -286,7 +293,10 @@ pub async fn event_types_version_on_schema_change(s: &dyn Store) {
     assert_eq!(et.current().unwrap().schema, put.schema);
     // Environments are separate catalogs.
     let test = scope(&t, Environment::Test);
-    assert_eq!(s.get_event_type(&test, "order.shipped").await.unwrap(), None);
+    assert_eq!(
+        s.get_event_type(&test, "order.shipped").await.unwrap(),
+        None
+    );
     assert!(s.list_event_types(&test).await.unwrap().is_empty());
     let listed = s.list_event_types(&live).await.unwrap();
     assert_eq!(listed, vec![et]);
@@ -305,9 +315,15 @@ pub async fn consumers_are_unique_per_tenant_and_environment(s: &dyn Store) {
         Err(StoreError::Conflict("external_id"))
     ));
     let test = scope(&t, Environment::Test);
-    s.create_consumer(&test, &Consumer { environment: Environment::Test, ..dup })
-        .await
-        .expect("the same external id in another environment");
+    s.create_consumer(
+        &test,
+        &Consumer {
+            environment: Environment::Test,
+            ..dup
+        },
+    )
+    .await
+    .expect("the same external id in another environment");
     let patched = s
         .update_consumer(
             &live,
@@ -323,7 +339,8 @@ pub async fn consumers_are_unique_per_tenant_and_environment(s: &dyn Store) {
     assert_eq!(patched.name.as_deref(), Some("Merchant One"));
     assert_eq!(s.get_consumer(&live, &c.id).await.unwrap(), Some(patched));
     assert!(matches!(
-        s.update_consumer(&test, &c.id, &ConsumerPatch::default(), T0).await,
+        s.update_consumer(&test, &c.id, &ConsumerPatch::default(), T0)
+            .await,
         Err(StoreError::NotFound)
     ));
     let e = endpoint(s, &live, &c.id, &["order.shipped"]).await;
@@ -350,41 +367,57 @@ pub async fn endpoints_enforce_limits_and_scope(s: &dyn Store) {
         per_consumer: 2,
     };
     for _ in 0..2 {
-        s.create_endpoint(&live, &endpoint_value(&live, &c1.id, &["order.shipped"]), limits)
-            .await
-            .unwrap();
+        s.create_endpoint(
+            &live,
+            &endpoint_value(&live, &c1.id, &["order.shipped"]),
+            limits,
+        )
+        .await
+        .unwrap();
     }
     assert!(matches!(
-        s.create_endpoint(&live, &endpoint_value(&live, &c1.id, &[]), limits).await,
+        s.create_endpoint(&live, &endpoint_value(&live, &c1.id, &[]), limits)
+            .await,
         Err(StoreError::LimitReached("endpoints_per_consumer"))
     ));
     s.create_endpoint(&live, &endpoint_value(&live, &c2.id, &[]), limits)
         .await
         .unwrap();
     assert!(matches!(
-        s.create_endpoint(&live, &endpoint_value(&live, &c2.id, &[]), limits).await,
+        s.create_endpoint(&live, &endpoint_value(&live, &c2.id, &[]), limits)
+            .await,
         Err(StoreError::LimitReached("endpoints_per_tenant"))
     ));
     assert!(matches!(
-        s.create_endpoint(&live, &endpoint_value(&live, "con_missing", &[]), LIMITS).await,
+        s.create_endpoint(&live, &endpoint_value(&live, "con_missing", &[]), LIMITS)
+            .await,
         Err(StoreError::MissingReference("consumer_id"))
     ));
     let test = scope(&t, Environment::Test);
     // A consumer of another environment cannot own a test endpoint.
     assert!(matches!(
-        s.create_endpoint(&test, &endpoint_value(&test, &c1.id, &[]), LIMITS).await,
+        s.create_endpoint(&test, &endpoint_value(&test, &c1.id, &[]), LIMITS)
+            .await,
         Err(StoreError::MissingReference("consumer_id"))
     ));
     let listed = s.list_endpoints(&live, None, &page(10)).await.unwrap();
     assert_eq!(listed.data.len(), 3);
-    let by_consumer = s.list_endpoints(&live, Some(&c2.id), &page(10)).await.unwrap();
+    let by_consumer = s
+        .list_endpoints(&live, Some(&c2.id), &page(10))
+        .await
+        .unwrap();
     assert_eq!(by_consumer.data.len(), 1);
     let one = &listed.data[0];
-    assert_eq!(s.get_endpoint(&live, &one.id).await.unwrap().as_ref(), Some(one));
+    assert_eq!(
+        s.get_endpoint(&live, &one.id).await.unwrap().as_ref(),
+        Some(one)
+    );
     assert_eq!(s.get_endpoint(&test, &one.id).await.unwrap(), None);
     let other = tenant(s, "b").await;
     assert_eq!(
-        s.get_endpoint(&scope(&other, Environment::Live), &one.id).await.unwrap(),
+        s.get_endpoint(&scope(&other, Environment::Live), &one.id)
+            .await
+            .unwrap(),
         None
     );
     let mut changed = one.clone();
@@ -392,9 +425,13 @@ pub async fn endpoints_enforce_limits_and_scope(s: &dyn Store) {
     changed.state = EndpointState::Paused;
     changed.updated_at = T0.plus_seconds(5);
     s.update_endpoint(&live, &changed).await.unwrap();
-    assert_eq!(s.get_endpoint(&live, &one.id).await.unwrap(), Some(changed.clone()));
+    assert_eq!(
+        s.get_endpoint(&live, &one.id).await.unwrap(),
+        Some(changed.clone())
+    );
     assert!(matches!(
-        s.update_endpoint(&scope(&other, Environment::Live), &changed).await,
+        s.update_endpoint(&scope(&other, Environment::Live), &changed)
+            .await,
         Err(StoreError::NotFound)
     ));
 }
@@ -418,10 +455,16 @@ pub async fn publish_fans_out_to_matching_endpoints_only(s: &dyn Store) {
     let oc = consumer(s, &ob, "c").await;
     endpoint(s, &ob, &oc.id, &["*"]).await;
 
-    let out = s.publish(&live, new_event("evt_1", "order.shipped", None)).await.unwrap();
+    let out = s
+        .publish(&live, new_event("evt_1", "order.shipped", None))
+        .await
+        .unwrap();
     assert!(!out.duplicate);
     assert_eq!(out.messages_created, 3);
-    assert_eq!(out.event.data.get(), r#"{"order_id": 42,  "note":"kept as sent"}"#);
+    assert_eq!(
+        out.event.data.get(),
+        r#"{"order_id": 42,  "note":"kept as sent"}"#
+    );
     let msgs = s
         .list_messages(
             &live,
@@ -449,9 +492,15 @@ pub async fn publish_fans_out_to_matching_endpoints_only(s: &dyn Store) {
     let out = s.publish(&live, targeted).await.unwrap();
     assert_eq!(out.messages_created, 1);
     let stored = s.get_event(&live, "evt_1").await.unwrap().expect("stored");
-    assert_eq!(stored.data.get(), r#"{"order_id": 42,  "note":"kept as sent"}"#);
+    assert_eq!(
+        stored.data.get(),
+        r#"{"order_id": 42,  "note":"kept as sent"}"#
+    );
     assert_eq!(stored.event_type, "order.shipped");
-    assert_eq!(s.get_event(&test, "evt_1").await.unwrap().map(|e| e.id), None);
+    assert_eq!(
+        s.get_event(&test, "evt_1").await.unwrap().map(|e| e.id),
+        None
+    );
 }
 
 pub async fn publishing_the_same_id_is_idempotent(s: &dyn Store) {
@@ -461,7 +510,10 @@ pub async fn publishing_the_same_id_is_idempotent(s: &dyn Store) {
     for _ in 0..3 {
         endpoint(s, &live, &c.id, &["order.shipped"]).await;
     }
-    let first = s.publish(&live, new_event("evt_x", "order.shipped", None)).await.unwrap();
+    let first = s
+        .publish(&live, new_event("evt_x", "order.shipped", None))
+        .await
+        .unwrap();
     assert_eq!(first.messages_created, 3);
     let mut again = new_event("evt_x", "order.shipped", None);
     again.data = RawValue::from_string("{}".into()).unwrap();
@@ -469,12 +521,18 @@ pub async fn publishing_the_same_id_is_idempotent(s: &dyn Store) {
     assert!(second.duplicate);
     assert_eq!(second.messages_created, 0);
     assert_eq!(second.event.data.get(), first.event.data.get());
-    let all = s.list_messages(&live, &MessageFilter::default(), &page(50)).await.unwrap();
+    let all = s
+        .list_messages(&live, &MessageFilter::default(), &page(50))
+        .await
+        .unwrap();
     assert_eq!(all.data.len(), 3);
     // The same id in another tenant is another event.
     let other = tenant(s, "b").await;
     let out = s
-        .publish(&scope(&other, Environment::Live), new_event("evt_x", "order.shipped", None))
+        .publish(
+            &scope(&other, Environment::Live),
+            new_event("evt_x", "order.shipped", None),
+        )
         .await
         .unwrap();
     assert!(!out.duplicate);
@@ -498,7 +556,10 @@ pub async fn concurrent_publishes_of_one_id_create_one_event(s: &dyn Store) {
         .collect();
     assert_eq!(created.len(), 1, "exactly one publish creates the event");
     assert_eq!(created[0].messages_created, 2);
-    let all = s.list_messages(&live, &MessageFilter::default(), &page(50)).await.unwrap();
+    let all = s
+        .list_messages(&live, &MessageFilter::default(), &page(50))
+        .await
+        .unwrap();
     assert_eq!(all.data.len(), 2);
 }
 
@@ -508,7 +569,10 @@ pub async fn seq_is_monotonic_per_subject(s: &dyn Store) {
     let mut seqs = Vec::new();
     for i in 0..3 {
         let out = s
-            .publish(&live, new_event(&format!("evt_a{i}"), "order.shipped", Some("order/1")))
+            .publish(
+                &live,
+                new_event(&format!("evt_a{i}"), "order.shipped", Some("order/1")),
+            )
             .await
             .unwrap();
         seqs.push(out.event.seq);
@@ -519,10 +583,16 @@ pub async fn seq_is_monotonic_per_subject(s: &dyn Store) {
         .await
         .unwrap();
     assert_eq!(other_subject.event.seq, Some(1));
-    let no_subject = s.publish(&live, new_event("evt_c", "order.shipped", None)).await.unwrap();
+    let no_subject = s
+        .publish(&live, new_event("evt_c", "order.shipped", None))
+        .await
+        .unwrap();
     assert_eq!(no_subject.event.seq, None);
     let test_env = s
-        .publish(&scope(&t, Environment::Test), new_event("evt_d", "order.shipped", Some("order/1")))
+        .publish(
+            &scope(&t, Environment::Test),
+            new_event("evt_d", "order.shipped", Some("order/1")),
+        )
         .await
         .unwrap();
     assert_eq!(test_env.event.seq, Some(1));
@@ -539,8 +609,13 @@ pub async fn paused_and_disabled_endpoints_get_held_messages(s: &dyn Store) {
     disabled.state = EndpointState::Disabled;
     disabled.disabled_reason = Some("manual".into());
     s.create_endpoint(&live, &disabled, LIMITS).await.unwrap();
-    s.publish(&live, new_event("evt_h", "order.shipped", None)).await.unwrap();
-    let all = s.list_messages(&live, &MessageFilter::default(), &page(10)).await.unwrap();
+    s.publish(&live, new_event("evt_h", "order.shipped", None))
+        .await
+        .unwrap();
+    let all = s
+        .list_messages(&live, &MessageFilter::default(), &page(10))
+        .await
+        .unwrap();
     assert_eq!(all.data.len(), 2);
     for m in all.data {
         assert_eq!(m.state, MessageState::Held);
@@ -553,19 +628,32 @@ pub async fn deleting_an_endpoint_dead_letters_its_pending_messages(s: &dyn Stor
     let live = scope(&t, Environment::Live);
     let c = consumer(s, &live, "c").await;
     let e = endpoint(s, &live, &c.id, &["order.shipped"]).await;
-    s.publish(&live, new_event("evt_d1", "order.shipped", None)).await.unwrap();
-    s.delete_endpoint(&live, &e.id, T0.plus_seconds(1)).await.unwrap();
+    s.publish(&live, new_event("evt_d1", "order.shipped", None))
+        .await
+        .unwrap();
+    s.delete_endpoint(&live, &e.id, T0.plus_seconds(1))
+        .await
+        .unwrap();
     assert_eq!(s.get_endpoint(&live, &e.id).await.unwrap(), None);
     assert!(matches!(
         s.delete_endpoint(&live, &e.id, T0).await,
         Err(StoreError::NotFound)
     ));
-    let msgs = s.list_messages(&live, &MessageFilter::default(), &page(10)).await.unwrap();
+    let msgs = s
+        .list_messages(&live, &MessageFilter::default(), &page(10))
+        .await
+        .unwrap();
     assert_eq!(msgs.data.len(), 1);
     assert_eq!(msgs.data[0].state, MessageState::DeadLettered);
-    assert_eq!(msgs.data[0].terminal_reason.as_deref(), Some("endpoint_removed"));
+    assert_eq!(
+        msgs.data[0].terminal_reason.as_deref(),
+        Some("endpoint_removed")
+    );
     // A removed endpoint receives nothing new.
-    let out = s.publish(&live, new_event("evt_d2", "order.shipped", None)).await.unwrap();
+    let out = s
+        .publish(&live, new_event("evt_d2", "order.shipped", None))
+        .await
+        .unwrap();
     assert_eq!(out.messages_created, 0);
 }
 
@@ -574,11 +662,17 @@ pub async fn updating_subscriptions_changes_the_fan_out(s: &dyn Store) {
     let live = scope(&t, Environment::Live);
     let c = consumer(s, &live, "c").await;
     let mut e = endpoint(s, &live, &c.id, &["order.created"]).await;
-    let out = s.publish(&live, new_event("evt_u1", "order.shipped", None)).await.unwrap();
+    let out = s
+        .publish(&live, new_event("evt_u1", "order.shipped", None))
+        .await
+        .unwrap();
     assert_eq!(out.messages_created, 0);
     e.event_types = vec!["order.shipped".into(), "order.shipped".into()];
     s.update_endpoint(&live, &e).await.unwrap();
-    let out = s.publish(&live, new_event("evt_u2", "order.shipped", None)).await.unwrap();
+    let out = s
+        .publish(&live, new_event("evt_u2", "order.shipped", None))
+        .await
+        .unwrap();
     assert_eq!(out.messages_created, 1);
 }
 
@@ -600,7 +694,10 @@ pub async fn messages_filter_and_paginate_by_keyset(s: &dyn Store) {
     let mut seen = Vec::new();
     let mut req = page(4);
     loop {
-        let p = s.list_messages(&live, &MessageFilter::default(), &req).await.unwrap();
+        let p = s
+            .list_messages(&live, &MessageFilter::default(), &req)
+            .await
+            .unwrap();
         assert!(p.data.len() <= 4);
         seen.extend(p.data.iter().map(|m| m.id.clone()));
         match p.next_after {
@@ -616,13 +713,52 @@ pub async fn messages_filter_and_paginate_by_keyset(s: &dyn Store) {
 
     let live_ref = &live;
     let count = |f: MessageFilter| async move {
-        s.list_messages(live_ref, &f, &page(100)).await.unwrap().data.len()
+        s.list_messages(live_ref, &f, &page(100))
+            .await
+            .unwrap()
+            .data
+            .len()
     };
-    assert_eq!(count(MessageFilter { endpoint_id: Some(e2.id.clone()), ..Default::default() }).await, 5);
-    assert_eq!(count(MessageFilter { endpoint_id: Some(e1.id.clone()), ..Default::default() }).await, 6);
-    assert_eq!(count(MessageFilter { event_type: Some("order.created".into()), ..Default::default() }).await, 1);
-    assert_eq!(count(MessageFilter { state: Some(MessageState::Scheduled), ..Default::default() }).await, 11);
-    assert_eq!(count(MessageFilter { state: Some(MessageState::Delivered), ..Default::default() }).await, 0);
+    assert_eq!(
+        count(MessageFilter {
+            endpoint_id: Some(e2.id.clone()),
+            ..Default::default()
+        })
+        .await,
+        5
+    );
+    assert_eq!(
+        count(MessageFilter {
+            endpoint_id: Some(e1.id.clone()),
+            ..Default::default()
+        })
+        .await,
+        6
+    );
+    assert_eq!(
+        count(MessageFilter {
+            event_type: Some("order.created".into()),
+            ..Default::default()
+        })
+        .await,
+        1
+    );
+    assert_eq!(
+        count(MessageFilter {
+            state: Some(MessageState::Scheduled),
+            ..Default::default()
+        })
+        .await,
+        11
+    );
+    assert_eq!(
+        count(MessageFilter {
+            state: Some(MessageState::Delivered),
+            ..Default::default()
+        })
+        .await,
+        0
+    );
     assert_eq!(
         count(MessageFilter {
             since: Some(T0.plus_seconds(1)),
@@ -632,16 +768,37 @@ pub async fn messages_filter_and_paginate_by_keyset(s: &dyn Store) {
         .await,
         4
     );
-    assert_eq!(count(MessageFilter { error_code: Some("timeout".into()), ..Default::default() }).await, 0);
+    assert_eq!(
+        count(MessageFilter {
+            error_code: Some("timeout".into()),
+            ..Default::default()
+        })
+        .await,
+        0
+    );
     let other = tenant(s, "b").await;
     let theirs = s
-        .list_messages(&scope(&other, Environment::Live), &MessageFilter::default(), &page(100))
+        .list_messages(
+            &scope(&other, Environment::Live),
+            &MessageFilter::default(),
+            &page(100),
+        )
         .await
         .unwrap();
     assert!(theirs.data.is_empty());
     let one = &seen[0];
     assert!(s.get_message(&live, one).await.unwrap().is_some());
-    assert!(s.get_message(&scope(&other, Environment::Live), one).await.unwrap().is_none());
-    assert!(s.get_message(&scope(&t, Environment::Test), one).await.unwrap().is_none());
+    assert!(
+        s.get_message(&scope(&other, Environment::Live), one)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        s.get_message(&scope(&t, Environment::Test), one)
+            .await
+            .unwrap()
+            .is_none()
+    );
     assert!(s.list_attempts(&live, one).await.unwrap().is_empty());
 }

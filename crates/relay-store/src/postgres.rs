@@ -6,8 +6,8 @@
 
 use std::str::FromStr;
 
-use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::PgPool;
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
 use crate::{Result, StoreError};
 
@@ -39,7 +39,10 @@ impl PgStore {
     pub async fn connect_in_schema(url: &str, schema: &str) -> Result<Self> {
         let options =
             PgConnectOptions::from_str(url).map_err(|e| StoreError::InvalidUrl(e.to_string()))?;
-        let admin = PgPoolOptions::new().max_connections(1).connect_with(options.clone()).await?;
+        let admin = PgPoolOptions::new()
+            .max_connections(1)
+            .connect_with(options.clone())
+            .await?;
         sqlx::query(sqlx::AssertSqlSafe(format!(
             "CREATE SCHEMA IF NOT EXISTS \"{}\"",
             schema.replace('"', "")
@@ -51,8 +54,14 @@ impl PgStore {
     }
 
     async fn connect_with(options: PgConnectOptions) -> Result<Self> {
-        let pool = PgPoolOptions::new().max_connections(16).connect_with(options).await?;
-        Ok(PgStore { write: pool.clone(), read: pool })
+        let pool = PgPoolOptions::new()
+            .max_connections(16)
+            .connect_with(options)
+            .await?;
+        Ok(PgStore {
+            write: pool.clone(),
+            read: pool,
+        })
     }
 
     /// Drops a schema made by [`PgStore::connect_in_schema`].
