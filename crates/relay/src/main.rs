@@ -1,1 +1,75 @@
-fn main() {}
+//! The `relay` binary: parses flags and configuration, then hands over to the
+//! libraries. Subcommands: `serve`, `migrate`, `config check`, `openapi`.
+
+mod config;
+mod serve;
+
+use clap::{Parser, Subcommand};
+
+use crate::config::{Config, Flags};
+
+#[derive(Parser)]
+#[command(
+    name = "relay",
+    version,
+    about = "Durable, signed, at-least-once event delivery"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the API (and apply pending migrations first).
+    Serve(Flags),
+    /// Apply pending database migrations and exit.
+    Migrate(Flags),
+    /// Configuration tools.
+    Config {
+        #[command(subcommand)]
+        command: ConfigCommand,
+    },
+    /// Print the OpenAPI document.
+    Openapi,
+}
+
+#[derive(Subcommand)]
+enum ConfigCommand {
+    /// Validate the configuration and print it, secrets redacted.
+    Check(Flags),
+}
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Openapi => {
+            print!("{}", relay_api::openapi::document_text());
+            Ok(())
+        }
+        Command::Config {
+            command: ConfigCommand::Check(flags),
+        } => {
+            let config = Config::load(&flags)?;
+            print!("{}", config.render_redacted());
+            eprintln!("configuration is valid");
+            Ok(())
+        }
+        Command::Migrate(flags) => {
+            let config = Config::load(&flags)?;
+            serve::init_tracing(&config);
+            runtime()?.block_on(serve::migrate(&config))
+        }
+        Command::Serve(flags) => {
+            let config = Config::load(&flags)?;
+            serve::init_tracing(&config);
+            runtime()?.block_on(serve::serve(config))
+        }
+    }
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?)
+}

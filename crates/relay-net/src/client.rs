@@ -1,0 +1,412 @@
+//! The guarded HTTPS client the delivery engine posts webhooks with.
+//!
+//! HTTP/1.1 over TLS, one keep-alive pool per `(host, port)`. Every new
+//! connection goes through [`Guard::connect_checked`] (resolve, check every
+//! address, connect to a verified one) and a TLS handshake that verifies the
+//! certificate for the original host name; the `Host` header is the original
+//! host. Redirects are never followed (a `3xx` is an ordinary response),
+//! no proxy is ever used (nothing here reads the environment), and at most
+//! `max_response_body` bytes of a response body are read: past that the
+//! connection is dropped.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use http::header::{CONNECTION, CONTENT_LENGTH, HOST, TRANSFER_ENCODING, USER_AGENT};
+use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, StatusCode, Version};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Body;
+use hyper::client::conn::http1;
+use hyper_util::rt::TokioIo;
+use tokio::task::AbortHandle;
+use tokio::time::{Instant, timeout_at};
+use tokio_rustls::TlsConnector;
+
+use crate::guard::{Guard, GuardError, handshake};
+use crate::target::{CheckedUrl, UrlRejection};
+
+/// Limits for one request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// TCP connect plus TLS handshake of a new connection.
+    pub connect_timeout: Duration,
+    /// The whole exchange: connection, request, response head and body prefix.
+    pub total_timeout: Duration,
+    /// The most response body bytes read and kept.
+    pub max_response_body: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            connect_timeout: Duration::from_secs(5),
+            total_timeout: Duration::from_secs(20),
+            max_response_body: 8192,
+        }
+    }
+}
+
+/// What came back.
+#[derive(Debug, Clone)]
+pub struct Response {
+    /// The status code (a `3xx` is returned as is, never followed).
+    pub status: StatusCode,
+    /// The response headers.
+    pub headers: HeaderMap,
+    /// At most `max_response_body` bytes of the body.
+    pub body_prefix: Bytes,
+    /// Whether the body may have been longer than `body_prefix` (or broke off).
+    pub truncated: bool,
+    /// The verified address the request went to.
+    pub remote_addr: SocketAddr,
+    /// From the call to the last byte read.
+    pub elapsed: Duration,
+    /// Whether a pooled keep-alive connection was used.
+    pub reused_connection: bool,
+}
+
+/// Pool settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolSettings {
+    /// Idle connections kept per `(host, port)`.
+    pub max_idle_per_host: usize,
+    /// An idle connection older than this is closed instead of reused.
+    pub idle_timeout: Duration,
+}
+
+impl Default for PoolSettings {
+    fn default() -> Self {
+        PoolSettings {
+            max_idle_per_host: 8,
+            idle_timeout: Duration::from_secs(60),
+        }
+    }
+}
+
+/// The response head buffer limit (headers larger than this are an error).
+const MAX_HEAD_BYTES: usize = 64 * 1024;
+const DEFAULT_USER_AGENT: &str = concat!("Relay/", env!("CARGO_PKG_VERSION"));
+
+type PoolKey = (String, u16);
+
+struct Connection {
+    sender: http1::SendRequest<Full<Bytes>>,
+    remote: SocketAddr,
+    task: AbortHandle,
+    idle_since: Instant,
+}
+
+impl Connection {
+    fn close(self) {
+        self.task.abort();
+    }
+
+    /// Worth keeping: the peer has not closed it and it has not idled too
+    /// long. Readiness is awaited at checkout: right after a response the
+    /// connection task may not have run yet.
+    fn reusable(&self, idle_timeout: Duration) -> bool {
+        !self.sender.is_closed() && self.idle_since.elapsed() < idle_timeout
+    }
+}
+
+struct Inner {
+    guard: Guard,
+    tls: TlsConnector,
+    pool: Mutex<HashMap<PoolKey, Vec<Connection>>>,
+    settings: PoolSettings,
+}
+
+/// The guarded HTTPS client. Cheap to clone (clones share the pool).
+#[derive(Clone)]
+pub struct HttpsClient {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for HttpsClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpsClient")
+            .field("settings", &self.inner.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HttpsClient {
+    /// A client over `guard` with the default pool settings.
+    pub fn new(guard: Guard) -> HttpsClient {
+        HttpsClient::with_pool(guard, PoolSettings::default())
+    }
+
+    /// A client over `guard` with explicit pool settings.
+    pub fn with_pool(guard: Guard, settings: PoolSettings) -> HttpsClient {
+        let mut config = (*guard.tls_config()).clone();
+        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        HttpsClient {
+            inner: Arc::new(Inner {
+                guard,
+                tls: TlsConnector::from(Arc::new(config)),
+                pool: Mutex::new(HashMap::new()),
+                settings,
+            }),
+        }
+    }
+
+    /// The guard every connection goes through.
+    pub fn guard(&self) -> &Guard {
+        &self.inner.guard
+    }
+
+    /// Parses `url` with [`Guard::parse_url`] and posts to it.
+    pub async fn post_url(
+        &self,
+        url: &str,
+        headers: Vec<(HeaderName, HeaderValue)>,
+        body: Bytes,
+        limits: Limits,
+    ) -> Result<Response, GuardError> {
+        let url = self.inner.guard.parse_url(url)?;
+        self.post(&url, headers, body, limits).await
+    }
+
+    /// POSTs `body` to `url` with `headers`.
+    ///
+    /// `Host`, `Content-Length` and `Transfer-Encoding` are set by the
+    /// client; values for them in `headers` are ignored. A `User-Agent` is
+    /// added when `headers` has none.
+    pub async fn post(
+        &self,
+        url: &CheckedUrl,
+        headers: Vec<(HeaderName, HeaderValue)>,
+        body: Bytes,
+        limits: Limits,
+    ) -> Result<Response, GuardError> {
+        let start = Instant::now();
+        let deadline = start + limits.total_timeout;
+        let request = build_request(url, headers, body)?;
+        let mut remote = None;
+        let result = timeout_at(
+            deadline,
+            self.exchange(url, request, limits, start, deadline, &mut remote),
+        )
+        .await;
+        match result {
+            Ok(outcome) => outcome,
+            Err(_) => Err(GuardError::Timeout {
+                phase: "exchange",
+                after: limits.total_timeout,
+                addr: remote,
+            }),
+        }
+    }
+
+    async fn exchange(
+        &self,
+        url: &CheckedUrl,
+        request: Request<Full<Bytes>>,
+        limits: Limits,
+        start: Instant,
+        deadline: Instant,
+        remote: &mut Option<SocketAddr>,
+    ) -> Result<Response, GuardError> {
+        let key: PoolKey = (url.host_str(), url.port());
+        let mut request = request;
+        let (mut conn, reused, response) = loop {
+            let (mut conn, reused) = match self.checkout(&key).await {
+                Some(conn) => (conn, true),
+                None => (self.open(url, limits, deadline).await?, false),
+            };
+            *remote = Some(conn.remote);
+            match conn.sender.try_send_request(request).await {
+                Ok(response) => break (conn, reused, response),
+                Err(mut error) => {
+                    let addr = conn.remote;
+                    conn.close();
+                    match error.take_message() {
+                        // A pooled connection closed before the request was
+                        // written: nothing was sent, so use a new connection.
+                        Some(unsent) if reused => request = unsent,
+                        _ => {
+                            return Err(GuardError::Http {
+                                addr,
+                                source: error.into_error(),
+                            });
+                        }
+                    }
+                }
+            }
+        };
+        let (parts, mut body) = response.into_parts();
+        let mut prefix = BytesMut::new();
+        let mut complete = false;
+        let mut truncated = false;
+        loop {
+            if prefix.len() >= limits.max_response_body {
+                complete = body.is_end_stream();
+                truncated = !complete;
+                break;
+            }
+            match body.frame().await {
+                None => {
+                    complete = true;
+                    break;
+                }
+                Some(Err(_)) => {
+                    // The status and headers arrived; a body that breaks
+                    // off is reported as truncated, not as a failure.
+                    truncated = true;
+                    break;
+                }
+                Some(Ok(frame)) => {
+                    if let Ok(data) = frame.into_data() {
+                        let room = limits.max_response_body - prefix.len();
+                        if data.len() > room {
+                            prefix.extend_from_slice(&data[..room]);
+                            truncated = true;
+                            break;
+                        }
+                        prefix.extend_from_slice(&data);
+                    }
+                }
+            }
+        }
+        drop(body);
+        let remote_addr = conn.remote;
+        if complete {
+            conn.idle_since = Instant::now();
+            self.checkin(key, conn);
+        } else {
+            conn.close();
+        }
+        Ok(Response {
+            status: parts.status,
+            headers: parts.headers,
+            body_prefix: prefix.freeze(),
+            truncated,
+            remote_addr,
+            elapsed: start.elapsed(),
+            reused_connection: reused,
+        })
+    }
+
+    /// A new verified connection: connect_checked, TLS for the host name,
+    /// HTTP/1.1 handshake.
+    async fn open(
+        &self,
+        url: &CheckedUrl,
+        limits: Limits,
+        deadline: Instant,
+    ) -> Result<Connection, GuardError> {
+        let connect_deadline = deadline.min(Instant::now() + limits.connect_timeout);
+        let budget = connect_deadline.saturating_duration_since(Instant::now());
+        let (tcp, addr) = self
+            .inner
+            .guard
+            .connect_checked(&url.host_str(), url.port(), budget)
+            .await?;
+        let (tls, addr) = handshake(
+            &self.inner.tls,
+            url.host(),
+            tcp,
+            addr,
+            connect_deadline,
+            limits.connect_timeout,
+        )
+        .await?;
+        let (sender, connection) = http1::Builder::new()
+            .max_buf_size(MAX_HEAD_BYTES)
+            .handshake(TokioIo::new(tls))
+            .await
+            .map_err(|source| GuardError::Http { addr, source })?;
+        let task = tokio::spawn(async move {
+            if let Err(error) = connection.await {
+                tracing::debug!(target: "relay_net", %error, "outbound connection ended");
+            }
+        })
+        .abort_handle();
+        Ok(Connection {
+            sender,
+            remote: addr,
+            task,
+            idle_since: Instant::now(),
+        })
+    }
+
+    fn pool(&self) -> MutexGuard<'_, HashMap<PoolKey, Vec<Connection>>> {
+        // The pool holds no invariant a panicking holder could break.
+        self.inner
+            .pool
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// A pooled connection that is ready for a request, if any.
+    async fn checkout(&self, key: &PoolKey) -> Option<Connection> {
+        let idle_timeout = self.inner.settings.idle_timeout;
+        loop {
+            let candidate = {
+                let mut pool = self.pool();
+                pool.get_mut(key)?.pop()?
+            };
+            let mut conn = candidate;
+            if conn.reusable(idle_timeout) && conn.sender.ready().await.is_ok() {
+                return Some(conn);
+            }
+            conn.close();
+        }
+    }
+
+    fn checkin(&self, key: PoolKey, conn: Connection) {
+        let settings = self.inner.settings;
+        let mut pool = self.pool();
+        // Drop connections the peers closed or that idled too long, for
+        // every host, so hosts never used again do not keep entries.
+        pool.retain(|_, idle| {
+            let (keep, stale): (Vec<_>, Vec<_>) = std::mem::take(idle)
+                .into_iter()
+                .partition(|c| c.reusable(settings.idle_timeout));
+            stale.into_iter().for_each(Connection::close);
+            *idle = keep;
+            !idle.is_empty()
+        });
+        let idle = pool.entry(key).or_default();
+        if idle.len() < settings.max_idle_per_host && !conn.sender.is_closed() {
+            idle.push(conn);
+        } else {
+            conn.close();
+        }
+    }
+}
+
+fn build_request(
+    url: &CheckedUrl,
+    headers: Vec<(HeaderName, HeaderValue)>,
+    body: Bytes,
+) -> Result<Request<Full<Bytes>>, GuardError> {
+    let invalid = |reason: String| GuardError::Rejected(UrlRejection::Invalid { reason });
+    let host = HeaderValue::from_str(&url.host_header())
+        .map_err(|e| invalid(format!("host header: {e}")))?;
+    let mut request = Request::builder()
+        .method(Method::POST)
+        .version(Version::HTTP_11)
+        .uri(url.path_and_query())
+        .body(Full::new(body.clone()))
+        .map_err(|e| invalid(format!("request target: {e}")))?;
+    let map = request.headers_mut();
+    for (name, value) in headers {
+        if name == HOST || name == CONTENT_LENGTH || name == TRANSFER_ENCODING {
+            continue;
+        }
+        if name == CONNECTION && value.as_bytes().eq_ignore_ascii_case(b"upgrade") {
+            continue;
+        }
+        map.append(name, value);
+    }
+    map.insert(HOST, host);
+    map.insert(CONTENT_LENGTH, HeaderValue::from(body.len()));
+    if !map.contains_key(USER_AGENT) {
+        map.insert(USER_AGENT, HeaderValue::from_static(DEFAULT_USER_AGENT));
+    }
+    Ok(request)
+}
