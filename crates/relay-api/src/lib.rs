@@ -1,1 +1,99 @@
-//! placeholder
+//! Relay's HTTP API.
+//!
+//! - [`routes`]: one module per resource; handlers validate, call the store,
+//!   and shape the response. The router is built by [`router`].
+//! - [`auth`]: operator token and tenant API keys.
+//! - [`error`]: every failure as `application/problem+json` with a stable code.
+//! - [`extract`]: body and query extractors that fail as problems.
+//! - [`schema`]: compiled JSON Schemas of the event catalog, cached.
+//! - [`openapi`]: the OpenAPI document generated from the handlers.
+//!
+//! The library never reads ports, files or signals: [`serve`] takes a bound
+//! listener and a shutdown future, so tests bind `127.0.0.1:0` or call the
+//! router directly.
+
+pub mod auth;
+pub mod error;
+pub mod extract;
+pub mod openapi;
+pub mod routes;
+pub mod schema;
+
+use std::future::Future;
+use std::sync::Arc;
+
+use relay_core::retry::ScheduleBounds;
+use relay_core::time::Clock;
+use relay_store::{EndpointLimits, Store};
+
+/// Settings the API enforces, from the operator configuration.
+#[derive(Debug, Clone)]
+pub struct ApiSettings {
+    /// Largest request body accepted; larger bodies get `413`.
+    pub max_request_bytes: usize,
+    pub endpoint_limits: EndpointLimits,
+    pub retry_bounds: ScheduleBounds,
+    /// Longest `ttl_seconds` a publish may ask for.
+    pub max_event_ttl_seconds: u64,
+    /// Highest `max_concurrency` an endpoint may ask for.
+    pub max_endpoint_concurrency: u32,
+}
+
+impl Default for ApiSettings {
+    fn default() -> Self {
+        ApiSettings {
+            max_request_bytes: 1024 * 1024,
+            endpoint_limits: EndpointLimits {
+                per_tenant: 1000,
+                per_consumer: 20,
+            },
+            retry_bounds: ScheduleBounds::DEFAULT,
+            max_event_ttl_seconds: 30 * 24 * 3600,
+            max_endpoint_concurrency: 100,
+        }
+    }
+}
+
+/// Everything a handler needs.
+pub struct AppState {
+    pub store: Arc<dyn Store>,
+    pub clock: Arc<dyn Clock>,
+    /// The outbound guard: endpoint URLs are checked with it at registration.
+    pub guard: Arc<relay_net::Guard>,
+    /// SHA-256 of the operator token; the token itself is never kept.
+    pub operator_token_sha256: [u8; 32],
+    pub settings: ApiSettings,
+    pub schemas: schema::SchemaCache,
+}
+
+impl AppState {
+    pub fn new(
+        store: Arc<dyn Store>,
+        clock: Arc<dyn Clock>,
+        guard: Arc<relay_net::Guard>,
+        operator_token_sha256: [u8; 32],
+        settings: ApiSettings,
+    ) -> Arc<Self> {
+        Arc::new(AppState {
+            store,
+            clock,
+            guard,
+            operator_token_sha256,
+            settings,
+            schemas: schema::SchemaCache::default(),
+        })
+    }
+}
+
+pub use routes::router;
+
+/// Serves the API on `listener` until `shutdown` completes.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    state: Arc<AppState>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, router(state))
+        .with_graceful_shutdown(shutdown)
+        .await
+}

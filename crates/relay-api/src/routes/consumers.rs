@@ -1,0 +1,155 @@
+//! Consumers: the tenant itself or one of its customers.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use relay_core::id::IdKind;
+use relay_core::model::{Consumer, Page};
+use relay_core::validate;
+use relay_store::{ConsumerPatch, new_id};
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use super::{ListQuery, present};
+use crate::AppState;
+use crate::auth::TenantAuth;
+use crate::error::{ApiError, Problem, or_not_found};
+use crate::extract::{JsonBody, QueryParams};
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateConsumer {
+    /// Your identifier for this consumer; unique per tenant and environment.
+    pub external_id: String,
+    pub name: Option<String>,
+    /// CloudEvents `source` for deliveries to this consumer; defaults to `/consumers/{external_id}`.
+    pub source: Option<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateConsumer {
+    /// A string, or `null` to clear.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>)]
+    pub name: Option<Option<String>>,
+    pub source: Option<String>,
+}
+
+fn check_source(source: &str) -> Result<(), ApiError> {
+    validate::cloudevents_source(source)
+        .map_err(|m| ApiError::invalid("validation_failed", "/source", m))
+}
+
+fn check_name(name: Option<&str>) -> Result<(), ApiError> {
+    match name {
+        Some(n) if n.len() > 200 => Err(ApiError::invalid(
+            "validation_failed",
+            "/name",
+            "must be at most 200 characters",
+        )),
+        _ => Ok(()),
+    }
+}
+
+#[utoipa::path(post, path = "/v1/consumers", tag = "consumers", request_body = CreateConsumer,
+    responses((status = 201, body = Consumer), (status = 409, body = Problem), (status = 422, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn create(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    JsonBody(body): JsonBody<CreateConsumer>,
+) -> Result<(StatusCode, Json<Consumer>), ApiError> {
+    validate::client_id(&body.external_id)
+        .map_err(|m| ApiError::invalid("validation_failed", "/external_id", m))?;
+    check_name(body.name.as_deref())?;
+    let source = body
+        .source
+        .unwrap_or_else(|| format!("/consumers/{}", body.external_id));
+    check_source(&source)?;
+    let now = state.clock.now();
+    let consumer = Consumer {
+        id: new_id(IdKind::Consumer, now),
+        external_id: body.external_id,
+        name: body.name,
+        source,
+        environment: auth.scope.environment,
+        created_at: now,
+        updated_at: now,
+    };
+    state.store.create_consumer(&auth.scope, &consumer).await?;
+    Ok((StatusCode::CREATED, Json(consumer)))
+}
+
+#[utoipa::path(get, path = "/v1/consumers", tag = "consumers", params(ListQuery),
+    responses((status = 200, body = Page<Consumer>)), security(("api_key" = [])))]
+pub async fn list(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    QueryParams(q): QueryParams<ListQuery>,
+) -> Result<Json<Page<Consumer>>, ApiError> {
+    Ok(Json(
+        state.store.list_consumers(&auth.scope, &q.page()?).await?,
+    ))
+}
+
+#[utoipa::path(get, path = "/v1/consumers/{id}", tag = "consumers",
+    responses((status = 200, body = Consumer), (status = 404, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn get(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+) -> Result<Json<Consumer>, ApiError> {
+    state
+        .store
+        .get_consumer(&auth.scope, &id)
+        .await?
+        .map(Json)
+        .ok_or_else(|| ApiError::not_found("consumer"))
+}
+
+#[utoipa::path(patch, path = "/v1/consumers/{id}", tag = "consumers", request_body = UpdateConsumer,
+    responses((status = 200, body = Consumer), (status = 404, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn update(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<UpdateConsumer>,
+) -> Result<Json<Consumer>, ApiError> {
+    if let Some(name) = &body.name {
+        check_name(name.as_deref())?;
+    }
+    if let Some(source) = &body.source {
+        check_source(source)?;
+    }
+    let patch = ConsumerPatch {
+        name: body.name,
+        source: body.source,
+    };
+    let updated = state
+        .store
+        .update_consumer(&auth.scope, &id, &patch, state.clock.now())
+        .await
+        .map_err(or_not_found("consumer"))?;
+    Ok(Json(updated))
+}
+
+#[utoipa::path(delete, path = "/v1/consumers/{id}", tag = "consumers",
+    responses((status = 204), (status = 404, body = Problem), (status = 409, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn delete(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    state
+        .store
+        .delete_consumer(&auth.scope, &id)
+        .await
+        .map_err(or_not_found("consumer"))?;
+    Ok(StatusCode::NO_CONTENT)
+}

@@ -1,0 +1,376 @@
+//! Endpoints: where a consumer's events are delivered.
+//!
+//! Create and update share one validation pass ([`validate_settings`]): the
+//! destination URL goes through the outbound guard (early feedback; the guard
+//! checks again at every connection), subscriptions must name catalog event
+//! types or the explicit wildcard, and a retry schedule must fit the operator's
+//! bounds. The environment and the consumer are fixed at creation.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use relay_core::id::IdKind;
+use relay_core::model::{Destination, Endpoint, EndpointState, Page, SignatureScheme};
+use relay_core::retry::RetrySchedule;
+use relay_core::validate;
+use relay_store::{Scope, new_id};
+use serde::de::IgnoredAny;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use super::present;
+use crate::AppState;
+use crate::auth::TenantAuth;
+use crate::error::{ApiError, FieldError, Problem, or_not_found};
+use crate::extract::{JsonBody, QueryParams};
+
+pub const WILDCARD_WARNING: &str =
+    "subscribed to all event types (*): this endpoint receives every current and future event type";
+pub const EMPTY_WARNING: &str = "no event types selected: this endpoint receives nothing";
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateEndpoint {
+    pub consumer_id: String,
+    pub description: Option<String>,
+    pub destination: Destination,
+    /// Event types to receive. Empty receives nothing; `["*"]` receives all (with a warning).
+    pub event_types: Vec<String>,
+    /// `v1a` (Ed25519, default) or `v1` (HMAC-SHA256).
+    pub signature_scheme: Option<SignatureScheme>,
+    /// Waits in seconds before attempts 2..n; omitted or `null` uses the default schedule.
+    pub retry_schedule_seconds: Option<Vec<u32>>,
+    /// Attempts in flight at once for this endpoint (default 10).
+    pub max_concurrency: Option<u32>,
+    pub rate_limit_per_second: Option<u32>,
+    /// Snapshot allow list. Not available yet: must be empty.
+    #[serde(default)]
+    pub snapshot_fields: Vec<String>,
+    /// Disable automatically after 5 days of continuous failure (default true).
+    pub auto_disable: Option<bool>,
+}
+
+/// Changes to an endpoint; absent fields stay as they are.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateEndpoint {
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>)]
+    pub description: Option<Option<String>>,
+    pub destination: Option<Destination>,
+    pub event_types: Option<Vec<String>>,
+    /// A list, or `null` to go back to the default schedule.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<Vec<u32>>)]
+    pub retry_schedule_seconds: Option<Option<Vec<u32>>>,
+    pub max_concurrency: Option<u32>,
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<u32>)]
+    pub rate_limit_per_second: Option<Option<u32>>,
+    pub snapshot_fields: Option<Vec<String>>,
+    pub auto_disable: Option<bool>,
+    // Immutable: named here so the error can say so instead of "unknown field".
+    #[schema(ignore)]
+    pub environment: Option<IgnoredAny>,
+    #[schema(ignore)]
+    pub consumer_id: Option<IgnoredAny>,
+    #[schema(ignore)]
+    pub signature_scheme: Option<IgnoredAny>,
+    #[schema(ignore)]
+    pub id: Option<IgnoredAny>,
+}
+
+/// An endpoint with the warnings its configuration deserves.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct EndpointOut {
+    #[serde(flatten)]
+    pub endpoint: Endpoint,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct EndpointQuery {
+    pub consumer_id: Option<String>,
+    pub limit: Option<u32>,
+    pub after: Option<String>,
+}
+
+/// Checks everything about an endpoint's settings that does not need the
+/// consumer, and returns the warnings to show.
+async fn validate_settings(
+    state: &AppState,
+    scope: &Scope,
+    e: &mut Endpoint,
+) -> Result<Vec<String>, ApiError> {
+    let mut errors = Vec::new();
+    let mut field = |field: &str, message: String| {
+        errors.push(FieldError {
+            field: field.to_string(),
+            message,
+        })
+    };
+    if e.description.as_ref().is_some_and(|d| d.len() > 500) {
+        field("/description", "must be at most 500 characters".into());
+    }
+    let mut unique = Vec::with_capacity(e.event_types.len());
+    for (i, t) in e.event_types.iter().enumerate() {
+        if let Err(m) = validate::subscription_entry(t) {
+            field(&format!("/event_types/{i}"), m);
+        } else if !unique.contains(t) {
+            unique.push(t.clone());
+        }
+    }
+    e.event_types = unique;
+    if let Some(waits) = &e.retry_schedule_seconds
+        && let Err(err) = RetrySchedule::new(waits, &state.settings.retry_bounds)
+    {
+        field("/retry_schedule_seconds", format!("{err} ({})", err.code()));
+    }
+    let max = state.settings.max_endpoint_concurrency;
+    if e.max_concurrency == 0 || e.max_concurrency > max {
+        field("/max_concurrency", format!("must be between 1 and {max}"));
+    }
+    if let Some(r) = e.rate_limit_per_second
+        && (r == 0 || r > 100_000)
+    {
+        field(
+            "/rate_limit_per_second",
+            "must be between 1 and 100000".into(),
+        );
+    }
+    if !e.snapshot_fields.is_empty() {
+        field(
+            "/snapshot_fields",
+            "snapshots are not available yet; leave the list empty".into(),
+        );
+    }
+    if !errors.is_empty() {
+        return Err(ApiError::fields(errors));
+    }
+
+    match &e.destination {
+        Destination::Https(https) => {
+            if https.auth.is_some() {
+                return Err(ApiError::invalid(
+                    "not_supported",
+                    "/destination/auth",
+                    "client authentication (mTLS, OAuth 2.0) is not available yet; use null",
+                ));
+            }
+            if let Err(rejection) = state.guard.check_url(&https.url).await {
+                return Err(ApiError::invalid(
+                    rejection.code(),
+                    "/destination/url",
+                    rejection.to_string(),
+                ));
+            }
+        }
+    }
+
+    for (i, t) in e.event_types.iter().enumerate() {
+        if t != "*" && state.store.get_event_type(scope, t).await?.is_none() {
+            return Err(ApiError::invalid(
+                "unknown_event_type",
+                &format!("/event_types/{i}"),
+                format!(
+                    "`{t}` is not in the event catalog; create it with PUT /v1/event-types/{t}"
+                ),
+            ));
+        }
+    }
+    Ok(warnings_of(e))
+}
+
+#[utoipa::path(post, path = "/v1/endpoints", tag = "endpoints", request_body = CreateEndpoint,
+    responses((status = 201, body = EndpointOut), (status = 422, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn create(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    JsonBody(body): JsonBody<CreateEndpoint>,
+) -> Result<(StatusCode, Json<EndpointOut>), ApiError> {
+    let now = state.clock.now();
+    let mut endpoint = Endpoint {
+        id: new_id(IdKind::Endpoint, now),
+        consumer_id: body.consumer_id,
+        environment: auth.scope.environment,
+        description: body.description,
+        destination: body.destination,
+        event_types: body.event_types,
+        signature_scheme: body.signature_scheme.unwrap_or_default(),
+        retry_schedule_seconds: body.retry_schedule_seconds,
+        max_concurrency: body.max_concurrency.unwrap_or(10),
+        rate_limit_per_second: body.rate_limit_per_second,
+        snapshot_fields: body.snapshot_fields,
+        version: 1,
+        state: EndpointState::Active,
+        disabled_reason: None,
+        auto_disable: body.auto_disable.unwrap_or(true),
+        created_at: now,
+        updated_at: now,
+    };
+    let warnings = validate_settings(&state, &auth.scope, &mut endpoint).await?;
+    state
+        .store
+        .create_endpoint(&auth.scope, &endpoint, state.settings.endpoint_limits)
+        .await
+        .map_err(|e| match e {
+            relay_store::StoreError::MissingReference(_) => ApiError::invalid(
+                "unknown_reference",
+                "/consumer_id",
+                "no consumer with this id in this environment",
+            ),
+            other => other.into(),
+        })?;
+    Ok((
+        StatusCode::CREATED,
+        Json(EndpointOut { endpoint, warnings }),
+    ))
+}
+
+fn warnings_of(e: &Endpoint) -> Vec<String> {
+    let mut w = Vec::new();
+    if e.event_types.iter().any(|t| t == "*") {
+        w.push(WILDCARD_WARNING.to_string());
+    }
+    if e.event_types.is_empty() {
+        w.push(EMPTY_WARNING.to_string());
+    }
+    w
+}
+
+#[utoipa::path(get, path = "/v1/endpoints", tag = "endpoints", params(EndpointQuery),
+    responses((status = 200, body = Page<EndpointOut>)), security(("api_key" = [])))]
+pub async fn list(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    QueryParams(q): QueryParams<EndpointQuery>,
+) -> Result<Json<Page<EndpointOut>>, ApiError> {
+    let page = super::page_request(q.limit, q.after)?;
+    let p = state
+        .store
+        .list_endpoints(&auth.scope, q.consumer_id.as_deref(), &page)
+        .await?;
+    Ok(Json(Page {
+        data: p
+            .data
+            .into_iter()
+            .map(|endpoint| EndpointOut {
+                warnings: warnings_of(&endpoint),
+                endpoint,
+            })
+            .collect(),
+        next_after: p.next_after,
+    }))
+}
+
+#[utoipa::path(get, path = "/v1/endpoints/{id}", tag = "endpoints",
+    responses((status = 200, body = EndpointOut), (status = 404, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn get(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+) -> Result<Json<EndpointOut>, ApiError> {
+    let endpoint = state
+        .store
+        .get_endpoint(&auth.scope, &id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("endpoint"))?;
+    Ok(Json(EndpointOut {
+        warnings: warnings_of(&endpoint),
+        endpoint,
+    }))
+}
+
+#[utoipa::path(patch, path = "/v1/endpoints/{id}", tag = "endpoints", request_body = UpdateEndpoint,
+    responses((status = 200, body = EndpointOut), (status = 404, body = Problem), (status = 422, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn update(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<UpdateEndpoint>,
+) -> Result<Json<EndpointOut>, ApiError> {
+    for (present, name, why) in [
+        (
+            body.environment.is_some(),
+            "environment",
+            "an endpoint stays in the environment it was created in",
+        ),
+        (
+            body.consumer_id.is_some(),
+            "consumer_id",
+            "an endpoint belongs to one consumer for life",
+        ),
+        (body.id.is_some(), "id", "ids never change"),
+        (
+            body.signature_scheme.is_some(),
+            "signature_scheme",
+            "switch schemes by rotating the key (POST /v1/endpoints/{id}/rotate-key)",
+        ),
+    ] {
+        if present {
+            return Err(ApiError::invalid(
+                "immutable_field",
+                &format!("/{name}"),
+                why,
+            ));
+        }
+    }
+    let mut endpoint = state
+        .store
+        .get_endpoint(&auth.scope, &id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("endpoint"))?;
+    if let Some(d) = body.description {
+        endpoint.description = d;
+    }
+    if let Some(d) = body.destination {
+        endpoint.destination = d;
+    }
+    if let Some(t) = body.event_types {
+        endpoint.event_types = t;
+    }
+    if let Some(s) = body.retry_schedule_seconds {
+        endpoint.retry_schedule_seconds = s;
+    }
+    if let Some(c) = body.max_concurrency {
+        endpoint.max_concurrency = c;
+    }
+    if let Some(r) = body.rate_limit_per_second {
+        endpoint.rate_limit_per_second = r;
+    }
+    if let Some(f) = body.snapshot_fields {
+        endpoint.snapshot_fields = f;
+    }
+    if let Some(a) = body.auto_disable {
+        endpoint.auto_disable = a;
+    }
+    endpoint.updated_at = state.clock.now();
+    let warnings = validate_settings(&state, &auth.scope, &mut endpoint).await?;
+    state
+        .store
+        .update_endpoint(&auth.scope, &endpoint)
+        .await
+        .map_err(or_not_found("endpoint"))?;
+    Ok(Json(EndpointOut { endpoint, warnings }))
+}
+
+#[utoipa::path(delete, path = "/v1/endpoints/{id}", tag = "endpoints",
+    responses((status = 204), (status = 404, body = Problem)), security(("api_key" = [])))]
+pub async fn delete(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    state
+        .store
+        .delete_endpoint(&auth.scope, &id, state.clock.now())
+        .await
+        .map_err(or_not_found("endpoint"))?;
+    Ok(StatusCode::NO_CONTENT)
+}

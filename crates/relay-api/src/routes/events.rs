@@ -1,0 +1,219 @@
+//! Publishing events and reading them back.
+//!
+//! A publish is validated against the current version of its event type's
+//! schema, then written with all of its messages in one transaction
+//! (`Store::publish`) before `202` is returned. Publishing an `id` again
+//! returns the existing event (`200`, `duplicate: true`) and creates nothing.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use relay_core::id::IdKind;
+use relay_core::model::{Event, Message, Page};
+use relay_core::traceparent;
+use relay_core::validate;
+use relay_store::{MessageFilter, NewEvent, PageRequest, new_id};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use utoipa::ToSchema;
+
+use crate::AppState;
+use crate::auth::TenantAuth;
+use crate::error::{ApiError, Problem};
+use crate::extract::JsonBody;
+use crate::schema;
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PublishEvent {
+    /// Your id for the event (becomes `webhook-id`); publishing it again is a no-op.
+    pub id: Option<String>,
+    #[serde(rename = "type")]
+    pub event_type: String,
+    pub subject: Option<String>,
+    /// The payload; it must satisfy the event type's current schema. Kept byte for byte.
+    #[schema(value_type = Object)]
+    pub data: Box<RawValue>,
+    /// Deliver only to this consumer's endpoints.
+    pub consumer_id: Option<String>,
+    pub ordering_key: Option<String>,
+    /// Give up delivering after this many seconds (message state `expired`).
+    pub ttl_seconds: Option<u64>,
+    /// W3C trace context to continue; one is generated when absent.
+    pub traceparent: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Published {
+    #[serde(flatten)]
+    pub event: Event,
+    /// Messages created by this publish (one per subscribed endpoint).
+    pub messages_created: u64,
+    /// True when an event with this id already existed; nothing new was created.
+    pub duplicate: bool,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct EventWithMessages {
+    #[serde(flatten)]
+    pub event: Event,
+    pub messages: Vec<Message>,
+}
+
+fn check_optional_text(value: &Option<String>, field: &str, max: usize) -> Result<(), ApiError> {
+    match value {
+        Some(v) if v.is_empty() || v.len() > max => Err(ApiError::invalid(
+            "validation_failed",
+            field,
+            format!("must be 1 to {max} characters"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+#[utoipa::path(post, path = "/v1/events", tag = "events", request_body = PublishEvent,
+    responses((status = 202, description = "accepted: stored with its messages", body = Published),
+              (status = 200, description = "duplicate id: the existing event", body = Published),
+              (status = 422, body = Problem), (status = 413, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn publish(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    JsonBody(body): JsonBody<PublishEvent>,
+) -> Result<(StatusCode, Json<Published>), ApiError> {
+    let now = state.clock.now();
+    if let Some(id) = &body.id {
+        validate::client_id(id).map_err(|m| ApiError::invalid("validation_failed", "/id", m))?;
+    }
+    check_optional_text(&body.subject, "/subject", 1024)?;
+    check_optional_text(&body.ordering_key, "/ordering_key", 255)?;
+    let ttl = match body.ttl_seconds {
+        Some(t) if t == 0 || t > state.settings.max_event_ttl_seconds => {
+            return Err(ApiError::invalid(
+                "validation_failed",
+                "/ttl_seconds",
+                format!(
+                    "must be between 1 and {}",
+                    state.settings.max_event_ttl_seconds
+                ),
+            ));
+        }
+        other => other,
+    };
+    let trace = match body.traceparent {
+        Some(t) => {
+            traceparent::TraceParent::parse(&t).map_err(|e| {
+                ApiError::invalid("validation_failed", "/traceparent", e.to_string())
+            })?;
+            t
+        }
+        None => {
+            let mut random = [0u8; 24];
+            getrandom::fill(&mut random).map_err(|_| ApiError::internal())?;
+            traceparent::generate(random)
+        }
+    };
+    let event_type = state
+        .store
+        .get_event_type(&auth.scope, &body.event_type)
+        .await?
+        .ok_or_else(|| {
+            ApiError::invalid(
+                "unknown_event_type",
+                "/type",
+                format!("`{}` is not in the event catalog", body.event_type),
+            )
+        })?;
+    let current = event_type.current().ok_or_else(ApiError::internal)?;
+    let validator = state.schemas.get(
+        &auth.scope.tenant_id,
+        auth.scope.environment.as_str(),
+        &event_type.name,
+        current.version,
+        &current.schema,
+    )?;
+    let data: serde_json::Value =
+        serde_json::from_str(body.data.get()).map_err(|_| ApiError::internal())?;
+    schema::check(&validator, &data, "/data")?;
+    if let Some(c) = &body.consumer_id
+        && state.store.get_consumer(&auth.scope, c).await?.is_none()
+    {
+        return Err(ApiError::invalid(
+            "unknown_reference",
+            "/consumer_id",
+            "no consumer with this id in this environment",
+        ));
+    }
+    let outcome = state
+        .store
+        .publish(
+            &auth.scope,
+            NewEvent {
+                id: body.id.unwrap_or_else(|| new_id(IdKind::Event, now)),
+                event_type: event_type.name.clone(),
+                type_version: current.version,
+                subject: body.subject,
+                data: body.data,
+                consumer_id: body.consumer_id,
+                ordering_key: body.ordering_key,
+                traceparent: trace,
+                expires_at: ttl.map(|t| now.plus_seconds(t as i64)),
+                now,
+            },
+        )
+        .await?;
+    let status = if outcome.duplicate {
+        StatusCode::OK
+    } else {
+        StatusCode::ACCEPTED
+    };
+    Ok((
+        status,
+        Json(Published {
+            event: outcome.event,
+            messages_created: outcome.messages_created,
+            duplicate: outcome.duplicate,
+        }),
+    ))
+}
+
+#[utoipa::path(get, path = "/v1/events/{id}", tag = "events",
+    responses((status = 200, body = EventWithMessages), (status = 404, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn get(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+) -> Result<Json<EventWithMessages>, ApiError> {
+    let event = state
+        .store
+        .get_event(&auth.scope, &id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("event"))?;
+    let mut messages = Vec::new();
+    let mut page = PageRequest {
+        after: None,
+        limit: super::MAX_PAGE,
+    };
+    loop {
+        let Page { data, next_after } = state
+            .store
+            .list_messages(
+                &auth.scope,
+                &MessageFilter {
+                    event_id: Some(id.clone()),
+                    ..Default::default()
+                },
+                &page,
+            )
+            .await?;
+        messages.extend(data);
+        match next_after {
+            Some(after) => page.after = Some(after),
+            None => break,
+        }
+    }
+    Ok(Json(EventWithMessages { event, messages }))
+}

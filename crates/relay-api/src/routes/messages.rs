@@ -1,0 +1,97 @@
+//! Messages (one event for one endpoint) and their attempts.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::{Path, State};
+use relay_core::model::{Attempt, Message, MessageState, Page};
+use relay_core::time::Timestamp;
+use relay_store::MessageFilter;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use crate::AppState;
+use crate::auth::TenantAuth;
+use crate::error::{ApiError, Problem};
+use crate::extract::QueryParams;
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct MessageQuery {
+    pub endpoint_id: Option<String>,
+    pub event_id: Option<String>,
+    pub state: Option<MessageState>,
+    pub event_type: Option<String>,
+    pub error_code: Option<String>,
+    /// Created at or after (RFC 3339).
+    #[param(value_type = Option<String>)]
+    pub since: Option<Timestamp>,
+    /// Created before (RFC 3339).
+    #[param(value_type = Option<String>)]
+    pub until: Option<Timestamp>,
+    pub limit: Option<u32>,
+    pub after: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AttemptList {
+    pub data: Vec<Attempt>,
+}
+
+#[utoipa::path(get, path = "/v1/messages", tag = "messages", params(MessageQuery),
+    responses((status = 200, body = Page<Message>), (status = 400, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn list(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    QueryParams(q): QueryParams<MessageQuery>,
+) -> Result<Json<Page<Message>>, ApiError> {
+    let page = super::page_request(q.limit, q.after)?;
+    let filter = MessageFilter {
+        endpoint_id: q.endpoint_id,
+        event_id: q.event_id,
+        state: q.state,
+        event_type: q.event_type,
+        error_code: q.error_code,
+        since: q.since,
+        until: q.until,
+    };
+    Ok(Json(
+        state
+            .store
+            .list_messages(&auth.scope, &filter, &page)
+            .await?,
+    ))
+}
+
+#[utoipa::path(get, path = "/v1/messages/{id}", tag = "messages",
+    responses((status = 200, body = Message), (status = 404, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn get(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+) -> Result<Json<Message>, ApiError> {
+    state
+        .store
+        .get_message(&auth.scope, &id)
+        .await?
+        .map(Json)
+        .ok_or_else(|| ApiError::not_found("message"))
+}
+
+#[utoipa::path(get, path = "/v1/messages/{id}/attempts", tag = "messages",
+    responses((status = 200, body = AttemptList), (status = 404, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn attempts(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+) -> Result<Json<AttemptList>, ApiError> {
+    if state.store.get_message(&auth.scope, &id).await?.is_none() {
+        return Err(ApiError::not_found("message"));
+    }
+    Ok(Json(AttemptList {
+        data: state.store.list_attempts(&auth.scope, &id).await?,
+    }))
+}

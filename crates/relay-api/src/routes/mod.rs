@@ -1,0 +1,129 @@
+//! The router: every path of the API and the handler behind it.
+//!
+//! Paths follow `shared/API.md`. Unknown paths and methods answer with
+//! problem+json too, so a client never has to parse anything else.
+
+pub mod consumers;
+pub mod endpoints;
+pub mod event_types;
+pub mod events;
+pub mod messages;
+pub mod ops;
+pub mod tenants;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::http::StatusCode;
+use axum::routing::{get, post, put};
+use relay_store::PageRequest;
+use serde::Deserialize;
+use utoipa::IntoParams;
+
+use crate::AppState;
+use crate::error::ApiError;
+
+pub fn router(state: Arc<AppState>) -> Router {
+    let limit = state.settings.max_request_bytes;
+    Router::new()
+        .route("/healthz", get(ops::healthz))
+        .route("/readyz", get(ops::readyz))
+        .route("/openapi.json", get(ops::openapi_json))
+        .route("/v1/tenants", post(tenants::create).get(tenants::list))
+        .route("/v1/tenants/{id}", get(tenants::get))
+        .route(
+            "/v1/tenants/{id}/api-keys",
+            post(tenants::create_key).get(tenants::list_keys),
+        )
+        .route(
+            "/v1/tenants/{id}/api-keys/{key_id}",
+            axum::routing::delete(tenants::revoke_key),
+        )
+        .route("/v1/event-types", get(event_types::list))
+        .route(
+            "/v1/event-types/{name}",
+            put(event_types::put).get(event_types::get),
+        )
+        .route(
+            "/v1/consumers",
+            post(consumers::create).get(consumers::list),
+        )
+        .route(
+            "/v1/consumers/{id}",
+            get(consumers::get)
+                .patch(consumers::update)
+                .delete(consumers::delete),
+        )
+        .route(
+            "/v1/endpoints",
+            post(endpoints::create).get(endpoints::list),
+        )
+        .route(
+            "/v1/endpoints/{id}",
+            get(endpoints::get)
+                .patch(endpoints::update)
+                .delete(endpoints::delete),
+        )
+        .route("/v1/events", post(events::publish))
+        .route("/v1/events/{id}", get(events::get))
+        .route("/v1/messages", get(messages::list))
+        .route("/v1/messages/{id}", get(messages::get))
+        .route("/v1/messages/{id}/attempts", get(messages::attempts))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(limit))
+        .with_state(state)
+}
+
+async fn not_found() -> ApiError {
+    ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such path")
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        "this path does not accept that method",
+    )
+}
+
+/// Keyset pagination parameters.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct ListQuery {
+    /// Page size, 1 to 250 (default 50).
+    pub limit: Option<u32>,
+    /// The `next_after` of the previous page.
+    pub after: Option<String>,
+}
+
+pub const MAX_PAGE: u32 = 250;
+
+pub fn page_request(limit: Option<u32>, after: Option<String>) -> Result<PageRequest, ApiError> {
+    let limit = limit.unwrap_or(50);
+    if limit == 0 || limit > MAX_PAGE {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_query",
+            format!("limit must be between 1 and {MAX_PAGE}"),
+        ));
+    }
+    Ok(PageRequest { after, limit })
+}
+
+impl ListQuery {
+    pub fn page(self) -> Result<PageRequest, ApiError> {
+        page_request(self.limit, self.after)
+    }
+}
+
+/// Deserializes a present field as `Some(value)`, so `Option<Option<T>>`
+/// tells "absent" (leave as is) from `null` (clear).
+pub fn present<'de, T, D>(d: D) -> Result<Option<T>, D::Error>
+where
+    T: Deserialize<'de>,
+    D: serde::Deserializer<'de>,
+{
+    T::deserialize(d).map(Some)
+}

@@ -1,0 +1,167 @@
+//! Tenants and their API keys (operator token only).
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use relay_core::id::IdKind;
+use relay_core::model::{ApiKey, Environment, Page, Tenant};
+use relay_store::{NewApiKey, new_id};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::ListQuery;
+use crate::AppState;
+use crate::auth::{self, OperatorAuth};
+use crate::error::{ApiError, Problem};
+use crate::extract::{JsonBody, QueryParams};
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateTenant {
+    pub name: String,
+    /// Makes this a sub-tenant of an existing tenant.
+    pub parent_id: Option<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateApiKey {
+    pub environment: Environment,
+    pub name: Option<String>,
+}
+
+/// A new API key: `key` is shown here once and never again.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ApiKeyCreated {
+    #[serde(flatten)]
+    pub api_key: ApiKey,
+    pub key: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ApiKeyList {
+    pub data: Vec<ApiKey>,
+}
+
+fn check_name(name: &str) -> Result<(), ApiError> {
+    if name.trim().is_empty() || name.len() > 200 {
+        return Err(ApiError::invalid(
+            "validation_failed",
+            "/name",
+            "must be 1 to 200 characters",
+        ));
+    }
+    Ok(())
+}
+
+#[utoipa::path(post, path = "/v1/tenants", tag = "tenants", request_body = CreateTenant,
+    responses((status = 201, body = Tenant), (status = 422, body = Problem)),
+    security(("operator_token" = [])))]
+pub async fn create(
+    State(state): State<Arc<AppState>>,
+    _: OperatorAuth,
+    JsonBody(body): JsonBody<CreateTenant>,
+) -> Result<(StatusCode, Json<Tenant>), ApiError> {
+    check_name(&body.name)?;
+    let now = state.clock.now();
+    let tenant = Tenant {
+        id: new_id(IdKind::Tenant, now),
+        name: body.name,
+        parent_id: body.parent_id,
+        created_at: now,
+    };
+    state.store.create_tenant(&tenant).await?;
+    Ok((StatusCode::CREATED, Json(tenant)))
+}
+
+#[utoipa::path(get, path = "/v1/tenants", tag = "tenants", params(ListQuery),
+    responses((status = 200, body = Page<Tenant>)), security(("operator_token" = [])))]
+pub async fn list(
+    State(state): State<Arc<AppState>>,
+    _: OperatorAuth,
+    QueryParams(q): QueryParams<ListQuery>,
+) -> Result<Json<Page<Tenant>>, ApiError> {
+    Ok(Json(state.store.list_tenants(&q.page()?).await?))
+}
+
+#[utoipa::path(get, path = "/v1/tenants/{id}", tag = "tenants",
+    responses((status = 200, body = Tenant), (status = 404, body = Problem)),
+    security(("operator_token" = [])))]
+pub async fn get(
+    State(state): State<Arc<AppState>>,
+    _: OperatorAuth,
+    Path(id): Path<String>,
+) -> Result<Json<Tenant>, ApiError> {
+    state
+        .store
+        .get_tenant(&id)
+        .await?
+        .map(Json)
+        .ok_or_else(|| ApiError::not_found("tenant"))
+}
+
+#[utoipa::path(post, path = "/v1/tenants/{id}/api-keys", tag = "tenants", request_body = CreateApiKey,
+    responses((status = 201, body = ApiKeyCreated), (status = 404, body = Problem)),
+    security(("operator_token" = [])))]
+pub async fn create_key(
+    State(state): State<Arc<AppState>>,
+    _: OperatorAuth,
+    Path(tenant_id): Path<String>,
+    JsonBody(body): JsonBody<CreateApiKey>,
+) -> Result<(StatusCode, Json<ApiKeyCreated>), ApiError> {
+    if state.store.get_tenant(&tenant_id).await?.is_none() {
+        return Err(ApiError::not_found("tenant"));
+    }
+    let now = state.clock.now();
+    let key = auth::new_api_key(body.environment);
+    let api_key = state
+        .store
+        .create_api_key(&NewApiKey {
+            id: new_id(IdKind::ApiKey, now),
+            tenant_id,
+            environment: body.environment,
+            name: body.name,
+            prefix: auth::key_prefix(&key),
+            key_hash: auth::token_digest_hex(&key),
+            created_at: now,
+        })
+        .await?;
+    Ok((StatusCode::CREATED, Json(ApiKeyCreated { api_key, key })))
+}
+
+#[utoipa::path(get, path = "/v1/tenants/{id}/api-keys", tag = "tenants",
+    responses((status = 200, body = ApiKeyList), (status = 404, body = Problem)),
+    security(("operator_token" = [])))]
+pub async fn list_keys(
+    State(state): State<Arc<AppState>>,
+    _: OperatorAuth,
+    Path(tenant_id): Path<String>,
+) -> Result<Json<ApiKeyList>, ApiError> {
+    if state.store.get_tenant(&tenant_id).await?.is_none() {
+        return Err(ApiError::not_found("tenant"));
+    }
+    Ok(Json(ApiKeyList {
+        data: state.store.list_api_keys(&tenant_id).await?,
+    }))
+}
+
+#[utoipa::path(delete, path = "/v1/tenants/{id}/api-keys/{key_id}", tag = "tenants",
+    responses((status = 204), (status = 404, body = Problem)),
+    security(("operator_token" = [])))]
+pub async fn revoke_key(
+    State(state): State<Arc<AppState>>,
+    _: OperatorAuth,
+    Path((tenant_id, key_id)): Path<(String, String)>,
+) -> Result<StatusCode, ApiError> {
+    if state
+        .store
+        .revoke_api_key(&tenant_id, &key_id, state.clock.now())
+        .await?
+    {
+        Ok(StatusCode::NO_CONTENT)
+    } else {
+        Err(ApiError::not_found("active API key"))
+    }
+}
