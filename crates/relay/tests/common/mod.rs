@@ -1,0 +1,96 @@
+//! Starting and stopping `relay serve` as a real process for end-to-end tests.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// A running `relay serve`, killed when dropped.
+pub struct Relay {
+    pub child: Child,
+    pub url: String,
+    /// Lines printed on stdout before "Relay listening".
+    pub banner: Vec<String>,
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `relay serve` in `data_dir` on a free port with extra environment.
+pub fn start(data_dir: &Path, env: &[(&str, &str)]) -> Relay {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_relay"));
+    cmd.arg("serve")
+        .arg("--listen")
+        .arg("127.0.0.1:0")
+        .arg("--data-dir")
+        .arg(data_dir)
+        .current_dir(data_dir)
+        .env_remove("RELAY_OPERATOR_TOKEN")
+        .env_remove("RELAY_DATABASE_URL")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("start relay serve");
+    let stdout = child.stdout.take().expect("stdout");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut banner = Vec::new();
+    loop {
+        let line = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("relay serve printed its address within 60 s");
+        if let Some(rest) = line.strip_prefix("Relay listening on ") {
+            let url = rest
+                .split_whitespace()
+                .next()
+                .unwrap_or_default()
+                .to_string();
+            return Relay { child, url, banner };
+        }
+        banner.push(line);
+    }
+}
+
+/// The operator token printed in the banner, if any.
+pub fn printed_token(banner: &[String]) -> Option<String> {
+    banner.iter().find_map(|l| {
+        l.trim()
+            .strip_prefix("RELAY_OPERATOR_TOKEN=")
+            .map(str::to_string)
+    })
+}
+
+/// A blocking HTTP request with curl; returns (status, body).
+pub fn curl(method: &str, url: &str, token: &str, body: Option<&str>) -> (u16, String) {
+    let mut cmd = Command::new("curl");
+    cmd.args(["-sS", "-X", method, url, "-H"])
+        .arg(format!("Authorization: Bearer {token}"))
+        .args([
+            "-H",
+            "Content-Type: application/json",
+            "-w",
+            "\n%{http_code}",
+        ]);
+    if let Some(b) = body {
+        cmd.args(["-d", b]);
+    }
+    let out = cmd.output().expect("run curl");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let (body, status) = text.rsplit_once('\n').unwrap_or(("", "0"));
+    (status.trim().parse().unwrap_or(0), body.to_string())
+}

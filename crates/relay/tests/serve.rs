@@ -1,0 +1,153 @@
+//! `relay serve` as a user runs it: zero configuration on SQLite, the operator
+//! token printed once and only its hash kept, PostgreSQL by URL.
+
+mod common;
+
+use common::{curl, printed_token, start};
+
+#[test]
+fn zero_configuration_generates_the_operator_token_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = start(dir.path(), &[]);
+    let token = printed_token(&first.banner).expect("the first start prints the token");
+    assert!(token.starts_with("rop_"));
+    let (status, body) = curl(
+        "POST",
+        &format!("{}/v1/tenants", first.url),
+        &token,
+        Some(r#"{"name":"a"}"#),
+    );
+    assert_eq!(status, 201, "{body}");
+    let (status, _) = curl(
+        "GET",
+        &format!("{}/v1/tenants", first.url),
+        "rop_wrong",
+        None,
+    );
+    assert_eq!(status, 401);
+    drop(first);
+
+    // The token is not stored in clear anywhere in the data directory.
+    for entry in std::fs::read_dir(dir.path()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            let bytes = std::fs::read(&path).unwrap();
+            assert!(
+                !bytes.windows(token.len()).any(|w| w == token.as_bytes()),
+                "{} holds the operator token in clear",
+                path.display()
+            );
+        }
+    }
+
+    let second = start(dir.path(), &[]);
+    assert_eq!(
+        printed_token(&second.banner),
+        None,
+        "the token is printed only once"
+    );
+    let (status, body) = curl("GET", &format!("{}/v1/tenants", second.url), &token, None);
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"name\":\"a\""), "{body}");
+}
+
+#[test]
+fn a_configured_operator_token_is_used_and_never_printed() {
+    let dir = tempfile::tempdir().unwrap();
+    let relay = start(
+        dir.path(),
+        &[("RELAY_OPERATOR_TOKEN", "rop_chosen_by_operator")],
+    );
+    assert_eq!(printed_token(&relay.banner), None);
+    let (status, _) = curl(
+        "GET",
+        &format!("{}/v1/tenants", relay.url),
+        "rop_chosen_by_operator",
+        None,
+    );
+    assert_eq!(status, 200);
+}
+
+#[test]
+fn postgres_is_selected_by_url() {
+    let Ok(url) = std::env::var("RELAY_TEST_POSTGRES_URL") else {
+        eprintln!(
+            "SKIPPED on PostgreSQL: postgres_is_selected_by_url (set RELAY_TEST_POSTGRES_URL to run it)"
+        );
+        return;
+    };
+    // A database of its own, so this test never sees another run's tables.
+    let db = format!("relay_serve_{}", std::process::id());
+    let admin = std::process::Command::new("psql")
+        .args([
+            &url,
+            "-c",
+            &format!("DROP DATABASE IF EXISTS {db}"),
+            "-c",
+            &format!("CREATE DATABASE {db}"),
+        ])
+        .output()
+        .expect("psql");
+    assert!(
+        admin.status.success(),
+        "{}",
+        String::from_utf8_lossy(&admin.stderr)
+    );
+    let db_url = match url.rsplit_once('/') {
+        Some((base, _)) => format!("{base}/{db}"),
+        None => panic!("RELAY_TEST_POSTGRES_URL has no database name"),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let relay = start(
+            dir.path(),
+            &[
+                ("RELAY_DATABASE_URL", &db_url),
+                ("RELAY_OPERATOR_TOKEN", "rop_pg"),
+            ],
+        );
+        let (status, body) = curl(
+            "POST",
+            &format!("{}/v1/tenants", relay.url),
+            "rop_pg",
+            Some(r#"{"name":"pg"}"#),
+        );
+        assert_eq!(status, 201, "{body}");
+        assert!(
+            !dir.path().join("relay.db").exists(),
+            "no SQLite file when PostgreSQL is selected"
+        );
+    }
+    let _ = std::process::Command::new("psql")
+        .args([
+            &url,
+            "-c",
+            &format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"),
+        ])
+        .output();
+}
+
+#[test]
+fn config_check_prints_the_effective_configuration_redacted() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_relay"))
+        .args(["config", "check"])
+        .env("RELAY_OPERATOR_TOKEN", "rop_secret_value")
+        .env("RELAY_OUTBOUND__ALLOW_PORTS", "8443")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("allow_ports = [8443]"), "{text}");
+    assert!(
+        text.contains("<redacted>") && !text.contains("rop_secret_value"),
+        "{text}"
+    );
+
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_relay"))
+        .args(["config", "check"])
+        .env("RELAY_OUTBOUND__ALLOW_PORT", "8443")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("outbound.allow_port"));
+}
