@@ -47,6 +47,20 @@ where
 /// Parses `bytes` as JSON into `T`: syntax errors are `400` with the position,
 /// shape errors `422` with the JSON path of the field.
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    // JSON text is UTF-8; serde_json only notices bad bytes inside strings
+    // when it decodes them, which would look like a shape error.
+    if let Err(e) = std::str::from_utf8(bytes) {
+        let valid = &bytes[..e.valid_up_to()];
+        let line = 1 + valid.iter().filter(|b| **b == b'\n').count();
+        let column = 1 + valid.len() - valid.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+        let mut err = ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "malformed_json",
+            format!("malformed JSON: invalid UTF-8 at line {line} column {column}"),
+        );
+        err.position = Some((line, column));
+        return Err(err);
+    }
     // First: is it JSON at all? This separates syntax from shape errors.
     if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {
         let detail = if bytes.is_empty() {
@@ -60,20 +74,51 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let path = e.path().to_string();
-        let field = if path == "." {
-            "/".to_string()
-        } else {
-            format!("/{}", path.replace('.', "/"))
-        };
         let message = e.inner().to_string();
         // serde's message ends with " at line X column Y": drop it, the field says where.
         let message = match message.find(" at line ") {
             Some(i) => message[..i].to_string(),
             None => message,
         };
+        let field = json_pointer(e.path(), &message);
         ApiError::fields(vec![FieldError { field, message }])
     })
+}
+
+/// The JSON Pointer of the field at fault: the path where deserializing
+/// stopped, plus the name of a missing field (serde reports it at the parent).
+fn json_pointer(path: &serde_path_to_error::Path, message: &str) -> String {
+    use serde_path_to_error::Segment;
+    let mut pointer = String::new();
+    let mut push = |token: &str| {
+        pointer.push('/');
+        pointer.push_str(&token.replace('~', "~0").replace('/', "~1"));
+    };
+    for segment in path {
+        match segment {
+            Segment::Seq { index } => push(&index.to_string()),
+            Segment::Map { key } => push(key),
+            Segment::Enum { .. } | Segment::Unknown => {}
+        }
+    }
+    // A missing field is reported at its parent; an unknown one too when it
+    // sits in buffered content (an internally tagged enum such as `destination`).
+    let last = path.iter().next_back().and_then(|s| match s {
+        Segment::Map { key } => Some(key.as_str()),
+        _ => None,
+    });
+    for prefix in ["missing field `", "unknown field `"] {
+        if let Some(rest) = message.strip_prefix(prefix)
+            && let Some(end) = rest.find('`')
+            && (prefix.starts_with("missing") || last != Some(&rest[..end]))
+        {
+            push(&rest[..end]);
+        }
+    }
+    if pointer.is_empty() {
+        pointer.push('/');
+    }
+    pointer
 }
 
 /// Query parameters of type `T`.

@@ -23,6 +23,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use relay_core::retry::ScheduleBounds;
+use relay_core::sealed::MasterKey;
 use relay_core::time::Clock;
 use relay_store::{EndpointLimits, Store};
 
@@ -62,8 +63,12 @@ pub struct AppState {
     pub guard: Arc<relay_net::Guard>,
     /// SHA-256 of the operator token; the token itself is never kept.
     pub operator_token_sha256: [u8; 32],
+    /// Seals new signing keys.
+    pub master_key: MasterKey,
     pub settings: ApiSettings,
     pub schemas: schema::SchemaCache,
+    /// Woken after every publish that created messages (the dispatcher waits on it).
+    pub wake: Arc<tokio::sync::Notify>,
 }
 
 impl AppState {
@@ -72,6 +77,7 @@ impl AppState {
         clock: Arc<dyn Clock>,
         guard: Arc<relay_net::Guard>,
         operator_token_sha256: [u8; 32],
+        master_key: MasterKey,
         settings: ApiSettings,
     ) -> Arc<Self> {
         Arc::new(AppState {
@@ -79,8 +85,10 @@ impl AppState {
             clock,
             guard,
             operator_token_sha256,
+            master_key,
             settings,
             schemas: schema::SchemaCache::default(),
+            wake: Arc::new(tokio::sync::Notify::new()),
         })
     }
 }

@@ -43,6 +43,7 @@ impl Modify for SecuritySchemes {
         event_types::put, event_types::get, event_types::list,
         consumers::create, consumers::list, consumers::get, consumers::update, consumers::delete,
         endpoints::create, endpoints::list, endpoints::get, endpoints::update, endpoints::delete,
+        endpoints::signing_keys,
         events::publish, events::get,
         messages::list, messages::get, messages::attempts,
     ),

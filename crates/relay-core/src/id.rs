@@ -13,6 +13,7 @@ const CROCKFORD: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 pub enum IdKind {
     Tenant,
     ApiKey,
+    SigningKey,
     Consumer,
     Endpoint,
     Event,
@@ -27,6 +28,7 @@ impl IdKind {
         match self {
             IdKind::Tenant => "ten",
             IdKind::ApiKey => "key",
+            IdKind::SigningKey => "whk",
             IdKind::Consumer => "con",
             IdKind::Endpoint => "ep",
             IdKind::Event => "evt",

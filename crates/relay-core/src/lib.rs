@@ -11,6 +11,7 @@
 //! - [`retry`]: the reference retry schedule and its deterministic jitter.
 //! - [`response`]: classification of a delivery response into an outcome.
 //! - [`transition`]: message state transitions.
+//! - [`sealed`]: encryption at rest of signing keys under the master key.
 //! - [`signature`]: the Standard Webhooks signature profile (`v1` HMAC-SHA256, `v1a` Ed25519).
 //! - [`envelope`]: the CloudEvents 1.0 structured envelope.
 //! - [`traceparent`]: W3C trace context values.
@@ -20,6 +21,7 @@ pub mod id;
 pub mod model;
 pub mod response;
 pub mod retry;
+pub mod sealed;
 pub mod signature;
 pub mod time;
 pub mod traceparent;

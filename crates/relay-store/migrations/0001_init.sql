@@ -91,6 +91,28 @@ CREATE TABLE endpoints (
 CREATE INDEX endpoints_scope ON endpoints (tenant_id, environment, id);
 CREATE INDEX endpoints_consumer ON endpoints (consumer_id);
 
+-- Signing keys. The secret (Ed25519 seed or HMAC key) is sealed under the
+-- installation's master key; the Ed25519 public key is kept in clear.
+CREATE TABLE endpoint_keys (
+    id TEXT PRIMARY KEY,
+    endpoint_id TEXT NOT NULL REFERENCES endpoints(id),
+    scheme TEXT NOT NULL,
+    public_key TEXT,
+    sealed_secret TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    retires_at BIGINT
+);
+CREATE INDEX endpoint_keys_endpoint ON endpoint_keys (endpoint_id, created_at);
+
+-- Health warnings (redirects seen, …), newest read first.
+CREATE TABLE endpoint_warnings (
+    endpoint_id TEXT NOT NULL REFERENCES endpoints(id),
+    kind TEXT NOT NULL,
+    detail TEXT NOT NULL,
+    at BIGINT NOT NULL
+);
+CREATE INDEX endpoint_warnings_endpoint ON endpoint_warnings (endpoint_id, at);
+
 -- One row per (endpoint, subscribed type), so fan-out is an index lookup.
 CREATE TABLE endpoint_subscriptions (
     endpoint_id TEXT NOT NULL REFERENCES endpoints(id),

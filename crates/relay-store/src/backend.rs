@@ -84,6 +84,11 @@ pub fn unique_as_conflict(e: sqlx::Error, what: &'static str) -> crate::StoreErr
     }
 }
 
+/// `Some(value)` when the lease held and there is a value.
+pub fn applied_and<T>(applied: bool, value: &Option<T>) -> Option<&T> {
+    if applied { value.as_ref() } else { None }
+}
+
 /// Message states from which a removed endpoint's messages are dead-lettered.
 pub const LIVE_STATES_SQL: &str = "('scheduled', 'in_flight', 'held')";
 
@@ -99,11 +104,12 @@ macro_rules! impl_store {
         use relay_core::time::Timestamp;
         use sqlx::AssertSqlSafe;
 
-        use $crate::backend::{Bind, SqlBuilder, to_page, unique_as_conflict};
+        use $crate::backend::{Bind, SqlBuilder, applied_and, to_page, unique_as_conflict};
         use $crate::rows::{self, RowExt};
         use $crate::{
-            ConsumerPatch, EndpointLimits, MessageFilter, NewApiKey, NewEvent, PageRequest,
-            PublishOutcome, PutEventType, PutEventTypeOutcome, Result, Scope, Store, StoreError,
+            Claimed, Completion, ConsumerPatch, EndpointKeyRecord, EndpointLimits, EndpointWarning,
+            MessageFilter, NewApiKey, NewEvent, PageRequest, PublishOutcome, PutEventType,
+            PutEventTypeOutcome, Result, Scope, Store, StoreError,
         };
 
         type Row = <$db as sqlx::Database>::Row;
@@ -622,8 +628,11 @@ macro_rules! impl_store {
             async fn delete_consumer(&self, scope: &Scope, id: &str) -> Result<()> {
                 let mut tx = self.write.begin().await?;
                 let live: i64 = sqlx::query_scalar::<$db, i64>(
-                    "SELECT COUNT(*) FROM endpoints WHERE consumer_id = $1 AND deleted_at IS NULL",
+                    "SELECT COUNT(*) FROM endpoints WHERE tenant_id = $1 AND environment = $2 \
+                     AND consumer_id = $3 AND deleted_at IS NULL",
                 )
+                .bind(&scope.tenant_id)
+                .bind(scope.environment.as_str())
                 .bind(id)
                 .fetch_one(&mut *tx)
                 .await?;
@@ -649,6 +658,7 @@ macro_rules! impl_store {
                 &self,
                 scope: &Scope,
                 e: &Endpoint,
+                keys: &[EndpointKeyRecord],
                 limits: EndpointLimits,
             ) -> Result<()> {
                 let mut tx = self.write.begin().await?;
@@ -720,8 +730,48 @@ macro_rules! impl_store {
                 .await
                 .map_err(|err| unique_as_conflict(err, "endpoint_id"))?;
                 Self::insert_subscriptions(&mut tx, scope, e).await?;
+                for k in keys {
+                    sqlx::query::<$db>(
+                        "INSERT INTO endpoint_keys (id, endpoint_id, scheme, public_key, sealed_secret, created_at, \
+                         retires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                    )
+                    .bind(&k.id)
+                    .bind(&e.id)
+                    .bind(k.scheme.as_str())
+                    .bind(&k.public_key)
+                    .bind(&k.sealed_secret)
+                    .bind(k.created_at.millis())
+                    .bind(k.retires_at.map(Timestamp::millis))
+                    .execute(&mut *tx)
+                    .await?;
+                }
                 tx.commit().await?;
                 Ok(())
+            }
+
+            async fn endpoint_keys(&self, endpoint_id: &str) -> Result<Vec<EndpointKeyRecord>> {
+                sqlx::query::<$db>(
+                    "SELECT * FROM endpoint_keys WHERE endpoint_id = $1 ORDER BY created_at DESC, id DESC",
+                )
+                .bind(endpoint_id)
+                .fetch_all(&self.read)
+                .await?
+                .iter()
+                .map(rows::endpoint_key)
+                .collect()
+            }
+
+            async fn endpoint_warnings(&self, endpoint_id: &str, limit: u32) -> Result<Vec<EndpointWarning>> {
+                sqlx::query::<$db>(
+                    "SELECT * FROM endpoint_warnings WHERE endpoint_id = $1 ORDER BY at DESC LIMIT $2",
+                )
+                .bind(endpoint_id)
+                .bind(i64::from(limit))
+                .fetch_all(&self.read)
+                .await?
+                .iter()
+                .map(rows::endpoint_warning)
+                .collect()
             }
 
             async fn get_endpoint(&self, scope: &Scope, id: &str) -> Result<Option<Endpoint>> {
@@ -940,6 +990,11 @@ macro_rules! impl_store {
                     .await?;
                     created += 1;
                 }
+                if created > 0
+                    && let Some(notify) = dialect::WAKE_NOTIFY
+                {
+                    sqlx::query::<$db>(notify).execute(&mut *tx).await?;
+                }
                 tx.commit().await?;
                 let event = Event {
                     id: ev.id,
@@ -1037,6 +1092,221 @@ macro_rules! impl_store {
                 .iter()
                 .map(rows::attempt)
                 .collect()
+            }
+
+            async fn claim_due(
+                &self,
+                owner: &str,
+                now: Timestamp,
+                lease_until: Timestamp,
+                limit: u32,
+            ) -> Result<Vec<Claimed>> {
+                let mut tx = self.write.begin().await?;
+                let ids: Vec<String> = sqlx::query_scalar::<$db, String>(AssertSqlSafe(format!(
+                    "UPDATE messages SET state = 'in_flight', lease_owner = $1, lease_until = $2, \
+                     lease_version = lease_version + 1, updated_at = $3 \
+                     WHERE id IN (SELECT id FROM messages WHERE state = 'scheduled' AND next_attempt_at <= $3 \
+                     ORDER BY next_attempt_at LIMIT $4{}) RETURNING id",
+                    dialect::SKIP_LOCKED
+                )))
+                .bind(owner)
+                .bind(lease_until.millis())
+                .bind(now.millis())
+                .bind(i64::from(limit))
+                .fetch_all(&mut *tx)
+                .await?;
+                if ids.is_empty() {
+                    tx.commit().await?;
+                    return Ok(Vec::new());
+                }
+                let in_list = |q: &mut SqlBuilder, values: &mut dyn Iterator<Item = String>| {
+                    q.push(" IN (");
+                    for (i, v) in values.enumerate() {
+                        if i > 0 {
+                            q.push(", ");
+                        }
+                        q.bind(Bind::Text(v));
+                    }
+                    q.push(")");
+                };
+                let mut q = SqlBuilder::new("SELECT * FROM messages WHERE id");
+                in_list(&mut q, &mut ids.iter().cloned());
+                let message_rows = Self::built(&q).fetch_all(&mut *tx).await?;
+                let mut claimed_rows = Vec::with_capacity(message_rows.len());
+                for r in &message_rows {
+                    claimed_rows.push((rows::message(r)?, r.text("tenant_id")?, r.int("lease_version")?));
+                }
+                let mut endpoint_ids: Vec<String> = claimed_rows.iter().map(|c| c.0.endpoint_id.clone()).collect();
+                endpoint_ids.sort();
+                endpoint_ids.dedup();
+                let mut q = SqlBuilder::new("SELECT * FROM endpoints WHERE id");
+                in_list(&mut q, &mut endpoint_ids.into_iter());
+                let mut endpoints = std::collections::HashMap::new();
+                for r in Self::built(&q).fetch_all(&mut *tx).await? {
+                    let e = rows::endpoint(&r)?;
+                    endpoints.insert(e.id.clone(), e);
+                }
+                let mut consumer_ids: Vec<String> = endpoints.values().map(|e| e.consumer_id.clone()).collect();
+                consumer_ids.sort();
+                consumer_ids.dedup();
+                let mut q = SqlBuilder::new("SELECT id, source FROM consumers WHERE id");
+                in_list(&mut q, &mut consumer_ids.into_iter());
+                let mut sources = std::collections::HashMap::new();
+                for r in Self::built(&q).fetch_all(&mut *tx).await? {
+                    sources.insert(r.text("id")?, r.text("source")?);
+                }
+                let mut out = Vec::with_capacity(claimed_rows.len());
+                for (message, tenant_id, lease_version) in claimed_rows {
+                    let event = sqlx::query::<$db>(
+                        "SELECT * FROM events WHERE tenant_id = $1 AND environment = $2 AND id = $3",
+                    )
+                    .bind(&tenant_id)
+                    .bind(message.environment.as_str())
+                    .bind(&message.event_id)
+                    .fetch_one(&mut *tx)
+                    .await?;
+                    let event = rows::event(&event)?;
+                    let endpoint = endpoints
+                        .get(&message.endpoint_id)
+                        .cloned()
+                        .ok_or_else(|| StoreError::Corrupt(format!("endpoint {} missing", message.endpoint_id)))?;
+                    let source = sources
+                        .get(&endpoint.consumer_id)
+                        .cloned()
+                        .ok_or_else(|| StoreError::Corrupt(format!("consumer {} missing", endpoint.consumer_id)))?;
+                    out.push(Claimed { message, tenant_id, lease_version, event, endpoint, source });
+                }
+                tx.commit().await?;
+                Ok(out)
+            }
+
+            async fn complete(&self, batch: &[Completion]) -> Result<Vec<bool>> {
+                let mut applied = Vec::with_capacity(batch.len());
+                let mut tx = self.write.begin().await?;
+                for c in batch {
+                    let p = &c.progress;
+                    let done = sqlx::query::<$db>(
+                        "UPDATE messages SET state = $1, attempts_used = $2, deferrals_used = $3, \
+                         next_attempt_at = $4, last_error_code = $5, terminal_reason = $6, lease_owner = NULL, \
+                         lease_until = NULL, updated_at = $7 \
+                         WHERE id = $8 AND lease_owner = $9 AND lease_version = $10 AND state = 'in_flight'",
+                    )
+                    .bind(p.state.as_str())
+                    .bind(i64::from(p.attempts_used))
+                    .bind(i64::from(p.deferrals_used))
+                    .bind(p.next_attempt_at.map(Timestamp::millis))
+                    .bind(&p.last_error_code)
+                    .bind(&p.terminal_reason)
+                    .bind(c.now.millis())
+                    .bind(&c.message_id)
+                    .bind(&c.lease_owner)
+                    .bind(c.lease_version)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected()
+                        == 1;
+                    if let Some(a) = &c.attempt {
+                        sqlx::query::<$db>(
+                            "INSERT INTO attempts (id, message_id, tenant_id, environment, endpoint_id, number, \
+                             trigger, started_at, duration_ms, destination_ip, status_code, error_kind, body_sha256, \
+                             signature, response_body, outcome) VALUES ($1, $2, $3, $4, $5, \
+                             (SELECT COUNT(*) + 1 FROM attempts WHERE message_id = $2), \
+                             $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+                        )
+                        .bind(&a.id)
+                        .bind(&c.message_id)
+                        .bind(&c.tenant_id)
+                        .bind(c.environment.as_str())
+                        .bind(&a.endpoint_id)
+                        .bind(a.trigger.as_str())
+                        .bind(a.started_at.millis())
+                        .bind(a.duration_ms)
+                        .bind(&a.destination_ip)
+                        .bind(a.status_code)
+                        .bind(&a.error_kind)
+                        .bind(&a.body_sha256)
+                        .bind(&a.signature)
+                        .bind(&a.response_body)
+                        .bind(&a.outcome)
+                        .execute(&mut *tx)
+                        .await?;
+                    }
+                    if applied_and(done, &c.disable_endpoint).is_some() {
+                        let endpoint_id = c.attempt.as_ref().map(|a| a.endpoint_id.clone()).unwrap_or_default();
+                        let reason = c.disable_endpoint.clone().unwrap_or_default();
+                        let disabled = sqlx::query::<$db>(
+                            "UPDATE endpoints SET state = 'disabled', disabled_reason = $2, updated_at = $3 \
+                             WHERE id = $1 AND deleted_at IS NULL AND state <> 'disabled'",
+                        )
+                        .bind(&endpoint_id)
+                        .bind(&reason)
+                        .bind(c.now.millis())
+                        .execute(&mut *tx)
+                        .await?;
+                        if disabled.rows_affected() > 0 {
+                            sqlx::query::<$db>(
+                                "UPDATE messages SET state = 'held', updated_at = $2 \
+                                 WHERE endpoint_id = $1 AND state = 'scheduled'",
+                            )
+                            .bind(&endpoint_id)
+                            .bind(c.now.millis())
+                            .execute(&mut *tx)
+                            .await?;
+                        }
+                    }
+                    if let Some(w) = applied_and(done, &c.warning) {
+                        sqlx::query::<$db>(
+                            "INSERT INTO endpoint_warnings (endpoint_id, kind, detail, at) VALUES ($1, $2, $3, $4)",
+                        )
+                        .bind(&w.endpoint_id)
+                        .bind(&w.kind)
+                        .bind(&w.detail)
+                        .bind(w.at.millis())
+                        .execute(&mut *tx)
+                        .await?;
+                    }
+                    applied.push(done);
+                }
+                tx.commit().await?;
+                Ok(applied)
+            }
+
+            async fn rescue_expired_leases(&self, now: Timestamp) -> Result<u64> {
+                Ok(sqlx::query::<$db>(
+                    "UPDATE messages SET state = 'scheduled', lease_owner = NULL, lease_until = NULL, \
+                     lease_version = lease_version + 1, next_attempt_at = $1, updated_at = $1 \
+                     WHERE state = 'in_flight' AND lease_until < $1",
+                )
+                .bind(now.millis())
+                .execute(&self.write)
+                .await?
+                .rows_affected())
+            }
+
+            async fn release_leases(&self, owner: &str, now: Timestamp) -> Result<u64> {
+                Ok(sqlx::query::<$db>(
+                    "UPDATE messages SET state = 'scheduled', lease_owner = NULL, lease_until = NULL, \
+                     lease_version = lease_version + 1, updated_at = $2 \
+                     WHERE state = 'in_flight' AND lease_owner = $1",
+                )
+                .bind(owner)
+                .bind(now.millis())
+                .execute(&self.write)
+                .await?
+                .rows_affected())
+            }
+
+            async fn next_due_at(&self) -> Result<Option<Timestamp>> {
+                let due: Option<i64> = sqlx::query_scalar::<$db, Option<i64>>(
+                    "SELECT MIN(next_attempt_at) FROM messages WHERE state = 'scheduled'",
+                )
+                .fetch_one(&self.read)
+                .await?;
+                Ok(due.map(Timestamp))
+            }
+
+            async fn listen_for_wakeups(&self, notify: std::sync::Arc<tokio::sync::Notify>) -> Result<()> {
+                dialect::listen_for_wakeups(&self.write, notify).await
             }
         }
     };

@@ -16,9 +16,13 @@ use relay_core::time::Timestamp;
 use serde_json::json;
 use serde_json::value::RawValue;
 
+use relay_core::model::{Attempt, AttemptTrigger};
+use relay_core::transition::Progress;
+
 use crate::{
-    ConsumerPatch, EndpointLimits, MessageFilter, NewApiKey, NewEvent, PageRequest, PutEventType,
-    PutEventTypeOutcome, Scope, Store, StoreError, new_id,
+    Completion, ConsumerPatch, EndpointKeyRecord, EndpointLimits, EndpointWarning, MessageFilter,
+    NewApiKey, NewEvent, PageRequest, PutEventType, PutEventTypeOutcome, Scope, Store, StoreError,
+    new_id, progress_of,
 };
 
 /// A store made for one test, removed when dropped (SQLite) or by `cleanup` (PostgreSQL).
@@ -152,7 +156,7 @@ fn endpoint_value(sc: &Scope, consumer_id: &str, types: &[&str]) -> Endpoint {
 
 async fn endpoint(s: &dyn Store, sc: &Scope, consumer_id: &str, types: &[&str]) -> Endpoint {
     let e = endpoint_value(sc, consumer_id, types);
-    s.create_endpoint(sc, &e, LIMITS)
+    s.create_endpoint(sc, &e, &[], LIMITS)
         .await
         .expect("create endpoint");
     e
@@ -348,6 +352,17 @@ pub async fn consumers_are_unique_per_tenant_and_environment(s: &dyn Store) {
         s.delete_consumer(&live, &c.id).await,
         Err(StoreError::Conflict("consumer_has_endpoints"))
     ));
+    // Another scope learns nothing: not even that the consumer has endpoints.
+    let other = tenant(s, "b").await;
+    assert!(matches!(
+        s.delete_consumer(&scope(&other, Environment::Live), &c.id)
+            .await,
+        Err(StoreError::NotFound)
+    ));
+    assert!(matches!(
+        s.delete_consumer(&test, &c.id).await,
+        Err(StoreError::NotFound)
+    ));
     s.delete_endpoint(&live, &e.id, T0).await.unwrap();
     s.delete_consumer(&live, &c.id).await.unwrap();
     assert_eq!(s.get_consumer(&live, &c.id).await.unwrap(), None);
@@ -370,33 +385,39 @@ pub async fn endpoints_enforce_limits_and_scope(s: &dyn Store) {
         s.create_endpoint(
             &live,
             &endpoint_value(&live, &c1.id, &["order.shipped"]),
+            &[],
             limits,
         )
         .await
         .unwrap();
     }
     assert!(matches!(
-        s.create_endpoint(&live, &endpoint_value(&live, &c1.id, &[]), limits)
+        s.create_endpoint(&live, &endpoint_value(&live, &c1.id, &[]), &[], limits)
             .await,
         Err(StoreError::LimitReached("endpoints_per_consumer"))
     ));
-    s.create_endpoint(&live, &endpoint_value(&live, &c2.id, &[]), limits)
+    s.create_endpoint(&live, &endpoint_value(&live, &c2.id, &[]), &[], limits)
         .await
         .unwrap();
     assert!(matches!(
-        s.create_endpoint(&live, &endpoint_value(&live, &c2.id, &[]), limits)
+        s.create_endpoint(&live, &endpoint_value(&live, &c2.id, &[]), &[], limits)
             .await,
         Err(StoreError::LimitReached("endpoints_per_tenant"))
     ));
     assert!(matches!(
-        s.create_endpoint(&live, &endpoint_value(&live, "con_missing", &[]), LIMITS)
-            .await,
+        s.create_endpoint(
+            &live,
+            &endpoint_value(&live, "con_missing", &[]),
+            &[],
+            LIMITS
+        )
+        .await,
         Err(StoreError::MissingReference("consumer_id"))
     ));
     let test = scope(&t, Environment::Test);
     // A consumer of another environment cannot own a test endpoint.
     assert!(matches!(
-        s.create_endpoint(&test, &endpoint_value(&test, &c1.id, &[]), LIMITS)
+        s.create_endpoint(&test, &endpoint_value(&test, &c1.id, &[]), &[], LIMITS)
             .await,
         Err(StoreError::MissingReference("consumer_id"))
     ));
@@ -604,11 +625,15 @@ pub async fn paused_and_disabled_endpoints_get_held_messages(s: &dyn Store) {
     let c = consumer(s, &live, "c").await;
     let mut paused = endpoint_value(&live, &c.id, &["order.shipped"]);
     paused.state = EndpointState::Paused;
-    s.create_endpoint(&live, &paused, LIMITS).await.unwrap();
+    s.create_endpoint(&live, &paused, &[], LIMITS)
+        .await
+        .unwrap();
     let mut disabled = endpoint_value(&live, &c.id, &["order.shipped"]);
     disabled.state = EndpointState::Disabled;
     disabled.disabled_reason = Some("manual".into());
-    s.create_endpoint(&live, &disabled, LIMITS).await.unwrap();
+    s.create_endpoint(&live, &disabled, &[], LIMITS)
+        .await
+        .unwrap();
     s.publish(&live, new_event("evt_h", "order.shipped", None))
         .await
         .unwrap();
@@ -801,4 +826,376 @@ pub async fn messages_filter_and_paginate_by_keyset(s: &dyn Store) {
             .is_none()
     );
     assert!(s.list_attempts(&live, one).await.unwrap().is_empty());
+}
+
+/// A tenant, consumer and `n` endpoints subscribed to `order.shipped`, and
+/// one published event (so one scheduled message per endpoint, due at T0).
+async fn delivery_fixture(s: &dyn Store, n: usize) -> (Scope, Vec<Endpoint>) {
+    let t = tenant(s, "a").await;
+    let live = scope(&t, Environment::Live);
+    let c = consumer(s, &live, "c").await;
+    let mut endpoints = Vec::new();
+    for _ in 0..n {
+        endpoints.push(endpoint(s, &live, &c.id, &["order.shipped"]).await);
+    }
+    s.publish(&live, new_event("evt_d", "order.shipped", Some("order/1")))
+        .await
+        .unwrap();
+    (live, endpoints)
+}
+
+fn attempt_for(c: &crate::Claimed, outcome: &str) -> Attempt {
+    Attempt {
+        id: new_id(IdKind::Attempt, T0),
+        message_id: c.message.id.clone(),
+        endpoint_id: c.endpoint.id.clone(),
+        number: 0,
+        trigger: AttemptTrigger::Scheduled,
+        started_at: T0,
+        duration_ms: 12,
+        destination_ip: Some("127.0.0.1".into()),
+        status_code: Some(200),
+        error_kind: None,
+        body_sha256: "ab".repeat(32),
+        signature: "v1a,sig".into(),
+        response_body: Some("ok".into()),
+        outcome: outcome.into(),
+    }
+}
+
+fn completion(c: &crate::Claimed, owner: &str, progress: Progress) -> Completion {
+    Completion {
+        message_id: c.message.id.clone(),
+        tenant_id: c.tenant_id.clone(),
+        environment: c.message.environment,
+        lease_owner: owner.into(),
+        lease_version: c.lease_version,
+        progress,
+        attempt: Some(attempt_for(c, "delivered")),
+        disable_endpoint: None,
+        warning: None,
+        now: T0.plus_seconds(1),
+    }
+}
+
+fn delivered(c: &crate::Claimed) -> Progress {
+    Progress {
+        state: MessageState::Delivered,
+        attempts_used: 1,
+        next_attempt_at: None,
+        ..c.progress()
+    }
+}
+
+pub async fn claims_lease_due_messages_with_their_delivery_context(s: &dyn Store) {
+    let (live, endpoints) = delivery_fixture(s, 3).await;
+    assert_eq!(s.next_due_at().await.unwrap(), Some(T0));
+    // Nothing is due before T0.
+    let early = s
+        .claim_due("w1", T0.plus_millis(-1), T0.plus_seconds(30), 10)
+        .await
+        .unwrap();
+    assert!(early.is_empty());
+    let claimed = s.claim_due("w1", T0, T0.plus_seconds(30), 2).await.unwrap();
+    assert_eq!(claimed.len(), 2, "the limit holds");
+    let c = &claimed[0];
+    assert_eq!(c.message.state, MessageState::InFlight);
+    assert_eq!(c.event.id, "evt_d");
+    assert_eq!(
+        c.event.data.get(),
+        r#"{"order_id": 42,  "note":"kept as sent"}"#
+    );
+    assert_eq!(c.event.seq, Some(1));
+    assert_eq!(c.source, "/consumers/c");
+    assert!(endpoints.iter().any(|e| e.id == c.endpoint.id));
+    assert_eq!(c.tenant_id, live.tenant_id);
+    // The leased ones are not claimed again; the third one is.
+    let rest = s
+        .claim_due("w2", T0, T0.plus_seconds(30), 10)
+        .await
+        .unwrap();
+    assert_eq!(rest.len(), 1);
+    assert!(claimed.iter().all(|c| c.message.id != rest[0].message.id));
+    assert!(
+        s.claim_due("w3", T0, T0.plus_seconds(30), 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(s.next_due_at().await.unwrap(), None);
+    let m = s.get_message(&live, &c.message.id).await.unwrap().unwrap();
+    assert_eq!(m.state, MessageState::InFlight);
+}
+
+pub async fn concurrent_claimers_never_share_a_message(s: &dyn Store) {
+    let t = tenant(s, "a").await;
+    let live = scope(&t, Environment::Live);
+    let c = consumer(s, &live, "c").await;
+    endpoint(s, &live, &c.id, &["order.shipped"]).await;
+    for i in 0..40 {
+        s.publish(&live, new_event(&format!("evt_{i}"), "order.shipped", None))
+            .await
+            .unwrap();
+    }
+    let owners: Vec<String> = (0..6).map(|i| format!("w{i}")).collect();
+    let results = futures_util::future::join_all(
+        owners
+            .iter()
+            .map(|o| s.claim_due(o, T0, T0.plus_seconds(30), 9)),
+    )
+    .await;
+    let mut ids: Vec<String> = results
+        .into_iter()
+        .flat_map(|r| r.expect("claim"))
+        .map(|c| c.message.id)
+        .collect();
+    let total = ids.len();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), total, "no message was claimed twice");
+    assert_eq!(total, 40);
+}
+
+pub async fn completion_applies_only_while_the_lease_holds(s: &dyn Store) {
+    let (live, _) = delivery_fixture(s, 2).await;
+    let claimed = s
+        .claim_due("w1", T0, T0.plus_seconds(30), 10)
+        .await
+        .unwrap();
+    let (a, b) = (&claimed[0], &claimed[1]);
+    // The right owner and version: applied.
+    let applied = s
+        .complete(&[completion(a, "w1", delivered(a))])
+        .await
+        .unwrap();
+    assert_eq!(applied, vec![true]);
+    let m = s.get_message(&live, &a.message.id).await.unwrap().unwrap();
+    assert_eq!(m.state, MessageState::Delivered);
+    assert_eq!(m.attempts_used, 1);
+    // Completing again (a duplicate) changes nothing.
+    assert_eq!(
+        s.complete(&[completion(a, "w1", delivered(a))])
+            .await
+            .unwrap(),
+        vec![false]
+    );
+    let m2 = s.get_message(&live, &a.message.id).await.unwrap().unwrap();
+    assert_eq!(m2.state, MessageState::Delivered);
+    // Another owner, or a rescued lease: not applied, but the attempt is recorded.
+    assert_eq!(
+        s.complete(&[completion(b, "intruder", delivered(b))])
+            .await
+            .unwrap(),
+        vec![false]
+    );
+    assert_eq!(
+        s.rescue_expired_leases(T0.plus_seconds(31)).await.unwrap(),
+        1
+    );
+    let rescued = s.get_message(&live, &b.message.id).await.unwrap().unwrap();
+    assert_eq!(rescued.state, MessageState::Scheduled);
+    assert_eq!(rescued.next_attempt_at, Some(T0.plus_seconds(31)));
+    assert_eq!(
+        rescued.attempts_used, 0,
+        "a lost lease does not use an attempt"
+    );
+    assert_eq!(
+        s.complete(&[completion(b, "w1", delivered(b))])
+            .await
+            .unwrap(),
+        vec![false],
+        "a late completion never overwrites a rescued message"
+    );
+    let still = s.get_message(&live, &b.message.id).await.unwrap().unwrap();
+    assert_eq!(still.state, MessageState::Scheduled);
+    let attempts = s.list_attempts(&live, &b.message.id).await.unwrap();
+    assert_eq!(attempts.len(), 2, "attempts that happened are recorded");
+    assert_eq!(
+        attempts.iter().map(|a| a.number).collect::<Vec<_>>(),
+        vec![1, 2]
+    );
+    // A completion after cancellation-like removal: deleting the endpoint bumps the lease.
+    let again = s
+        .claim_due("w2", T0.plus_seconds(31), T0.plus_seconds(60), 10)
+        .await
+        .unwrap();
+    assert_eq!(again.len(), 1);
+    s.delete_endpoint(&live, &again[0].endpoint.id, T0.plus_seconds(32))
+        .await
+        .unwrap();
+    assert_eq!(
+        s.complete(&[completion(&again[0], "w2", delivered(&again[0]))])
+            .await
+            .unwrap(),
+        vec![false]
+    );
+    let gone = s.get_message(&live, &b.message.id).await.unwrap().unwrap();
+    assert_eq!(gone.state, MessageState::DeadLettered);
+}
+
+pub async fn completions_batch_in_one_call_and_keep_retry_state(s: &dyn Store) {
+    let (live, _) = delivery_fixture(s, 3).await;
+    let claimed = s
+        .claim_due("w1", T0, T0.plus_seconds(30), 10)
+        .await
+        .unwrap();
+    let retry_at = T0.plus_seconds(5);
+    let batch: Vec<Completion> = claimed
+        .iter()
+        .map(|c| {
+            let mut comp = completion(
+                c,
+                "w1",
+                Progress {
+                    state: MessageState::Scheduled,
+                    attempts_used: 1,
+                    next_attempt_at: Some(retry_at),
+                    last_error_code: Some("http_503".into()),
+                    ..c.progress()
+                },
+            );
+            if let Some(a) = comp.attempt.as_mut() {
+                a.status_code = Some(503);
+                a.outcome = "retry".into();
+            }
+            comp
+        })
+        .collect();
+    assert_eq!(s.complete(&batch).await.unwrap(), vec![true, true, true]);
+    assert_eq!(s.next_due_at().await.unwrap(), Some(retry_at));
+    let failed = s
+        .list_messages(
+            &live,
+            &MessageFilter {
+                error_code: Some("http_503".into()),
+                ..Default::default()
+            },
+            &page(10),
+        )
+        .await
+        .unwrap();
+    assert_eq!(failed.data.len(), 3);
+    for m in &failed.data {
+        let p = progress_of(m);
+        assert_eq!((p.state, p.attempts_used), (MessageState::Scheduled, 1));
+    }
+    assert!(
+        s.claim_due("w1", T0.plus_seconds(4), T0.plus_seconds(40), 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        s.claim_due("w1", retry_at, T0.plus_seconds(40), 10)
+            .await
+            .unwrap()
+            .len(),
+        3
+    );
+}
+
+pub async fn a_410_disables_the_endpoint_and_holds_its_other_messages(s: &dyn Store) {
+    let t = tenant(s, "a").await;
+    let live = scope(&t, Environment::Live);
+    let c = consumer(s, &live, "c").await;
+    let e = endpoint(s, &live, &c.id, &["order.shipped"]).await;
+    s.publish(&live, new_event("evt_1", "order.shipped", None))
+        .await
+        .unwrap();
+    s.publish(&live, new_event("evt_2", "order.shipped", None))
+        .await
+        .unwrap();
+    let claimed = s.claim_due("w1", T0, T0.plus_seconds(30), 1).await.unwrap();
+    let mut comp = completion(
+        &claimed[0],
+        "w1",
+        Progress {
+            state: MessageState::FailedPermanent,
+            attempts_used: 1,
+            next_attempt_at: None,
+            terminal_reason: Some("endpoint_gone".into()),
+            last_error_code: Some("http_410".into()),
+            ..claimed[0].progress()
+        },
+    );
+    comp.disable_endpoint = Some("endpoint_returned_410".into());
+    comp.warning = Some(EndpointWarning {
+        endpoint_id: e.id.clone(),
+        kind: "gone".into(),
+        detail: "the endpoint answered 410 Gone".into(),
+        at: T0,
+    });
+    assert_eq!(s.complete(&[comp]).await.unwrap(), vec![true]);
+    let disabled = s.get_endpoint(&live, &e.id).await.unwrap().unwrap();
+    assert_eq!(disabled.state, EndpointState::Disabled);
+    assert_eq!(
+        disabled.disabled_reason.as_deref(),
+        Some("endpoint_returned_410")
+    );
+    let other = s
+        .list_messages(
+            &live,
+            &MessageFilter {
+                event_id: Some("evt_2".into()),
+                ..Default::default()
+            },
+            &page(10),
+        )
+        .await
+        .unwrap();
+    assert_eq!(other.data[0].state, MessageState::Held);
+    assert!(
+        s.claim_due("w1", T0.plus_seconds(100), T0.plus_seconds(130), 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let warnings = s.endpoint_warnings(&e.id, 20).await.unwrap();
+    assert_eq!(warnings.len(), 1);
+    assert_eq!(warnings[0].kind, "gone");
+}
+
+pub async fn released_leases_are_due_again_at_once(s: &dyn Store) {
+    let (live, _) = delivery_fixture(s, 2).await;
+    let claimed = s
+        .claim_due("w1", T0, T0.plus_seconds(30), 10)
+        .await
+        .unwrap();
+    assert_eq!(s.release_leases("someone-else", T0).await.unwrap(), 0);
+    assert_eq!(s.release_leases("w1", T0.plus_seconds(1)).await.unwrap(), 2);
+    for c in &claimed {
+        let m = s.get_message(&live, &c.message.id).await.unwrap().unwrap();
+        assert_eq!(m.state, MessageState::Scheduled);
+        assert_eq!(m.attempts_used, 0);
+    }
+    assert_eq!(
+        s.claim_due("w2", T0.plus_seconds(1), T0.plus_seconds(30), 10)
+            .await
+            .unwrap()
+            .len(),
+        2
+    );
+}
+
+pub async fn signing_keys_are_stored_with_the_endpoint(s: &dyn Store) {
+    let t = tenant(s, "a").await;
+    let live = scope(&t, Environment::Live);
+    let c = consumer(s, &live, "c").await;
+    let e = endpoint_value(&live, &c.id, &["order.shipped"]);
+    let key = |id: &str, at: Timestamp, retires: Option<Timestamp>| EndpointKeyRecord {
+        id: id.into(),
+        endpoint_id: e.id.clone(),
+        scheme: SignatureScheme::V1a,
+        public_key: Some(format!("whpk_{id}")),
+        sealed_secret: format!("rk1:{id}"),
+        created_at: at,
+        retires_at: retires,
+    };
+    let old = key("whk_old", T0, Some(T0.plus_seconds(3600)));
+    let new = key("whk_new", T0.plus_seconds(1), None);
+    s.create_endpoint(&live, &e, &[old.clone(), new.clone()], LIMITS)
+        .await
+        .unwrap();
+    assert_eq!(s.endpoint_keys(&e.id).await.unwrap(), vec![new, old]);
+    assert!(s.endpoint_keys("ep_other").await.unwrap().is_empty());
 }

@@ -8,6 +8,7 @@
 //! named constants side by side in each backend module.
 //!
 //! - [`migrate`]: embedded migrations, applied by `relay migrate` and at start.
+//! - [`keys`]: signing keys generated, sealed under the master key, and opened.
 //! - [`rows`]: mapping rows to the domain types of `relay-core`.
 //! - [`conformance`]: the suite both backends must pass; every storage
 //!   behaviour gets a case there.
@@ -17,6 +18,7 @@
 
 pub mod backend;
 pub mod conformance;
+pub mod keys;
 pub mod migrate;
 pub mod postgres;
 pub mod rows;
@@ -25,11 +27,13 @@ pub mod sqlite;
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use relay_core::model::SignatureScheme;
 use relay_core::model::{
     ApiKey, Attempt, Consumer, Endpoint, Environment, Event, EventType, Message, MessageState,
     Page, Tenant,
 };
 use relay_core::time::Timestamp;
+use relay_core::transition::Progress;
 use serde_json::value::RawValue;
 
 /// Errors from the store. `NotFound` and `Conflict` are expected outcomes the
@@ -160,6 +164,79 @@ pub struct PageRequest {
     pub limit: u32,
 }
 
+/// A signing key as stored: the secret sealed under the master key.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EndpointKeyRecord {
+    pub id: String,
+    pub endpoint_id: String,
+    pub scheme: SignatureScheme,
+    /// `whpk_…` for `v1a`; `None` for `v1`.
+    pub public_key: Option<String>,
+    /// `relay_core::sealed` output; opens only with the master key and `id` as binding.
+    pub sealed_secret: String,
+    pub created_at: Timestamp,
+    /// When an old key stops signing (during a rotation overlap).
+    pub retires_at: Option<Timestamp>,
+}
+
+/// A message leased for one attempt, with everything needed to make it.
+#[derive(Debug, Clone)]
+pub struct Claimed {
+    pub message: Message,
+    pub tenant_id: String,
+    pub lease_version: i64,
+    pub event: Event,
+    pub endpoint: Endpoint,
+    /// The consumer's CloudEvents `source`.
+    pub source: String,
+}
+
+impl Claimed {
+    pub fn progress(&self) -> Progress {
+        progress_of(&self.message)
+    }
+}
+
+/// The transition-relevant columns of a stored message.
+pub fn progress_of(m: &Message) -> Progress {
+    Progress {
+        state: m.state,
+        attempts_used: u32::try_from(m.attempts_used).unwrap_or(u32::MAX),
+        deferrals_used: u32::try_from(m.deferrals_used).unwrap_or(u32::MAX),
+        next_attempt_at: m.next_attempt_at,
+        last_error_code: m.last_error_code.clone(),
+        terminal_reason: m.terminal_reason.clone(),
+    }
+}
+
+/// A health warning about an endpoint.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EndpointWarning {
+    pub endpoint_id: String,
+    pub kind: String,
+    pub detail: String,
+    pub at: Timestamp,
+}
+
+/// The end of one leased attempt, applied only while the lease still holds.
+#[derive(Debug, Clone)]
+pub struct Completion {
+    pub message_id: String,
+    pub tenant_id: String,
+    pub environment: Environment,
+    pub lease_owner: String,
+    pub lease_version: i64,
+    /// The message's columns after the attempt (from `relay_core::transition::apply`).
+    pub progress: Progress,
+    /// The attempt record; written even when the lease was lost (it happened).
+    /// Its `number` is assigned by the store.
+    pub attempt: Option<Attempt>,
+    /// Disable the endpoint at once with this reason (a `410`).
+    pub disable_endpoint: Option<String>,
+    pub warning: Option<EndpointWarning>,
+    pub now: Timestamp,
+}
+
 /// Every storage operation Relay performs.
 ///
 /// Methods that read or change tenant data take a [`Scope`]; an object of
@@ -209,12 +286,22 @@ pub trait Store: Send + Sync + 'static {
     /// Fails with `Conflict("consumer_has_endpoints")` while endpoints remain.
     async fn delete_consumer(&self, scope: &Scope, id: &str) -> Result<()>;
 
+    /// Creates the endpoint with its signing keys, within the operator limits.
     async fn create_endpoint(
         &self,
         scope: &Scope,
         endpoint: &Endpoint,
+        keys: &[EndpointKeyRecord],
         limits: EndpointLimits,
     ) -> Result<()>;
+    /// The endpoint's signing keys, newest first (retired ones included).
+    async fn endpoint_keys(&self, endpoint_id: &str) -> Result<Vec<EndpointKeyRecord>>;
+    /// The endpoint's most recent health warnings, newest first.
+    async fn endpoint_warnings(
+        &self,
+        endpoint_id: &str,
+        limit: u32,
+    ) -> Result<Vec<EndpointWarning>>;
     async fn get_endpoint(&self, scope: &Scope, id: &str) -> Result<Option<Endpoint>>;
     async fn list_endpoints(
         &self,
@@ -240,6 +327,30 @@ pub trait Store: Send + Sync + 'static {
         page: &PageRequest,
     ) -> Result<Page<Message>>;
     async fn list_attempts(&self, scope: &Scope, message_id: &str) -> Result<Vec<Attempt>>;
+
+    /// Leases up to `limit` due `scheduled` messages to `owner` until
+    /// `lease_until`, oldest due first. Concurrent claimers never get the same
+    /// message (PostgreSQL: `FOR UPDATE SKIP LOCKED`; SQLite: one writer).
+    async fn claim_due(
+        &self,
+        owner: &str,
+        now: Timestamp,
+        lease_until: Timestamp,
+        limit: u32,
+    ) -> Result<Vec<Claimed>>;
+    /// Applies completions in one transaction; returns, per completion,
+    /// whether its lease still held (a late completion changes nothing but
+    /// its attempt record).
+    async fn complete(&self, batch: &[Completion]) -> Result<Vec<bool>>;
+    /// Returns expired leases to `scheduled`, due now; returns how many.
+    async fn rescue_expired_leases(&self, now: Timestamp) -> Result<u64>;
+    /// Returns `owner`'s leases to `scheduled` (graceful shutdown); returns how many.
+    async fn release_leases(&self, owner: &str, now: Timestamp) -> Result<u64>;
+    /// When the earliest `scheduled` message is due.
+    async fn next_due_at(&self) -> Result<Option<Timestamp>>;
+    /// Wakes `notify` whenever another process publishes (PostgreSQL
+    /// `LISTEN/NOTIFY`); a no-op for SQLite, which has one process.
+    async fn listen_for_wakeups(&self, notify: std::sync::Arc<tokio::sync::Notify>) -> Result<()>;
 }
 
 /// Opens the store a database URL names (`sqlite://…` or `postgres://…`) and

@@ -22,8 +22,37 @@ pub(crate) mod dialect {
     /// Any constant works as long as every node uses the same one.
     pub const MIGRATION_LOCK: Option<&str> = Some("SELECT pg_advisory_xact_lock(7265616279)");
 
+    /// Concurrent claimers skip each other's rows instead of waiting.
+    pub const SKIP_LOCKED: &str = " FOR UPDATE SKIP LOCKED";
+    /// Sent inside the publish transaction; delivered to listeners on commit.
+    pub const WAKE_NOTIFY: Option<&str> = Some("SELECT pg_notify('relay_wake', '')");
+
     pub fn migration_sql(m: &crate::migrate::Migration) -> &'static str {
         m.postgres
+    }
+
+    /// Listens on `relay_wake` in a background task and wakes `notify` for
+    /// each notification; reconnects after errors. Missing a notification
+    /// only delays delivery until the dispatcher's fallback poll.
+    pub async fn listen_for_wakeups(
+        pool: &sqlx::PgPool,
+        notify: std::sync::Arc<tokio::sync::Notify>,
+    ) -> crate::Result<()> {
+        let mut listener = sqlx::postgres::PgListener::connect_with(pool).await?;
+        listener.listen("relay_wake").await?;
+        tokio::spawn(async move {
+            loop {
+                match listener.recv().await {
+                    Ok(_) => notify.notify_one(),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "LISTEN relay_wake failed; retrying");
+                        notify.notify_one();
+                        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                    }
+                }
+            }
+        });
+        Ok(())
     }
 }
 

@@ -12,7 +12,7 @@ use relay_core::time::Timestamp;
 use serde_json::value::RawValue;
 use sqlx::Row;
 
-use crate::{Result, StoreError};
+use crate::{EndpointKeyRecord, EndpointWarning, Result, StoreError};
 
 /// Typed column access shared by SQLite and PostgreSQL rows.
 pub trait RowExt {
@@ -191,5 +191,26 @@ pub fn attempt(r: &impl RowExt) -> Result<Attempt> {
         signature: r.text("signature")?,
         response_body: r.opt_text("response_body")?,
         outcome: r.text("outcome")?,
+    })
+}
+
+pub fn endpoint_key(r: &impl RowExt) -> Result<EndpointKeyRecord> {
+    Ok(EndpointKeyRecord {
+        id: r.text("id")?,
+        endpoint_id: r.text("endpoint_id")?,
+        scheme: parse_with("scheme", r.text("scheme")?, SignatureScheme::parse)?,
+        public_key: r.opt_text("public_key")?,
+        sealed_secret: r.text("sealed_secret")?,
+        created_at: r.ts("created_at")?,
+        retires_at: r.opt_ts("retires_at")?,
+    })
+}
+
+pub fn endpoint_warning(r: &impl RowExt) -> Result<EndpointWarning> {
+    Ok(EndpointWarning {
+        endpoint_id: r.text("endpoint_id")?,
+        kind: r.text("kind")?,
+        detail: r.text("detail")?,
+        at: r.ts("at")?,
     })
 }

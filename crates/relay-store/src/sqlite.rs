@@ -24,8 +24,20 @@ pub(crate) mod dialect {
     /// The single writer already serialises migrations within the process.
     pub const MIGRATION_LOCK: Option<&str> = None;
 
+    /// One writer at a time: a claim's select-then-update cannot race another claim.
+    pub const SKIP_LOCKED: &str = "";
+    /// One process owns the database; the API wakes the dispatcher in-process.
+    pub const WAKE_NOTIFY: Option<&str> = None;
+
     pub fn migration_sql(m: &crate::migrate::Migration) -> &'static str {
         m.sqlite
+    }
+
+    pub async fn listen_for_wakeups(
+        _pool: &sqlx::SqlitePool,
+        _notify: std::sync::Arc<tokio::sync::Notify>,
+    ) -> crate::Result<()> {
+        Ok(())
     }
 }
 

@@ -44,4 +44,11 @@ conformance!(
     deleting_an_endpoint_dead_letters_its_pending_messages,
     updating_subscriptions_changes_the_fan_out,
     messages_filter_and_paginate_by_keyset,
+    claims_lease_due_messages_with_their_delivery_context,
+    concurrent_claimers_never_share_a_message,
+    completion_applies_only_while_the_lease_holds,
+    completions_batch_in_one_call_and_keep_retry_state,
+    a_410_disables_the_endpoint_and_holds_its_other_messages,
+    released_leases_are_due_again_at_once,
+    signing_keys_are_stored_with_the_endpoint,
 );

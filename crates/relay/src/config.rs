@@ -534,6 +534,18 @@ fn merge(base: &mut toml::Table, over: toml::Table) {
     }
 }
 
+/// Writes `contents` to a new file at `path`, readable by the owner only.
+pub fn write_private_file(path: &std::path::Path, contents: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    #[cfg(unix)]
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    options.mode(0o600);
+    options.open(path)?.write_all(contents.as_bytes())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use anyhow::Context;
+use relay_core::sealed::MasterKey;
 use relay_core::time::{Clock, Timestamp};
 use relay_store::Store;
 use tokio::net::TcpListener;
@@ -56,6 +57,59 @@ pub async fn migrate(config: &Config) -> anyhow::Result<()> {
 }
 
 const OPERATOR_TOKEN_SETTING: &str = "operator_token_sha256";
+const MASTER_KEY_CHECK_SETTING: &str = "master_key_check";
+const MASTER_KEY_CHECK: &[u8] = b"relay master key check";
+
+/// The master key: from `master_key`, from `master_key_file`, or (zero
+/// configuration) from `<data_dir>/master.key`, generated on first start with
+/// a warning to back it up. A value sealed with it is kept in the database, so
+/// starting with a different key fails at once instead of producing garbage.
+async fn master_key(config: &Config, store: &dyn Store) -> anyhow::Result<MasterKey> {
+    let bytes = if let Some(k) = &config.master_key {
+        crate::config::parse_master_key(k.expose()).context("master_key")?
+    } else {
+        let path = config
+            .master_key_file
+            .clone()
+            .unwrap_or_else(|| config.data_dir.join("master.key"));
+        if !path.exists() && config.master_key_file.is_none() {
+            let mut fresh = [0u8; 32];
+            getrandom::fill(&mut fresh)
+                .map_err(|e| anyhow::anyhow!("the operating system's random source: {e}"))?;
+            std::fs::create_dir_all(&config.data_dir)?;
+            crate::config::write_private_file(&path, &format!("{}\n", hex::encode(fresh)))
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            tracing::warn!(path = %path.display(), "generated a new master key; back this file up: without it, signing keys cannot be read");
+            eprintln!(
+                "Generated a master key in {}. Back it up: without it the signing keys in the database cannot be read.",
+                path.display()
+            );
+        }
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read the master key file {}", path.display()))?;
+        crate::config::parse_master_key(&text)
+            .with_context(|| format!("master key file {}", path.display()))?
+    };
+    let key = MasterKey::from_bytes(bytes);
+    let mut nonce = [0u8; 24];
+    getrandom::fill(&mut nonce)
+        .map_err(|e| anyhow::anyhow!("the operating system's random source: {e}"))?;
+    let check = key.seal(nonce, MASTER_KEY_CHECK, MASTER_KEY_CHECK_SETTING.as_bytes());
+    let stored = store
+        .put_setting_if_absent(MASTER_KEY_CHECK_SETTING, &check)
+        .await?;
+    if key
+        .open(&stored, MASTER_KEY_CHECK_SETTING.as_bytes())
+        .as_deref()
+        != Ok(MASTER_KEY_CHECK)
+    {
+        anyhow::bail!(
+            "the master key does not match the one this database's signing keys were sealed with; \
+             start with the original master_key (or master_key_file)"
+        );
+    }
+    Ok(key)
+}
 
 /// The operator token's digest: from configuration, from the database, or
 /// generated now (printed once to stdout; only the digest is stored).
@@ -91,6 +145,7 @@ async fn operator_token_digest(config: &Config, store: &dyn Store) -> anyhow::Re
 pub async fn serve(config: Config) -> anyhow::Result<()> {
     let store = open_store(&config).await?;
     let operator = operator_token_digest(&config, &*store).await?;
+    let master = master_key(&config, &*store).await?;
     let guard = relay_net::Guard::from_config(&config.outbound)
         .context("invalid [outbound] configuration")?;
     let state = relay_api::AppState::new(
@@ -98,6 +153,7 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         Arc::new(SystemClock),
         Arc::new(guard),
         operator,
+        master,
         config.api_settings(),
     );
     let listener = TcpListener::bind(&config.listen)

@@ -54,7 +54,7 @@ fn check_name(name: Option<&str>) -> Result<(), ApiError> {
     }
 }
 
-#[utoipa::path(post, path = "/v1/consumers", tag = "consumers", request_body = CreateConsumer,
+#[utoipa::path(operation_id = "consumers_create", post, path = "/v1/consumers", tag = "consumers", request_body = CreateConsumer,
     responses((status = 201, body = Consumer), (status = 409, body = Problem), (status = 422, body = Problem)),
     security(("api_key" = [])))]
 pub async fn create(
@@ -83,7 +83,7 @@ pub async fn create(
     Ok((StatusCode::CREATED, Json(consumer)))
 }
 
-#[utoipa::path(get, path = "/v1/consumers", tag = "consumers", params(ListQuery),
+#[utoipa::path(operation_id = "consumers_list", get, path = "/v1/consumers", tag = "consumers", params(ListQuery),
     responses((status = 200, body = Page<Consumer>)), security(("api_key" = [])))]
 pub async fn list(
     State(state): State<Arc<AppState>>,
@@ -95,7 +95,7 @@ pub async fn list(
     ))
 }
 
-#[utoipa::path(get, path = "/v1/consumers/{id}", tag = "consumers",
+#[utoipa::path(operation_id = "consumers_get", get, path = "/v1/consumers/{id}", tag = "consumers",
     responses((status = 200, body = Consumer), (status = 404, body = Problem)),
     security(("api_key" = [])))]
 pub async fn get(
@@ -111,7 +111,7 @@ pub async fn get(
         .ok_or_else(|| ApiError::not_found("consumer"))
 }
 
-#[utoipa::path(patch, path = "/v1/consumers/{id}", tag = "consumers", request_body = UpdateConsumer,
+#[utoipa::path(operation_id = "consumers_update", patch, path = "/v1/consumers/{id}", tag = "consumers", request_body = UpdateConsumer,
     responses((status = 200, body = Consumer), (status = 404, body = Problem)),
     security(("api_key" = [])))]
 pub async fn update(
@@ -138,7 +138,7 @@ pub async fn update(
     Ok(Json(updated))
 }
 
-#[utoipa::path(delete, path = "/v1/consumers/{id}", tag = "consumers",
+#[utoipa::path(operation_id = "consumers_delete", delete, path = "/v1/consumers/{id}", tag = "consumers",
     responses((status = 204), (status = 404, body = Problem), (status = 409, body = Problem)),
     security(("api_key" = [])))]
 pub async fn delete(

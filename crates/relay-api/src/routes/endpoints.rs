@@ -14,6 +14,7 @@ use axum::http::StatusCode;
 use relay_core::id::IdKind;
 use relay_core::model::{Destination, Endpoint, EndpointState, Page, SignatureScheme};
 use relay_core::retry::RetrySchedule;
+use relay_core::signature::SigningKey;
 use relay_core::validate;
 use relay_store::{Scope, new_id};
 use serde::de::IgnoredAny;
@@ -72,12 +73,17 @@ pub struct UpdateEndpoint {
     pub snapshot_fields: Option<Vec<String>>,
     pub auto_disable: Option<bool>,
     // Immutable: named here so the error can say so instead of "unknown field".
+    // `present` makes even `null` count as an attempt to change them.
+    #[serde(default, deserialize_with = "present")]
     #[schema(ignore)]
     pub environment: Option<IgnoredAny>,
+    #[serde(default, deserialize_with = "present")]
     #[schema(ignore)]
     pub consumer_id: Option<IgnoredAny>,
+    #[serde(default, deserialize_with = "present")]
     #[schema(ignore)]
     pub signature_scheme: Option<IgnoredAny>,
+    #[serde(default, deserialize_with = "present")]
     #[schema(ignore)]
     pub id: Option<IgnoredAny>,
 }
@@ -90,7 +96,38 @@ pub struct EndpointOut {
     pub warnings: Vec<String>,
 }
 
+/// The create response: for `v1` it carries the HMAC secret, shown this once.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct EndpointCreated {
+    #[serde(flatten)]
+    pub endpoint: EndpointOut,
+    /// `whsec_…` for `signature_scheme = "v1"`; never shown again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub secret: Option<String>,
+    /// `whpk_…` for `v1a`: verify deliveries with it (always readable later too).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub public_key: Option<String>,
+}
+
+/// One signing key as a consumer may see it: never a secret.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SigningKeyOut {
+    pub id: String,
+    pub scheme: SignatureScheme,
+    /// `whpk_…` for `v1a`; `null` for `v1` (the HMAC secret is never readable).
+    pub public_key: Option<String>,
+    pub created_at: relay_core::time::Timestamp,
+    /// When this key stops signing; `null` while it is current.
+    pub retires_at: Option<relay_core::time::Timestamp>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SigningKeyList {
+    pub data: Vec<SigningKeyOut>,
+}
+
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct EndpointQuery {
     pub consumer_id: Option<String>,
@@ -184,14 +221,14 @@ async fn validate_settings(
     Ok(warnings_of(e))
 }
 
-#[utoipa::path(post, path = "/v1/endpoints", tag = "endpoints", request_body = CreateEndpoint,
-    responses((status = 201, body = EndpointOut), (status = 422, body = Problem)),
+#[utoipa::path(operation_id = "endpoints_create", post, path = "/v1/endpoints", tag = "endpoints", request_body = CreateEndpoint,
+    responses((status = 201, body = EndpointCreated), (status = 422, body = Problem)),
     security(("api_key" = [])))]
 pub async fn create(
     State(state): State<Arc<AppState>>,
     auth: TenantAuth,
     JsonBody(body): JsonBody<CreateEndpoint>,
-) -> Result<(StatusCode, Json<EndpointOut>), ApiError> {
+) -> Result<(StatusCode, Json<EndpointCreated>), ApiError> {
     let now = state.clock.now();
     let mut endpoint = Endpoint {
         id: new_id(IdKind::Endpoint, now),
@@ -213,9 +250,24 @@ pub async fn create(
         updated_at: now,
     };
     let warnings = validate_settings(&state, &auth.scope, &mut endpoint).await?;
+    let (key_record, key) = relay_store::keys::generate(
+        &state.master_key,
+        &endpoint.id,
+        endpoint.signature_scheme,
+        now,
+    );
+    let (secret, public_key) = match &key {
+        SigningKey::Hmac(h) => (Some(h.expose_whsec()), None),
+        SigningKey::Ed25519(k) => (None, Some(k.public_key().to_whpk())),
+    };
     state
         .store
-        .create_endpoint(&auth.scope, &endpoint, state.settings.endpoint_limits)
+        .create_endpoint(
+            &auth.scope,
+            &endpoint,
+            std::slice::from_ref(&key_record),
+            state.settings.endpoint_limits,
+        )
         .await
         .map_err(|e| match e {
             relay_store::StoreError::MissingReference(_) => ApiError::invalid(
@@ -227,8 +279,39 @@ pub async fn create(
         })?;
     Ok((
         StatusCode::CREATED,
-        Json(EndpointOut { endpoint, warnings }),
+        Json(EndpointCreated {
+            endpoint: EndpointOut { endpoint, warnings },
+            secret,
+            public_key,
+        }),
     ))
+}
+
+#[utoipa::path(operation_id = "endpoints_signing_keys", get, path = "/v1/endpoints/{id}/signing-keys", tag = "endpoints",
+    responses((status = 200, body = SigningKeyList), (status = 404, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn signing_keys(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+) -> Result<Json<SigningKeyList>, ApiError> {
+    if state.store.get_endpoint(&auth.scope, &id).await?.is_none() {
+        return Err(ApiError::not_found("endpoint"));
+    }
+    let data = state
+        .store
+        .endpoint_keys(&id)
+        .await?
+        .into_iter()
+        .map(|k| SigningKeyOut {
+            id: k.id,
+            scheme: k.scheme,
+            public_key: k.public_key,
+            created_at: k.created_at,
+            retires_at: k.retires_at,
+        })
+        .collect();
+    Ok(Json(SigningKeyList { data }))
 }
 
 fn warnings_of(e: &Endpoint) -> Vec<String> {
@@ -242,7 +325,7 @@ fn warnings_of(e: &Endpoint) -> Vec<String> {
     w
 }
 
-#[utoipa::path(get, path = "/v1/endpoints", tag = "endpoints", params(EndpointQuery),
+#[utoipa::path(operation_id = "endpoints_list", get, path = "/v1/endpoints", tag = "endpoints", params(EndpointQuery),
     responses((status = 200, body = Page<EndpointOut>)), security(("api_key" = [])))]
 pub async fn list(
     State(state): State<Arc<AppState>>,
@@ -267,7 +350,7 @@ pub async fn list(
     }))
 }
 
-#[utoipa::path(get, path = "/v1/endpoints/{id}", tag = "endpoints",
+#[utoipa::path(operation_id = "endpoints_get", get, path = "/v1/endpoints/{id}", tag = "endpoints",
     responses((status = 200, body = EndpointOut), (status = 404, body = Problem)),
     security(("api_key" = [])))]
 pub async fn get(
@@ -286,7 +369,7 @@ pub async fn get(
     }))
 }
 
-#[utoipa::path(patch, path = "/v1/endpoints/{id}", tag = "endpoints", request_body = UpdateEndpoint,
+#[utoipa::path(operation_id = "endpoints_update", patch, path = "/v1/endpoints/{id}", tag = "endpoints", request_body = UpdateEndpoint,
     responses((status = 200, body = EndpointOut), (status = 404, body = Problem), (status = 422, body = Problem)),
     security(("api_key" = [])))]
 pub async fn update(
@@ -360,7 +443,7 @@ pub async fn update(
     Ok(Json(EndpointOut { endpoint, warnings }))
 }
 
-#[utoipa::path(delete, path = "/v1/endpoints/{id}", tag = "endpoints",
+#[utoipa::path(operation_id = "endpoints_delete", delete, path = "/v1/endpoints/{id}", tag = "endpoints",
     responses((status = 204), (status = 404, body = Problem)), security(("api_key" = [])))]
 pub async fn delete(
     State(state): State<Arc<AppState>>,

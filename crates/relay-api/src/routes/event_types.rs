@@ -38,7 +38,7 @@ pub struct EventTypeList {
     pub data: Vec<EventType>,
 }
 
-#[utoipa::path(put, path = "/v1/event-types/{name}", tag = "event-types", request_body = PutEventTypeBody,
+#[utoipa::path(operation_id = "event_types_put", put, path = "/v1/event-types/{name}", tag = "event-types", request_body = PutEventTypeBody,
     responses((status = 201, description = "created", body = EventType),
               (status = 200, description = "updated, or a new version opened", body = EventType),
               (status = 422, body = Problem)),
@@ -98,7 +98,7 @@ pub async fn put(
     Ok((status, Json(et)))
 }
 
-#[utoipa::path(get, path = "/v1/event-types/{name}", tag = "event-types",
+#[utoipa::path(operation_id = "event_types_get", get, path = "/v1/event-types/{name}", tag = "event-types",
     responses((status = 200, body = EventType), (status = 404, body = Problem)),
     security(("api_key" = [])))]
 pub async fn get(
@@ -114,7 +114,7 @@ pub async fn get(
         .ok_or_else(|| ApiError::not_found("event type"))
 }
 
-#[utoipa::path(get, path = "/v1/event-types", tag = "event-types",
+#[utoipa::path(operation_id = "event_types_list", get, path = "/v1/event-types", tag = "event-types",
     responses((status = 200, body = EventTypeList)), security(("api_key" = [])))]
 pub async fn list(
     State(state): State<Arc<AppState>>,

@@ -73,7 +73,7 @@ fn check_optional_text(value: &Option<String>, field: &str, max: usize) -> Resul
     }
 }
 
-#[utoipa::path(post, path = "/v1/events", tag = "events", request_body = PublishEvent,
+#[utoipa::path(operation_id = "events_publish", post, path = "/v1/events", tag = "events", request_body = PublishEvent,
     responses((status = 202, description = "accepted: stored with its messages", body = Published),
               (status = 200, description = "duplicate id: the existing event", body = Published),
               (status = 422, body = Problem), (status = 413, body = Problem)),
@@ -134,8 +134,18 @@ pub async fn publish(
         current.version,
         &current.schema,
     )?;
-    let data: serde_json::Value =
-        serde_json::from_str(body.data.get()).map_err(|_| ApiError::internal())?;
+    // The raw bytes passed the syntax check, but serde_json only rejects a
+    // lone surrogate escape (`"\ud800"`) or a number beyond f64 (`1e400`)
+    // when it decodes them: the client's input, not a server fault.
+    let data: serde_json::Value = serde_json::from_str(body.data.get()).map_err(|e| {
+        let message = e.to_string();
+        let message = message.split(" at line ").next().unwrap_or_default();
+        ApiError::invalid(
+            "validation_failed",
+            "/data",
+            format!("cannot be decoded: {message}"),
+        )
+    })?;
     schema::check(&validator, &data, "/data")?;
     if let Some(c) = &body.consumer_id
         && state.store.get_consumer(&auth.scope, c).await?.is_none()
@@ -164,6 +174,9 @@ pub async fn publish(
             },
         )
         .await?;
+    if outcome.messages_created > 0 {
+        state.wake.notify_one();
+    }
     let status = if outcome.duplicate {
         StatusCode::OK
     } else {
@@ -179,7 +192,7 @@ pub async fn publish(
     ))
 }
 
-#[utoipa::path(get, path = "/v1/events/{id}", tag = "events",
+#[utoipa::path(operation_id = "events_get", get, path = "/v1/events/{id}", tag = "events",
     responses((status = 200, body = EventWithMessages), (status = 404, body = Problem)),
     security(("api_key" = [])))]
 pub async fn get(

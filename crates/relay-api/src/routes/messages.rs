@@ -16,6 +16,7 @@ use crate::error::{ApiError, Problem};
 use crate::extract::QueryParams;
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct MessageQuery {
     pub endpoint_id: Option<String>,
@@ -38,7 +39,7 @@ pub struct AttemptList {
     pub data: Vec<Attempt>,
 }
 
-#[utoipa::path(get, path = "/v1/messages", tag = "messages", params(MessageQuery),
+#[utoipa::path(operation_id = "messages_list", get, path = "/v1/messages", tag = "messages", params(MessageQuery),
     responses((status = 200, body = Page<Message>), (status = 400, body = Problem)),
     security(("api_key" = [])))]
 pub async fn list(
@@ -64,7 +65,7 @@ pub async fn list(
     ))
 }
 
-#[utoipa::path(get, path = "/v1/messages/{id}", tag = "messages",
+#[utoipa::path(operation_id = "messages_get", get, path = "/v1/messages/{id}", tag = "messages",
     responses((status = 200, body = Message), (status = 404, body = Problem)),
     security(("api_key" = [])))]
 pub async fn get(
@@ -80,7 +81,7 @@ pub async fn get(
         .ok_or_else(|| ApiError::not_found("message"))
 }
 
-#[utoipa::path(get, path = "/v1/messages/{id}/attempts", tag = "messages",
+#[utoipa::path(operation_id = "messages_attempts", get, path = "/v1/messages/{id}/attempts", tag = "messages",
     responses((status = 200, body = AttemptList), (status = 404, body = Problem)),
     security(("api_key" = [])))]
 pub async fn attempts(

@@ -15,7 +15,8 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::http::StatusCode;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
 use relay_store::PageRequest;
 use serde::Deserialize;
@@ -65,6 +66,10 @@ pub fn router(state: Arc<AppState>) -> Router {
                 .patch(endpoints::update)
                 .delete(endpoints::delete),
         )
+        .route(
+            "/v1/endpoints/{id}/signing-keys",
+            get(endpoints::signing_keys),
+        )
         .route("/v1/events", post(events::publish))
         .route("/v1/events/{id}", get(events::get))
         .route("/v1/messages", get(messages::list))
@@ -72,8 +77,42 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/v1/messages/{id}/attempts", get(messages::attempts))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::middleware::map_response(problem_for_rejections))
         .layer(DefaultBodyLimit::max(limit))
         .with_state(state)
+}
+
+/// Errors produced outside the handlers (axum's own rejections, such as a
+/// path segment that is not valid UTF-8) come as plain text; turn them into
+/// problems so that every error a client sees is problem+json.
+async fn problem_for_rejections(response: Response) -> Response {
+    let status = response.status();
+    let is_problem = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/problem+json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_problem {
+        return response;
+    }
+    let code = match status {
+        StatusCode::BAD_REQUEST => "bad_request",
+        StatusCode::NOT_FOUND => "not_found",
+        StatusCode::METHOD_NOT_ALLOWED => "method_not_allowed",
+        StatusCode::PAYLOAD_TOO_LARGE => "payload_too_large",
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => "unsupported_media_type",
+        StatusCode::UNPROCESSABLE_ENTITY => "validation_failed",
+        s if s.is_server_error() => "internal_error",
+        _ => "bad_request",
+    };
+    // axum's rejection texts name the problem without echoing input at length.
+    // Server errors keep their body to themselves.
+    let detail = match axum::body::to_bytes(response.into_body(), 1024).await {
+        Ok(b) if !b.is_empty() && status.is_client_error() => {
+            String::from_utf8_lossy(&b).into_owned()
+        }
+        _ => status.canonical_reason().unwrap_or("error").to_string(),
+    };
+    ApiError::new(status, code, detail).into_response()
 }
 
 async fn not_found() -> ApiError {
@@ -90,6 +129,7 @@ async fn method_not_allowed() -> ApiError {
 
 /// Keyset pagination parameters.
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct ListQuery {
     /// Page size, 1 to 250 (default 50).

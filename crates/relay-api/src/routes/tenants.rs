@@ -56,7 +56,7 @@ fn check_name(name: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
-#[utoipa::path(post, path = "/v1/tenants", tag = "tenants", request_body = CreateTenant,
+#[utoipa::path(operation_id = "tenants_create", post, path = "/v1/tenants", tag = "tenants", request_body = CreateTenant,
     responses((status = 201, body = Tenant), (status = 422, body = Problem)),
     security(("operator_token" = [])))]
 pub async fn create(
@@ -76,7 +76,7 @@ pub async fn create(
     Ok((StatusCode::CREATED, Json(tenant)))
 }
 
-#[utoipa::path(get, path = "/v1/tenants", tag = "tenants", params(ListQuery),
+#[utoipa::path(operation_id = "tenants_list", get, path = "/v1/tenants", tag = "tenants", params(ListQuery),
     responses((status = 200, body = Page<Tenant>)), security(("operator_token" = [])))]
 pub async fn list(
     State(state): State<Arc<AppState>>,
@@ -86,7 +86,7 @@ pub async fn list(
     Ok(Json(state.store.list_tenants(&q.page()?).await?))
 }
 
-#[utoipa::path(get, path = "/v1/tenants/{id}", tag = "tenants",
+#[utoipa::path(operation_id = "tenants_get", get, path = "/v1/tenants/{id}", tag = "tenants",
     responses((status = 200, body = Tenant), (status = 404, body = Problem)),
     security(("operator_token" = [])))]
 pub async fn get(
@@ -102,7 +102,7 @@ pub async fn get(
         .ok_or_else(|| ApiError::not_found("tenant"))
 }
 
-#[utoipa::path(post, path = "/v1/tenants/{id}/api-keys", tag = "tenants", request_body = CreateApiKey,
+#[utoipa::path(operation_id = "tenants_create_key", post, path = "/v1/tenants/{id}/api-keys", tag = "tenants", request_body = CreateApiKey,
     responses((status = 201, body = ApiKeyCreated), (status = 404, body = Problem)),
     security(("operator_token" = [])))]
 pub async fn create_key(
@@ -131,7 +131,7 @@ pub async fn create_key(
     Ok((StatusCode::CREATED, Json(ApiKeyCreated { api_key, key })))
 }
 
-#[utoipa::path(get, path = "/v1/tenants/{id}/api-keys", tag = "tenants",
+#[utoipa::path(operation_id = "tenants_list_keys", get, path = "/v1/tenants/{id}/api-keys", tag = "tenants",
     responses((status = 200, body = ApiKeyList), (status = 404, body = Problem)),
     security(("operator_token" = [])))]
 pub async fn list_keys(
@@ -147,7 +147,7 @@ pub async fn list_keys(
     }))
 }
 
-#[utoipa::path(delete, path = "/v1/tenants/{id}/api-keys/{key_id}", tag = "tenants",
+#[utoipa::path(operation_id = "tenants_revoke_key", delete, path = "/v1/tenants/{id}/api-keys/{key_id}", tag = "tenants",
     responses((status = 204), (status = 404, body = Problem)),
     security(("operator_token" = [])))]
 pub async fn revoke_key(

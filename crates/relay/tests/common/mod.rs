@@ -39,8 +39,14 @@ pub fn start(data_dir: &Path, env: &[(&str, &str)]) -> Relay {
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let mut child = cmd.spawn().expect("start relay serve");
-    let stdout = child.stdout.take().expect("stdout");
+    let child = cmd.spawn().expect("start relay serve");
+    // Owned by `Relay` at once, so a failure below still kills the process.
+    let mut relay = Relay {
+        child,
+        url: String::new(),
+        banner: Vec::new(),
+    };
+    let stdout = relay.child.stdout.take().expect("stdout");
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
@@ -49,20 +55,15 @@ pub fn start(data_dir: &Path, env: &[(&str, &str)]) -> Relay {
             }
         }
     });
-    let mut banner = Vec::new();
     loop {
         let line = rx
             .recv_timeout(Duration::from_secs(60))
             .expect("relay serve printed its address within 60 s");
         if let Some(rest) = line.strip_prefix("Relay listening on ") {
-            let url = rest
-                .split_whitespace()
-                .next()
-                .unwrap_or_default()
-                .to_string();
-            return Relay { child, url, banner };
+            relay.url = rest.split_whitespace().next().unwrap_or_default().to_string();
+            return relay;
         }
-        banner.push(line);
+        relay.banner.push(line);
     }
 }
 

@@ -1,0 +1,344 @@
+//! The event catalog (issue 2, item 5): names follow `noun.verb_past`;
+//! schemas must be valid JSON Schemas (`invalid_schema`); a sample must match
+//! its schema (`schema_violation`); a changed schema opens a new version and
+//! publishes validate against the current one; a remote `$ref` is refused
+//! and never fetched.
+
+mod common;
+
+use std::net::TcpListener;
+
+use axum::http::StatusCode;
+use common::*;
+use serde_json::{Value, json};
+
+#[tokio::test]
+async fn names_follow_noun_verb_past() {
+    let h = Harness::new().await;
+    let (_, key) = h.tenant_with_key("acme", "live").await;
+    let body = json!({ "schema": { "type": "object" } });
+    for good in [
+        "order.shipped",
+        "invoice.paid",
+        "webhook.attempt_exhausted",
+        "shop.order.created",
+        "message.read",
+    ] {
+        h.put(&format!("/v1/event-types/{good}"), &key, body.clone())
+            .await
+            .expect(StatusCode::CREATED);
+    }
+    for bad in [
+        "order",
+        "order.ship",
+        "Order.shipped",
+        "order..shipped",
+        "order.shipped.",
+        "order-x.shipped",
+        "1order.shipped",
+        "order.ship__ped",
+        "order.%2A",
+        "*",
+        "order%20.shipped",
+    ] {
+        let r = h
+            .put(&format!("/v1/event-types/{bad}"), &key, body.clone())
+            .await;
+        r.problem(StatusCode::UNPROCESSABLE_ENTITY, "validation_failed");
+        assert_eq!(r.error_fields(), vec!["name"], "{bad}: {}", r.text());
+    }
+    let long = format!("order.{}ed", "x".repeat(130));
+    h.put(&format!("/v1/event-types/{long}"), &key, body.clone())
+        .await
+        .problem(StatusCode::UNPROCESSABLE_ENTITY, "validation_failed");
+    let list = h.get("/v1/event-types", &key).await.expect(StatusCode::OK);
+    let names: Vec<&str> = list["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 5, "{list}");
+    h.get("/v1/event-types/order.ship", &key)
+        .await
+        .problem(StatusCode::NOT_FOUND, "not_found");
+}
+
+#[tokio::test]
+async fn invalid_schemas_are_refused() {
+    let h = Harness::new().await;
+    let (_, key) = h.tenant_with_key("acme", "live").await;
+    for schema in [
+        json!({ "type": "nonsense" }),
+        json!({ "type": 5 }),
+        json!({ "minimum": "five" }),
+        json!({ "required": "id" }),
+        json!({ "properties": { "a": { "type": ["string", 3] } } }),
+        json!({ "pattern": "(" }),
+        json!("string"),
+        json!(42),
+        json!(null),
+        json!([]),
+    ] {
+        let r = h
+            .put(
+                "/v1/event-types/order.created",
+                &key,
+                json!({ "schema": schema }),
+            )
+            .await;
+        r.problem(StatusCode::UNPROCESSABLE_ENTITY, "invalid_schema");
+        assert_eq!(r.error_fields(), vec!["/schema"], "{schema}: {}", r.text());
+    }
+    // None of them was stored.
+    h.get("/v1/event-types/order.created", &key)
+        .await
+        .problem(StatusCode::NOT_FOUND, "not_found");
+    // Boolean schemas are valid JSON Schemas.
+    h.put(
+        "/v1/event-types/order.created",
+        &key,
+        json!({ "schema": true }),
+    )
+    .await
+    .expect(StatusCode::CREATED);
+}
+
+#[tokio::test]
+async fn other_catalog_fields_are_validated() {
+    let h = Harness::new().await;
+    let (_, key) = h.tenant_with_key("acme", "live").await;
+    let r = h
+        .put(
+            "/v1/event-types/order.created",
+            &key,
+            json!({ "schema": {}, "personal_data_fields": ["/email", "email", "/a~2"] }),
+        )
+        .await;
+    r.problem(StatusCode::UNPROCESSABLE_ENTITY, "validation_failed");
+    assert_eq!(
+        r.error_fields(),
+        vec!["/personal_data_fields/1", "/personal_data_fields/2"]
+    );
+    let r = h
+        .put(
+            "/v1/event-types/order.created",
+            &key,
+            json!({ "schema": {}, "description": "x".repeat(2001) }),
+        )
+        .await;
+    r.problem(StatusCode::UNPROCESSABLE_ENTITY, "validation_failed");
+    assert_eq!(r.error_fields(), vec!["/description"]);
+    let et = h
+        .put(
+            "/v1/event-types/order.created",
+            &key,
+            json!({ "schema": {}, "description": "Orders", "personal_data_fields": ["/customer/email"] }),
+        )
+        .await
+        .expect(StatusCode::CREATED);
+    assert_eq!(et["description"], "Orders");
+    assert_eq!(
+        et["versions"][0]["personal_data_fields"],
+        json!(["/customer/email"])
+    );
+}
+
+fn order_schema() -> Value {
+    json!({
+        "type": "object",
+        "required": ["order_id", "total"],
+        "properties": {
+            "order_id": { "type": "integer" },
+            "total": { "type": "number", "minimum": 0 },
+            "items": { "type": "array", "items": { "type": "string" } }
+        }
+    })
+}
+
+#[tokio::test]
+async fn the_sample_must_match_the_schema() {
+    let h = Harness::new().await;
+    let (_, key) = h.tenant_with_key("acme", "live").await;
+    let r = h
+        .put(
+            "/v1/event-types/order.created",
+            &key,
+            json!({ "schema": order_schema(), "sample": { "order_id": "x", "items": [1] } }),
+        )
+        .await;
+    r.problem(StatusCode::UNPROCESSABLE_ENTITY, "schema_violation");
+    let mut fields = r.error_fields();
+    fields.sort();
+    assert!(
+        fields.contains(&"/sample/order_id".to_string()),
+        "{fields:?}"
+    );
+    assert!(
+        fields.contains(&"/sample/items/0".to_string()),
+        "{fields:?}"
+    );
+    assert!(
+        fields.contains(&"/sample".to_string()),
+        "missing `total`: {fields:?}"
+    );
+    h.get("/v1/event-types/order.created", &key)
+        .await
+        .problem(StatusCode::NOT_FOUND, "not_found");
+
+    let sample = json!({ "order_id": 1, "total": 9.5 });
+    let et = h
+        .put(
+            "/v1/event-types/order.created",
+            &key,
+            json!({ "schema": order_schema(), "sample": sample }),
+        )
+        .await
+        .expect(StatusCode::CREATED);
+    assert_eq!(et["versions"][0]["sample"], sample);
+}
+
+#[tokio::test]
+async fn a_schema_change_opens_a_new_version() {
+    let h = Harness::new().await;
+    let (_, key) = h.tenant_with_key("acme", "live").await;
+    let v1 = json!({ "type": "object", "required": ["order_id"] });
+    let et = h
+        .put(
+            "/v1/event-types/order.created",
+            &key,
+            json!({ "schema": v1, "description": "one" }),
+        )
+        .await
+        .expect(StatusCode::CREATED);
+    assert_eq!(et["current_version"], 1);
+    assert_eq!(et["versions"].as_array().unwrap().len(), 1);
+
+    // The same schema again: an update in place, still version 1.
+    let et = h
+        .put(
+            "/v1/event-types/order.created",
+            &key,
+            json!({ "schema": v1, "description": "one, again" }),
+        )
+        .await
+        .expect(StatusCode::OK);
+    assert_eq!(et["current_version"], 1);
+    assert_eq!(et["description"], "one, again");
+
+    let v2 = json!({ "type": "object", "required": ["order_id", "currency"] });
+    let et = h
+        .put(
+            "/v1/event-types/order.created",
+            &key,
+            json!({ "schema": v2 }),
+        )
+        .await
+        .expect(StatusCode::OK);
+    assert_eq!(et["current_version"], 2, "{et}");
+    let versions = et["versions"].as_array().unwrap();
+    assert_eq!(versions.len(), 2);
+    assert_eq!(versions[0]["version"], 1);
+    assert_eq!(versions[0]["schema"], v1);
+    assert_eq!(versions[1]["version"], 2);
+    assert_eq!(versions[1]["schema"], v2);
+    let read = h
+        .get("/v1/event-types/order.created", &key)
+        .await
+        .expect(StatusCode::OK);
+    assert_eq!(read, et);
+
+    // Publishing validates against version 2 and records it.
+    let r = h
+        .publish(
+            &key,
+            json!({ "type": "order.created", "data": { "order_id": 1 } }),
+        )
+        .await;
+    r.problem(StatusCode::UNPROCESSABLE_ENTITY, "schema_violation");
+    let ok = h
+        .publish(
+            &key,
+            json!({ "type": "order.created", "data": { "order_id": 1, "currency": "EUR" } }),
+        )
+        .await
+        .expect(StatusCode::ACCEPTED);
+    assert_eq!(ok["type_version"], 2);
+}
+
+/// A local listener standing in for the remote host: after the request, its
+/// backlog must be empty, which proves no connection was attempted (a fetch
+/// would have to connect before the response could be produced).
+struct Trap(TcpListener);
+
+impl Trap {
+    fn new() -> Trap {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        l.set_nonblocking(true).unwrap();
+        Trap(l)
+    }
+    fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.0.local_addr().unwrap())
+    }
+    #[track_caller]
+    fn assert_untouched(&self) {
+        match self.0.accept() {
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            Ok((_, from)) => panic!("the server connected to the $ref host (from {from})"),
+            Err(e) => panic!("accept failed: {e}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn remote_refs_are_refused_and_never_fetched() {
+    let h = Harness::new().await;
+    let (_, key) = h.tenant_with_key("acme", "live").await;
+    let trap = Trap::new();
+    let schemas = [
+        json!({ "$ref": "https://example.com/x.json" }),
+        json!({ "$ref": trap.url("/x.json") }),
+        json!({ "type": "object", "properties": { "a": { "$ref": trap.url("/a.json#/defs/a") } } }),
+        json!({ "allOf": [{ "$ref": trap.url("/b.json") }] }),
+        json!({ "$id": trap.url("/root.json"), "$ref": "other.json" }),
+    ];
+    for schema in schemas {
+        let r = h
+            .put(
+                "/v1/event-types/order.created",
+                &key,
+                json!({ "schema": schema }),
+            )
+            .await;
+        r.problem(StatusCode::UNPROCESSABLE_ENTITY, "invalid_schema");
+        trap.assert_untouched();
+    }
+    // A remote `$schema` (meta-schema) is not fetched either, whatever the answer.
+    let r = h
+        .put(
+            "/v1/event-types/order.created",
+            &key,
+            json!({ "schema": { "$schema": trap.url("/meta.json"), "type": "object" } }),
+        )
+        .await;
+    assert!(!r.status.is_server_error(), "{} {}", r.status, r.text());
+    trap.assert_untouched();
+    // Local references keep working.
+    h.put(
+        "/v1/event-types/order.updated",
+        &key,
+        json!({ "schema": {
+            "$defs": { "id": { "type": "integer" } },
+            "type": "object",
+            "properties": { "order_id": { "$ref": "#/$defs/id" } }
+        }, "sample": { "order_id": 3 } }),
+    )
+    .await
+    .expect(StatusCode::CREATED);
+    h.publish(
+        &key,
+        json!({ "type": "order.updated", "data": { "order_id": "x" } }),
+    )
+    .await
+    .problem(StatusCode::UNPROCESSABLE_ENTITY, "schema_violation");
+}
