@@ -206,8 +206,10 @@ pub fn transition(
         MessageEvent::Hold(_) if from == S::Scheduled => Ok(S::Held),
         MessageEvent::Release if from == S::Held => Ok(S::Scheduled),
         MessageEvent::Cancel if live || from == S::InFlight => Ok(S::Cancelled),
-        MessageEvent::TtlExpired if live => Ok(S::Expired),
-        MessageEvent::WindowExceeded if live => Ok(S::WindowExceeded),
+        // From in_flight too: the worker holding the lease finds the TTL or
+        // the window passed and ends the message instead of attempting it.
+        MessageEvent::TtlExpired if live || from == S::InFlight => Ok(S::Expired),
+        MessageEvent::WindowExceeded if live || from == S::InFlight => Ok(S::WindowExceeded),
         MessageEvent::DeadLetter(_) if live || from == S::InFlight => Ok(S::DeadLettered),
         MessageEvent::ManualResend if from != S::InFlight => Ok(from),
         MessageEvent::CompleteManual(outcome) if from != S::InFlight => {
@@ -470,8 +472,8 @@ mod tests {
         ("hold",                       ["held", "-",     "-",    "-",    "-",    "-",    "-",    "-",    "-",    "-"   ]),
         ("release",                    ["-",    "-",     "sched", "-",   "-",    "-",    "-",    "-",    "-",    "-"   ]),
         ("cancel",                     ["cancl", "cancl", "cancl", "-",  "-",    "-",    "-",    "-",    "-",    "-"   ]),
-        ("ttl_expired",                ["exprd", "-",    "exprd", "-",   "-",    "-",    "-",    "-",    "-",    "-"   ]),
-        ("window_exceeded",            ["windw", "-",    "windw", "-",   "-",    "-",    "-",    "-",    "-",    "-"   ]),
+        ("ttl_expired",                ["exprd", "exprd", "exprd", "-",  "-",    "-",    "-",    "-",    "-",    "-"   ]),
+        ("window_exceeded",            ["windw", "windw", "windw", "-",  "-",    "-",    "-",    "-",    "-",    "-"   ]),
         ("dead_letter",                ["dead", "dead",  "dead", "-",    "-",    "-",    "-",    "-",    "-",    "-"   ]),
         ("manual_resend",              ["=",    "-",     "=",    "=",    "=",    "=",    "=",    "=",    "=",    "="   ]),
         ("complete_manual(delivered)", ["dlvd", "-",     "dlvd", "dlvd", "dlvd", "dlvd", "dlvd", "dlvd", "dlvd", "dlvd"]),

@@ -1,0 +1,344 @@
+//! Relay's dispatcher: turns `scheduled` messages into signed deliveries.
+//!
+//! - [`Dispatcher::run`]: the background loop. Claim due messages with a
+//!   lease (no transaction stays open), attempt each in its own task (at most
+//!   `max_in_flight` at once), send the completions to one completer task that
+//!   writes them in batches, rescue expired leases now and then. It wakes at
+//!   once on a publish (in-process `Notify`, and `LISTEN/NOTIFY` from other
+//!   nodes on PostgreSQL), otherwise when the next retry is due, with a poll
+//!   as the fallback.
+//! - [`Dispatcher::run_once`]: one claim → attempt → complete round at the
+//!   injected clock's "now"; tests walk retry schedules with it.
+//! - [`attempt`]: one attempt (envelope, signature, guarded POST, outcome).
+//! - [`metrics`]: the Prometheus counters behind `/metrics`.
+//!
+//! Safety: a message is attempted only under a lease; a completion is
+//! applied only if its lease still holds (`Store::complete`), so a late or
+//! duplicate completion never overwrites a rescued, cancelled or completed
+//! message. A process that dies mid-attempt leaves a lease that expires and is
+//! rescued: delivery is at least once.
+//!
+//! Graceful shutdown ([`Dispatcher::run`] after its shutdown signal): stop
+//! claiming, let attempts in flight finish within `shutdown_grace`, flush
+//! completions, release the remaining leases.
+
+pub mod attempt;
+pub mod metrics;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use relay_core::model::AttemptTrigger;
+use relay_core::retry::ScheduleBounds;
+use relay_core::sealed::MasterKey;
+use relay_core::time::Clock;
+use relay_net::{HttpsClient, Limits};
+use relay_store::{Completion, Store};
+use tokio::sync::{Notify, Semaphore, mpsc, watch};
+
+pub use attempt::Attempter;
+pub use metrics::Metrics;
+
+/// How the dispatcher behaves; see [`EngineConfig::new`] for the defaults.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    /// This process's lease owner name (unique per process).
+    pub owner: String,
+    /// How long a claim is valid; longer than the whole-request timeout.
+    pub lease: Duration,
+    /// Messages claimed per round.
+    pub claim_batch: u32,
+    /// Attempts in flight at once in this process.
+    pub max_in_flight: usize,
+    /// The longest the loop sleeps without a wake-up (fallback poll).
+    pub poll_interval: Duration,
+    /// How often expired leases are rescued.
+    pub rescue_interval: Duration,
+    /// Completions written per transaction at most.
+    pub completion_batch: usize,
+    /// How long in-flight attempts may finish after shutdown is requested.
+    pub shutdown_grace: Duration,
+    pub limits: Limits,
+    pub retry_bounds: ScheduleBounds,
+    /// A CloudEvents body larger than this is dead-lettered (`payload_too_large`).
+    pub max_payload_bytes: usize,
+}
+
+impl EngineConfig {
+    /// Defaults with a fresh owner name: `<prefix>-<pid>-<random>`.
+    pub fn new(prefix: &str) -> Self {
+        let mut r = [0u8; 6];
+        let _ = getrandom::fill(&mut r);
+        EngineConfig {
+            owner: format!("{prefix}-{}-{}", std::process::id(), hex::encode(r)),
+            lease: Duration::from_secs(60),
+            claim_batch: 128,
+            max_in_flight: 512,
+            poll_interval: Duration::from_secs(1),
+            rescue_interval: Duration::from_secs(5),
+            completion_batch: 256,
+            shutdown_grace: Duration::from_secs(25),
+            limits: Limits::default(),
+            retry_bounds: ScheduleBounds::DEFAULT,
+            max_payload_bytes: 1024 * 1024,
+        }
+    }
+}
+
+pub struct Dispatcher {
+    attempter: Arc<Attempter>,
+}
+
+impl Dispatcher {
+    pub fn new(
+        store: Arc<dyn Store>,
+        clock: Arc<dyn Clock>,
+        client: HttpsClient,
+        master: MasterKey,
+        config: EngineConfig,
+    ) -> Arc<Self> {
+        Arc::new(Dispatcher {
+            attempter: Arc::new(Attempter {
+                store,
+                clock,
+                client,
+                master,
+                config,
+                keys: attempt::KeyCache::default(),
+                metrics: Arc::new(Metrics::default()),
+            }),
+        })
+    }
+
+    pub fn metrics(&self) -> Arc<Metrics> {
+        self.attempter.metrics.clone()
+    }
+
+    pub fn config(&self) -> &EngineConfig {
+        &self.attempter.config
+    }
+
+    fn store(&self) -> &dyn Store {
+        &*self.attempter.store
+    }
+
+    async fn claim(
+        &self,
+        limit: u32,
+    ) -> Result<Vec<relay_store::Claimed>, relay_store::StoreError> {
+        let a = &self.attempter;
+        let now = a.clock.now();
+        let lease_until = now.plus_millis(a.config.lease.as_millis() as i64);
+        let claimed = a
+            .store
+            .claim_due(&a.config.owner, now, lease_until, limit)
+            .await?;
+        if let Some(oldest) = claimed
+            .iter()
+            .filter_map(|c| c.message.next_attempt_at)
+            .min()
+        {
+            a.metrics.due_lag_millis.store(
+                (now.millis() - oldest.millis()).max(0),
+                std::sync::atomic::Ordering::Relaxed,
+            );
+        }
+        Ok(claimed)
+    }
+
+    async fn complete(&self, batch: &[Completion]) -> Result<(), relay_store::StoreError> {
+        let applied = self.store().complete(batch).await?;
+        let lost = applied.iter().filter(|ok| !**ok).count() as u64;
+        if lost > 0 {
+            self.attempter
+                .metrics
+                .completions_lost_lease
+                .fetch_add(lost, std::sync::atomic::Ordering::Relaxed);
+            tracing::info!(
+                lost,
+                "completions found their lease gone; nothing was overwritten"
+            );
+        }
+        Ok(())
+    }
+
+    /// One round: rescue expired leases, claim what is due now, attempt it
+    /// all concurrently, complete in one batch. Returns how many messages
+    /// were claimed.
+    pub async fn run_once(&self) -> Result<usize, relay_store::StoreError> {
+        self.rescue().await?;
+        let claimed = self.claim(self.config().claim_batch).await?;
+        let n = claimed.len();
+        let completions = futures_util::future::join_all(
+            claimed
+                .iter()
+                .map(|c| self.attempter.attempt(c, AttemptTrigger::Scheduled)),
+        )
+        .await;
+        let completions: Vec<Completion> = completions.into_iter().flatten().collect();
+        if !completions.is_empty() {
+            self.complete(&completions).await?;
+        }
+        Ok(n)
+    }
+
+    async fn rescue(&self) -> Result<(), relay_store::StoreError> {
+        let now = self.attempter.clock.now();
+        let rescued = self.store().rescue_expired_leases(now).await?;
+        if rescued > 0 {
+            self.attempter
+                .metrics
+                .leases_rescued
+                .fetch_add(rescued, std::sync::atomic::Ordering::Relaxed);
+            tracing::warn!(rescued, "expired leases returned to scheduled");
+        }
+        Ok(())
+    }
+
+    /// Runs until `shutdown` turns true, then shuts down gracefully.
+    pub async fn run(self: Arc<Self>, wake: Arc<Notify>, mut shutdown: watch::Receiver<bool>) {
+        let cfg = self.config().clone();
+        if let Err(e) = self.store().listen_for_wakeups(wake.clone()).await {
+            tracing::warn!(error = %e, "cannot listen for wake-ups from other nodes; polling instead");
+        }
+        let permits = Arc::new(Semaphore::new(cfg.max_in_flight));
+        let (tx, rx) = mpsc::channel::<Completion>(cfg.completion_batch * 4);
+        let completer = tokio::spawn(self.clone().completer(rx));
+        let mut last_rescue = std::time::Instant::now();
+        if let Err(e) = self.rescue().await {
+            tracing::error!(error = %e, "lease rescue failed");
+        }
+        loop {
+            if *shutdown.borrow() {
+                break;
+            }
+            if last_rescue.elapsed() >= cfg.rescue_interval {
+                last_rescue = std::time::Instant::now();
+                if let Err(e) = self.rescue().await {
+                    tracing::error!(error = %e, "lease rescue failed");
+                }
+            }
+            let free = permits.available_permits().min(cfg.claim_batch as usize) as u32;
+            let mut claimed_full = false;
+            if free > 0 {
+                match self.claim(free).await {
+                    Ok(claimed) => {
+                        claimed_full = claimed.len() as u32 == free;
+                        for c in claimed {
+                            let Ok(permit) = permits.clone().acquire_owned().await else {
+                                break;
+                            };
+                            let attempter = self.attempter.clone();
+                            let tx = tx.clone();
+                            tokio::spawn(async move {
+                                if let Some(done) =
+                                    attempter.attempt(&c, AttemptTrigger::Scheduled).await
+                                {
+                                    // The completer is gone only after shutdown; the
+                                    // lease then expires and the message is retried.
+                                    let _ = tx.send(done).await;
+                                }
+                                drop(permit);
+                            });
+                        }
+                    }
+                    Err(e) => {
+                        tracing::error!(error = %e, "claiming due messages failed; retrying");
+                        tokio::select! {
+                            _ = tokio::time::sleep(cfg.poll_interval) => {}
+                            _ = shutdown.changed() => {}
+                        }
+                        continue;
+                    }
+                }
+            }
+            if claimed_full {
+                continue;
+            }
+            let wait = match self.store().next_due_at().await {
+                Ok(Some(due)) => {
+                    let now = self.attempter.clock.now();
+                    Duration::from_millis((due.millis() - now.millis()).max(0) as u64)
+                        .min(cfg.poll_interval)
+                }
+                _ => cfg.poll_interval,
+            };
+            // Due now but no free permit: wait for a permit rather than spin.
+            let wait = if free == 0 {
+                cfg.poll_interval
+            } else {
+                wait.max(Duration::from_millis(1))
+            };
+            let permit_freed = async {
+                if free == 0 {
+                    let _ = permits.acquire().await;
+                } else {
+                    std::future::pending::<()>().await;
+                }
+            };
+            tokio::select! {
+                _ = wake.notified() => {}
+                _ = tokio::time::sleep(wait) => {}
+                _ = permit_freed => {}
+                _ = shutdown.changed() => {}
+            }
+        }
+        // Graceful shutdown: no new claims; let attempts finish within the grace.
+        tracing::info!("dispatcher stopping: waiting for attempts in flight");
+        let all = u32::try_from(cfg.max_in_flight).unwrap_or(u32::MAX);
+        let finished = tokio::time::timeout(cfg.shutdown_grace, permits.acquire_many(all)).await;
+        if finished.is_err() {
+            tracing::warn!(
+                "attempts still in flight after the grace period; their leases are released"
+            );
+        }
+        drop(tx);
+        if let Err(e) = completer.await {
+            tracing::error!(error = %e, "the completer task failed");
+        }
+        let now = self.attempter.clock.now();
+        match self.store().release_leases(&cfg.owner, now).await {
+            Ok(n) if n > 0 => tracing::info!(released = n, "released unfinished leases"),
+            Ok(_) => {}
+            Err(e) => tracing::error!(error = %e, "releasing leases failed; they will expire"),
+        }
+        tracing::info!("dispatcher stopped");
+    }
+
+    /// Writes completions in batches: the first one waits, the rest that are
+    /// already queued join it (up to `completion_batch`).
+    async fn completer(self: Arc<Self>, mut rx: mpsc::Receiver<Completion>) {
+        let max = self.config().completion_batch;
+        let mut batch = Vec::with_capacity(max);
+        while let Some(first) = rx.recv().await {
+            batch.push(first);
+            while batch.len() < max {
+                match rx.try_recv() {
+                    Ok(c) => batch.push(c),
+                    Err(_) => break,
+                }
+            }
+            let mut delay = Duration::from_millis(50);
+            loop {
+                match self.complete(&batch).await {
+                    Ok(()) => break,
+                    Err(e) => {
+                        // Keep trying: a completion not written means the lease
+                        // expires and the message is attempted again (a duplicate,
+                        // never a loss). Give up only after the lease is long gone.
+                        tracing::error!(error = %e, batch = batch.len(), "writing completions failed; retrying");
+                        if delay > self.config().lease * 2 {
+                            tracing::error!(
+                                "dropping completions after repeated failures; their messages will be retried"
+                            );
+                            break;
+                        }
+                        tokio::time::sleep(delay).await;
+                        delay *= 2;
+                    }
+                }
+            }
+            batch.clear();
+        }
+    }
+}

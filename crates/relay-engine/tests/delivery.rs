@@ -1,0 +1,453 @@
+//! The delivery rules end to end: a real HTTPS receiver on loopback, the
+//! injected clock walking the schedule, one `run_once` per due time.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Env, Setup, WAIT};
+use relay_core::model::{MessageState, SignatureScheme};
+use relay_core::retry::RetrySchedule;
+use relay_core::time::Clock;
+use relay_receiver::{Behavior, Reply};
+use sha2::Digest;
+
+const DATA: &str = r#"{"order_id":"1042",  "carrier" : "DHL","note":"bytes kept as sent"}"#;
+
+async fn env(setup: Setup) -> Env {
+    Env::start(setup).await.expect("sqlite env")
+}
+
+#[tokio::test]
+async fn a_delivery_is_a_signed_cloudevent_with_a_full_attempt_record() {
+    for scheme in [SignatureScheme::V1a, SignatureScheme::V1] {
+        let e = env(Setup {
+            scheme,
+            ..Default::default()
+        })
+        .await;
+        let published = e.publish("evt_order_1042", DATA).await;
+        assert_eq!(published.messages_created, 1);
+        assert_eq!(e.dispatcher.run_once().await.unwrap(), 1);
+        let got = e.receiver.wait_for(1, WAIT).await.unwrap();
+        let r = &got[0];
+        assert_eq!(r.method, "POST");
+        assert_eq!(r.path, "/hooks");
+        assert_eq!(
+            r.sni.as_deref(),
+            Some("receiver.test"),
+            "SNI is the hostname"
+        );
+        assert_eq!(
+            r.header("content-type"),
+            Some("application/cloudevents+json")
+        );
+        assert_eq!(r.header("webhook-id"), Some("evt_order_1042"));
+        let ts: i64 = r.header("webhook-timestamp").unwrap().parse().unwrap();
+        assert_eq!(ts, e.clock.now().unix_seconds());
+        let sig = r.header("webhook-signature").unwrap().to_string();
+        let prefix = if scheme == SignatureScheme::V1a {
+            "v1a,"
+        } else {
+            "v1,"
+        };
+        assert!(sig.starts_with(prefix), "{sig}");
+        assert_eq!(
+            r.signature_valid,
+            Some(true),
+            "the receiver verified the signature"
+        );
+        assert_eq!(r.header("relay-event-type"), Some("order.shipped"));
+        assert_eq!(r.header("relay-attempt"), Some("1"));
+
+        let body = r.body_str().unwrap();
+        let ce: serde_json::Value = serde_json::from_str(body).unwrap();
+        assert_eq!(ce["specversion"], "1.0");
+        assert_eq!(ce["id"], "evt_order_1042");
+        assert_eq!(ce["source"], "https://acme.example/merchants/42");
+        assert_eq!(ce["type"], "order.shipped");
+        assert_eq!(ce["subject"], "order/1042");
+        assert_eq!(ce["datacontenttype"], "application/json");
+        assert_eq!(ce["dataschema"], "urn:relay:event-type:order.shipped:v1");
+        assert_eq!(ce["seq"], 1);
+        assert_eq!(ce["environment"], "live");
+        assert_eq!(
+            ce["traceparent"],
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+        );
+        assert!(
+            body.contains(DATA),
+            "data is embedded byte for byte: {body}"
+        );
+        assert!(!body.contains("null"), "absent attributes are omitted");
+        assert!(
+            !body.contains(&e.scope.tenant_id),
+            "the tenant id never appears"
+        );
+        assert!(
+            r.headers
+                .iter()
+                .all(|(_, v)| !v.contains(&e.scope.tenant_id)),
+            "nor in a header"
+        );
+
+        let m = e.only_message().await;
+        assert_eq!(m.state, MessageState::Delivered);
+        assert_eq!(m.attempts_used, 1);
+        let attempts = e.store().list_attempts(&e.scope, &m.id).await.unwrap();
+        assert_eq!(attempts.len(), 1);
+        let a = &attempts[0];
+        assert_eq!(a.number, 1);
+        assert_eq!(a.status_code, Some(200));
+        assert_eq!(a.outcome, "delivered");
+        assert_eq!(a.destination_ip.as_deref(), Some("127.0.0.1"));
+        assert_eq!(a.signature, sig);
+        assert_eq!(a.body_sha256, hex::encode(sha2::Sha256::digest(&r.body)));
+        assert_eq!(a.error_kind, None);
+        assert_eq!(a.trigger, relay_core::model::AttemptTrigger::Scheduled);
+        // Nothing more to do.
+        assert_eq!(e.dispatcher.run_once().await.unwrap(), 0);
+        assert_eq!(e.receiver.count(), 1);
+    }
+}
+
+#[tokio::test]
+async fn the_reference_schedule_is_walked_exactly_and_ends_exhausted() {
+    let e = env(Setup {
+        behavior: Behavior::status(503),
+        verify: false,
+        ..Default::default()
+    })
+    .await;
+    e.publish("evt_retry", DATA).await;
+    let id = e.only_message().await.id;
+    let schedule = RetrySchedule::reference();
+    let mut attempt_times = vec![e.clock.now()];
+    assert_eq!(e.dispatcher.run_once().await.unwrap(), 1);
+    for attempt in 2..=10u32 {
+        let m = e.only_message().await;
+        assert_eq!(m.state, MessageState::Scheduled);
+        assert_eq!(m.attempts_used, i64::from(attempt - 1));
+        assert_eq!(m.last_error_code.as_deref(), Some("http_503"));
+        let due = m.next_attempt_at.expect("due time");
+        let wait = schedule.wait_millis(&id, attempt).expect("a wait");
+        let last = *attempt_times.last().unwrap();
+        assert_eq!(
+            due.millis() - last.millis(),
+            wait,
+            "wait before attempt {attempt}"
+        );
+        // Not a millisecond early.
+        e.clock.set(due.plus_millis(-1));
+        assert_eq!(e.dispatcher.run_once().await.unwrap(), 0);
+        e.clock.set(due);
+        assert_eq!(e.dispatcher.run_once().await.unwrap(), 1);
+        attempt_times.push(due);
+    }
+    let m = e.only_message().await;
+    assert_eq!(m.state, MessageState::Exhausted);
+    assert_eq!(m.attempts_used, 10);
+    assert_eq!(m.terminal_reason.as_deref(), Some("attempts_exhausted"));
+    assert_eq!(m.next_attempt_at, None);
+    e.clock.advance_millis(30 * 24 * 3600 * 1000);
+    assert_eq!(
+        e.dispatcher.run_once().await.unwrap(),
+        0,
+        "no infinite retry"
+    );
+    assert_eq!(e.receiver.count(), 10);
+    let total = attempt_times.last().unwrap().millis() - attempt_times[0].millis();
+    let hours = total as f64 / 3_600_000.0;
+    assert!((60.0..92.0).contains(&hours), "≈76 h ±20 %: {hours}");
+    let attempts = e.store().list_attempts(&e.scope, &id).await.unwrap();
+    assert_eq!(attempts.len(), 10);
+    assert!(attempts.iter().all(|a| a.status_code == Some(503)));
+    assert_eq!(attempts.last().unwrap().outcome, "exhausted");
+}
+
+/// One response, one expected message state (the reference table).
+async fn outcome_of(behavior: Behavior) -> (Env, relay_core::model::Message) {
+    let e = env(Setup {
+        behavior,
+        verify: false,
+        tune: |c| {
+            c.limits.total_timeout = Duration::from_millis(400);
+            c.limits.connect_timeout = Duration::from_millis(400);
+        },
+        ..Default::default()
+    })
+    .await;
+    e.publish("evt_1", DATA).await;
+    assert_eq!(e.dispatcher.run_once().await.unwrap(), 1);
+    let m = e.only_message().await;
+    (e, m)
+}
+
+#[tokio::test]
+async fn responses_follow_the_reference_table() {
+    use MessageState::*;
+    let cases: Vec<(Behavior, MessageState, Option<&str>, Option<&str>)> = vec![
+        (Behavior::status(200), Delivered, None, None),
+        (Behavior::status(204), Delivered, None, None),
+        (Behavior::status(299), Delivered, None, None),
+        (
+            Behavior::redirect("https://elsewhere.example/"),
+            FailedPermanent,
+            Some("redirect_not_followed"),
+            Some("http_302"),
+        ),
+        (
+            Behavior::status(301),
+            FailedPermanent,
+            Some("redirect_not_followed"),
+            Some("http_301"),
+        ),
+        (
+            Behavior::status(400),
+            FailedPermanent,
+            Some("rejected_by_endpoint"),
+            Some("http_400"),
+        ),
+        (
+            Behavior::status(404),
+            FailedPermanent,
+            Some("rejected_by_endpoint"),
+            Some("http_404"),
+        ),
+        (
+            Behavior::status(422),
+            FailedPermanent,
+            Some("rejected_by_endpoint"),
+            Some("http_422"),
+        ),
+        (Behavior::status(401), Scheduled, None, Some("http_401")),
+        (Behavior::status(407), Scheduled, None, Some("http_407")),
+        (Behavior::status(409), Scheduled, None, Some("http_409")),
+        (Behavior::status(429), Scheduled, None, Some("http_429")),
+        (Behavior::status(500), Scheduled, None, Some("http_500")),
+        (Behavior::status(502), Scheduled, None, Some("http_502")),
+        (Behavior::status(503), Scheduled, None, Some("http_503")),
+        (Behavior::close(), Scheduled, None, None),
+        (Behavior::hang(), Scheduled, None, Some("timeout")),
+        (
+            Behavior::reply(Reply::new(500).with_header("webhook-delivery", "abort-message")),
+            FailedPermanent,
+            Some("aborted_by_consumer"),
+            Some("http_500"),
+        ),
+        // A 2xx has no retries left to stop: delivered (documented in relay_core::response).
+        (Behavior::abort_message(), Delivered, None, None),
+    ];
+    for (behavior, state, reason, code) in cases {
+        let label = format!("{behavior:?}");
+        let (e, m) = outcome_of(behavior).await;
+        assert_eq!(m.state, state, "{label}");
+        assert_eq!(m.terminal_reason.as_deref(), reason, "{label}");
+        if let Some(code) = code {
+            assert_eq!(m.last_error_code.as_deref(), Some(code), "{label}");
+        }
+        assert_eq!(m.attempts_used, 1, "{label}");
+        let attempts = e.store().list_attempts(&e.scope, &m.id).await.unwrap();
+        assert_eq!(attempts.len(), 1, "{label}");
+        if state == Scheduled {
+            assert!(m.next_attempt_at.is_some(), "{label}: retried later");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_redirect_is_not_followed_and_raises_a_health_warning() {
+    let (e, m) = outcome_of(Behavior::redirect("https://elsewhere.example/x")).await;
+    assert_eq!(m.state, MessageState::FailedPermanent);
+    assert_eq!(
+        e.receiver.count(),
+        1,
+        "the redirect target was never requested"
+    );
+    let warnings = e
+        .store()
+        .endpoint_warnings(&e.endpoint.id, 10)
+        .await
+        .unwrap();
+    assert_eq!(warnings.len(), 1);
+    assert_eq!(warnings[0].kind, "redirect_not_followed");
+    assert!(warnings[0].detail.contains("elsewhere.example"));
+}
+
+#[tokio::test]
+async fn a_410_disables_the_endpoint_at_once() {
+    let (e, m) = outcome_of(Behavior::gone()).await;
+    assert_eq!(m.state, MessageState::FailedPermanent);
+    let ep = e.endpoint_now().await;
+    assert_eq!(ep.state, relay_core::model::EndpointState::Disabled);
+    assert_eq!(ep.disabled_reason.as_deref(), Some("endpoint_returned_410"));
+    // New events are recorded, not attempted.
+    e.publish("evt_after", DATA).await;
+    assert_eq!(e.dispatcher.run_once().await.unwrap(), 0);
+    assert_eq!(e.receiver.count(), 1);
+}
+
+#[tokio::test]
+async fn retry_after_defers_without_using_an_attempt_at_most_three_times() {
+    let e = env(Setup {
+        behavior: Behavior::retry_after(429, "3600"),
+        verify: false,
+        ..Default::default()
+    })
+    .await;
+    e.publish("evt_ra", DATA).await;
+    for deferral in 1..=3 {
+        let before = e.clock.now();
+        assert_eq!(e.dispatcher.run_once().await.unwrap(), 1);
+        let m = e.only_message().await;
+        assert_eq!(m.state, MessageState::Scheduled);
+        assert_eq!(m.attempts_used, 0, "a deferral does not use an attempt");
+        assert_eq!(m.deferrals_used, deferral);
+        let due = m.next_attempt_at.unwrap();
+        assert!(
+            due.millis() >= before.plus_seconds(3600).millis(),
+            "Retry-After is honoured"
+        );
+        e.clock.set(due);
+    }
+    assert_eq!(e.dispatcher.run_once().await.unwrap(), 1);
+    let m = e.only_message().await;
+    assert_eq!(
+        (m.attempts_used, m.deferrals_used),
+        (1, 3),
+        "the fourth counts"
+    );
+    let attempts = e.store().list_attempts(&e.scope, &m.id).await.unwrap();
+    assert_eq!(
+        attempts
+            .iter()
+            .map(|a| a.outcome.as_str())
+            .collect::<Vec<_>>(),
+        vec!["deferred", "deferred", "deferred", "retry"]
+    );
+    // An HTTP-date Retry-After works too, and the later of the two times wins.
+    let e = env(Setup {
+        behavior: Behavior::retry_after(503, "Wed, 21 Oct 2015 07:28:00 GMT"),
+        verify: false,
+        ..Default::default()
+    })
+    .await;
+    e.publish("evt_date", DATA).await;
+    e.dispatcher.run_once().await.unwrap();
+    let m = e.only_message().await;
+    let schedule = RetrySchedule::reference();
+    assert_eq!(
+        m.next_attempt_at.unwrap().millis() - e.clock.now().millis(),
+        schedule.wait_millis(&m.id, 2).unwrap(),
+        "a Retry-After in the past leaves the schedule's time"
+    );
+}
+
+#[tokio::test]
+async fn at_most_8_kb_of_a_huge_response_is_read() {
+    let e = env(Setup {
+        behavior: Behavior::Stream {
+            status: relay_net::StatusCode::OK,
+            headers: relay_net::HeaderMap::new(),
+            total_bytes: None,
+        },
+        verify: false,
+        ..Default::default()
+    })
+    .await;
+    e.publish("evt_big", DATA).await;
+    let started = std::time::Instant::now();
+    assert_eq!(e.dispatcher.run_once().await.unwrap(), 1);
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "reading stopped"
+    );
+    let m = e.only_message().await;
+    assert_eq!(m.state, MessageState::Delivered);
+    let a = &e.store().list_attempts(&e.scope, &m.id).await.unwrap()[0];
+    let kept = a.response_body.as_deref().unwrap_or_default();
+    assert!(
+        kept.len() <= 8192 && kept.len() > 4096,
+        "kept {} bytes",
+        kept.len()
+    );
+}
+
+#[tokio::test]
+async fn an_expired_event_is_not_attempted() {
+    let e = env(Setup::default()).await;
+    let expires = e.clock.now().plus_seconds(60);
+    e.publish_with("evt_ttl", DATA, Some(expires)).await;
+    e.clock.set(expires);
+    e.dispatcher.run_once().await.unwrap();
+    let m = e.only_message().await;
+    assert_eq!(m.state, MessageState::Expired);
+    assert_eq!(m.terminal_reason.as_deref(), Some("ttl_expired"));
+    assert_eq!(e.receiver.count(), 0);
+}
+
+#[tokio::test]
+async fn dns_rebinding_at_connect_time_is_blocked_recorded_and_retried() {
+    // The name resolves to loopback at connect time, and loopback is not allowed.
+    let e = env(Setup {
+        host: "rebind.test",
+        resolves_to: "127.0.0.1",
+        allow_loopback: false,
+        ..Default::default()
+    })
+    .await;
+    e.publish("evt_rebind", DATA).await;
+    assert_eq!(e.dispatcher.run_once().await.unwrap(), 1);
+    assert_eq!(e.receiver.count(), 0, "nothing reached the blocked address");
+    let m = e.only_message().await;
+    assert_eq!(
+        m.state,
+        MessageState::Scheduled,
+        "retried like a connection error"
+    );
+    assert_eq!(m.last_error_code.as_deref(), Some("blocked_address"));
+    let a = &e.store().list_attempts(&e.scope, &m.id).await.unwrap()[0];
+    assert_eq!(a.error_kind.as_deref(), Some("blocked_address"));
+    let warnings = e
+        .store()
+        .endpoint_warnings(&e.endpoint.id, 10)
+        .await
+        .unwrap();
+    assert_eq!(warnings[0].kind, "blocked_address");
+}
+
+#[tokio::test]
+async fn a_slow_response_that_ends_in_time_is_delivered_and_a_late_one_is_a_timeout() {
+    let (_, m) = outcome_of(Behavior::delay(Duration::from_millis(100), Behavior::ok())).await;
+    assert_eq!(m.state, MessageState::Delivered);
+    let (e, m) = outcome_of(Behavior::delay(Duration::from_secs(5), Behavior::ok())).await;
+    assert_eq!(m.state, MessageState::Scheduled);
+    let a = &e.store().list_attempts(&e.scope, &m.id).await.unwrap()[0];
+    assert_eq!(a.error_kind.as_deref(), Some("timeout"));
+    assert!(a.duration_ms < 3000, "{}", a.duration_ms);
+}
+
+#[tokio::test]
+async fn the_response_body_is_recorded_but_never_a_secret() {
+    let e = env(Setup {
+        behavior: Behavior::reply(Reply::new(500).with_body("upstream exploded")),
+        scheme: SignatureScheme::V1,
+        verify: false,
+        ..Default::default()
+    })
+    .await;
+    e.publish("evt_s", DATA).await;
+    e.dispatcher.run_once().await.unwrap();
+    let m = e.only_message().await;
+    let a = &e.store().list_attempts(&e.scope, &m.id).await.unwrap()[0];
+    assert_eq!(a.response_body.as_deref(), Some("upstream exploded"));
+    let secret = match &e.key {
+        relay_core::signature::SigningKey::Hmac(h) => h.expose_whsec(),
+        _ => unreachable!("v1 endpoint"),
+    };
+    let record = format!("{a:?}");
+    let raw = secret.trim_start_matches("whsec_");
+    assert!(!record.contains(raw), "the attempt record holds no secret");
+    let metrics = e.dispatcher.metrics().render();
+    assert!(!metrics.contains(raw) && !metrics.contains(&e.endpoint.id));
+}
