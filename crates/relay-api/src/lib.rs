@@ -69,7 +69,12 @@ pub struct AppState {
     pub schemas: schema::SchemaCache,
     /// Woken after every publish that created messages (the dispatcher waits on it).
     pub wake: Arc<tokio::sync::Notify>,
+    /// Renders the Prometheus text for `/metrics` (set by whoever runs the dispatcher).
+    pub metrics: std::sync::OnceLock<MetricsRenderer>,
 }
+
+/// Produces the Prometheus text exposition for `/metrics`.
+pub type MetricsRenderer = Arc<dyn Fn() -> String + Send + Sync>;
 
 impl AppState {
     pub fn new(
@@ -89,6 +94,7 @@ impl AppState {
             settings,
             schemas: schema::SchemaCache::default(),
             wake: Arc::new(tokio::sync::Notify::new()),
+            metrics: std::sync::OnceLock::new(),
         })
     }
 }

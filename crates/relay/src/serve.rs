@@ -148,24 +148,43 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     let master = master_key(&config, &*store).await?;
     let guard = relay_net::Guard::from_config(&config.outbound)
         .context("invalid [outbound] configuration")?;
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let state = relay_api::AppState::new(
         store.clone(),
-        Arc::new(SystemClock),
-        Arc::new(guard),
+        clock.clone(),
+        Arc::new(guard.clone()),
         operator,
-        master,
+        master.clone(),
         config.api_settings(),
     );
+    let mut engine_config = relay_engine::EngineConfig::new("relay");
+    engine_config.retry_bounds = config.retry.bounds();
+    engine_config.max_payload_bytes = config.limits.max_request_bytes;
+    let dispatcher = relay_engine::Dispatcher::new(
+        store.clone(),
+        clock,
+        relay_net::HttpsClient::new(guard),
+        master,
+        engine_config,
+    );
+    let metrics = dispatcher.metrics();
+    let _ = state.metrics.set(Arc::new(move || metrics.render()));
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let engine = tokio::spawn(dispatcher.run(state.wake.clone(), stop_rx));
+
     let listener = TcpListener::bind(&config.listen)
         .await
         .with_context(|| format!("cannot listen on {}", config.listen))?;
     let addr = listener.local_addr()?;
     tracing::info!(%addr, backend = store.backend(), "relay is listening");
-    println!(
-        "Relay listening on http://{addr} ({} backend)",
-        store.backend()
-    );
-    relay_api::serve(listener, state, shutdown_signal()).await?;
+    println!("Relay listening on http://{addr} ({} backend)", store.backend());
+    let shutdown = async move {
+        shutdown_signal().await;
+        // Stop claiming at once; the API finishes its open requests.
+        let _ = stop_tx.send(true);
+    };
+    relay_api::serve(listener, state, shutdown).await?;
+    engine.await.context("the dispatcher task failed")?;
     tracing::info!("relay stopped");
     Ok(())
 }

@@ -31,6 +31,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/healthz", get(ops::healthz))
         .route("/readyz", get(ops::readyz))
         .route("/openapi.json", get(ops::openapi_json))
+        .route("/metrics", get(ops::metrics))
         .route("/v1/tenants", post(tenants::create).get(tenants::list))
         .route("/v1/tenants/{id}", get(tenants::get))
         .route(

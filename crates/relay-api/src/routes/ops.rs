@@ -35,3 +35,15 @@ pub async fn readyz(State(state): State<Arc<AppState>>) -> Result<&'static str, 
 pub async fn openapi_json() -> impl IntoResponse {
     Json(crate::openapi::document())
 }
+
+/// Prometheus metrics (text exposition format). Labels never carry tenant or endpoint ids.
+pub async fn metrics(State(state): State<Arc<AppState>>) -> impl IntoResponse {
+    let body = state.metrics.get().map(|render| render()).unwrap_or_default();
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        body,
+    )
+}
