@@ -1,6 +1,6 @@
 //! Relay's dispatcher: turns `scheduled` messages into signed deliveries.
 //!
-//! - [`Dispatcher::run`]: the background loop. Claim due messages with a
+//! - [`Dispatcher::start`]: the background loop. Claim due messages with a
 //!   lease (no transaction stays open), attempt each in its own task (at most
 //!   `max_in_flight` at once), send the completions to one completer task that
 //!   writes them in batches, rescue expired leases now and then. It wakes at
@@ -18,7 +18,7 @@
 //! message. A process that dies mid-attempt leaves a lease that expires and is
 //! rescued: delivery is at least once.
 //!
-//! Graceful shutdown ([`Dispatcher::run`] after its shutdown signal): stop
+//! Graceful shutdown (the loop after its shutdown signal): stop
 //! claiming, let attempts in flight finish within `shutdown_grace`, flush
 //! completions, release the remaining leases.
 
@@ -195,15 +195,27 @@ impl Dispatcher {
         Ok(())
     }
 
-    /// Runs until `shutdown` turns true, then shuts down gracefully.
-    pub async fn run(self: Arc<Self>, wake: Arc<Notify>, mut shutdown: watch::Receiver<bool>) {
-        let cfg = self.config().clone();
+    /// Starts the loop in a task: returns once wake-ups from other nodes are
+    /// being listened for (PostgreSQL), so a publish right after cannot be
+    /// missed. The task runs until `shutdown` turns true, then shuts down
+    /// gracefully.
+    pub async fn start(
+        self: Arc<Self>,
+        wake: Arc<Notify>,
+        shutdown: watch::Receiver<bool>,
+    ) -> tokio::task::JoinHandle<()> {
         if let Err(e) = self.store().listen_for_wakeups(wake.clone()).await {
             tracing::warn!(error = %e, "cannot listen for wake-ups from other nodes; polling instead");
         }
+        tokio::spawn(self.run(wake, shutdown))
+    }
+
+    async fn run(self: Arc<Self>, wake: Arc<Notify>, mut shutdown: watch::Receiver<bool>) {
+        let cfg = self.config().clone();
         let permits = Arc::new(Semaphore::new(cfg.max_in_flight));
         let (tx, rx) = mpsc::channel::<Completion>(cfg.completion_batch * 4);
         let completer = tokio::spawn(self.clone().completer(rx));
+        let mut tasks = tokio::task::JoinSet::new();
         let mut last_rescue = std::time::Instant::now();
         if let Err(e) = self.rescue().await {
             tracing::error!(error = %e, "lease rescue failed");
@@ -212,6 +224,7 @@ impl Dispatcher {
             if *shutdown.borrow() {
                 break;
             }
+            while tasks.try_join_next().is_some() {}
             if last_rescue.elapsed() >= cfg.rescue_interval {
                 last_rescue = std::time::Instant::now();
                 if let Err(e) = self.rescue().await {
@@ -230,7 +243,7 @@ impl Dispatcher {
                             };
                             let attempter = self.attempter.clone();
                             let tx = tx.clone();
-                            tokio::spawn(async move {
+                            tasks.spawn(async move {
                                 if let Some(done) =
                                     attempter.attempt(&c, AttemptTrigger::Scheduled).await
                                 {
@@ -285,13 +298,19 @@ impl Dispatcher {
         }
         // Graceful shutdown: no new claims; let attempts finish within the grace.
         tracing::info!("dispatcher stopping: waiting for attempts in flight");
-        let all = u32::try_from(cfg.max_in_flight).unwrap_or(u32::MAX);
-        let finished = tokio::time::timeout(cfg.shutdown_grace, permits.acquire_many(all)).await;
+        let finished = tokio::time::timeout(cfg.shutdown_grace, async {
+            while tasks.join_next().await.is_some() {}
+        })
+        .await;
         if finished.is_err() {
             tracing::warn!(
-                "attempts still in flight after the grace period; their leases are released"
+                unfinished = tasks.len(),
+                "attempts still in flight after the grace period; they are abandoned and their leases released"
             );
+            tasks.abort_all();
+            while tasks.join_next().await.is_some() {}
         }
+        // Every sender is gone now: the completer flushes what it has and ends.
         drop(tx);
         if let Err(e) = completer.await {
             tracing::error!(error = %e, "the completer task failed");

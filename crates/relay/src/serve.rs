@@ -170,14 +170,17 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     let metrics = dispatcher.metrics();
     let _ = state.metrics.set(Arc::new(move || metrics.render()));
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-    let engine = tokio::spawn(dispatcher.run(state.wake.clone(), stop_rx));
+    let engine = dispatcher.start(state.wake.clone(), stop_rx).await;
 
     let listener = TcpListener::bind(&config.listen)
         .await
         .with_context(|| format!("cannot listen on {}", config.listen))?;
     let addr = listener.local_addr()?;
     tracing::info!(%addr, backend = store.backend(), "relay is listening");
-    println!("Relay listening on http://{addr} ({} backend)", store.backend());
+    println!(
+        "Relay listening on http://{addr} ({} backend)",
+        store.backend()
+    );
     let shutdown = async move {
         shutdown_signal().await;
         // Stop claiming at once; the API finishes its open requests.

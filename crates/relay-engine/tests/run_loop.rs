@@ -1,0 +1,134 @@
+//! The background loop: a publish is attempted at once (in-process wake-up,
+//! and `LISTEN/NOTIFY` from another process's publish on PostgreSQL), not
+//! after the poll interval; shutdown lets attempts finish and releases the rest.
+
+mod common;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use common::{Env, Setup, WAIT};
+use relay_core::model::MessageState;
+use relay_receiver::Behavior;
+use tokio::sync::{Notify, watch};
+
+const DATA: &str = r#"{"order_id":"1"}"#;
+
+/// A poll interval far longer than any test waits: only a wake-up can explain a fast delivery.
+fn slow_poll(c: &mut relay_engine::EngineConfig) {
+    c.poll_interval = Duration::from_secs(600);
+    c.rescue_interval = Duration::from_secs(600);
+}
+
+async fn started(
+    setup: Setup,
+) -> Option<(
+    Env,
+    Arc<Notify>,
+    watch::Sender<bool>,
+    tokio::task::JoinHandle<()>,
+)> {
+    let e = Env::start(Setup {
+        wall_clock: true,
+        tune: slow_poll,
+        ..setup
+    })
+    .await?;
+    let wake = Arc::new(Notify::new());
+    let (stop, stop_rx) = watch::channel(false);
+    let handle = e.dispatcher.clone().start(wake.clone(), stop_rx).await;
+    Some((e, wake, stop, handle))
+}
+
+#[tokio::test]
+async fn an_in_process_wake_up_starts_the_attempt_at_once() {
+    let (e, wake, stop, handle) = started(Setup::default()).await.unwrap();
+    let t0 = Instant::now();
+    e.publish("evt_wake", DATA).await;
+    wake.notify_one();
+    e.receiver.wait_for(1, WAIT).await.unwrap();
+    assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
+    stop.send(true).unwrap();
+    handle.await.unwrap();
+    assert_eq!(e.only_message().await.state, MessageState::Delivered);
+}
+
+#[tokio::test]
+async fn a_publish_on_another_node_wakes_the_dispatcher_through_listen_notify() {
+    let Some((e, _wake, stop, handle)) = started(Setup {
+        postgres: true,
+        ..Default::default()
+    })
+    .await
+    else {
+        return;
+    };
+    // `start` returned: LISTEN is registered. Publish through the store, as
+    // another node's API would; nothing in this process wakes the loop.
+    let t0 = Instant::now();
+    e.publish("evt_notify", DATA).await; // NOTIFY relay_wake in the publish transaction
+    e.receiver.wait_for(1, WAIT).await.unwrap();
+    assert!(
+        t0.elapsed() < Duration::from_secs(10),
+        "woken by NOTIFY, not the 600 s poll: {:?}",
+        t0.elapsed()
+    );
+    stop.send(true).unwrap();
+    handle.await.unwrap();
+    e.db.cleanup().await;
+}
+
+#[tokio::test]
+async fn shutdown_lets_attempts_in_flight_finish_and_records_them() {
+    let (e, wake, stop, handle) = started(Setup {
+        behavior: Behavior::delay(Duration::from_millis(700), Behavior::ok()),
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    for i in 0..3 {
+        e.publish(&format!("evt_{i}"), DATA).await;
+    }
+    wake.notify_one();
+    // All three requests are being answered slowly when shutdown is asked for.
+    e.receiver
+        .wait_in_flight(3, WAIT)
+        .await
+        .expect("three attempts in flight");
+    stop.send(true).unwrap();
+    handle.await.unwrap();
+    let states: Vec<_> = e.messages().await.into_iter().map(|m| m.state).collect();
+    assert_eq!(states, vec![MessageState::Delivered; 3]);
+}
+
+#[tokio::test]
+async fn shutdown_releases_what_does_not_finish_within_the_grace() {
+    let e = Env::start(Setup {
+        behavior: Behavior::hang(),
+        wall_clock: true,
+        tune: |c| {
+            c.poll_interval = Duration::from_secs(600);
+            c.shutdown_grace = Duration::from_millis(300);
+        },
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let wake = Arc::new(Notify::new());
+    let (stop, stop_rx) = watch::channel(false);
+    let handle = e.dispatcher.clone().start(wake.clone(), stop_rx).await;
+    e.publish("evt_hang", DATA).await;
+    wake.notify_one();
+    e.receiver.wait_in_flight(1, WAIT).await.unwrap();
+    let t0 = Instant::now();
+    stop.send(true).unwrap();
+    handle.await.unwrap();
+    assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
+    let m = e.only_message().await;
+    assert_eq!(
+        m.state,
+        MessageState::Scheduled,
+        "released, to be attempted again"
+    );
+    assert_eq!(m.attempts_used, 0);
+}
