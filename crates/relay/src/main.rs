@@ -1,7 +1,9 @@
 //! The `relay` binary: parses flags and configuration, then hands over to the
-//! libraries. Subcommands: `serve`, `migrate`, `config check`, `openapi`.
+//! libraries. Subcommands: `serve`, `migrate`, `config check`, `openapi`,
+//! `receive` (a local HTTPS receiver for trying Relay out).
 
 mod config;
+mod receive;
 mod serve;
 
 use clap::{Parser, Subcommand};
@@ -32,6 +34,8 @@ enum Command {
     },
     /// Print the OpenAPI document.
     Openapi,
+    /// Run a local HTTPS receiver that prints and verifies deliveries (for trying Relay out).
+    Receive(receive::ReceiveArgs),
 }
 
 #[derive(Subcommand)]
@@ -60,6 +64,7 @@ fn main() -> anyhow::Result<()> {
             serve::init_tracing(&config);
             runtime()?.block_on(serve::migrate(&config))
         }
+        Command::Receive(args) => runtime()?.block_on(receive::receive(args)),
         Command::Serve(flags) => {
             let config = Config::load(&flags)?;
             serve::init_tracing(&config);

@@ -151,3 +151,89 @@ fn config_check_prints_the_effective_configuration_redacted() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("outbound.allow_port"));
 }
+
+#[test]
+fn secrets_never_reach_the_logs_the_attempts_or_the_metrics() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut receiver = std::process::Command::new(env!("CARGO_BIN_EXE_relay"))
+        .args(["receive", "--listen", "127.0.0.1:0", "--ca-file", "ca.pem"])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = std::io::BufReader::new(receiver.stdout.take().unwrap());
+    let mut first = String::new();
+    std::io::BufRead::read_line(&mut out, &mut first).unwrap();
+    let receiver_url = first
+        .strip_prefix("Receiving on ")
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap()
+        .trim_end_matches('/')
+        .to_string();
+    let port = receiver_url.rsplit(':').next().unwrap().to_string();
+    let log = dir.path().join("relay.log");
+    let ca = dir.path().join("ca.pem");
+    let relay = common::start_logging(
+        dir.path(),
+        &[
+            ("RELAY_OPERATOR_TOKEN", "rop_log_test_token_value"),
+            ("RELAY_LOG", "debug"),
+            ("RELAY_LOG_FORMAT", "json"),
+            ("RELAY_OUTBOUND__ALLOW_CIDRS", "127.0.0.1/32"),
+            ("RELAY_OUTBOUND__ALLOW_PORTS", &port),
+            ("RELAY_OUTBOUND__EXTRA_CA_CERTS", ca.to_str().unwrap()),
+        ],
+        Some(&log),
+    );
+    let op = "rop_log_test_token_value";
+    let json = |s: &str| -> serde_json::Value { serde_json::from_str(s).unwrap() };
+    let (_, t) = curl("POST", &format!("{}/v1/tenants", relay.url), op, Some(r#"{"name":"a"}"#));
+    let tenant = json(&t)["id"].as_str().unwrap().to_string();
+    let (_, k) = curl(
+        "POST",
+        &format!("{}/v1/tenants/{tenant}/api-keys", relay.url),
+        op,
+        Some(r#"{"environment":"live"}"#),
+    );
+    let key = json(&k)["key"].as_str().unwrap().to_string();
+    let schema = r#"{"schema":{"type":"object"}}"#;
+    curl("PUT", &format!("{}/v1/event-types/order.shipped", relay.url), &key, Some(schema));
+    let (_, c) = curl("POST", &format!("{}/v1/consumers", relay.url), &key, Some(r#"{"external_id":"m"}"#));
+    let consumer = json(&c)["id"].as_str().unwrap().to_string();
+    let body = format!(
+        r#"{{"consumer_id":"{consumer}","signature_scheme":"v1","event_types":["order.shipped"],"destination":{{"kind":"https","url":"{receiver_url}/hooks"}}}}"#
+    );
+    let (status, e) = curl("POST", &format!("{}/v1/endpoints", relay.url), &key, Some(&body));
+    assert_eq!(status, 201, "{e}");
+    let secret = json(&e)["secret"].as_str().unwrap().to_string();
+    let secret_b64 = secret.trim_start_matches("whsec_").to_string();
+    let (status, _) = curl(
+        "POST",
+        &format!("{}/v1/events", relay.url),
+        &key,
+        Some(r#"{"type":"order.shipped","data":{"n":1}}"#),
+    );
+    assert_eq!(status, 202);
+    // The delivery arrives (the receiver prints it).
+    let mut line = String::new();
+    while !line.starts_with("delivery ") {
+        line.clear();
+        assert!(std::io::BufRead::read_line(&mut out, &mut line).unwrap() > 0, "receiver ended");
+    }
+    let (_, messages) = curl("GET", &format!("{}/v1/messages", relay.url), &key, None);
+    let message = json(&messages)["data"][0]["id"].as_str().unwrap().to_string();
+    let (_, attempts) = curl("GET", &format!("{}/v1/messages/{message}/attempts", relay.url), &key, None);
+    let (_, metrics) = curl("GET", &format!("{}/metrics", relay.url), &key, None);
+    assert!(metrics.contains("relay_attempts_total"), "{metrics}");
+    drop(relay);
+    let _ = receiver.kill();
+    let _ = receiver.wait();
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert!(logged.contains("\"attempt finished\""), "json logs with the attempt span: {logged}");
+    for (what, text) in [("log", &logged), ("attempts", &attempts), ("metrics", &metrics)] {
+        for secret in [secret_b64.as_str(), key.as_str(), op] {
+            assert!(!text.contains(secret), "the {what} contain a secret");
+        }
+    }
+}

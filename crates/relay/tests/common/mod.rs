@@ -25,6 +25,11 @@ impl Drop for Relay {
 
 /// Starts `relay serve` in `data_dir` on a free port with extra environment.
 pub fn start(data_dir: &Path, env: &[(&str, &str)]) -> Relay {
+    start_logging(data_dir, env, None)
+}
+
+/// Like [`start`], writing the process's log (stderr) to `log` when given.
+pub fn start_logging(data_dir: &Path, env: &[(&str, &str)], log: Option<&Path>) -> Relay {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_relay"));
     cmd.arg("serve")
         .arg("--listen")
@@ -35,7 +40,10 @@ pub fn start(data_dir: &Path, env: &[(&str, &str)]) -> Relay {
         .env_remove("RELAY_OPERATOR_TOKEN")
         .env_remove("RELAY_DATABASE_URL")
         .stdout(Stdio::piped())
-        .stderr(Stdio::null());
+        .stderr(match log {
+            Some(path) => Stdio::from(std::fs::File::create(path).expect("log file")),
+            None => Stdio::null(),
+        });
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -60,7 +68,11 @@ pub fn start(data_dir: &Path, env: &[(&str, &str)]) -> Relay {
             .recv_timeout(Duration::from_secs(60))
             .expect("relay serve printed its address within 60 s");
         if let Some(rest) = line.strip_prefix("Relay listening on ") {
-            relay.url = rest.split_whitespace().next().unwrap_or_default().to_string();
+            relay.url = rest
+                .split_whitespace()
+                .next()
+                .unwrap_or_default()
+                .to_string();
             return relay;
         }
         relay.banner.push(line);
