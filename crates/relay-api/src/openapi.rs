@@ -6,7 +6,7 @@
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use crate::routes::{consumers, endpoints, event_types, events, messages, tenants};
+use crate::routes::{audit, consumers, endpoints, event_types, events, messages, tenants};
 
 struct SecuritySchemes;
 
@@ -43,7 +43,8 @@ impl Modify for SecuritySchemes {
         event_types::put, event_types::get, event_types::list,
         consumers::create, consumers::list, consumers::get, consumers::update, consumers::delete,
         endpoints::create, endpoints::list, endpoints::get, endpoints::update, endpoints::delete,
-        endpoints::signing_keys,
+        endpoints::signing_keys, endpoints::rotate_key,
+        audit::list,
         events::publish, events::get,
         messages::list, messages::get, messages::attempts,
     ),

@@ -455,3 +455,112 @@ async fn signing_keys_hmac_secret_is_shown_once_and_public_keys_stay_readable() 
     assert_eq!(keys["data"][0]["scheme"], "v1");
     assert!(keys["data"][0]["public_key"].is_null());
 }
+
+#[tokio::test]
+async fn key_rotation_overlaps_then_retires_and_is_audited() {
+    let h = Harness::new().await;
+    let (_, key) = h.tenant_with_key("acme", "live").await;
+    let c = h.consumer(&key, "acme").await;
+    let ep = h.endpoint(&key, &c, &[]).await;
+    let id = id_of(&ep);
+    let old_pk = ep["public_key"].as_str().unwrap().to_string();
+
+    let r = h
+        .post(&format!("/v1/endpoints/{id}/rotate-key"), &key, json!({}))
+        .await
+        .expect(StatusCode::OK);
+    assert!(
+        r.get("secret").is_none(),
+        "an Ed25519 rotation has no secret"
+    );
+    let keys = r["keys"].as_array().unwrap();
+    assert_eq!(keys.len(), 2);
+    assert!(
+        keys[0]["retires_at"].is_null(),
+        "the new key is first and current"
+    );
+    assert_ne!(keys[0]["public_key"], old_pk);
+    assert_eq!(keys[1]["public_key"], old_pk);
+    let retires =
+        relay_core::time::Timestamp::parse_rfc3339(keys[1]["retires_at"].as_str().unwrap())
+            .unwrap();
+    let created =
+        relay_core::time::Timestamp::parse_rfc3339(keys[0]["created_at"].as_str().unwrap())
+            .unwrap();
+    assert_eq!(
+        retires.millis() - created.millis(),
+        24 * 3600 * 1000,
+        "24 h overlap by default"
+    );
+
+    // Switching to v1 goes through rotation; the secret is shown once, here.
+    let r = h
+        .post(
+            &format!("/v1/endpoints/{id}/rotate-key"),
+            &key,
+            json!({"overlap_hours": 0, "signature_scheme": "v1"}),
+        )
+        .await
+        .expect(StatusCode::OK);
+    let secret = r["secret"]
+        .as_str()
+        .expect("v1 secret shown once")
+        .to_string();
+    assert!(secret.starts_with("whsec_"));
+    assert_eq!(r["keys"][0]["scheme"], "v1");
+    let now_keys = h
+        .get(&format!("/v1/endpoints/{id}/signing-keys"), &key)
+        .await;
+    let text = now_keys.text();
+    assert!(
+        !text.contains(secret.trim_start_matches("whsec_")),
+        "never readable again"
+    );
+    let endpoint = h
+        .get(&format!("/v1/endpoints/{id}"), &key)
+        .await
+        .expect(StatusCode::OK);
+    assert_eq!(endpoint["signature_scheme"], "v1");
+    // With no overlap, every older key retires at once.
+    let listed = now_keys.expect(StatusCode::OK);
+    let all = listed["data"].as_array().unwrap();
+    assert_eq!(all.len(), 3);
+    assert!(all[1]["retires_at"].is_string() && all[2]["retires_at"].is_string());
+
+    for bad in [
+        json!({"overlap_hours": 169}),
+        json!({"overlap_hours": -1}),
+        json!({"scheme": "v1"}),
+    ] {
+        let r = h
+            .post(&format!("/v1/endpoints/{id}/rotate-key"), &key, bad)
+            .await;
+        assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text());
+    }
+    let log = h.get("/v1/audit-log", &key).await.expect(StatusCode::OK);
+    let actions: Vec<&str> = log["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        actions,
+        vec![
+            "endpoint.created",
+            "endpoint.key_rotated",
+            "endpoint.key_rotated"
+        ]
+    );
+    assert_eq!(log["data"][2]["parameters"]["signature_scheme"], "v1");
+    assert!(
+        log["data"][0]["actor"]
+            .as_str()
+            .unwrap()
+            .starts_with("key_")
+    );
+    assert!(
+        !log.to_string()
+            .contains(secret.trim_start_matches("whsec_"))
+    );
+}

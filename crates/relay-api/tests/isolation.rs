@@ -48,6 +48,7 @@ impl Victim {
         for e in &self.endpoint_ids {
             paths.push(format!("/v1/endpoints/{e}"));
             paths.push(format!("/v1/endpoints/{e}/signing-keys"));
+            paths.push("/v1/audit-log".to_string());
         }
         for m in &self.message_ids {
             paths.push(format!("/v1/messages/{m}"));
@@ -264,6 +265,13 @@ fn cases(v: &Victim) -> Vec<Case> {
     );
     for e in &v.endpoint_ids {
         add(
+            Method::POST,
+            "/v1/endpoints/{id}/rotate-key",
+            format!("/v1/endpoints/{e}/rotate-key"),
+            Some(json!({ "overlap_hours": 0 })),
+            NotFound,
+        );
+        add(
             Method::GET,
             "/v1/endpoints/{id}/signing-keys",
             format!("/v1/endpoints/{e}/signing-keys"),
@@ -271,6 +279,13 @@ fn cases(v: &Victim) -> Vec<Case> {
             NotFound,
         );
     }
+    add(
+        Method::GET,
+        "/v1/audit-log",
+        "/v1/audit-log".into(),
+        None,
+        ListWithoutVictim,
+    );
     // Messages.
     for m in &v.message_ids {
         add(

@@ -451,3 +451,68 @@ async fn the_response_body_is_recorded_but_never_a_secret() {
     let metrics = e.dispatcher.metrics().render();
     assert!(!metrics.contains(raw) && !metrics.contains(&e.endpoint.id));
 }
+
+#[tokio::test]
+async fn during_a_rotation_overlap_both_keys_sign_new_first_then_only_the_new_one() {
+    let e = env(Setup {
+        verify: false,
+        ..Default::default()
+    })
+    .await;
+    let master = relay_core::sealed::MasterKey::from_bytes(common::MASTER);
+    let now = e.clock.now();
+    let rotated_at = now.plus_millis(1);
+    let (new_record, new_key) =
+        relay_store::keys::generate(&master, &e.endpoint.id, SignatureScheme::V1a, rotated_at);
+    let audit = relay_store::AuditEntry {
+        id: relay_store::new_id(relay_core::id::IdKind::Audit, rotated_at),
+        actor: "test".into(),
+        action: "endpoint.key_rotated".into(),
+        target: e.endpoint.id.clone(),
+        parameters: serde_json::json!({}),
+        at: rotated_at,
+    };
+    let overlap_end = rotated_at.plus_seconds(24 * 3600);
+    e.store()
+        .rotate_endpoint_key(&e.scope, &e.endpoint.id, &new_record, overlap_end, &audit)
+        .await
+        .unwrap();
+    e.clock.set(rotated_at);
+    e.publish("evt_during", DATA).await;
+    e.dispatcher.run_once().await.unwrap();
+    let during = e.receiver.wait_for(1, WAIT).await.unwrap().remove(0);
+    let header = during.header("webhook-signature").unwrap().to_string();
+    let entries: Vec<&str> = header.split(' ').collect();
+    assert_eq!(
+        entries.len(),
+        2,
+        "two signatures during the overlap: {header}"
+    );
+    let verifies = |key: &relay_core::signature::SigningKey, entry: &str| {
+        let headers = relay_core::signature::SignatureHeaders {
+            webhook_id: during.header("webhook-id").unwrap().into(),
+            webhook_timestamp: during.header("webhook-timestamp").unwrap().into(),
+            webhook_signature: entry.into(),
+        };
+        relay_core::signature::verify(
+            &[key.verification_key()],
+            &headers,
+            &during.body,
+            e.clock.now(),
+            300,
+        )
+        .is_ok()
+    };
+    assert!(verifies(&new_key, entries[0]), "the new key signs first");
+    assert!(verifies(&e.key, entries[1]), "the old key signs second");
+    assert!(!verifies(&e.key, entries[0]));
+
+    // After the overlap, only the new key signs.
+    e.clock.set(overlap_end);
+    e.publish("evt_after", DATA).await;
+    e.dispatcher.run_once().await.unwrap();
+    let after = e.receiver.wait_for(2, WAIT).await.unwrap().remove(1);
+    let header = after.header("webhook-signature").unwrap();
+    assert_eq!(header.split(' ').count(), 1, "{header}");
+    assert!(header.starts_with("v1a,"));
+}

@@ -194,3 +194,16 @@ CREATE TABLE attempts (
     outcome TEXT NOT NULL
 );
 CREATE INDEX attempts_message ON attempts (message_id, id);
+
+-- Who did what: rotations, recovery operations, endpoint creation and removal.
+CREATE TABLE audit_log (
+    id TEXT PRIMARY KEY,
+    tenant_id TEXT NOT NULL,
+    environment TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    action TEXT NOT NULL,
+    target TEXT NOT NULL,
+    parameters TEXT NOT NULL,
+    at BIGINT NOT NULL
+);
+CREATE INDEX audit_log_scope ON audit_log (tenant_id, environment, id);

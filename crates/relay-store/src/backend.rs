@@ -107,7 +107,8 @@ macro_rules! impl_store {
         use $crate::backend::{Bind, SqlBuilder, applied_and, to_page, unique_as_conflict};
         use $crate::rows::{self, RowExt};
         use $crate::{
-            Claimed, Completion, ConsumerPatch, EndpointKeyRecord, EndpointLimits, EndpointWarning,
+            AuditEntry, Claimed, Completion, ConsumerPatch, EndpointKeyRecord, EndpointLimits,
+            EndpointWarning,
             MessageFilter, NewApiKey, NewEvent, PageRequest, PublishOutcome, PutEventType,
             PutEventTypeOutcome, Result, Scope, Store, StoreError,
         };
@@ -187,6 +188,28 @@ macro_rules! impl_store {
                     personal_data_fields: row.json("personal_data_fields")?,
                     created_at: row.ts("created_at")?,
                 })
+            }
+
+            async fn insert_audit(
+                tx: &mut sqlx::Transaction<'_, $db>,
+                scope: &Scope,
+                a: &AuditEntry,
+            ) -> Result<()> {
+                sqlx::query::<$db>(
+                    "INSERT INTO audit_log (id, tenant_id, environment, actor, action, target, parameters, at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                )
+                .bind(&a.id)
+                .bind(&scope.tenant_id)
+                .bind(scope.environment.as_str())
+                .bind(&a.actor)
+                .bind(&a.action)
+                .bind(&a.target)
+                .bind(json_text(&a.parameters))
+                .bind(a.at.millis())
+                .execute(&mut **tx)
+                .await?;
+                Ok(())
             }
 
             async fn insert_subscriptions(
@@ -759,6 +782,77 @@ macro_rules! impl_store {
                 .iter()
                 .map(rows::endpoint_key)
                 .collect()
+            }
+
+            async fn rotate_endpoint_key(
+                &self,
+                scope: &Scope,
+                endpoint_id: &str,
+                key: &EndpointKeyRecord,
+                retire_at: Timestamp,
+                audit: &AuditEntry,
+            ) -> Result<Vec<EndpointKeyRecord>> {
+                let mut tx = self.write.begin().await?;
+                let now = key.created_at.millis();
+                let done = sqlx::query::<$db>(
+                    "UPDATE endpoints SET signature_scheme = $4, updated_at = $5 \
+                     WHERE tenant_id = $1 AND environment = $2 AND id = $3 AND deleted_at IS NULL",
+                )
+                .bind(&scope.tenant_id)
+                .bind(scope.environment.as_str())
+                .bind(endpoint_id)
+                .bind(key.scheme.as_str())
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+                if done.rows_affected() == 0 {
+                    return Err(StoreError::NotFound);
+                }
+                sqlx::query::<$db>(
+                    "UPDATE endpoint_keys SET retires_at = $2 \
+                     WHERE endpoint_id = $1 AND (retires_at IS NULL OR retires_at > $2)",
+                )
+                .bind(endpoint_id)
+                .bind(retire_at.millis())
+                .execute(&mut *tx)
+                .await?;
+                sqlx::query::<$db>(
+                    "INSERT INTO endpoint_keys (id, endpoint_id, scheme, public_key, sealed_secret, created_at, \
+                     retires_at) VALUES ($1, $2, $3, $4, $5, $6, NULL)",
+                )
+                .bind(&key.id)
+                .bind(endpoint_id)
+                .bind(key.scheme.as_str())
+                .bind(&key.public_key)
+                .bind(&key.sealed_secret)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+                Self::insert_audit(&mut tx, scope, audit).await?;
+                tx.commit().await?;
+                self.endpoint_keys(endpoint_id).await
+            }
+
+            async fn append_audit(&self, scope: &Scope, entry: &AuditEntry) -> Result<()> {
+                let mut tx = self.write.begin().await?;
+                Self::insert_audit(&mut tx, scope, entry).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn list_audit(&self, scope: &Scope, page: &PageRequest) -> Result<Page<AuditEntry>> {
+                let mut q = SqlBuilder::new("SELECT * FROM audit_log WHERE tenant_id = ");
+                q.bind(Bind::Text(scope.tenant_id.clone()))
+                    .push(" AND environment = ")
+                    .bind(Bind::Text(scope.environment.as_str().into()))
+                    .paginate("id", page);
+                let items = self
+                    .fetch_built(&q)
+                    .await?
+                    .iter()
+                    .map(rows::audit_entry)
+                    .collect::<Result<Vec<_>>>()?;
+                Ok(to_page(items, page.limit, |a| &a.id))
             }
 
             async fn endpoint_warnings(&self, endpoint_id: &str, limit: u32) -> Result<Vec<EndpointWarning>> {

@@ -1199,3 +1199,119 @@ pub async fn signing_keys_are_stored_with_the_endpoint(s: &dyn Store) {
     assert_eq!(s.endpoint_keys(&e.id).await.unwrap(), vec![new, old]);
     assert!(s.endpoint_keys("ep_other").await.unwrap().is_empty());
 }
+
+fn audit(action: &str, target: &str, at: Timestamp) -> crate::AuditEntry {
+    crate::AuditEntry {
+        id: new_id(IdKind::Audit, at),
+        actor: "key_1".into(),
+        action: action.into(),
+        target: target.into(),
+        parameters: json!({"overlap_hours": 24}),
+        at,
+    }
+}
+
+pub async fn key_rotation_retires_old_keys_and_is_audited(s: &dyn Store) {
+    let t = tenant(s, "a").await;
+    let live = scope(&t, Environment::Live);
+    let c = consumer(s, &live, "c").await;
+    let e = endpoint_value(&live, &c.id, &["order.shipped"]);
+    let rec = |id: &str, scheme, at: Timestamp| EndpointKeyRecord {
+        id: id.into(),
+        endpoint_id: e.id.clone(),
+        scheme,
+        public_key: None,
+        sealed_secret: format!("rk1:{id}"),
+        created_at: at,
+        retires_at: None,
+    };
+    s.create_endpoint(&live, &e, &[rec("whk_1", SignatureScheme::V1a, T0)], LIMITS)
+        .await
+        .unwrap();
+    let t1 = T0.plus_seconds(10);
+    let keys = s
+        .rotate_endpoint_key(
+            &live,
+            &e.id,
+            &rec("whk_2", SignatureScheme::V1, t1),
+            t1.plus_seconds(3600),
+            &audit("endpoint.key_rotated", &e.id, t1),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        keys.iter()
+            .map(|k| (k.id.as_str(), k.retires_at))
+            .collect::<Vec<_>>(),
+        vec![("whk_2", None), ("whk_1", Some(t1.plus_seconds(3600)))]
+    );
+    let ep = s.get_endpoint(&live, &e.id).await.unwrap().unwrap();
+    assert_eq!(
+        ep.signature_scheme,
+        SignatureScheme::V1,
+        "switching schemes goes through rotation"
+    );
+    assert_eq!(ep.updated_at, t1);
+    // A second rotation inside the overlap never extends an earlier retirement.
+    let t2 = t1.plus_seconds(60);
+    let keys = s
+        .rotate_endpoint_key(
+            &live,
+            &e.id,
+            &rec("whk_3", SignatureScheme::V1, t2),
+            t2.plus_seconds(7200),
+            &audit("endpoint.key_rotated", &e.id, t2),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        keys.iter()
+            .map(|k| (k.id.as_str(), k.retires_at))
+            .collect::<Vec<_>>(),
+        vec![
+            ("whk_3", None),
+            ("whk_2", Some(t2.plus_seconds(7200))),
+            ("whk_1", Some(t1.plus_seconds(3600)))
+        ]
+    );
+    // Another scope cannot rotate it.
+    let other = tenant(s, "b").await;
+    assert!(matches!(
+        s.rotate_endpoint_key(
+            &scope(&other, Environment::Live),
+            &e.id,
+            &rec("whk_4", SignatureScheme::V1, t2),
+            t2,
+            &audit("endpoint.key_rotated", &e.id, t2),
+        )
+        .await,
+        Err(StoreError::NotFound)
+    ));
+    assert_eq!(s.endpoint_keys(&e.id).await.unwrap().len(), 3);
+    let log = s.list_audit(&live, &page(10)).await.unwrap();
+    assert_eq!(log.data.len(), 2);
+    assert_eq!(log.data[0].action, "endpoint.key_rotated");
+    assert_eq!(log.data[0].parameters, json!({"overlap_hours": 24}));
+    assert!(
+        s.list_audit(&scope(&other, Environment::Live), &page(10))
+            .await
+            .unwrap()
+            .data
+            .is_empty()
+    );
+    s.append_audit(&live, &audit("endpoint.deleted", &e.id, t2))
+        .await
+        .unwrap();
+    let first = s.list_audit(&live, &page(2)).await.unwrap();
+    let rest = s
+        .list_audit(
+            &live,
+            &PageRequest {
+                after: first.next_after.clone(),
+                limit: 2,
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!((first.data.len(), rest.data.len()), (2, 1));
+}

@@ -209,6 +209,21 @@ pub fn progress_of(m: &Message) -> Progress {
     }
 }
 
+/// One audited action.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+pub struct AuditEntry {
+    pub id: String,
+    /// The API key id (or `operator`) that acted.
+    pub actor: String,
+    /// e.g. `endpoint.created`, `endpoint.key_rotated`.
+    pub action: String,
+    /// The object acted on (an endpoint id, …).
+    pub target: String,
+    #[schema(value_type = Object)]
+    pub parameters: serde_json::Value,
+    pub at: Timestamp,
+}
+
 /// A health warning about an endpoint.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EndpointWarning {
@@ -296,6 +311,21 @@ pub trait Store: Send + Sync + 'static {
     ) -> Result<()>;
     /// The endpoint's signing keys, newest first (retired ones included).
     async fn endpoint_keys(&self, endpoint_id: &str) -> Result<Vec<EndpointKeyRecord>>;
+    /// Adds `key` as the endpoint's newest signing key and sets its scheme;
+    /// every older key that would sign past `retire_at` retires then. Audited
+    /// with `audit` in the same transaction. Returns all keys, newest first.
+    async fn rotate_endpoint_key(
+        &self,
+        scope: &Scope,
+        endpoint_id: &str,
+        key: &EndpointKeyRecord,
+        retire_at: Timestamp,
+        audit: &AuditEntry,
+    ) -> Result<Vec<EndpointKeyRecord>>;
+    /// Appends to the audit log.
+    async fn append_audit(&self, scope: &Scope, entry: &AuditEntry) -> Result<()>;
+    /// The audit log, oldest first, keyset-paginated.
+    async fn list_audit(&self, scope: &Scope, page: &PageRequest) -> Result<Page<AuditEntry>>;
     /// The endpoint's most recent health warnings, newest first.
     async fn endpoint_warnings(
         &self,

@@ -12,7 +12,7 @@ use relay_core::time::Timestamp;
 use serde_json::value::RawValue;
 use sqlx::Row;
 
-use crate::{EndpointKeyRecord, EndpointWarning, Result, StoreError};
+use crate::{AuditEntry, EndpointKeyRecord, EndpointWarning, Result, StoreError};
 
 /// Typed column access shared by SQLite and PostgreSQL rows.
 pub trait RowExt {
@@ -211,6 +211,17 @@ pub fn endpoint_warning(r: &impl RowExt) -> Result<EndpointWarning> {
         endpoint_id: r.text("endpoint_id")?,
         kind: r.text("kind")?,
         detail: r.text("detail")?,
+        at: r.ts("at")?,
+    })
+}
+
+pub fn audit_entry(r: &impl RowExt) -> Result<AuditEntry> {
+    Ok(AuditEntry {
+        id: r.text("id")?,
+        actor: r.text("actor")?,
+        action: r.text("action")?,
+        target: r.text("target")?,
+        parameters: r.json("parameters")?,
         at: r.ts("at")?,
     })
 }

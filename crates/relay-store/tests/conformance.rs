@@ -51,4 +51,5 @@ conformance!(
     a_410_disables_the_endpoint_and_holds_its_other_messages,
     released_leases_are_due_again_at_once,
     signing_keys_are_stored_with_the_endpoint,
+    key_rotation_retires_old_keys_and_is_audited,
 );

@@ -277,6 +277,18 @@ pub async fn create(
             ),
             other => other.into(),
         })?;
+    audit(
+        &state,
+        &auth,
+        "endpoint.created",
+        &endpoint.id,
+        serde_json::json!({
+            "url": destination_url(&endpoint),
+            "event_types": endpoint.event_types,
+            "signature_scheme": endpoint.signature_scheme.as_str(),
+        }),
+    )
+    .await;
     Ok((
         StatusCode::CREATED,
         Json(EndpointCreated {
@@ -303,15 +315,38 @@ pub async fn signing_keys(
         .endpoint_keys(&id)
         .await?
         .into_iter()
-        .map(|k| SigningKeyOut {
-            id: k.id,
-            scheme: k.scheme,
-            public_key: k.public_key,
-            created_at: k.created_at,
-            retires_at: k.retires_at,
-        })
+        .map(key_out)
         .collect();
     Ok(Json(SigningKeyList { data }))
+}
+
+fn destination_url(e: &Endpoint) -> &str {
+    match &e.destination {
+        Destination::Https(h) => &h.url,
+    }
+}
+
+/// Appends to the audit log after the action succeeded. A failure to write the
+/// entry is logged, not returned: the action itself has happened.
+async fn audit(
+    state: &AppState,
+    auth: &TenantAuth,
+    action: &str,
+    target: &str,
+    parameters: serde_json::Value,
+) {
+    let at = state.clock.now();
+    let entry = relay_store::AuditEntry {
+        id: new_id(IdKind::Audit, at),
+        actor: auth.key_id.clone(),
+        action: action.to_string(),
+        target: target.to_string(),
+        parameters,
+        at,
+    };
+    if let Err(e) = state.store.append_audit(&auth.scope, &entry).await {
+        tracing::error!(error = %e, action, target, "cannot write the audit log");
+    }
 }
 
 fn warnings_of(e: &Endpoint) -> Vec<String> {
@@ -455,5 +490,108 @@ pub async fn delete(
         .delete_endpoint(&auth.scope, &id, state.clock.now())
         .await
         .map_err(or_not_found("endpoint"))?;
+    audit(
+        &state,
+        &auth,
+        "endpoint.deleted",
+        &id,
+        serde_json::json!({}),
+    )
+    .await;
     Ok(StatusCode::NO_CONTENT)
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RotateKey {
+    /// How long the old key keeps signing beside the new one, 0 to 168 hours (default 24).
+    pub overlap_hours: Option<u32>,
+    /// The new key's scheme; switching `v1a` ↔ `v1` happens here. Defaults to the current scheme.
+    pub signature_scheme: Option<SignatureScheme>,
+}
+
+/// The rotation result: the `v1` secret appears here once and never again.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct KeyRotated {
+    pub endpoint_id: String,
+    /// Every key, newest first, with retirement times.
+    pub keys: Vec<SigningKeyOut>,
+    /// `whsec_…` of the new key when it is `v1`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub secret: Option<String>,
+}
+
+pub const MAX_OVERLAP_HOURS: u32 = 168;
+
+fn key_out(k: relay_store::EndpointKeyRecord) -> SigningKeyOut {
+    SigningKeyOut {
+        id: k.id,
+        scheme: k.scheme,
+        public_key: k.public_key,
+        created_at: k.created_at,
+        retires_at: k.retires_at,
+    }
+}
+
+#[utoipa::path(operation_id = "endpoints_rotate_key", post, path = "/v1/endpoints/{id}/rotate-key", tag = "endpoints",
+    request_body = RotateKey,
+    responses((status = 200, body = KeyRotated), (status = 404, body = Problem), (status = 422, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn rotate_key(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<RotateKey>,
+) -> Result<Json<KeyRotated>, ApiError> {
+    let overlap = body.overlap_hours.unwrap_or(24);
+    if overlap > MAX_OVERLAP_HOURS {
+        return Err(ApiError::invalid(
+            "validation_failed",
+            "/overlap_hours",
+            format!("must be between 0 and {MAX_OVERLAP_HOURS}"),
+        ));
+    }
+    let endpoint = state
+        .store
+        .get_endpoint(&auth.scope, &id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("endpoint"))?;
+    let scheme = body.signature_scheme.unwrap_or(endpoint.signature_scheme);
+    let now = state.clock.now();
+    // Strictly after the endpoint's last change, so the dispatcher's key
+    // cache (keyed by `updated_at`) sees the rotation.
+    let now = if now <= endpoint.updated_at {
+        endpoint.updated_at.plus_millis(1)
+    } else {
+        now
+    };
+    let (record, key) = relay_store::keys::generate(&state.master_key, &id, scheme, now);
+    let secret = match &key {
+        SigningKey::Hmac(h) => Some(h.expose_whsec()),
+        SigningKey::Ed25519(_) => None,
+    };
+    let audit = relay_store::AuditEntry {
+        id: new_id(IdKind::Audit, now),
+        actor: auth.key_id.clone(),
+        action: "endpoint.key_rotated".into(),
+        target: id.clone(),
+        parameters: serde_json::json!({
+            "overlap_hours": overlap,
+            "signature_scheme": scheme.as_str(),
+            "previous_scheme": endpoint.signature_scheme.as_str(),
+            "new_key_id": record.id,
+        }),
+        at: now,
+    };
+    let retire_at = now.plus_seconds(i64::from(overlap) * 3600);
+    let keys = state
+        .store
+        .rotate_endpoint_key(&auth.scope, &id, &record, retire_at, &audit)
+        .await
+        .map_err(or_not_found("endpoint"))?;
+    Ok(Json(KeyRotated {
+        endpoint_id: id,
+        keys: keys.into_iter().map(key_out).collect(),
+        secret,
+    }))
 }

@@ -3,6 +3,7 @@
 //! Paths follow `shared/API.md`. Unknown paths and methods answer with
 //! problem+json too, so a client never has to parse anything else.
 
+pub mod audit;
 pub mod consumers;
 pub mod endpoints;
 pub mod event_types;
@@ -71,6 +72,8 @@ pub fn router(state: Arc<AppState>) -> Router {
             "/v1/endpoints/{id}/signing-keys",
             get(endpoints::signing_keys),
         )
+        .route("/v1/endpoints/{id}/rotate-key", post(endpoints::rotate_key))
+        .route("/v1/audit-log", get(audit::list))
         .route("/v1/events", post(events::publish))
         .route("/v1/events/{id}", get(events::get))
         .route("/v1/messages", get(messages::list))

@@ -38,7 +38,11 @@ pub async fn openapi_json() -> impl IntoResponse {
 
 /// Prometheus metrics (text exposition format). Labels never carry tenant or endpoint ids.
 pub async fn metrics(State(state): State<Arc<AppState>>) -> impl IntoResponse {
-    let body = state.metrics.get().map(|render| render()).unwrap_or_default();
+    let body = state
+        .metrics
+        .get()
+        .map(|render| render())
+        .unwrap_or_default();
     (
         [(
             axum::http::header::CONTENT_TYPE,
