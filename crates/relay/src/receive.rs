@@ -43,8 +43,14 @@ pub fn verdict(r: &Recorded, key_file: Option<&std::path::Path>, now_seconds: i6
     };
     let headers = SignatureHeaders {
         webhook_id: r.header("webhook-id").unwrap_or_default().to_string(),
-        webhook_timestamp: r.header("webhook-timestamp").unwrap_or_default().to_string(),
-        webhook_signature: r.header("webhook-signature").unwrap_or_default().to_string(),
+        webhook_timestamp: r
+            .header("webhook-timestamp")
+            .unwrap_or_default()
+            .to_string(),
+        webhook_signature: r
+            .header("webhook-signature")
+            .unwrap_or_default()
+            .to_string(),
     };
     match verify(
         &[key],
@@ -81,7 +87,11 @@ pub async fn receive(args: ReceiveArgs) -> anyhow::Result<()> {
         };
         let Ok(all) = next else { continue };
         for r in &all[seen..] {
-            let check = verdict(r, args.verify_key_file.as_deref(), clock.now().unix_seconds());
+            let check = verdict(
+                r,
+                args.verify_key_file.as_deref(),
+                clock.now().unix_seconds(),
+            );
             println!(
                 "delivery {} {} webhook-id={} type={} signature: {check}",
                 r.method,

@@ -38,7 +38,13 @@ fn the_readme_quickstart_works_as_written() {
     // The receiver, as in the README's first terminal (on a free port).
     let mut receiver = Killed(
         Command::new(env!("CARGO_BIN_EXE_relay"))
-            .args(["receive", "--listen", "127.0.0.1:0", "--ca-file", "receiver-ca.pem"])
+            .args([
+                "receive",
+                "--listen",
+                "127.0.0.1:0",
+                "--ca-file",
+                "receiver-ca.pem",
+            ])
             .args(["--verify-key-file", "endpoint-key.txt"])
             .current_dir(dir.path())
             .stdout(Stdio::piped())
@@ -89,7 +95,10 @@ fn the_readme_quickstart_works_as_written() {
         .expect("run bash");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "quickstart failed\nstdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(
+        out.status.success(),
+        "quickstart failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
     assert!(stdout.contains("\"messages_created\": 1"), "{stdout}");
     assert!(stdout.contains("\"state\": \"delivered\""), "{stdout}");
     assert!(stdout.contains("\"status_code\": 200"), "{stdout}");

@@ -188,7 +188,12 @@ fn secrets_never_reach_the_logs_the_attempts_or_the_metrics() {
     );
     let op = "rop_log_test_token_value";
     let json = |s: &str| -> serde_json::Value { serde_json::from_str(s).unwrap() };
-    let (_, t) = curl("POST", &format!("{}/v1/tenants", relay.url), op, Some(r#"{"name":"a"}"#));
+    let (_, t) = curl(
+        "POST",
+        &format!("{}/v1/tenants", relay.url),
+        op,
+        Some(r#"{"name":"a"}"#),
+    );
     let tenant = json(&t)["id"].as_str().unwrap().to_string();
     let (_, k) = curl(
         "POST",
@@ -198,13 +203,28 @@ fn secrets_never_reach_the_logs_the_attempts_or_the_metrics() {
     );
     let key = json(&k)["key"].as_str().unwrap().to_string();
     let schema = r#"{"schema":{"type":"object"}}"#;
-    curl("PUT", &format!("{}/v1/event-types/order.shipped", relay.url), &key, Some(schema));
-    let (_, c) = curl("POST", &format!("{}/v1/consumers", relay.url), &key, Some(r#"{"external_id":"m"}"#));
+    curl(
+        "PUT",
+        &format!("{}/v1/event-types/order.shipped", relay.url),
+        &key,
+        Some(schema),
+    );
+    let (_, c) = curl(
+        "POST",
+        &format!("{}/v1/consumers", relay.url),
+        &key,
+        Some(r#"{"external_id":"m"}"#),
+    );
     let consumer = json(&c)["id"].as_str().unwrap().to_string();
     let body = format!(
         r#"{{"consumer_id":"{consumer}","signature_scheme":"v1","event_types":["order.shipped"],"destination":{{"kind":"https","url":"{receiver_url}/hooks"}}}}"#
     );
-    let (status, e) = curl("POST", &format!("{}/v1/endpoints", relay.url), &key, Some(&body));
+    let (status, e) = curl(
+        "POST",
+        &format!("{}/v1/endpoints", relay.url),
+        &key,
+        Some(&body),
+    );
     assert_eq!(status, 201, "{e}");
     let secret = json(&e)["secret"].as_str().unwrap().to_string();
     let secret_b64 = secret.trim_start_matches("whsec_").to_string();
@@ -219,19 +239,37 @@ fn secrets_never_reach_the_logs_the_attempts_or_the_metrics() {
     let mut line = String::new();
     while !line.starts_with("delivery ") {
         line.clear();
-        assert!(std::io::BufRead::read_line(&mut out, &mut line).unwrap() > 0, "receiver ended");
+        assert!(
+            std::io::BufRead::read_line(&mut out, &mut line).unwrap() > 0,
+            "receiver ended"
+        );
     }
     let (_, messages) = curl("GET", &format!("{}/v1/messages", relay.url), &key, None);
-    let message = json(&messages)["data"][0]["id"].as_str().unwrap().to_string();
-    let (_, attempts) = curl("GET", &format!("{}/v1/messages/{message}/attempts", relay.url), &key, None);
+    let message = json(&messages)["data"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (_, attempts) = curl(
+        "GET",
+        &format!("{}/v1/messages/{message}/attempts", relay.url),
+        &key,
+        None,
+    );
     let (_, metrics) = curl("GET", &format!("{}/metrics", relay.url), &key, None);
     assert!(metrics.contains("relay_attempts_total"), "{metrics}");
     drop(relay);
     let _ = receiver.kill();
     let _ = receiver.wait();
     let logged = std::fs::read_to_string(&log).unwrap();
-    assert!(logged.contains("\"attempt finished\""), "json logs with the attempt span: {logged}");
-    for (what, text) in [("log", &logged), ("attempts", &attempts), ("metrics", &metrics)] {
+    assert!(
+        logged.contains("\"attempt finished\""),
+        "json logs with the attempt span: {logged}"
+    );
+    for (what, text) in [
+        ("log", &logged),
+        ("attempts", &attempts),
+        ("metrics", &metrics),
+    ] {
         for secret in [secret_b64.as_str(), key.as_str(), op] {
             assert!(!text.contains(secret), "the {what} contain a secret");
         }
