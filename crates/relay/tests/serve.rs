@@ -275,3 +275,123 @@ fn secrets_never_reach_the_logs_the_attempts_or_the_metrics() {
         }
     }
 }
+
+/// Every spelling of `secret` that could sit in a file.
+fn spellings(secret: &[u8]) -> Vec<Vec<u8>> {
+    use base64::Engine;
+    let engines = [
+        base64::engine::general_purpose::STANDARD,
+        base64::engine::general_purpose::STANDARD_NO_PAD,
+        base64::engine::general_purpose::URL_SAFE,
+        base64::engine::general_purpose::URL_SAFE_NO_PAD,
+    ];
+    let mut out = vec![secret.to_vec(), hex::encode(secret).into_bytes()];
+    out.extend(engines.iter().map(|e| e.encode(secret).into_bytes()));
+    out
+}
+
+#[test]
+fn signing_secrets_are_sealed_at_rest_and_a_wrong_master_key_stops_the_start() {
+    use base64::Engine;
+    let dir = tempfile::tempdir().unwrap();
+    let op = "rop_at_rest";
+    let relay = start(dir.path(), &[("RELAY_OPERATOR_TOKEN", op)]);
+    let json = |s: &str| -> serde_json::Value { serde_json::from_str(s).unwrap() };
+    let (_, t) = curl(
+        "POST",
+        &format!("{}/v1/tenants", relay.url),
+        op,
+        Some(r#"{"name":"a"}"#),
+    );
+    let tenant = json(&t)["id"].as_str().unwrap().to_string();
+    let (_, k) = curl(
+        "POST",
+        &format!("{}/v1/tenants/{tenant}/api-keys", relay.url),
+        op,
+        Some(r#"{"environment":"live"}"#),
+    );
+    let key = json(&k)["key"].as_str().unwrap().to_string();
+    let (_, c) = curl(
+        "POST",
+        &format!("{}/v1/consumers", relay.url),
+        &key,
+        Some(r#"{"external_id":"m"}"#),
+    );
+    let consumer = json(&c)["id"].as_str().unwrap().to_string();
+    let body = format!(
+        r#"{{"consumer_id":"{consumer}","signature_scheme":"v1","event_types":[],"destination":{{"kind":"https","url":"https://93.184.215.14/hooks"}}}}"#
+    );
+    let (status, e) = curl(
+        "POST",
+        &format!("{}/v1/endpoints", relay.url),
+        &key,
+        Some(&body),
+    );
+    assert_eq!(status, 201, "{e}");
+    let endpoint = json(&e)["id"].as_str().unwrap().to_string();
+    let mut secrets = vec![json(&e)["secret"].as_str().unwrap().to_string()];
+    let (status, r) = curl(
+        "POST",
+        &format!("{}/v1/endpoints/{endpoint}/rotate-key", relay.url),
+        &key,
+        Some(r#"{"overlap_hours":1}"#),
+    );
+    assert_eq!(status, 200, "{r}");
+    secrets.push(json(&r)["secret"].as_str().unwrap().to_string());
+    drop(relay);
+
+    // Nothing in the data directory (database, WAL, key file) holds a secret in clear.
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir.path()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            files.push((path.clone(), std::fs::read(&path).unwrap()));
+        }
+    }
+    assert!(files.iter().any(|(p, _)| p.ends_with("relay.db")));
+    for secret in &secrets {
+        let raw = base64::engine::general_purpose::STANDARD
+            .decode(secret.trim_start_matches("whsec_"))
+            .unwrap();
+        for spelling in spellings(&raw) {
+            for (path, bytes) in &files {
+                assert!(
+                    !bytes
+                        .windows(spelling.len())
+                        .any(|w| w == spelling.as_slice()),
+                    "{} holds a signing secret in clear",
+                    path.display()
+                );
+            }
+        }
+    }
+
+    // The same data directory with another master key: a clear error, no start.
+    let key_file = dir.path().join("master.key");
+    assert!(
+        key_file.exists(),
+        "zero configuration generated the master key"
+    );
+    std::fs::write(&key_file, format!("{}\n", "ab".repeat(32))).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_relay"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(dir.path())
+        .env_remove("RELAY_OPERATOR_TOKEN")
+        .output()
+        .unwrap();
+    assert!(
+        !out.status.success(),
+        "relay serve must not start with the wrong master key"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("master key does not match"), "{err}");
+    // A configured key file that is missing is an error too.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_relay"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(dir.path())
+        .env("RELAY_MASTER_KEY_FILE", dir.path().join("missing.key"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("missing.key"));
+}
