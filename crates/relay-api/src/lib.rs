@@ -65,6 +65,8 @@ pub struct AppState {
     pub operator_token_sha256: [u8; 32],
     /// Seals new signing keys.
     pub master_key: MasterKey,
+    /// The dispatcher, for manual attempts (resend).
+    pub engine: Arc<relay_engine::Dispatcher>,
     pub settings: ApiSettings,
     pub schemas: schema::SchemaCache,
     /// Woken after every publish that created messages (the dispatcher waits on it).
@@ -83,6 +85,7 @@ impl AppState {
         guard: Arc<relay_net::Guard>,
         operator_token_sha256: [u8; 32],
         master_key: MasterKey,
+        engine: Arc<relay_engine::Dispatcher>,
         settings: ApiSettings,
     ) -> Arc<Self> {
         Arc::new(AppState {
@@ -91,6 +94,7 @@ impl AppState {
             guard,
             operator_token_sha256,
             master_key,
+            engine,
             settings,
             schemas: schema::SchemaCache::default(),
             wake: Arc::new(tokio::sync::Notify::new()),

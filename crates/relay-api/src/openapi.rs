@@ -6,7 +6,9 @@
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use crate::routes::{audit, consumers, endpoints, event_types, events, messages, tenants};
+use crate::routes::{
+    audit, consumers, endpoints, event_types, events, messages, recovery, tenants,
+};
 
 struct SecuritySchemes;
 
@@ -45,6 +47,8 @@ impl Modify for SecuritySchemes {
         endpoints::create, endpoints::list, endpoints::get, endpoints::update, endpoints::delete,
         endpoints::signing_keys, endpoints::rotate_key,
         audit::list,
+        recovery::pause, recovery::resume, recovery::enable, recovery::disable, recovery::recover,
+        recovery::missed, recovery::cancel, recovery::resend,
         events::publish, events::get,
         messages::list, messages::get, messages::attempts,
     ),

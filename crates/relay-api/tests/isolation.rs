@@ -48,6 +48,7 @@ impl Victim {
         for e in &self.endpoint_ids {
             paths.push(format!("/v1/endpoints/{e}"));
             paths.push(format!("/v1/endpoints/{e}/signing-keys"));
+            paths.push(format!("/v1/endpoints/{e}/missed"));
             paths.push("/v1/audit-log".to_string());
         }
         for m in &self.message_ids {
@@ -264,6 +265,34 @@ fn cases(v: &Victim) -> Vec<Case> {
         Status(StatusCode::UNPROCESSABLE_ENTITY, Some("unknown_event_type")),
     );
     for e in &v.endpoint_ids {
+        for action in ["pause", "resume", "enable", "disable"] {
+            add(
+                Method::POST,
+                match action {
+                    "pause" => "/v1/endpoints/{id}/pause",
+                    "resume" => "/v1/endpoints/{id}/resume",
+                    "enable" => "/v1/endpoints/{id}/enable",
+                    _ => "/v1/endpoints/{id}/disable",
+                },
+                format!("/v1/endpoints/{e}/{action}"),
+                None,
+                NotFound,
+            );
+        }
+        add(
+            Method::POST,
+            "/v1/endpoints/{id}/recover",
+            format!("/v1/endpoints/{e}/recover"),
+            Some(json!({ "since": "2000-01-01T00:00:00Z" })),
+            NotFound,
+        );
+        add(
+            Method::GET,
+            "/v1/endpoints/{id}/missed",
+            format!("/v1/endpoints/{e}/missed"),
+            None,
+            NotFound,
+        );
         add(
             Method::POST,
             "/v1/endpoints/{id}/rotate-key",
@@ -288,6 +317,20 @@ fn cases(v: &Victim) -> Vec<Case> {
     );
     // Messages.
     for m in &v.message_ids {
+        add(
+            Method::POST,
+            "/v1/messages/{id}/cancel",
+            format!("/v1/messages/{m}/cancel"),
+            None,
+            NotFound,
+        );
+        add(
+            Method::POST,
+            "/v1/messages/{id}/resend",
+            format!("/v1/messages/{m}/resend"),
+            None,
+            NotFound,
+        );
         add(
             Method::GET,
             "/v1/messages/{id}",

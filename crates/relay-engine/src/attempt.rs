@@ -25,6 +25,7 @@ use relay_core::transition::{DeadLetterReason, MessageEvent, apply};
 use relay_net::{GuardError, HeaderName, HeaderValue, HttpsClient};
 use relay_store::{Claimed, Completion, EndpointKeyRecord, EndpointWarning, Store, keys, new_id};
 use sha2::{Digest, Sha256};
+use tracing::Instrument as _;
 
 use crate::EngineConfig;
 
@@ -98,6 +99,7 @@ fn end_without_attempt(
     owner: &str,
     event: MessageEvent,
     now: Timestamp,
+    manual: bool,
 ) -> Option<Completion> {
     let progress = match apply(&c.progress(), &event, now) {
         Ok(p) => p,
@@ -115,6 +117,7 @@ fn end_without_attempt(
         progress,
         attempt: None,
         disable_endpoint: None,
+        manual,
         warning: None,
         now,
     })
@@ -136,10 +139,11 @@ impl Attempter {
     /// the message's state makes no transition legal (never for a fresh lease).
     pub async fn attempt(&self, c: &Claimed, trigger: AttemptTrigger) -> Option<Completion> {
         let owner = self.config.owner.as_str();
+        let manual = trigger == AttemptTrigger::Manual;
         let now = self.clock.now();
         if c.event.expires_at.is_some_and(|t| t <= now) {
             self.metrics.count_outcome("expired");
-            return end_without_attempt(c, owner, MessageEvent::TtlExpired, now);
+            return end_without_attempt(c, owner, MessageEvent::TtlExpired, now, manual);
         }
         let Destination::Https(https) = &c.endpoint.destination;
         let schema_uri = dataschema(&c.event.event_type, c.event.type_version);
@@ -153,6 +157,7 @@ impl Attempter {
                     owner,
                     MessageEvent::DeadLetter(DeadLetterReason::InvalidDestination),
                     now,
+                    manual,
                 );
             }
         };
@@ -163,6 +168,7 @@ impl Attempter {
                 owner,
                 MessageEvent::DeadLetter(DeadLetterReason::PayloadTooLarge),
                 now,
+                manual,
             );
         }
         let signing = match self
@@ -194,6 +200,7 @@ impl Attempter {
                 owner,
                 MessageEvent::DeadLetter(DeadLetterReason::InvalidDestination),
                 now,
+                manual,
             );
         }
         let signed = sign_request(&active, &c.event.id, now, &body);
@@ -220,15 +227,20 @@ impl Attempter {
             event = %c.event.id,
             attempt = attempt_number
         );
-        let _entered = span.enter();
         let started = Instant::now();
         self.metrics
             .in_flight
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        // `instrument`, not `enter`, across the await: an entered guard held
+        // over an await leaks into other tasks on the worker thread and makes
+        // tracing-subscriber panic ("tried to clone a span that already closed").
         let result = self
             .client
             .post_url(&https.url, headers, Bytes::from(body), self.config.limits)
+            .instrument(span.clone())
             .await;
+        // No await below: entering is safe from here on.
+        let _entered = span.enter();
         self.metrics
             .in_flight
             .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
@@ -309,6 +321,7 @@ impl Attempter {
                             owner,
                             MessageEvent::DeadLetter(DeadLetterReason::InvalidDestination),
                             finished,
+                            manual,
                         )?;
                         record.outcome = "dead_lettered".into();
                         completion.attempt = Some(record);
@@ -354,7 +367,12 @@ impl Attempter {
             duration_ms = record.duration_ms,
             "attempt finished"
         );
-        let progress = match apply(&c.progress(), &MessageEvent::Complete(outcome), finished) {
+        let event = if manual {
+            MessageEvent::CompleteManual(outcome)
+        } else {
+            MessageEvent::Complete(outcome)
+        };
+        let progress = match apply(&c.progress(), &event, finished) {
             Ok(p) => p,
             Err(e) => {
                 tracing::error!(error = %e, "illegal transition for a leased message");
@@ -370,6 +388,7 @@ impl Attempter {
             progress,
             attempt: Some(record),
             disable_endpoint,
+            manual,
             warning,
             now: finished,
         })

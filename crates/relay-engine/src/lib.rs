@@ -361,3 +361,65 @@ impl Dispatcher {
         }
     }
 }
+
+/// Why a manual attempt could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum ManualError {
+    #[error("message not found")]
+    NotFound,
+    /// Another attempt is in flight (or leased): at most one at a time.
+    #[error("an attempt for this message is in flight")]
+    Busy,
+    #[error(transparent)]
+    Store(relay_store::StoreError),
+}
+
+/// The result of a manual attempt.
+#[derive(Debug, Clone)]
+pub struct ManualOutcome {
+    /// The attempt made (`None` when the message ended without one, e.g. its TTL passed).
+    pub attempt: Option<relay_core::model::Attempt>,
+    /// Whether the message changed (it may have been cancelled meanwhile).
+    pub applied: bool,
+}
+
+impl Dispatcher {
+    /// One immediate attempt at a message, under a lease so it never runs
+    /// beside an automatic one (reference "Recovery"): a success ends the
+    /// message `delivered` and cancels pending attempts; a failure leaves the
+    /// schedule (or the terminal state) as it was and does not count.
+    pub async fn resend(
+        &self,
+        scope: &relay_store::Scope,
+        message_id: &str,
+    ) -> Result<ManualOutcome, ManualError> {
+        let a = &self.attempter;
+        let now = a.clock.now();
+        let lease_until = now.plus_millis(a.config.lease.as_millis() as i64);
+        let claimed = a
+            .store
+            .lease_for_manual_attempt(scope, message_id, &a.config.owner, now, lease_until)
+            .await
+            .map_err(|e| match e {
+                relay_store::StoreError::NotFound => ManualError::NotFound,
+                other => ManualError::Store(other),
+            })?
+            .ok_or(ManualError::Busy)?;
+        let Some(completion) = a.attempt(&claimed, AttemptTrigger::Manual).await else {
+            // The lease lapses on its own; nothing changed.
+            return Ok(ManualOutcome {
+                attempt: None,
+                applied: false,
+            });
+        };
+        let applied = a
+            .store
+            .complete(std::slice::from_ref(&completion))
+            .await
+            .map_err(ManualError::Store)?;
+        Ok(ManualOutcome {
+            attempt: completion.attempt,
+            applied: applied.first().copied().unwrap_or(false),
+        })
+    }
+}

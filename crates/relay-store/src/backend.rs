@@ -190,6 +190,72 @@ macro_rules! impl_store {
                 })
             }
 
+            /// The claimed messages `ids` with their events, endpoints and sources.
+            async fn load_claimed(
+                tx: &mut sqlx::Transaction<'_, $db>,
+                ids: &[String],
+            ) -> Result<Vec<Claimed>> {
+                let in_list = |q: &mut SqlBuilder, values: &mut dyn Iterator<Item = String>| {
+                    q.push(" IN (");
+                    for (i, v) in values.enumerate() {
+                        if i > 0 {
+                            q.push(", ");
+                        }
+                        q.bind(Bind::Text(v));
+                    }
+                    q.push(")");
+                };
+                let mut q = SqlBuilder::new("SELECT * FROM messages WHERE id");
+                in_list(&mut q, &mut ids.iter().cloned());
+                q.push(" ORDER BY next_attempt_at, id");
+                let message_rows = Self::built(&q).fetch_all(&mut **tx).await?;
+                let mut claimed_rows = Vec::with_capacity(message_rows.len());
+                for r in &message_rows {
+                    claimed_rows.push((rows::message(r)?, r.text("tenant_id")?, r.int("lease_version")?));
+                }
+                let mut endpoint_ids: Vec<String> = claimed_rows.iter().map(|c| c.0.endpoint_id.clone()).collect();
+                endpoint_ids.sort();
+                endpoint_ids.dedup();
+                let mut q = SqlBuilder::new("SELECT * FROM endpoints WHERE id");
+                in_list(&mut q, &mut endpoint_ids.into_iter());
+                let mut endpoints = std::collections::HashMap::new();
+                for r in Self::built(&q).fetch_all(&mut **tx).await? {
+                    let e = rows::endpoint(&r)?;
+                    endpoints.insert(e.id.clone(), e);
+                }
+                let mut consumer_ids: Vec<String> = endpoints.values().map(|e| e.consumer_id.clone()).collect();
+                consumer_ids.sort();
+                consumer_ids.dedup();
+                let mut q = SqlBuilder::new("SELECT id, source FROM consumers WHERE id");
+                in_list(&mut q, &mut consumer_ids.into_iter());
+                let mut sources = std::collections::HashMap::new();
+                for r in Self::built(&q).fetch_all(&mut **tx).await? {
+                    sources.insert(r.text("id")?, r.text("source")?);
+                }
+                let mut out = Vec::with_capacity(claimed_rows.len());
+                for (message, tenant_id, lease_version) in claimed_rows {
+                    let event = sqlx::query::<$db>(
+                        "SELECT * FROM events WHERE tenant_id = $1 AND environment = $2 AND id = $3",
+                    )
+                    .bind(&tenant_id)
+                    .bind(message.environment.as_str())
+                    .bind(&message.event_id)
+                    .fetch_one(&mut **tx)
+                    .await?;
+                    let event = rows::event(&event)?;
+                    let endpoint = endpoints
+                        .get(&message.endpoint_id)
+                        .cloned()
+                        .ok_or_else(|| StoreError::Corrupt(format!("endpoint {} missing", message.endpoint_id)))?;
+                    let source = sources
+                        .get(&endpoint.consumer_id)
+                        .cloned()
+                        .ok_or_else(|| StoreError::Corrupt(format!("consumer {} missing", endpoint.consumer_id)))?;
+                    out.push(Claimed { message, tenant_id, lease_version, event, endpoint, source });
+                }
+                Ok(out)
+            }
+
             async fn insert_audit(
                 tx: &mut sqlx::Transaction<'_, $db>,
                 scope: &Scope,
@@ -833,6 +899,172 @@ macro_rules! impl_store {
                 self.endpoint_keys(endpoint_id).await
             }
 
+            async fn set_endpoint_state(
+                &self,
+                scope: &Scope,
+                endpoint_id: &str,
+                state: EndpointState,
+                disabled_reason: Option<&str>,
+                audit: &AuditEntry,
+            ) -> Result<Endpoint> {
+                let now = audit.at.millis();
+                let mut tx = self.write.begin().await?;
+                let done = sqlx::query::<$db>(
+                    "UPDATE endpoints SET state = $4, disabled_reason = $5, updated_at = $6 \
+                     WHERE tenant_id = $1 AND environment = $2 AND id = $3 AND deleted_at IS NULL",
+                )
+                .bind(&scope.tenant_id)
+                .bind(scope.environment.as_str())
+                .bind(endpoint_id)
+                .bind(state.as_str())
+                .bind(disabled_reason)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+                if done.rows_affected() == 0 {
+                    return Err(StoreError::NotFound);
+                }
+                let (from, to) = match state {
+                    EndpointState::Active => ("held", "scheduled"),
+                    EndpointState::Paused | EndpointState::Disabled => ("scheduled", "held"),
+                };
+                sqlx::query::<$db>(
+                    "UPDATE messages SET state = $2, next_attempt_at = COALESCE(next_attempt_at, $4), updated_at = $4 \
+                     WHERE endpoint_id = $1 AND state = $3",
+                )
+                .bind(endpoint_id)
+                .bind(to)
+                .bind(from)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+                Self::insert_audit(&mut tx, scope, audit).await?;
+                let row = sqlx::query::<$db>("SELECT * FROM endpoints WHERE id = $1")
+                    .bind(endpoint_id)
+                    .fetch_one(&mut *tx)
+                    .await?;
+                let endpoint = rows::endpoint(&row)?;
+                tx.commit().await?;
+                Ok(endpoint)
+            }
+
+            async fn cancel_message(&self, scope: &Scope, message_id: &str, now: Timestamp) -> Result<Message> {
+                let mut tx = self.write.begin().await?;
+                let done = sqlx::query::<$db>(AssertSqlSafe(format!(
+                    "UPDATE messages SET state = 'cancelled', terminal_reason = '{}', next_attempt_at = NULL, \
+                     lease_owner = NULL, lease_until = NULL, lease_version = lease_version + 1, updated_at = $4 \
+                     WHERE tenant_id = $1 AND environment = $2 AND id = $3 AND state IN {}",
+                    relay_core::transition::REASON_CANCELLED,
+                    $crate::backend::LIVE_STATES_SQL
+                )))
+                .bind(&scope.tenant_id)
+                .bind(scope.environment.as_str())
+                .bind(message_id)
+                .bind(now.millis())
+                .execute(&mut *tx)
+                .await?;
+                let row = sqlx::query::<$db>(
+                    "SELECT * FROM messages WHERE tenant_id = $1 AND environment = $2 AND id = $3",
+                )
+                .bind(&scope.tenant_id)
+                .bind(scope.environment.as_str())
+                .bind(message_id)
+                .fetch_optional(&mut *tx)
+                .await?;
+                let Some(row) = row else {
+                    return Err(StoreError::NotFound);
+                };
+                if done.rows_affected() == 0 {
+                    return Err(StoreError::Conflict("message_not_pending"));
+                }
+                tx.commit().await?;
+                rows::message(&row)
+            }
+
+            async fn recover(
+                &self,
+                scope: &Scope,
+                endpoint_id: &str,
+                since: Timestamp,
+                until: Timestamp,
+                audit: &AuditEntry,
+            ) -> Result<u64> {
+                let now = audit.at.millis();
+                let mut tx = self.write.begin().await?;
+                let state: Option<String> = sqlx::query_scalar::<$db, String>(
+                    "SELECT state FROM endpoints WHERE tenant_id = $1 AND environment = $2 AND id = $3 \
+                     AND deleted_at IS NULL",
+                )
+                .bind(&scope.tenant_id)
+                .bind(scope.environment.as_str())
+                .bind(endpoint_id)
+                .fetch_optional(&mut *tx)
+                .await?;
+                match state.as_deref() {
+                    None => return Err(StoreError::NotFound),
+                    Some("active") => {}
+                    Some(_) => return Err(StoreError::Conflict("endpoint_not_active")),
+                }
+                // Failed (terminal, not delivered, not expired) and unattempted
+                // (held) messages restart their schedule now.
+                let done = sqlx::query::<$db>(
+                    "UPDATE messages SET state = 'scheduled', attempts_used = 0, deferrals_used = 0, \
+                     next_attempt_at = $4, terminal_reason = NULL, lease_owner = NULL, lease_until = NULL, \
+                     lease_version = lease_version + 1, updated_at = $4 \
+                     WHERE endpoint_id = $1 AND created_at >= $2 AND created_at < $3 AND state IN \
+                     ('failed_permanent', 'exhausted', 'window_exceeded', 'dead_lettered', 'cancelled', 'held')",
+                )
+                .bind(endpoint_id)
+                .bind(since.millis())
+                .bind(until.millis())
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+                Self::insert_audit(&mut tx, scope, audit).await?;
+                tx.commit().await?;
+                Ok(done.rows_affected())
+            }
+
+            async fn lease_for_manual_attempt(
+                &self,
+                scope: &Scope,
+                message_id: &str,
+                owner: &str,
+                now: Timestamp,
+                lease_until: Timestamp,
+            ) -> Result<Option<Claimed>> {
+                let mut tx = self.write.begin().await?;
+                let exists = sqlx::query_scalar::<$db, String>(
+                    "SELECT id FROM messages WHERE tenant_id = $1 AND environment = $2 AND id = $3",
+                )
+                .bind(&scope.tenant_id)
+                .bind(scope.environment.as_str())
+                .bind(message_id)
+                .fetch_optional(&mut *tx)
+                .await?;
+                if exists.is_none() {
+                    return Err(StoreError::NotFound);
+                }
+                // At most one attempt at a time: not while one is in flight or leased.
+                let leased = sqlx::query::<$db>(
+                    "UPDATE messages SET lease_owner = $2, lease_until = $3, lease_version = lease_version + 1 \
+                     WHERE id = $1 AND state <> 'in_flight' AND (lease_until IS NULL OR lease_until < $4)",
+                )
+                .bind(message_id)
+                .bind(owner)
+                .bind(lease_until.millis())
+                .bind(now.millis())
+                .execute(&mut *tx)
+                .await?;
+                if leased.rows_affected() == 0 {
+                    tx.commit().await?;
+                    return Ok(None);
+                }
+                let mut claimed = Self::load_claimed(&mut tx, &[message_id.to_string()]).await?;
+                tx.commit().await?;
+                Ok(claimed.pop())
+            }
+
             async fn append_audit(&self, scope: &Scope, entry: &AuditEntry) -> Result<()> {
                 let mut tx = self.write.begin().await?;
                 Self::insert_audit(&mut tx, scope, entry).await?;
@@ -1157,6 +1389,13 @@ macro_rules! impl_store {
                 if let Some(s) = f.state {
                     q.push(" AND state = ").bind(Bind::Text(s.as_str().into()));
                 }
+                if let Some(states) = &f.states {
+                    q.push(" AND state IN ('-'");
+                    for s in states {
+                        q.push(", ").bind(Bind::Text(s.as_str().into()));
+                    }
+                    q.push(")");
+                }
                 if let Some(t) = f.since {
                     q.push(" AND created_at >= ").bind(Bind::Int(t.millis()));
                 }
@@ -1200,6 +1439,7 @@ macro_rules! impl_store {
                     "UPDATE messages SET state = 'in_flight', lease_owner = $1, lease_until = $2, \
                      lease_version = lease_version + 1, updated_at = $3 \
                      WHERE id IN (SELECT id FROM messages WHERE state = 'scheduled' AND next_attempt_at <= $3 \
+                     AND (lease_until IS NULL OR lease_until < $3) \
                      ORDER BY next_attempt_at LIMIT $4{}) RETURNING id",
                     dialect::SKIP_LOCKED
                 )))
@@ -1213,63 +1453,7 @@ macro_rules! impl_store {
                     tx.commit().await?;
                     return Ok(Vec::new());
                 }
-                let in_list = |q: &mut SqlBuilder, values: &mut dyn Iterator<Item = String>| {
-                    q.push(" IN (");
-                    for (i, v) in values.enumerate() {
-                        if i > 0 {
-                            q.push(", ");
-                        }
-                        q.bind(Bind::Text(v));
-                    }
-                    q.push(")");
-                };
-                let mut q = SqlBuilder::new("SELECT * FROM messages WHERE id");
-                in_list(&mut q, &mut ids.iter().cloned());
-                let message_rows = Self::built(&q).fetch_all(&mut *tx).await?;
-                let mut claimed_rows = Vec::with_capacity(message_rows.len());
-                for r in &message_rows {
-                    claimed_rows.push((rows::message(r)?, r.text("tenant_id")?, r.int("lease_version")?));
-                }
-                let mut endpoint_ids: Vec<String> = claimed_rows.iter().map(|c| c.0.endpoint_id.clone()).collect();
-                endpoint_ids.sort();
-                endpoint_ids.dedup();
-                let mut q = SqlBuilder::new("SELECT * FROM endpoints WHERE id");
-                in_list(&mut q, &mut endpoint_ids.into_iter());
-                let mut endpoints = std::collections::HashMap::new();
-                for r in Self::built(&q).fetch_all(&mut *tx).await? {
-                    let e = rows::endpoint(&r)?;
-                    endpoints.insert(e.id.clone(), e);
-                }
-                let mut consumer_ids: Vec<String> = endpoints.values().map(|e| e.consumer_id.clone()).collect();
-                consumer_ids.sort();
-                consumer_ids.dedup();
-                let mut q = SqlBuilder::new("SELECT id, source FROM consumers WHERE id");
-                in_list(&mut q, &mut consumer_ids.into_iter());
-                let mut sources = std::collections::HashMap::new();
-                for r in Self::built(&q).fetch_all(&mut *tx).await? {
-                    sources.insert(r.text("id")?, r.text("source")?);
-                }
-                let mut out = Vec::with_capacity(claimed_rows.len());
-                for (message, tenant_id, lease_version) in claimed_rows {
-                    let event = sqlx::query::<$db>(
-                        "SELECT * FROM events WHERE tenant_id = $1 AND environment = $2 AND id = $3",
-                    )
-                    .bind(&tenant_id)
-                    .bind(message.environment.as_str())
-                    .bind(&message.event_id)
-                    .fetch_one(&mut *tx)
-                    .await?;
-                    let event = rows::event(&event)?;
-                    let endpoint = endpoints
-                        .get(&message.endpoint_id)
-                        .cloned()
-                        .ok_or_else(|| StoreError::Corrupt(format!("endpoint {} missing", message.endpoint_id)))?;
-                    let source = sources
-                        .get(&endpoint.consumer_id)
-                        .cloned()
-                        .ok_or_else(|| StoreError::Corrupt(format!("consumer {} missing", endpoint.consumer_id)))?;
-                    out.push(Claimed { message, tenant_id, lease_version, event, endpoint, source });
-                }
+                let out = Self::load_claimed(&mut tx, &ids).await?;
                 tx.commit().await?;
                 Ok(out)
             }
@@ -1283,7 +1467,8 @@ macro_rules! impl_store {
                         "UPDATE messages SET state = $1, attempts_used = $2, deferrals_used = $3, \
                          next_attempt_at = $4, last_error_code = $5, terminal_reason = $6, lease_owner = NULL, \
                          lease_until = NULL, updated_at = $7 \
-                         WHERE id = $8 AND lease_owner = $9 AND lease_version = $10 AND state = 'in_flight'",
+                         WHERE id = $8 AND lease_owner = $9 AND lease_version = $10 \
+                         AND (state = 'in_flight' OR $11 = 1)",
                     )
                     .bind(p.state.as_str())
                     .bind(i64::from(p.attempts_used))
@@ -1295,6 +1480,7 @@ macro_rules! impl_store {
                     .bind(&c.message_id)
                     .bind(&c.lease_owner)
                     .bind(c.lease_version)
+                    .bind(i64::from(c.manual))
                     .execute(&mut *tx)
                     .await?
                     .rows_affected()

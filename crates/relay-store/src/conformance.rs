@@ -873,6 +873,7 @@ fn completion(c: &crate::Claimed, owner: &str, progress: Progress) -> Completion
         progress,
         attempt: Some(attempt_for(c, "delivered")),
         disable_endpoint: None,
+        manual: false,
         warning: None,
         now: T0.plus_seconds(1),
     }
@@ -1314,4 +1315,281 @@ pub async fn key_rotation_retires_old_keys_and_is_audited(s: &dyn Store) {
         .await
         .unwrap();
     assert_eq!((first.data.len(), rest.data.len()), (2, 1));
+}
+
+pub async fn pausing_holds_and_resuming_releases_in_due_order(s: &dyn Store) {
+    let (live, endpoints) = delivery_fixture(s, 1).await;
+    let e = &endpoints[0];
+    let later = new_event("evt_later", "order.shipped", None);
+    s.publish(
+        &live,
+        NewEvent {
+            now: T0.plus_seconds(5),
+            ..later
+        },
+    )
+    .await
+    .unwrap();
+    let paused = s
+        .set_endpoint_state(
+            &live,
+            &e.id,
+            EndpointState::Paused,
+            None,
+            &audit("endpoint.paused", &e.id, T0),
+        )
+        .await
+        .unwrap();
+    assert_eq!(paused.state, EndpointState::Paused);
+    let msgs = s
+        .list_messages(&live, &MessageFilter::default(), &page(10))
+        .await
+        .unwrap();
+    assert!(msgs.data.iter().all(|m| m.state == MessageState::Held));
+    assert!(
+        s.claim_due("w", T0.plus_seconds(60), T0.plus_seconds(90), 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    // Publishing while paused accumulates, nothing is discarded.
+    s.publish(
+        &live,
+        NewEvent {
+            now: T0.plus_seconds(6),
+            ..new_event("evt_paused", "order.shipped", None)
+        },
+    )
+    .await
+    .unwrap();
+    let resumed = s
+        .set_endpoint_state(
+            &live,
+            &e.id,
+            EndpointState::Active,
+            None,
+            &audit("endpoint.resumed", &e.id, T0.plus_seconds(60)),
+        )
+        .await
+        .unwrap();
+    assert_eq!(resumed.state, EndpointState::Active);
+    let claimed = s
+        .claim_due("w", T0.plus_seconds(60), T0.plus_seconds(90), 10)
+        .await
+        .unwrap();
+    let order: Vec<&str> = claimed.iter().map(|c| c.event.id.as_str()).collect();
+    assert_eq!(
+        order,
+        vec!["evt_d", "evt_later", "evt_paused"],
+        "drained in order of due time"
+    );
+    let other = tenant(s, "b").await;
+    assert!(matches!(
+        s.set_endpoint_state(
+            &scope(&other, Environment::Live),
+            &e.id,
+            EndpointState::Paused,
+            None,
+            &audit("x", &e.id, T0)
+        )
+        .await,
+        Err(StoreError::NotFound)
+    ));
+    let log = s.list_audit(&live, &page(10)).await.unwrap();
+    assert_eq!(log.data.len(), 2);
+}
+
+pub async fn cancelling_ends_pending_attempts_and_beats_a_late_completion(s: &dyn Store) {
+    let (live, _) = delivery_fixture(s, 2).await;
+    let msgs = s
+        .list_messages(&live, &MessageFilter::default(), &page(10))
+        .await
+        .unwrap();
+    let (a, b) = (&msgs.data[0], &msgs.data[1]);
+    let cancelled = s.cancel_message(&live, &a.id, T0).await.unwrap();
+    assert_eq!(cancelled.state, MessageState::Cancelled);
+    assert_eq!(cancelled.terminal_reason.as_deref(), Some("cancelled"));
+    assert!(matches!(
+        s.cancel_message(&live, &a.id, T0).await,
+        Err(StoreError::Conflict(_))
+    ));
+    // In flight: the attempt's completion can no longer change it.
+    let claimed = s.claim_due("w", T0, T0.plus_seconds(30), 10).await.unwrap();
+    assert_eq!(claimed.len(), 1);
+    assert_eq!(claimed[0].message.id, b.id);
+    s.cancel_message(&live, &b.id, T0).await.unwrap();
+    assert_eq!(
+        s.complete(&[completion(&claimed[0], "w", delivered(&claimed[0]))])
+            .await
+            .unwrap(),
+        vec![false]
+    );
+    assert_eq!(
+        s.get_message(&live, &b.id).await.unwrap().unwrap().state,
+        MessageState::Cancelled
+    );
+    let other = tenant(s, "b").await;
+    assert!(matches!(
+        s.cancel_message(&scope(&other, Environment::Live), &b.id, T0)
+            .await,
+        Err(StoreError::NotFound)
+    ));
+}
+
+pub async fn recover_restarts_failed_and_unattempted_messages_in_range(s: &dyn Store) {
+    let (live, endpoints) = delivery_fixture(s, 1).await;
+    let e = &endpoints[0];
+    let claimed = s.claim_due("w", T0, T0.plus_seconds(30), 10).await.unwrap();
+    let mut failed = completion(
+        &claimed[0],
+        "w",
+        Progress {
+            state: MessageState::Exhausted,
+            attempts_used: 10,
+            next_attempt_at: None,
+            terminal_reason: Some("attempts_exhausted".into()),
+            ..claimed[0].progress()
+        },
+    );
+    failed.attempt = None;
+    s.complete(&[failed]).await.unwrap();
+    s.set_endpoint_state(
+        &live,
+        &e.id,
+        EndpointState::Disabled,
+        Some("manual"),
+        &audit("endpoint.disabled", &e.id, T0),
+    )
+    .await
+    .unwrap();
+    // Produced while disabled: recorded (held), not attempted.
+    s.publish(
+        &live,
+        NewEvent {
+            now: T0.plus_seconds(10),
+            ..new_event("evt_off", "order.shipped", None)
+        },
+    )
+    .await
+    .unwrap();
+    s.publish(
+        &live,
+        NewEvent {
+            now: T0.plus_seconds(500),
+            ..new_event("evt_late", "order.shipped", None)
+        },
+    )
+    .await
+    .unwrap();
+    let missed = s
+        .list_messages(
+            &live,
+            &MessageFilter {
+                endpoint_id: Some(e.id.clone()),
+                states: Some(vec![MessageState::Exhausted, MessageState::Held]),
+                ..Default::default()
+            },
+            &page(10),
+        )
+        .await
+        .unwrap();
+    assert_eq!(missed.data.len(), 3);
+    assert!(matches!(
+        s.recover(
+            &live,
+            &e.id,
+            T0,
+            T0.plus_seconds(100),
+            &audit("endpoint.recovered", &e.id, T0)
+        )
+        .await,
+        Err(StoreError::Conflict("endpoint_not_active"))
+    ));
+    s.set_endpoint_state(
+        &live,
+        &e.id,
+        EndpointState::Active,
+        None,
+        &audit("endpoint.enabled", &e.id, T0.plus_seconds(600)),
+    )
+    .await
+    .unwrap();
+    // Enabling schedules the held ones already; recover restarts the exhausted one in range.
+    let n = s
+        .recover(
+            &live,
+            &e.id,
+            T0,
+            T0.plus_seconds(100),
+            &audit("endpoint.recovered", &e.id, T0.plus_seconds(700)),
+        )
+        .await
+        .unwrap();
+    assert_eq!(n, 1);
+    let all = s
+        .list_messages(&live, &MessageFilter::default(), &page(10))
+        .await
+        .unwrap();
+    for m in &all.data {
+        assert_eq!(m.state, MessageState::Scheduled, "{m:?}");
+    }
+    let restarted = all.data.iter().find(|m| m.event_id == "evt_d").unwrap();
+    assert_eq!(
+        (restarted.attempts_used, restarted.terminal_reason.clone()),
+        (0, None)
+    );
+    assert_eq!(restarted.next_attempt_at, Some(T0.plus_seconds(700)));
+}
+
+pub async fn a_manual_lease_excludes_automatic_attempts_and_vice_versa(s: &dyn Store) {
+    let (live, _) = delivery_fixture(s, 1).await;
+    let id = s
+        .list_messages(&live, &MessageFilter::default(), &page(10))
+        .await
+        .unwrap()
+        .data[0]
+        .id
+        .clone();
+    let manual = s
+        .lease_for_manual_attempt(&live, &id, "api", T0, T0.plus_seconds(30))
+        .await
+        .unwrap()
+        .expect("free to lease");
+    assert_eq!(
+        manual.message.state,
+        MessageState::Scheduled,
+        "a manual lease keeps the state"
+    );
+    assert!(
+        s.claim_due("w", T0, T0.plus_seconds(30), 10)
+            .await
+            .unwrap()
+            .is_empty(),
+        "automatic claims skip it"
+    );
+    assert!(
+        s.lease_for_manual_attempt(&live, &id, "api2", T0, T0.plus_seconds(30))
+            .await
+            .unwrap()
+            .is_none()
+    );
+    // A failed manual attempt leaves the schedule as it was and frees the message.
+    let mut done = completion(&manual, "api", manual.progress());
+    done.manual = true;
+    assert_eq!(s.complete(&[done]).await.unwrap(), vec![true]);
+    let claimed = s.claim_due("w", T0, T0.plus_seconds(30), 10).await.unwrap();
+    assert_eq!(claimed.len(), 1);
+    assert!(
+        s.lease_for_manual_attempt(&live, &id, "api", T0, T0.plus_seconds(30))
+            .await
+            .unwrap()
+            .is_none(),
+        "not while in flight"
+    );
+    let other = tenant(s, "b").await;
+    assert!(matches!(
+        s.lease_for_manual_attempt(&scope(&other, Environment::Live), &id, "api", T0, T0)
+            .await,
+        Err(StoreError::NotFound)
+    ));
 }

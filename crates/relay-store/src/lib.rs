@@ -29,8 +29,8 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use relay_core::model::SignatureScheme;
 use relay_core::model::{
-    ApiKey, Attempt, Consumer, Endpoint, Environment, Event, EventType, Message, MessageState,
-    Page, Tenant,
+    ApiKey, Attempt, Consumer, Endpoint, EndpointState, Environment, Event, EventType, Message,
+    MessageState, Page, Tenant,
 };
 use relay_core::time::Timestamp;
 use relay_core::transition::Progress;
@@ -149,6 +149,8 @@ pub struct MessageFilter {
     pub endpoint_id: Option<String>,
     pub event_id: Option<String>,
     pub state: Option<MessageState>,
+    /// Any of these states (the dead-letter queue, the missed-events list).
+    pub states: Option<Vec<MessageState>>,
     pub event_type: Option<String>,
     pub error_code: Option<String>,
     /// Created at or after.
@@ -248,6 +250,8 @@ pub struct Completion {
     pub attempt: Option<Attempt>,
     /// Disable the endpoint at once with this reason (a `410`).
     pub disable_endpoint: Option<String>,
+    /// A manual attempt: the message was leased without leaving its state.
+    pub manual: bool,
     pub warning: Option<EndpointWarning>,
     pub now: Timestamp,
 }
@@ -322,6 +326,46 @@ pub trait Store: Send + Sync + 'static {
         retire_at: Timestamp,
         audit: &AuditEntry,
     ) -> Result<Vec<EndpointKeyRecord>>;
+    /// Pauses, resumes, enables or disables an endpoint and moves its pending
+    /// messages with it (pausing or disabling holds `scheduled` messages;
+    /// resuming or enabling schedules `held` ones, keeping their due times).
+    /// Audited in the same transaction.
+    async fn set_endpoint_state(
+        &self,
+        scope: &Scope,
+        endpoint_id: &str,
+        state: EndpointState,
+        disabled_reason: Option<&str>,
+        audit: &AuditEntry,
+    ) -> Result<Endpoint>;
+    /// Cancels a message's pending attempts (`cancelled`); an attempt in
+    /// flight finishes but cannot change the message any more.
+    async fn cancel_message(
+        &self,
+        scope: &Scope,
+        message_id: &str,
+        now: Timestamp,
+    ) -> Result<Message>;
+    /// Requeues an endpoint's failed and unattempted messages created in
+    /// `[since, until)`: their schedule restarts now. Returns how many.
+    async fn recover(
+        &self,
+        scope: &Scope,
+        endpoint_id: &str,
+        since: Timestamp,
+        until: Timestamp,
+        audit: &AuditEntry,
+    ) -> Result<u64>;
+    /// Leases one message for a manual attempt, whatever its state, unless an
+    /// attempt is already in flight or leased. `None` when it is busy.
+    async fn lease_for_manual_attempt(
+        &self,
+        scope: &Scope,
+        message_id: &str,
+        owner: &str,
+        now: Timestamp,
+        lease_until: Timestamp,
+    ) -> Result<Option<Claimed>>;
     /// Appends to the audit log.
     async fn append_audit(&self, scope: &Scope, entry: &AuditEntry) -> Result<()>;
     /// The audit log, oldest first, keyset-paginated.

@@ -52,4 +52,8 @@ conformance!(
     released_leases_are_due_again_at_once,
     signing_keys_are_stored_with_the_endpoint,
     key_rotation_retires_old_keys_and_is_audited,
+    pausing_holds_and_resuming_releases_in_due_order,
+    cancelling_ends_pending_attempts_and_beats_a_late_completion,
+    recover_restarts_failed_and_unattempted_messages_in_range,
+    a_manual_lease_excludes_automatic_attempts_and_vice_versa,
 );

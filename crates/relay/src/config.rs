@@ -61,6 +61,7 @@ pub struct Config {
     pub outbound: OutboundConfig,
     pub limits: Limits,
     pub retry: RetryBounds,
+    pub delivery: Delivery,
 }
 
 impl Default for Config {
@@ -77,6 +78,7 @@ impl Default for Config {
             outbound: OutboundConfig::default(),
             limits: Limits::default(),
             retry: RetryBounds::default(),
+            delivery: Delivery::default(),
         }
     }
 }
@@ -151,6 +153,26 @@ impl RetryBounds {
             max_attempts: self.max_attempts,
             max_total_window_seconds: self.max_total_window_seconds,
         }
+    }
+}
+
+/// `[delivery]`: how the dispatcher holds the messages it works on.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Delivery {
+    /// How long a claimed message stays leased to this process; after a crash,
+    /// its messages are attempted again once their leases expire. Keep it
+    /// above the 20 s whole-request timeout in production.
+    #[serde(deserialize_with = "number")]
+    pub lease_seconds: u64,
+}
+
+/// The shortest lease `[delivery] lease_seconds` accepts.
+pub const MIN_LEASE_SECONDS: u64 = 5;
+
+impl Default for Delivery {
+    fn default() -> Self {
+        Delivery { lease_seconds: 60 }
     }
 }
 
@@ -278,6 +300,9 @@ impl Config {
         if self.limits.max_request_bytes < 1024 {
             bail!("limits.max_request_bytes must be at least 1024");
         }
+        if self.delivery.lease_seconds < MIN_LEASE_SECONDS {
+            bail!("delivery.lease_seconds must be at least {MIN_LEASE_SECONDS}");
+        }
         Ok(())
     }
 
@@ -394,6 +419,14 @@ impl Config {
             (r.max_total_window_seconds as i64).into(),
         );
         t.insert("retry".into(), retry.into());
+        let mut delivery = toml::Table::new();
+        delivery.insert(
+            "lease_seconds".into(),
+            i64::try_from(self.delivery.lease_seconds)
+                .unwrap_or(i64::MAX)
+                .into(),
+        );
+        t.insert("delivery".into(), delivery.into());
         toml::to_string(&t).unwrap_or_default()
     }
 }
@@ -449,6 +482,7 @@ const KEYS: &[(&str, &[&str])] = &[
             "outbound",
             "limits",
             "retry",
+            "delivery",
         ],
     ),
     (
@@ -479,6 +513,7 @@ const KEYS: &[(&str, &[&str])] = &[
             "max_total_window_seconds",
         ],
     ),
+    ("delivery", &["lease_seconds"]),
 ];
 
 fn check_keys(table: &toml::Table, origin: &str) -> anyhow::Result<()> {
@@ -650,6 +685,7 @@ mod tests {
             ("RELAY_OUTBOUND__ALLOW_CIDRS", "not-a-cidr"),
             ("RELAY_MASTER_KEY", "short"),
             ("RELAY_RETRY__MAX_ATTEMPTS", "0"),
+            ("RELAY_DELIVERY__LEASE_SECONDS", "4"),
         ] {
             assert!(
                 Config::load_from(&Flags::default(), &env(&[(k, v)])).is_err(),

@@ -149,23 +149,25 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     let guard = relay_net::Guard::from_config(&config.outbound)
         .context("invalid [outbound] configuration")?;
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-    let state = relay_api::AppState::new(
-        store.clone(),
-        clock.clone(),
-        Arc::new(guard.clone()),
-        operator,
-        master.clone(),
-        config.api_settings(),
-    );
     let mut engine_config = relay_engine::EngineConfig::new("relay");
     engine_config.retry_bounds = config.retry.bounds();
     engine_config.max_payload_bytes = config.limits.max_request_bytes;
+    engine_config.lease = std::time::Duration::from_secs(config.delivery.lease_seconds);
     let dispatcher = relay_engine::Dispatcher::new(
         store.clone(),
-        clock,
-        relay_net::HttpsClient::new(guard),
-        master,
+        clock.clone(),
+        relay_net::HttpsClient::new(guard.clone()),
+        master.clone(),
         engine_config,
+    );
+    let state = relay_api::AppState::new(
+        store.clone(),
+        clock,
+        Arc::new(guard),
+        operator,
+        master,
+        dispatcher.clone(),
+        config.api_settings(),
     );
     let metrics = dispatcher.metrics();
     let _ = state.metrics.set(Arc::new(move || metrics.render()));

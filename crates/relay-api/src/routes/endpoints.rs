@@ -349,7 +349,7 @@ async fn audit(
     }
 }
 
-fn warnings_of(e: &Endpoint) -> Vec<String> {
+pub fn warnings_of(e: &Endpoint) -> Vec<String> {
     let mut w = Vec::new();
     if e.event_types.iter().any(|t| t == "*") {
         w.push(WILDCARD_WARNING.to_string());

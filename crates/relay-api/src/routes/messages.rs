@@ -52,6 +52,7 @@ pub async fn list(
         endpoint_id: q.endpoint_id,
         event_id: q.event_id,
         state: q.state,
+        states: None,
         event_type: q.event_type,
         error_code: q.error_code,
         since: q.since,

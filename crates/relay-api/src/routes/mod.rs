@@ -10,6 +10,7 @@ pub mod event_types;
 pub mod events;
 pub mod messages;
 pub mod ops;
+pub mod recovery;
 pub mod tenants;
 
 use std::sync::Arc;
@@ -74,6 +75,14 @@ pub fn router(state: Arc<AppState>) -> Router {
         )
         .route("/v1/endpoints/{id}/rotate-key", post(endpoints::rotate_key))
         .route("/v1/audit-log", get(audit::list))
+        .route("/v1/endpoints/{id}/pause", post(recovery::pause))
+        .route("/v1/endpoints/{id}/resume", post(recovery::resume))
+        .route("/v1/endpoints/{id}/enable", post(recovery::enable))
+        .route("/v1/endpoints/{id}/disable", post(recovery::disable))
+        .route("/v1/endpoints/{id}/recover", post(recovery::recover))
+        .route("/v1/endpoints/{id}/missed", get(recovery::missed))
+        .route("/v1/messages/{id}/cancel", post(recovery::cancel))
+        .route("/v1/messages/{id}/resend", post(recovery::resend))
         .route("/v1/events", post(events::publish))
         .route("/v1/events/{id}", get(events::get))
         .route("/v1/messages", get(messages::list))

@@ -152,12 +152,22 @@ impl Harness {
     pub async fn with_settings(settings: ApiSettings) -> Harness {
         let db = TestDb::sqlite().await;
         let clock = Arc::new(ManualClock::new(T0));
+        let master = relay_core::sealed::MasterKey::from_bytes([7; 32]);
+        let guard = guard();
+        let engine = relay_engine::Dispatcher::new(
+            db.store.clone(),
+            clock.clone(),
+            relay_net::HttpsClient::new((*guard).clone()),
+            master.clone(),
+            relay_engine::EngineConfig::new("api-test"),
+        );
         let state = AppState::new(
             db.store.clone(),
             clock.clone(),
-            guard(),
+            guard,
             relay_api::auth::token_digest(OPERATOR),
-            relay_core::sealed::MasterKey::from_bytes([7; 32]),
+            master,
+            engine,
             settings,
         );
         let router = relay_api::router(state.clone());

@@ -1,0 +1,363 @@
+//! Recovery and delivery control: pause, resume, enable, disable, recover,
+//! missed events, cancel and resend (reference "Recovery").
+//!
+//! Every state change here is audited. A manual resend goes through the
+//! dispatcher under a lease, so it never runs beside an automatic attempt.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use relay_core::id::IdKind;
+use relay_core::model::{Attempt, EndpointState, Message, MessageState, Page};
+use relay_core::time::Timestamp;
+use relay_store::{AuditEntry, MessageFilter, Scope, StoreError, new_id};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use super::endpoints::{EndpointOut, warnings_of};
+use crate::AppState;
+use crate::auth::TenantAuth;
+use crate::error::{ApiError, Problem, or_not_found};
+use crate::extract::{JsonBody, QueryParams};
+
+/// The states listed as missed: every terminal state but `delivered`, and
+/// `held` (produced while the endpoint was paused or disabled).
+pub const MISSED_STATES: [MessageState; 7] = [
+    MessageState::FailedPermanent,
+    MessageState::Exhausted,
+    MessageState::Expired,
+    MessageState::WindowExceeded,
+    MessageState::DeadLettered,
+    MessageState::Cancelled,
+    MessageState::Held,
+];
+
+fn entry(
+    auth: &TenantAuth,
+    action: &str,
+    target: &str,
+    parameters: serde_json::Value,
+    at: Timestamp,
+) -> AuditEntry {
+    AuditEntry {
+        id: new_id(IdKind::Audit, at),
+        actor: auth.key_id.clone(),
+        action: action.to_string(),
+        target: target.to_string(),
+        parameters,
+        at,
+    }
+}
+
+async fn change_state(
+    state: &AppState,
+    auth: &TenantAuth,
+    id: &str,
+    allowed_from: &[EndpointState],
+    to: EndpointState,
+    reason: Option<&str>,
+    action: &str,
+) -> Result<Json<EndpointOut>, ApiError> {
+    let current = state
+        .store
+        .get_endpoint(&auth.scope, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("endpoint"))?;
+    if !allowed_from.contains(&current.state) {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "invalid_endpoint_state",
+            format!(
+                "the endpoint is {}; {action} applies to {} endpoints",
+                current.state.as_str(),
+                allowed_from
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            ),
+        ));
+    }
+    let now = state.clock.now();
+    let audit = entry(
+        auth,
+        action,
+        id,
+        serde_json::json!({ "from": current.state.as_str() }),
+        now,
+    );
+    let endpoint = state
+        .store
+        .set_endpoint_state(&auth.scope, id, to, reason, &audit)
+        .await
+        .map_err(or_not_found("endpoint"))?;
+    if to == EndpointState::Active {
+        state.wake.notify_one();
+    }
+    Ok(Json(EndpointOut {
+        warnings: warnings_of(&endpoint),
+        endpoint,
+    }))
+}
+
+#[utoipa::path(operation_id = "endpoints_pause", post, path = "/v1/endpoints/{id}/pause", tag = "recovery",
+    responses((status = 200, body = EndpointOut), (status = 404, body = Problem), (status = 409, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn pause(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+) -> Result<Json<EndpointOut>, ApiError> {
+    change_state(
+        &state,
+        &auth,
+        &id,
+        &[EndpointState::Active],
+        EndpointState::Paused,
+        None,
+        "endpoint.paused",
+    )
+    .await
+}
+
+#[utoipa::path(operation_id = "endpoints_resume", post, path = "/v1/endpoints/{id}/resume", tag = "recovery",
+    responses((status = 200, body = EndpointOut), (status = 404, body = Problem), (status = 409, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn resume(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+) -> Result<Json<EndpointOut>, ApiError> {
+    change_state(
+        &state,
+        &auth,
+        &id,
+        &[EndpointState::Paused],
+        EndpointState::Active,
+        None,
+        "endpoint.resumed",
+    )
+    .await
+}
+
+#[utoipa::path(operation_id = "endpoints_disable", post, path = "/v1/endpoints/{id}/disable", tag = "recovery",
+    responses((status = 200, body = EndpointOut), (status = 404, body = Problem), (status = 409, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn disable(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+) -> Result<Json<EndpointOut>, ApiError> {
+    change_state(
+        &state,
+        &auth,
+        &id,
+        &[EndpointState::Active, EndpointState::Paused],
+        EndpointState::Disabled,
+        Some("disabled_by_tenant"),
+        "endpoint.disabled",
+    )
+    .await
+}
+
+#[utoipa::path(operation_id = "endpoints_enable", post, path = "/v1/endpoints/{id}/enable", tag = "recovery",
+    responses((status = 200, body = EndpointOut), (status = 404, body = Problem), (status = 409, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn enable(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+) -> Result<Json<EndpointOut>, ApiError> {
+    change_state(
+        &state,
+        &auth,
+        &id,
+        &[EndpointState::Disabled],
+        EndpointState::Active,
+        None,
+        "endpoint.enabled",
+    )
+    .await
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecoverBody {
+    /// Requeue messages created at or after this time.
+    #[schema(value_type = String, format = DateTime)]
+    pub since: Timestamp,
+    /// …and before this time (default: now).
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub until: Option<Timestamp>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Recovered {
+    /// Messages whose schedule restarted.
+    pub requeued: u64,
+}
+
+#[utoipa::path(operation_id = "endpoints_recover", post, path = "/v1/endpoints/{id}/recover", tag = "recovery",
+    request_body = RecoverBody,
+    responses((status = 200, body = Recovered), (status = 404, body = Problem), (status = 409, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn recover(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<RecoverBody>,
+) -> Result<Json<Recovered>, ApiError> {
+    let now = state.clock.now();
+    let until = body.until.unwrap_or(now.plus_millis(1));
+    if until <= body.since {
+        return Err(ApiError::invalid(
+            "validation_failed",
+            "/until",
+            "must be after since",
+        ));
+    }
+    let audit = entry(
+        &auth,
+        "endpoint.recovered",
+        &id,
+        serde_json::json!({ "since": body.since, "until": until }),
+        now,
+    );
+    let requeued = state
+        .store
+        .recover(&auth.scope, &id, body.since, until, &audit)
+        .await
+        .map_err(|e| match e {
+            StoreError::Conflict(_) => ApiError::new(
+                StatusCode::CONFLICT,
+                "invalid_endpoint_state",
+                "recover needs an active endpoint: enable or resume it first",
+            ),
+            other => or_not_found("endpoint")(other),
+        })?;
+    if requeued > 0 {
+        state.wake.notify_one();
+    }
+    Ok(Json(Recovered { requeued }))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct MissedQuery {
+    /// Created at or after (RFC 3339).
+    #[param(value_type = Option<String>)]
+    pub since: Option<Timestamp>,
+    /// Created before (RFC 3339).
+    #[param(value_type = Option<String>)]
+    pub until: Option<Timestamp>,
+    pub limit: Option<u32>,
+    pub after: Option<String>,
+}
+
+#[utoipa::path(operation_id = "endpoints_missed", get, path = "/v1/endpoints/{id}/missed", tag = "recovery",
+    params(MissedQuery),
+    responses((status = 200, body = Page<Message>), (status = 404, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn missed(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+    QueryParams(q): QueryParams<MissedQuery>,
+) -> Result<Json<Page<Message>>, ApiError> {
+    if state.store.get_endpoint(&auth.scope, &id).await?.is_none() {
+        return Err(ApiError::not_found("endpoint"));
+    }
+    let page = super::page_request(q.limit, q.after)?;
+    let filter = MessageFilter {
+        endpoint_id: Some(id),
+        states: Some(MISSED_STATES.to_vec()),
+        since: q.since,
+        until: q.until,
+        ..Default::default()
+    };
+    Ok(Json(
+        state
+            .store
+            .list_messages(&auth.scope, &filter, &page)
+            .await?,
+    ))
+}
+
+#[utoipa::path(operation_id = "messages_cancel", post, path = "/v1/messages/{id}/cancel", tag = "recovery",
+    responses((status = 200, body = Message), (status = 404, body = Problem), (status = 409, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn cancel(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+) -> Result<Json<Message>, ApiError> {
+    let now = state.clock.now();
+    let message = state
+        .store
+        .cancel_message(&auth.scope, &id, now)
+        .await
+        .map_err(|e| match e {
+            StoreError::Conflict(_) => ApiError::new(
+                StatusCode::CONFLICT,
+                "message_not_pending",
+                "only a scheduled, held or in-flight message can be cancelled",
+            ),
+            other => or_not_found("message")(other),
+        })?;
+    audit_message(
+        &state,
+        &auth.scope,
+        entry(&auth, "message.cancelled", &id, serde_json::json!({}), now),
+    )
+    .await;
+    Ok(Json(message))
+}
+
+async fn audit_message(state: &AppState, scope: &Scope, audit: AuditEntry) {
+    if let Err(e) = state.store.append_audit(scope, &audit).await {
+        tracing::error!(error = %e, action = %audit.action, "cannot write the audit log");
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Resent {
+    /// The message after the attempt.
+    pub message: Message,
+    /// The attempt made; `null` when none could be made (e.g. the event expired).
+    pub attempt: Option<Attempt>,
+}
+
+#[utoipa::path(operation_id = "messages_resend", post, path = "/v1/messages/{id}/resend", tag = "recovery",
+    responses((status = 200, body = Resent), (status = 404, body = Problem), (status = 409, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn resend(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+) -> Result<Json<Resent>, ApiError> {
+    let outcome = state
+        .engine
+        .resend(&auth.scope, &id)
+        .await
+        .map_err(|e| match e {
+            relay_engine::ManualError::NotFound => ApiError::not_found("message"),
+            relay_engine::ManualError::Busy => ApiError::new(
+                StatusCode::CONFLICT,
+                "attempt_in_flight",
+                "an attempt for this message is in flight; at most one runs at a time",
+            ),
+            relay_engine::ManualError::Store(s) => s.into(),
+        })?;
+    let message = state
+        .store
+        .get_message(&auth.scope, &id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("message"))?;
+    Ok(Json(Resent {
+        message,
+        attempt: outcome.attempt,
+    }))
+}
