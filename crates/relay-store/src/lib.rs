@@ -443,12 +443,41 @@ pub async fn open(url: &str) -> Result<Arc<dyn Store>> {
     Ok(store)
 }
 
-/// A fresh random id of `kind` created at `now`.
+/// A fresh id of `kind` created at `now`.
+///
+/// Monotonic within the process (the ULID rule): ids made in the same
+/// millisecond continue from the previous one instead of drawing new
+/// randomness, so the order of creation is the order of the ids even when the
+/// clock does not move (and keyset pagination lists them in that order).
 pub fn new_id(kind: relay_core::id::IdKind, now: Timestamp) -> String {
-    let mut bytes = [0u8; 16];
-    // getrandom only fails when the OS has no entropy source at all; an id
-    // from a zero seed would still be unique per millisecond and kind only by
-    // luck, so treat it as fatal misconfiguration.
-    getrandom::fill(&mut bytes).expect("the operating system's random source is unavailable");
-    relay_core::id::new_id(kind, now.millis(), u128::from_le_bytes(bytes))
+    static LAST: std::sync::Mutex<(i64, u128)> = std::sync::Mutex::new((i64::MIN, 0));
+    let mut last = LAST.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let millis = now.millis().max(last.0);
+    let random = if millis == last.0 {
+        last.1.wrapping_add(1) & ((1u128 << 80) - 1)
+    } else {
+        let mut bytes = [0u8; 16];
+        // getrandom fails only when the OS has no entropy source at all.
+        getrandom::fill(&mut bytes).expect("the operating system's random source is unavailable");
+        // Leave headroom so increments within one millisecond do not wrap.
+        u128::from_le_bytes(bytes) & ((1u128 << 79) - 1)
+    };
+    *last = (millis, random);
+    relay_core::id::new_id(kind, millis, random)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use relay_core::id::IdKind;
+
+    #[test]
+    fn ids_made_in_one_millisecond_keep_their_order() {
+        let t = Timestamp(1_900_000_000_000);
+        let ids: Vec<String> = (0..1000).map(|_| new_id(IdKind::Audit, t)).collect();
+        let mut sorted = ids.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted, ids);
+    }
 }

@@ -1,0 +1,172 @@
+//! Recovery and delivery control over HTTP: pause and resume, disable and
+//! enable, the missed-events list, recover, cancel and resend, and their audit.
+
+mod common;
+
+use axum::http::StatusCode;
+use common::*;
+use serde_json::{Value, json};
+
+async fn setup() -> (Harness, String, String) {
+    let h = Harness::new().await;
+    let (_, key) = h.tenant_with_key("acme", "live").await;
+    h.open_event_type(&key, "order.shipped").await;
+    let c = h.consumer(&key, "acme").await;
+    let ep = h.endpoint(&key, &c, &["order.shipped"]).await;
+    (h, key, id_of(&ep))
+}
+
+async fn states(h: &Harness, key: &str, endpoint: &str) -> Vec<String> {
+    let list = h
+        .get(&format!("/v1/messages?endpoint_id={endpoint}"), key)
+        .await
+        .expect(StatusCode::OK);
+    list["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["state"].as_str().unwrap().to_string())
+        .collect()
+}
+
+async fn publish(h: &Harness, key: &str, id: &str) {
+    h.publish(key, json!({"id": id, "type": "order.shipped", "data": {}}))
+        .await
+        .expect(StatusCode::ACCEPTED);
+}
+
+#[tokio::test]
+async fn pause_holds_and_resume_releases_without_discarding() {
+    let (h, key, ep) = setup().await;
+    publish(&h, &key, "evt_1").await;
+    let paused = h
+        .post(&format!("/v1/endpoints/{ep}/pause"), &key, json!({}))
+        .await
+        .expect(StatusCode::OK);
+    assert_eq!(paused["state"], "paused");
+    publish(&h, &key, "evt_2").await;
+    assert_eq!(states(&h, &key, &ep).await, vec!["held", "held"]);
+    let missed = h
+        .get(&format!("/v1/endpoints/{ep}/missed"), &key)
+        .await
+        .expect(StatusCode::OK);
+    assert_eq!(missed["data"].as_array().unwrap().len(), 2);
+    h.post(&format!("/v1/endpoints/{ep}/pause"), &key, json!({}))
+        .await
+        .problem(StatusCode::CONFLICT, "invalid_endpoint_state");
+    let resumed = h
+        .post(&format!("/v1/endpoints/{ep}/resume"), &key, json!({}))
+        .await
+        .expect(StatusCode::OK);
+    assert_eq!(resumed["state"], "active");
+    assert_eq!(states(&h, &key, &ep).await, vec!["scheduled", "scheduled"]);
+}
+
+#[tokio::test]
+async fn disable_records_new_events_as_missed_and_recover_queues_them_after_enable() {
+    let (h, key, ep) = setup().await;
+    let disabled = h
+        .post(&format!("/v1/endpoints/{ep}/disable"), &key, json!({}))
+        .await
+        .expect(StatusCode::OK);
+    assert_eq!(disabled["state"], "disabled");
+    assert_eq!(disabled["disabled_reason"], "disabled_by_tenant");
+    publish(&h, &key, "evt_off").await;
+    assert_eq!(states(&h, &key, &ep).await, vec!["held"]);
+    let since = "2000-01-01T00:00:00Z";
+    h.post(
+        &format!("/v1/endpoints/{ep}/recover"),
+        &key,
+        json!({"since": since}),
+    )
+    .await
+    .problem(StatusCode::CONFLICT, "invalid_endpoint_state");
+    h.post(&format!("/v1/endpoints/{ep}/resume"), &key, json!({}))
+        .await
+        .problem(StatusCode::CONFLICT, "invalid_endpoint_state");
+    h.post(&format!("/v1/endpoints/{ep}/enable"), &key, json!({}))
+        .await
+        .expect(StatusCode::OK);
+    assert_eq!(states(&h, &key, &ep).await, vec!["scheduled"]);
+    // Cancel it, then recover brings it back onto the schedule.
+    let m = h
+        .get(&format!("/v1/messages?endpoint_id={ep}"), &key)
+        .await
+        .expect(StatusCode::OK)["data"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let cancelled = h
+        .post(&format!("/v1/messages/{m}/cancel"), &key, json!({}))
+        .await
+        .expect(StatusCode::OK);
+    assert_eq!(cancelled["state"], "cancelled");
+    h.post(&format!("/v1/messages/{m}/cancel"), &key, json!({}))
+        .await
+        .problem(StatusCode::CONFLICT, "message_not_pending");
+    let r = h
+        .post(
+            &format!("/v1/endpoints/{ep}/recover"),
+            &key,
+            json!({"since": since}),
+        )
+        .await
+        .expect(StatusCode::OK);
+    assert_eq!(r["requeued"], 1);
+    assert_eq!(states(&h, &key, &ep).await, vec!["scheduled"]);
+    h.post(
+        &format!("/v1/endpoints/{ep}/recover"),
+        &key,
+        json!({"since": "2030-01-01T00:00:00Z", "until": "2029-01-01T00:00:00Z"}),
+    )
+    .await
+    .problem(StatusCode::UNPROCESSABLE_ENTITY, "validation_failed");
+    let log = h.get("/v1/audit-log", &key).await.expect(StatusCode::OK);
+    let actions: Vec<Value> = log["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["action"].clone())
+        .collect();
+    assert_eq!(
+        actions,
+        vec![
+            json!("endpoint.created"),
+            json!("endpoint.disabled"),
+            json!("endpoint.enabled"),
+            json!("message.cancelled"),
+            json!("endpoint.recovered")
+        ]
+    );
+}
+
+#[tokio::test]
+async fn resend_makes_one_manual_attempt_and_reports_it() {
+    let (h, key, ep) = setup().await;
+    publish(&h, &key, "evt_1").await;
+    let m = h
+        .get(&format!("/v1/messages?endpoint_id={ep}"), &key)
+        .await
+        .expect(StatusCode::OK)["data"][0]
+        .clone();
+    // Nothing listens behind the test endpoint: the attempt fails to connect.
+    let r = h
+        .post(
+            &format!("/v1/messages/{}/resend", id_of(&m)),
+            &key,
+            json!({}),
+        )
+        .await
+        .expect(StatusCode::OK);
+    assert_eq!(r["attempt"]["trigger"], "manual");
+    assert_eq!(r["attempt"]["error_kind"], "connect");
+    assert_eq!(
+        r["message"]["state"], "scheduled",
+        "a failed resend changes nothing"
+    );
+    assert_eq!(r["message"]["attempts_used"], 0, "and does not count");
+    assert_eq!(r["message"]["next_attempt_at"], m["next_attempt_at"]);
+    h.post("/v1/messages/msg_missing/resend", &key, json!({}))
+        .await
+        .problem(StatusCode::NOT_FOUND, "not_found");
+}
