@@ -38,6 +38,9 @@ pub struct ApiSettings {
     pub max_event_ttl_seconds: u64,
     /// Highest `max_concurrency` an endpoint may ask for.
     pub max_endpoint_concurrency: u32,
+    /// How long events, messages and attempts are kept; replay and recover
+    /// refuse ranges that start earlier.
+    pub retention_days: u32,
 }
 
 impl Default for ApiSettings {
@@ -51,6 +54,7 @@ impl Default for ApiSettings {
             retry_bounds: ScheduleBounds::DEFAULT,
             max_event_ttl_seconds: 30 * 24 * 3600,
             max_endpoint_concurrency: 100,
+            retention_days: 30,
         }
     }
 }

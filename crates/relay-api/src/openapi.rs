@@ -48,6 +48,7 @@ impl Modify for SecuritySchemes {
         endpoints::signing_keys, endpoints::rotate_key,
         audit::list,
         recovery::pause, recovery::resume, recovery::enable, recovery::disable, recovery::recover,
+        recovery::replay,
         recovery::missed, recovery::cancel, recovery::resend,
         events::publish, events::get,
         messages::list, messages::get, messages::attempts,

@@ -283,7 +283,14 @@ fn cases(v: &Victim) -> Vec<Case> {
             Method::POST,
             "/v1/endpoints/{id}/recover",
             format!("/v1/endpoints/{e}/recover"),
-            Some(json!({ "since": "2000-01-01T00:00:00Z" })),
+            Some(json!({ "since": "2027-01-01T00:00:00Z" })),
+            NotFound,
+        );
+        add(
+            Method::POST,
+            "/v1/endpoints/{id}/replay",
+            format!("/v1/endpoints/{e}/replay"),
+            Some(json!({ "since": "2027-01-01T00:00:00Z" })),
             NotFound,
         );
         add(

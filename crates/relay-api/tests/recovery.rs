@@ -73,7 +73,8 @@ async fn disable_records_new_events_as_missed_and_recover_queues_them_after_enab
     assert_eq!(disabled["disabled_reason"], "disabled_by_tenant");
     publish(&h, &key, "evt_off").await;
     assert_eq!(states(&h, &key, &ep).await, vec!["held"]);
-    let since = "2000-01-01T00:00:00Z";
+    let since = T0.plus_seconds(-86_400).to_rfc3339();
+    let since = since.as_str();
     h.post(
         &format!("/v1/endpoints/{ep}/recover"),
         &key,
@@ -169,4 +170,55 @@ async fn resend_makes_one_manual_attempt_and_reports_it() {
     h.post("/v1/messages/msg_missing/resend", &key, json!({}))
         .await
         .problem(StatusCode::NOT_FOUND, "not_found");
+}
+
+#[tokio::test]
+async fn replay_delivers_past_events_to_a_new_endpoint_within_retention() {
+    let (h, key, _old) = setup().await;
+    publish(&h, &key, "evt_a").await;
+    publish(&h, &key, "evt_b").await;
+    let c = h.consumer(&key, "newcomer").await;
+    let fresh = id_of(&h.endpoint(&key, &c, &["order.shipped"]).await);
+    let since = T0.plus_seconds(-60).to_rfc3339();
+    let r = h
+        .post(
+            &format!("/v1/endpoints/{fresh}/replay"),
+            &key,
+            json!({"since": since}),
+        )
+        .await
+        .expect(StatusCode::OK);
+    assert_eq!(r["messages_created"], 2);
+    let again = h
+        .post(
+            &format!("/v1/endpoints/{fresh}/replay"),
+            &key,
+            json!({"since": since}),
+        )
+        .await
+        .expect(StatusCode::OK);
+    assert_eq!(
+        again["messages_created"], 0,
+        "(endpoint_id, event_id) stays unique"
+    );
+    let events: Vec<String> = h
+        .get(&format!("/v1/messages?endpoint_id={fresh}"), &key)
+        .await
+        .expect(StatusCode::OK)["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["event_id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(events, vec!["evt_a", "evt_b"], "each event keeps its id");
+    let too_old = T0.plus_seconds(-31 * 86_400).to_rfc3339();
+    for path in ["replay", "recover"] {
+        h.post(
+            &format!("/v1/endpoints/{fresh}/{path}"),
+            &key,
+            json!({"since": too_old}),
+        )
+        .await
+        .problem(StatusCode::UNPROCESSABLE_ENTITY, "outside_retention");
+    }
 }

@@ -62,6 +62,11 @@ pub struct EngineConfig {
     pub retry_bounds: ScheduleBounds,
     /// A CloudEvents body larger than this is dead-lettered (`payload_too_large`).
     pub max_payload_bytes: usize,
+    /// Events older than this are purged with their messages and attempts.
+    pub retention: Duration,
+    /// How often the purge runs, and how many events one transaction removes.
+    pub purge_interval: Duration,
+    pub purge_batch: u32,
 }
 
 impl EngineConfig {
@@ -81,6 +86,9 @@ impl EngineConfig {
             limits: Limits::default(),
             retry_bounds: ScheduleBounds::DEFAULT,
             max_payload_bytes: 1024 * 1024,
+            retention: Duration::from_secs(30 * 86_400),
+            purge_interval: Duration::from_secs(60),
+            purge_batch: 500,
         }
     }
 }
@@ -182,6 +190,31 @@ impl Dispatcher {
         Ok(n)
     }
 
+    /// Deletes what is older than the retention period, a batch per short
+    /// transaction, until nothing is left to purge. Returns how many events went.
+    pub async fn purge(&self) -> Result<u64, relay_store::StoreError> {
+        let cfg = self.config();
+        let cutoff = self
+            .attempter
+            .clock
+            .now()
+            .plus_millis(-(cfg.retention.as_millis() as i64));
+        let mut total = 0;
+        loop {
+            let n = self.store().purge_before(cutoff, cfg.purge_batch).await?;
+            total += n;
+            if n < u64::from(cfg.purge_batch) {
+                break;
+            }
+            // Let other writers in between batches.
+            tokio::task::yield_now().await;
+        }
+        if total > 0 {
+            tracing::info!(events = total, "purged events past the retention period");
+        }
+        Ok(total)
+    }
+
     async fn rescue(&self) -> Result<(), relay_store::StoreError> {
         let now = self.attempter.clock.now();
         let rescued = self.store().rescue_expired_leases(now).await?;
@@ -217,6 +250,7 @@ impl Dispatcher {
         let completer = tokio::spawn(self.clone().completer(rx));
         let mut tasks = tokio::task::JoinSet::new();
         let mut last_rescue = std::time::Instant::now();
+        let mut last_purge: Option<std::time::Instant> = None;
         if let Err(e) = self.rescue().await {
             tracing::error!(error = %e, "lease rescue failed");
         }
@@ -225,6 +259,12 @@ impl Dispatcher {
                 break;
             }
             while tasks.try_join_next().is_some() {}
+            if last_purge.is_none_or(|t| t.elapsed() >= cfg.purge_interval) {
+                last_purge = Some(std::time::Instant::now());
+                if let Err(e) = self.purge().await {
+                    tracing::error!(error = %e, "purging past the retention period failed");
+                }
+            }
             if last_rescue.elapsed() >= cfg.rescue_interval {
                 last_rescue = std::time::Instant::now();
                 if let Err(e) = self.rescue().await {

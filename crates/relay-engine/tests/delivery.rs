@@ -516,3 +516,36 @@ async fn during_a_rotation_overlap_both_keys_sign_new_first_then_only_the_new_on
     assert_eq!(header.split(' ').count(), 1, "{header}");
     assert!(header.starts_with("v1a,"));
 }
+
+#[tokio::test]
+async fn events_past_retention_are_purged_with_their_messages_and_attempts() {
+    let e = env(Setup {
+        verify: false,
+        tune: |c| {
+            c.retention = Duration::from_secs(30 * 86_400);
+            c.purge_batch = 2;
+        },
+        ..Default::default()
+    })
+    .await;
+    for i in 0..5 {
+        e.publish(&format!("evt_{i}"), DATA).await;
+    }
+    e.dispatcher.run_once().await.unwrap();
+    assert_eq!(e.messages().await.len(), 5);
+    e.clock.advance_millis(29 * 86_400 * 1000);
+    assert_eq!(
+        e.dispatcher.purge().await.unwrap(),
+        0,
+        "still within retention"
+    );
+    e.clock.advance_millis(2 * 86_400 * 1000);
+    e.publish("evt_recent", DATA).await;
+    assert_eq!(
+        e.dispatcher.purge().await.unwrap(),
+        5,
+        "in batches of 2 until done"
+    );
+    let left: Vec<String> = e.messages().await.into_iter().map(|m| m.event_id).collect();
+    assert_eq!(left, vec!["evt_recent"]);
+}

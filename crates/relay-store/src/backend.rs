@@ -1025,6 +1025,141 @@ macro_rules! impl_store {
                 Ok(done.rows_affected())
             }
 
+            async fn replay(
+                &self,
+                scope: &Scope,
+                endpoint_id: &str,
+                since: Timestamp,
+                until: Timestamp,
+                event_types: Option<&[String]>,
+                audit: &AuditEntry,
+            ) -> Result<u64> {
+                let env = scope.environment.as_str();
+                let mut tx = self.write.begin().await?;
+                let Some(row) = sqlx::query::<$db>(
+                    "SELECT * FROM endpoints WHERE tenant_id = $1 AND environment = $2 AND id = $3 \
+                     AND deleted_at IS NULL",
+                )
+                .bind(&scope.tenant_id)
+                .bind(env)
+                .bind(endpoint_id)
+                .fetch_optional(&mut *tx)
+                .await?
+                else {
+                    return Err(StoreError::NotFound);
+                };
+                let endpoint = rows::endpoint(&row)?;
+                let all_types = endpoint.event_types.iter().any(|t| t == "*");
+                let wanted: Vec<String> = match event_types {
+                    Some(types) => types
+                        .iter()
+                        .filter(|t| all_types || endpoint.event_types.contains(t))
+                        .cloned()
+                        .collect(),
+                    None if all_types => Vec::new(),
+                    None => endpoint.event_types.clone(),
+                };
+                if wanted.is_empty() && !(all_types && event_types.is_none()) {
+                    Self::insert_audit(&mut tx, scope, audit).await?;
+                    tx.commit().await?;
+                    return Ok(0);
+                }
+                let mut q = SqlBuilder::new(
+                    "SELECT e.id, e.event_type FROM events e WHERE e.tenant_id = ",
+                );
+                q.bind(Bind::Text(scope.tenant_id.clone()))
+                    .push(" AND e.environment = ")
+                    .bind(Bind::Text(env.into()))
+                    .push(" AND e.created_at >= ")
+                    .bind(Bind::Int(since.millis()))
+                    .push(" AND e.created_at < ")
+                    .bind(Bind::Int(until.millis()))
+                    .push(" AND (e.consumer_id IS NULL OR e.consumer_id = ")
+                    .bind(Bind::Text(endpoint.consumer_id.clone()))
+                    .push(") AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.endpoint_id = ")
+                    .bind(Bind::Text(endpoint_id.into()))
+                    .push(" AND m.event_id = e.id)");
+                if !wanted.is_empty() {
+                    q.push(" AND e.event_type IN ('-'");
+                    for t in &wanted {
+                        q.push(", ").bind(Bind::Text(t.clone()));
+                    }
+                    q.push(")");
+                }
+                q.push(" ORDER BY e.created_at, e.id");
+                let events = Self::built(&q).fetch_all(&mut *tx).await?;
+                let initial = endpoint.state.initial_message_state();
+                let now = audit.at;
+                let next = (initial == MessageState::Scheduled).then_some(now.millis());
+                let mut created = 0u64;
+                for e in &events {
+                    let done = sqlx::query::<$db>(
+                        "INSERT INTO messages (id, tenant_id, environment, event_id, endpoint_id, event_type, state, \
+                         next_attempt_at, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) \
+                         ON CONFLICT (endpoint_id, event_id) DO NOTHING",
+                    )
+                    .bind($crate::new_id(relay_core::id::IdKind::Message, now))
+                    .bind(&scope.tenant_id)
+                    .bind(env)
+                    .bind(e.text("id")?)
+                    .bind(endpoint_id)
+                    .bind(e.text("event_type")?)
+                    .bind(initial.as_str())
+                    .bind(next)
+                    .bind(now.millis())
+                    .execute(&mut *tx)
+                    .await?;
+                    created += done.rows_affected();
+                }
+                Self::insert_audit(&mut tx, scope, audit).await?;
+                if created > 0
+                    && let Some(notify) = dialect::WAKE_NOTIFY
+                {
+                    sqlx::query::<$db>(notify).execute(&mut *tx).await?;
+                }
+                tx.commit().await?;
+                Ok(created)
+            }
+
+            async fn purge_before(&self, cutoff: Timestamp, batch: u32) -> Result<u64> {
+                let mut tx = self.write.begin().await?;
+                let old = sqlx::query::<$db>(
+                    "SELECT tenant_id, environment, id FROM events WHERE created_at < $1 ORDER BY created_at LIMIT $2",
+                )
+                .bind(cutoff.millis())
+                .bind(i64::from(batch))
+                .fetch_all(&mut *tx)
+                .await?;
+                for e in &old {
+                    let (tenant, env, id) = (e.text("tenant_id")?, e.text("environment")?, e.text("id")?);
+                    sqlx::query::<$db>(
+                        "DELETE FROM attempts WHERE message_id IN (SELECT id FROM messages \
+                         WHERE tenant_id = $1 AND environment = $2 AND event_id = $3)",
+                    )
+                    .bind(&tenant)
+                    .bind(&env)
+                    .bind(&id)
+                    .execute(&mut *tx)
+                    .await?;
+                    sqlx::query::<$db>(
+                        "DELETE FROM messages WHERE tenant_id = $1 AND environment = $2 AND event_id = $3",
+                    )
+                    .bind(&tenant)
+                    .bind(&env)
+                    .bind(&id)
+                    .execute(&mut *tx)
+                    .await?;
+                    sqlx::query::<$db>("DELETE FROM events WHERE tenant_id = $1 AND environment = $2 AND id = $3")
+                        .bind(&tenant)
+                        .bind(&env)
+                        .bind(&id)
+                        .execute(&mut *tx)
+                        .await?;
+                }
+                tx.commit().await?;
+                Ok(old.len() as u64)
+            }
+
             async fn lease_for_manual_attempt(
                 &self,
                 scope: &Scope,

@@ -1593,3 +1593,148 @@ pub async fn a_manual_lease_excludes_automatic_attempts_and_vice_versa(s: &dyn S
         Err(StoreError::NotFound)
     ));
 }
+
+pub async fn replay_delivers_retained_events_to_an_endpoint_once(s: &dyn Store) {
+    let t = tenant(s, "a").await;
+    let live = scope(&t, Environment::Live);
+    let c = consumer(s, &live, "c").await;
+    let other_c = consumer(s, &live, "other").await;
+    for (i, (ty, at)) in [
+        ("order.shipped", 0),
+        ("order.created", 1),
+        ("order.shipped", 2),
+        ("order.shipped", 100),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let ev = NewEvent {
+            now: T0.plus_seconds(at),
+            ..new_event(&format!("evt_{i}"), ty, None)
+        };
+        s.publish(&live, ev).await.unwrap();
+    }
+    // An event meant for another consumer is never replayed to this one.
+    let mut theirs = new_event("evt_theirs", "order.shipped", None);
+    theirs.consumer_id = Some(other_c.id.clone());
+    s.publish(&live, theirs).await.unwrap();
+    // A new endpoint, added later.
+    let e = endpoint(s, &live, &c.id, &["order.shipped"]).await;
+    let n = s
+        .replay(
+            &live,
+            &e.id,
+            T0,
+            T0.plus_seconds(50),
+            None,
+            &audit("endpoint.replayed", &e.id, T0.plus_seconds(200)),
+        )
+        .await
+        .unwrap();
+    assert_eq!(n, 2, "order.shipped within the range: evt_0 and evt_2");
+    let mut ids: Vec<String> = s
+        .list_messages(
+            &live,
+            &MessageFilter {
+                endpoint_id: Some(e.id.clone()),
+                ..Default::default()
+            },
+            &page(10),
+        )
+        .await
+        .unwrap()
+        .data
+        .into_iter()
+        .map(|m| m.event_id)
+        .collect();
+    ids.sort();
+    assert_eq!(ids, vec!["evt_0", "evt_2"], "each event keeps its id");
+    // Replaying again creates nothing: (endpoint_id, event_id) is unique.
+    let again = s
+        .replay(
+            &live,
+            &e.id,
+            T0,
+            T0.plus_seconds(500),
+            None,
+            &audit("endpoint.replayed", &e.id, T0.plus_seconds(201)),
+        )
+        .await
+        .unwrap();
+    assert_eq!(again, 1, "only evt_3 was still missing");
+    let types = ["order.created".to_string()];
+    let none = s
+        .replay(
+            &live,
+            &e.id,
+            T0,
+            T0.plus_seconds(500),
+            Some(&types),
+            &audit("endpoint.replayed", &e.id, T0.plus_seconds(202)),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        none, 0,
+        "types the endpoint does not subscribe to are not replayed"
+    );
+    let other = tenant(s, "b").await;
+    assert!(matches!(
+        s.replay(
+            &scope(&other, Environment::Live),
+            &e.id,
+            T0,
+            T0.plus_seconds(500),
+            None,
+            &audit("x", &e.id, T0)
+        )
+        .await,
+        Err(StoreError::NotFound)
+    ));
+}
+
+pub async fn purge_removes_old_events_with_their_messages_in_batches(s: &dyn Store) {
+    let (live, _) = delivery_fixture(s, 2).await;
+    let claimed = s.claim_due("w", T0, T0.plus_seconds(30), 10).await.unwrap();
+    s.complete(
+        &claimed
+            .iter()
+            .map(|c| completion(c, "w", delivered(c)))
+            .collect::<Vec<_>>(),
+    )
+    .await
+    .unwrap();
+    for i in 0..3 {
+        let ev = NewEvent {
+            now: T0.plus_seconds(10 + i),
+            ..new_event(&format!("evt_old{i}"), "order.shipped", None)
+        };
+        s.publish(&live, ev).await.unwrap();
+    }
+    let fresh = NewEvent {
+        now: T0.plus_seconds(1000),
+        ..new_event("evt_fresh", "order.shipped", None)
+    };
+    s.publish(&live, fresh).await.unwrap();
+    let cutoff = T0.plus_seconds(500);
+    assert_eq!(s.purge_before(cutoff, 2).await.unwrap(), 2);
+    assert_eq!(s.purge_before(cutoff, 2).await.unwrap(), 2);
+    assert_eq!(s.purge_before(cutoff, 2).await.unwrap(), 0);
+    assert!(s.get_event(&live, "evt_d").await.unwrap().is_none());
+    assert!(s.get_event(&live, "evt_fresh").await.unwrap().is_some());
+    let left = s
+        .list_messages(&live, &MessageFilter::default(), &page(50))
+        .await
+        .unwrap();
+    assert!(
+        left.data.iter().all(|m| m.event_id == "evt_fresh"),
+        "{:?}",
+        left.data
+    );
+    assert!(
+        s.list_attempts(&live, &claimed[0].message.id)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+}

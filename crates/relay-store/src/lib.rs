@@ -356,6 +356,23 @@ pub trait Store: Send + Sync + 'static {
         until: Timestamp,
         audit: &AuditEntry,
     ) -> Result<u64>;
+    /// Creates messages for this endpoint for the events created in
+    /// `[since, until)` that it subscribes to (narrowed to `event_types` when
+    /// given), keeping each event's id; events it already has a message for
+    /// are skipped (`(endpoint_id, event_id)` is unique). Returns how many.
+    async fn replay(
+        &self,
+        scope: &Scope,
+        endpoint_id: &str,
+        since: Timestamp,
+        until: Timestamp,
+        event_types: Option<&[String]>,
+        audit: &AuditEntry,
+    ) -> Result<u64>;
+    /// Deletes up to `batch` events created before `cutoff`, with their
+    /// messages and attempts, in one short transaction. Returns how many
+    /// events went; call again until it returns less than `batch`.
+    async fn purge_before(&self, cutoff: Timestamp, batch: u32) -> Result<u64>;
     /// Leases one message for a manual attempt, whatever its state, unless an
     /// attempt is already in flight or leased. `None` when it is busy.
     async fn lease_for_manual_attempt(

@@ -56,4 +56,6 @@ conformance!(
     cancelling_ends_pending_attempts_and_beats_a_late_completion,
     recover_restarts_failed_and_unattempted_messages_in_range,
     a_manual_lease_excludes_automatic_attempts_and_vice_versa,
+    replay_delivers_retained_events_to_an_endpoint_once,
+    purge_removes_old_events_with_their_messages_in_batches,
 );

@@ -62,6 +62,7 @@ pub struct Config {
     pub limits: Limits,
     pub retry: RetryBounds,
     pub delivery: Delivery,
+    pub retention: Retention,
 }
 
 impl Default for Config {
@@ -79,6 +80,7 @@ impl Default for Config {
             limits: Limits::default(),
             retry: RetryBounds::default(),
             delivery: Delivery::default(),
+            retention: Retention::default(),
         }
     }
 }
@@ -153,6 +155,20 @@ impl RetryBounds {
             max_attempts: self.max_attempts,
             max_total_window_seconds: self.max_total_window_seconds,
         }
+    }
+}
+
+/// `[retention]`: how long events, messages and attempts are kept.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Retention {
+    #[serde(deserialize_with = "number")]
+    pub days: u32,
+}
+
+impl Default for Retention {
+    fn default() -> Self {
+        Retention { days: 30 }
     }
 }
 
@@ -303,6 +319,9 @@ impl Config {
         if self.delivery.lease_seconds < MIN_LEASE_SECONDS {
             bail!("delivery.lease_seconds must be at least {MIN_LEASE_SECONDS}");
         }
+        if self.retention.days == 0 {
+            bail!("retention.days must be at least 1");
+        }
         Ok(())
     }
 
@@ -328,6 +347,7 @@ impl Config {
             retry_bounds: self.retry.bounds(),
             max_event_ttl_seconds: self.limits.max_event_ttl_seconds,
             max_endpoint_concurrency: self.limits.max_endpoint_concurrency,
+            retention_days: self.retention.days,
         }
     }
 
@@ -427,6 +447,9 @@ impl Config {
                 .into(),
         );
         t.insert("delivery".into(), delivery.into());
+        let mut retention = toml::Table::new();
+        retention.insert("days".into(), i64::from(self.retention.days).into());
+        t.insert("retention".into(), retention.into());
         toml::to_string(&t).unwrap_or_default()
     }
 }
@@ -483,6 +506,7 @@ const KEYS: &[(&str, &[&str])] = &[
             "limits",
             "retry",
             "delivery",
+            "retention",
         ],
     ),
     (
@@ -514,6 +538,7 @@ const KEYS: &[(&str, &[&str])] = &[
         ],
     ),
     ("delivery", &["lease_seconds"]),
+    ("retention", &["days"]),
 ];
 
 fn check_keys(table: &toml::Table, origin: &str) -> anyhow::Result<()> {

@@ -153,6 +153,8 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     engine_config.retry_bounds = config.retry.bounds();
     engine_config.max_payload_bytes = config.limits.max_request_bytes;
     engine_config.lease = std::time::Duration::from_secs(config.delivery.lease_seconds);
+    engine_config.retention =
+        std::time::Duration::from_secs(u64::from(config.retention.days) * 86_400);
     let dispatcher = relay_engine::Dispatcher::new(
         store.clone(),
         clock.clone(),

@@ -80,6 +80,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/v1/endpoints/{id}/enable", post(recovery::enable))
         .route("/v1/endpoints/{id}/disable", post(recovery::disable))
         .route("/v1/endpoints/{id}/recover", post(recovery::recover))
+        .route("/v1/endpoints/{id}/replay", post(recovery::replay))
         .route("/v1/endpoints/{id}/missed", get(recovery::missed))
         .route("/v1/messages/{id}/cancel", post(recovery::cancel))
         .route("/v1/messages/{id}/resend", post(recovery::resend))

@@ -193,6 +193,93 @@ pub struct RecoverBody {
     pub until: Option<Timestamp>,
 }
 
+/// The end of a `[since, until)` range (default: now), refusing ranges that
+/// start before the retention period (those events are gone or going).
+fn check_range(
+    state: &AppState,
+    since: Timestamp,
+    until: Option<Timestamp>,
+) -> Result<Timestamp, ApiError> {
+    let now = state.clock.now();
+    let until = until.unwrap_or(now.plus_millis(1));
+    if until <= since {
+        return Err(ApiError::invalid(
+            "validation_failed",
+            "/until",
+            "must be after since",
+        ));
+    }
+    let days = state.settings.retention_days;
+    let oldest = now.plus_seconds(-i64::from(days) * 86_400);
+    if since < oldest {
+        return Err(ApiError::invalid(
+            "outside_retention",
+            "/since",
+            format!(
+                "events are kept for {days} days; since must be after {}",
+                oldest.to_rfc3339()
+            ),
+        ));
+    }
+    Ok(until)
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReplayBody {
+    /// Replay events created at or after this time (within retention).
+    #[schema(value_type = String, format = DateTime)]
+    pub since: Timestamp,
+    /// …and before this time (default: now).
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub until: Option<Timestamp>,
+    /// Only these types (each must be one the endpoint subscribes to).
+    pub event_types: Option<Vec<String>>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Replayed {
+    /// Messages created (events the endpoint already had are skipped).
+    pub messages_created: u64,
+}
+
+#[utoipa::path(operation_id = "endpoints_replay", post, path = "/v1/endpoints/{id}/replay", tag = "recovery",
+    request_body = ReplayBody,
+    responses((status = 200, body = Replayed), (status = 404, body = Problem), (status = 422, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn replay(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<ReplayBody>,
+) -> Result<Json<Replayed>, ApiError> {
+    let now = state.clock.now();
+    let until = check_range(&state, body.since, body.until)?;
+    let audit = entry(
+        &auth,
+        "endpoint.replayed",
+        &id,
+        serde_json::json!({ "since": body.since, "until": until, "event_types": body.event_types }),
+        now,
+    );
+    let messages_created = state
+        .store
+        .replay(
+            &auth.scope,
+            &id,
+            body.since,
+            until,
+            body.event_types.as_deref(),
+            &audit,
+        )
+        .await
+        .map_err(or_not_found("endpoint"))?;
+    if messages_created > 0 {
+        state.wake.notify_one();
+    }
+    Ok(Json(Replayed { messages_created }))
+}
+
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Recovered {
     /// Messages whose schedule restarted.
@@ -210,14 +297,7 @@ pub async fn recover(
     JsonBody(body): JsonBody<RecoverBody>,
 ) -> Result<Json<Recovered>, ApiError> {
     let now = state.clock.now();
-    let until = body.until.unwrap_or(now.plus_millis(1));
-    if until <= body.since {
-        return Err(ApiError::invalid(
-            "validation_failed",
-            "/until",
-            "must be after since",
-        ));
-    }
+    let until = check_range(&state, body.since, body.until)?;
     let audit = entry(
         &auth,
         "endpoint.recovered",
