@@ -24,11 +24,16 @@ struct Victim {
     event_id: String,
     message_ids: Vec<String>,
     event_type: &'static str,
+    job_id: String,
 }
 
 impl Victim {
     fn ids(&self) -> Vec<String> {
-        let mut ids = vec![self.consumer_id.clone(), self.event_id.clone()];
+        let mut ids = vec![
+            self.consumer_id.clone(),
+            self.event_id.clone(),
+            self.job_id.clone(),
+        ];
         ids.extend(self.endpoint_ids.iter().cloned());
         ids.extend(self.message_ids.iter().cloned());
         ids
@@ -40,6 +45,7 @@ impl Victim {
             format!("/v1/consumers/{}", self.consumer_id),
             format!("/v1/event-types/{}", self.event_type),
             format!("/v1/events/{}", self.event_id),
+            format!("/v1/jobs/{}", self.job_id),
             "/v1/consumers".to_string(),
             "/v1/endpoints".to_string(),
             "/v1/event-types".to_string(),
@@ -92,7 +98,12 @@ async fn victim(h: &Harness, key: String) -> Victim {
         .expect(StatusCode::OK);
     let message_ids = ids_in(&messages);
     assert_eq!(message_ids.len(), 2);
+    let job = h
+        .post("/v1/messages/retry", &key, json!({ "state": "exhausted" }))
+        .await
+        .expect(StatusCode::ACCEPTED);
     Victim {
+        job_id: id_of(&job),
         key,
         consumer_id,
         external_id,
@@ -322,6 +333,22 @@ fn cases(v: &Victim) -> Vec<Case> {
         None,
         ListWithoutVictim,
     );
+    add(
+        Method::GET,
+        "/v1/jobs/{id}",
+        format!("/v1/jobs/{}", v.job_id),
+        None,
+        NotFound,
+    );
+    // A bulk retry queued by the attacker touches only the attacker's scope
+    // (the snapshot comparison proves the victim's messages are unchanged).
+    add(
+        Method::POST,
+        "/v1/messages/retry",
+        "/v1/messages/retry".into(),
+        Some(json!({})),
+        Status(StatusCode::ACCEPTED, None),
+    );
     // Messages.
     for m in &v.message_ids {
         add(
@@ -531,6 +558,7 @@ fn the_table_covers_every_tenant_route() {
         event_id: "ev".into(),
         message_ids: vec!["m".into()],
         event_type: "order.shipped",
+        job_id: "j".into(),
     };
     let table = cases(&placeholder);
     let mut missing = Vec::new();

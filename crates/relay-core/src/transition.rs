@@ -266,6 +266,16 @@ impl Progress {
     }
 }
 
+/// The states bulk retry and `recover` restart (the [`MessageEvent::Restart`]
+/// rule: failed terminal states, not `delivered` and not `expired`).
+pub const RESTARTABLE: [MessageState; 5] = [
+    MessageState::FailedPermanent,
+    MessageState::Exhausted,
+    MessageState::WindowExceeded,
+    MessageState::DeadLettered,
+    MessageState::Cancelled,
+];
+
 /// The `terminal_reason` of an exhausted message.
 pub const REASON_EXHAUSTED: &str = "attempts_exhausted";
 /// The `terminal_reason` of an expired message.
@@ -496,6 +506,18 @@ mod tests {
             "cancl" => S::Cancelled,
             _ => return None,
         })
+    }
+
+    #[test]
+    fn restartable_states_are_exactly_those_restart_accepts() {
+        for state in MessageState::ALL {
+            assert_eq!(
+                RESTARTABLE.contains(&state),
+                transition(state, &MessageEvent::Restart).is_ok(),
+                "{}",
+                state.as_str()
+            );
+        }
     }
 
     #[test]

@@ -190,6 +190,57 @@ impl Dispatcher {
         Ok(n)
     }
 
+    /// Runs queued jobs (bulk retry) to completion, batch by batch, each
+    /// batch one transaction under the job's lease: a crash resumes from the
+    /// last cursor. Returns how many jobs finished.
+    pub async fn run_jobs(&self, wake: Option<&Notify>) -> Result<u64, relay_store::StoreError> {
+        let a = &self.attempter;
+        let lease = a.config.lease.as_millis() as i64;
+        let mut finished = 0;
+        loop {
+            let now = a.clock.now();
+            let Some(job) = a
+                .store
+                .lease_job(&a.config.owner, now, now.plus_millis(lease))
+                .await?
+            else {
+                return Ok(finished);
+            };
+            let filter = match bulk_retry_filter(&job.job.parameters) {
+                Some(f) => f,
+                None => {
+                    tracing::error!(job = %job.job.id, "unreadable job parameters; the job is skipped");
+                    return Ok(finished);
+                }
+            };
+            loop {
+                let now = a.clock.now();
+                let progress = a
+                    .store
+                    .advance_bulk_retry(
+                        &job,
+                        &filter,
+                        &a.config.owner,
+                        JOB_BATCH,
+                        now,
+                        now.plus_millis(lease),
+                    )
+                    .await?;
+                if progress.affected > 0
+                    && let Some(w) = wake
+                {
+                    // Restarted messages are due now.
+                    w.notify_one();
+                }
+                if progress.state == "done" {
+                    tracing::info!(job = %progress.id, processed = progress.processed, affected = progress.affected, "job finished");
+                    finished += 1;
+                    break;
+                }
+            }
+        }
+    }
+
     /// Deletes what is older than the retention period, a batch per short
     /// transaction, until nothing is left to purge. Returns how many events went.
     pub async fn purge(&self) -> Result<u64, relay_store::StoreError> {
@@ -240,6 +291,24 @@ impl Dispatcher {
         if let Err(e) = self.store().listen_for_wakeups(wake.clone()).await {
             tracing::warn!(error = %e, "cannot listen for wake-ups from other nodes; polling instead");
         }
+        // Jobs (bulk retry) run beside the loop, so a long job never holds up deliveries.
+        let jobs = self.clone();
+        let (jobs_wake, mut jobs_stop) = (wake.clone(), shutdown.clone());
+        tokio::spawn(async move {
+            let tick = jobs.config().rescue_interval.min(Duration::from_secs(1));
+            loop {
+                if let Err(e) = jobs.run_jobs(Some(&jobs_wake)).await {
+                    tracing::error!(error = %e, "running jobs failed; they resume later");
+                }
+                tokio::select! {
+                    _ = tokio::time::sleep(tick) => {}
+                    _ = jobs_stop.changed() => {}
+                }
+                if *jobs_stop.borrow() {
+                    break;
+                }
+            }
+        });
         tokio::spawn(self.run(wake, shutdown))
     }
 
@@ -267,6 +336,7 @@ impl Dispatcher {
             }
             if last_rescue.elapsed() >= cfg.rescue_interval {
                 last_rescue = std::time::Instant::now();
+
                 if let Err(e) = self.rescue().await {
                     tracing::error!(error = %e, "lease rescue failed");
                 }
@@ -400,6 +470,33 @@ impl Dispatcher {
             batch.clear();
         }
     }
+}
+
+/// Messages examined per job transaction.
+const JOB_BATCH: u32 = 500;
+
+/// The message filter a bulk retry job was started with.
+pub fn bulk_retry_filter(parameters: &serde_json::Value) -> Option<relay_store::MessageFilter> {
+    let text = |k: &str| {
+        parameters
+            .get(k)
+            .and_then(|v| v.as_str())
+            .map(str::to_string)
+    };
+    let time = |k: &str| text(k).and_then(|s| relay_core::time::Timestamp::parse_rfc3339(&s));
+    let state = match text("state") {
+        Some(s) => Some(relay_core::model::MessageState::parse(&s)?),
+        None => None,
+    };
+    Some(relay_store::MessageFilter {
+        endpoint_id: text("endpoint_id"),
+        event_type: text("event_type"),
+        error_code: text("error_code"),
+        state,
+        since: time("since"),
+        until: time("until"),
+        ..Default::default()
+    })
 }
 
 /// Why a manual attempt could not be made.

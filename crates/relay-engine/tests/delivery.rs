@@ -549,3 +549,64 @@ async fn events_past_retention_are_purged_with_their_messages_and_attempts() {
     let left: Vec<String> = e.messages().await.into_iter().map(|m| m.event_id).collect();
     assert_eq!(left, vec!["evt_recent"]);
 }
+
+#[tokio::test]
+async fn a_bulk_retry_job_restarts_failed_messages_and_they_are_delivered() {
+    let e = env(Setup {
+        behavior: Behavior::status(400),
+        verify: false,
+        ..Default::default()
+    })
+    .await;
+    for i in 0..7 {
+        e.publish(&format!("evt_{i}"), DATA).await;
+    }
+    e.dispatcher.run_once().await.unwrap();
+    assert!(
+        e.messages()
+            .await
+            .iter()
+            .all(|m| m.state == MessageState::FailedPermanent)
+    );
+    let now = e.clock.now();
+    let job = relay_store::Job {
+        id: relay_store::new_id(relay_core::id::IdKind::Job, now),
+        kind: "bulk_retry".into(),
+        parameters: serde_json::json!({"state": "failed_permanent", "error_code": "http_400"}),
+        state: "queued".into(),
+        processed: 0,
+        affected: 0,
+        created_at: now,
+        updated_at: now,
+        finished_at: None,
+    };
+    let audit = relay_store::AuditEntry {
+        id: relay_store::new_id(relay_core::id::IdKind::Audit, now),
+        actor: "test".into(),
+        action: "messages.bulk_retry".into(),
+        target: job.id.clone(),
+        parameters: job.parameters.clone(),
+        at: now,
+    };
+    e.store().create_job(&e.scope, &job, &audit).await.unwrap();
+    assert_eq!(e.dispatcher.run_jobs(None).await.unwrap(), 1);
+    let done = e.store().get_job(&e.scope, &job.id).await.unwrap().unwrap();
+    assert_eq!(
+        (done.state.as_str(), done.processed, done.affected),
+        ("done", 7, 7)
+    );
+    assert!(
+        e.messages()
+            .await
+            .iter()
+            .all(|m| m.state == MessageState::Scheduled && m.attempts_used == 0)
+    );
+    e.receiver.set_behavior(Behavior::ok());
+    e.dispatcher.run_once().await.unwrap();
+    assert!(
+        e.messages()
+            .await
+            .iter()
+            .all(|m| m.state == MessageState::Delivered)
+    );
+}

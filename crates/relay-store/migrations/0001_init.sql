@@ -207,3 +207,23 @@ CREATE TABLE audit_log (
     at BIGINT NOT NULL
 );
 CREATE INDEX audit_log_scope ON audit_log (tenant_id, environment, id);
+
+-- Durable jobs (bulk retry): a worker leases a job and advances its cursor
+-- batch by batch, each batch in one transaction, so a restart resumes it.
+CREATE TABLE jobs (
+    id TEXT PRIMARY KEY,
+    tenant_id TEXT NOT NULL,
+    environment TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    parameters TEXT NOT NULL,
+    state TEXT NOT NULL,
+    cursor TEXT,
+    processed BIGINT NOT NULL DEFAULT 0,
+    affected BIGINT NOT NULL DEFAULT 0,
+    lease_owner TEXT,
+    lease_until BIGINT,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL,
+    finished_at BIGINT
+);
+CREATE INDEX jobs_pending ON jobs (created_at) WHERE state IN ('queued', 'running');

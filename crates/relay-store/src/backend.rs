@@ -84,6 +84,38 @@ pub fn unique_as_conflict(e: sqlx::Error, what: &'static str) -> crate::StoreErr
     }
 }
 
+/// Appends the conditions of a message filter (column names of `messages`).
+pub fn push_message_filter(q: &mut SqlBuilder, f: &crate::MessageFilter) {
+    let text_filters = [
+        ("endpoint_id", &f.endpoint_id),
+        ("event_id", &f.event_id),
+        ("event_type", &f.event_type),
+        ("last_error_code", &f.error_code),
+    ];
+    for (col, value) in text_filters {
+        if let Some(v) = value {
+            q.push(&format!(" AND {col} = "))
+                .bind(Bind::Text(v.clone()));
+        }
+    }
+    if let Some(s) = f.state {
+        q.push(" AND state = ").bind(Bind::Text(s.as_str().into()));
+    }
+    if let Some(states) = &f.states {
+        q.push(" AND state IN ('-'");
+        for s in states {
+            q.push(", ").bind(Bind::Text(s.as_str().into()));
+        }
+        q.push(")");
+    }
+    if let Some(t) = f.since {
+        q.push(" AND created_at >= ").bind(Bind::Int(t.millis()));
+    }
+    if let Some(t) = f.until {
+        q.push(" AND created_at < ").bind(Bind::Int(t.millis()));
+    }
+}
+
 /// `Some(value)` when the lease held and there is a value.
 pub fn applied_and<T>(applied: bool, value: &Option<T>) -> Option<&T> {
     if applied { value.as_ref() } else { None }
@@ -104,11 +136,11 @@ macro_rules! impl_store {
         use relay_core::time::Timestamp;
         use sqlx::AssertSqlSafe;
 
-        use $crate::backend::{Bind, SqlBuilder, applied_and, to_page, unique_as_conflict};
+        use $crate::backend::{Bind, SqlBuilder, applied_and, push_message_filter, to_page, unique_as_conflict};
         use $crate::rows::{self, RowExt};
         use $crate::{
             AuditEntry, Claimed, Completion, ConsumerPatch, EndpointKeyRecord, EndpointLimits,
-            EndpointWarning,
+            EndpointWarning, Job, LeasedJob,
             MessageFilter, NewApiKey, NewEvent, PageRequest, PublishOutcome, PutEventType,
             PutEventTypeOutcome, Result, Scope, Store, StoreError,
         };
@@ -1160,6 +1192,152 @@ macro_rules! impl_store {
                 Ok(old.len() as u64)
             }
 
+            async fn create_job(&self, scope: &Scope, job: &Job, audit: &AuditEntry) -> Result<()> {
+                let mut tx = self.write.begin().await?;
+                sqlx::query::<$db>(
+                    "INSERT INTO jobs (id, tenant_id, environment, kind, parameters, state, processed, affected, \
+                     created_at, updated_at) VALUES ($1, $2, $3, $4, $5, 'queued', 0, 0, $6, $6)",
+                )
+                .bind(&job.id)
+                .bind(&scope.tenant_id)
+                .bind(scope.environment.as_str())
+                .bind(&job.kind)
+                .bind(json_text(&job.parameters))
+                .bind(job.created_at.millis())
+                .execute(&mut *tx)
+                .await?;
+                Self::insert_audit(&mut tx, scope, audit).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn get_job(&self, scope: &Scope, id: &str) -> Result<Option<Job>> {
+                sqlx::query::<$db>("SELECT * FROM jobs WHERE tenant_id = $1 AND environment = $2 AND id = $3")
+                    .bind(&scope.tenant_id)
+                    .bind(scope.environment.as_str())
+                    .bind(id)
+                    .fetch_optional(&self.read)
+                    .await?
+                    .map(|r| rows::job(&r))
+                    .transpose()
+            }
+
+            async fn lease_job(&self, owner: &str, now: Timestamp, lease_until: Timestamp) -> Result<Option<LeasedJob>> {
+                let mut tx = self.write.begin().await?;
+                let id: Option<String> = sqlx::query_scalar::<$db, String>(AssertSqlSafe(format!(
+                    "SELECT id FROM jobs WHERE state IN ('queued', 'running') \
+                     AND (lease_until IS NULL OR lease_until < $1) ORDER BY created_at LIMIT 1{}",
+                    dialect::SKIP_LOCKED
+                )))
+                .bind(now.millis())
+                .fetch_optional(&mut *tx)
+                .await?;
+                let Some(id) = id else {
+                    tx.commit().await?;
+                    return Ok(None);
+                };
+                sqlx::query::<$db>(
+                    "UPDATE jobs SET state = 'running', lease_owner = $2, lease_until = $3, updated_at = $4 WHERE id = $1",
+                )
+                .bind(&id)
+                .bind(owner)
+                .bind(lease_until.millis())
+                .bind(now.millis())
+                .execute(&mut *tx)
+                .await?;
+                let row = sqlx::query::<$db>("SELECT * FROM jobs WHERE id = $1")
+                    .bind(&id)
+                    .fetch_one(&mut *tx)
+                    .await?;
+                let leased = LeasedJob {
+                    job: rows::job(&row)?,
+                    scope: Scope {
+                        tenant_id: row.text("tenant_id")?,
+                        environment: row.environment("environment")?,
+                    },
+                    cursor: row.opt_text("cursor")?,
+                };
+                tx.commit().await?;
+                Ok(Some(leased))
+            }
+
+            async fn advance_bulk_retry(
+                &self,
+                job: &LeasedJob,
+                filter: &MessageFilter,
+                owner: &str,
+                batch: u32,
+                now: Timestamp,
+                lease_until: Timestamp,
+            ) -> Result<Job> {
+                let mut tx = self.write.begin().await?;
+                let cursor: Option<String> = sqlx::query_scalar::<$db, Option<String>>(
+                    "SELECT cursor FROM jobs WHERE id = $1 AND lease_owner = $2 AND state = 'running'",
+                )
+                .bind(&job.job.id)
+                .bind(owner)
+                .fetch_optional(&mut *tx)
+                .await?
+                .ok_or(StoreError::Conflict("job_lease_lost"))?;
+                let mut q = SqlBuilder::new("SELECT id, state, endpoint_id, terminal_reason FROM messages WHERE tenant_id = ");
+                q.bind(Bind::Text(job.scope.tenant_id.clone()))
+                    .push(" AND environment = ")
+                    .bind(Bind::Text(job.scope.environment.as_str().into()));
+                push_message_filter(&mut q, filter);
+                // `paginate` fetches one more than its limit: ask for `fetch - 1`.
+                let fetch = batch.max(2);
+                q.paginate("id", &PageRequest { after: cursor, limit: fetch - 1 });
+                let found = Self::built(&q).fetch_all(&mut *tx).await?;
+                let mut affected = 0i64;
+                for m in &found {
+                    let state = MessageState::parse(&m.text("state")?);
+                    let removed = m.opt_text("terminal_reason")?.as_deref() == Some("endpoint_removed");
+                    if removed || !state.is_some_and(|s| relay_core::transition::RESTARTABLE.contains(&s)) {
+                        continue;
+                    }
+                    let done = sqlx::query::<$db>(
+                        "UPDATE messages SET state = 'scheduled', attempts_used = 0, deferrals_used = 0, \
+                         next_attempt_at = $2, terminal_reason = NULL, lease_owner = NULL, lease_until = NULL, \
+                         lease_version = lease_version + 1, updated_at = $2 \
+                         WHERE id = $1 AND state = $3 AND EXISTS (SELECT 1 FROM endpoints e \
+                         WHERE e.id = messages.endpoint_id AND e.deleted_at IS NULL AND e.state = 'active')",
+                    )
+                    .bind(m.text("id")?)
+                    .bind(now.millis())
+                    .bind(m.text("state")?)
+                    .execute(&mut *tx)
+                    .await?;
+                    affected += done.rows_affected() as i64;
+                }
+                let last = found.last().map(|m| m.text("id")).transpose()?;
+                let finished = (found.len() as u32) < fetch;
+                sqlx::query::<$db>(
+                    "UPDATE jobs SET cursor = COALESCE($2, cursor), processed = processed + $3, affected = affected + $4, \
+                     state = $5, lease_until = $6, updated_at = $7, finished_at = $8 WHERE id = $1",
+                )
+                .bind(&job.job.id)
+                .bind(last)
+                .bind(found.len() as i64)
+                .bind(affected)
+                .bind(if finished { "done" } else { "running" })
+                .bind(lease_until.millis())
+                .bind(now.millis())
+                .bind(finished.then_some(now.millis()))
+                .execute(&mut *tx)
+                .await?;
+                if affected > 0
+                    && let Some(notify) = dialect::WAKE_NOTIFY
+                {
+                    sqlx::query::<$db>(notify).execute(&mut *tx).await?;
+                }
+                let row = sqlx::query::<$db>("SELECT * FROM jobs WHERE id = $1")
+                    .bind(&job.job.id)
+                    .fetch_one(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                rows::job(&row)
+            }
+
             async fn lease_for_manual_attempt(
                 &self,
                 scope: &Scope,
@@ -1510,33 +1688,7 @@ macro_rules! impl_store {
                 q.bind(Bind::Text(scope.tenant_id.clone()))
                     .push(" AND environment = ")
                     .bind(Bind::Text(scope.environment.as_str().into()));
-                let text_filters = [
-                    ("endpoint_id", &f.endpoint_id),
-                    ("event_id", &f.event_id),
-                    ("event_type", &f.event_type),
-                    ("last_error_code", &f.error_code),
-                ];
-                for (col, value) in text_filters {
-                    if let Some(v) = value {
-                        q.push(&format!(" AND {col} = ")).bind(Bind::Text(v.clone()));
-                    }
-                }
-                if let Some(s) = f.state {
-                    q.push(" AND state = ").bind(Bind::Text(s.as_str().into()));
-                }
-                if let Some(states) = &f.states {
-                    q.push(" AND state IN ('-'");
-                    for s in states {
-                        q.push(", ").bind(Bind::Text(s.as_str().into()));
-                    }
-                    q.push(")");
-                }
-                if let Some(t) = f.since {
-                    q.push(" AND created_at >= ").bind(Bind::Int(t.millis()));
-                }
-                if let Some(t) = f.until {
-                    q.push(" AND created_at < ").bind(Bind::Int(t.millis()));
-                }
+                push_message_filter(&mut q, f);
                 q.paginate("id", page);
                 let items = self
                     .fetch_built(&q)

@@ -1738,3 +1738,140 @@ pub async fn purge_removes_old_events_with_their_messages_in_batches(s: &dyn Sto
             .is_empty()
     );
 }
+
+pub async fn bulk_retry_jobs_advance_by_cursor_and_resume_after_a_lost_worker(s: &dyn Store) {
+    let (live, endpoints) = delivery_fixture(s, 3).await;
+    for i in 0..4 {
+        s.publish(
+            &live,
+            new_event(&format!("evt_more{i}"), "order.shipped", None),
+        )
+        .await
+        .unwrap();
+    }
+    // Exhaust everything, then delete one endpoint: its messages must not come back.
+    let claimed = s
+        .claim_due("w", T0, T0.plus_seconds(30), 100)
+        .await
+        .unwrap();
+    assert_eq!(claimed.len(), 15);
+    let failed: Vec<Completion> = claimed
+        .iter()
+        .map(|c| {
+            let mut done = completion(
+                c,
+                "w",
+                Progress {
+                    state: MessageState::Exhausted,
+                    attempts_used: 10,
+                    next_attempt_at: None,
+                    last_error_code: Some("http_503".into()),
+                    terminal_reason: Some("attempts_exhausted".into()),
+                    ..c.progress()
+                },
+            );
+            done.attempt = None;
+            done
+        })
+        .collect();
+    s.complete(&failed).await.unwrap();
+    s.delete_endpoint(&live, &endpoints[2].id, T0)
+        .await
+        .unwrap();
+    let job = crate::Job {
+        id: new_id(IdKind::Job, T0),
+        kind: "bulk_retry".into(),
+        parameters: json!({"error_code": "http_503"}),
+        state: "queued".into(),
+        processed: 0,
+        affected: 0,
+        created_at: T0,
+        updated_at: T0,
+        finished_at: None,
+    };
+    s.create_job(&live, &job, &audit("messages.bulk_retry", &job.id, T0))
+        .await
+        .unwrap();
+    let filter = MessageFilter {
+        error_code: Some("http_503".into()),
+        ..Default::default()
+    };
+    let leased = s
+        .lease_job("w1", T0, T0.plus_seconds(30))
+        .await
+        .unwrap()
+        .expect("queued job");
+    assert!(
+        s.lease_job("w2", T0, T0.plus_seconds(30))
+            .await
+            .unwrap()
+            .is_none(),
+        "one worker at a time"
+    );
+    let after_one = s
+        .advance_bulk_retry(&leased, &filter, "w1", 4, T0, T0.plus_seconds(30))
+        .await
+        .unwrap();
+    assert_eq!(
+        (after_one.state.as_str(), after_one.processed),
+        ("running", 4)
+    );
+    // The worker dies; after its lease another one resumes from the cursor.
+    let resumed = s
+        .lease_job("w2", T0.plus_seconds(31), T0.plus_seconds(60))
+        .await
+        .unwrap()
+        .expect("abandoned job");
+    assert!(matches!(
+        s.advance_bulk_retry(&leased, &filter, "w1", 4, T0, T0.plus_seconds(30))
+            .await,
+        Err(StoreError::Conflict(_))
+    ));
+    let mut last = after_one;
+    while last.state != "done" {
+        last = s
+            .advance_bulk_retry(
+                &resumed,
+                &filter,
+                "w2",
+                4,
+                T0.plus_seconds(32),
+                T0.plus_seconds(60),
+            )
+            .await
+            .unwrap();
+    }
+    assert_eq!(last.processed, 15, "every matching message examined once");
+    assert_eq!(
+        last.affected, 10,
+        "the removed endpoint's 5 stay dead-lettered"
+    );
+    assert!(last.finished_at.is_some());
+    let scheduled = s
+        .list_messages(
+            &live,
+            &MessageFilter {
+                state: Some(MessageState::Scheduled),
+                ..Default::default()
+            },
+            &page(50),
+        )
+        .await
+        .unwrap();
+    assert_eq!(scheduled.data.len(), 10);
+    assert!(scheduled.data.iter().all(|m| m.attempts_used == 0));
+    assert_eq!(s.get_job(&live, &job.id).await.unwrap().unwrap(), last);
+    let other = tenant(s, "b").await;
+    assert!(
+        s.get_job(&scope(&other, Environment::Live), &job.id)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        s.lease_job("w3", T0.plus_seconds(100), T0.plus_seconds(130))
+            .await
+            .unwrap()
+            .is_none()
+    );
+}

@@ -226,6 +226,34 @@ pub struct AuditEntry {
     pub at: Timestamp,
 }
 
+/// A durable job (bulk retry) and its progress.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+pub struct Job {
+    pub id: String,
+    /// `bulk_retry`.
+    pub kind: String,
+    /// The filter the job was started with.
+    #[schema(value_type = Object)]
+    pub parameters: serde_json::Value,
+    /// `queued`, `running` or `done`.
+    pub state: String,
+    /// Messages examined so far.
+    pub processed: i64,
+    /// Messages whose schedule restarted so far.
+    pub affected: i64,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    pub finished_at: Option<Timestamp>,
+}
+
+/// A job leased to a worker, with what it needs to continue.
+#[derive(Debug, Clone)]
+pub struct LeasedJob {
+    pub job: Job,
+    pub scope: Scope,
+    pub cursor: Option<String>,
+}
+
 /// A health warning about an endpoint.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EndpointWarning {
@@ -373,6 +401,30 @@ pub trait Store: Send + Sync + 'static {
     /// messages and attempts, in one short transaction. Returns how many
     /// events went; call again until it returns less than `batch`.
     async fn purge_before(&self, cutoff: Timestamp, batch: u32) -> Result<u64>;
+    /// Queues a job (audited with `audit` in the same transaction).
+    async fn create_job(&self, scope: &Scope, job: &Job, audit: &AuditEntry) -> Result<()>;
+    async fn get_job(&self, scope: &Scope, id: &str) -> Result<Option<Job>>;
+    /// Leases the oldest queued (or abandoned running) job to `owner`.
+    async fn lease_job(
+        &self,
+        owner: &str,
+        now: Timestamp,
+        lease_until: Timestamp,
+    ) -> Result<Option<LeasedJob>>;
+    /// One batch of a bulk retry: restarts the next `batch` matching messages
+    /// after the cursor (the `relay_core::transition::RESTARTABLE` states of
+    /// live endpoints), moves the cursor and the counters, and marks the job
+    /// done when nothing is left; one transaction, only while `owner` holds
+    /// the lease. Returns the job after the batch.
+    async fn advance_bulk_retry(
+        &self,
+        job: &LeasedJob,
+        filter: &MessageFilter,
+        owner: &str,
+        batch: u32,
+        now: Timestamp,
+        lease_until: Timestamp,
+    ) -> Result<Job>;
     /// Leases one message for a manual attempt, whatever its state, unless an
     /// attempt is already in flight or leased. `None` when it is busy.
     async fn lease_for_manual_attempt(

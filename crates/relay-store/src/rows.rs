@@ -12,7 +12,7 @@ use relay_core::time::Timestamp;
 use serde_json::value::RawValue;
 use sqlx::Row;
 
-use crate::{AuditEntry, EndpointKeyRecord, EndpointWarning, Result, StoreError};
+use crate::{AuditEntry, EndpointKeyRecord, EndpointWarning, Job, Result, StoreError};
 
 /// Typed column access shared by SQLite and PostgreSQL rows.
 pub trait RowExt {
@@ -223,5 +223,19 @@ pub fn audit_entry(r: &impl RowExt) -> Result<AuditEntry> {
         target: r.text("target")?,
         parameters: r.json("parameters")?,
         at: r.ts("at")?,
+    })
+}
+
+pub fn job(r: &impl RowExt) -> Result<Job> {
+    Ok(Job {
+        id: r.text("id")?,
+        kind: r.text("kind")?,
+        parameters: r.json("parameters")?,
+        state: r.text("state")?,
+        processed: r.int("processed")?,
+        affected: r.int("affected")?,
+        created_at: r.ts("created_at")?,
+        updated_at: r.ts("updated_at")?,
+        finished_at: r.opt_ts("finished_at")?,
     })
 }

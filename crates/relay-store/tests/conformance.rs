@@ -58,4 +58,5 @@ conformance!(
     a_manual_lease_excludes_automatic_attempts_and_vice_versa,
     replay_delivers_retained_events_to_an_endpoint_once,
     purge_removes_old_events_with_their_messages_in_batches,
+    bulk_retry_jobs_advance_by_cursor_and_resume_after_a_lost_worker,
 );

@@ -82,6 +82,8 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/v1/endpoints/{id}/recover", post(recovery::recover))
         .route("/v1/endpoints/{id}/replay", post(recovery::replay))
         .route("/v1/endpoints/{id}/missed", get(recovery::missed))
+        .route("/v1/messages/retry", post(recovery::bulk_retry))
+        .route("/v1/jobs/{id}", get(recovery::job))
         .route("/v1/messages/{id}/cancel", post(recovery::cancel))
         .route("/v1/messages/{id}/resend", post(recovery::resend))
         .route("/v1/events", post(events::publish))
