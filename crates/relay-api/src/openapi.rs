@@ -49,7 +49,7 @@ impl Modify for SecuritySchemes {
         audit::list,
         recovery::pause, recovery::resume, recovery::enable, recovery::disable, recovery::recover,
         recovery::replay,
-        recovery::missed, recovery::cancel, recovery::resend, recovery::bulk_retry, recovery::job,
+        recovery::missed, recovery::cancel, recovery::resend, recovery::bulk_retry, recovery::job, recovery::test,
         events::publish, events::get,
         messages::list, messages::get, messages::attempts,
     ),

@@ -299,6 +299,13 @@ fn cases(v: &Victim) -> Vec<Case> {
         );
         add(
             Method::POST,
+            "/v1/endpoints/{id}/test",
+            format!("/v1/endpoints/{e}/test"),
+            Some(json!({})),
+            NotFound,
+        );
+        add(
+            Method::POST,
             "/v1/endpoints/{id}/replay",
             format!("/v1/endpoints/{e}/replay"),
             Some(json!({ "since": "2027-01-01T00:00:00Z" })),

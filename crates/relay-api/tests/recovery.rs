@@ -222,3 +222,53 @@ async fn replay_delivers_past_events_to_a_new_endpoint_within_retention() {
         .problem(StatusCode::UNPROCESSABLE_ENTITY, "outside_retention");
     }
 }
+
+#[tokio::test]
+async fn the_test_action_sends_the_sample_through_the_normal_path() {
+    let h = Harness::new().await;
+    let (_, key) = h.tenant_with_key("acme", "live").await;
+    h.put(
+        "/v1/event-types/order.shipped",
+        &key,
+        json!({"schema": {"type": "object"}, "sample": {"order_id": "sample-1"}}),
+    )
+    .await
+    .expect(StatusCode::CREATED);
+    h.open_event_type(&key, "order.created").await;
+    let c = h.consumer(&key, "acme").await;
+    let ep = id_of(
+        &h.endpoint(&key, &c, &["order.created", "order.shipped"])
+            .await,
+    );
+    let r = h
+        .post(&format!("/v1/endpoints/{ep}/test"), &key, json!({}))
+        .await
+        .expect(StatusCode::OK);
+    // The type with a sample was chosen; the attempt went through the guard
+    // (nothing listens behind the test URL: a connection error, retried later).
+    assert_eq!(r["message"]["event_type"], "order.shipped");
+    assert_eq!(r["message"]["endpoint_id"], ep);
+    assert_eq!(r["attempt"]["trigger"], "manual");
+    assert_eq!(r["attempt"]["error_kind"], "connect");
+    assert_eq!(r["message"]["state"], "scheduled");
+    let event = h
+        .get(
+            &format!("/v1/events/{}", r["message"]["event_id"].as_str().unwrap()),
+            &key,
+        )
+        .await
+        .expect(StatusCode::OK);
+    assert_eq!(event["data"], json!({"order_id": "sample-1"}));
+    assert_eq!(
+        event["messages"].as_array().unwrap().len(),
+        1,
+        "only this endpoint"
+    );
+    h.post(
+        &format!("/v1/endpoints/{ep}/test"),
+        &key,
+        json!({"event_type": "invoice.paid"}),
+    )
+    .await
+    .problem(StatusCode::UNPROCESSABLE_ENTITY, "not_subscribed");
+}

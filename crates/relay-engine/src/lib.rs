@@ -542,7 +542,39 @@ impl Dispatcher {
                 other => ManualError::Store(other),
             })?
             .ok_or(ManualError::Busy)?;
-        let Some(completion) = a.attempt(&claimed, AttemptTrigger::Manual).await else {
+        self.attempt_leased(&claimed).await
+    }
+
+    /// The endpoint's test action: `event` (a sample of a type it subscribes
+    /// to) is written with one message for this endpoint only, and attempted
+    /// at once through the normal signing and guard path.
+    pub async fn send_test(
+        &self,
+        scope: &relay_store::Scope,
+        endpoint_id: &str,
+        event: relay_store::NewEvent,
+    ) -> Result<(String, ManualOutcome), ManualError> {
+        let a = &self.attempter;
+        let lease_until = event.now.plus_millis(a.config.lease.as_millis() as i64);
+        let claimed = a
+            .store
+            .publish_to_endpoint(scope, endpoint_id, event, &a.config.owner, lease_until)
+            .await
+            .map_err(|e| match e {
+                relay_store::StoreError::NotFound => ManualError::NotFound,
+                other => ManualError::Store(other),
+            })?;
+        let message_id = claimed.message.id.clone();
+        Ok((message_id, self.attempt_leased(&claimed).await?))
+    }
+
+    /// One manual attempt at a message this process has leased.
+    async fn attempt_leased(
+        &self,
+        claimed: &relay_store::Claimed,
+    ) -> Result<ManualOutcome, ManualError> {
+        let a = &self.attempter;
+        let Some(completion) = a.attempt(claimed, AttemptTrigger::Manual).await else {
             // The lease lapses on its own; nothing changed.
             return Ok(ManualOutcome {
                 attempt: None,

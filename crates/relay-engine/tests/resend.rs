@@ -159,3 +159,35 @@ async fn an_automatic_claim_skips_a_message_under_a_manual_attempt() {
     assert_eq!(e.dispatcher.run_once().await.unwrap(), 1);
     assert_eq!(e.receiver.max_concurrent("/hooks"), 1);
 }
+
+#[tokio::test]
+async fn the_test_action_delivers_one_signed_sample_to_that_endpoint_only() {
+    let e = Env::start(Setup::default()).await.unwrap();
+    let now = relay_core::time::Clock::now(&*e.clock);
+    let event = relay_store::NewEvent {
+        id: "evt_test_1".into(),
+        event_type: "order.shipped".into(),
+        type_version: 1,
+        subject: Some("relay/test".into()),
+        data: serde_json::value::RawValue::from_string(r#"{"sample":true}"#.into()).unwrap(),
+        consumer_id: Some(e.consumer.id.clone()),
+        ordering_key: None,
+        traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".into(),
+        expires_at: None,
+        now,
+    };
+    let (message_id, out) = e
+        .dispatcher
+        .send_test(&e.scope, &e.endpoint.id, event)
+        .await
+        .unwrap();
+    assert!(out.applied);
+    assert_eq!(out.attempt.unwrap().status_code, Some(200));
+    let got = e.receiver.wait_for(1, WAIT).await.unwrap();
+    assert_eq!(got[0].signature_valid, Some(true));
+    assert!(got[0].body_str().unwrap().contains(r#""data":{"sample":true}"#));
+    let m = e.only_message().await;
+    assert_eq!((m.id, m.state), (message_id, MessageState::Delivered));
+    // Nothing else is due: the dispatcher has no second attempt to make.
+    assert_eq!(e.dispatcher.run_once().await.unwrap(), 0);
+}

@@ -1338,6 +1338,71 @@ macro_rules! impl_store {
                 rows::job(&row)
             }
 
+            async fn publish_to_endpoint(
+                &self,
+                scope: &Scope,
+                endpoint_id: &str,
+                ev: NewEvent,
+                owner: &str,
+                lease_until: Timestamp,
+            ) -> Result<Claimed> {
+                let env = scope.environment.as_str();
+                let now = ev.now.millis();
+                let mut tx = self.write.begin().await?;
+                let exists = sqlx::query_scalar::<$db, String>(
+                    "SELECT id FROM endpoints WHERE tenant_id = $1 AND environment = $2 AND id = $3 \
+                     AND deleted_at IS NULL",
+                )
+                .bind(&scope.tenant_id)
+                .bind(env)
+                .bind(endpoint_id)
+                .fetch_optional(&mut *tx)
+                .await?;
+                if exists.is_none() {
+                    return Err(StoreError::NotFound);
+                }
+                sqlx::query::<$db>(
+                    "INSERT INTO events (tenant_id, environment, id, event_type, type_version, subject, data, \
+                     consumer_id, ordering_key, seq, traceparent, expires_at, created_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULL, $10, $11, $12)",
+                )
+                .bind(&scope.tenant_id)
+                .bind(env)
+                .bind(&ev.id)
+                .bind(&ev.event_type)
+                .bind(ev.type_version)
+                .bind(&ev.subject)
+                .bind(ev.data.get())
+                .bind(&ev.consumer_id)
+                .bind(&ev.ordering_key)
+                .bind(&ev.traceparent)
+                .bind(ev.expires_at.map(Timestamp::millis))
+                .bind(now)
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| unique_as_conflict(e, "event_id"))?;
+                let message_id = $crate::new_id(relay_core::id::IdKind::Message, ev.now);
+                sqlx::query::<$db>(
+                    "INSERT INTO messages (id, tenant_id, environment, event_id, endpoint_id, event_type, state, \
+                     next_attempt_at, lease_owner, lease_until, lease_version, created_at, updated_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, 'scheduled', $7, $8, $9, 1, $7, $7)",
+                )
+                .bind(&message_id)
+                .bind(&scope.tenant_id)
+                .bind(env)
+                .bind(&ev.id)
+                .bind(endpoint_id)
+                .bind(&ev.event_type)
+                .bind(now)
+                .bind(owner)
+                .bind(lease_until.millis())
+                .execute(&mut *tx)
+                .await?;
+                let mut claimed = Self::load_claimed(&mut tx, &[message_id]).await?;
+                tx.commit().await?;
+                claimed.pop().ok_or(StoreError::NotFound)
+            }
+
             async fn lease_for_manual_attempt(
                 &self,
                 scope: &Scope,

@@ -425,6 +425,17 @@ pub trait Store: Send + Sync + 'static {
         now: Timestamp,
         lease_until: Timestamp,
     ) -> Result<Job>;
+    /// Writes `event` with one message, for `endpoint_id` only, leased at once
+    /// to `owner` for a manual attempt (the endpoint's test action). The
+    /// message is a real one: if the attempt fails, its schedule goes on.
+    async fn publish_to_endpoint(
+        &self,
+        scope: &Scope,
+        endpoint_id: &str,
+        event: NewEvent,
+        owner: &str,
+        lease_until: Timestamp,
+    ) -> Result<Claimed>;
     /// Leases one message for a manual attempt, whatever its state, unless an
     /// attempt is already in flight or leased. `None` when it is busy.
     async fn lease_for_manual_attempt(

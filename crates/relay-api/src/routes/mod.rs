@@ -81,6 +81,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/v1/endpoints/{id}/disable", post(recovery::disable))
         .route("/v1/endpoints/{id}/recover", post(recovery::recover))
         .route("/v1/endpoints/{id}/replay", post(recovery::replay))
+        .route("/v1/endpoints/{id}/test", post(recovery::test))
         .route("/v1/endpoints/{id}/missed", get(recovery::missed))
         .route("/v1/messages/retry", post(recovery::bulk_retry))
         .route("/v1/jobs/{id}", get(recovery::job))

@@ -520,3 +520,100 @@ pub async fn job(
         .map(Json)
         .ok_or_else(|| ApiError::not_found("job"))
 }
+
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TestSend {
+    /// The type to send a sample of; default: the first type the endpoint
+    /// subscribes to that has a sample payload.
+    pub event_type: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TestSent {
+    /// The test message (a real one: if the attempt failed, it is retried).
+    pub message: Message,
+    pub attempt: Option<Attempt>,
+}
+
+#[utoipa::path(operation_id = "endpoints_test", post, path = "/v1/endpoints/{id}/test", tag = "recovery",
+    request_body = TestSend,
+    responses((status = 200, body = TestSent), (status = 404, body = Problem), (status = 422, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn test(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<TestSend>,
+) -> Result<Json<TestSent>, ApiError> {
+    let endpoint = state
+        .store
+        .get_endpoint(&auth.scope, &id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("endpoint"))?;
+    let subscribed = |t: &str| endpoint.event_types.iter().any(|s| s == "*" || s == t);
+    let event_type = match body.event_type {
+        Some(t) if !subscribed(&t) => {
+            return Err(ApiError::invalid(
+                "not_subscribed",
+                "/event_type",
+                format!("the endpoint does not subscribe to `{t}`"),
+            ));
+        }
+        Some(t) => state.store.get_event_type(&auth.scope, &t).await?.ok_or_else(|| {
+            ApiError::invalid("unknown_event_type", "/event_type", format!("`{t}` is not in the event catalog"))
+        })?,
+        None => state
+            .store
+            .list_event_types(&auth.scope)
+            .await?
+            .into_iter()
+            .find(|t| subscribed(&t.name) && t.current().is_some_and(|v| v.sample.is_some()))
+            .ok_or_else(|| {
+                ApiError::invalid(
+                    "no_sample",
+                    "/event_type",
+                    "none of the endpoint's event types has a sample payload; add one with PUT /v1/event-types/{name}",
+                )
+            })?,
+    };
+    let current = event_type.current().ok_or_else(ApiError::internal)?;
+    let sample = current
+        .sample
+        .clone()
+        .unwrap_or_else(|| serde_json::json!({}));
+    let data = serde_json::value::to_raw_value(&sample).map_err(|_| ApiError::internal())?;
+    let now = state.clock.now();
+    let mut random = [0u8; 24];
+    getrandom::fill(&mut random).map_err(|_| ApiError::internal())?;
+    let event = relay_store::NewEvent {
+        id: new_id(IdKind::Event, now),
+        event_type: event_type.name.clone(),
+        type_version: current.version,
+        subject: Some("relay/test".into()),
+        data,
+        consumer_id: Some(endpoint.consumer_id.clone()),
+        ordering_key: None,
+        traceparent: relay_core::traceparent::generate(random),
+        expires_at: None,
+        now,
+    };
+    let (message_id, outcome) = state
+        .engine
+        .send_test(&auth.scope, &id, event)
+        .await
+        .map_err(|e| match e {
+            relay_engine::ManualError::NotFound => ApiError::not_found("endpoint"),
+            relay_engine::ManualError::Busy => ApiError::internal(),
+            relay_engine::ManualError::Store(s) => s.into(),
+        })?;
+    let message = state
+        .store
+        .get_message(&auth.scope, &message_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("message"))?;
+    Ok(Json(TestSent {
+        message,
+        attempt: outcome.attempt,
+    }))
+}
