@@ -10,6 +10,7 @@
 //! - [`Dispatcher::run_once`]: one claim → attempt → complete round at the
 //!   injected clock's "now"; tests walk retry schedules with it.
 //! - [`attempt`]: one attempt (envelope, signature, guarded POST, outcome).
+//! - [`lanes`]: per-endpoint concurrency limits (isolation between endpoints).
 //! - [`metrics`]: the Prometheus counters behind `/metrics`.
 //!
 //! Safety: a message is attempted only under a lease; a completion is
@@ -23,6 +24,7 @@
 //! completions, release the remaining leases.
 
 pub mod attempt;
+pub mod lanes;
 pub mod metrics;
 
 use std::sync::Arc;
@@ -95,6 +97,7 @@ impl EngineConfig {
 
 pub struct Dispatcher {
     attempter: Arc<Attempter>,
+    lanes: Arc<lanes::Lanes>,
 }
 
 impl Dispatcher {
@@ -115,6 +118,7 @@ impl Dispatcher {
                 keys: attempt::KeyCache::default(),
                 metrics: Arc::new(Metrics::default()),
             }),
+            lanes: Arc::new(lanes::Lanes::default()),
         })
     }
 
@@ -130,6 +134,9 @@ impl Dispatcher {
         &*self.attempter.store
     }
 
+    /// Claims due messages for endpoints whose lanes have room, takes a lane
+    /// slot for each, and gives back (unattempted) the ones that found their
+    /// lane full. The caller must call `lanes.done` after each attempt.
     async fn claim(
         &self,
         limit: u32,
@@ -137,9 +144,10 @@ impl Dispatcher {
         let a = &self.attempter;
         let now = a.clock.now();
         let lease_until = now.plus_millis(a.config.lease.as_millis() as i64);
+        let full = self.lanes.full();
         let claimed = a
             .store
-            .claim_due(&a.config.owner, now, lease_until, limit)
+            .claim_due(&a.config.owner, now, lease_until, limit, &full)
             .await?;
         if let Some(oldest) = claimed
             .iter()
@@ -151,7 +159,14 @@ impl Dispatcher {
                 std::sync::atomic::Ordering::Relaxed,
             );
         }
-        Ok(claimed)
+        let (admitted, overflow): (Vec<_>, Vec<_>) = claimed
+            .into_iter()
+            .partition(|c| self.lanes.admit(&c.endpoint.id, c.endpoint.max_concurrency));
+        if !overflow.is_empty() {
+            let ids: Vec<String> = overflow.iter().map(|c| c.message.id.clone()).collect();
+            a.store.release_claims(&a.config.owner, &ids, now).await?;
+        }
+        Ok(admitted)
     }
 
     async fn complete(&self, batch: &[Completion]) -> Result<(), relay_store::StoreError> {
@@ -177,11 +192,11 @@ impl Dispatcher {
         self.rescue().await?;
         let claimed = self.claim(self.config().claim_batch).await?;
         let n = claimed.len();
-        let completions = futures_util::future::join_all(
-            claimed
-                .iter()
-                .map(|c| self.attempter.attempt(c, AttemptTrigger::Scheduled)),
-        )
+        let completions = futures_util::future::join_all(claimed.iter().map(|c| async {
+            let done = self.attempter.attempt(c, AttemptTrigger::Scheduled).await;
+            self.lanes.done(&c.endpoint.id);
+            done
+        }))
         .await;
         let completions: Vec<Completion> = completions.into_iter().flatten().collect();
         if !completions.is_empty() {
@@ -352,11 +367,12 @@ impl Dispatcher {
                                 break;
                             };
                             let attempter = self.attempter.clone();
+                            let lanes = self.lanes.clone();
                             let tx = tx.clone();
                             tasks.spawn(async move {
-                                if let Some(done) =
-                                    attempter.attempt(&c, AttemptTrigger::Scheduled).await
-                                {
+                                let result = attempter.attempt(&c, AttemptTrigger::Scheduled).await;
+                                lanes.done(&c.endpoint.id);
+                                if let Some(done) = result {
                                     // The completer is gone only after shutdown; the
                                     // lease then expires and the message is retried.
                                     let _ = tx.send(done).await;

@@ -185,7 +185,12 @@ async fn the_test_action_delivers_one_signed_sample_to_that_endpoint_only() {
     assert_eq!(out.attempt.unwrap().status_code, Some(200));
     let got = e.receiver.wait_for(1, WAIT).await.unwrap();
     assert_eq!(got[0].signature_valid, Some(true));
-    assert!(got[0].body_str().unwrap().contains(r#""data":{"sample":true}"#));
+    assert!(
+        got[0]
+            .body_str()
+            .unwrap()
+            .contains(r#""data":{"sample":true}"#)
+    );
     let m = e.only_message().await;
     assert_eq!((m.id, m.state), (message_id, MessageState::Delivered));
     // Nothing else is due: the dispatcher has no second attempt to make.

@@ -132,3 +132,73 @@ async fn shutdown_releases_what_does_not_finish_within_the_grace() {
     );
     assert_eq!(m.attempts_used, 0);
 }
+
+#[tokio::test]
+async fn a_hanging_endpoint_holds_only_its_own_lane() {
+    let e = Env::start(Setup {
+        wall_clock: true,
+        tune: |c| {
+            c.poll_interval = Duration::from_secs(600);
+            c.max_in_flight = 8;
+            c.limits.total_timeout = Duration::from_secs(10);
+            c.shutdown_grace = Duration::from_millis(200);
+        },
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let wake = Arc::new(Notify::new());
+    let (stop, stop_rx) = watch::channel(false);
+    let handle = e.dispatcher.clone().start(wake.clone(), stop_rx).await;
+    // A second endpoint of the same consumer that never answers, limited to 2 at once.
+    let master = relay_core::sealed::MasterKey::from_bytes(common::MASTER);
+    let now = common::wall_now();
+    let slow_id = relay_store::new_id(relay_core::id::IdKind::Endpoint, now);
+    let (record, _) = relay_store::keys::generate(
+        &master,
+        &slow_id,
+        relay_core::model::SignatureScheme::V1a,
+        now,
+    );
+    let mut slow = e.endpoint.clone();
+    slow.id = slow_id.clone();
+    slow.max_concurrency = 2;
+    slow.destination = relay_core::model::Destination::Https(relay_core::model::HttpsDestination {
+        url: e.receiver.url_for_host("receiver.test", "/slow"),
+        auth: None,
+    });
+    e.store()
+        .create_endpoint(
+            &e.scope,
+            &slow,
+            &[record],
+            relay_store::EndpointLimits {
+                per_tenant: 10,
+                per_consumer: 10,
+            },
+        )
+        .await
+        .unwrap();
+    e.receiver.set_path_behavior("/slow", Behavior::hang());
+    for i in 0..30 {
+        e.publish(&format!("evt_{i}"), DATA).await;
+    }
+    let t0 = Instant::now();
+    wake.notify_one();
+    // Every healthy delivery arrives while the slow endpoint hangs.
+    e.receiver.wait_for(32, WAIT).await.unwrap();
+    let healthy = e.receiver.requests_to("/hooks").len();
+    assert_eq!(healthy, 30, "all healthy deliveries arrived");
+    assert!(
+        t0.elapsed() < Duration::from_secs(8),
+        "not held up by the hanging endpoint: {:?}",
+        t0.elapsed()
+    );
+    assert_eq!(
+        e.receiver.max_concurrent("/slow"),
+        2,
+        "the slow endpoint never had more than its lane"
+    );
+    stop.send(true).unwrap();
+    handle.await.unwrap();
+}

@@ -1785,22 +1785,37 @@ macro_rules! impl_store {
                 now: Timestamp,
                 lease_until: Timestamp,
                 limit: u32,
+                skip_endpoints: &[String],
             ) -> Result<Vec<Claimed>> {
                 let mut tx = self.write.begin().await?;
-                let ids: Vec<String> = sqlx::query_scalar::<$db, String>(AssertSqlSafe(format!(
-                    "UPDATE messages SET state = 'in_flight', lease_owner = $1, lease_until = $2, \
-                     lease_version = lease_version + 1, updated_at = $3 \
-                     WHERE id IN (SELECT id FROM messages WHERE state = 'scheduled' AND next_attempt_at <= $3 \
-                     AND (lease_until IS NULL OR lease_until < $3) \
-                     ORDER BY next_attempt_at LIMIT $4{}) RETURNING id",
-                    dialect::SKIP_LOCKED
-                )))
-                .bind(owner)
-                .bind(lease_until.millis())
-                .bind(now.millis())
-                .bind(i64::from(limit))
-                .fetch_all(&mut *tx)
-                .await?;
+                let mut q = SqlBuilder::new("UPDATE messages SET state = 'in_flight', lease_owner = ");
+                q.bind(Bind::Text(owner.into()))
+                    .push(", lease_until = ")
+                    .bind(Bind::Int(lease_until.millis()))
+                    .push(", lease_version = lease_version + 1, updated_at = ")
+                    .bind(Bind::Int(now.millis()))
+                    .push(" WHERE id IN (SELECT id FROM messages WHERE state = 'scheduled' AND next_attempt_at <= ")
+                    .bind(Bind::Int(now.millis()))
+                    .push(" AND (lease_until IS NULL OR lease_until < ")
+                    .bind(Bind::Int(now.millis()))
+                    .push(")");
+                if !skip_endpoints.is_empty() {
+                    q.push(" AND endpoint_id NOT IN ('-'");
+                    for e in skip_endpoints {
+                        q.push(", ").bind(Bind::Text(e.clone()));
+                    }
+                    q.push(")");
+                }
+                q.push(" ORDER BY next_attempt_at LIMIT ")
+                    .bind(Bind::Int(i64::from(limit)))
+                    .push(dialect::SKIP_LOCKED)
+                    .push(") RETURNING id");
+                let ids: Vec<String> = Self::built(&q)
+                    .fetch_all(&mut *tx)
+                    .await?
+                    .iter()
+                    .map(|r| r.text("id"))
+                    .collect::<Result<_>>()?;
                 if ids.is_empty() {
                     tx.commit().await?;
                     return Ok(Vec::new());
@@ -1913,6 +1928,25 @@ macro_rules! impl_store {
                 .execute(&self.write)
                 .await?
                 .rows_affected())
+            }
+
+            async fn release_claims(&self, owner: &str, ids: &[String], now: Timestamp) -> Result<u64> {
+                if ids.is_empty() {
+                    return Ok(0);
+                }
+                let mut q = SqlBuilder::new(
+                    "UPDATE messages SET state = 'scheduled', lease_owner = NULL, lease_until = NULL, \
+                     lease_version = lease_version + 1, updated_at = ",
+                );
+                q.bind(Bind::Int(now.millis()))
+                    .push(" WHERE state = 'in_flight' AND lease_owner = ")
+                    .bind(Bind::Text(owner.into()))
+                    .push(" AND id IN ('-'");
+                for id in ids {
+                    q.push(", ").bind(Bind::Text(id.clone()));
+                }
+                q.push(")");
+                Ok(Self::built(&q).execute(&self.write).await?.rows_affected())
             }
 
             async fn release_leases(&self, owner: &str, now: Timestamp) -> Result<u64> {

@@ -893,11 +893,14 @@ pub async fn claims_lease_due_messages_with_their_delivery_context(s: &dyn Store
     assert_eq!(s.next_due_at().await.unwrap(), Some(T0));
     // Nothing is due before T0.
     let early = s
-        .claim_due("w1", T0.plus_millis(-1), T0.plus_seconds(30), 10)
+        .claim_due("w1", T0.plus_millis(-1), T0.plus_seconds(30), 10, &[])
         .await
         .unwrap();
     assert!(early.is_empty());
-    let claimed = s.claim_due("w1", T0, T0.plus_seconds(30), 2).await.unwrap();
+    let claimed = s
+        .claim_due("w1", T0, T0.plus_seconds(30), 2, &[])
+        .await
+        .unwrap();
     assert_eq!(claimed.len(), 2, "the limit holds");
     let c = &claimed[0];
     assert_eq!(c.message.state, MessageState::InFlight);
@@ -912,13 +915,13 @@ pub async fn claims_lease_due_messages_with_their_delivery_context(s: &dyn Store
     assert_eq!(c.tenant_id, live.tenant_id);
     // The leased ones are not claimed again; the third one is.
     let rest = s
-        .claim_due("w2", T0, T0.plus_seconds(30), 10)
+        .claim_due("w2", T0, T0.plus_seconds(30), 10, &[])
         .await
         .unwrap();
     assert_eq!(rest.len(), 1);
     assert!(claimed.iter().all(|c| c.message.id != rest[0].message.id));
     assert!(
-        s.claim_due("w3", T0, T0.plus_seconds(30), 10)
+        s.claim_due("w3", T0, T0.plus_seconds(30), 10, &[])
             .await
             .unwrap()
             .is_empty()
@@ -942,7 +945,7 @@ pub async fn concurrent_claimers_never_share_a_message(s: &dyn Store) {
     let results = futures_util::future::join_all(
         owners
             .iter()
-            .map(|o| s.claim_due(o, T0, T0.plus_seconds(30), 9)),
+            .map(|o| s.claim_due(o, T0, T0.plus_seconds(30), 9, &[])),
     )
     .await;
     let mut ids: Vec<String> = results
@@ -960,7 +963,7 @@ pub async fn concurrent_claimers_never_share_a_message(s: &dyn Store) {
 pub async fn completion_applies_only_while_the_lease_holds(s: &dyn Store) {
     let (live, _) = delivery_fixture(s, 2).await;
     let claimed = s
-        .claim_due("w1", T0, T0.plus_seconds(30), 10)
+        .claim_due("w1", T0, T0.plus_seconds(30), 10, &[])
         .await
         .unwrap();
     let (a, b) = (&claimed[0], &claimed[1]);
@@ -1017,7 +1020,7 @@ pub async fn completion_applies_only_while_the_lease_holds(s: &dyn Store) {
     );
     // A completion after cancellation-like removal: deleting the endpoint bumps the lease.
     let again = s
-        .claim_due("w2", T0.plus_seconds(31), T0.plus_seconds(60), 10)
+        .claim_due("w2", T0.plus_seconds(31), T0.plus_seconds(60), 10, &[])
         .await
         .unwrap();
     assert_eq!(again.len(), 1);
@@ -1037,7 +1040,7 @@ pub async fn completion_applies_only_while_the_lease_holds(s: &dyn Store) {
 pub async fn completions_batch_in_one_call_and_keep_retry_state(s: &dyn Store) {
     let (live, _) = delivery_fixture(s, 3).await;
     let claimed = s
-        .claim_due("w1", T0, T0.plus_seconds(30), 10)
+        .claim_due("w1", T0, T0.plus_seconds(30), 10, &[])
         .await
         .unwrap();
     let retry_at = T0.plus_seconds(5);
@@ -1081,13 +1084,13 @@ pub async fn completions_batch_in_one_call_and_keep_retry_state(s: &dyn Store) {
         assert_eq!((p.state, p.attempts_used), (MessageState::Scheduled, 1));
     }
     assert!(
-        s.claim_due("w1", T0.plus_seconds(4), T0.plus_seconds(40), 10)
+        s.claim_due("w1", T0.plus_seconds(4), T0.plus_seconds(40), 10, &[])
             .await
             .unwrap()
             .is_empty()
     );
     assert_eq!(
-        s.claim_due("w1", retry_at, T0.plus_seconds(40), 10)
+        s.claim_due("w1", retry_at, T0.plus_seconds(40), 10, &[])
             .await
             .unwrap()
             .len(),
@@ -1106,7 +1109,10 @@ pub async fn a_410_disables_the_endpoint_and_holds_its_other_messages(s: &dyn St
     s.publish(&live, new_event("evt_2", "order.shipped", None))
         .await
         .unwrap();
-    let claimed = s.claim_due("w1", T0, T0.plus_seconds(30), 1).await.unwrap();
+    let claimed = s
+        .claim_due("w1", T0, T0.plus_seconds(30), 1, &[])
+        .await
+        .unwrap();
     let mut comp = completion(
         &claimed[0],
         "w1",
@@ -1146,7 +1152,7 @@ pub async fn a_410_disables_the_endpoint_and_holds_its_other_messages(s: &dyn St
         .unwrap();
     assert_eq!(other.data[0].state, MessageState::Held);
     assert!(
-        s.claim_due("w1", T0.plus_seconds(100), T0.plus_seconds(130), 10)
+        s.claim_due("w1", T0.plus_seconds(100), T0.plus_seconds(130), 10, &[])
             .await
             .unwrap()
             .is_empty()
@@ -1159,7 +1165,7 @@ pub async fn a_410_disables_the_endpoint_and_holds_its_other_messages(s: &dyn St
 pub async fn released_leases_are_due_again_at_once(s: &dyn Store) {
     let (live, _) = delivery_fixture(s, 2).await;
     let claimed = s
-        .claim_due("w1", T0, T0.plus_seconds(30), 10)
+        .claim_due("w1", T0, T0.plus_seconds(30), 10, &[])
         .await
         .unwrap();
     assert_eq!(s.release_leases("someone-else", T0).await.unwrap(), 0);
@@ -1170,7 +1176,7 @@ pub async fn released_leases_are_due_again_at_once(s: &dyn Store) {
         assert_eq!(m.attempts_used, 0);
     }
     assert_eq!(
-        s.claim_due("w2", T0.plus_seconds(1), T0.plus_seconds(30), 10)
+        s.claim_due("w2", T0.plus_seconds(1), T0.plus_seconds(30), 10, &[])
             .await
             .unwrap()
             .len(),
@@ -1347,7 +1353,7 @@ pub async fn pausing_holds_and_resuming_releases_in_due_order(s: &dyn Store) {
         .unwrap();
     assert!(msgs.data.iter().all(|m| m.state == MessageState::Held));
     assert!(
-        s.claim_due("w", T0.plus_seconds(60), T0.plus_seconds(90), 10)
+        s.claim_due("w", T0.plus_seconds(60), T0.plus_seconds(90), 10, &[])
             .await
             .unwrap()
             .is_empty()
@@ -1374,7 +1380,7 @@ pub async fn pausing_holds_and_resuming_releases_in_due_order(s: &dyn Store) {
         .unwrap();
     assert_eq!(resumed.state, EndpointState::Active);
     let claimed = s
-        .claim_due("w", T0.plus_seconds(60), T0.plus_seconds(90), 10)
+        .claim_due("w", T0.plus_seconds(60), T0.plus_seconds(90), 10, &[])
         .await
         .unwrap();
     let order: Vec<&str> = claimed.iter().map(|c| c.event.id.as_str()).collect();
@@ -1414,7 +1420,10 @@ pub async fn cancelling_ends_pending_attempts_and_beats_a_late_completion(s: &dy
         Err(StoreError::Conflict(_))
     ));
     // In flight: the attempt's completion can no longer change it.
-    let claimed = s.claim_due("w", T0, T0.plus_seconds(30), 10).await.unwrap();
+    let claimed = s
+        .claim_due("w", T0, T0.plus_seconds(30), 10, &[])
+        .await
+        .unwrap();
     assert_eq!(claimed.len(), 1);
     assert_eq!(claimed[0].message.id, b.id);
     s.cancel_message(&live, &b.id, T0).await.unwrap();
@@ -1439,7 +1448,10 @@ pub async fn cancelling_ends_pending_attempts_and_beats_a_late_completion(s: &dy
 pub async fn recover_restarts_failed_and_unattempted_messages_in_range(s: &dyn Store) {
     let (live, endpoints) = delivery_fixture(s, 1).await;
     let e = &endpoints[0];
-    let claimed = s.claim_due("w", T0, T0.plus_seconds(30), 10).await.unwrap();
+    let claimed = s
+        .claim_due("w", T0, T0.plus_seconds(30), 10, &[])
+        .await
+        .unwrap();
     let mut failed = completion(
         &claimed[0],
         "w",
@@ -1561,7 +1573,7 @@ pub async fn a_manual_lease_excludes_automatic_attempts_and_vice_versa(s: &dyn S
         "a manual lease keeps the state"
     );
     assert!(
-        s.claim_due("w", T0, T0.plus_seconds(30), 10)
+        s.claim_due("w", T0, T0.plus_seconds(30), 10, &[])
             .await
             .unwrap()
             .is_empty(),
@@ -1577,7 +1589,10 @@ pub async fn a_manual_lease_excludes_automatic_attempts_and_vice_versa(s: &dyn S
     let mut done = completion(&manual, "api", manual.progress());
     done.manual = true;
     assert_eq!(s.complete(&[done]).await.unwrap(), vec![true]);
-    let claimed = s.claim_due("w", T0, T0.plus_seconds(30), 10).await.unwrap();
+    let claimed = s
+        .claim_due("w", T0, T0.plus_seconds(30), 10, &[])
+        .await
+        .unwrap();
     assert_eq!(claimed.len(), 1);
     assert!(
         s.lease_for_manual_attempt(&live, &id, "api", T0, T0.plus_seconds(30))
@@ -1695,7 +1710,10 @@ pub async fn replay_delivers_retained_events_to_an_endpoint_once(s: &dyn Store) 
 
 pub async fn purge_removes_old_events_with_their_messages_in_batches(s: &dyn Store) {
     let (live, _) = delivery_fixture(s, 2).await;
-    let claimed = s.claim_due("w", T0, T0.plus_seconds(30), 10).await.unwrap();
+    let claimed = s
+        .claim_due("w", T0, T0.plus_seconds(30), 10, &[])
+        .await
+        .unwrap();
     s.complete(
         &claimed
             .iter()
@@ -1751,7 +1769,7 @@ pub async fn bulk_retry_jobs_advance_by_cursor_and_resume_after_a_lost_worker(s:
     }
     // Exhaust everything, then delete one endpoint: its messages must not come back.
     let claimed = s
-        .claim_due("w", T0, T0.plus_seconds(30), 100)
+        .claim_due("w", T0, T0.plus_seconds(30), 100, &[])
         .await
         .unwrap();
     assert_eq!(claimed.len(), 15);
@@ -1873,5 +1891,34 @@ pub async fn bulk_retry_jobs_advance_by_cursor_and_resume_after_a_lost_worker(s:
             .await
             .unwrap()
             .is_none()
+    );
+}
+
+pub async fn claims_skip_full_lanes_and_released_claims_are_due_again(s: &dyn Store) {
+    let (_live, endpoints) = delivery_fixture(s, 3).await;
+    let full = vec![endpoints[0].id.clone(), endpoints[1].id.clone()];
+    let claimed = s
+        .claim_due("w", T0, T0.plus_seconds(30), 10, &full)
+        .await
+        .unwrap();
+    assert_eq!(claimed.len(), 1);
+    assert_eq!(claimed[0].endpoint.id, endpoints[2].id);
+    let more = s
+        .claim_due("w", T0, T0.plus_seconds(30), 10, &[])
+        .await
+        .unwrap();
+    assert_eq!(more.len(), 2);
+    let ids: Vec<String> = more.iter().map(|c| c.message.id.clone()).collect();
+    assert_eq!(s.release_claims("someone-else", &ids, T0).await.unwrap(), 0);
+    assert_eq!(s.release_claims("w", &ids, T0).await.unwrap(), 2);
+    let again = s
+        .claim_due("w", T0, T0.plus_seconds(30), 10, &[])
+        .await
+        .unwrap();
+    assert_eq!(again.len(), 2);
+    assert!(
+        again
+            .iter()
+            .all(|c| c.message.attempts_used == 0 && c.message.next_attempt_at == Some(T0))
     );
 }

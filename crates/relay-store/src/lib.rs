@@ -483,15 +483,19 @@ pub trait Store: Send + Sync + 'static {
     async fn list_attempts(&self, scope: &Scope, message_id: &str) -> Result<Vec<Attempt>>;
 
     /// Leases up to `limit` due `scheduled` messages to `owner` until
-    /// `lease_until`, oldest due first. Concurrent claimers never get the same
-    /// message (PostgreSQL: `FOR UPDATE SKIP LOCKED`; SQLite: one writer).
+    /// `lease_until`, oldest due first, skipping the endpoints in
+    /// `skip_endpoints` (their lanes are full). Concurrent claimers never get
+    /// the same message (PostgreSQL: `FOR UPDATE SKIP LOCKED`; SQLite: one writer).
     async fn claim_due(
         &self,
         owner: &str,
         now: Timestamp,
         lease_until: Timestamp,
         limit: u32,
+        skip_endpoints: &[String],
     ) -> Result<Vec<Claimed>>;
+    /// Gives claimed messages back unattempted (due as before, nothing used up).
+    async fn release_claims(&self, owner: &str, ids: &[String], now: Timestamp) -> Result<u64>;
     /// Applies completions in one transaction; returns, per completion,
     /// whether its lease still held (a late completion changes nothing but
     /// its attempt record).

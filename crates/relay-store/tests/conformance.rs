@@ -59,4 +59,5 @@ conformance!(
     replay_delivers_retained_events_to_an_endpoint_once,
     purge_removes_old_events_with_their_messages_in_batches,
     bulk_retry_jobs_advance_by_cursor_and_resume_after_a_lost_worker,
+    claims_skip_full_lanes_and_released_claims_are_due_again,
 );
