@@ -288,6 +288,27 @@ macro_rules! impl_store {
                 Ok(out)
             }
 
+            /// Binds the endpoint's changeable columns in the order both the
+            /// insert (`$5`..`$17`) and the update (`$4`..`$16`) expect them.
+            fn bind_endpoint_fields<'q>(
+                q: sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments>,
+                e: &'q Endpoint,
+            ) -> sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments> {
+                q.bind(&e.description)
+                    .bind(e.destination.kind())
+                    .bind(json_text(&e.destination))
+                    .bind(json_text(&e.event_types))
+                    .bind(e.signature_scheme.as_str())
+                    .bind(e.retry_schedule_seconds.as_ref().map(json_text))
+                    .bind(i64::from(e.max_concurrency))
+                    .bind(e.rate_limit_per_second.map(i64::from))
+                    .bind(json_text(&e.snapshot_fields))
+                    .bind(e.version)
+                    .bind(e.state.as_str())
+                    .bind(&e.disabled_reason)
+                    .bind(i64::from(e.auto_disable))
+            }
+
             async fn insert_audit(
                 tx: &mut sqlx::Transaction<'_, $db>,
                 scope: &Scope,
@@ -821,7 +842,7 @@ macro_rules! impl_store {
                 if per_consumer >= i64::from(limits.per_consumer) {
                     return Err(StoreError::LimitReached("endpoints_per_consumer"));
                 }
-                sqlx::query::<$db>(
+                let insert = sqlx::query::<$db>(
                     "INSERT INTO endpoints (id, tenant_id, environment, consumer_id, description, kind, \
                      destination_json, event_types_json, signature_scheme, retry_schedule_json, max_concurrency, \
                      rate_limit_per_second, snapshot_fields_json, version, state, disabled_reason, auto_disable, \
@@ -831,20 +852,9 @@ macro_rules! impl_store {
                 .bind(&e.id)
                 .bind(&scope.tenant_id)
                 .bind(scope.environment.as_str())
-                .bind(&e.consumer_id)
-                .bind(&e.description)
-                .bind(e.destination.kind())
-                .bind(json_text(&e.destination))
-                .bind(json_text(&e.event_types))
-                .bind(e.signature_scheme.as_str())
-                .bind(e.retry_schedule_seconds.as_ref().map(json_text))
-                .bind(i64::from(e.max_concurrency))
-                .bind(e.rate_limit_per_second.map(i64::from))
-                .bind(json_text(&e.snapshot_fields))
-                .bind(e.version)
-                .bind(e.state.as_str())
-                .bind(&e.disabled_reason)
-                .bind(i64::from(e.auto_disable))
+                .bind(&e.consumer_id);
+                let insert = Self::bind_endpoint_fields(insert, e);
+                insert
                 .bind(e.created_at.millis())
                 .bind(e.updated_at.millis())
                 .execute(&mut *tx)
@@ -1517,7 +1527,7 @@ macro_rules! impl_store {
 
             async fn update_endpoint(&self, scope: &Scope, e: &Endpoint) -> Result<()> {
                 let mut tx = self.write.begin().await?;
-                let done = sqlx::query::<$db>(
+                let update = sqlx::query::<$db>(
                     "UPDATE endpoints SET description = $4, kind = $5, destination_json = $6, event_types_json = $7, \
                      signature_scheme = $8, retry_schedule_json = $9, max_concurrency = $10, \
                      rate_limit_per_second = $11, snapshot_fields_json = $12, version = $13, state = $14, \
@@ -1526,20 +1536,9 @@ macro_rules! impl_store {
                 )
                 .bind(&scope.tenant_id)
                 .bind(scope.environment.as_str())
-                .bind(&e.id)
-                .bind(&e.description)
-                .bind(e.destination.kind())
-                .bind(json_text(&e.destination))
-                .bind(json_text(&e.event_types))
-                .bind(e.signature_scheme.as_str())
-                .bind(e.retry_schedule_seconds.as_ref().map(json_text))
-                .bind(i64::from(e.max_concurrency))
-                .bind(e.rate_limit_per_second.map(i64::from))
-                .bind(json_text(&e.snapshot_fields))
-                .bind(e.version)
-                .bind(e.state.as_str())
-                .bind(&e.disabled_reason)
-                .bind(i64::from(e.auto_disable))
+                .bind(&e.id);
+                let update = Self::bind_endpoint_fields(update, e);
+                let done = update
                 .bind(e.updated_at.millis())
                 .execute(&mut *tx)
                 .await?;
