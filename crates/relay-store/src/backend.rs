@@ -1049,13 +1049,18 @@ macro_rules! impl_store {
                 }
                 // Failed (terminal, not delivered, not expired) and unattempted
                 // (held) messages restart their schedule now.
-                let done = sqlx::query::<$db>(
+                let states: Vec<String> = relay_core::transition::RESTARTABLE
+                    .iter()
+                    .map(|s| format!("'{}'", s.as_str()))
+                    .chain(std::iter::once("'held'".to_string()))
+                    .collect();
+                let done = sqlx::query::<$db>(AssertSqlSafe(format!(
                     "UPDATE messages SET state = 'scheduled', attempts_used = 0, deferrals_used = 0, \
                      next_attempt_at = $4, terminal_reason = NULL, lease_owner = NULL, lease_until = NULL, \
                      lease_version = lease_version + 1, updated_at = $4 \
-                     WHERE endpoint_id = $1 AND created_at >= $2 AND created_at < $3 AND state IN \
-                     ('failed_permanent', 'exhausted', 'window_exceeded', 'dead_lettered', 'cancelled', 'held')",
-                )
+                     WHERE endpoint_id = $1 AND created_at >= $2 AND created_at < $3 AND state IN ({})",
+                    states.join(", ")
+                )))
                 .bind(endpoint_id)
                 .bind(since.millis())
                 .bind(until.millis())
