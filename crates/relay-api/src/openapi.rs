@@ -7,7 +7,7 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
 use crate::routes::{
-    audit, consumers, endpoints, event_types, events, messages, recovery, tenants,
+    audit, consumers, endpoints, event_types, events, health, messages, recovery, tenants,
 };
 
 struct SecuritySchemes;
@@ -49,7 +49,7 @@ impl Modify for SecuritySchemes {
         audit::list,
         recovery::pause, recovery::resume, recovery::enable, recovery::disable, recovery::recover,
         recovery::replay,
-        recovery::missed, recovery::cancel, recovery::resend, recovery::bulk_retry, recovery::job, recovery::test,
+        recovery::missed, recovery::cancel, recovery::resend, recovery::bulk_retry, recovery::job, recovery::test, health::get,
         events::publish, events::get,
         messages::list, messages::get, messages::attempts,
     ),

@@ -298,6 +298,13 @@ fn cases(v: &Victim) -> Vec<Case> {
             NotFound,
         );
         add(
+            Method::GET,
+            "/v1/endpoints/{id}/health",
+            format!("/v1/endpoints/{e}/health"),
+            None,
+            NotFound,
+        );
+        add(
             Method::POST,
             "/v1/endpoints/{id}/test",
             format!("/v1/endpoints/{e}/test"),

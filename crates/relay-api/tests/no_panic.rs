@@ -70,7 +70,9 @@ impl Fixture {
         if r.status.is_success() {
             prop_assert!(
                 serde_json::from_slice::<Value>(&r.body).is_ok(),
-                "{path}: 2xx without JSON for {shown}"
+                "{path}: {} without JSON for {shown}: {:?}",
+                r.status,
+                r.text()
             );
         } else {
             prop_assert_eq!(

@@ -139,7 +139,7 @@ macro_rules! impl_store {
         use $crate::backend::{Bind, SqlBuilder, applied_and, push_message_filter, to_page, unique_as_conflict};
         use $crate::rows::{self, RowExt};
         use $crate::{
-            AuditEntry, Claimed, Completion, ConsumerPatch, EndpointKeyRecord, EndpointLimits,
+            AuditEntry, Claimed, Completion, HealthFacts, ConsumerPatch, EndpointKeyRecord, EndpointLimits,
             EndpointWarning, Job, LeasedJob,
             MessageFilter, NewApiKey, NewEvent, PageRequest, PublishOutcome, PutEventType,
             PutEventTypeOutcome, Result, Scope, Store, StoreError,
@@ -1478,6 +1478,60 @@ macro_rules! impl_store {
                     .map(rows::audit_entry)
                     .collect::<Result<Vec<_>>>()?;
                 Ok(to_page(items, page.limit, |a| &a.id))
+            }
+
+            async fn health_facts(&self, endpoint_id: &str, now: Timestamp) -> Result<HealthFacts> {
+                let counts = |since: Timestamp| {
+                    sqlx::query::<$db>(
+                        "SELECT COUNT(*) AS total, \
+                         COALESCE(SUM(CASE WHEN outcome = 'delivered' THEN 1 ELSE 0 END), 0) AS delivered \
+                         FROM attempts WHERE endpoint_id = $1 AND started_at >= $2",
+                    )
+                    .bind(endpoint_id.to_string())
+                    .bind(since.millis())
+                };
+                let hour = counts(now.plus_seconds(-3600)).fetch_one(&self.read).await?;
+                let day = counts(now.plus_seconds(-86_400)).fetch_one(&self.read).await?;
+                let durations: Vec<i64> = sqlx::query_scalar::<$db, i64>(
+                    "SELECT duration_ms FROM attempts WHERE endpoint_id = $1 AND started_at >= $2 \
+                     ORDER BY started_at DESC LIMIT 10000",
+                )
+                .bind(endpoint_id)
+                .bind(now.plus_seconds(-86_400).millis())
+                .fetch_all(&self.read)
+                .await?;
+                let last_success: Option<i64> = sqlx::query_scalar::<$db, Option<i64>>(
+                    "SELECT MAX(started_at) FROM attempts WHERE endpoint_id = $1 AND outcome = 'delivered'",
+                )
+                .bind(endpoint_id)
+                .fetch_one(&self.read)
+                .await?;
+                let backlog = sqlx::query::<$db>(
+                    "SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM messages \
+                     WHERE endpoint_id = $1 AND state IN ('scheduled', 'in_flight', 'held')",
+                )
+                .bind(endpoint_id)
+                .fetch_one(&self.read)
+                .await?;
+                let recent_errors = sqlx::query::<$db>(
+                    "SELECT * FROM attempts WHERE endpoint_id = $1 AND outcome <> 'delivered' \
+                     ORDER BY started_at DESC, id DESC LIMIT 20",
+                )
+                .bind(endpoint_id)
+                .fetch_all(&self.read)
+                .await?
+                .iter()
+                .map(rows::attempt)
+                .collect::<Result<Vec<_>>>()?;
+                Ok(HealthFacts {
+                    last_hour: (hour.int("total")?, hour.int("delivered")?),
+                    last_day: (day.int("total")?, day.int("delivered")?),
+                    durations_ms: durations,
+                    last_success_at: last_success.map(Timestamp),
+                    backlog: backlog.int("n")?,
+                    oldest_pending_at: backlog.opt_ts("oldest")?,
+                    recent_errors,
+                })
             }
 
             async fn endpoint_warnings(&self, endpoint_id: &str, limit: u32) -> Result<Vec<EndpointWarning>> {

@@ -1922,3 +1922,70 @@ pub async fn claims_skip_full_lanes_and_released_claims_are_due_again(s: &dyn St
             .all(|c| c.message.attempts_used == 0 && c.message.next_attempt_at == Some(T0))
     );
 }
+
+pub async fn health_facts_summarise_attempts_and_backlog(s: &dyn Store) {
+    let (_live, endpoints) = delivery_fixture(s, 1).await;
+    let e = &endpoints[0];
+    let empty = s.health_facts(&e.id, T0).await.unwrap();
+    assert_eq!((empty.last_hour, empty.backlog), ((0, 0), 1));
+    assert_eq!(empty.oldest_pending_at, Some(T0));
+    for i in 0..4 {
+        let claimed = s
+            .claim_due(
+                "w",
+                T0.plus_seconds(i * 10),
+                T0.plus_seconds(i * 10 + 30),
+                1,
+                &[],
+            )
+            .await
+            .unwrap();
+        let c = &claimed[0];
+        let delivered_now = i == 3;
+        let mut comp = completion(
+            c,
+            "w",
+            if delivered_now {
+                delivered(c)
+            } else {
+                Progress {
+                    state: MessageState::Scheduled,
+                    attempts_used: c.progress().attempts_used + 1,
+                    next_attempt_at: Some(T0.plus_seconds(i * 10 + 10)),
+                    ..c.progress()
+                }
+            },
+        );
+        if let Some(a) = comp.attempt.as_mut() {
+            a.id = new_id(IdKind::Attempt, T0);
+            a.started_at = T0.plus_seconds(i * 10);
+            a.duration_ms = 100 * (i + 1);
+            a.outcome = if delivered_now {
+                "delivered".into()
+            } else {
+                "retry".into()
+            };
+            a.status_code = Some(if delivered_now { 200 } else { 503 });
+        }
+        s.complete(&[comp]).await.unwrap();
+    }
+    let f = s.health_facts(&e.id, T0.plus_seconds(60)).await.unwrap();
+    assert_eq!(f.last_hour, (4, 1));
+    assert_eq!(f.last_day, (4, 1));
+    let mut d = f.durations_ms.clone();
+    d.sort();
+    assert_eq!(d, vec![100, 200, 300, 400]);
+    assert_eq!(f.last_success_at, Some(T0.plus_seconds(30)));
+    assert_eq!((f.backlog, f.oldest_pending_at), (0, None));
+    assert_eq!(f.recent_errors.len(), 3);
+    assert!(
+        f.recent_errors[0].started_at >= f.recent_errors[2].started_at,
+        "newest first"
+    );
+    let later = s
+        .health_facts(&e.id, T0.plus_seconds(2 * 3600))
+        .await
+        .unwrap();
+    assert_eq!(later.last_hour, (0, 0));
+    assert_eq!(later.last_day, (4, 1));
+}

@@ -254,6 +254,22 @@ pub struct LeasedJob {
     pub cursor: Option<String>,
 }
 
+/// What the health view is computed from (see `GET /v1/endpoints/{id}/health`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HealthFacts {
+    /// (attempts, delivered) since one hour ago and since 24 hours ago.
+    pub last_hour: (i64, i64),
+    pub last_day: (i64, i64),
+    /// Durations (ms) of the most recent attempts of the last 24 hours (at most 10,000).
+    pub durations_ms: Vec<i64>,
+    pub last_success_at: Option<Timestamp>,
+    /// Messages still to deliver (`scheduled`, `in_flight`, `held`).
+    pub backlog: i64,
+    pub oldest_pending_at: Option<Timestamp>,
+    /// The latest failed attempts, newest first (at most 20).
+    pub recent_errors: Vec<Attempt>,
+}
+
 /// A health warning about an endpoint.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EndpointWarning {
@@ -450,6 +466,8 @@ pub trait Store: Send + Sync + 'static {
     async fn append_audit(&self, scope: &Scope, entry: &AuditEntry) -> Result<()>;
     /// The audit log, oldest first, keyset-paginated.
     async fn list_audit(&self, scope: &Scope, page: &PageRequest) -> Result<Page<AuditEntry>>;
+    /// The raw facts of an endpoint's health at `now`.
+    async fn health_facts(&self, endpoint_id: &str, now: Timestamp) -> Result<HealthFacts>;
     /// The endpoint's most recent health warnings, newest first.
     async fn endpoint_warnings(
         &self,

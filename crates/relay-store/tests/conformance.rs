@@ -60,4 +60,5 @@ conformance!(
     purge_removes_old_events_with_their_messages_in_batches,
     bulk_retry_jobs_advance_by_cursor_and_resume_after_a_lost_worker,
     claims_skip_full_lanes_and_released_claims_are_due_again,
+    health_facts_summarise_attempts_and_backlog,
 );

@@ -8,6 +8,7 @@ pub mod consumers;
 pub mod endpoints;
 pub mod event_types;
 pub mod events;
+pub mod health;
 pub mod messages;
 pub mod ops;
 pub mod recovery;
@@ -82,6 +83,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/v1/endpoints/{id}/recover", post(recovery::recover))
         .route("/v1/endpoints/{id}/replay", post(recovery::replay))
         .route("/v1/endpoints/{id}/test", post(recovery::test))
+        .route("/v1/endpoints/{id}/health", get(health::get))
         .route("/v1/endpoints/{id}/missed", get(recovery::missed))
         .route("/v1/messages/retry", post(recovery::bulk_retry))
         .route("/v1/jobs/{id}", get(recovery::job))
