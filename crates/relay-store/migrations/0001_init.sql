@@ -163,6 +163,9 @@ CREATE TABLE messages (
     lease_owner TEXT,
     lease_until BIGINT,
     lease_version BIGINT NOT NULL DEFAULT 0,
+    -- 0 live traffic, 1 recovery (recover, bulk retry, replay): claims take
+    -- live messages first.
+    priority BIGINT NOT NULL DEFAULT 0,
     last_error_code TEXT,
     terminal_reason TEXT,
     created_at BIGINT NOT NULL,
@@ -172,7 +175,7 @@ CREATE TABLE messages (
 );
 CREATE INDEX messages_scope ON messages (tenant_id, environment, id);
 CREATE INDEX messages_endpoint ON messages (endpoint_id, id);
-CREATE INDEX messages_due ON messages (next_attempt_at) WHERE state = 'scheduled';
+CREATE INDEX messages_due ON messages (priority, next_attempt_at) WHERE state = 'scheduled';
 CREATE INDEX messages_leases ON messages (lease_until) WHERE state = 'in_flight';
 
 CREATE TABLE attempts (

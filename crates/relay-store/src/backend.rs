@@ -1055,7 +1055,7 @@ macro_rules! impl_store {
                     .chain(std::iter::once("'held'".to_string()))
                     .collect();
                 let done = sqlx::query::<$db>(AssertSqlSafe(format!(
-                    "UPDATE messages SET state = 'scheduled', attempts_used = 0, deferrals_used = 0, \
+                    "UPDATE messages SET state = 'scheduled', attempts_used = 0, deferrals_used = 0, priority = 1, \
                      next_attempt_at = $4, terminal_reason = NULL, lease_owner = NULL, lease_until = NULL, \
                      lease_version = lease_version + 1, updated_at = $4 \
                      WHERE endpoint_id = $1 AND created_at >= $2 AND created_at < $3 AND state IN ({})",
@@ -1142,7 +1142,8 @@ macro_rules! impl_store {
                 for e in &events {
                     let done = sqlx::query::<$db>(
                         "INSERT INTO messages (id, tenant_id, environment, event_id, endpoint_id, event_type, state, \
-                         next_attempt_at, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) \
+                         next_attempt_at, priority, created_at, updated_at) \
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, $9, $9) \
                          ON CONFLICT (endpoint_id, event_id) DO NOTHING",
                     )
                     .bind($crate::new_id(relay_core::id::IdKind::Message, now))
@@ -1311,7 +1312,7 @@ macro_rules! impl_store {
                         continue;
                     }
                     let done = sqlx::query::<$db>(
-                        "UPDATE messages SET state = 'scheduled', attempts_used = 0, deferrals_used = 0, \
+                        "UPDATE messages SET state = 'scheduled', attempts_used = 0, deferrals_used = 0, priority = 1, \
                          next_attempt_at = $2, terminal_reason = NULL, lease_owner = NULL, lease_until = NULL, \
                          lease_version = lease_version + 1, updated_at = $2 \
                          WHERE id = $1 AND state = $3 AND EXISTS (SELECT 1 FROM endpoints e \
@@ -1864,7 +1865,7 @@ macro_rules! impl_store {
                     }
                     q.push(")");
                 }
-                q.push(" ORDER BY next_attempt_at LIMIT ")
+                q.push(" ORDER BY priority, next_attempt_at LIMIT ")
                     .bind(Bind::Int(i64::from(limit)))
                     .push(dialect::SKIP_LOCKED)
                     .push(") RETURNING id");

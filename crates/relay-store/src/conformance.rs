@@ -1989,3 +1989,51 @@ pub async fn health_facts_summarise_attempts_and_backlog(s: &dyn Store) {
     assert_eq!(later.last_hour, (0, 0));
     assert_eq!(later.last_day, (4, 1));
 }
+
+pub async fn live_messages_are_claimed_before_recovery_traffic(s: &dyn Store) {
+    let (live, endpoints) = delivery_fixture(s, 1).await;
+    let e = &endpoints[0];
+    // The first message fails for good, then is recovered: due at T0 + 10.
+    let claimed = s
+        .claim_due("w", T0, T0.plus_seconds(30), 1, &[])
+        .await
+        .unwrap();
+    let mut failed = completion(
+        &claimed[0],
+        "w",
+        Progress {
+            state: MessageState::FailedPermanent,
+            attempts_used: 1,
+            next_attempt_at: None,
+            terminal_reason: Some("rejected_by_endpoint".into()),
+            ..claimed[0].progress()
+        },
+    );
+    failed.attempt = None;
+    s.complete(&[failed]).await.unwrap();
+    s.recover(
+        &live,
+        &e.id,
+        T0,
+        T0.plus_seconds(1),
+        &audit("endpoint.recovered", &e.id, T0.plus_seconds(10)),
+    )
+    .await
+    .unwrap();
+    // A live message published later, due later.
+    let later = NewEvent {
+        now: T0.plus_seconds(20),
+        ..new_event("evt_live", "order.shipped", None)
+    };
+    s.publish(&live, later).await.unwrap();
+    let first = s
+        .claim_due("w", T0.plus_seconds(30), T0.plus_seconds(60), 1, &[])
+        .await
+        .unwrap();
+    assert_eq!(first[0].event.id, "evt_live", "live traffic goes first");
+    let second = s
+        .claim_due("w", T0.plus_seconds(30), T0.plus_seconds(60), 1, &[])
+        .await
+        .unwrap();
+    assert_eq!(second[0].event.id, "evt_d", "recovery traffic follows");
+}

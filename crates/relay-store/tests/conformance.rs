@@ -61,4 +61,5 @@ conformance!(
     bulk_retry_jobs_advance_by_cursor_and_resume_after_a_lost_worker,
     claims_skip_full_lanes_and_released_claims_are_due_again,
     health_facts_summarise_attempts_and_backlog,
+    live_messages_are_claimed_before_recovery_traffic,
 );
