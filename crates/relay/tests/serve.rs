@@ -395,3 +395,25 @@ fn signing_secrets_are_sealed_at_rest_and_a_wrong_master_key_stops_the_start() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("missing.key"));
 }
+
+#[test]
+fn relay_migrate_creates_the_schema_and_is_idempotent() {
+    let dir = tempfile::tempdir().unwrap();
+    for _ in 0..2 {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_relay"))
+            .args(["migrate", "--data-dir"])
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert!(dir.path().join("relay.db").exists());
+    // The migrated database serves at once.
+    let relay = start(dir.path(), &[("RELAY_OPERATOR_TOKEN", "rop_m")]);
+    let (status, _) = curl("GET", &format!("{}/v1/tenants", relay.url), "rop_m", None);
+    assert_eq!(status, 200);
+}
