@@ -17,6 +17,8 @@
 //! - [`guard`]: [`Guard`]: `check_url` at registration; `resolve_checked`,
 //!   `connect_checked`, `connect_tls` at connect time; [`GuardError`] kinds.
 //! - [`tls`]: the shared rustls client configuration (ring provider).
+//! - [`loopback`]: connections to this machine's own services (`relay bench`),
+//!   loopback addresses only.
 //! - [`client`]: [`HttpsClient`], the pooled, guarded HTTP/1.1 client for
 //!   webhook deliveries.
 //!
@@ -29,6 +31,7 @@
 pub mod client;
 pub mod config;
 pub mod guard;
+pub mod loopback;
 pub mod policy;
 pub mod resolve;
 pub mod target;

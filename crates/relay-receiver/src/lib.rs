@@ -53,7 +53,7 @@ pub mod record;
 
 pub use behavior::{Behavior, Reply};
 pub use ca::{DEFAULT_LEAF_NAMES, LeafBuilder, LeafCert, TestCa, crypto_provider};
-pub use receiver::{Receiver, ReceiverConfig, Timeout};
+pub use receiver::{Arrival, ArrivalHook, Receiver, ReceiverConfig, Timeout};
 pub use record::Recorded;
 /// Re-exported: the key type of [`ReceiverConfig::verify`].
 pub use relay_core::signature::VerificationKey;

@@ -6,7 +6,7 @@ use std::fmt;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
@@ -67,6 +67,23 @@ impl Default for ReceiverConfig {
     }
 }
 
+/// One request as an [`ArrivalHook`] sees it: enough for a benchmark to
+/// match it with what was sent, without recording anything.
+#[derive(Debug, Clone, Copy)]
+pub struct Arrival<'a> {
+    /// The `webhook-id` header, when present and text.
+    pub webhook_id: Option<&'a str>,
+    /// The request path, without the query.
+    pub path: &'a str,
+    /// When the whole request had been read (monotonic clock).
+    pub at: Instant,
+}
+
+/// Called once per request, when its body has been read completely (in
+/// either recording mode), before it is counted. Keep it cheap: it runs on
+/// the connection's task.
+pub type ArrivalHook = Arc<dyn Fn(Arrival<'_>) + Send + Sync>;
+
 /// A wait that ran out of time.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Timeout {
@@ -120,6 +137,7 @@ pub(crate) struct Shared {
     invalid_signatures: AtomicU64,
     connections: AtomicU64,
     pub(crate) bytes_streamed: AtomicU64,
+    arrival_hook: RwLock<Option<ArrivalHook>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -152,6 +170,21 @@ impl Shared {
             .map(|keys| signature_valid(keys, &parts.headers, &body, self.tolerance_seconds));
         if signature_valid == Some(false) {
             self.invalid_signatures.fetch_add(1, Ordering::Relaxed);
+        }
+        let hook = self
+            .arrival_hook
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        if let Some(hook) = hook {
+            hook(Arrival {
+                webhook_id: parts
+                    .headers
+                    .get("webhook-id")
+                    .and_then(|v| v.to_str().ok()),
+                path: parts.uri.path(),
+                at: Instant::now(),
+            });
         }
         if !self.record_bodies {
             self.count.send_modify(|c| *c += 1);
@@ -471,6 +504,7 @@ impl Receiver {
             invalid_signatures: AtomicU64::new(0),
             connections: AtomicU64::new(0),
             bytes_streamed: AtomicU64::new(0),
+            arrival_hook: RwLock::new(None),
         });
         let accept_task = tokio::spawn(accept_loop(listener, acceptor, Arc::clone(&shared)));
         Ok(Receiver {
@@ -589,6 +623,17 @@ impl Receiver {
     }
 
     // ----- what arrived -------------------------------------------------
+
+    /// Calls `hook` for every request from now on (`None` stops): the
+    /// arrival time of each request without recording it, e.g. for
+    /// publish→receive latency in `relay bench` with `record_bodies: false`.
+    pub fn set_arrival_hook(&self, hook: Option<ArrivalHook>) {
+        *self
+            .shared
+            .arrival_hook
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = hook;
+    }
 
     /// Every recorded request, in order of recording (empty when
     /// `record_bodies` is off).

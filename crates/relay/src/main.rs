@@ -1,7 +1,9 @@
 //! The `relay` binary: parses flags and configuration, then hands over to the
 //! libraries. Subcommands: `serve`, `migrate`, `config check`, `openapi`,
-//! `receive` (a local HTTPS receiver for trying Relay out).
+//! `receive` (a local HTTPS receiver for trying Relay out), `bench`
+//! (end-to-end measurements, see docs/benchmarks.md).
 
+mod bench;
 mod config;
 mod receive;
 mod serve;
@@ -36,6 +38,8 @@ enum Command {
     Openapi,
     /// Run a local HTTPS receiver that prints and verifies deliveries (for trying Relay out).
     Receive(receive::ReceiveArgs),
+    /// Measure Relay end to end: Relay, an HTTPS receiver and a publisher in one process.
+    Bench(bench::BenchArgs),
 }
 
 #[derive(Subcommand)]
@@ -65,6 +69,7 @@ fn main() -> anyhow::Result<()> {
             runtime()?.block_on(serve::migrate(&config))
         }
         Command::Receive(args) => runtime()?.block_on(receive::receive(args)),
+        Command::Bench(args) => bench::run(args),
         Command::Serve(flags) => {
             let config = Config::load(&flags)?;
             serve::init_tracing(&config);

@@ -142,10 +142,22 @@ async fn operator_token_digest(config: &Config, store: &dyn Store) -> anyhow::Re
         .map_err(|_| anyhow::anyhow!("the stored operator token digest is corrupt"))
 }
 
-pub async fn serve(config: Config) -> anyhow::Result<()> {
-    let store = open_store(&config).await?;
-    let operator = operator_token_digest(&config, &*store).await?;
-    let master = master_key(&config, &*store).await?;
+/// Relay's pieces, wired and running, before the API listens: the store,
+/// the API state and the dispatcher loop (it stops when `stop` turns true).
+/// `relay serve` and `relay bench` both start Relay this way.
+pub struct Started {
+    pub store: Arc<dyn Store>,
+    pub state: Arc<relay_api::AppState>,
+    pub stop: tokio::sync::watch::Sender<bool>,
+    pub engine: tokio::task::JoinHandle<()>,
+}
+
+/// Opens the store, loads the operator token and master key, and starts the
+/// dispatcher wired to the API state.
+pub async fn start(config: &Config) -> anyhow::Result<Started> {
+    let store = open_store(config).await?;
+    let operator = operator_token_digest(config, &*store).await?;
+    let master = master_key(config, &*store).await?;
     let guard = relay_net::Guard::from_config(&config.outbound)
         .context("invalid [outbound] configuration")?;
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
@@ -173,8 +185,23 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     );
     let metrics = dispatcher.metrics();
     let _ = state.metrics.set(Arc::new(move || metrics.render()));
-    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let (stop, stop_rx) = tokio::sync::watch::channel(false);
     let engine = dispatcher.start(state.wake.clone(), stop_rx).await;
+    Ok(Started {
+        store,
+        state,
+        stop,
+        engine,
+    })
+}
+
+pub async fn serve(config: Config) -> anyhow::Result<()> {
+    let Started {
+        store,
+        state,
+        stop: stop_tx,
+        engine,
+    } = start(&config).await?;
 
     let listener = TcpListener::bind(&config.listen)
         .await

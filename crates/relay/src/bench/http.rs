@@ -1,0 +1,129 @@
+//! A minimal keep-alive HTTP/1.1 client (plain or TLS) on one connection,
+//! for the publisher, the setup calls and the `limit` client.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use anyhow::Context;
+use bytes::Bytes;
+use http_body_util::{BodyExt as _, Full};
+use hyper::client::conn::http1::{self, SendRequest};
+use hyper::{Method, Request, StatusCode};
+use hyper_util::rt::TokioIo;
+use tokio_rustls::TlsConnector;
+use tokio_rustls::rustls::ClientConfig;
+use tokio_rustls::rustls::pki_types::ServerName;
+
+/// One keep-alive connection.
+pub struct Conn {
+    sender: SendRequest<Full<Bytes>>,
+    addr: SocketAddr,
+    authority: String,
+}
+
+impl Conn {
+    /// Connects over plain TCP (the Relay API).
+    pub async fn plain(addr: SocketAddr) -> anyhow::Result<Conn> {
+        let tcp = relay_net::loopback::connect_loopback(addr)
+            .await
+            .with_context(|| format!("cannot connect to {addr}"))?;
+        let (sender, conn) = http1::handshake(TokioIo::new(tcp)).await?;
+        tokio::spawn(async move {
+            let _ = conn.await;
+        });
+        Ok(Conn {
+            sender,
+            addr,
+            authority: addr.to_string(),
+        })
+    }
+
+    /// Connects over TLS (the receiver), trusting `tls`'s roots.
+    pub async fn tls(addr: SocketAddr, tls: Arc<ClientConfig>) -> anyhow::Result<Conn> {
+        let tcp = relay_net::loopback::connect_loopback(addr)
+            .await
+            .with_context(|| format!("cannot connect to {addr}"))?;
+        let stream = TlsConnector::from(tls)
+            .connect(ServerName::IpAddress(addr.ip().into()), tcp)
+            .await
+            .context("TLS handshake with the receiver")?;
+        let (sender, conn) = http1::handshake(TokioIo::new(stream)).await?;
+        tokio::spawn(async move {
+            let _ = conn.await;
+        });
+        Ok(Conn {
+            sender,
+            addr,
+            authority: addr.to_string(),
+        })
+    }
+
+    /// Where it is connected.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Sends one request and reads the whole answer.
+    pub async fn send(
+        &mut self,
+        method: Method,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Bytes,
+    ) -> anyhow::Result<(StatusCode, Bytes)> {
+        let mut request = Request::builder()
+            .method(method)
+            .uri(path)
+            .header("host", &self.authority);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let request = request.body(Full::new(body))?;
+        self.sender.ready().await?;
+        let response = self.sender.send_request(request).await?;
+        let status = response.status();
+        let body = response.into_body().collect().await?.to_bytes();
+        Ok((status, body))
+    }
+}
+
+/// The Relay API as the bench's tenant (or operator) sees it.
+pub struct Api {
+    pub conn: Conn,
+    pub token: String,
+}
+
+impl Api {
+    /// A JSON call; fails unless the answer is 2xx. Returns the decoded answer.
+    pub async fn call(
+        &mut self,
+        method: Method,
+        path: &str,
+        body: Option<serde_json::Value>,
+    ) -> anyhow::Result<serde_json::Value> {
+        let auth = format!("Bearer {}", self.token);
+        let body = body.map(|b| b.to_string()).unwrap_or_default();
+        let (status, answer) = self
+            .conn
+            .send(
+                method.clone(),
+                path,
+                &[
+                    ("authorization", &auth),
+                    ("content-type", "application/json"),
+                ],
+                Bytes::from(body),
+            )
+            .await?;
+        if !status.is_success() {
+            anyhow::bail!(
+                "{method} {path}: {status}: {}",
+                String::from_utf8_lossy(&answer)
+            );
+        }
+        if answer.is_empty() {
+            return Ok(serde_json::Value::Null);
+        }
+        Ok(serde_json::from_slice(&answer)?)
+    }
+}

@@ -1,0 +1,123 @@
+//! CPU time, memory and latency percentiles, from `/proc` and samples.
+
+use std::time::Duration;
+
+/// Linux reports `/proc` CPU times in `USER_HZ` ticks, 100 per second.
+const TICKS_PER_SECOND: f64 = 100.0;
+
+/// CPU seconds used so far: by the whole process, and by the bench's own
+/// threads (the receiver and the publisher, named `bench-*`). Relay's share
+/// is the difference.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Cpu {
+    pub process: f64,
+    pub bench: f64,
+}
+
+impl Cpu {
+    pub fn now() -> Cpu {
+        let process = std::fs::read_to_string("/proc/self/stat")
+            .ok()
+            .and_then(|s| ticks(&s))
+            .unwrap_or(0.0);
+        let mut bench = 0.0;
+        if let Ok(dir) = std::fs::read_dir("/proc/self/task") {
+            for task in dir.flatten() {
+                let Ok(stat) = std::fs::read_to_string(task.path().join("stat")) else {
+                    continue;
+                };
+                let name = stat
+                    .find('(')
+                    .zip(stat.rfind(')'))
+                    .map(|(a, b)| &stat[a + 1..b])
+                    .unwrap_or_default();
+                if name.starts_with("bench-") {
+                    bench += ticks(&stat).unwrap_or(0.0);
+                }
+            }
+        }
+        Cpu { process, bench }
+    }
+
+    /// Relay's CPU seconds between `self` and `later`.
+    pub fn relay_since(&self, later: &Cpu) -> f64 {
+        ((later.process - later.bench) - (self.process - self.bench)).max(0.0)
+    }
+
+    /// The whole process's CPU seconds between `self` and `later`.
+    pub fn process_since(&self, later: &Cpu) -> f64 {
+        (later.process - self.process).max(0.0)
+    }
+}
+
+/// utime + stime of a `stat` line, in seconds.
+fn ticks(stat: &str) -> Option<f64> {
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // After the command: state is field 3, utime 14, stime 15.
+    let utime: f64 = fields.get(11)?.parse().ok()?;
+    let stime: f64 = fields.get(12)?.parse().ok()?;
+    Some((utime + stime) / TICKS_PER_SECOND)
+}
+
+/// Peak resident set size of the process (VmHWM), in MiB.
+pub fn peak_rss_mib() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.split_whitespace().next()?.parse::<f64>().ok())
+        })
+        .map_or(0.0, |kib| kib / 1024.0)
+}
+
+/// Latency percentiles in milliseconds.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Percentiles {
+    pub count: usize,
+    pub p50: f64,
+    pub p99: f64,
+    pub p999: f64,
+    pub max: f64,
+}
+
+impl Percentiles {
+    /// From samples in microseconds (sorted here).
+    pub fn of(mut micros: Vec<u32>) -> Percentiles {
+        if micros.is_empty() {
+            return Percentiles::default();
+        }
+        micros.sort_unstable();
+        let at = |q: f64| {
+            let i = ((micros.len() as f64 * q).ceil() as usize).clamp(1, micros.len()) - 1;
+            f64::from(micros[i]) / 1000.0
+        };
+        Percentiles {
+            count: micros.len(),
+            p50: at(0.50),
+            p99: at(0.99),
+            p999: at(0.999),
+            max: f64::from(micros[micros.len() - 1]) / 1000.0,
+        }
+    }
+
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "samples": self.count,
+            "p50": round(self.p50),
+            "p99": round(self.p99),
+            "p999": round(self.p999),
+            "max": round(self.max),
+        })
+    }
+}
+
+pub fn micros(d: Duration) -> u32 {
+    u32::try_from(d.as_micros()).unwrap_or(u32::MAX)
+}
+
+/// Three decimals, for printing.
+pub fn round(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
