@@ -14,6 +14,9 @@ use std::sync::Mutex;
 pub struct Lanes {
     /// Endpoint id → (attempts in flight, its limit).
     lanes: Mutex<HashMap<String, (u32, u32)>>,
+    /// Signalled when a full lane gets a free slot (the dispatcher waits on
+    /// it instead of polling while due messages sit behind full lanes).
+    pub freed: tokio::sync::Notify,
 }
 
 impl Lanes {
@@ -48,13 +51,18 @@ impl Lanes {
 
     /// Frees the slot an attempt held.
     pub fn done(&self, endpoint_id: &str) {
+        let mut was_full = false;
         if let Ok(mut m) = self.lanes.lock()
             && let Some(lane) = m.get_mut(endpoint_id)
         {
+            was_full = lane.0 >= lane.1;
             lane.0 = lane.0.saturating_sub(1);
             if lane.0 == 0 {
                 m.remove(endpoint_id);
             }
+        }
+        if was_full {
+            self.freed.notify_one();
         }
     }
 

@@ -394,19 +394,18 @@ impl Dispatcher {
             if claimed_full {
                 continue;
             }
-            let wait = match self.store().next_due_at().await {
-                Ok(Some(due)) => {
-                    let now = self.attempter.clock.now();
-                    Duration::from_millis((due.millis() - now.millis()).max(0) as u64)
-                        .min(cfg.poll_interval)
-                }
-                _ => cfg.poll_interval,
-            };
-            // Due now but no free permit: wait for a permit rather than spin.
-            let wait = if free == 0 {
-                cfg.poll_interval
-            } else {
-                wait.max(Duration::from_millis(1))
+            let now = self.attempter.clock.now();
+            let next_due = self.store().next_due_at().await.ok().flatten();
+            // Due messages left unclaimed although permits were free sit behind
+            // full lanes (or a manual attempt): wait for a lane to free up
+            // rather than spin on claims that skip them.
+            let behind_full_lanes =
+                free > 0 && next_due.is_some_and(|d| d <= now) && !self.lanes.full().is_empty();
+            let wait = match next_due {
+                _ if free == 0 || behind_full_lanes => cfg.poll_interval,
+                Some(due) => Duration::from_millis((due.millis() - now.millis()).max(1) as u64)
+                    .min(cfg.poll_interval),
+                None => cfg.poll_interval,
             };
             let permit_freed = async {
                 if free == 0 {
@@ -415,10 +414,18 @@ impl Dispatcher {
                     std::future::pending::<()>().await;
                 }
             };
+            let lane_freed = async {
+                if behind_full_lanes {
+                    self.lanes.freed.notified().await;
+                } else {
+                    std::future::pending::<()>().await;
+                }
+            };
             tokio::select! {
                 _ = wake.notified() => {}
                 _ = tokio::time::sleep(wait) => {}
                 _ = permit_freed => {}
+                _ = lane_freed => {}
                 _ = shutdown.changed() => {}
             }
         }
