@@ -1,0 +1,121 @@
+//! Signing keys at rest: after storing Ed25519 and HMAC keys, no spelling of
+//! their secret bytes appears in the SQLite database or its WAL.
+
+use base64::Engine;
+use relay_core::id::IdKind;
+use relay_core::model::{
+    Consumer, Destination, Endpoint, EndpointState, Environment, HttpsDestination, SignatureScheme,
+    Tenant,
+};
+use relay_core::sealed::MasterKey;
+use relay_core::signature::SigningKey;
+use relay_core::time::Timestamp;
+use relay_store::{EndpointLimits, Scope, Store, keys, new_id};
+
+fn spellings(secret: &[u8]) -> Vec<Vec<u8>> {
+    let b64 = [
+        base64::engine::general_purpose::STANDARD,
+        base64::engine::general_purpose::STANDARD_NO_PAD,
+        base64::engine::general_purpose::URL_SAFE_NO_PAD,
+    ];
+    let mut out = vec![secret.to_vec(), hex::encode(secret).into_bytes()];
+    out.extend(b64.iter().map(|e| e.encode(secret).into_bytes()));
+    out
+}
+
+#[tokio::test]
+async fn no_key_material_is_stored_in_clear() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("relay.db");
+    let store = relay_store::sqlite::SqliteStore::connect(&format!("sqlite://{}", path.display()))
+        .await
+        .unwrap();
+    store.migrate().await.unwrap();
+    let now = Timestamp(1_800_000_000_000);
+    let tenant = Tenant {
+        id: new_id(IdKind::Tenant, now),
+        name: "a".into(),
+        parent_id: None,
+        created_at: now,
+    };
+    store.create_tenant(&tenant).await.unwrap();
+    let scope = Scope {
+        tenant_id: tenant.id.clone(),
+        environment: Environment::Live,
+    };
+    let consumer = Consumer {
+        id: new_id(IdKind::Consumer, now),
+        external_id: "c".into(),
+        name: None,
+        source: "/c".into(),
+        environment: Environment::Live,
+        created_at: now,
+        updated_at: now,
+    };
+    store.create_consumer(&scope, &consumer).await.unwrap();
+    let master = MasterKey::from_bytes([42; 32]);
+    let mut secrets = Vec::new();
+    for scheme in [SignatureScheme::V1a, SignatureScheme::V1] {
+        let endpoint = Endpoint {
+            id: new_id(IdKind::Endpoint, now),
+            consumer_id: consumer.id.clone(),
+            environment: Environment::Live,
+            description: None,
+            destination: Destination::Https(HttpsDestination {
+                url: "https://hooks.example.com/".into(),
+                auth: None,
+            }),
+            event_types: vec![],
+            signature_scheme: scheme,
+            retry_schedule_seconds: None,
+            max_concurrency: 10,
+            rate_limit_per_second: None,
+            snapshot_fields: vec![],
+            version: 1,
+            state: EndpointState::Active,
+            disabled_reason: None,
+            auto_disable: true,
+            created_at: now,
+            updated_at: now,
+        };
+        let (record, key) = keys::generate(&master, &endpoint.id, scheme, now);
+        secrets.push(match &key {
+            SigningKey::Ed25519(k) => k.expose_seed().to_vec(),
+            SigningKey::Hmac(h) => h.expose_bytes().to_vec(),
+        });
+        store
+            .create_endpoint(
+                &scope,
+                &endpoint,
+                &[record],
+                EndpointLimits {
+                    per_tenant: 10,
+                    per_consumer: 10,
+                },
+            )
+            .await
+            .unwrap();
+        // And it opens again for signing.
+        let stored = store.endpoint_keys(&endpoint.id).await.unwrap();
+        assert_eq!(keys::open(&master, &stored[0]).unwrap(), key);
+    }
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir.path()).unwrap() {
+        let p = entry.unwrap().path();
+        files.push((p.clone(), std::fs::read(&p).unwrap()));
+    }
+    assert!(files.iter().map(|(_, b)| b.len()).sum::<usize>() > 0);
+    for secret in &secrets {
+        for spelling in spellings(secret) {
+            for (p, bytes) in &files {
+                assert!(
+                    !bytes
+                        .windows(spelling.len())
+                        .any(|w| w == spelling.as_slice()),
+                    "{} holds key material in clear",
+                    p.display()
+                );
+            }
+        }
+    }
+}
