@@ -2,13 +2,38 @@
 //! flight in this process, so a slow or hanging endpoint holds at most that
 //! many of the dispatcher's slots and never delays the others.
 //!
-//! Claims skip endpoints whose lane is full; a claim that still lands on a
-//! full lane (several of one endpoint's messages in one batch) is given back
-//! unattempted. With several nodes on PostgreSQL each node enforces the limit
-//! on its own, so an endpoint sees at most `nodes × max_concurrency`.
+//! An endpoint with a `rate_limit_per_second` also has a token bucket (one
+//! second of burst): an attempt takes a token, and tokens come back at that
+//! rate.
+//!
+//! Claims skip endpoints whose lane is full or whose bucket is empty; a claim
+//! that still lands on one (several of one endpoint's messages in one batch)
+//! is given back unattempted, nothing used up. With several nodes on
+//! PostgreSQL each node enforces both limits on its own, so an endpoint sees
+//! at most `nodes × max_concurrency` attempts at once and `nodes × rate`
+//! attempts per second.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
+
+use relay_core::time::Timestamp;
+
+/// A token bucket: `tokens` at `at`, refilled at the endpoint's rate.
+#[derive(Debug, Clone, Copy)]
+struct Bucket {
+    tokens: f64,
+    at: Timestamp,
+}
+
+impl Bucket {
+    fn refilled(self, rate: u32, now: Timestamp) -> Bucket {
+        let elapsed = (now.millis() - self.at.millis()).max(0) as f64 / 1000.0;
+        Bucket {
+            tokens: (self.tokens + elapsed * f64::from(rate)).min(f64::from(rate)),
+            at: now.max(self.at),
+        }
+    }
+}
 
 #[derive(Default)]
 pub struct Lanes {
@@ -17,12 +42,15 @@ pub struct Lanes {
     /// Signalled when a full lane gets a free slot (the dispatcher waits on
     /// it instead of polling while due messages sit behind full lanes).
     pub freed: tokio::sync::Notify,
+    /// Endpoint id → (its rate, its bucket), for rate-limited endpoints.
+    buckets: Mutex<HashMap<String, (u32, Bucket)>>,
 }
 
 impl Lanes {
-    /// The endpoints whose lane is full now.
-    pub fn full(&self) -> Vec<String> {
-        self.lanes
+    /// The endpoints whose lane is full, or whose bucket is empty, at `now`.
+    pub fn full(&self, now: Timestamp) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .lanes
             .lock()
             .map(|m| {
                 m.iter()
@@ -30,11 +58,26 @@ impl Lanes {
                     .map(|(id, _)| id.clone())
                     .collect()
             })
-            .unwrap_or_default()
+            .unwrap_or_default();
+        if let Ok(b) = self.buckets.lock() {
+            out.extend(
+                b.iter()
+                    .filter(|(_, (rate, bucket))| bucket.refilled(*rate, now).tokens < 1.0)
+                    .map(|(id, _)| id.clone()),
+            );
+        }
+        out
     }
 
-    /// Takes a slot in the endpoint's lane, or says it is full.
-    pub fn admit(&self, endpoint_id: &str, max_concurrency: u32) -> bool {
+    /// Takes a slot in the endpoint's lane and, when it is rate-limited, a
+    /// token from its bucket; or says it cannot go now (nothing taken).
+    pub fn admit(
+        &self,
+        endpoint_id: &str,
+        max_concurrency: u32,
+        rate_limit_per_second: Option<u32>,
+        now: Timestamp,
+    ) -> bool {
         let Ok(mut m) = self.lanes.lock() else {
             return true;
         };
@@ -44,6 +87,28 @@ impl Lanes {
         lane.1 = max_concurrency.max(1);
         if lane.0 >= lane.1 {
             return false;
+        }
+        if let Some(rate) = rate_limit_per_second.filter(|r| *r > 0) {
+            let Ok(mut buckets) = self.buckets.lock() else {
+                return false;
+            };
+            let entry = buckets.entry(endpoint_id.to_string()).or_insert((
+                rate,
+                Bucket {
+                    tokens: f64::from(rate),
+                    at: now,
+                },
+            ));
+            entry.0 = rate;
+            let bucket = entry.1.refilled(rate, now);
+            if bucket.tokens < 1.0 {
+                entry.1 = bucket;
+                return false;
+            }
+            entry.1 = Bucket {
+                tokens: bucket.tokens - 1.0,
+                at: bucket.at,
+            };
         }
         lane.0 += 1;
         true
@@ -79,19 +144,49 @@ impl Lanes {
 mod tests {
     use super::*;
 
+    const T: Timestamp = Timestamp(1_000_000);
+
     #[test]
     fn a_lane_holds_at_most_its_limit_and_frees_slots() {
         let lanes = Lanes::default();
-        assert!(lanes.admit("ep_a", 2));
-        assert!(lanes.admit("ep_a", 2));
-        assert!(!lanes.admit("ep_a", 2));
-        assert!(lanes.admit("ep_b", 2), "another endpoint is not affected");
-        assert_eq!(lanes.full(), vec!["ep_a".to_string()]);
+        assert!(lanes.admit("ep_a", 2, None, T));
+        assert!(lanes.admit("ep_a", 2, None, T));
+        assert!(!lanes.admit("ep_a", 2, None, T));
+        assert!(
+            lanes.admit("ep_b", 2, None, T),
+            "another endpoint is not affected"
+        );
+        assert_eq!(lanes.full(T), vec!["ep_a".to_string()]);
         lanes.done("ep_a");
-        assert!(lanes.full().is_empty());
-        assert!(lanes.admit("ep_a", 2));
+        assert!(lanes.full(T).is_empty());
+        assert!(lanes.admit("ep_a", 2, None, T));
         assert_eq!(lanes.in_flight("ep_a"), 2);
         lanes.done("ep_b");
         assert_eq!(lanes.in_flight("ep_b"), 0);
+    }
+
+    #[test]
+    fn a_rate_limit_allows_a_second_of_burst_then_refills_at_its_rate() {
+        let lanes = Lanes::default();
+        let admit = |at: i64| {
+            let ok = lanes.admit("ep_r", 100, Some(4), Timestamp(T.0 + at));
+            if ok {
+                lanes.done("ep_r");
+            }
+            ok
+        };
+        for _ in 0..4 {
+            assert!(admit(0));
+        }
+        assert!(!admit(0), "the burst is one second of the rate");
+        assert_eq!(lanes.full(T), vec!["ep_r".to_string()]);
+        assert!(!admit(200), "0.8 of a token after 200 ms");
+        assert!(admit(250), "one token after 250 ms");
+        assert!(!admit(250));
+        assert!(lanes.full(Timestamp(T.0 + 10_000)).is_empty(), "refilled");
+        for _ in 0..4 {
+            assert!(admit(10_000));
+        }
+        assert!(!admit(10_000), "never more than the burst");
     }
 }

@@ -144,7 +144,7 @@ impl Dispatcher {
         let a = &self.attempter;
         let now = a.clock.now();
         let lease_until = now.plus_millis(a.config.lease.as_millis() as i64);
-        let full = self.lanes.full();
+        let full = self.lanes.full(now);
         let claimed = a
             .store
             .claim_due(&a.config.owner, now, lease_until, limit, &full)
@@ -159,9 +159,14 @@ impl Dispatcher {
                 std::sync::atomic::Ordering::Relaxed,
             );
         }
-        let (admitted, overflow): (Vec<_>, Vec<_>) = claimed
-            .into_iter()
-            .partition(|c| self.lanes.admit(&c.endpoint.id, c.endpoint.max_concurrency));
+        let (admitted, overflow): (Vec<_>, Vec<_>) = claimed.into_iter().partition(|c| {
+            self.lanes.admit(
+                &c.endpoint.id,
+                c.endpoint.max_concurrency,
+                c.endpoint.rate_limit_per_second,
+                now,
+            )
+        });
         if !overflow.is_empty() {
             let ids: Vec<String> = overflow.iter().map(|c| c.message.id.clone()).collect();
             a.store.release_claims(&a.config.owner, &ids, now).await?;
@@ -400,7 +405,7 @@ impl Dispatcher {
             // full lanes (or a manual attempt): wait for a lane to free up
             // rather than spin on claims that skip them.
             let behind_full_lanes =
-                free > 0 && next_due.is_some_and(|d| d <= now) && !self.lanes.full().is_empty();
+                free > 0 && next_due.is_some_and(|d| d <= now) && !self.lanes.full(now).is_empty();
             let wait = match next_due {
                 _ if free == 0 || behind_full_lanes => cfg.poll_interval,
                 Some(due) => Duration::from_millis((due.millis() - now.millis()).max(1) as u64)

@@ -610,3 +610,50 @@ async fn a_bulk_retry_job_restarts_failed_messages_and_they_are_delivered() {
             .all(|m| m.state == MessageState::Delivered)
     );
 }
+
+#[tokio::test]
+async fn an_endpoint_rate_limit_is_enforced_without_using_up_attempts() {
+    let e = env(Setup {
+        verify: false,
+        ..Default::default()
+    })
+    .await;
+    let mut endpoint = e.endpoint.clone();
+    endpoint.rate_limit_per_second = Some(5);
+    endpoint.updated_at = e.clock.now();
+    e.store()
+        .update_endpoint(&e.scope, &endpoint)
+        .await
+        .unwrap();
+    for i in 0..12 {
+        e.publish(&format!("evt_{i}"), DATA).await;
+    }
+    let delivered = |ms: &[relay_core::model::Message]| {
+        ms.iter()
+            .filter(|m| m.state == MessageState::Delivered)
+            .count()
+    };
+    e.dispatcher.run_once().await.unwrap();
+    assert_eq!(delivered(&e.messages().await), 5, "one second of burst");
+    e.dispatcher.run_once().await.unwrap();
+    assert_eq!(
+        delivered(&e.messages().await),
+        5,
+        "no token left at the same instant"
+    );
+    let waiting = e.messages().await;
+    assert!(
+        waiting
+            .iter()
+            .filter(|m| m.state == MessageState::Scheduled)
+            .all(|m| m.attempts_used == 0),
+        "messages held back by the rate limit used no attempt"
+    );
+    e.clock.advance_millis(1000);
+    e.dispatcher.run_once().await.unwrap();
+    assert_eq!(delivered(&e.messages().await), 10);
+    e.clock.advance_millis(1000);
+    e.dispatcher.run_once().await.unwrap();
+    assert_eq!(delivered(&e.messages().await), 12);
+    assert_eq!(e.receiver.count(), 12);
+}
