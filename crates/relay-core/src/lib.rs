@@ -8,6 +8,7 @@
 //! - [`time`]: [`time::Timestamp`] (unix milliseconds, RFC 3339 on the wire) and the [`time::Clock`] trait.
 //! - [`model`]: tenants, keys, event types, consumers, endpoints, events, messages, attempts.
 //! - [`validate`]: naming and shape rules for API input (event type names, subscriptions, …).
+//! - [`circuit`]: the per-endpoint circuit breaker.
 //! - [`retry`]: the reference retry schedule and its deterministic jitter.
 //! - [`response`]: classification of a delivery response into an outcome.
 //! - [`transition`]: message state transitions.
@@ -16,6 +17,7 @@
 //! - [`envelope`]: the CloudEvents 1.0 structured envelope.
 //! - [`traceparent`]: W3C trace context values.
 
+pub mod circuit;
 pub mod envelope;
 pub mod id;
 pub mod model;

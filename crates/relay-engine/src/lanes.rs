@@ -16,6 +16,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+use relay_core::circuit::{BreakerConfig, Circuit, Signal};
 use relay_core::time::Timestamp;
 
 /// A token bucket: `tokens` at `at`, refilled at the endpoint's rate.
@@ -44,9 +45,20 @@ pub struct Lanes {
     pub freed: tokio::sync::Notify,
     /// Endpoint id → (its rate, its bucket), for rate-limited endpoints.
     buckets: Mutex<HashMap<String, (u32, Bucket)>>,
+    /// Endpoint id → its circuit breaker (absent = closed with no failures).
+    circuits: Mutex<HashMap<String, Circuit>>,
+    pub breaker: BreakerConfig,
 }
 
 impl Lanes {
+    /// Lanes whose circuits open and close by `breaker`.
+    pub fn new(breaker: BreakerConfig) -> Lanes {
+        Lanes {
+            breaker,
+            ..Default::default()
+        }
+    }
+
     /// The endpoints whose lane is full, or whose bucket is empty, at `now`.
     pub fn full(&self, now: Timestamp) -> Vec<String> {
         let mut out: Vec<String> = self
@@ -66,7 +78,24 @@ impl Lanes {
                     .map(|(id, _)| id.clone()),
             );
         }
+        if let Ok(c) = self.circuits.lock() {
+            out.extend(
+                c.iter()
+                    .filter(|(_, circuit)| circuit.try_start(now).is_none())
+                    .map(|(id, _)| id.clone()),
+            );
+        }
         out
+    }
+
+    /// The endpoint's circuit as it stands at `now`.
+    pub fn circuit(&self, endpoint_id: &str, now: Timestamp) -> Circuit {
+        self.circuits
+            .lock()
+            .ok()
+            .and_then(|c| c.get(endpoint_id).copied())
+            .unwrap_or_default()
+            .at(now)
     }
 
     /// Takes a slot in the endpoint's lane and, when it is rate-limited, a
@@ -88,6 +117,17 @@ impl Lanes {
         if lane.0 >= lane.1 {
             return false;
         }
+        let Ok(mut circuits) = self.circuits.lock() else {
+            return false;
+        };
+        let Some(circuit) = circuits
+            .get(endpoint_id)
+            .copied()
+            .unwrap_or_default()
+            .try_start(now)
+        else {
+            return false;
+        };
         if let Some(rate) = rate_limit_per_second.filter(|r| *r > 0) {
             let Ok(mut buckets) = self.buckets.lock() else {
                 return false;
@@ -110,12 +150,31 @@ impl Lanes {
                 at: bucket.at,
             };
         }
+        if circuit != Circuit::default() {
+            circuits.insert(endpoint_id.to_string(), circuit);
+        }
         lane.0 += 1;
         true
     }
 
-    /// Frees the slot an attempt held.
-    pub fn done(&self, endpoint_id: &str) {
+    /// Frees the slot an attempt held and tells the breaker how it went.
+    pub fn done(&self, endpoint_id: &str, signal: Signal, now: Timestamp) {
+        if let Ok(mut c) = self.circuits.lock() {
+            let before = c.get(endpoint_id).copied().unwrap_or_default();
+            let after = before.record(signal, now, self.breaker);
+            if after != before {
+                if let Circuit::Open { until } = after {
+                    tracing::warn!(endpoint = endpoint_id, until = %until.to_rfc3339(), "circuit opened");
+                } else if after == Circuit::default() && !matches!(before, Circuit::Closed { .. }) {
+                    tracing::info!(endpoint = endpoint_id, "circuit closed");
+                }
+            }
+            if after == Circuit::default() {
+                c.remove(endpoint_id);
+            } else {
+                c.insert(endpoint_id.to_string(), after);
+            }
+        }
         let mut was_full = false;
         if let Ok(mut m) = self.lanes.lock()
             && let Some(lane) = m.get_mut(endpoint_id)
@@ -157,12 +216,36 @@ mod tests {
             "another endpoint is not affected"
         );
         assert_eq!(lanes.full(T), vec!["ep_a".to_string()]);
-        lanes.done("ep_a");
+        lanes.done("ep_a", Signal::Neutral, T);
         assert!(lanes.full(T).is_empty());
         assert!(lanes.admit("ep_a", 2, None, T));
         assert_eq!(lanes.in_flight("ep_a"), 2);
-        lanes.done("ep_b");
+        lanes.done("ep_b", Signal::Neutral, T);
         assert_eq!(lanes.in_flight("ep_b"), 0);
+    }
+
+    #[test]
+    fn an_open_circuit_stops_attempts_until_a_probe_succeeds() {
+        let lanes = Lanes::new(BreakerConfig {
+            failure_threshold: 2,
+            cool_down_millis: 1000,
+        });
+        for _ in 0..2 {
+            assert!(lanes.admit("ep_c", 10, None, T));
+            lanes.done("ep_c", Signal::Failure, T);
+        }
+        assert_eq!(lanes.circuit("ep_c", T).name(), "open");
+        assert!(!lanes.admit("ep_c", 10, None, T));
+        assert_eq!(lanes.full(T), vec!["ep_c".to_string()]);
+        let later = Timestamp(T.0 + 1000);
+        assert!(
+            lanes.admit("ep_c", 10, None, later),
+            "one probe after the cool-down"
+        );
+        assert!(!lanes.admit("ep_c", 10, None, later), "only one");
+        lanes.done("ep_c", Signal::Success, later);
+        assert_eq!(lanes.circuit("ep_c", later).name(), "closed");
+        assert!(lanes.admit("ep_c", 10, None, later));
     }
 
     #[test]
@@ -171,7 +254,7 @@ mod tests {
         let admit = |at: i64| {
             let ok = lanes.admit("ep_r", 100, Some(4), Timestamp(T.0 + at));
             if ok {
-                lanes.done("ep_r");
+                lanes.done("ep_r", Signal::Success, T);
             }
             ok
         };

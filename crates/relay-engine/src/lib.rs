@@ -69,6 +69,8 @@ pub struct EngineConfig {
     /// How often the purge runs, and how many events one transaction removes.
     pub purge_interval: Duration,
     pub purge_batch: u32,
+    /// When an endpoint's circuit opens and how long it stays open.
+    pub breaker: relay_core::circuit::BreakerConfig,
 }
 
 impl EngineConfig {
@@ -91,6 +93,7 @@ impl EngineConfig {
             retention: Duration::from_secs(30 * 86_400),
             purge_interval: Duration::from_secs(60),
             purge_batch: 500,
+            breaker: relay_core::circuit::BreakerConfig::default(),
         }
     }
 }
@@ -108,6 +111,7 @@ impl Dispatcher {
         master: MasterKey,
         config: EngineConfig,
     ) -> Arc<Self> {
+        let config_breaker = config.breaker;
         Arc::new(Dispatcher {
             attempter: Arc::new(Attempter {
                 store,
@@ -118,7 +122,7 @@ impl Dispatcher {
                 keys: attempt::KeyCache::default(),
                 metrics: Arc::new(Metrics::default()),
             }),
-            lanes: Arc::new(lanes::Lanes::default()),
+            lanes: Arc::new(lanes::Lanes::new(config_breaker)),
         })
     }
 
@@ -199,7 +203,9 @@ impl Dispatcher {
         let n = claimed.len();
         let completions = futures_util::future::join_all(claimed.iter().map(|c| async {
             let done = self.attempter.attempt(c, AttemptTrigger::Scheduled).await;
-            self.lanes.done(&c.endpoint.id);
+            let now = self.attempter.clock.now();
+            self.lanes
+                .done(&c.endpoint.id, breaker_signal(done.as_ref()), now);
             done
         }))
         .await;
@@ -376,7 +382,8 @@ impl Dispatcher {
                             let tx = tx.clone();
                             tasks.spawn(async move {
                                 let result = attempter.attempt(&c, AttemptTrigger::Scheduled).await;
-                                lanes.done(&c.endpoint.id);
+                                let now = attempter.clock.now();
+                                lanes.done(&c.endpoint.id, breaker_signal(result.as_ref()), now);
                                 if let Some(done) = result {
                                     // The completer is gone only after shutdown; the
                                     // lease then expires and the message is retried.
@@ -497,6 +504,28 @@ impl Dispatcher {
             }
             batch.clear();
         }
+    }
+}
+
+/// What a finished attempt tells the endpoint's circuit breaker: retried
+/// failures (5xx, 401, 407, 409, 429, timeouts, connection errors) count;
+/// permanent outcomes and ends without an attempt say nothing.
+fn breaker_signal(completion: Option<&Completion>) -> relay_core::circuit::Signal {
+    use relay_core::circuit::Signal;
+    match completion
+        .and_then(|c| c.attempt.as_ref())
+        .map(|a| a.outcome.as_str())
+    {
+        Some("delivered") => Signal::Success,
+        Some("retry" | "deferred" | "exhausted") => Signal::Failure,
+        _ => Signal::Neutral,
+    }
+}
+
+impl Dispatcher {
+    /// The endpoint's circuit in this process, as it stands now.
+    pub fn circuit(&self, endpoint_id: &str) -> relay_core::circuit::Circuit {
+        self.lanes.circuit(endpoint_id, self.attempter.clock.now())
     }
 }
 

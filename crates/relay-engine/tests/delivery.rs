@@ -657,3 +657,60 @@ async fn an_endpoint_rate_limit_is_enforced_without_using_up_attempts() {
     assert_eq!(delivered(&e.messages().await), 12);
     assert_eq!(e.receiver.count(), 12);
 }
+
+#[tokio::test]
+async fn the_circuit_opens_on_consecutive_failures_holds_without_using_attempts_and_closes_on_a_probe()
+ {
+    let e = env(Setup {
+        behavior: Behavior::status(503),
+        verify: false,
+        tune: |c| {
+            c.breaker = relay_core::circuit::BreakerConfig {
+                failure_threshold: 3,
+                cool_down_millis: 30_000,
+            };
+        },
+        ..Default::default()
+    })
+    .await;
+    let mut endpoint = e.endpoint.clone();
+    endpoint.max_concurrency = 1;
+    endpoint.updated_at = e.clock.now();
+    e.store()
+        .update_endpoint(&e.scope, &endpoint)
+        .await
+        .unwrap();
+    for i in 0..6 {
+        e.publish(&format!("evt_{i}"), DATA).await;
+    }
+    for _ in 0..3 {
+        e.dispatcher.run_once().await.unwrap();
+    }
+    assert_eq!(e.receiver.count(), 3);
+    assert_eq!(e.dispatcher.circuit(&e.endpoint.id).name(), "open");
+    // While open: nothing is attempted, even when retries fall due.
+    e.clock.advance_millis(10_000);
+    e.dispatcher.run_once().await.unwrap();
+    assert_eq!(
+        e.receiver.count(),
+        3,
+        "no attempt while the circuit is open"
+    );
+    let used: i64 = e.messages().await.iter().map(|m| m.attempts_used).sum();
+    assert_eq!(used, 3, "time spent open used up no attempt");
+    // After the cool-down one probe goes; it succeeds and the circuit closes.
+    e.receiver.set_behavior(Behavior::ok());
+    e.clock.advance_millis(20_000);
+    e.dispatcher.run_once().await.unwrap();
+    assert_eq!(e.receiver.count(), 4);
+    assert_eq!(e.dispatcher.circuit(&e.endpoint.id).name(), "closed");
+    for _ in 0..5 {
+        e.dispatcher.run_once().await.unwrap();
+    }
+    assert!(
+        e.messages()
+            .await
+            .iter()
+            .all(|m| m.state == MessageState::Delivered)
+    );
+}

@@ -181,6 +181,12 @@ pub struct Delivery {
     /// above the 20 s whole-request timeout in production.
     #[serde(deserialize_with = "number")]
     pub lease_seconds: u64,
+    /// Consecutive retried failures that open an endpoint's circuit.
+    #[serde(deserialize_with = "number")]
+    pub circuit_failure_threshold: u32,
+    /// How long an open circuit waits before letting a probe through.
+    #[serde(deserialize_with = "number")]
+    pub circuit_cool_down_seconds: u64,
 }
 
 /// The shortest lease `[delivery] lease_seconds` accepts.
@@ -188,7 +194,11 @@ pub const MIN_LEASE_SECONDS: u64 = 5;
 
 impl Default for Delivery {
     fn default() -> Self {
-        Delivery { lease_seconds: 60 }
+        Delivery {
+            lease_seconds: 60,
+            circuit_failure_threshold: 5,
+            circuit_cool_down_seconds: 30,
+        }
     }
 }
 
@@ -319,6 +329,9 @@ impl Config {
         if self.delivery.lease_seconds < MIN_LEASE_SECONDS {
             bail!("delivery.lease_seconds must be at least {MIN_LEASE_SECONDS}");
         }
+        if self.delivery.circuit_failure_threshold == 0 {
+            bail!("delivery.circuit_failure_threshold must be at least 1");
+        }
         if self.retention.days == 0 {
             bail!("retention.days must be at least 1");
         }
@@ -446,6 +459,16 @@ impl Config {
                 .unwrap_or(i64::MAX)
                 .into(),
         );
+        delivery.insert(
+            "circuit_failure_threshold".into(),
+            i64::from(self.delivery.circuit_failure_threshold).into(),
+        );
+        delivery.insert(
+            "circuit_cool_down_seconds".into(),
+            i64::try_from(self.delivery.circuit_cool_down_seconds)
+                .unwrap_or(i64::MAX)
+                .into(),
+        );
         t.insert("delivery".into(), delivery.into());
         let mut retention = toml::Table::new();
         retention.insert("days".into(), i64::from(self.retention.days).into());
@@ -537,7 +560,14 @@ const KEYS: &[(&str, &[&str])] = &[
             "max_total_window_seconds",
         ],
     ),
-    ("delivery", &["lease_seconds"]),
+    (
+        "delivery",
+        &[
+            "lease_seconds",
+            "circuit_failure_threshold",
+            "circuit_cool_down_seconds",
+        ],
+    ),
     ("retention", &["days"]),
 ];
 

@@ -165,6 +165,11 @@ pub async fn start(config: &Config) -> anyhow::Result<Started> {
     engine_config.retry_bounds = config.retry.bounds();
     engine_config.max_payload_bytes = config.limits.max_request_bytes;
     engine_config.lease = std::time::Duration::from_secs(config.delivery.lease_seconds);
+    engine_config.breaker = relay_core::circuit::BreakerConfig {
+        failure_threshold: config.delivery.circuit_failure_threshold,
+        cool_down_millis: i64::try_from(config.delivery.circuit_cool_down_seconds * 1000)
+            .unwrap_or(i64::MAX),
+    };
     engine_config.retention =
         std::time::Duration::from_secs(u64::from(config.retention.days) * 86_400);
     let dispatcher = relay_engine::Dispatcher::new(

@@ -54,6 +54,8 @@ pub struct Health {
     pub endpoint_id: String,
     pub state: EndpointState,
     pub disabled_reason: Option<String>,
+    /// The circuit breaker as this node sees it (each node keeps its own).
+    pub circuit: relay_core::circuit::Circuit,
     /// Delivered attempts ÷ attempts over the last hour; `null` without attempts.
     pub success_rate_last_hour: Option<f64>,
     pub success_rate_last_24h: Option<f64>,
@@ -118,6 +120,7 @@ pub async fn get(
         endpoint_id: endpoint.id,
         state: endpoint.state,
         disabled_reason: endpoint.disabled_reason,
+        circuit: state.engine.circuit(&id),
         success_rate_last_hour: rate(facts.last_hour),
         success_rate_last_24h: rate(facts.last_day),
         attempts_last_hour: facts.last_hour.0,
