@@ -342,3 +342,52 @@ async fn remote_refs_are_refused_and_never_fetched() {
     .await
     .problem(StatusCode::UNPROCESSABLE_ENTITY, "schema_violation");
 }
+
+#[tokio::test]
+async fn documents_nested_too_deep_are_refused_and_responses_stay_readable() {
+    let h = Harness::new().await;
+    let (_, key) = h.tenant_with_key("acme", "live").await;
+    let nested = |depth: usize| {
+        let mut v = json!({"type": "object"});
+        for _ in 1..depth {
+            v = json!({ "allOf": [v] });
+        }
+        v
+    };
+    // 64 levels: accepted, and the response (which embeds it) parses with
+    // serde_json's default recursion limit.
+    let ok = h
+        .put(
+            "/v1/event-types/deep.created",
+            &key,
+            json!({ "schema": nested(32) }),
+        )
+        .await;
+    assert_eq!(ok.status, StatusCode::CREATED, "{}", ok.text());
+    ok.json();
+    let r = h
+        .put(
+            "/v1/event-types/deep.created",
+            &key,
+            json!({ "schema": nested(60) }),
+        )
+        .await;
+    r.problem(StatusCode::UNPROCESSABLE_ENTITY, "validation_failed");
+    assert_eq!(r.error_fields(), vec!["/schema".to_string()]);
+    // A later, ordinary update still answers with JSON any client can read.
+    let again = h
+        .put(
+            "/v1/event-types/deep.created",
+            &key,
+            json!({ "schema": {"type": "object"} }),
+        )
+        .await;
+    again.json();
+    let mut data = json!(1);
+    for _ in 0..65 {
+        data = json!([data]);
+    }
+    h.publish(&key, json!({"type": "deep.created", "data": data}))
+        .await
+        .problem(StatusCode::UNPROCESSABLE_ENTITY, "validation_failed");
+}

@@ -249,3 +249,59 @@ mod tests {
         assert!(cloudevents_source("a b").is_err());
     }
 }
+
+/// The deepest nesting of arrays and objects Relay accepts in a schema, a
+/// sample or a payload. Deeper documents are refused: they serve no real use,
+/// cost recursion in every parser, and would make Relay's own responses (which
+/// embed them a few levels down) unreadable to clients with common limits.
+pub const MAX_JSON_DEPTH: usize = 64;
+
+/// The nesting depth of `value` (a scalar is 0, `[]` and `{}` are 1).
+pub fn json_depth(value: &serde_json::Value) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(value, 0usize)];
+    while let Some((v, depth)) = stack.pop() {
+        match v {
+            serde_json::Value::Array(items) => {
+                deepest = deepest.max(depth + 1);
+                stack.extend(items.iter().map(|i| (i, depth + 1)));
+            }
+            serde_json::Value::Object(map) => {
+                deepest = deepest.max(depth + 1);
+                stack.extend(map.values().map(|i| (i, depth + 1)));
+            }
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// Refuses documents nested deeper than [`MAX_JSON_DEPTH`].
+pub fn json_nesting(value: &serde_json::Value) -> Result<(), String> {
+    let depth = json_depth(value);
+    if depth > MAX_JSON_DEPTH {
+        return Err(format!(
+            "is nested {depth} levels deep; at most {MAX_JSON_DEPTH} are accepted"
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod depth_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn depth_counts_arrays_and_objects() {
+        assert_eq!(json_depth(&json!(1)), 0);
+        assert_eq!(json_depth(&json!([])), 1);
+        assert_eq!(json_depth(&json!({"a": [1, {"b": []}]})), 4);
+        let mut deep = json!(0);
+        for _ in 0..MAX_JSON_DEPTH {
+            deep = json!([deep]);
+        }
+        assert!(json_nesting(&deep).is_ok());
+        assert!(json_nesting(&json!([deep])).is_err());
+    }
+}

@@ -70,6 +70,18 @@ pub async fn put(
             });
         }
     }
+    if let Err(m) = validate::json_nesting(&body.schema) {
+        errors.push(FieldError {
+            field: "/schema".into(),
+            message: m,
+        });
+    }
+    if let Some(Err(m)) = body.sample.as_ref().map(validate::json_nesting) {
+        errors.push(FieldError {
+            field: "/sample".into(),
+            message: m,
+        });
+    }
     if !errors.is_empty() {
         return Err(ApiError::fields(errors));
     }

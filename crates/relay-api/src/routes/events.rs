@@ -146,6 +146,8 @@ pub async fn publish(
             format!("cannot be decoded: {message}"),
         )
     })?;
+    validate::json_nesting(&data)
+        .map_err(|m| ApiError::invalid("validation_failed", "/data", m))?;
     schema::check(&validator, &data, "/data")?;
     if let Some(c) = &body.consumer_id
         && state.store.get_consumer(&auth.scope, c).await?.is_none()
