@@ -8,6 +8,7 @@
 //! - [`time`]: [`time::Timestamp`] (unix milliseconds, RFC 3339 on the wire) and the [`time::Clock`] trait.
 //! - [`model`]: tenants, keys, event types, consumers, endpoints, events, messages, attempts.
 //! - [`validate`]: naming and shape rules for API input (event type names, subscriptions, …).
+//! - [`autodisable`]: the failure clock that disables an endpoint after 5 days.
 //! - [`circuit`]: the per-endpoint circuit breaker.
 //! - [`retry`]: the reference retry schedule and its deterministic jitter.
 //! - [`response`]: classification of a delivery response into an outcome.
@@ -17,6 +18,7 @@
 //! - [`envelope`]: the CloudEvents 1.0 structured envelope.
 //! - [`traceparent`]: W3C trace context values.
 
+pub mod autodisable;
 pub mod circuit;
 pub mod envelope;
 pub mod id;

@@ -118,6 +118,7 @@ fn end_without_attempt(
         attempt: None,
         disable_endpoint: None,
         manual,
+        health: relay_core::circuit::Signal::Neutral,
         warning: None,
         now,
     })
@@ -367,6 +368,17 @@ impl Attempter {
             duration_ms = record.duration_ms,
             "attempt finished"
         );
+        // Retried failures count against the endpoint's health, a success
+        // restores it; permanent outcomes and manual failures say nothing.
+        let health = match &outcome {
+            Outcome::Delivered => relay_core::circuit::Signal::Success,
+            Outcome::Retry { .. } | Outcome::Deferred { .. } | Outcome::Exhausted { .. }
+                if !manual =>
+            {
+                relay_core::circuit::Signal::Failure
+            }
+            _ => relay_core::circuit::Signal::Neutral,
+        };
         let event = if manual {
             MessageEvent::CompleteManual(outcome)
         } else {
@@ -389,6 +401,7 @@ impl Attempter {
             attempt: Some(record),
             disable_endpoint,
             manual,
+            health,
             warning,
             now: finished,
         })

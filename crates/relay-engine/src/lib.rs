@@ -507,19 +507,12 @@ impl Dispatcher {
     }
 }
 
-/// What a finished attempt tells the endpoint's circuit breaker: retried
-/// failures (5xx, 401, 407, 409, 429, timeouts, connection errors) count;
-/// permanent outcomes and ends without an attempt say nothing.
+/// What a finished attempt tells the endpoint's circuit breaker (the same
+/// signal as the automatic-disable clock: see `Attempter::attempt`).
 fn breaker_signal(completion: Option<&Completion>) -> relay_core::circuit::Signal {
-    use relay_core::circuit::Signal;
-    match completion
-        .and_then(|c| c.attempt.as_ref())
-        .map(|a| a.outcome.as_str())
-    {
-        Some("delivered") => Signal::Success,
-        Some("retry" | "deferred" | "exhausted") => Signal::Failure,
-        _ => Signal::Neutral,
-    }
+    completion
+        .map(|c| c.health)
+        .unwrap_or(relay_core::circuit::Signal::Neutral)
 }
 
 impl Dispatcher {

@@ -230,3 +230,13 @@ CREATE TABLE jobs (
     finished_at BIGINT
 );
 CREATE INDEX jobs_pending ON jobs (created_at) WHERE state IN ('queued', 'running');
+
+-- The automatic-disable failure clock per endpoint (relay_core::autodisable);
+-- durable, so a restart does not reset it. No row = no failures.
+CREATE TABLE endpoint_health (
+    endpoint_id TEXT PRIMARY KEY REFERENCES endpoints(id),
+    window_first BIGINT,
+    last_failure BIGINT,
+    started_at BIGINT,
+    warned BIGINT NOT NULL DEFAULT 0
+);

@@ -309,6 +309,93 @@ macro_rules! impl_store {
                     .bind(i64::from(e.auto_disable))
             }
 
+            /// Moves the endpoint's automatic-disable clock with one attempt's
+            /// signal (`relay_core::autodisable`): warns at hour 72, disables
+            /// at 5 days unless the tenant turned automatic disabling off.
+            async fn observe_health(
+                tx: &mut sqlx::Transaction<'_, $db>,
+                endpoint_id: &str,
+                signal: relay_core::circuit::Signal,
+                now: Timestamp,
+            ) -> Result<()> {
+                use relay_core::autodisable::FailureClock;
+                let row = sqlx::query::<$db>("SELECT * FROM endpoint_health WHERE endpoint_id = $1")
+                    .bind(endpoint_id)
+                    .fetch_optional(&mut **tx)
+                    .await?;
+                let clock = match &row {
+                    Some(r) => FailureClock {
+                        window_first: r.opt_ts("window_first")?,
+                        last_failure: r.opt_ts("last_failure")?,
+                        started_at: r.opt_ts("started_at")?,
+                        warned: r.int("warned")? != 0,
+                    },
+                    None => FailureClock::default(),
+                };
+                let o = match signal {
+                    relay_core::circuit::Signal::Success => {
+                        if row.is_none() {
+                            return Ok(());
+                        }
+                        clock.success()
+                    }
+                    relay_core::circuit::Signal::Failure => clock.failure(now),
+                    relay_core::circuit::Signal::Neutral => return Ok(()),
+                };
+                if o.clock == FailureClock::default() {
+                    sqlx::query::<$db>("DELETE FROM endpoint_health WHERE endpoint_id = $1")
+                        .bind(endpoint_id)
+                        .execute(&mut **tx)
+                        .await?;
+                } else {
+                    sqlx::query::<$db>(
+                        "INSERT INTO endpoint_health (endpoint_id, window_first, last_failure, started_at, warned) \
+                         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (endpoint_id) DO UPDATE SET \
+                         window_first = $2, last_failure = $3, started_at = $4, warned = $5",
+                    )
+                    .bind(endpoint_id)
+                    .bind(o.clock.window_first.map(Timestamp::millis))
+                    .bind(o.clock.last_failure.map(Timestamp::millis))
+                    .bind(o.clock.started_at.map(Timestamp::millis))
+                    .bind(i64::from(o.clock.warned))
+                    .execute(&mut **tx)
+                    .await?;
+                }
+                if o.warn {
+                    sqlx::query::<$db>(
+                        "INSERT INTO endpoint_warnings (endpoint_id, kind, detail, at) VALUES ($1, $2, $3, $4)",
+                    )
+                    .bind(endpoint_id)
+                    .bind("failing_for_72_hours")
+                    .bind("every attempt has failed for 72 hours; the endpoint is disabled at 5 days unless it recovers")
+                    .bind(now.millis())
+                    .execute(&mut **tx)
+                    .await?;
+                }
+                if o.disable {
+                    let disabled = sqlx::query::<$db>(
+                        "UPDATE endpoints SET state = 'disabled', disabled_reason = 'failing_for_5_days', \
+                         updated_at = $2 WHERE id = $1 AND deleted_at IS NULL AND state = 'active' \
+                         AND auto_disable = 1",
+                    )
+                    .bind(endpoint_id)
+                    .bind(now.millis())
+                    .execute(&mut **tx)
+                    .await?;
+                    if disabled.rows_affected() > 0 {
+                        sqlx::query::<$db>(
+                            "UPDATE messages SET state = 'held', updated_at = $2 \
+                             WHERE endpoint_id = $1 AND state = 'scheduled'",
+                        )
+                        .bind(endpoint_id)
+                        .bind(now.millis())
+                        .execute(&mut **tx)
+                        .await?;
+                    }
+                }
+                Ok(())
+            }
+
             async fn insert_audit(
                 tx: &mut sqlx::Transaction<'_, $db>,
                 scope: &Scope,
@@ -1959,6 +2046,11 @@ macro_rules! impl_store {
                             .execute(&mut *tx)
                             .await?;
                         }
+                    }
+                    if c.health != relay_core::circuit::Signal::Neutral
+                        && let Some(a) = &c.attempt
+                    {
+                        Self::observe_health(&mut tx, &a.endpoint_id, c.health, c.now).await?;
                     }
                     if let Some(w) = applied_and(done, &c.warning) {
                         sqlx::query::<$db>(

@@ -874,6 +874,7 @@ fn completion(c: &crate::Claimed, owner: &str, progress: Progress) -> Completion
         attempt: Some(attempt_for(c, "delivered")),
         disable_endpoint: None,
         manual: false,
+        health: relay_core::circuit::Signal::Neutral,
         warning: None,
         now: T0.plus_seconds(1),
     }
@@ -2036,4 +2037,123 @@ pub async fn live_messages_are_claimed_before_recovery_traffic(s: &dyn Store) {
         .await
         .unwrap();
     assert_eq!(second[0].event.id, "evt_d", "recovery traffic follows");
+}
+
+/// Fails the endpoint's only message at each of `hours` (from T0), through
+/// claims and completions carrying a failure signal; returns the endpoint.
+async fn fail_at_hours(s: &dyn Store, live: &Scope, endpoint: &Endpoint, hours: &[i64]) {
+    let _ = live;
+    for h in hours {
+        let at = T0.plus_seconds(h * 3600);
+        let claimed = s
+            .claim_due("w", at, at.plus_seconds(30), 10, &[])
+            .await
+            .unwrap();
+        let c = claimed
+            .iter()
+            .find(|c| c.endpoint.id == endpoint.id)
+            .expect("the message is due");
+        let mut comp = completion(
+            c,
+            "w",
+            Progress {
+                state: MessageState::Scheduled,
+                attempts_used: 1,
+                next_attempt_at: Some(at.plus_seconds(3600)),
+                ..c.progress()
+            },
+        );
+        comp.health = relay_core::circuit::Signal::Failure;
+        comp.now = at;
+        if let Some(a) = comp.attempt.as_mut() {
+            a.id = new_id(IdKind::Attempt, at);
+            a.outcome = "retry".into();
+        }
+        s.complete(&[comp]).await.unwrap();
+        // Due again at the next hour asked for.
+        for other in claimed.iter().filter(|o| o.endpoint.id != endpoint.id) {
+            s.release_claims("w", std::slice::from_ref(&other.message.id), at)
+                .await
+                .unwrap();
+        }
+    }
+}
+
+pub async fn the_failure_clock_warns_at_72_hours_and_disables_at_5_days(s: &dyn Store) {
+    let t = tenant(s, "a").await;
+    let live = scope(&t, Environment::Live);
+    let c = consumer(s, &live, "c").await;
+    let e = endpoint(s, &live, &c.id, &["order.shipped"]).await;
+    let mut keep = endpoint_value(&live, &c.id, &["order.created"]);
+    keep.auto_disable = false;
+    s.create_endpoint(&live, &keep, &[], LIMITS).await.unwrap();
+    s.publish(&live, new_event("evt_1", "order.shipped", None))
+        .await
+        .unwrap();
+    s.publish(&live, new_event("evt_2", "order.created", None))
+        .await
+        .unwrap();
+    fail_at_hours(s, &live, &e, &[0, 12, 71]).await;
+    assert!(s.endpoint_warnings(&e.id, 10).await.unwrap().is_empty());
+    fail_at_hours(s, &live, &e, &[72]).await;
+    let w = s.endpoint_warnings(&e.id, 10).await.unwrap();
+    assert_eq!(w.len(), 1);
+    assert_eq!(w[0].kind, "failing_for_72_hours");
+    fail_at_hours(s, &live, &e, &[119]).await;
+    assert_eq!(
+        s.get_endpoint(&live, &e.id).await.unwrap().unwrap().state,
+        EndpointState::Active
+    );
+    fail_at_hours(s, &live, &e, &[120]).await;
+    let disabled = s.get_endpoint(&live, &e.id).await.unwrap().unwrap();
+    assert_eq!(disabled.state, EndpointState::Disabled);
+    assert_eq!(
+        disabled.disabled_reason.as_deref(),
+        Some("failing_for_5_days")
+    );
+    // The opted-out endpoint fails just as long and stays active.
+    fail_at_hours(s, &live, &keep, &[0, 12, 72, 120, 130]).await;
+    assert_eq!(
+        s.get_endpoint(&live, &keep.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .state,
+        EndpointState::Active
+    );
+}
+
+pub async fn one_success_resets_the_failure_clock(s: &dyn Store) {
+    let (live, endpoints) = delivery_fixture(s, 1).await;
+    let e = &endpoints[0];
+    fail_at_hours(s, &live, e, &[0, 12, 80]).await;
+    // A success at hour 81.
+    let at = T0.plus_seconds(81 * 3600);
+    let claimed = s
+        .claim_due("w", at, at.plus_seconds(30), 10, &[])
+        .await
+        .unwrap();
+    let mut ok = completion(
+        &claimed[0],
+        "w",
+        Progress {
+            state: MessageState::Scheduled,
+            next_attempt_at: Some(at.plus_seconds(3600)),
+            ..claimed[0].progress()
+        },
+    );
+    ok.health = relay_core::circuit::Signal::Success;
+    s.complete(&[ok]).await.unwrap();
+    // Five more days of failure from hour 82 would be needed now.
+    fail_at_hours(s, &live, e, &[82, 94, 200]).await;
+    assert_eq!(
+        s.get_endpoint(&live, &e.id).await.unwrap().unwrap().state,
+        EndpointState::Active
+    );
+    fail_at_hours(s, &live, e, &[202]).await;
+    assert_eq!(
+        s.get_endpoint(&live, &e.id).await.unwrap().unwrap().state,
+        EndpointState::Disabled,
+        "120 hours after the clock restarted at hour 82"
+    );
 }

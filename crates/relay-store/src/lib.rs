@@ -296,6 +296,9 @@ pub struct Completion {
     pub disable_endpoint: Option<String>,
     /// A manual attempt: the message was leased without leaving its state.
     pub manual: bool,
+    /// What the attempt says about the endpoint's health, for the
+    /// automatic-disable clock (`Neutral` when it says nothing).
+    pub health: relay_core::circuit::Signal,
     pub warning: Option<EndpointWarning>,
     pub now: Timestamp,
 }

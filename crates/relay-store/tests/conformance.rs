@@ -62,4 +62,6 @@ conformance!(
     claims_skip_full_lanes_and_released_claims_are_due_again,
     health_facts_summarise_attempts_and_backlog,
     live_messages_are_claimed_before_recovery_traffic,
+    the_failure_clock_warns_at_72_hours_and_disables_at_5_days,
+    one_success_resets_the_failure_clock,
 );
