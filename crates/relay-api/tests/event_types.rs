@@ -20,7 +20,7 @@ async fn names_follow_noun_verb_past() {
     for good in [
         "order.shipped",
         "invoice.paid",
-        "webhook.attempt_exhausted",
+        "webhook_delivery.attempt_exhausted",
         "shop.order.created",
         "message.read",
     ] {
@@ -58,7 +58,12 @@ async fn names_follow_noun_verb_past() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names.len(), 5, "{list}");
+    // The five created here plus the built-in operational types.
+    assert_eq!(
+        names.len(),
+        5 + relay_core::operational::ALL.len(),
+        "{list}"
+    );
     h.get("/v1/event-types/order.ship", &key)
         .await
         .problem(StatusCode::NOT_FOUND, "not_found");
@@ -390,4 +395,49 @@ async fn documents_nested_too_deep_are_refused_and_responses_stay_readable() {
     h.publish(&key, json!({"type": "deep.created", "data": data}))
         .await
         .problem(StatusCode::UNPROCESSABLE_ENTITY, "validation_failed");
+}
+
+#[tokio::test]
+async fn operational_event_types_are_built_in_and_reserved() {
+    let h = Harness::new().await;
+    let (_, key) = h.tenant_with_key("acme", "live").await;
+    let list = h.get("/v1/event-types", &key).await.expect(StatusCode::OK);
+    let names: Vec<&str> = list["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    for op in relay_core::operational::ALL {
+        assert!(names.contains(&op), "{op} is in every catalog");
+        let one = h
+            .get(&format!("/v1/event-types/{op}"), &key)
+            .await
+            .expect(StatusCode::OK);
+        assert!(one["versions"][0]["sample"].is_object());
+        h.put(
+            &format!("/v1/event-types/{op}"),
+            &key,
+            json!({ "schema": {"type": "object"} }),
+        )
+        .await
+        .problem(StatusCode::UNPROCESSABLE_ENTITY, "reserved_event_type");
+        h.publish(&key, json!({ "type": op, "data": {} }))
+            .await
+            .problem(StatusCode::UNPROCESSABLE_ENTITY, "reserved_event_type");
+    }
+    // An endpoint may subscribe to them by name.
+    let c = h.consumer(&key, "acme").await;
+    let ep = h
+        .post(
+            "/v1/endpoints",
+            &key,
+            endpoint_body(
+                &c,
+                &["webhook.attempt_exhausted", "webhook_endpoint.disabled"],
+            ),
+        )
+        .await
+        .expect(StatusCode::CREATED);
+    assert_eq!(ep["event_types"].as_array().unwrap().len(), 2);
 }

@@ -23,6 +23,7 @@ pub mod circuit;
 pub mod envelope;
 pub mod id;
 pub mod model;
+pub mod operational;
 pub mod response;
 pub mod retry;
 pub mod sealed;

@@ -362,6 +362,14 @@ macro_rules! impl_store {
                     .await?;
                 }
                 if o.warn {
+                    Self::emit_operational(
+                        tx,
+                        endpoint_id,
+                        relay_core::operational::ENDPOINT_FAILURE_WARNED,
+                        serde_json::json!({ "endpoint_id": endpoint_id }),
+                        now,
+                    )
+                    .await?;
                     sqlx::query::<$db>(
                         "INSERT INTO endpoint_warnings (endpoint_id, kind, detail, at) VALUES ($1, $2, $3, $4)",
                     )
@@ -391,7 +399,88 @@ macro_rules! impl_store {
                         .bind(now.millis())
                         .execute(&mut **tx)
                         .await?;
+                        Self::emit_operational(
+                            tx,
+                            endpoint_id,
+                            relay_core::operational::ENDPOINT_DISABLED,
+                            serde_json::json!({ "endpoint_id": endpoint_id, "reason": "failing_for_5_days" }),
+                            now,
+                        )
+                        .await?;
                     }
+                }
+                Ok(())
+            }
+
+            /// Publishes an operational event (`relay_core::operational`) inside
+            /// the caller's transaction, to the endpoints of the endpoint's
+            /// tenant and environment that subscribe to it by name.
+            async fn emit_operational(
+                tx: &mut sqlx::Transaction<'_, $db>,
+                about_endpoint: &str,
+                event_type: &str,
+                data: serde_json::Value,
+                now: Timestamp,
+            ) -> Result<()> {
+                let Some(scope) = sqlx::query::<$db>("SELECT tenant_id, environment FROM endpoints WHERE id = $1")
+                    .bind(about_endpoint)
+                    .fetch_optional(&mut **tx)
+                    .await?
+                else {
+                    return Ok(());
+                };
+                let (tenant_id, environment) = (scope.text("tenant_id")?, scope.text("environment")?);
+                let targets = sqlx::query::<$db>(
+                    "SELECT e.id, e.state FROM endpoint_subscriptions s JOIN endpoints e ON e.id = s.endpoint_id \
+                     WHERE s.tenant_id = $1 AND s.environment = $2 AND s.event_type = $3 AND e.deleted_at IS NULL \
+                     ORDER BY e.id",
+                )
+                .bind(&tenant_id)
+                .bind(&environment)
+                .bind(event_type)
+                .fetch_all(&mut **tx)
+                .await?;
+                if targets.is_empty() {
+                    return Ok(());
+                }
+                let event_id = $crate::new_id(relay_core::id::IdKind::Event, now);
+                let mut random = [0u8; 24];
+                getrandom::fill(&mut random).expect("the operating system's random source is unavailable");
+                sqlx::query::<$db>(
+                    "INSERT INTO events (tenant_id, environment, id, event_type, type_version, subject, data, \
+                     consumer_id, ordering_key, seq, traceparent, expires_at, created_at) \
+                     VALUES ($1, $2, $3, $4, 1, $5, $6, NULL, NULL, NULL, $7, NULL, $8)",
+                )
+                .bind(&tenant_id)
+                .bind(&environment)
+                .bind(&event_id)
+                .bind(event_type)
+                .bind(format!("endpoint/{about_endpoint}"))
+                .bind(json_text(&data))
+                .bind(relay_core::traceparent::generate(random))
+                .bind(now.millis())
+                .execute(&mut **tx)
+                .await?;
+                for t in &targets {
+                    let state = EndpointState::parse(&t.text("state")?)
+                        .map(EndpointState::initial_message_state)
+                        .unwrap_or(MessageState::Held);
+                    let next = (state == MessageState::Scheduled).then_some(now.millis());
+                    sqlx::query::<$db>(
+                        "INSERT INTO messages (id, tenant_id, environment, event_id, endpoint_id, event_type, state, \
+                         next_attempt_at, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)",
+                    )
+                    .bind($crate::new_id(relay_core::id::IdKind::Message, now))
+                    .bind(&tenant_id)
+                    .bind(&environment)
+                    .bind(&event_id)
+                    .bind(t.text("id")?)
+                    .bind(event_type)
+                    .bind(state.as_str())
+                    .bind(next)
+                    .bind(now.millis())
+                    .execute(&mut **tx)
+                    .await?;
                 }
                 Ok(())
             }
@@ -1038,6 +1127,15 @@ macro_rules! impl_store {
             ) -> Result<Endpoint> {
                 let now = audit.at.millis();
                 let mut tx = self.write.begin().await?;
+                let previous: Option<String> = sqlx::query_scalar::<$db, String>(
+                    "SELECT state FROM endpoints WHERE tenant_id = $1 AND environment = $2 AND id = $3 \
+                     AND deleted_at IS NULL",
+                )
+                .bind(&scope.tenant_id)
+                .bind(scope.environment.as_str())
+                .bind(endpoint_id)
+                .fetch_optional(&mut *tx)
+                .await?;
                 let done = sqlx::query::<$db>(
                     "UPDATE endpoints SET state = $4, disabled_reason = $5, updated_at = $6 \
                      WHERE tenant_id = $1 AND environment = $2 AND id = $3 AND deleted_at IS NULL",
@@ -1067,6 +1165,26 @@ macro_rules! impl_store {
                 .bind(now)
                 .execute(&mut *tx)
                 .await?;
+                let was_disabled = previous.as_deref() == Some("disabled");
+                if state == EndpointState::Disabled && !was_disabled {
+                    Self::emit_operational(
+                        &mut tx,
+                        endpoint_id,
+                        relay_core::operational::ENDPOINT_DISABLED,
+                        serde_json::json!({ "endpoint_id": endpoint_id, "reason": disabled_reason }),
+                        audit.at,
+                    )
+                    .await?;
+                } else if state == EndpointState::Active && was_disabled {
+                    Self::emit_operational(
+                        &mut tx,
+                        endpoint_id,
+                        relay_core::operational::ENDPOINT_RECOVERED,
+                        serde_json::json!({ "endpoint_id": endpoint_id }),
+                        audit.at,
+                    )
+                    .await?;
+                }
                 Self::insert_audit(&mut tx, scope, audit).await?;
                 let row = sqlx::query::<$db>("SELECT * FROM endpoints WHERE id = $1")
                     .bind(endpoint_id)
@@ -2044,6 +2162,42 @@ macro_rules! impl_store {
                             .bind(&endpoint_id)
                             .bind(c.now.millis())
                             .execute(&mut *tx)
+                            .await?;
+                            Self::emit_operational(
+                                &mut tx,
+                                &endpoint_id,
+                                relay_core::operational::ENDPOINT_DISABLED,
+                                serde_json::json!({ "endpoint_id": endpoint_id, "reason": reason }),
+                                c.now,
+                            )
+                            .await?;
+                        }
+                    }
+                    if done && p.state == MessageState::Exhausted {
+                        let m = sqlx::query::<$db>(
+                            "SELECT endpoint_id, event_id, event_type, last_error_code FROM messages WHERE id = $1",
+                        )
+                        .bind(&c.message_id)
+                        .fetch_one(&mut *tx)
+                        .await?;
+                        let event_type = m.text("event_type")?;
+                        // Bounded cascade: an operational message that exhausts
+                        // produces no further operational event.
+                        if !relay_core::operational::is_operational(&event_type) {
+                            let endpoint_id = m.text("endpoint_id")?;
+                            Self::emit_operational(
+                                &mut tx,
+                                &endpoint_id,
+                                relay_core::operational::ATTEMPT_EXHAUSTED,
+                                serde_json::json!({
+                                    "endpoint_id": endpoint_id,
+                                    "message_id": c.message_id,
+                                    "event_id": m.text("event_id")?,
+                                    "event_type": event_type,
+                                    "last_error_code": m.opt_text("last_error_code")?,
+                                }),
+                                c.now,
+                            )
                             .await?;
                         }
                     }

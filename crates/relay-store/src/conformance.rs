@@ -2157,3 +2157,140 @@ pub async fn one_success_resets_the_failure_clock(s: &dyn Store) {
         "120 hours after the clock restarted at hour 82"
     );
 }
+
+async fn messages_of(
+    s: &dyn Store,
+    scope: &Scope,
+    endpoint_id: &str,
+) -> Vec<relay_core::model::Message> {
+    s.list_messages(
+        scope,
+        &MessageFilter {
+            endpoint_id: Some(endpoint_id.to_string()),
+            ..Default::default()
+        },
+        &page(50),
+    )
+    .await
+    .unwrap()
+    .data
+}
+
+pub async fn operational_events_reach_subscribers_without_cascading(s: &dyn Store) {
+    use relay_core::operational::{ATTEMPT_EXHAUSTED, ENDPOINT_DISABLED, ENDPOINT_RECOVERED};
+    let t = tenant(s, "a").await;
+    let live = scope(&t, Environment::Live);
+    let c = consumer(s, &live, "c").await;
+    let failing = endpoint(s, &live, &c.id, &["order.shipped"]).await;
+    let ops = endpoint(
+        s,
+        &live,
+        &c.id,
+        &[ATTEMPT_EXHAUSTED, ENDPOINT_DISABLED, ENDPOINT_RECOVERED],
+    )
+    .await;
+    let _all = endpoint(s, &live, &c.id, &["*"]).await;
+    s.publish(&live, new_event("evt_1", "order.shipped", None))
+        .await
+        .unwrap();
+    // Exhaust the failing endpoint's message.
+    let claimed = s
+        .claim_due("w", T0, T0.plus_seconds(30), 10, &[])
+        .await
+        .unwrap();
+    let mine = claimed
+        .iter()
+        .find(|c| c.endpoint.id == failing.id)
+        .unwrap();
+    let mut exhausted = completion(
+        mine,
+        "w",
+        Progress {
+            state: MessageState::Exhausted,
+            attempts_used: 10,
+            next_attempt_at: None,
+            last_error_code: Some("http_503".into()),
+            terminal_reason: Some("attempts_exhausted".into()),
+            ..mine.progress()
+        },
+    );
+    exhausted.attempt = None;
+    s.complete(&[exhausted]).await.unwrap();
+    let others: Vec<String> = claimed
+        .iter()
+        .filter(|c| c.endpoint.id != failing.id)
+        .map(|c| c.message.id.clone())
+        .collect();
+    s.release_claims("w", &others, T0).await.unwrap();
+    let got = messages_of(s, &live, &ops.id).await;
+    assert_eq!(
+        got.len(),
+        1,
+        "only the endpoint that names the type receives it (not `*`)"
+    );
+    assert_eq!(got[0].event_type, ATTEMPT_EXHAUSTED);
+    let event = s.get_event(&live, &got[0].event_id).await.unwrap().unwrap();
+    let data: serde_json::Value = serde_json::from_str(event.data.get()).unwrap();
+    assert_eq!(data["message_id"], mine.message.id.as_str());
+    assert_eq!(data["last_error_code"], "http_503");
+    // That operational message exhausting produces nothing more.
+    let claimed = s
+        .claim_due("w", T0.plus_seconds(1), T0.plus_seconds(30), 10, &[])
+        .await
+        .unwrap();
+    let op = claimed
+        .iter()
+        .find(|c| c.endpoint.id == ops.id)
+        .expect("the operational message is due");
+    let mut op_exhausted = completion(
+        op,
+        "w",
+        Progress {
+            state: MessageState::Exhausted,
+            attempts_used: 10,
+            next_attempt_at: None,
+            terminal_reason: Some("attempts_exhausted".into()),
+            ..op.progress()
+        },
+    );
+    op_exhausted.attempt = None;
+    s.complete(&[op_exhausted]).await.unwrap();
+    assert_eq!(messages_of(s, &live, &ops.id).await.len(), 1, "no cascade");
+    // Disabling and enabling an endpoint: one event each.
+    s.set_endpoint_state(
+        &live,
+        &failing.id,
+        EndpointState::Disabled,
+        Some("disabled_by_tenant"),
+        &audit("endpoint.disabled", &failing.id, T0),
+    )
+    .await
+    .unwrap();
+    s.set_endpoint_state(
+        &live,
+        &failing.id,
+        EndpointState::Disabled,
+        Some("disabled_by_tenant"),
+        &audit("endpoint.disabled", &failing.id, T0),
+    )
+    .await
+    .unwrap();
+    s.set_endpoint_state(
+        &live,
+        &failing.id,
+        EndpointState::Active,
+        None,
+        &audit("endpoint.enabled", &failing.id, T0),
+    )
+    .await
+    .unwrap();
+    let types: Vec<String> = messages_of(s, &live, &ops.id)
+        .await
+        .into_iter()
+        .map(|m| m.event_type)
+        .collect();
+    assert_eq!(
+        types,
+        vec![ATTEMPT_EXHAUSTED, ENDPOINT_DISABLED, ENDPOINT_RECOVERED]
+    );
+}

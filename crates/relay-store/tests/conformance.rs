@@ -64,4 +64,5 @@ conformance!(
     live_messages_are_claimed_before_recovery_traffic,
     the_failure_clock_warns_at_72_hours_and_disables_at_5_days,
     one_success_resets_the_failure_clock,
+    operational_events_reach_subscribers_without_cascading,
 );

@@ -208,7 +208,10 @@ async fn validate_settings(
     }
 
     for (i, t) in e.event_types.iter().enumerate() {
-        if t != "*" && state.store.get_event_type(scope, t).await?.is_none() {
+        if t != "*"
+            && !relay_core::operational::is_operational(t)
+            && state.store.get_event_type(scope, t).await?.is_none()
+        {
             return Err(ApiError::invalid(
                 "unknown_event_type",
                 &format!("/event_types/{i}"),

@@ -33,6 +33,37 @@ pub struct PutEventTypeBody {
     pub personal_data_fields: Vec<String>,
 }
 
+/// A built-in operational event type (`relay_core::operational`) as a catalog entry.
+pub fn built_in(name: &str, environment: relay_core::model::Environment) -> Option<EventType> {
+    let (description, schema, sample) = relay_core::operational::definition(name)?;
+    let epoch = relay_core::time::Timestamp(0);
+    Some(EventType {
+        name: name.to_string(),
+        description: description.to_string(),
+        environment,
+        current_version: 1,
+        versions: vec![relay_core::model::EventTypeVersion {
+            version: 1,
+            schema,
+            sample: Some(sample),
+            personal_data_fields: vec![],
+            created_at: epoch,
+        }],
+        created_at: epoch,
+        updated_at: epoch,
+    })
+}
+
+fn reserved(name: &str) -> ApiError {
+    ApiError::invalid(
+        "reserved_event_type",
+        "name",
+        format!(
+            "`{name}` is one of Relay's operational event types; it cannot be redefined or published"
+        ),
+    )
+}
+
 #[derive(Debug, Serialize, ToSchema)]
 pub struct EventTypeList {
     pub data: Vec<EventType>,
@@ -49,6 +80,9 @@ pub async fn put(
     Path(name): Path<String>,
     JsonBody(body): JsonBody<PutEventTypeBody>,
 ) -> Result<(StatusCode, Json<EventType>), ApiError> {
+    if relay_core::operational::is_operational(&name) {
+        return Err(reserved(&name));
+    }
     let mut errors = Vec::new();
     if let Err(m) = validate::event_type_name(&name) {
         errors.push(FieldError {
@@ -118,6 +152,9 @@ pub async fn get(
     auth: TenantAuth,
     Path(name): Path<String>,
 ) -> Result<Json<EventType>, ApiError> {
+    if let Some(b) = built_in(&name, auth.scope.environment) {
+        return Ok(Json(b));
+    }
     state
         .store
         .get_event_type(&auth.scope, &name)
@@ -132,7 +169,11 @@ pub async fn list(
     State(state): State<Arc<AppState>>,
     auth: TenantAuth,
 ) -> Result<Json<EventTypeList>, ApiError> {
-    Ok(Json(EventTypeList {
-        data: state.store.list_event_types(&auth.scope).await?,
-    }))
+    let mut data = state.store.list_event_types(&auth.scope).await?;
+    data.extend(
+        relay_core::operational::ALL
+            .iter()
+            .filter_map(|n| built_in(n, auth.scope.environment)),
+    );
+    Ok(Json(EventTypeList { data }))
 }

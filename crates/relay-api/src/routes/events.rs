@@ -115,6 +115,13 @@ pub async fn publish(
             traceparent::generate(random)
         }
     };
+    if relay_core::operational::is_operational(&body.event_type) {
+        return Err(ApiError::invalid(
+            "reserved_event_type",
+            "/type",
+            format!("`{}` is published by Relay itself", body.event_type),
+        ));
+    }
     let event_type = state
         .store
         .get_event_type(&auth.scope, &body.event_type)
