@@ -27,8 +27,7 @@ use crate::auth::TenantAuth;
 use crate::error::{ApiError, FieldError, Problem, or_not_found};
 use crate::extract::{JsonBody, QueryParams};
 
-pub const WILDCARD_WARNING: &str =
-    "subscribed to all event types (*): this endpoint receives every current and future event type you publish (Relay's operational events must be named)";
+pub const WILDCARD_WARNING: &str = "subscribed to all event types (*): this endpoint receives every current and future event type you publish (Relay's operational events must be named)";
 pub const EMPTY_WARNING: &str = "no event types selected: this endpoint receives nothing";
 
 #[derive(Debug, Deserialize, ToSchema)]
