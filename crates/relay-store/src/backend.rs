@@ -161,6 +161,22 @@ macro_rules! impl_store {
                 query
             }
 
+            /// The one row `sql` selects by `(tenant_id, environment, id)` as
+            /// `$1, $2, $3`: how every scoped get-by-id reads.
+            async fn scoped_row(
+                &self,
+                sql: &'static str,
+                scope: &Scope,
+                id: &str,
+            ) -> Result<Option<Row>> {
+                Ok(sqlx::query::<$db>(sql)
+                    .bind(&scope.tenant_id)
+                    .bind(scope.environment.as_str())
+                    .bind(id)
+                    .fetch_optional(&self.read)
+                    .await?)
+            }
+
             async fn fetch_built(&self, q: &SqlBuilder) -> Result<Vec<Row>> {
                 Ok(Self::built(q).fetch_all(&self.read).await?)
             }
@@ -875,13 +891,11 @@ macro_rules! impl_store {
             }
 
             async fn get_consumer(&self, scope: &Scope, id: &str) -> Result<Option<Consumer>> {
-                sqlx::query::<$db>(
+                self.scoped_row(
                     "SELECT * FROM consumers WHERE tenant_id = $1 AND environment = $2 AND id = $3",
+                    scope,
+                    id,
                 )
-                .bind(&scope.tenant_id)
-                .bind(scope.environment.as_str())
-                .bind(id)
-                .fetch_optional(&self.read)
                 .await?
                 .map(|r| rows::consumer(&r))
                 .transpose()
@@ -1754,14 +1768,12 @@ macro_rules! impl_store {
             }
 
             async fn get_endpoint(&self, scope: &Scope, id: &str) -> Result<Option<Endpoint>> {
-                sqlx::query::<$db>(
+                self.scoped_row(
                     "SELECT * FROM endpoints WHERE tenant_id = $1 AND environment = $2 AND id = $3 \
                      AND deleted_at IS NULL",
+                    scope,
+                    id,
                 )
-                .bind(&scope.tenant_id)
-                .bind(scope.environment.as_str())
-                .bind(id)
-                .fetch_optional(&self.read)
                 .await?
                 .map(|r| rows::endpoint(&r))
                 .transpose()
@@ -1982,26 +1994,22 @@ macro_rules! impl_store {
             }
 
             async fn get_event(&self, scope: &Scope, id: &str) -> Result<Option<Event>> {
-                sqlx::query::<$db>(
+                self.scoped_row(
                     "SELECT * FROM events WHERE tenant_id = $1 AND environment = $2 AND id = $3",
+                    scope,
+                    id,
                 )
-                .bind(&scope.tenant_id)
-                .bind(scope.environment.as_str())
-                .bind(id)
-                .fetch_optional(&self.read)
                 .await?
                 .map(|r| rows::event(&r))
                 .transpose()
             }
 
             async fn get_message(&self, scope: &Scope, id: &str) -> Result<Option<Message>> {
-                sqlx::query::<$db>(
+                self.scoped_row(
                     "SELECT * FROM messages WHERE tenant_id = $1 AND environment = $2 AND id = $3",
+                    scope,
+                    id,
                 )
-                .bind(&scope.tenant_id)
-                .bind(scope.environment.as_str())
-                .bind(id)
-                .fetch_optional(&self.read)
                 .await?
                 .map(|r| rows::message(&r))
                 .transpose()
