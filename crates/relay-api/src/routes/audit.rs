@@ -4,8 +4,10 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::State;
+use relay_core::id::IdKind;
 use relay_core::model::Page;
-use relay_store::AuditEntry;
+use relay_core::time::Timestamp;
+use relay_store::{AuditEntry, new_id};
 
 use super::ListQuery;
 use crate::AppState;
@@ -21,4 +23,38 @@ pub async fn list(
     QueryParams(q): QueryParams<ListQuery>,
 ) -> Result<Json<Page<AuditEntry>>, ApiError> {
     Ok(Json(state.store.list_audit(&auth.scope, &q.page()?).await?))
+}
+
+/// An audit entry for an action of `auth`'s key at `at`.
+pub fn entry(
+    auth: &TenantAuth,
+    action: &str,
+    target: &str,
+    parameters: serde_json::Value,
+    at: Timestamp,
+) -> AuditEntry {
+    AuditEntry {
+        id: new_id(IdKind::Audit, at),
+        actor: auth.key_id.clone(),
+        action: action.to_string(),
+        target: target.to_string(),
+        parameters,
+        at,
+    }
+}
+
+/// Appends to the audit log after the action succeeded (for actions the store
+/// does not audit in their own transaction). A failure to write the entry is
+/// logged, not returned: the action itself has happened.
+pub async fn record(
+    state: &AppState,
+    auth: &TenantAuth,
+    action: &str,
+    target: &str,
+    parameters: serde_json::Value,
+) {
+    let audit = entry(auth, action, target, parameters, state.clock.now());
+    if let Err(e) = state.store.append_audit(&auth.scope, &audit).await {
+        tracing::error!(error = %e, action, target, "cannot write the audit log");
+    }
 }

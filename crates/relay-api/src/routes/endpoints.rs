@@ -279,7 +279,7 @@ pub async fn create(
             ),
             other => other.into(),
         })?;
-    audit(
+    super::audit::record(
         &state,
         &auth,
         "endpoint.created",
@@ -325,29 +325,6 @@ pub async fn signing_keys(
 fn destination_url(e: &Endpoint) -> &str {
     match &e.destination {
         Destination::Https(h) => &h.url,
-    }
-}
-
-/// Appends to the audit log after the action succeeded. A failure to write the
-/// entry is logged, not returned: the action itself has happened.
-async fn audit(
-    state: &AppState,
-    auth: &TenantAuth,
-    action: &str,
-    target: &str,
-    parameters: serde_json::Value,
-) {
-    let at = state.clock.now();
-    let entry = relay_store::AuditEntry {
-        id: new_id(IdKind::Audit, at),
-        actor: auth.key_id.clone(),
-        action: action.to_string(),
-        target: target.to_string(),
-        parameters,
-        at,
-    };
-    if let Err(e) = state.store.append_audit(&auth.scope, &entry).await {
-        tracing::error!(error = %e, action, target, "cannot write the audit log");
     }
 }
 
@@ -492,7 +469,7 @@ pub async fn delete(
         .delete_endpoint(&auth.scope, &id, state.clock.now())
         .await
         .map_err(or_not_found("endpoint"))?;
-    audit(
+    super::audit::record(
         &state,
         &auth,
         "endpoint.deleted",
@@ -572,19 +549,18 @@ pub async fn rotate_key(
         SigningKey::Hmac(h) => Some(h.expose_whsec()),
         SigningKey::Ed25519(_) => None,
     };
-    let audit = relay_store::AuditEntry {
-        id: new_id(IdKind::Audit, now),
-        actor: auth.key_id.clone(),
-        action: "endpoint.key_rotated".into(),
-        target: id.clone(),
-        parameters: serde_json::json!({
+    let audit = super::audit::entry(
+        &auth,
+        "endpoint.key_rotated",
+        &id,
+        serde_json::json!({
             "overlap_hours": overlap,
             "signature_scheme": scheme.as_str(),
             "previous_scheme": endpoint.signature_scheme.as_str(),
             "new_key_id": record.id,
         }),
-        at: now,
-    };
+        now,
+    );
     let retire_at = now.plus_seconds(i64::from(overlap) * 3600);
     let keys = state
         .store

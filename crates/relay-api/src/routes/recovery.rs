@@ -12,10 +12,11 @@ use axum::http::StatusCode;
 use relay_core::id::IdKind;
 use relay_core::model::{Attempt, EndpointState, Message, MessageState, Page};
 use relay_core::time::Timestamp;
-use relay_store::{AuditEntry, MessageFilter, Scope, StoreError, new_id};
+use relay_store::{MessageFilter, StoreError, new_id};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+use super::audit::entry;
 use super::endpoints::{EndpointOut, warnings_of};
 use crate::AppState;
 use crate::auth::TenantAuth;
@@ -33,23 +34,6 @@ pub const MISSED_STATES: [MessageState; 7] = [
     MessageState::Cancelled,
     MessageState::Held,
 ];
-
-fn entry(
-    auth: &TenantAuth,
-    action: &str,
-    target: &str,
-    parameters: serde_json::Value,
-    at: Timestamp,
-) -> AuditEntry {
-    AuditEntry {
-        id: new_id(IdKind::Audit, at),
-        actor: auth.key_id.clone(),
-        action: action.to_string(),
-        target: target.to_string(),
-        parameters,
-        at,
-    }
-}
 
 async fn change_state(
     state: &AppState,
@@ -387,19 +371,15 @@ pub async fn cancel(
             ),
             other => or_not_found("message")(other),
         })?;
-    audit_message(
+    super::audit::record(
         &state,
-        &auth.scope,
-        entry(&auth, "message.cancelled", &id, serde_json::json!({}), now),
+        &auth,
+        "message.cancelled",
+        &id,
+        serde_json::json!({}),
     )
     .await;
     Ok(Json(message))
-}
-
-async fn audit_message(state: &AppState, scope: &Scope, audit: AuditEntry) {
-    if let Err(e) = state.store.append_audit(scope, &audit).await {
-        tracing::error!(error = %e, action = %audit.action, "cannot write the audit log");
-    }
 }
 
 #[derive(Debug, Serialize, ToSchema)]
