@@ -148,10 +148,10 @@ impl Dispatcher {
         let a = &self.attempter;
         let now = a.clock.now();
         let lease_until = now.plus_millis(a.config.lease.as_millis() as i64);
-        let full = self.lanes.full(now);
+        let room = self.lanes.room(now);
         let claimed = a
             .store
-            .claim_due(&a.config.owner, now, lease_until, limit, &full)
+            .claim_due(&a.config.owner, now, lease_until, limit, &room)
             .await?;
         if let Some(oldest) = claimed
             .iter()
@@ -341,7 +341,13 @@ impl Dispatcher {
     async fn run(self: Arc<Self>, wake: Arc<Notify>, mut shutdown: watch::Receiver<bool>) {
         let cfg = self.config().clone();
         let permits = Arc::new(Semaphore::new(cfg.max_in_flight));
-        let (tx, rx) = mpsc::channel::<Completion>(cfg.completion_batch * 4);
+        // A permit is held until the attempt's completion is committed, so
+        // `max_in_flight` also bounds what a crash can leave attempted but
+        // unrecorded (the duplicates after a restart), and a slow database
+        // slows claiming instead of growing a queue of unwritten completions.
+        let (tx, rx) = mpsc::channel::<(Completion, tokio::sync::OwnedSemaphorePermit)>(
+            cfg.max_in_flight.max(1),
+        );
         let completer = tokio::spawn(self.clone().completer(rx));
         let mut tasks = tokio::task::JoinSet::new();
         let mut last_rescue = std::time::Instant::now();
@@ -387,9 +393,8 @@ impl Dispatcher {
                                 if let Some(done) = result {
                                     // The completer is gone only after shutdown; the
                                     // lease then expires and the message is retried.
-                                    let _ = tx.send(done).await;
+                                    let _ = tx.send((done, permit)).await;
                                 }
-                                drop(permit);
                             });
                         }
                     }
@@ -470,15 +475,24 @@ impl Dispatcher {
     }
 
     /// Writes completions in batches: the first one waits, the rest that are
-    /// already queued join it (up to `completion_batch`).
-    async fn completer(self: Arc<Self>, mut rx: mpsc::Receiver<Completion>) {
+    /// already queued join it (up to `completion_batch`). Each completion's
+    /// in-flight permit is given back once it is written.
+    async fn completer(
+        self: Arc<Self>,
+        mut rx: mpsc::Receiver<(Completion, tokio::sync::OwnedSemaphorePermit)>,
+    ) {
         let max = self.config().completion_batch;
         let mut batch = Vec::with_capacity(max);
-        while let Some(first) = rx.recv().await {
+        let mut permits = Vec::with_capacity(max);
+        while let Some((first, permit)) = rx.recv().await {
             batch.push(first);
+            permits.push(permit);
             while batch.len() < max {
                 match rx.try_recv() {
-                    Ok(c) => batch.push(c),
+                    Ok((c, p)) => {
+                        batch.push(c);
+                        permits.push(p);
+                    }
                     Err(_) => break,
                 }
             }
@@ -503,6 +517,7 @@ impl Dispatcher {
                 }
             }
             batch.clear();
+            permits.clear();
         }
     }
 }

@@ -4,7 +4,9 @@
 //! once, and the only duplicates allowed are deliveries of messages whose
 //! attempt was in flight (received, not yet completed) at the kill: each
 //! duplicated message must have a receipt from before the kill, and there can
-//! be at most `max_in_flight` (512) of them.
+//! be at most `max_in_flight` (512) of them: the dispatcher holds an attempt's
+//! in-flight permit until its completion is committed, so no more than that
+//! many messages are ever attempted and not yet recorded.
 //!
 //! Runs on SQLite always and on PostgreSQL when `RELAY_TEST_POSTGRES_URL` is set.
 
