@@ -80,7 +80,11 @@ pub struct PoolSettings {
 impl Default for PoolSettings {
     fn default() -> Self {
         PoolSettings {
-            max_idle_per_host: 8,
+            // At least what the lanes let run at once to one host (an
+            // endpoint's `max_concurrency` defaults to 10, and endpoints
+            // often share a host): a connection returned while the pool is
+            // full is closed and the next attempt pays a new TLS handshake.
+            max_idle_per_host: 128,
             idle_timeout: Duration::from_secs(60),
         }
     }
@@ -115,9 +119,18 @@ impl Connection {
 struct Inner {
     guard: Guard,
     tls: TlsConnector,
-    pool: Mutex<HashMap<PoolKey, Vec<Connection>>>,
+    pool: Mutex<Pool>,
     settings: PoolSettings,
 }
+
+/// Idle connections by `(host, port)`, and when stale ones were last swept.
+struct Pool {
+    idle: HashMap<PoolKey, Vec<Connection>>,
+    swept: Instant,
+}
+
+/// How often a check-in sweeps every host's idle connections.
+const SWEEP_EVERY: Duration = Duration::from_secs(1);
 
 /// The guarded HTTPS client. Cheap to clone (clones share the pool).
 #[derive(Clone)]
@@ -147,7 +160,10 @@ impl HttpsClient {
             inner: Arc::new(Inner {
                 guard,
                 tls: TlsConnector::from(Arc::new(config)),
-                pool: Mutex::new(HashMap::new()),
+                pool: Mutex::new(Pool {
+                    idle: HashMap::new(),
+                    swept: Instant::now(),
+                }),
                 settings,
             }),
         }
@@ -333,7 +349,7 @@ impl HttpsClient {
         })
     }
 
-    fn pool(&self) -> MutexGuard<'_, HashMap<PoolKey, Vec<Connection>>> {
+    fn pool(&self) -> MutexGuard<'_, Pool> {
         // The pool holds no invariant a panicking holder could break.
         self.inner
             .pool
@@ -347,7 +363,7 @@ impl HttpsClient {
         loop {
             let candidate = {
                 let mut pool = self.pool();
-                pool.get_mut(key)?.pop()?
+                pool.idle.get_mut(key)?.pop()?
             };
             let mut conn = candidate;
             if conn.reusable(idle_timeout) && conn.sender.ready().await.is_ok() {
@@ -360,17 +376,21 @@ impl HttpsClient {
     fn checkin(&self, key: PoolKey, conn: Connection) {
         let settings = self.inner.settings;
         let mut pool = self.pool();
-        // Drop connections the peers closed or that idled too long, for
-        // every host, so hosts never used again do not keep entries.
-        pool.retain(|_, idle| {
-            let (keep, stale): (Vec<_>, Vec<_>) = std::mem::take(idle)
-                .into_iter()
-                .partition(|c| c.reusable(settings.idle_timeout));
-            stale.into_iter().for_each(Connection::close);
-            *idle = keep;
-            !idle.is_empty()
-        });
-        let idle = pool.entry(key).or_default();
+        // Now and then, drop connections the peers closed or that idled too
+        // long, for every host, so hosts never used again do not keep
+        // entries (a checkout also skips stale ones).
+        if pool.swept.elapsed() >= SWEEP_EVERY {
+            pool.swept = Instant::now();
+            pool.idle.retain(|_, idle| {
+                let (keep, stale): (Vec<_>, Vec<_>) = std::mem::take(idle)
+                    .into_iter()
+                    .partition(|c| c.reusable(settings.idle_timeout));
+                stale.into_iter().for_each(Connection::close);
+                *idle = keep;
+                !idle.is_empty()
+            });
+        }
+        let idle = pool.idle.entry(key).or_default();
         if idle.len() < settings.max_idle_per_host && !conn.sender.is_closed() {
             idle.push(conn);
         } else {
