@@ -59,33 +59,52 @@ impl Lanes {
         }
     }
 
-    /// The endpoints whose lane is full, or whose bucket is empty, at `now`.
+    /// The endpoints whose lane is full, or whose bucket is empty, or whose
+    /// circuit lets nothing through, at `now`.
     pub fn full(&self, now: Timestamp) -> Vec<String> {
-        let mut out: Vec<String> = self
+        self.room(now)
+            .into_iter()
+            .filter(|(_, n)| *n == 0)
+            .map(|(id, _)| id)
+            .collect()
+    }
+
+    /// How many more attempts each endpoint this process knows of can start
+    /// at `now` (free lane slots, whole tokens in its bucket; 0 while its
+    /// circuit is open). Endpoints not listed have their whole lane free. A
+    /// claim takes at most this many of an endpoint's messages, so a freed
+    /// slot does not claim a batch only to give most of it back.
+    pub fn room(&self, now: Timestamp) -> Vec<(String, u32)> {
+        let mut room: HashMap<String, u32> = self
             .lanes
             .lock()
             .map(|m| {
                 m.iter()
-                    .filter(|(_, (n, max))| n >= max)
-                    .map(|(id, _)| id.clone())
+                    .map(|(id, (n, max))| (id.clone(), max.saturating_sub(*n)))
                     .collect()
             })
             .unwrap_or_default();
+        let mut narrow = |id: &String, n: u32| {
+            room.entry(id.clone())
+                .and_modify(|r| *r = (*r).min(n))
+                .or_insert(n);
+        };
         if let Ok(b) = self.buckets.lock() {
-            out.extend(
-                b.iter()
-                    .filter(|(_, (rate, bucket))| bucket.refilled(*rate, now).tokens < 1.0)
-                    .map(|(id, _)| id.clone()),
-            );
+            for (id, (rate, bucket)) in b.iter() {
+                let tokens = bucket.refilled(*rate, now).tokens.floor().max(0.0);
+                if tokens < f64::from(*rate) {
+                    narrow(id, tokens as u32);
+                }
+            }
         }
         if let Ok(c) = self.circuits.lock() {
-            out.extend(
-                c.iter()
-                    .filter(|(_, circuit)| circuit.try_start(now).is_none())
-                    .map(|(id, _)| id.clone()),
-            );
+            for (id, circuit) in c.iter() {
+                if circuit.try_start(now).is_none() {
+                    narrow(id, 0);
+                }
+            }
         }
-        out
+        room.into_iter().collect()
     }
 
     /// The endpoint's circuit as it stands at `now`.

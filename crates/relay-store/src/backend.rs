@@ -17,7 +17,12 @@
 pub enum Bind {
     Text(String),
     Int(i64),
+    OptInt(Option<i64>),
 }
+
+/// Messages inserted per statement when a publish fans out (10 values a row,
+/// well under both backends' limits on bound parameters).
+pub const FANOUT_CHUNK: usize = 200;
 
 /// Builds SQL with numbered placeholders; values are always bound, never
 /// interpolated.
@@ -156,6 +161,7 @@ macro_rules! impl_store {
                     query = match b {
                         Bind::Text(s) => query.bind(s.clone()),
                         Bind::Int(i) => query.bind(*i),
+                        Bind::OptInt(i) => query.bind(*i),
                     };
                 }
                 query
@@ -238,6 +244,217 @@ macro_rules! impl_store {
                 })
             }
 
+            /// One publish inside the committer's transaction: the event, its
+            /// subject sequence number and one message per subscribed endpoint.
+            async fn publish_in(
+                tx: &mut sqlx::Transaction<'_, $db>,
+                scope: &Scope,
+                ev: &NewEvent,
+            ) -> Result<PublishOutcome> {
+                let env = scope.environment.as_str();
+                let now = ev.now.millis();
+                let existing = sqlx::query::<$db>(
+                    "SELECT * FROM events WHERE tenant_id = $1 AND environment = $2 AND id = $3",
+                )
+                .bind(&scope.tenant_id)
+                .bind(env)
+                .bind(&ev.id)
+                .fetch_optional(&mut **tx)
+                .await?;
+                if let Some(row) = existing {
+                    return Ok(PublishOutcome {
+                        event: rows::event(&row)?,
+                        messages_created: 0,
+                        duplicate: true,
+                    });
+                }
+                let seq = match &ev.subject {
+                    Some(subject) => Some(
+                        sqlx::query_scalar::<$db, i64>(
+                            "INSERT INTO subject_seqs (tenant_id, environment, subject, seq) VALUES ($1, $2, $3, 1) \
+                             ON CONFLICT (tenant_id, environment, subject) DO UPDATE SET seq = subject_seqs.seq + 1 \
+                             RETURNING seq",
+                        )
+                        .bind(&scope.tenant_id)
+                        .bind(env)
+                        .bind(subject)
+                        .fetch_one(&mut **tx)
+                        .await?,
+                    ),
+                    None => None,
+                };
+                sqlx::query::<$db>(
+                    "INSERT INTO events (tenant_id, environment, id, event_type, type_version, subject, data, \
+                     consumer_id, ordering_key, seq, traceparent, expires_at, created_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+                )
+                .bind(&scope.tenant_id)
+                .bind(env)
+                .bind(&ev.id)
+                .bind(&ev.event_type)
+                .bind(ev.type_version)
+                .bind(&ev.subject)
+                .bind(ev.data.get())
+                .bind(&ev.consumer_id)
+                .bind(&ev.ordering_key)
+                .bind(seq)
+                .bind(&ev.traceparent)
+                .bind(ev.expires_at.map(Timestamp::millis))
+                .bind(now)
+                .execute(&mut **tx)
+                .await?;
+                let mut fanout = SqlBuilder::new(
+                    "SELECT DISTINCT e.id, e.state FROM endpoint_subscriptions s \
+                     JOIN endpoints e ON e.id = s.endpoint_id WHERE s.tenant_id = ",
+                );
+                fanout
+                    .bind(Bind::Text(scope.tenant_id.clone()))
+                    .push(" AND s.environment = ")
+                    .bind(Bind::Text(env.into()))
+                    .push(" AND s.event_type IN (")
+                    .bind(Bind::Text(ev.event_type.clone()))
+                    .push(", '*') AND e.deleted_at IS NULL");
+                if let Some(c) = &ev.consumer_id {
+                    fanout.push(" AND e.consumer_id = ").bind(Bind::Text(c.clone()));
+                }
+                fanout.push(" ORDER BY e.id");
+                let targets = Self::built(&fanout).fetch_all(&mut **tx).await?;
+                // One multi-row INSERT per chunk of matched endpoints.
+                let mut created = 0u64;
+                for chunk in targets.chunks($crate::backend::FANOUT_CHUNK) {
+                    let mut q = SqlBuilder::new(
+                        "INSERT INTO messages (id, tenant_id, environment, event_id, endpoint_id, event_type, state, \
+                         next_attempt_at, created_at, updated_at) VALUES ",
+                    );
+                    for (i, t) in chunk.iter().enumerate() {
+                        let endpoint_id = t.text("id")?;
+                        let endpoint_state = t.text("state")?;
+                        let endpoint_state = EndpointState::parse(&endpoint_state)
+                            .ok_or_else(|| StoreError::Corrupt(format!("endpoint state `{endpoint_state}`")))?;
+                        let state = endpoint_state.initial_message_state();
+                        let next = (state == MessageState::Scheduled).then_some(now);
+                        q.push(if i == 0 { "(" } else { ", (" })
+                            .bind(Bind::Text($crate::new_id(relay_core::id::IdKind::Message, ev.now)))
+                            .push(", ")
+                            .bind(Bind::Text(scope.tenant_id.clone()))
+                            .push(", ")
+                            .bind(Bind::Text(env.into()))
+                            .push(", ")
+                            .bind(Bind::Text(ev.id.clone()))
+                            .push(", ")
+                            .bind(Bind::Text(endpoint_id))
+                            .push(", ")
+                            .bind(Bind::Text(ev.event_type.clone()))
+                            .push(", ")
+                            .bind(Bind::Text(state.as_str().into()))
+                            .push(", ")
+                            .bind(Bind::OptInt(next))
+                            .push(", ")
+                            .bind(Bind::Int(now))
+                            .push(", ")
+                            .bind(Bind::Int(now))
+                            .push(")");
+                    }
+                    Self::built(&q).execute(&mut **tx).await?;
+                    created += chunk.len() as u64;
+                }
+                let event = Event {
+                    id: ev.id.clone(),
+                    event_type: ev.event_type.clone(),
+                    type_version: ev.type_version,
+                    environment: scope.environment,
+                    subject: ev.subject.clone(),
+                    data: ev.data.clone(),
+                    consumer_id: ev.consumer_id.clone(),
+                    ordering_key: ev.ordering_key.clone(),
+                    seq,
+                    traceparent: ev.traceparent.clone(),
+                    expires_at: ev.expires_at,
+                    created_at: ev.now,
+                };
+                Ok(PublishOutcome { event, messages_created: created, duplicate: false })
+            }
+
+
+            /// Writes `jobs` in one transaction (one wake-up notification for
+            /// all of them); any failure rolls back the whole batch.
+            async fn publish_batch(
+                write: &sqlx::Pool<$db>,
+                jobs: &[$crate::group::PublishJob],
+            ) -> Result<Vec<PublishOutcome>> {
+                let mut tx = write.begin().await?;
+                let mut out = Vec::with_capacity(jobs.len());
+                for job in jobs {
+                    out.push(Self::publish_in(&mut tx, &job.scope, &job.event).await?);
+                }
+                if out.iter().any(|o| o.messages_created > 0)
+                    && let Some(notify) = dialect::WAKE_NOTIFY
+                {
+                    sqlx::query::<$db>(notify).execute(&mut *tx).await?;
+                }
+                tx.commit().await?;
+                Ok(out)
+            }
+
+            /// One publish in its own transaction. Another node that stored
+            /// the same id first (a uniqueness violation) makes it a duplicate.
+            async fn publish_alone(
+                write: &sqlx::Pool<$db>,
+                job: &$crate::group::PublishJob,
+            ) -> Result<PublishOutcome> {
+                match Self::publish_batch(write, std::slice::from_ref(job)).await {
+                    Err(StoreError::Database(sqlx::Error::Database(db))) if db.is_unique_violation() => {
+                        let row = sqlx::query::<$db>(
+                            "SELECT * FROM events WHERE tenant_id = $1 AND environment = $2 AND id = $3",
+                        )
+                        .bind(&job.scope.tenant_id)
+                        .bind(job.scope.environment.as_str())
+                        .bind(&job.event.id)
+                        .fetch_optional(write)
+                        .await?
+                        .ok_or(StoreError::NotFound)?;
+                        Ok(PublishOutcome { event: rows::event(&row)?, messages_created: 0, duplicate: true })
+                    }
+                    other => other.map(|mut v| v.remove(0)),
+                }
+            }
+
+            /// The group committer (see [`crate::group`]): runs until the
+            /// store, the only sender, is dropped.
+            pub(crate) async fn run_publishes(
+                write: sqlx::Pool<$db>,
+                mut rx: tokio::sync::mpsc::Receiver<$crate::group::PublishJob>,
+            ) {
+                let mut batch = Vec::with_capacity($crate::group::PUBLISH_BATCH);
+                while let Some(first) = rx.recv().await {
+                    batch.push(first);
+                    while batch.len() < $crate::group::PUBLISH_BATCH {
+                        match rx.try_recv() {
+                            Ok(job) => batch.push(job),
+                            Err(_) => break,
+                        }
+                    }
+                    let together = if batch.len() > 1 {
+                        Self::publish_batch(&write, &batch).await.ok()
+                    } else {
+                        None
+                    };
+                    match together {
+                        Some(outcomes) => {
+                            for (job, outcome) in batch.drain(..).zip(outcomes) {
+                                let _ = job.reply.send(Ok(outcome));
+                            }
+                        }
+                        None => {
+                            for job in batch.drain(..) {
+                                let result = Self::publish_alone(&write, &job).await;
+                                let _ = job.reply.send(result);
+                            }
+                        }
+                    }
+                }
+            }
+
             /// The claimed messages `ids` with their events, endpoints and sources.
             async fn load_claimed(
                 tx: &mut sqlx::Transaction<'_, $db>,
@@ -280,17 +497,39 @@ macro_rules! impl_store {
                 for r in Self::built(&q).fetch_all(&mut **tx).await? {
                     sources.insert(r.text("id")?, r.text("source")?);
                 }
+                // The events, one query per (tenant, environment) in the batch.
+                let mut scopes: Vec<(String, &'static str)> = claimed_rows
+                    .iter()
+                    .map(|c| (c.1.clone(), c.0.environment.as_str()))
+                    .collect();
+                scopes.sort();
+                scopes.dedup();
+                let mut events = std::collections::HashMap::new();
+                for (tenant_id, env) in scopes {
+                    let mut q = SqlBuilder::new("SELECT * FROM events WHERE tenant_id = ");
+                    q.bind(Bind::Text(tenant_id.clone()))
+                        .push(" AND environment = ")
+                        .bind(Bind::Text(env.into()))
+                        .push(" AND id");
+                    let mut ids: Vec<String> = claimed_rows
+                        .iter()
+                        .filter(|c| c.1 == tenant_id && c.0.environment.as_str() == env)
+                        .map(|c| c.0.event_id.clone())
+                        .collect();
+                    ids.sort();
+                    ids.dedup();
+                    in_list(&mut q, &mut ids.into_iter());
+                    for r in Self::built(&q).fetch_all(&mut **tx).await? {
+                        let e = rows::event(&r)?;
+                        events.insert((tenant_id.clone(), env, e.id.clone()), e);
+                    }
+                }
                 let mut out = Vec::with_capacity(claimed_rows.len());
                 for (message, tenant_id, lease_version) in claimed_rows {
-                    let event = sqlx::query::<$db>(
-                        "SELECT * FROM events WHERE tenant_id = $1 AND environment = $2 AND id = $3",
-                    )
-                    .bind(&tenant_id)
-                    .bind(message.environment.as_str())
-                    .bind(&message.event_id)
-                    .fetch_one(&mut **tx)
-                    .await?;
-                    let event = rows::event(&event)?;
+                    let event = events
+                        .get(&(tenant_id.clone(), message.environment.as_str(), message.event_id.clone()))
+                        .cloned()
+                        .ok_or_else(|| StoreError::Corrupt(format!("event {} missing", message.event_id)))?;
                     let endpoint = endpoints
                         .get(&message.endpoint_id)
                         .cloned()
@@ -328,12 +567,13 @@ macro_rules! impl_store {
             /// Moves the endpoint's automatic-disable clock with one attempt's
             /// signal (`relay_core::autodisable`): warns at hour 72, disables
             /// at 5 days unless the tenant turned automatic disabling off.
+            /// Returns whether the clock is clear (no row) afterwards.
             async fn observe_health(
                 tx: &mut sqlx::Transaction<'_, $db>,
                 endpoint_id: &str,
                 signal: relay_core::circuit::Signal,
                 now: Timestamp,
-            ) -> Result<()> {
+            ) -> Result<bool> {
                 use relay_core::autodisable::FailureClock;
                 let row = sqlx::query::<$db>("SELECT * FROM endpoint_health WHERE endpoint_id = $1")
                     .bind(endpoint_id)
@@ -351,14 +591,15 @@ macro_rules! impl_store {
                 let o = match signal {
                     relay_core::circuit::Signal::Success => {
                         if row.is_none() {
-                            return Ok(());
+                            return Ok(true);
                         }
                         clock.success()
                     }
                     relay_core::circuit::Signal::Failure => clock.failure(now),
-                    relay_core::circuit::Signal::Neutral => return Ok(()),
+                    relay_core::circuit::Signal::Neutral => return Ok(row.is_none()),
                 };
-                if o.clock == FailureClock::default() {
+                let clean = o.clock == FailureClock::default();
+                if clean {
                     sqlx::query::<$db>("DELETE FROM endpoint_health WHERE endpoint_id = $1")
                         .bind(endpoint_id)
                         .execute(&mut **tx)
@@ -425,7 +666,7 @@ macro_rules! impl_store {
                         .await?;
                     }
                 }
-                Ok(())
+                Ok(clean)
             }
 
             /// Publishes an operational event (`relay_core::operational`) inside
@@ -1866,131 +2107,15 @@ macro_rules! impl_store {
                 Ok(())
             }
 
-            async fn publish(&self, scope: &Scope, ev: NewEvent) -> Result<PublishOutcome> {
-                let env = scope.environment.as_str();
-                let now = ev.now.millis();
-                let mut tx = self.write.begin().await?;
-                let existing = sqlx::query::<$db>(
-                    "SELECT * FROM events WHERE tenant_id = $1 AND environment = $2 AND id = $3",
-                )
-                .bind(&scope.tenant_id)
-                .bind(env)
-                .bind(&ev.id)
-                .fetch_optional(&mut *tx)
-                .await?;
-                if let Some(row) = existing {
-                    return Ok(PublishOutcome {
-                        event: rows::event(&row)?,
-                        messages_created: 0,
-                        duplicate: true,
-                    });
-                }
-                let seq = match &ev.subject {
-                    Some(subject) => Some(
-                        sqlx::query_scalar::<$db, i64>(
-                            "INSERT INTO subject_seqs (tenant_id, environment, subject, seq) VALUES ($1, $2, $3, 1) \
-                             ON CONFLICT (tenant_id, environment, subject) DO UPDATE SET seq = subject_seqs.seq + 1 \
-                             RETURNING seq",
-                        )
-                        .bind(&scope.tenant_id)
-                        .bind(env)
-                        .bind(subject)
-                        .fetch_one(&mut *tx)
-                        .await?,
-                    ),
-                    None => None,
-                };
-                let inserted = sqlx::query::<$db>(
-                    "INSERT INTO events (tenant_id, environment, id, event_type, type_version, subject, data, \
-                     consumer_id, ordering_key, seq, traceparent, expires_at, created_at) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
-                )
-                .bind(&scope.tenant_id)
-                .bind(env)
-                .bind(&ev.id)
-                .bind(&ev.event_type)
-                .bind(ev.type_version)
-                .bind(&ev.subject)
-                .bind(ev.data.get())
-                .bind(&ev.consumer_id)
-                .bind(&ev.ordering_key)
-                .bind(seq)
-                .bind(&ev.traceparent)
-                .bind(ev.expires_at.map(Timestamp::millis))
-                .bind(now)
-                .execute(&mut *tx)
-                .await;
-                if let Err(e) = inserted {
-                    if matches!(&e, sqlx::Error::Database(db) if db.is_unique_violation()) {
-                        // Another node published the same id first: idempotent.
-                        drop(tx);
-                        let event = self.get_event(scope, &ev.id).await?.ok_or(StoreError::NotFound)?;
-                        return Ok(PublishOutcome { event, messages_created: 0, duplicate: true });
-                    }
-                    return Err(e.into());
-                }
-                let mut fanout = SqlBuilder::new(
-                    "SELECT DISTINCT e.id, e.state FROM endpoint_subscriptions s \
-                     JOIN endpoints e ON e.id = s.endpoint_id WHERE s.tenant_id = ",
-                );
-                fanout
-                    .bind(Bind::Text(scope.tenant_id.clone()))
-                    .push(" AND s.environment = ")
-                    .bind(Bind::Text(env.into()))
-                    .push(" AND s.event_type IN (")
-                    .bind(Bind::Text(ev.event_type.clone()))
-                    .push(", '*') AND e.deleted_at IS NULL");
-                if let Some(c) = &ev.consumer_id {
-                    fanout.push(" AND e.consumer_id = ").bind(Bind::Text(c.clone()));
-                }
-                fanout.push(" ORDER BY e.id");
-                let targets = Self::built(&fanout).fetch_all(&mut *tx).await?;
-                let mut created = 0u64;
-                for t in &targets {
-                    let endpoint_id = t.text("id")?;
-                    let endpoint_state = t.text("state")?;
-                    let endpoint_state = EndpointState::parse(&endpoint_state)
-                        .ok_or_else(|| StoreError::Corrupt(format!("endpoint state `{endpoint_state}`")))?;
-                    let state = endpoint_state.initial_message_state();
-                    let next = (state == MessageState::Scheduled).then_some(now);
-                    sqlx::query::<$db>(
-                        "INSERT INTO messages (id, tenant_id, environment, event_id, endpoint_id, event_type, state, \
-                         next_attempt_at, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)",
-                    )
-                    .bind($crate::new_id(relay_core::id::IdKind::Message, ev.now))
-                    .bind(&scope.tenant_id)
-                    .bind(env)
-                    .bind(&ev.id)
-                    .bind(&endpoint_id)
-                    .bind(&ev.event_type)
-                    .bind(state.as_str())
-                    .bind(next)
-                    .bind(now)
-                    .execute(&mut *tx)
-                    .await?;
-                    created += 1;
-                }
-                if created > 0
-                    && let Some(notify) = dialect::WAKE_NOTIFY
-                {
-                    sqlx::query::<$db>(notify).execute(&mut *tx).await?;
-                }
-                tx.commit().await?;
-                let event = Event {
-                    id: ev.id,
-                    event_type: ev.event_type,
-                    type_version: ev.type_version,
-                    environment: scope.environment,
-                    subject: ev.subject,
-                    data: ev.data,
-                    consumer_id: ev.consumer_id,
-                    ordering_key: ev.ordering_key,
-                    seq,
-                    traceparent: ev.traceparent,
-                    expires_at: ev.expires_at,
-                    created_at: ev.now,
-                };
-                Ok(PublishOutcome { event, messages_created: created, duplicate: false })
+            async fn publish(&self, scope: &Scope, event: NewEvent) -> Result<PublishOutcome> {
+                let (reply, answer) = tokio::sync::oneshot::channel();
+                self.publishes
+                    .send($crate::group::PublishJob { scope: scope.clone(), event, reply })
+                    .await
+                    .map_err(|_| StoreError::Unavailable("the publish committer has stopped"))?;
+                answer
+                    .await
+                    .map_err(|_| StoreError::Unavailable("the publish committer has stopped"))?
             }
 
             async fn get_event(&self, scope: &Scope, id: &str) -> Result<Option<Event>> {
@@ -2057,7 +2182,7 @@ macro_rules! impl_store {
                 now: Timestamp,
                 lease_until: Timestamp,
                 limit: u32,
-                skip_endpoints: &[String],
+                room: &[(String, u32)],
             ) -> Result<Vec<Claimed>> {
                 let mut tx = self.write.begin().await?;
                 let mut q = SqlBuilder::new("UPDATE messages SET state = 'in_flight', lease_owner = ");
@@ -2066,21 +2191,45 @@ macro_rules! impl_store {
                     .bind(Bind::Int(lease_until.millis()))
                     .push(", lease_version = lease_version + 1, updated_at = ")
                     .bind(Bind::Int(now.millis()))
-                    .push(" WHERE id IN (SELECT id FROM messages WHERE state = 'scheduled' AND next_attempt_at <= ")
+                    // Candidates: the next due messages in order (a bounded
+                    // index scan), then at most each endpoint's room of them.
+                    .push(
+                        " WHERE id IN (SELECT r.id FROM (SELECT c.id, c.priority, c.next_attempt_at, \
+                         ROW_NUMBER() OVER (PARTITION BY c.endpoint_id ORDER BY c.priority, c.next_attempt_at, c.id) AS rn, ",
+                    );
+                let known: Vec<&(String, u32)> = room.iter().filter(|(_, n)| *n > 0).collect();
+                if known.is_empty() {
+                    q.push("e.max_concurrency");
+                } else {
+                    q.push("CASE");
+                    for (endpoint, n) in known {
+                        q.push(" WHEN c.endpoint_id = ")
+                            .bind(Bind::Text(endpoint.clone()))
+                            .push(" THEN ")
+                            .bind(Bind::Int(i64::from(*n)));
+                    }
+                    q.push(" ELSE e.max_concurrency END");
+                }
+                q.push(" AS cap FROM (SELECT id, endpoint_id, priority, next_attempt_at \
+                        FROM messages WHERE state = 'scheduled' AND next_attempt_at <= ")
                     .bind(Bind::Int(now.millis()))
                     .push(" AND (lease_until IS NULL OR lease_until < ")
                     .bind(Bind::Int(now.millis()))
                     .push(")");
-                if !skip_endpoints.is_empty() {
-                    q.push(" AND endpoint_id NOT IN ('-'");
-                    for e in skip_endpoints {
-                        q.push(", ").bind(Bind::Text(e.clone()));
+                let full: Vec<&String> = room.iter().filter(|(_, n)| *n == 0).map(|(e, _)| e).collect();
+                if !full.is_empty() {
+                    q.push(" AND endpoint_id NOT IN (");
+                    for (i, e) in full.into_iter().enumerate() {
+                        q.push(if i == 0 { "" } else { ", " }).bind(Bind::Text(e.clone()));
                     }
                     q.push(")");
                 }
                 q.push(" ORDER BY priority, next_attempt_at LIMIT ")
-                    .bind(Bind::Int(i64::from(limit)))
+                    .bind(Bind::Int(i64::from(limit) * dialect::CLAIM_CANDIDATES))
                     .push(dialect::SKIP_LOCKED)
+                    .push(") c JOIN endpoints e ON e.id = c.endpoint_id) r WHERE r.rn <= r.cap \
+                           ORDER BY r.priority, r.next_attempt_at LIMIT ")
+                    .bind(Bind::Int(i64::from(limit)))
                     .push(") RETURNING id");
                 let ids: Vec<String> = Self::built(&q)
                     .fetch_all(&mut *tx)
@@ -2100,6 +2249,28 @@ macro_rules! impl_store {
             async fn complete(&self, batch: &[Completion]) -> Result<Vec<bool>> {
                 let mut applied = Vec::with_capacity(batch.len());
                 let mut tx = self.write.begin().await?;
+                // Endpoints of this batch whose failure clock is clear (no
+                // endpoint_health row), read once: their successes need no
+                // per-completion read.
+                let mut clear = std::collections::HashSet::new();
+                let mut ids: Vec<&str> = batch
+                    .iter()
+                    .filter_map(|c| c.attempt.as_ref().map(|a| a.endpoint_id.as_str()))
+                    .collect();
+                ids.sort_unstable();
+                ids.dedup();
+                if !ids.is_empty() {
+                    let mut q = SqlBuilder::new("SELECT endpoint_id FROM endpoint_health WHERE endpoint_id IN (");
+                    for (i, id) in ids.iter().enumerate() {
+                        q.push(if i == 0 { "" } else { ", " }).bind(Bind::Text((*id).to_string()));
+                    }
+                    q.push(")");
+                    let mut rows_found = std::collections::HashSet::new();
+                    for r in Self::built(&q).fetch_all(&mut *tx).await? {
+                        rows_found.insert(r.text("endpoint_id")?);
+                    }
+                    clear.extend(ids.iter().filter(|id| !rows_found.contains(**id)).map(|id| id.to_string()));
+                }
                 for c in batch {
                     let p = &c.progress;
                     let done = sqlx::query::<$db>(
@@ -2212,7 +2383,16 @@ macro_rules! impl_store {
                     if c.health != relay_core::circuit::Signal::Neutral
                         && let Some(a) = &c.attempt
                     {
-                        Self::observe_health(&mut tx, &a.endpoint_id, c.health, c.now).await?;
+                        // A success on an endpoint whose clock is clear changes nothing.
+                        let skip = c.health == relay_core::circuit::Signal::Success
+                            && clear.contains(a.endpoint_id.as_str());
+                        if !skip {
+                            if Self::observe_health(&mut tx, &a.endpoint_id, c.health, c.now).await? {
+                                clear.insert(a.endpoint_id.clone());
+                            } else {
+                                clear.remove(a.endpoint_id.as_str());
+                            }
+                        }
                     }
                     if let Some(w) = applied_and(done, &c.warning) {
                         sqlx::query::<$db>(

@@ -584,6 +584,57 @@ pub async fn concurrent_publishes_of_one_id_create_one_event(s: &dyn Store) {
     assert_eq!(all.data.len(), 2);
 }
 
+/// Concurrent publishes share commits (group commit): every one is
+/// answered, in order per subject, and one that fails (its tenant does not
+/// exist) fails alone.
+pub async fn concurrent_publishes_commit_together_and_fail_alone(s: &dyn Store) {
+    let t = tenant(s, "a").await;
+    let live = scope(&t, Environment::Live);
+    let c = consumer(s, &live, "c").await;
+    endpoint(s, &live, &c.id, &["order.shipped"]).await;
+    let ghost = Scope {
+        tenant_id: "ten_does_not_exist".into(),
+        environment: Environment::Live,
+    };
+    let good = (0..40).map(|i| {
+        s.publish(
+            &live,
+            new_event(
+                &format!("evt_group_{i:02}"),
+                "order.shipped",
+                Some("order/group"),
+            ),
+        )
+    });
+    let (results, bad) = futures_util::future::join(
+        futures_util::future::join_all(good),
+        s.publish(&ghost, new_event("evt_ghost", "order.shipped", None)),
+    )
+    .await;
+    assert!(bad.is_err(), "a publish for a missing tenant fails");
+    let mut seqs = Vec::new();
+    for r in results {
+        let out = r.expect("the others are committed");
+        assert!(!out.duplicate);
+        assert_eq!(out.messages_created, 1);
+        seqs.push(out.event.seq.expect("subject given"));
+    }
+    seqs.sort_unstable();
+    assert_eq!(
+        seqs,
+        (1..=40).collect::<Vec<i64>>(),
+        "one seq each, no gaps"
+    );
+    for i in 0..40 {
+        let id = format!("evt_group_{i:02}");
+        assert!(
+            s.get_event(&live, &id).await.unwrap().is_some(),
+            "{id} stored"
+        );
+    }
+    assert!(s.get_event(&ghost, "evt_ghost").await.unwrap().is_none());
+}
+
 pub async fn seq_is_monotonic_per_subject(s: &dyn Store) {
     let t = tenant(s, "a").await;
     let live = scope(&t, Environment::Live);
@@ -1897,7 +1948,7 @@ pub async fn bulk_retry_jobs_advance_by_cursor_and_resume_after_a_lost_worker(s:
 
 pub async fn claims_skip_full_lanes_and_released_claims_are_due_again(s: &dyn Store) {
     let (_live, endpoints) = delivery_fixture(s, 3).await;
-    let full = vec![endpoints[0].id.clone(), endpoints[1].id.clone()];
+    let full = vec![(endpoints[0].id.clone(), 0), (endpoints[1].id.clone(), 0)];
     let claimed = s
         .claim_due("w", T0, T0.plus_seconds(30), 10, &full)
         .await
@@ -1922,6 +1973,63 @@ pub async fn claims_skip_full_lanes_and_released_claims_are_due_again(s: &dyn St
             .iter()
             .all(|c| c.message.attempts_used == 0 && c.message.next_attempt_at == Some(T0))
     );
+}
+
+pub async fn claims_take_at_most_each_endpoints_room(s: &dyn Store) {
+    let t = tenant(s, "a").await;
+    let live = scope(&t, Environment::Live);
+    let c = consumer(s, &live, "c").await;
+    let roomy = endpoint(s, &live, &c.id, &["order.shipped"]).await;
+    let mut narrow = endpoint_value(&live, &c.id, &["order.shipped"]);
+    narrow.max_concurrency = 3;
+    s.create_endpoint(&live, &narrow, &[], LIMITS)
+        .await
+        .unwrap();
+    for i in 0..6 {
+        let mut ev = new_event(&format!("evt_room_{i}"), "order.shipped", None);
+        ev.now = T0.plus_millis(i);
+        s.publish(&live, ev).await.unwrap();
+    }
+    let count = |claimed: &[crate::Claimed], e: &Endpoint| {
+        claimed.iter().filter(|c| c.endpoint.id == e.id).count()
+    };
+    // The lane of `roomy` has 2 free slots; `narrow` is unknown to the lanes,
+    // so its max_concurrency (3) caps it.
+    let first = s
+        .claim_due(
+            "w",
+            T0.plus_seconds(1),
+            T0.plus_seconds(30),
+            100,
+            &[(roomy.id.clone(), 2)],
+        )
+        .await
+        .unwrap();
+    assert_eq!((count(&first, &roomy), count(&first, &narrow)), (2, 3));
+    // The oldest due of each endpoint go first.
+    let oldest: Vec<&str> = first
+        .iter()
+        .filter(|c| c.endpoint.id == roomy.id)
+        .map(|c| c.event.id.as_str())
+        .collect();
+    assert_eq!(oldest, ["evt_room_0", "evt_room_1"]);
+    // Room 0 skips an endpoint; the limit still applies across endpoints.
+    let second = s
+        .claim_due(
+            "w",
+            T0.plus_seconds(1),
+            T0.plus_seconds(30),
+            2,
+            &[(narrow.id.clone(), 0)],
+        )
+        .await
+        .unwrap();
+    assert_eq!((count(&second, &roomy), count(&second, &narrow)), (2, 0));
+    let rest = s
+        .claim_due("w", T0.plus_seconds(1), T0.plus_seconds(30), 100, &[])
+        .await
+        .unwrap();
+    assert_eq!((count(&rest, &roomy), count(&rest, &narrow)), (2, 3));
 }
 
 pub async fn health_facts_summarise_attempts_and_backlog(s: &dyn Store) {

@@ -18,6 +18,7 @@
 
 pub mod backend;
 pub mod conformance;
+pub mod group;
 pub mod keys;
 pub mod migrate;
 pub mod postgres;
@@ -57,6 +58,9 @@ pub enum StoreError {
     Corrupt(String),
     #[error("invalid database url: {0}")]
     InvalidUrl(String),
+    /// A part of the store is not running (it stopped with the runtime).
+    #[error("store unavailable: {0}")]
+    Unavailable(&'static str),
 }
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
@@ -504,16 +508,17 @@ pub trait Store: Send + Sync + 'static {
     async fn list_attempts(&self, scope: &Scope, message_id: &str) -> Result<Vec<Attempt>>;
 
     /// Leases up to `limit` due `scheduled` messages to `owner` until
-    /// `lease_until`, oldest due first, skipping the endpoints in
-    /// `skip_endpoints` (their lanes are full). Concurrent claimers never get
-    /// the same message (PostgreSQL: `FOR UPDATE SKIP LOCKED`; SQLite: one writer).
+    /// `lease_until`, oldest due first, and of each endpoint at most its room:
+    /// the number `room` gives for it (0 skips it: its lane is full), else
+    /// its `max_concurrency`. Concurrent claimers never get the same message
+    /// (PostgreSQL: `FOR UPDATE SKIP LOCKED`; SQLite: one writer).
     async fn claim_due(
         &self,
         owner: &str,
         now: Timestamp,
         lease_until: Timestamp,
         limit: u32,
-        skip_endpoints: &[String],
+        room: &[(String, u32)],
     ) -> Result<Vec<Claimed>>;
     /// Gives claimed messages back unattempted (due as before, nothing used up).
     async fn release_claims(&self, owner: &str, ids: &[String], now: Timestamp) -> Result<u64>;

@@ -14,6 +14,8 @@ use crate::{Result, StoreError};
 pub struct PgStore {
     pub(crate) write: PgPool,
     pub(crate) read: PgPool,
+    /// To the group committer (`crate::group`).
+    pub(crate) publishes: tokio::sync::mpsc::Sender<crate::group::PublishJob>,
 }
 
 pub(crate) mod dialect {
@@ -24,6 +26,10 @@ pub(crate) mod dialect {
 
     /// Concurrent claimers skip each other's rows instead of waiting.
     pub const SKIP_LOCKED: &str = " FOR UPDATE SKIP LOCKED";
+    /// Candidates a claim looks at, per message it may take: every candidate
+    /// stays locked (and skipped by other nodes' claims) until the claim
+    /// commits, so no more are locked than can be taken.
+    pub const CLAIM_CANDIDATES: i64 = 1;
     /// Sent inside the publish transaction; delivered to listeners on commit.
     pub const WAKE_NOTIFY: Option<&str> = Some("SELECT pg_notify('relay_wake', '')");
 
@@ -87,9 +93,12 @@ impl PgStore {
             .max_connections(16)
             .connect_with(options)
             .await?;
+        let (publishes, queued) = tokio::sync::mpsc::channel(crate::group::QUEUE);
+        tokio::spawn(PgStore::run_publishes(pool.clone(), queued));
         Ok(PgStore {
             write: pool.clone(),
             read: pool,
+            publishes,
         })
     }
 

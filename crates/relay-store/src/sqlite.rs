@@ -15,6 +15,8 @@ use crate::{Result, StoreError};
 pub struct SqliteStore {
     pub(crate) write: SqlitePool,
     pub(crate) read: SqlitePool,
+    /// To the group committer (`crate::group`).
+    pub(crate) publishes: tokio::sync::mpsc::Sender<crate::group::PublishJob>,
 }
 
 pub(crate) mod dialect {
@@ -26,6 +28,9 @@ pub(crate) mod dialect {
 
     /// One writer at a time: a claim's select-then-update cannot race another claim.
     pub const SKIP_LOCKED: &str = "";
+    /// A claim looks at this many times its limit of the next due messages,
+    /// so one endpoint's backlog at the front leaves room for the others'.
+    pub const CLAIM_CANDIDATES: i64 = 4;
     /// One process owns the database; the API wakes the dispatcher in-process.
     pub const WAKE_NOTIFY: Option<&str> = None;
 
@@ -60,7 +65,13 @@ impl SqliteStore {
             .max_connections(8)
             .connect_with(options.read_only(true))
             .await?;
-        Ok(SqliteStore { write, read })
+        let (publishes, queued) = tokio::sync::mpsc::channel(crate::group::QUEUE);
+        tokio::spawn(SqliteStore::run_publishes(write.clone(), queued));
+        Ok(SqliteStore {
+            write,
+            read,
+            publishes,
+        })
     }
 }
 

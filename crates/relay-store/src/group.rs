@@ -1,0 +1,28 @@
+//! Group commit for publishes.
+//!
+//! Each publish must be committed before its `202`, and on SQLite every
+//! commit is an fsync on the one writer. So concurrent publishes are queued
+//! to one committer task per store, which writes whatever has queued while
+//! the previous transaction committed (up to [`PUBLISH_BATCH`]) in one
+//! transaction, and answers each publisher after that shared commit. A batch
+//! that fails is retried one publish per transaction, so a bad publish fails
+//! only itself (and a uniqueness race with another node is still answered
+//! as a duplicate).
+//!
+//! The committer runs until the store (its only sender) is dropped. A publish
+//! whose caller goes away is still committed; publishing the same event id
+//! again is idempotent.
+
+use crate::{NewEvent, PublishOutcome, Result, Scope};
+
+/// Publishes written in one transaction at most.
+pub const PUBLISH_BATCH: usize = 256;
+/// Publishes that may wait for the committer before senders wait too.
+pub const QUEUE: usize = 4096;
+
+/// One publish waiting for the committer.
+pub struct PublishJob {
+    pub scope: Scope,
+    pub event: NewEvent,
+    pub reply: tokio::sync::oneshot::Sender<Result<PublishOutcome>>,
+}
