@@ -264,6 +264,19 @@ async fn the_test_action_sends_the_sample_through_the_normal_path() {
         1,
         "only this endpoint"
     );
+    // The health view counts the attempt: rates, the latency histogram, the error.
+    let health = h
+        .get(&format!("/v1/endpoints/{ep}/health"), &key)
+        .await
+        .expect(StatusCode::OK);
+    assert_eq!(health["attempts_last_hour"], 1);
+    assert_eq!(health["success_rate_last_hour"], 0.0);
+    assert_eq!(health["latency"]["samples"], 1);
+    let duration = r["attempt"]["duration_ms"].as_i64().unwrap();
+    assert_eq!(health["latency"]["max_ms"], duration);
+    assert!(health["latency"]["p50_ms"].as_i64().unwrap() >= duration);
+    assert_eq!(health["recent_errors"][0]["error_kind"], "connect");
+    assert_eq!(health["backlog"]["size"], 1);
     h.post(
         &format!("/v1/endpoints/{ep}/test"),
         &key,

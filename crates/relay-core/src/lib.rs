@@ -21,6 +21,7 @@
 pub mod autodisable;
 pub mod circuit;
 pub mod envelope;
+pub mod histogram;
 pub mod id;
 pub mod model;
 pub mod operational;

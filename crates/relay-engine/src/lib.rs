@@ -289,6 +289,13 @@ impl Dispatcher {
         if total > 0 {
             tracing::info!(events = total, "purged events past the retention period");
         }
+        // The health view reads 24 hours of latency; two days are kept.
+        let latency_cutoff = self
+            .attempter
+            .clock
+            .now()
+            .plus_seconds(-LATENCY_KEPT_SECONDS);
+        self.store().purge_latency_before(latency_cutoff).await?;
         Ok(total)
     }
 
@@ -536,6 +543,9 @@ impl Dispatcher {
         self.lanes.circuit(endpoint_id, self.attempter.clock.now())
     }
 }
+
+/// How long the latency histogram's hours are kept.
+const LATENCY_KEPT_SECONDS: i64 = 2 * 86_400;
 
 /// Messages examined per job transaction.
 const JOB_BATCH: u32 = 500;

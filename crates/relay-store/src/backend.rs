@@ -24,6 +24,9 @@ pub enum Bind {
 /// well under both backends' limits on bound parameters).
 pub const FANOUT_CHUNK: usize = 200;
 
+/// The latency histogram's time unit.
+pub const HOUR_MILLIS: i64 = 3_600_000;
+
 /// Builds SQL with numbered placeholders; values are always bound, never
 /// interpolated.
 #[derive(Debug, Default)]
@@ -1629,6 +1632,14 @@ macro_rules! impl_store {
                 Ok(created)
             }
 
+            async fn purge_latency_before(&self, cutoff: Timestamp) -> Result<u64> {
+                Ok(sqlx::query::<$db>("DELETE FROM endpoint_latency WHERE hour < $1")
+                    .bind(cutoff.millis().div_euclid($crate::backend::HOUR_MILLIS))
+                    .execute(&self.write)
+                    .await?
+                    .rows_affected())
+            }
+
             async fn purge_before(&self, cutoff: Timestamp, batch: u32) -> Result<u64> {
                 let mut tx = self.write.begin().await?;
                 let old = sqlx::query::<$db>(
@@ -1953,14 +1964,21 @@ macro_rules! impl_store {
                 };
                 let hour = counts(now.plus_seconds(-3600)).fetch_one(&self.read).await?;
                 let day = counts(now.plus_seconds(-86_400)).fetch_one(&self.read).await?;
-                let durations: Vec<i64> = sqlx::query_scalar::<$db, i64>(
-                    "SELECT duration_ms FROM attempts WHERE endpoint_id = $1 AND started_at >= $2 \
-                     ORDER BY started_at DESC LIMIT 10000",
+                let mut latency = relay_core::histogram::Histogram::default();
+                let since_hour = now.plus_seconds(-86_400).millis().div_euclid($crate::backend::HOUR_MILLIS);
+                for r in sqlx::query::<$db>(
+                    "SELECT bucket, CAST(SUM(count) AS BIGINT) AS n, MAX(max_ms) AS max_ms FROM endpoint_latency \
+                     WHERE endpoint_id = $1 AND hour >= $2 GROUP BY bucket",
                 )
                 .bind(endpoint_id)
-                .bind(now.plus_seconds(-86_400).millis())
+                .bind(since_hour)
                 .fetch_all(&self.read)
-                .await?;
+                .await?
+                {
+                    let bucket = usize::try_from(r.int("bucket")?).unwrap_or(usize::MAX);
+                    latency.add(bucket, u64::try_from(r.int("n")?).unwrap_or(0));
+                    latency.max_ms = latency.max_ms.max(r.int("max_ms")?);
+                }
                 let last_success: Option<i64> = sqlx::query_scalar::<$db, Option<i64>>(
                     "SELECT MAX(started_at) FROM attempts WHERE endpoint_id = $1 AND outcome = 'delivered'",
                 )
@@ -1987,7 +2005,7 @@ macro_rules! impl_store {
                 Ok(HealthFacts {
                     last_hour: (hour.int("total")?, hour.int("delivered")?),
                     last_day: (day.int("total")?, day.int("delivered")?),
-                    durations_ms: durations,
+                    latency,
                     last_success_at: last_success.map(Timestamp),
                     backlog: backlog.int("n")?,
                     oldest_pending_at: backlog.opt_ts("oldest")?,
@@ -2406,6 +2424,36 @@ macro_rules! impl_store {
                         .await?;
                     }
                     applied.push(done);
+                }
+                // The health view's latency histogram, one row per endpoint,
+                // hour and bucket touched by this batch.
+                let mut latency: std::collections::BTreeMap<(&str, i64, i64), (i64, i64)> =
+                    std::collections::BTreeMap::new();
+                for a in batch.iter().filter_map(|c| c.attempt.as_ref()) {
+                    let key = (
+                        a.endpoint_id.as_str(),
+                        a.started_at.millis().div_euclid($crate::backend::HOUR_MILLIS),
+                        relay_core::histogram::bucket_of(a.duration_ms) as i64,
+                    );
+                    let entry = latency.entry(key).or_insert((0, 0));
+                    entry.0 += 1;
+                    entry.1 = entry.1.max(a.duration_ms);
+                }
+                for ((endpoint_id, hour, bucket), (count, max_ms)) in latency {
+                    sqlx::query::<$db>(
+                        "INSERT INTO endpoint_latency (endpoint_id, hour, bucket, count, max_ms) \
+                         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (endpoint_id, hour, bucket) DO UPDATE SET \
+                         count = endpoint_latency.count + excluded.count, \
+                         max_ms = CASE WHEN excluded.max_ms > endpoint_latency.max_ms \
+                         THEN excluded.max_ms ELSE endpoint_latency.max_ms END",
+                    )
+                    .bind(endpoint_id)
+                    .bind(hour)
+                    .bind(bucket)
+                    .bind(count)
+                    .bind(max_ms)
+                    .execute(&mut *tx)
+                    .await?;
                 }
                 tx.commit().await?;
                 Ok(applied)

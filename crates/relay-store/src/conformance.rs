@@ -2081,9 +2081,17 @@ pub async fn health_facts_summarise_attempts_and_backlog(s: &dyn Store) {
     let f = s.health_facts(&e.id, T0.plus_seconds(60)).await.unwrap();
     assert_eq!(f.last_hour, (4, 1));
     assert_eq!(f.last_day, (4, 1));
-    let mut d = f.durations_ms.clone();
-    d.sort();
-    assert_eq!(d, vec![100, 200, 300, 400]);
+    // 100, 200, 300 and 400 ms: buckets (75, 100], (150, 200], (200, 300], (300, 500].
+    assert_eq!(f.latency.total(), 4);
+    assert_eq!(f.latency.max_ms, 400);
+    assert_eq!(f.latency.percentile(25), Some(100));
+    assert_eq!(f.latency.percentile(50), Some(200));
+    assert_eq!(f.latency.percentile(75), Some(300));
+    assert_eq!(
+        f.latency.percentile(99),
+        Some(400),
+        "bounded by the largest seen"
+    );
     assert_eq!(f.last_success_at, Some(T0.plus_seconds(30)));
     assert_eq!((f.backlog, f.oldest_pending_at), (0, None));
     assert_eq!(f.recent_errors.len(), 3);
@@ -2097,6 +2105,17 @@ pub async fn health_facts_summarise_attempts_and_backlog(s: &dyn Store) {
         .unwrap();
     assert_eq!(later.last_hour, (0, 0));
     assert_eq!(later.last_day, (4, 1));
+    assert_eq!(later.latency.total(), 4, "the histogram keeps 24 hours");
+    let next_day = s
+        .health_facts(&e.id, T0.plus_seconds(26 * 3600))
+        .await
+        .unwrap();
+    assert_eq!(next_day.latency.total(), 0, "hours older than 24 drop out");
+    // Purging removes the hours before the cutoff, and only those.
+    assert_eq!(s.purge_latency_before(T0).await.unwrap(), 0);
+    assert!(s.purge_latency_before(T0.plus_seconds(3600)).await.unwrap() > 0);
+    let purged = s.health_facts(&e.id, T0.plus_seconds(60)).await.unwrap();
+    assert_eq!(purged.latency.total(), 0);
 }
 
 pub async fn live_messages_are_claimed_before_recovery_traffic(s: &dyn Store) {

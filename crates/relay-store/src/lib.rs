@@ -264,8 +264,9 @@ pub struct HealthFacts {
     /// (attempts, delivered) since one hour ago and since 24 hours ago.
     pub last_hour: (i64, i64),
     pub last_day: (i64, i64),
-    /// Durations (ms) of the most recent attempts of the last 24 hours (at most 10,000).
-    pub durations_ms: Vec<i64>,
+    /// Attempt durations over the last 24 hours, counted by the hour (so
+    /// up to 25 hours: the current hour and the 24 before it).
+    pub latency: relay_core::histogram::Histogram,
     pub last_success_at: Option<Timestamp>,
     /// Messages still to deliver (`scheduled`, `in_flight`, `held`).
     pub backlog: i64,
@@ -424,6 +425,8 @@ pub trait Store: Send + Sync + 'static {
     /// messages and attempts, in one short transaction. Returns how many
     /// events went; call again until it returns less than `batch`.
     async fn purge_before(&self, cutoff: Timestamp, batch: u32) -> Result<u64>;
+    /// Deletes the latency histogram's hours that started before `cutoff`.
+    async fn purge_latency_before(&self, cutoff: Timestamp) -> Result<u64>;
     /// Queues a job (audited with `audit` in the same transaction).
     async fn create_job(&self, scope: &Scope, job: &Job, audit: &AuditEntry) -> Result<()>;
     async fn get_job(&self, scope: &Scope, id: &str) -> Result<Option<Job>>;

@@ -14,13 +14,17 @@ use crate::AppState;
 use crate::auth::TenantAuth;
 use crate::error::{ApiError, Problem};
 
+/// Percentiles from the latency histogram (`relay_core::histogram`): each
+/// is the upper bound of the bucket the percentile falls in, or the largest
+/// duration seen when that is smaller.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Latency {
     pub p50_ms: i64,
     pub p90_ms: i64,
     pub p99_ms: i64,
-    /// How many attempts the percentiles are computed from.
-    pub samples: usize,
+    pub max_ms: i64,
+    /// How many attempts the histogram counts.
+    pub samples: u64,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -61,7 +65,8 @@ pub struct Health {
     pub success_rate_last_24h: Option<f64>,
     pub attempts_last_hour: i64,
     pub attempts_last_24h: i64,
-    /// Attempt durations over the last 24 hours (the 10,000 most recent at most).
+    /// Attempt durations over the last 24 hours, counted by the hour (the
+    /// current hour and the 24 before it); `null` without attempts.
     pub latency: Option<Latency>,
     pub last_success_at: Option<Timestamp>,
     pub backlog: Backlog,
@@ -69,13 +74,6 @@ pub struct Health {
     pub recent_errors: Vec<RecentError>,
     /// The last 20 health warnings, newest first.
     pub warnings: Vec<Warning>,
-}
-
-/// The nearest-rank percentile `p` (0–100) of `sorted` (ascending, non-empty).
-pub fn percentile(sorted: &[i64], p: u32) -> i64 {
-    let n = sorted.len();
-    let rank = (u64::from(p) * n as u64).div_ceil(100).max(1) as usize;
-    sorted[rank.min(n) - 1]
 }
 
 fn rate((total, delivered): (i64, i64)) -> Option<f64> {
@@ -97,14 +95,17 @@ pub async fn get(
         .ok_or_else(|| ApiError::not_found("endpoint"))?;
     let now = state.clock.now();
     let facts = state.store.health_facts(&id, now).await?;
-    let mut durations = facts.durations_ms;
-    durations.sort_unstable();
-    let latency = (!durations.is_empty()).then(|| Latency {
-        p50_ms: percentile(&durations, 50),
-        p90_ms: percentile(&durations, 90),
-        p99_ms: percentile(&durations, 99),
-        samples: durations.len(),
-    });
+    let h = &facts.latency;
+    let latency = match (h.percentile(50), h.percentile(90), h.percentile(99)) {
+        (Some(p50_ms), Some(p90_ms), Some(p99_ms)) => Some(Latency {
+            p50_ms,
+            p90_ms,
+            p99_ms,
+            max_ms: h.max_ms,
+            samples: h.total(),
+        }),
+        _ => None,
+    };
     let warnings = state
         .store
         .endpoint_warnings(&id, 20)
@@ -154,14 +155,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn nearest_rank_percentiles() {
-        let v: Vec<i64> = (1..=100).collect();
-        assert_eq!(percentile(&v, 50), 50);
-        assert_eq!(percentile(&v, 90), 90);
-        assert_eq!(percentile(&v, 99), 99);
-        assert_eq!(percentile(&[7], 99), 7);
-        assert_eq!(percentile(&[1, 2], 50), 1);
-        assert_eq!(percentile(&[1, 2], 51), 2);
+    fn success_rates() {
         assert_eq!(rate((0, 0)), None);
         assert_eq!(rate((4, 1)), Some(0.25));
     }
