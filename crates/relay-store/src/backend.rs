@@ -139,7 +139,7 @@ macro_rules! impl_store {
         use $crate::backend::{Bind, SqlBuilder, applied_and, push_message_filter, to_page, unique_as_conflict};
         use $crate::rows::{self, RowExt};
         use $crate::{
-            AuditEntry, Claimed, Completion, HealthFacts, ConsumerPatch, EndpointKeyRecord, EndpointLimits,
+            AuditEntry, ClaimBatch, ClaimRequest, Claimed, Completion, HealthFacts, ConsumerPatch, EndpointKeyRecord, EndpointLimits,
             EndpointWarning, Job, LeasedJob,
             MessageFilter, NewApiKey, NewEvent, PageRequest, PublishOutcome, PutEventType,
             PutEventTypeOutcome, Result, Scope, Store, StoreError,
@@ -238,6 +238,80 @@ macro_rules! impl_store {
                 })
             }
 
+            /// Leases up to `limit` due messages, oldest due first: live ones
+            /// (`recovery_tenant` = `None`) or one tenant's recovery ones.
+            async fn claim_some(
+                tx: &mut sqlx::Transaction<'_, $db>,
+                req: &ClaimRequest<'_>,
+                recovery_tenant: Option<&str>,
+                limit: u32,
+            ) -> Result<Vec<String>> {
+                let now = req.now.millis();
+                let mut q = SqlBuilder::new("UPDATE messages SET state = 'in_flight', lease_owner = ");
+                q.bind(Bind::Text(req.owner.into()))
+                    .push(", lease_until = ")
+                    .bind(Bind::Int(req.lease_until.millis()))
+                    .push(", lease_version = lease_version + 1, updated_at = ")
+                    .bind(Bind::Int(now))
+                    .push(" WHERE id IN (SELECT id FROM messages WHERE state = 'scheduled'");
+                // Literal priorities, so the partial indexes `messages_due`
+                // (live) and `messages_recovery_due` (per tenant) apply.
+                match recovery_tenant {
+                    None => q.push(" AND priority = 0"),
+                    Some(t) => q.push(" AND priority = 1 AND tenant_id = ").bind(Bind::Text(t.into())),
+                };
+                q.push(" AND next_attempt_at <= ")
+                    .bind(Bind::Int(now))
+                    .push(" AND (lease_until IS NULL OR lease_until < ")
+                    .bind(Bind::Int(now))
+                    .push(")");
+                if !req.skip_endpoints.is_empty() {
+                    q.push(" AND endpoint_id NOT IN ('-'");
+                    for e in req.skip_endpoints {
+                        q.push(", ").bind(Bind::Text(e.clone()));
+                    }
+                    q.push(")");
+                }
+                q.push(" ORDER BY next_attempt_at LIMIT ")
+                    .bind(Bind::Int(i64::from(limit)))
+                    .push(dialect::SKIP_LOCKED)
+                    .push(") RETURNING id");
+                Self::built(&q)
+                    .fetch_all(&mut **tx)
+                    .await?
+                    .iter()
+                    .map(|r| r.text("id"))
+                    .collect()
+            }
+
+            /// The tenants with recovery traffic due at `now`, in id order.
+            /// A skip scan over `messages_recovery_due` (one index probe per
+            /// tenant with scheduled recovery messages, whatever their number),
+            /// then one probe each for whether its oldest is due.
+            async fn recovery_tenants(
+                tx: &mut sqlx::Transaction<'_, $db>,
+                now: Timestamp,
+            ) -> Result<Vec<String>> {
+                let idx = dialect::RECOVERY_INDEX;
+                let sql = format!(
+                    "WITH RECURSIVE t(tenant_id) AS ( \
+                       SELECT (SELECT tenant_id FROM messages{idx} WHERE state = 'scheduled' AND priority = 1 \
+                               ORDER BY tenant_id LIMIT 1) \
+                       UNION ALL \
+                       SELECT (SELECT m.tenant_id FROM messages m{idx} WHERE m.state = 'scheduled' \
+                               AND m.priority = 1 AND m.tenant_id > t.tenant_id ORDER BY m.tenant_id LIMIT 1) \
+                       FROM t WHERE t.tenant_id IS NOT NULL) \
+                     SELECT t.tenant_id FROM t WHERE t.tenant_id IS NOT NULL AND EXISTS ( \
+                       SELECT 1 FROM messages d{idx} WHERE d.state = 'scheduled' AND d.priority = 1 \
+                       AND d.tenant_id = t.tenant_id AND d.next_attempt_at <= $1) \
+                     ORDER BY t.tenant_id"
+                );
+                Ok(sqlx::query_scalar::<$db, String>(AssertSqlSafe(sql))
+                .bind(now.millis())
+                .fetch_all(&mut **tx)
+                .await?)
+            }
+
             /// The claimed messages `ids` with their events, endpoints and sources.
             async fn load_claimed(
                 tx: &mut sqlx::Transaction<'_, $db>,
@@ -259,7 +333,12 @@ macro_rules! impl_store {
                 let message_rows = Self::built(&q).fetch_all(&mut **tx).await?;
                 let mut claimed_rows = Vec::with_capacity(message_rows.len());
                 for r in &message_rows {
-                    claimed_rows.push((rows::message(r)?, r.text("tenant_id")?, r.int("lease_version")?));
+                    claimed_rows.push((
+                        rows::message(r)?,
+                        r.text("tenant_id")?,
+                        r.int("lease_version")?,
+                        r.int("priority")? != 0,
+                    ));
                 }
                 let mut endpoint_ids: Vec<String> = claimed_rows.iter().map(|c| c.0.endpoint_id.clone()).collect();
                 endpoint_ids.sort();
@@ -281,7 +360,7 @@ macro_rules! impl_store {
                     sources.insert(r.text("id")?, r.text("source")?);
                 }
                 let mut out = Vec::with_capacity(claimed_rows.len());
-                for (message, tenant_id, lease_version) in claimed_rows {
+                for (message, tenant_id, lease_version, recovery) in claimed_rows {
                     let event = sqlx::query::<$db>(
                         "SELECT * FROM events WHERE tenant_id = $1 AND environment = $2 AND id = $3",
                     )
@@ -299,7 +378,7 @@ macro_rules! impl_store {
                         .get(&endpoint.consumer_id)
                         .cloned()
                         .ok_or_else(|| StoreError::Corrupt(format!("consumer {} missing", endpoint.consumer_id)))?;
-                    out.push(Claimed { message, tenant_id, lease_version, event, endpoint, source });
+                    out.push(Claimed { message, tenant_id, lease_version, event, endpoint, source, recovery });
                 }
                 Ok(out)
             }
@@ -2051,50 +2130,52 @@ macro_rules! impl_store {
                 .collect()
             }
 
-            async fn claim_due(
-                &self,
-                owner: &str,
-                now: Timestamp,
-                lease_until: Timestamp,
-                limit: u32,
-                skip_endpoints: &[String],
-            ) -> Result<Vec<Claimed>> {
+            async fn claim(&self, req: &ClaimRequest<'_>) -> Result<ClaimBatch> {
                 let mut tx = self.write.begin().await?;
-                let mut q = SqlBuilder::new("UPDATE messages SET state = 'in_flight', lease_owner = ");
-                q.bind(Bind::Text(owner.into()))
-                    .push(", lease_until = ")
-                    .bind(Bind::Int(lease_until.millis()))
-                    .push(", lease_version = lease_version + 1, updated_at = ")
-                    .bind(Bind::Int(now.millis()))
-                    .push(" WHERE id IN (SELECT id FROM messages WHERE state = 'scheduled' AND next_attempt_at <= ")
-                    .bind(Bind::Int(now.millis()))
-                    .push(" AND (lease_until IS NULL OR lease_until < ")
-                    .bind(Bind::Int(now.millis()))
-                    .push(")");
-                if !skip_endpoints.is_empty() {
-                    q.push(" AND endpoint_id NOT IN ('-'");
-                    for e in skip_endpoints {
-                        q.push(", ").bind(Bind::Text(e.clone()));
+                // Live traffic first, up to the whole limit.
+                let mut ids = Self::claim_some(&mut tx, req, None, req.limit).await?;
+                let mut room = req.limit.saturating_sub(ids.len() as u32).min(req.recovery_limit);
+                let mut recovery_first = None;
+                if room > 0 {
+                    let mut open = Self::recovery_tenants(&mut tx, req.now).await?;
+                    // Start after the tenant served first last time.
+                    if let Some(after) = req.recovery_after {
+                        let start = open.partition_point(|t| t.as_str() <= after);
+                        open.rotate_left(start);
                     }
-                    q.push(")");
+                    // Water-filling: each pass offers every open tenant an equal
+                    // share of the room left (the odd slots to the first ones); a
+                    // tenant that takes less than offered has nothing more due and
+                    // closes. Each pass either fills the room or closes a tenant.
+                    while room > 0 && !open.is_empty() {
+                        let mut still_open = Vec::with_capacity(open.len());
+                        let n = open.len() as u32;
+                        for (i, tenant) in open.into_iter().enumerate() {
+                            let share = room.div_ceil(n - i as u32);
+                            if share == 0 {
+                                still_open.push(tenant);
+                                continue;
+                            }
+                            let got = Self::claim_some(&mut tx, req, Some(&tenant), share).await?;
+                            room -= got.len() as u32;
+                            if !got.is_empty() && recovery_first.is_none() {
+                                recovery_first = Some(tenant.clone());
+                            }
+                            if got.len() as u32 == share {
+                                still_open.push(tenant);
+                            }
+                            ids.extend(got);
+                        }
+                        open = still_open;
+                    }
                 }
-                q.push(" ORDER BY priority, next_attempt_at LIMIT ")
-                    .bind(Bind::Int(i64::from(limit)))
-                    .push(dialect::SKIP_LOCKED)
-                    .push(") RETURNING id");
-                let ids: Vec<String> = Self::built(&q)
-                    .fetch_all(&mut *tx)
-                    .await?
-                    .iter()
-                    .map(|r| r.text("id"))
-                    .collect::<Result<_>>()?;
                 if ids.is_empty() {
                     tx.commit().await?;
-                    return Ok(Vec::new());
+                    return Ok(ClaimBatch::default());
                 }
-                let out = Self::load_claimed(&mut tx, &ids).await?;
+                let claimed = Self::load_claimed(&mut tx, &ids).await?;
                 tx.commit().await?;
-                Ok(out)
+                Ok(ClaimBatch { claimed, recovery_first })
             }
 
             async fn complete(&self, batch: &[Completion]) -> Result<Vec<bool>> {

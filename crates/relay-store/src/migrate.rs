@@ -15,14 +15,23 @@ pub struct Migration {
 }
 
 const INIT: &str = include_str!("../migrations/0001_init.sql");
+const RECOVERY_FAIRNESS: &str = include_str!("../migrations/0002_recovery_fairness.sql");
 
 /// All migrations, oldest first. Never edit one that has shipped; add another.
-pub const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    name: "init",
-    postgres: INIT,
-    sqlite: INIT,
-}];
+pub const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "init",
+        postgres: INIT,
+        sqlite: INIT,
+    },
+    Migration {
+        version: 2,
+        name: "recovery_fairness",
+        postgres: RECOVERY_FAIRNESS,
+        sqlite: RECOVERY_FAIRNESS,
+    },
+];
 
 /// The table that records applied migrations (same SQL on both backends).
 pub const CREATE_MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS relay_migrations (\
