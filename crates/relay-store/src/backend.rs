@@ -2357,12 +2357,29 @@ macro_rules! impl_store {
             }
 
             async fn next_due_at(&self) -> Result<Option<Timestamp>> {
+                // One MIN per priority, each the first entry of `messages_due`
+                // under its prefix: a MIN over both would read every entry.
                 let due: Option<i64> = sqlx::query_scalar::<$db, Option<i64>>(
-                    "SELECT MIN(next_attempt_at) FROM messages WHERE state = 'scheduled'",
+                    "SELECT MIN(d) FROM ( \
+                       SELECT MIN(next_attempt_at) AS d FROM messages WHERE state = 'scheduled' AND priority = 0 \
+                       UNION ALL \
+                       SELECT MIN(next_attempt_at) AS d FROM messages WHERE state = 'scheduled' AND priority = 1) AS p",
                 )
                 .fetch_one(&self.read)
                 .await?;
                 Ok(due.map(Timestamp))
+            }
+
+            async fn recovery_due(&self, tenant_id: &str, now: Timestamp) -> Result<u64> {
+                let n: i64 = sqlx::query_scalar::<$db, i64>(
+                    "SELECT COUNT(*) FROM messages WHERE state = 'scheduled' AND priority = 1 \
+                     AND tenant_id = $1 AND next_attempt_at <= $2",
+                )
+                .bind(tenant_id)
+                .bind(now.millis())
+                .fetch_one(&self.read)
+                .await?;
+                Ok(n.max(0) as u64)
             }
 
             async fn listen_for_wakeups(&self, notify: std::sync::Arc<tokio::sync::Notify>) -> Result<()> {

@@ -2051,13 +2051,23 @@ async fn tenant_with_recovery_backlog(
     let live = scope(&t, Environment::Live);
     let c = consumer(s, &live, "c").await;
     for i in 0..n {
-        s.publish(&live, new_event(&format!("evt_{name}_{i}"), "order.shipped", None))
-            .await
-            .unwrap();
+        s.publish(
+            &live,
+            new_event(&format!("evt_{name}_{i}"), "order.shipped", None),
+        )
+        .await
+        .unwrap();
     }
     let e = endpoint(s, &live, &c.id, &["order.shipped"]).await;
     let replayed = s
-        .replay(&live, &e.id, T0, at, None, &audit("endpoint.replayed", &e.id, at))
+        .replay(
+            &live,
+            &e.id,
+            T0,
+            at,
+            None,
+            &audit("endpoint.replayed", &e.id, at),
+        )
         .await
         .unwrap();
     assert_eq!(replayed, n as u64);
@@ -2129,7 +2139,11 @@ pub async fn recovery_traffic_is_shared_fairly_across_tenants(s: &dyn Store) {
     let (mut got_a, mut got_b) = (4, 4);
     // A tenant whose lane is full leaves its share to the others.
     let skipped = claim(4, 4, std::slice::from_ref(&b_endpoint.id)).await;
-    assert_eq!(count(&skipped, &a), 4, "B's endpoint is skipped, A fills the room");
+    assert_eq!(
+        count(&skipped, &a),
+        4,
+        "B's endpoint is skipped, A fills the room"
+    );
     got_a += 4;
     // Odd-sized claims: the odd slot rotates, so neither tenant gets ahead
     // by more than one message while both have some due.

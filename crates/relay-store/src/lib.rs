@@ -583,6 +583,9 @@ pub trait Store: Send + Sync + 'static {
     async fn release_leases(&self, owner: &str, now: Timestamp) -> Result<u64>;
     /// When the earliest `scheduled` message is due.
     async fn next_due_at(&self) -> Result<Option<Timestamp>>;
+    /// How many of the tenant's recovery messages are due at `now` and not
+    /// yet claimed (a bulk retry restarts more only as these drain).
+    async fn recovery_due(&self, tenant_id: &str, now: Timestamp) -> Result<u64>;
     /// Wakes `notify` whenever another process publishes (PostgreSQL
     /// `LISTEN/NOTIFY`); a no-op for SQLite, which has one process.
     async fn listen_for_wakeups(&self, notify: std::sync::Arc<tokio::sync::Notify>) -> Result<()>;
