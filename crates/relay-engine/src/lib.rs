@@ -52,6 +52,10 @@ pub struct EngineConfig {
     pub claim_batch: u32,
     /// Attempts in flight at once in this process.
     pub max_in_flight: usize,
+    /// Of those, recovery attempts (recover, bulk retry, replay) at most: the
+    /// rest is kept for live traffic, so a large recovery never leaves a live
+    /// message waiting for a slot.
+    pub max_recovery_in_flight: usize,
     /// The longest the loop sleeps without a wake-up (fallback poll).
     pub poll_interval: Duration,
     /// How often expired leases are rescued.
@@ -83,6 +87,7 @@ impl EngineConfig {
             lease: Duration::from_secs(60),
             claim_batch: 128,
             max_in_flight: 512,
+            max_recovery_in_flight: 384,
             poll_interval: Duration::from_secs(1),
             rescue_interval: Duration::from_secs(5),
             completion_batch: 256,
@@ -101,6 +106,13 @@ impl EngineConfig {
 pub struct Dispatcher {
     attempter: Arc<Attempter>,
     lanes: Arc<lanes::Lanes>,
+    /// Recovery attempts in flight in this process.
+    recovery_in_flight: std::sync::atomic::AtomicUsize,
+    /// The tenant whose recovery traffic the last claim served first (where
+    /// the next claim's rotation across tenants starts).
+    recovery_cursor: std::sync::Mutex<Option<String>>,
+    /// Signalled when a recovery slot frees up after all were taken.
+    recovery_freed: Notify,
 }
 
 impl Dispatcher {
@@ -123,6 +135,9 @@ impl Dispatcher {
                 metrics: Arc::new(Metrics::default()),
             }),
             lanes: Arc::new(lanes::Lanes::new(config_breaker)),
+            recovery_in_flight: Default::default(),
+            recovery_cursor: Default::default(),
+            recovery_freed: Notify::new(),
         })
     }
 
@@ -138,30 +153,51 @@ impl Dispatcher {
         &*self.attempter.store
     }
 
-    /// Claims due messages for endpoints whose lanes have room, takes a lane
-    /// slot for each, and gives back (unattempted) the ones that found their
-    /// lane full. The caller must call `lanes.done` after each attempt.
+    /// Claims due messages for endpoints whose lanes have room (live first,
+    /// recovery shared fairly across tenants within what is left of
+    /// `max_recovery_in_flight`), takes a lane slot for each, and gives back
+    /// (unattempted) the ones that found their lane full. The caller must
+    /// call [`Dispatcher::finished`] after each attempt.
     async fn claim(
         &self,
         limit: u32,
     ) -> Result<Vec<relay_store::Claimed>, relay_store::StoreError> {
+        use std::sync::atomic::Ordering;
         let a = &self.attempter;
         let now = a.clock.now();
         let lease_until = now.plus_millis(a.config.lease.as_millis() as i64);
         let room = self.lanes.room(now);
-        let claimed = a
+        let recovery_room = a
+            .config
+            .max_recovery_in_flight
+            .saturating_sub(self.recovery_in_flight.load(Ordering::Relaxed));
+        let cursor = self.recovery_cursor.lock().ok().and_then(|c| c.clone());
+        let batch = a
             .store
-            .claim_due(&a.config.owner, now, lease_until, limit, &room)
+            .claim(&relay_store::ClaimRequest {
+                owner: &a.config.owner,
+                now,
+                lease_until,
+                limit,
+                recovery_limit: u32::try_from(recovery_room).unwrap_or(u32::MAX),
+                room: &room,
+                recovery_after: cursor.as_deref(),
+            })
             .await?;
+        if batch.recovery_first.is_some()
+            && let Ok(mut c) = self.recovery_cursor.lock()
+        {
+            *c = batch.recovery_first;
+        }
+        let claimed = batch.claimed;
         if let Some(oldest) = claimed
             .iter()
             .filter_map(|c| c.message.next_attempt_at)
             .min()
         {
-            a.metrics.due_lag_millis.store(
-                (now.millis() - oldest.millis()).max(0),
-                std::sync::atomic::Ordering::Relaxed,
-            );
+            a.metrics
+                .due_lag_millis
+                .store((now.millis() - oldest.millis()).max(0), Ordering::Relaxed);
         }
         let (admitted, overflow): (Vec<_>, Vec<_>) = claimed.into_iter().partition(|c| {
             self.lanes.admit(
@@ -175,7 +211,26 @@ impl Dispatcher {
             let ids: Vec<String> = overflow.iter().map(|c| c.message.id.clone()).collect();
             a.store.release_claims(&a.config.owner, &ids, now).await?;
         }
+        let recovery = admitted.iter().filter(|c| c.recovery).count();
+        self.recovery_in_flight
+            .fetch_add(recovery, Ordering::Relaxed);
         Ok(admitted)
+    }
+
+    /// Frees what a claimed attempt held: its lane slot (telling the breaker
+    /// how it went) and, for recovery traffic, its recovery slot.
+    fn finished(&self, c: &relay_store::Claimed, completion: Option<&Completion>) {
+        let now = self.attempter.clock.now();
+        self.lanes
+            .done(&c.endpoint.id, breaker_signal(completion), now);
+        if c.recovery {
+            let before = self
+                .recovery_in_flight
+                .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+            if before >= self.config().max_recovery_in_flight {
+                self.recovery_freed.notify_one();
+            }
+        }
     }
 
     async fn complete(&self, batch: &[Completion]) -> Result<(), relay_store::StoreError> {
@@ -203,9 +258,7 @@ impl Dispatcher {
         let n = claimed.len();
         let completions = futures_util::future::join_all(claimed.iter().map(|c| async {
             let done = self.attempter.attempt(c, AttemptTrigger::Scheduled).await;
-            let now = self.attempter.clock.now();
-            self.lanes
-                .done(&c.endpoint.id, breaker_signal(done.as_ref()), now);
+            self.finished(c, done.as_ref());
             done
         }))
         .await;
@@ -220,6 +273,21 @@ impl Dispatcher {
     /// batch one transaction under the job's lease: a crash resumes from the
     /// last cursor. Returns how many jobs finished.
     pub async fn run_jobs(&self, wake: Option<&Notify>) -> Result<u64, relay_store::StoreError> {
+        self.run_jobs_paced(wake, false).await
+    }
+
+    /// [`Dispatcher::run_jobs`]; when `paced`, a bulk retry restarts its next
+    /// batch only once fewer than [`JOB_PACE_DUE`] of its tenant's recovery
+    /// messages are waiting to be claimed (or half a lease has passed, so the
+    /// job's lease never lapses while it waits). Restarting 50,000 messages
+    /// at once would hold the writer for a hundred batch transactions in a
+    /// row and leave a backlog that every claim has to look past; paced, the
+    /// job moves at the pace its messages are delivered.
+    async fn run_jobs_paced(
+        &self,
+        wake: Option<&Notify>,
+        paced: bool,
+    ) -> Result<u64, relay_store::StoreError> {
         let a = &self.attempter;
         let lease = a.config.lease.as_millis() as i64;
         let mut finished = 0;
@@ -240,6 +308,9 @@ impl Dispatcher {
                 }
             };
             loop {
+                if paced {
+                    self.pace_job(&job.scope.tenant_id).await?;
+                }
                 let now = a.clock.now();
                 let progress = a
                     .store
@@ -265,6 +336,19 @@ impl Dispatcher {
                 }
             }
         }
+    }
+
+    /// Waits until fewer than [`JOB_PACE_DUE`] of the tenant's recovery
+    /// messages are due and unclaimed, or half a lease has passed.
+    async fn pace_job(&self, tenant_id: &str) -> Result<(), relay_store::StoreError> {
+        let a = &self.attempter;
+        let give_up = std::time::Instant::now() + a.config.lease / 2;
+        while a.store.recovery_due(tenant_id, a.clock.now()).await? >= JOB_PACE_DUE
+            && std::time::Instant::now() < give_up
+        {
+            tokio::time::sleep(JOB_PACE_POLL).await;
+        }
+        Ok(())
     }
 
     /// Deletes what is older than the retention period, a batch per short
@@ -330,7 +414,7 @@ impl Dispatcher {
         tokio::spawn(async move {
             let tick = jobs.config().rescue_interval.min(Duration::from_secs(1));
             loop {
-                if let Err(e) = jobs.run_jobs(Some(&jobs_wake)).await {
+                if let Err(e) = jobs.run_jobs_paced(Some(&jobs_wake), true).await {
                     tracing::error!(error = %e, "running jobs failed; they resume later");
                 }
                 tokio::select! {
@@ -390,13 +474,14 @@ impl Dispatcher {
                             let Ok(permit) = permits.clone().acquire_owned().await else {
                                 break;
                             };
-                            let attempter = self.attempter.clone();
-                            let lanes = self.lanes.clone();
+                            let dispatcher = self.clone();
                             let tx = tx.clone();
                             tasks.spawn(async move {
-                                let result = attempter.attempt(&c, AttemptTrigger::Scheduled).await;
-                                let now = attempter.clock.now();
-                                lanes.done(&c.endpoint.id, breaker_signal(result.as_ref()), now);
+                                let result = dispatcher
+                                    .attempter
+                                    .attempt(&c, AttemptTrigger::Scheduled)
+                                    .await;
+                                dispatcher.finished(&c, result.as_ref());
                                 if let Some(done) = result {
                                     // The completer is gone only after shutdown; the
                                     // lease then expires and the message is retried.
@@ -421,10 +506,16 @@ impl Dispatcher {
             let now = self.attempter.clock.now();
             let next_due = self.store().next_due_at().await.ok().flatten();
             // Due messages left unclaimed although permits were free sit behind
-            // full lanes (or a manual attempt): wait for a lane to free up
-            // rather than spin on claims that skip them.
-            let behind_full_lanes =
-                free > 0 && next_due.is_some_and(|d| d <= now) && !self.lanes.full(now).is_empty();
+            // full lanes (or a manual attempt), or are recovery traffic with
+            // every recovery slot taken: wait for a lane or a recovery slot to
+            // free up rather than spin on claims that skip them.
+            let recovery_capped = self
+                .recovery_in_flight
+                .load(std::sync::atomic::Ordering::Relaxed)
+                >= cfg.max_recovery_in_flight;
+            let behind_full_lanes = free > 0
+                && next_due.is_some_and(|d| d <= now)
+                && (recovery_capped || !self.lanes.full(now).is_empty());
             let wait = match next_due {
                 _ if free == 0 || behind_full_lanes => cfg.poll_interval,
                 Some(due) => Duration::from_millis((due.millis() - now.millis()).max(1) as u64)
@@ -440,7 +531,10 @@ impl Dispatcher {
             };
             let lane_freed = async {
                 if behind_full_lanes {
-                    self.lanes.freed.notified().await;
+                    tokio::select! {
+                        _ = self.lanes.freed.notified() => {}
+                        _ = self.recovery_freed.notified() => {}
+                    }
                 } else {
                     std::future::pending::<()>().await;
                 }
@@ -549,6 +643,11 @@ const LATENCY_KEPT_SECONDS: i64 = 2 * 86_400;
 
 /// Messages examined per job transaction.
 const JOB_BATCH: u32 = 500;
+/// A paced bulk retry waits while this many of its tenant's recovery
+/// messages are due and unclaimed (two batches' worth).
+pub const JOB_PACE_DUE: u64 = 2 * JOB_BATCH as u64;
+/// How often a waiting bulk retry looks again.
+const JOB_PACE_POLL: Duration = Duration::from_millis(100);
 
 /// The message filter a bulk retry job was started with.
 pub fn bulk_retry_filter(parameters: &serde_json::Value) -> Option<relay_store::MessageFilter> {

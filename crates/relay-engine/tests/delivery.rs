@@ -659,6 +659,84 @@ async fn an_endpoint_rate_limit_is_enforced_without_using_up_attempts() {
 }
 
 #[tokio::test]
+async fn recovery_traffic_runs_within_the_endpoint_rate_limit() {
+    let e = env(Setup {
+        behavior: Behavior::status(400),
+        verify: false,
+        ..Default::default()
+    })
+    .await;
+    let published_at = e.clock.now();
+    for i in 0..12 {
+        e.publish(&format!("evt_{i}"), DATA).await;
+    }
+    // Every message is refused for good (10 at a time: the lane's limit).
+    e.dispatcher.run_once().await.unwrap();
+    e.dispatcher.run_once().await.unwrap();
+    assert!(
+        e.messages()
+            .await
+            .iter()
+            .all(|m| m.state == MessageState::FailedPermanent)
+    );
+    // The consumer is fixed; the endpoint gets a rate limit; the outage is
+    // recovered, which makes every message recovery traffic.
+    e.receiver.set_behavior(Behavior::ok());
+    let mut endpoint = e.endpoint.clone();
+    endpoint.rate_limit_per_second = Some(5);
+    endpoint.updated_at = e.clock.now();
+    e.store()
+        .update_endpoint(&e.scope, &endpoint)
+        .await
+        .unwrap();
+    let now = e.clock.now();
+    let restarted = e
+        .store()
+        .recover(
+            &e.scope,
+            &e.endpoint.id,
+            published_at.plus_seconds(-60),
+            now.plus_seconds(60),
+            &relay_store::AuditEntry {
+                id: relay_store::new_id(relay_core::id::IdKind::Audit, now),
+                actor: "operator".into(),
+                action: "endpoint.recovered".into(),
+                target: e.endpoint.id.clone(),
+                parameters: serde_json::json!({}),
+                at: now,
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(restarted, 12);
+    let delivered = |ms: &[relay_core::model::Message]| {
+        ms.iter()
+            .filter(|m| m.state == MessageState::Delivered)
+            .count()
+    };
+    let before = e.receiver.count();
+    e.dispatcher.run_once().await.unwrap();
+    assert_eq!(
+        delivered(&e.messages().await),
+        5,
+        "recovery traffic gets one second of burst, no more"
+    );
+    e.dispatcher.run_once().await.unwrap();
+    assert_eq!(
+        delivered(&e.messages().await),
+        5,
+        "no token left at the same instant"
+    );
+    e.clock.advance_millis(1000);
+    e.dispatcher.run_once().await.unwrap();
+    assert_eq!(delivered(&e.messages().await), 10);
+    e.clock.advance_millis(1000);
+    e.dispatcher.run_once().await.unwrap();
+    assert_eq!(delivered(&e.messages().await), 12);
+    assert_eq!(e.receiver.count() - before, 12, "one attempt each");
+}
+
+#[tokio::test]
 async fn the_circuit_opens_on_consecutive_failures_holds_without_using_attempts_and_closes_on_a_probe()
  {
     let e = env(Setup {

@@ -24,6 +24,15 @@ pub enum Bind {
 /// well under both backends' limits on bound parameters).
 pub const FANOUT_CHUNK: usize = 200;
 
+/// An endpoint's room within one claim: what its lane has left, or (for
+/// an endpoint the lanes have nothing in flight for) its `max_concurrency`
+/// less what this claim already took.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Room {
+    Left(u32),
+    Used(u32),
+}
+
 /// The latency histogram's time unit.
 pub const HOUR_MILLIS: i64 = 3_600_000;
 
@@ -147,7 +156,7 @@ macro_rules! impl_store {
         use $crate::backend::{Bind, SqlBuilder, applied_and, push_message_filter, to_page, unique_as_conflict};
         use $crate::rows::{self, RowExt};
         use $crate::{
-            AuditEntry, Claimed, Completion, HealthFacts, ConsumerPatch, EndpointKeyRecord, EndpointLimits,
+            AuditEntry, ClaimBatch, ClaimRequest, Claimed, Completion, HealthFacts, ConsumerPatch, EndpointKeyRecord, EndpointLimits,
             EndpointWarning, Job, LeasedJob,
             MessageFilter, NewApiKey, NewEvent, PageRequest, PublishOutcome, PutEventType,
             PutEventTypeOutcome, Result, Scope, Store, StoreError,
@@ -458,6 +467,127 @@ macro_rules! impl_store {
                 }
             }
 
+            /// Leases up to `limit` due messages, oldest due first: live ones
+            /// (`recovery_tenant` = `None`) or one tenant's recovery ones; of
+            /// each endpoint at most its `room` (see `Store::claim`). Returns
+            /// the ids with their endpoints.
+            async fn claim_some(
+                tx: &mut sqlx::Transaction<'_, $db>,
+                req: &ClaimRequest<'_>,
+                room: &std::collections::HashMap<String, $crate::backend::Room>,
+                recovery_tenant: Option<&str>,
+                limit: u32,
+            ) -> Result<Vec<(String, String)>> {
+                let now = req.now.millis();
+                let mut q = SqlBuilder::new("UPDATE messages SET state = 'in_flight', lease_owner = ");
+                q.bind(Bind::Text(req.owner.into()))
+                    .push(", lease_until = ")
+                    .bind(Bind::Int(req.lease_until.millis()))
+                    .push(", lease_version = lease_version + 1, updated_at = ")
+                    .bind(Bind::Int(now))
+                    // Candidates: the next due messages in order (a bounded
+                    // index scan), then at most each endpoint's room of them.
+                    .push(
+                        " WHERE id IN (SELECT r.id FROM (SELECT c.id, c.next_attempt_at, \
+                         ROW_NUMBER() OVER (PARTITION BY c.endpoint_id ORDER BY c.next_attempt_at, c.id) AS rn, ",
+                    );
+                use $crate::backend::Room;
+                let mut known: Vec<(&String, &Room)> =
+                    room.iter().filter(|(_, r)| **r != Room::Left(0)).collect();
+                known.sort_by(|a, b| a.0.cmp(b.0));
+                if known.is_empty() {
+                    q.push("e.max_concurrency");
+                } else {
+                    q.push("CASE");
+                    for (endpoint, r) in known {
+                        q.push(" WHEN c.endpoint_id = ").bind(Bind::Text(endpoint.clone()));
+                        match r {
+                            Room::Left(n) => q.push(" THEN ").bind(Bind::Int(i64::from(*n))),
+                            Room::Used(n) => q.push(" THEN e.max_concurrency - ").bind(Bind::Int(i64::from(*n))),
+                        };
+                    }
+                    q.push(" ELSE e.max_concurrency END");
+                }
+                q.push(" AS cap FROM (SELECT id, endpoint_id, next_attempt_at FROM messages WHERE state = 'scheduled'");
+                // Literal priorities, so the partial indexes `messages_due`
+                // (live) and `messages_recovery_due` (per tenant) apply.
+                match recovery_tenant {
+                    None => q.push(" AND priority = 0"),
+                    Some(t) => q.push(" AND priority = 1 AND tenant_id = ").bind(Bind::Text(t.into())),
+                };
+                q.push(" AND next_attempt_at <= ")
+                    .bind(Bind::Int(now))
+                    .push(" AND (lease_until IS NULL OR lease_until < ")
+                    .bind(Bind::Int(now))
+                    .push(")");
+                let mut full: Vec<&String> =
+                    room.iter().filter(|(_, r)| **r == Room::Left(0)).map(|(e, _)| e).collect();
+                full.sort();
+                if !full.is_empty() {
+                    q.push(" AND endpoint_id NOT IN (");
+                    for (i, e) in full.into_iter().enumerate() {
+                        q.push(if i == 0 { "" } else { ", " }).bind(Bind::Text(e.clone()));
+                    }
+                    q.push(")");
+                }
+                q.push(" ORDER BY next_attempt_at LIMIT ")
+                    .bind(Bind::Int(i64::from(limit) * dialect::CLAIM_CANDIDATES))
+                    .push(dialect::SKIP_LOCKED)
+                    .push(") c JOIN endpoints e ON e.id = c.endpoint_id) r WHERE r.rn <= r.cap \
+                           ORDER BY r.next_attempt_at LIMIT ")
+                    .bind(Bind::Int(i64::from(limit)))
+                    .push(") RETURNING id, endpoint_id");
+                Self::built(&q)
+                    .fetch_all(&mut **tx)
+                    .await?
+                    .iter()
+                    .map(|r| Ok((r.text("id")?, r.text("endpoint_id")?)))
+                    .collect()
+            }
+
+            /// What is left of each endpoint's room after `got` was claimed.
+            fn narrow_room(
+                room: &mut std::collections::HashMap<String, $crate::backend::Room>,
+                got: &[(String, String)],
+            ) {
+                use $crate::backend::Room;
+                for (_, endpoint) in got {
+                    let r = room.entry(endpoint.clone()).or_insert(Room::Used(0));
+                    *r = match *r {
+                        Room::Left(n) => Room::Left(n.saturating_sub(1)),
+                        Room::Used(n) => Room::Used(n + 1),
+                    };
+                }
+            }
+
+            /// The tenants with recovery traffic due at `now`, in id order.
+            /// A skip scan over `messages_recovery_due` (one index probe per
+            /// tenant with scheduled recovery messages, whatever their number),
+            /// then one probe each for whether its oldest is due.
+            async fn recovery_tenants(
+                tx: &mut sqlx::Transaction<'_, $db>,
+                now: Timestamp,
+            ) -> Result<Vec<String>> {
+                let idx = dialect::RECOVERY_INDEX;
+                let sql = format!(
+                    "WITH RECURSIVE t(tenant_id) AS ( \
+                       SELECT (SELECT tenant_id FROM messages{idx} WHERE state = 'scheduled' AND priority = 1 \
+                               ORDER BY tenant_id LIMIT 1) \
+                       UNION ALL \
+                       SELECT (SELECT m.tenant_id FROM messages m{idx} WHERE m.state = 'scheduled' \
+                               AND m.priority = 1 AND m.tenant_id > t.tenant_id ORDER BY m.tenant_id LIMIT 1) \
+                       FROM t WHERE t.tenant_id IS NOT NULL) \
+                     SELECT t.tenant_id FROM t WHERE t.tenant_id IS NOT NULL AND EXISTS ( \
+                       SELECT 1 FROM messages d{idx} WHERE d.state = 'scheduled' AND d.priority = 1 \
+                       AND d.tenant_id = t.tenant_id AND d.next_attempt_at <= $1) \
+                     ORDER BY t.tenant_id"
+                );
+                Ok(sqlx::query_scalar::<$db, String>(AssertSqlSafe(sql))
+                .bind(now.millis())
+                .fetch_all(&mut **tx)
+                .await?)
+            }
+
             /// The claimed messages `ids` with their events, endpoints and sources.
             async fn load_claimed(
                 tx: &mut sqlx::Transaction<'_, $db>,
@@ -479,7 +609,12 @@ macro_rules! impl_store {
                 let message_rows = Self::built(&q).fetch_all(&mut **tx).await?;
                 let mut claimed_rows = Vec::with_capacity(message_rows.len());
                 for r in &message_rows {
-                    claimed_rows.push((rows::message(r)?, r.text("tenant_id")?, r.int("lease_version")?));
+                    claimed_rows.push((
+                        rows::message(r)?,
+                        r.text("tenant_id")?,
+                        r.int("lease_version")?,
+                        r.int("priority")? != 0,
+                    ));
                 }
                 let mut endpoint_ids: Vec<String> = claimed_rows.iter().map(|c| c.0.endpoint_id.clone()).collect();
                 endpoint_ids.sort();
@@ -528,7 +663,7 @@ macro_rules! impl_store {
                     }
                 }
                 let mut out = Vec::with_capacity(claimed_rows.len());
-                for (message, tenant_id, lease_version) in claimed_rows {
+                for (message, tenant_id, lease_version, recovery) in claimed_rows {
                     let event = events
                         .get(&(tenant_id.clone(), message.environment.as_str(), message.event_id.clone()))
                         .cloned()
@@ -541,7 +676,7 @@ macro_rules! impl_store {
                         .get(&endpoint.consumer_id)
                         .cloned()
                         .ok_or_else(|| StoreError::Corrupt(format!("consumer {} missing", endpoint.consumer_id)))?;
-                    out.push(Claimed { message, tenant_id, lease_version, event, endpoint, source });
+                    out.push(Claimed { message, tenant_id, lease_version, event, endpoint, source, recovery });
                 }
                 Ok(out)
             }
@@ -2194,74 +2329,60 @@ macro_rules! impl_store {
                 .collect()
             }
 
-            async fn claim_due(
-                &self,
-                owner: &str,
-                now: Timestamp,
-                lease_until: Timestamp,
-                limit: u32,
-                room: &[(String, u32)],
-            ) -> Result<Vec<Claimed>> {
+            async fn claim(&self, req: &ClaimRequest<'_>) -> Result<ClaimBatch> {
                 let mut tx = self.write.begin().await?;
-                let mut q = SqlBuilder::new("UPDATE messages SET state = 'in_flight', lease_owner = ");
-                q.bind(Bind::Text(owner.into()))
-                    .push(", lease_until = ")
-                    .bind(Bind::Int(lease_until.millis()))
-                    .push(", lease_version = lease_version + 1, updated_at = ")
-                    .bind(Bind::Int(now.millis()))
-                    // Candidates: the next due messages in order (a bounded
-                    // index scan), then at most each endpoint's room of them.
-                    .push(
-                        " WHERE id IN (SELECT r.id FROM (SELECT c.id, c.priority, c.next_attempt_at, \
-                         ROW_NUMBER() OVER (PARTITION BY c.endpoint_id ORDER BY c.priority, c.next_attempt_at, c.id) AS rn, ",
-                    );
-                let known: Vec<&(String, u32)> = room.iter().filter(|(_, n)| *n > 0).collect();
-                if known.is_empty() {
-                    q.push("e.max_concurrency");
-                } else {
-                    q.push("CASE");
-                    for (endpoint, n) in known {
-                        q.push(" WHEN c.endpoint_id = ")
-                            .bind(Bind::Text(endpoint.clone()))
-                            .push(" THEN ")
-                            .bind(Bind::Int(i64::from(*n)));
-                    }
-                    q.push(" ELSE e.max_concurrency END");
-                }
-                q.push(" AS cap FROM (SELECT id, endpoint_id, priority, next_attempt_at \
-                        FROM messages WHERE state = 'scheduled' AND next_attempt_at <= ")
-                    .bind(Bind::Int(now.millis()))
-                    .push(" AND (lease_until IS NULL OR lease_until < ")
-                    .bind(Bind::Int(now.millis()))
-                    .push(")");
-                let full: Vec<&String> = room.iter().filter(|(_, n)| *n == 0).map(|(e, _)| e).collect();
-                if !full.is_empty() {
-                    q.push(" AND endpoint_id NOT IN (");
-                    for (i, e) in full.into_iter().enumerate() {
-                        q.push(if i == 0 { "" } else { ", " }).bind(Bind::Text(e.clone()));
-                    }
-                    q.push(")");
-                }
-                q.push(" ORDER BY priority, next_attempt_at LIMIT ")
-                    .bind(Bind::Int(i64::from(limit) * dialect::CLAIM_CANDIDATES))
-                    .push(dialect::SKIP_LOCKED)
-                    .push(") c JOIN endpoints e ON e.id = c.endpoint_id) r WHERE r.rn <= r.cap \
-                           ORDER BY r.priority, r.next_attempt_at LIMIT ")
-                    .bind(Bind::Int(i64::from(limit)))
-                    .push(") RETURNING id");
-                let ids: Vec<String> = Self::built(&q)
-                    .fetch_all(&mut *tx)
-                    .await?
+                // Live traffic first, up to the whole limit.
+                let mut lanes: std::collections::HashMap<String, $crate::backend::Room> = req
+                    .room
                     .iter()
-                    .map(|r| r.text("id"))
-                    .collect::<Result<_>>()?;
+                    .map(|(e, n)| (e.clone(), $crate::backend::Room::Left(*n)))
+                    .collect();
+                let live = Self::claim_some(&mut tx, req, &lanes, None, req.limit).await?;
+                Self::narrow_room(&mut lanes, &live);
+                let mut ids: Vec<String> = live.into_iter().map(|(id, _)| id).collect();
+                let mut room = req.limit.saturating_sub(ids.len() as u32).min(req.recovery_limit);
+                let mut recovery_first = None;
+                if room > 0 {
+                    let mut open = Self::recovery_tenants(&mut tx, req.now).await?;
+                    // Start after the tenant served first last time.
+                    if let Some(after) = req.recovery_after {
+                        let start = open.partition_point(|t| t.as_str() <= after);
+                        open.rotate_left(start);
+                    }
+                    // Water-filling: each pass offers every open tenant an equal
+                    // share of the room left (the odd slots to the first ones); a
+                    // tenant that takes less than offered has nothing more due and
+                    // closes. Each pass either fills the room or closes a tenant.
+                    while room > 0 && !open.is_empty() {
+                        let mut still_open = Vec::with_capacity(open.len());
+                        let n = open.len() as u32;
+                        for (i, tenant) in open.into_iter().enumerate() {
+                            let share = room.div_ceil(n - i as u32);
+                            if share == 0 {
+                                still_open.push(tenant);
+                                continue;
+                            }
+                            let got = Self::claim_some(&mut tx, req, &lanes, Some(&tenant), share).await?;
+                            Self::narrow_room(&mut lanes, &got);
+                            room -= got.len() as u32;
+                            if !got.is_empty() && recovery_first.is_none() {
+                                recovery_first = Some(tenant.clone());
+                            }
+                            if got.len() as u32 == share {
+                                still_open.push(tenant);
+                            }
+                            ids.extend(got.into_iter().map(|(id, _)| id));
+                        }
+                        open = still_open;
+                    }
+                }
                 if ids.is_empty() {
                     tx.commit().await?;
-                    return Ok(Vec::new());
+                    return Ok(ClaimBatch::default());
                 }
-                let out = Self::load_claimed(&mut tx, &ids).await?;
+                let claimed = Self::load_claimed(&mut tx, &ids).await?;
                 tx.commit().await?;
-                Ok(out)
+                Ok(ClaimBatch { claimed, recovery_first })
             }
 
             async fn complete(&self, batch: &[Completion]) -> Result<Vec<bool>> {
@@ -2504,12 +2625,29 @@ macro_rules! impl_store {
             }
 
             async fn next_due_at(&self) -> Result<Option<Timestamp>> {
+                // One MIN per priority, each the first entry of `messages_due`
+                // under its prefix: a MIN over both would read every entry.
                 let due: Option<i64> = sqlx::query_scalar::<$db, Option<i64>>(
-                    "SELECT MIN(next_attempt_at) FROM messages WHERE state = 'scheduled'",
+                    "SELECT MIN(d) FROM ( \
+                       SELECT MIN(next_attempt_at) AS d FROM messages WHERE state = 'scheduled' AND priority = 0 \
+                       UNION ALL \
+                       SELECT MIN(next_attempt_at) AS d FROM messages WHERE state = 'scheduled' AND priority = 1) AS p",
                 )
                 .fetch_one(&self.read)
                 .await?;
                 Ok(due.map(Timestamp))
+            }
+
+            async fn recovery_due(&self, tenant_id: &str, now: Timestamp) -> Result<u64> {
+                let n: i64 = sqlx::query_scalar::<$db, i64>(
+                    "SELECT COUNT(*) FROM messages WHERE state = 'scheduled' AND priority = 1 \
+                     AND tenant_id = $1 AND next_attempt_at <= $2",
+                )
+                .bind(tenant_id)
+                .bind(now.millis())
+                .fetch_one(&self.read)
+                .await?;
+                Ok(n.max(0) as u64)
             }
 
             async fn listen_for_wakeups(&self, notify: std::sync::Arc<tokio::sync::Notify>) -> Result<()> {

@@ -2166,6 +2166,149 @@ pub async fn live_messages_are_claimed_before_recovery_traffic(s: &dyn Store) {
     assert_eq!(second[0].event.id, "evt_d", "recovery traffic follows");
 }
 
+/// Recovery messages (by replay, due at `at`) for `n` events of a new tenant
+/// published before its endpoint existed; returns the scope and endpoint.
+async fn tenant_with_recovery_backlog(
+    s: &dyn Store,
+    name: &str,
+    n: usize,
+    at: Timestamp,
+) -> (Scope, Endpoint) {
+    let t = tenant(s, name).await;
+    let live = scope(&t, Environment::Live);
+    let c = consumer(s, &live, "c").await;
+    for i in 0..n {
+        s.publish(
+            &live,
+            new_event(&format!("evt_{name}_{i}"), "order.shipped", None),
+        )
+        .await
+        .unwrap();
+    }
+    let e = endpoint(s, &live, &c.id, &["order.shipped"]).await;
+    let replayed = s
+        .replay(
+            &live,
+            &e.id,
+            T0,
+            at,
+            None,
+            &audit("endpoint.replayed", &e.id, at),
+        )
+        .await
+        .unwrap();
+    assert_eq!(replayed, n as u64);
+    (live, e)
+}
+
+pub async fn recovery_traffic_is_shared_fairly_across_tenants(s: &dyn Store) {
+    // Tenant A's backlog is four times B's and due earlier: oldest-due-first
+    // alone would give A every claim until its backlog is gone.
+    let (a, a_endpoint) = tenant_with_recovery_backlog(s, "a", 40, T0.plus_seconds(10)).await;
+    let (b, b_endpoint) = tenant_with_recovery_backlog(s, "b", 10, T0.plus_seconds(20)).await;
+    // A live message of tenant A, due after every recovery message.
+    let live_event = NewEvent {
+        now: T0.plus_seconds(25),
+        ..new_event("evt_a_live", "order.shipped", None)
+    };
+    s.publish(&a, live_event).await.unwrap();
+    let now = T0.plus_seconds(30);
+    let mut cursor: Option<String> = None;
+    let mut claim = async |limit: u32, recovery_limit: u32, skip: &[String]| {
+        let room: Vec<(String, u32)> = skip.iter().map(|e| (e.clone(), 0)).collect();
+        let batch = s
+            .claim(&crate::ClaimRequest {
+                owner: "w",
+                now,
+                lease_until: now.plus_seconds(30),
+                limit,
+                recovery_limit,
+                room: &room,
+                recovery_after: cursor.as_deref(),
+            })
+            .await
+            .unwrap();
+        if batch.recovery_first.is_some() {
+            cursor = batch.recovery_first.clone();
+        }
+        batch.claimed
+    };
+    let count = |claimed: &[crate::Claimed], tenant: &Scope| {
+        claimed
+            .iter()
+            .filter(|c| c.recovery && c.tenant_id == tenant.tenant_id)
+            .count()
+    };
+
+    // Live first, whatever is due before it; then the room left is split.
+    let first = claim(5, 5, &[]).await;
+    assert_eq!(first.len(), 5);
+    let live: Vec<_> = first.iter().filter(|c| !c.recovery).collect();
+    assert_eq!(live.len(), 1, "the live message is claimed");
+    assert_eq!(live[0].event.id, "evt_a_live");
+    assert_eq!(
+        (count(&first, &a), count(&first, &b)),
+        (2, 2),
+        "the recovery room is split equally between the two tenants"
+    );
+    // The recovery limit caps recovery traffic, even with nothing live due.
+    assert!(claim(4, 0, &[]).await.is_empty());
+    // One slot at a time, the tenants take turns.
+    let mut turns = Vec::new();
+    for _ in 0..4 {
+        let one = claim(1, 1, &[]).await;
+        assert_eq!(one.len(), 1);
+        turns.push(one[0].tenant_id.clone());
+    }
+    assert!(
+        turns.windows(2).all(|w| w[0] != w[1]),
+        "single slots alternate between tenants: {turns:?}"
+    );
+    let (mut got_a, mut got_b) = (4, 4);
+    // A tenant whose lane is full leaves its share to the others.
+    let skipped = claim(4, 4, std::slice::from_ref(&b_endpoint.id)).await;
+    assert_eq!(
+        count(&skipped, &a),
+        4,
+        "B's endpoint is skipped, A fills the room"
+    );
+    got_a += 4;
+    // Odd-sized claims: the odd slot rotates, so neither tenant gets ahead
+    // by more than one message while both have some due.
+    let (mut since_a, mut since_b) = (0usize, 0usize);
+    while got_b < 10 {
+        let claimed = claim(3, 3, &[]).await;
+        assert_eq!(claimed.len(), 3, "three recovery messages are due");
+        let (na, nb) = (count(&claimed, &a), count(&claimed, &b));
+        assert!(nb >= 1, "B gets a share of every claim: A {na}, B {nb}");
+        since_a += na;
+        since_b += nb;
+        got_a += na;
+        got_b += nb;
+        if got_b < 10 {
+            assert!(
+                since_a.abs_diff(since_b) <= 1,
+                "turns even out: A {since_a}, B {since_b}"
+            );
+        }
+    }
+    assert!(got_a < 40, "B finished while A still had a backlog");
+    // With B done, A has every slot, up to its endpoint's max_concurrency
+    // (10) per claim.
+    let mut rest = Vec::new();
+    loop {
+        let more = claim(100, 100, &[]).await;
+        if more.is_empty() {
+            break;
+        }
+        assert!(more.len() <= 10, "at most the endpoint's room per claim");
+        rest.extend(more);
+    }
+    assert_eq!(count(&rest, &a), 40 - got_a);
+    assert_eq!(count(&rest, &b), 0);
+    assert!(rest.iter().all(|c| c.endpoint.id == a_endpoint.id));
+}
+
 /// Fails the endpoint's only message at each of `hours` (from T0), through
 /// claims and completions carrying a failure signal; returns the endpoint.
 async fn fail_at_hours(s: &dyn Store, live: &Scope, endpoint: &Endpoint, hours: &[i64]) {

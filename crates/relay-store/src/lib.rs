@@ -195,6 +195,40 @@ pub struct Claimed {
     pub endpoint: Endpoint,
     /// The consumer's CloudEvents `source`.
     pub source: String,
+    /// Recovery traffic (restarted by recover or bulk retry, or created by
+    /// replay), which runs below live traffic.
+    pub recovery: bool,
+}
+
+/// What one claim asks for; see [`Store::claim`].
+#[derive(Debug, Clone, Copy)]
+pub struct ClaimRequest<'a> {
+    pub owner: &'a str,
+    pub now: Timestamp,
+    pub lease_until: Timestamp,
+    /// Messages leased at most, live and recovery together.
+    pub limit: u32,
+    /// Recovery messages leased at most (what the dispatcher leaves them
+    /// after keeping room for live traffic).
+    pub recovery_limit: u32,
+    /// Each endpoint's room this round, as the dispatcher's lanes know it:
+    /// at most that many of its messages are leased (0: none, its lane is
+    /// full); endpoints not listed get at most their `max_concurrency`.
+    pub room: &'a [(String, u32)],
+    /// The tenant served first by the previous claim
+    /// ([`ClaimBatch::recovery_first`]): the rotation across tenants starts
+    /// after it, so the tenant that got the odd slot last time does not get
+    /// it again.
+    pub recovery_after: Option<&'a str>,
+}
+
+/// What one claim leased.
+#[derive(Debug, Clone, Default)]
+pub struct ClaimBatch {
+    pub claimed: Vec<Claimed>,
+    /// The tenant whose recovery traffic this claim served first; pass it as
+    /// the next claim's `recovery_after`.
+    pub recovery_first: Option<String>,
 }
 
 impl Claimed {
@@ -510,11 +544,22 @@ pub trait Store: Send + Sync + 'static {
     ) -> Result<Page<Message>>;
     async fn list_attempts(&self, scope: &Scope, message_id: &str) -> Result<Vec<Attempt>>;
 
-    /// Leases up to `limit` due `scheduled` messages to `owner` until
-    /// `lease_until`, oldest due first, and of each endpoint at most its room:
-    /// the number `room` gives for it (0 skips it: its lane is full), else
-    /// its `max_concurrency`. Concurrent claimers never get the same message
+    /// Leases due `scheduled` messages to `owner` until `lease_until`, in one
+    /// transaction, and of each endpoint at most its room: the number `room`
+    /// gives for it (0 skips it: its lane is full), else its
+    /// `max_concurrency`. Concurrent claimers never get the same message
     /// (PostgreSQL: `FOR UPDATE SKIP LOCKED`; SQLite: one writer).
+    ///
+    /// Live traffic (priority 0) first: up to `limit` of it, oldest due
+    /// first. The room left, at most `recovery_limit`, goes to recovery
+    /// traffic (priority 1) shared equally among the tenants that have some
+    /// due, each tenant's oldest due first: a tenant with a huge backlog gets
+    /// no more of a claim than a tenant with a small one. A tenant with less
+    /// than its share leaves the rest to the others; the odd slots go round
+    /// the tenants in turn (`recovery_after`).
+    async fn claim(&self, request: &ClaimRequest<'_>) -> Result<ClaimBatch>;
+    /// [`Store::claim`] with no cap on recovery traffic and the rotation
+    /// starting at the first tenant: up to `limit` messages, live first.
     async fn claim_due(
         &self,
         owner: &str,
@@ -522,7 +567,20 @@ pub trait Store: Send + Sync + 'static {
         lease_until: Timestamp,
         limit: u32,
         room: &[(String, u32)],
-    ) -> Result<Vec<Claimed>>;
+    ) -> Result<Vec<Claimed>> {
+        let batch = self
+            .claim(&ClaimRequest {
+                owner,
+                now,
+                lease_until,
+                limit,
+                recovery_limit: limit,
+                room,
+                recovery_after: None,
+            })
+            .await?;
+        Ok(batch.claimed)
+    }
     /// Gives claimed messages back unattempted (due as before, nothing used up).
     async fn release_claims(&self, owner: &str, ids: &[String], now: Timestamp) -> Result<u64>;
     /// Applies completions in one transaction; returns, per completion,
@@ -535,6 +593,9 @@ pub trait Store: Send + Sync + 'static {
     async fn release_leases(&self, owner: &str, now: Timestamp) -> Result<u64>;
     /// When the earliest `scheduled` message is due.
     async fn next_due_at(&self) -> Result<Option<Timestamp>>;
+    /// How many of the tenant's recovery messages are due at `now` and not
+    /// yet claimed (a bulk retry restarts more only as these drain).
+    async fn recovery_due(&self, tenant_id: &str, now: Timestamp) -> Result<u64>;
     /// Wakes `notify` whenever another process publishes (PostgreSQL
     /// `LISTEN/NOTIFY`); a no-op for SQLite, which has one process.
     async fn listen_for_wakeups(&self, notify: std::sync::Arc<tokio::sync::Notify>) -> Result<()>;

@@ -16,6 +16,7 @@ pub struct Migration {
 
 const INIT: &str = include_str!("../migrations/0001_init.sql");
 const LATENCY_HISTOGRAM: &str = include_str!("../migrations/0002_latency_histogram.sql");
+const RECOVERY_FAIRNESS: &str = include_str!("../migrations/0003_recovery_fairness.sql");
 
 /// All migrations, oldest first. Never edit one that has shipped; add another.
 pub const MIGRATIONS: &[Migration] = &[
@@ -30,6 +31,12 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "latency_histogram",
         postgres: LATENCY_HISTOGRAM,
         sqlite: LATENCY_HISTOGRAM,
+    },
+    Migration {
+        version: 3,
+        name: "recovery_fairness",
+        postgres: RECOVERY_FAIRNESS,
+        sqlite: RECOVERY_FAIRNESS,
     },
 ];
 

@@ -33,6 +33,9 @@ pub(crate) mod dialect {
     /// Sent inside the publish transaction; delivered to listeners on commit.
     pub const WAKE_NOTIFY: Option<&str> = Some("SELECT pg_notify('relay_wake', '')");
 
+    /// The planner picks `messages_recovery_due` for the tenant skip scan.
+    pub const RECOVERY_INDEX: &str = "";
+
     pub fn migration_sql(m: &crate::migrate::Migration) -> &'static str {
         m.postgres
     }

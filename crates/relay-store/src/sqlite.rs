@@ -34,6 +34,10 @@ pub(crate) mod dialect {
     /// One process owns the database; the API wakes the dispatcher in-process.
     pub const WAKE_NOTIFY: Option<&str> = None;
 
+    /// Without statistics the planner prefers `messages_due` (by priority)
+    /// and sorts every recovery message to find the tenants; name the index.
+    pub const RECOVERY_INDEX: &str = " INDEXED BY messages_recovery_due";
+
     pub fn migration_sql(m: &crate::migrate::Migration) -> &'static str {
         m.sqlite
     }

@@ -64,6 +64,7 @@ conformance!(
     claims_take_at_most_each_endpoints_room,
     health_facts_summarise_attempts_and_backlog,
     live_messages_are_claimed_before_recovery_traffic,
+    recovery_traffic_is_shared_fairly_across_tenants,
     the_failure_clock_warns_at_72_hours_and_disables_at_5_days,
     one_success_resets_the_failure_clock,
     operational_events_reach_subscribers_without_cascading,

@@ -49,6 +49,9 @@ pub enum Workload {
     Isolation,
     /// The ceiling: the bench's own client drives the receiver directly.
     Limit,
+    /// Tenant B publishes live while tenant A bulk-retries M failed messages:
+    /// B's latency with and without A's recovery running.
+    Fairness,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -59,7 +62,8 @@ pub struct BenchArgs {
     /// Events to publish (throughput: 10000, fanout: 20).
     #[arg(long)]
     events: Option<u64>,
-    /// Endpoints subscribed (throughput: 2, latency: 1, fanout: 1000, isolation: 10 healthy).
+    /// Endpoints subscribed (throughput: 2, latency: 1, fanout: 1000, isolation: 10 healthy,
+    /// fairness: 8 of the retrying tenant).
     #[arg(long)]
     endpoints: Option<usize>,
     /// `max_concurrency` of every endpoint (Relay's default when absent).
@@ -81,15 +85,17 @@ pub struct BenchArgs {
     /// created next to `db` for the run and dropped afterwards. Default: SQLite.
     #[arg(long)]
     database_url: Option<String>,
-    /// Events per second (latency: 1000, isolation: 100).
+    /// Events per second (latency: 1000, isolation: 100, fairness: 50).
     #[arg(long)]
     rate: Option<f64>,
-    /// How long to publish at `--rate` (latency, isolation).
+    /// How long to publish at `--rate` (latency, isolation; fairness: each
+    /// of the two runs).
     #[arg(long, default_value_t = 10)]
     seconds: u64,
-    /// Messages scheduled in the future (backlog).
-    #[arg(long, default_value_t = 1_000_000)]
-    messages: u64,
+    /// Messages scheduled in the future (backlog: 1000000), or failed and
+    /// bulk-retried (fairness: 50000).
+    #[arg(long)]
+    messages: Option<u64>,
     /// How long idle CPU is measured (backlog).
     #[arg(long, default_value_t = 10)]
     idle_seconds: u64,
@@ -301,6 +307,9 @@ struct EndpointSpec {
 /// Relay, the receiver and the tenant the publisher uses.
 struct Env {
     api_addr: SocketAddr,
+    operator_token: String,
+    /// The receiver's port.
+    port: u16,
     api_key: String,
     tenant_id: String,
     endpoint_ids: Vec<String>,
@@ -465,6 +474,7 @@ impl Env {
             "fresh.published",
             "backlog.scheduled",
             "bad.queued",
+            "recovery.retried",
         ] {
             api.call(
                 Method::PUT,
@@ -525,6 +535,8 @@ impl Env {
         receiver.set_arrival_hook(Some(Arc::new(move |a| t.arrival(a))));
         Ok(Env {
             api_addr,
+            operator_token: op.token,
+            port,
             api_key,
             tenant_id,
             endpoint_ids,
@@ -791,6 +803,7 @@ async fn run_workload(args: BenchArgs, relay: tokio::runtime::Handle) -> anyhow:
         Workload::Latency => latency(&args, relay, &data).await,
         Workload::Backlog => backlog(&args, relay, &data).await,
         Workload::Isolation => isolation(&args, relay, &data).await,
+        Workload::Fairness => fairness(&args, relay, &data).await,
     }
 }
 
@@ -1218,20 +1231,63 @@ async fn fresh_latency(env: &Env, n: u64, data: &Arc<str>) -> anyhow::Result<Per
     Ok(phase.percentiles())
 }
 
+/// Messages written straight into the database (see [`insert_messages`]).
+struct Seed<'a> {
+    tenant_id: &'a str,
+    endpoint_id: &'a str,
+    /// Event ids are `<prefix><i>`, message ids `msg_<prefix><i>`.
+    prefix: &'a str,
+    event_type: &'a str,
+    count: u64,
+    /// `scheduled` (due at `due`) or a failed state (`due` = `None`).
+    state: &'a str,
+    due: Option<i64>,
+}
+
+fn now_millis() -> anyhow::Result<i64> {
+    Ok(std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)?
+        .as_millis() as i64)
+}
+
 /// Inserts `m` events and their messages, due in a day, for `endpoint_id`,
 /// straight into the database in batches (SQL generating the rows).
 async fn insert_backlog(env: &Env, endpoint_id: &str, m: u64) -> anyhow::Result<f64> {
+    let due = now_millis()? + 86_400_000;
+    let tenant_id = env.tenant_id.clone();
+    insert_messages(
+        env,
+        &Seed {
+            tenant_id: &tenant_id,
+            endpoint_id,
+            prefix: "bk-",
+            event_type: "backlog.scheduled",
+            count: m,
+            state: "scheduled",
+            due: Some(due),
+        },
+    )
+    .await
+}
+
+/// Inserts the seed's events and messages straight into the database in
+/// batches (SQL generating the rows: a million through the API would take
+/// longer than the measurement); returns the seconds it took.
+async fn insert_messages(env: &Env, seed: &Seed<'_>) -> anyhow::Result<f64> {
     let url = env.database_url.clone();
-    let tenant = env.tenant_id.clone();
-    let endpoint = endpoint_id.to_owned();
+    let tenant = seed.tenant_id.to_owned();
+    let endpoint = seed.endpoint_id.to_owned();
+    let (prefix, event_type, state) = (
+        seed.prefix.to_owned(),
+        seed.event_type.to_owned(),
+        seed.state.to_owned(),
+    );
+    let (m, due) = (seed.count, seed.due);
     let sqlite = env.backend == "sqlite";
     let started = Instant::now();
     env.relay
         .spawn(async move {
-            let now = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)?
-                .as_millis() as i64;
-            let due = now + 86_400_000;
+            let now = now_millis()?;
             let trace = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
             const BATCH: u64 = 100_000;
             // SQLite counts with a recursive CTE, PostgreSQL with generate_series.
@@ -1243,66 +1299,60 @@ async fn insert_backlog(env: &Env, endpoint_id: &str, m: u64) -> anyhow::Result<
             } else {
                 ("", "generate_series($1::bigint, $2::bigint) AS i")
             };
+            // Failed messages used their attempts.
+            let attempts = if due.is_some() { 0 } else { 10 };
             let events_sql = format!(
                 "{with}INSERT INTO events (tenant_id, environment, id, event_type, type_version, data, traceparent, created_at) \
-                 SELECT $3, 'live', 'bk-' || i, 'backlog.scheduled', 1, '{{}}', $4, $5 FROM {from}"
+                 SELECT $3, 'live', $6 || i, $7, 1, '{{}}', $4, $5 FROM {from}"
             );
             let messages_sql = format!(
-                "{with}INSERT INTO messages (id, tenant_id, environment, event_id, endpoint_id, event_type, state, next_attempt_at, created_at, updated_at) \
-                 SELECT 'msg_bk' || i, $3, 'live', 'bk-' || i, $4, 'backlog.scheduled', 'scheduled', $5, $6, $6 FROM {from}"
+                "{with}INSERT INTO messages (id, tenant_id, environment, event_id, endpoint_id, event_type, state, \
+                 attempts_used, next_attempt_at, created_at, updated_at) \
+                 SELECT 'msg_' || $7 || i, $3, 'live', $7 || i, $4, $8, $9, {attempts}, $5, $6, $6 FROM {from}"
             );
             let mut start = 0u64;
             while start < m {
                 let end = (start + BATCH).min(m) - 1;
+                macro_rules! batch {
+                    ($conn:ty) => {{
+                        use sqlx::Connection as _;
+                        let mut c = <$conn>::connect(&url).await?;
+                        let mut tx = c.begin().await?;
+                        sqlx::query(sqlx::AssertSqlSafe(events_sql.clone()))
+                            .bind(start as i64)
+                            .bind(end as i64)
+                            .bind(&tenant)
+                            .bind(trace)
+                            .bind(now)
+                            .bind(&prefix)
+                            .bind(&event_type)
+                            .execute(&mut *tx)
+                            .await?;
+                        sqlx::query(sqlx::AssertSqlSafe(messages_sql.clone()))
+                            .bind(start as i64)
+                            .bind(end as i64)
+                            .bind(&tenant)
+                            .bind(&endpoint)
+                            .bind(due)
+                            .bind(now)
+                            .bind(&prefix)
+                            .bind(&event_type)
+                            .bind(&state)
+                            .execute(&mut *tx)
+                            .await?;
+                        tx.commit().await?;
+                        c.close().await?;
+                    }};
+                }
                 if sqlite {
-                    use sqlx::Connection as _;
-                    let mut c = sqlx::SqliteConnection::connect(&url).await?;
-                    let mut tx = c.begin().await?;
-                    sqlx::query(sqlx::AssertSqlSafe(events_sql.clone()))
-                        .bind(start as i64)
-                        .bind(end as i64)
-                        .bind(&tenant)
-                        .bind(trace)
-                        .bind(now)
-                        .execute(&mut *tx)
-                        .await?;
-                    sqlx::query(sqlx::AssertSqlSafe(messages_sql.clone()))
-                        .bind(start as i64)
-                        .bind(end as i64)
-                        .bind(&tenant)
-                        .bind(&endpoint)
-                        .bind(due)
-                        .bind(now)
-                        .execute(&mut *tx)
-                        .await?;
-                    tx.commit().await?;
-                    c.close().await?;
+                    batch!(sqlx::SqliteConnection);
                 } else {
-                    use sqlx::Connection as _;
-                    let mut c = sqlx::PgConnection::connect(&url).await?;
-                    let mut tx = c.begin().await?;
-                    sqlx::query(sqlx::AssertSqlSafe(events_sql.clone()))
-                        .bind(start as i64)
-                        .bind(end as i64)
-                        .bind(&tenant)
-                        .bind(trace)
-                        .bind(now)
-                        .execute(&mut *tx)
-                        .await?;
-                    sqlx::query(sqlx::AssertSqlSafe(messages_sql.clone()))
-                        .bind(start as i64)
-                        .bind(end as i64)
-                        .bind(&tenant)
-                        .bind(&endpoint)
-                        .bind(due)
-                        .bind(now)
-                        .execute(&mut *tx)
-                        .await?;
-                    tx.commit().await?;
-                    c.close().await?;
+                    batch!(sqlx::PgConnection);
                 }
                 start = end + 1;
-                eprintln!("backlog: {start} of {m} messages inserted");
+                if m >= BATCH {
+                    eprintln!("seed: {start} of {m} messages inserted");
+                }
             }
             anyhow::Ok(())
         })
@@ -1332,7 +1382,8 @@ async fn backlog(
     tokio::time::sleep(Duration::from_secs(args.idle_seconds)).await;
     let cpu_e1 = Cpu::now();
     let idle_empty = cpu_e0.relay_since(&cpu_e1) / args.idle_seconds.max(1) as f64;
-    let insert_s = insert_backlog(&env, &env.endpoint_ids[0], args.messages).await?;
+    let messages = args.messages.unwrap_or(1_000_000);
+    let insert_s = insert_backlog(&env, &env.endpoint_ids[0], messages).await?;
     // Let the dispatcher notice the new due time.
     tokio::time::sleep(Duration::from_secs(2)).await;
     let cpu0 = Cpu::now();
@@ -1343,7 +1394,7 @@ async fn backlog(
     let lim = limit_for_ratios(args, &env, 2000, data).await?;
     let l = lim.as_ref().map(|l| l.unloaded);
     let mut m = common_json(args, env.backend);
-    m.insert("messages".into(), json!(args.messages));
+    m.insert("messages".into(), json!(messages));
     m.insert("insert_seconds".into(), json!(round(insert_s)));
     m.insert("idle_seconds".into(), json!(args.idle_seconds));
     m.insert(
@@ -1368,7 +1419,7 @@ async fn backlog(
     let rows = vec![
         row(
             "backlog inserted",
-            format!("{} in {insert_s:.1} s", args.messages),
+            format!("{messages} in {insert_s:.1} s"),
             "",
         ),
         row(
@@ -1407,7 +1458,7 @@ async fn backlog(
     Ok(Report {
         title: format!(
             "relay bench backlog: {} scheduled messages, {} backend, load {}",
-            args.messages,
+            messages,
             m["backend"].as_str().unwrap_or_default(),
             load_average()
         ),
@@ -1514,6 +1565,201 @@ async fn isolation(
             "relay bench isolation: {k} healthy endpoints at {rate} events/s for {} s, one endpoint that never answers with {} queued, {} backend, load {}",
             args.seconds,
             args.queued,
+            m["backend"].as_str().unwrap_or_default(),
+            load_average()
+        ),
+        rows,
+        json: Value::Object(m),
+    })
+}
+
+/// Tenant B publishes live at `--rate` for `--seconds` (the baseline); then
+/// tenant A, with `--messages` exhausted messages over `--endpoints`
+/// endpoints, starts a bulk retry of them through the API, and B publishes
+/// again for as long (the window). B's publish→delivery latency in both runs,
+/// their ratio, and how much of A's recovery was delivered in the window.
+async fn fairness(
+    args: &BenchArgs,
+    relay: tokio::runtime::Handle,
+    data: &Arc<str>,
+) -> anyhow::Result<Report> {
+    if args.verify {
+        anyhow::bail!(
+            "fairness does not support --verify (tenant A's keys are made after the receiver starts)"
+        );
+    }
+    let rate = args.rate.unwrap_or(50.0);
+    let k = args.endpoints.unwrap_or(8).max(1);
+    let messages = args.messages.unwrap_or(50_000);
+    let specs = [EndpointSpec {
+        path: "/live".into(),
+        event_type: "bench.published",
+    }];
+    let env = Env::start(args, relay, &specs).await?;
+
+    // Tenant A: its own key, consumer and endpoints, and its failed messages.
+    let mut op = Api {
+        conn: Conn::plain(env.api_addr).await?,
+        token: env.operator_token.clone(),
+    };
+    let tenant = op
+        .call(
+            Method::POST,
+            "/v1/tenants",
+            Some(json!({"name": "bench-a"})),
+        )
+        .await?;
+    let a_tenant = tenant["id"].as_str().context("tenant id")?.to_owned();
+    let key = op
+        .call(
+            Method::POST,
+            &format!("/v1/tenants/{a_tenant}/api-keys"),
+            Some(json!({"environment": "live", "name": "bench-a"})),
+        )
+        .await?;
+    let mut a = Api {
+        conn: Conn::plain(env.api_addr).await?,
+        token: key["key"].as_str().context("api key")?.to_owned(),
+    };
+    a.call(
+        Method::PUT,
+        "/v1/event-types/recovery.retried",
+        Some(json!({"description": "relay bench", "schema": {"type": "object"}})),
+    )
+    .await?;
+    let consumer = a
+        .call(
+            Method::POST,
+            "/v1/consumers",
+            Some(json!({"external_id": "bench-a", "name": "bench-a"})),
+        )
+        .await?;
+    let consumer_id = consumer["id"].as_str().context("consumer id")?.to_owned();
+    let mut seed_s = 0.0;
+    for j in 0..k {
+        let mut body = json!({
+            "consumer_id": consumer_id,
+            "destination": {"kind": "https", "url": format!("https://127.0.0.1:{}/a{j}", env.port)},
+            "event_types": ["recovery.retried"],
+        });
+        if let Some(c) = args.endpoint_concurrency {
+            body["max_concurrency"] = json!(c);
+        }
+        let e = a.call(Method::POST, "/v1/endpoints", Some(body)).await?;
+        let endpoint_id = e["id"].as_str().context("endpoint id")?.to_owned();
+        let share = messages / k as u64 + u64::from((j as u64) < messages % k as u64);
+        seed_s += insert_messages(
+            &env,
+            &Seed {
+                tenant_id: &a_tenant,
+                endpoint_id: &endpoint_id,
+                prefix: &format!("fa{j}-"),
+                event_type: "recovery.retried",
+                count: share,
+                state: "exhausted",
+                due: None,
+            },
+        )
+        .await?;
+    }
+
+    // Baseline: B alone.
+    let (without, pub_a, complete_a) = paced(args, &env, rate, 1, data).await?;
+    let base = without.percentiles();
+    // The window: A's bulk retry starts, B publishes as before.
+    let received0 = env.receiver.count();
+    let job = a
+        .call(
+            Method::POST,
+            "/v1/messages/retry",
+            Some(json!({"state": "exhausted"})),
+        )
+        .await?;
+    let job_id = job["id"].as_str().context("job id")?.to_owned();
+    let (with, pub_b, complete_b) = paced(args, &env, rate, 1, data).await?;
+    let during = with.percentiles();
+    let b_arrived = with.arrived.load(Ordering::Acquire);
+    let a_delivered = (env.receiver.count() - received0).saturating_sub(b_arrived);
+    let job = a
+        .call(Method::GET, &format!("/v1/jobs/{job_id}"), None)
+        .await?;
+    let restarted = job["affected"].as_u64().unwrap_or(0);
+    let ratio = during.p99 / base.p99.max(1e-9);
+    let mut m = common_json(args, env.backend);
+    m.insert("rate".into(), json!(rate));
+    m.insert("seconds".into(), json!(args.seconds));
+    m.insert("retrying_tenant_endpoints".into(), json!(k));
+    m.insert("messages".into(), json!(messages));
+    m.insert("seed_seconds".into(), json!(round(seed_s)));
+    m.insert(
+        "baseline".into(),
+        json!({
+            "latency_ms": base.json(), "complete": complete_a, "publish_errors": pub_a.errors,
+            "deliveries": without.arrived.load(Ordering::Acquire),
+        }),
+    );
+    m.insert(
+        "during_bulk_retry".into(),
+        json!({
+            "latency_ms": during.json(), "complete": complete_b, "publish_errors": pub_b.errors,
+            "deliveries": b_arrived,
+        }),
+    );
+    m.insert("p99_ratio".into(), json!(round(ratio)));
+    m.insert(
+        "p50_ratio".into(),
+        json!(round(during.p50 / base.p50.max(1e-9))),
+    );
+    m.insert("recovery_delivered_in_window".into(), json!(a_delivered));
+    m.insert("recovery_restarted_in_window".into(), json!(restarted));
+    m.insert("recovery_job_state".into(), job["state"].clone());
+    let rows = vec![
+        row(
+            "B p50 / p99 / max, baseline",
+            format!("{} / {} / {}", ms(base.p50), ms(base.p99), ms(base.max)),
+            "",
+        ),
+        row(
+            "B p50 / p99 / max, during A's retry",
+            format!(
+                "{} / {} / {}",
+                ms(during.p50),
+                ms(during.p99),
+                ms(during.max)
+            ),
+            "",
+        ),
+        row("during / baseline (p99)", format!("{ratio:.2}×"), ""),
+        row(
+            "during / baseline (p50)",
+            format!("{:.2}×", during.p50 / base.p50.max(1e-9)),
+            "",
+        ),
+        row(
+            "A restarted / delivered in the window",
+            format!("{restarted} / {a_delivered} of {messages}"),
+            "",
+        ),
+        row(
+            "B deliveries, baseline / during",
+            format!(
+                "{} / {} of {}",
+                without.arrived.load(Ordering::Acquire),
+                b_arrived,
+                with.sends.len()
+            ),
+            if complete_a && complete_b {
+                ""
+            } else {
+                "incomplete (timed out)"
+            },
+        ),
+    ];
+    env.finish().await;
+    Ok(Report {
+        title: format!(
+            "relay bench fairness: tenant B live at {rate}/s for {} s, without and with tenant A bulk-retrying {messages} messages over {k} endpoints, {} backend, load {}",
+            args.seconds,
             m["backend"].as_str().unwrap_or_default(),
             load_average()
         ),
