@@ -18,6 +18,7 @@ pub enum Bind {
     Text(String),
     Int(i64),
     OptInt(Option<i64>),
+    OptText(Option<String>),
 }
 
 /// Messages inserted per statement when a publish fans out (10 values a row,
@@ -32,6 +33,12 @@ pub enum Room {
     Left(u32),
     Used(u32),
 }
+
+/// Events inserted per statement (13 values a row).
+pub const EVENT_CHUNK: usize = 100;
+
+/// Completions (and attempt records) written per statement.
+pub const COMPLETION_CHUNK: usize = 100;
 
 /// The latency histogram's time unit.
 pub const HOUR_MILLIS: i64 = 3_600_000;
@@ -174,6 +181,7 @@ macro_rules! impl_store {
                         Bind::Text(s) => query.bind(s.clone()),
                         Bind::Int(i) => query.bind(*i),
                         Bind::OptInt(i) => query.bind(*i),
+                        Bind::OptText(t) => query.bind(t.clone()),
                     };
                 }
                 query
@@ -256,107 +264,198 @@ macro_rules! impl_store {
                 })
             }
 
-            /// One publish inside the committer's transaction: the event, its
-            /// subject sequence number and one message per subscribed endpoint.
-            async fn publish_in(
-                tx: &mut sqlx::Transaction<'_, $db>,
-                scope: &Scope,
-                ev: &NewEvent,
-            ) -> Result<PublishOutcome> {
-                let env = scope.environment.as_str();
-                let now = ev.now.millis();
-                let existing = sqlx::query::<$db>(
-                    "SELECT * FROM events WHERE tenant_id = $1 AND environment = $2 AND id = $3",
-                )
-                .bind(&scope.tenant_id)
-                .bind(env)
-                .bind(&ev.id)
-                .fetch_optional(&mut **tx)
-                .await?;
-                if let Some(row) = existing {
-                    return Ok(PublishOutcome {
-                        event: rows::event(&row)?,
+            /// Writes `jobs` in one transaction, set-based: one read for the
+            /// ids that exist already (idempotent re-publishes), the subject
+            /// sequence numbers in publish order, one insert per chunk of
+            /// events, one fan-out read per event type and consumer, one
+            /// insert per chunk of messages, and one wake-up notification.
+            /// Any failure rolls back the whole batch.
+            async fn publish_batch(
+                write: &sqlx::Pool<$db>,
+                jobs: &[$crate::group::PublishJob],
+            ) -> Result<Vec<PublishOutcome>> {
+                use std::collections::HashMap;
+                type Key = (String, &'static str, String);
+                let key = |j: &$crate::group::PublishJob| -> Key {
+                    (j.scope.tenant_id.clone(), j.scope.environment.as_str(), j.event.id.clone())
+                };
+                let mut tx = write.begin().await?;
+                // Events that exist already, one query per scope.
+                let mut existing: HashMap<Key, Event> = HashMap::new();
+                let mut scopes: Vec<(String, &'static str)> = jobs
+                    .iter()
+                    .map(|j| (j.scope.tenant_id.clone(), j.scope.environment.as_str()))
+                    .collect();
+                scopes.sort();
+                scopes.dedup();
+                for (tenant_id, env) in &scopes {
+                    let mut q = SqlBuilder::new("SELECT * FROM events WHERE tenant_id = ");
+                    q.bind(Bind::Text(tenant_id.clone()))
+                        .push(" AND environment = ")
+                        .bind(Bind::Text((*env).into()))
+                        .push(" AND id IN (");
+                    for (i, j) in jobs
+                        .iter()
+                        .filter(|j| &j.scope.tenant_id == tenant_id && j.scope.environment.as_str() == *env)
+                        .enumerate()
+                    {
+                        q.push(if i == 0 { "" } else { ", " }).bind(Bind::Text(j.event.id.clone()));
+                    }
+                    q.push(")");
+                    for r in Self::built(&q).fetch_all(&mut *tx).await? {
+                        let e = rows::event(&r)?;
+                        existing.insert((tenant_id.clone(), env, e.id.clone()), e);
+                    }
+                }
+                // In publish order: duplicates, sequence numbers, new events.
+                let mut outcomes: Vec<PublishOutcome> = Vec::with_capacity(jobs.len());
+                let mut fresh: Vec<usize> = Vec::new();
+                let mut seen: HashMap<Key, usize> = HashMap::new();
+                for (i, j) in jobs.iter().enumerate() {
+                    let k = key(j);
+                    if let Some(e) = existing.get(&k) {
+                        outcomes.push(PublishOutcome { event: e.clone(), messages_created: 0, duplicate: true });
+                        continue;
+                    }
+                    if let Some(first) = seen.get(&k) {
+                        let event = outcomes[*first].event.clone();
+                        outcomes.push(PublishOutcome { event, messages_created: 0, duplicate: true });
+                        continue;
+                    }
+                    let ev = &j.event;
+                    let seq = match &ev.subject {
+                        Some(subject) => Some(
+                            sqlx::query_scalar::<$db, i64>(
+                                "INSERT INTO subject_seqs (tenant_id, environment, subject, seq) VALUES ($1, $2, $3, 1) \
+                                 ON CONFLICT (tenant_id, environment, subject) DO UPDATE SET seq = subject_seqs.seq + 1 \
+                                 RETURNING seq",
+                            )
+                            .bind(&j.scope.tenant_id)
+                            .bind(j.scope.environment.as_str())
+                            .bind(subject)
+                            .fetch_one(&mut *tx)
+                            .await?,
+                        ),
+                        None => None,
+                    };
+                    seen.insert(k, i);
+                    fresh.push(i);
+                    outcomes.push(PublishOutcome {
+                        event: Event {
+                            id: ev.id.clone(),
+                            event_type: ev.event_type.clone(),
+                            type_version: ev.type_version,
+                            environment: j.scope.environment,
+                            subject: ev.subject.clone(),
+                            data: ev.data.clone(),
+                            consumer_id: ev.consumer_id.clone(),
+                            ordering_key: ev.ordering_key.clone(),
+                            seq,
+                            traceparent: ev.traceparent.clone(),
+                            expires_at: ev.expires_at,
+                            created_at: ev.now,
+                        },
                         messages_created: 0,
-                        duplicate: true,
+                        duplicate: false,
                     });
                 }
-                let seq = match &ev.subject {
-                    Some(subject) => Some(
-                        sqlx::query_scalar::<$db, i64>(
-                            "INSERT INTO subject_seqs (tenant_id, environment, subject, seq) VALUES ($1, $2, $3, 1) \
-                             ON CONFLICT (tenant_id, environment, subject) DO UPDATE SET seq = subject_seqs.seq + 1 \
-                             RETURNING seq",
-                        )
-                        .bind(&scope.tenant_id)
-                        .bind(env)
-                        .bind(subject)
-                        .fetch_one(&mut **tx)
-                        .await?,
-                    ),
-                    None => None,
-                };
-                sqlx::query::<$db>(
-                    "INSERT INTO events (tenant_id, environment, id, event_type, type_version, subject, data, \
-                     consumer_id, ordering_key, seq, traceparent, expires_at, created_at) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
-                )
-                .bind(&scope.tenant_id)
-                .bind(env)
-                .bind(&ev.id)
-                .bind(&ev.event_type)
-                .bind(ev.type_version)
-                .bind(&ev.subject)
-                .bind(ev.data.get())
-                .bind(&ev.consumer_id)
-                .bind(&ev.ordering_key)
-                .bind(seq)
-                .bind(&ev.traceparent)
-                .bind(ev.expires_at.map(Timestamp::millis))
-                .bind(now)
-                .execute(&mut **tx)
-                .await?;
-                let mut fanout = SqlBuilder::new(
-                    "SELECT DISTINCT e.id, e.state FROM endpoint_subscriptions s \
-                     JOIN endpoints e ON e.id = s.endpoint_id WHERE s.tenant_id = ",
-                );
-                fanout
-                    .bind(Bind::Text(scope.tenant_id.clone()))
-                    .push(" AND s.environment = ")
-                    .bind(Bind::Text(env.into()))
-                    .push(" AND s.event_type IN (")
-                    .bind(Bind::Text(ev.event_type.clone()))
-                    .push(", '*') AND e.deleted_at IS NULL");
-                if let Some(c) = &ev.consumer_id {
-                    fanout.push(" AND e.consumer_id = ").bind(Bind::Text(c.clone()));
+                for chunk in fresh.chunks($crate::backend::EVENT_CHUNK) {
+                    let mut q = SqlBuilder::new(
+                        "INSERT INTO events (tenant_id, environment, id, event_type, type_version, subject, data, \
+                         consumer_id, ordering_key, seq, traceparent, expires_at, created_at) VALUES ",
+                    );
+                    for (n, i) in chunk.iter().enumerate() {
+                        let (j, e) = (&jobs[*i], &outcomes[*i].event);
+                        q.push(if n == 0 { "(" } else { ", (" })
+                            .bind(Bind::Text(j.scope.tenant_id.clone()))
+                            .push(", ")
+                            .bind(Bind::Text(e.environment.as_str().into()))
+                            .push(", ")
+                            .bind(Bind::Text(e.id.clone()))
+                            .push(", ")
+                            .bind(Bind::Text(e.event_type.clone()))
+                            .push(", ")
+                            .bind(Bind::Int(e.type_version))
+                            .push(", ")
+                            .bind(Bind::OptText(e.subject.clone()))
+                            .push(", ")
+                            .bind(Bind::Text(e.data.get().to_string()))
+                            .push(", ")
+                            .bind(Bind::OptText(e.consumer_id.clone()))
+                            .push(", ")
+                            .bind(Bind::OptText(e.ordering_key.clone()))
+                            .push(", ")
+                            .bind(Bind::OptInt(e.seq))
+                            .push(", ")
+                            .bind(Bind::Text(e.traceparent.clone()))
+                            .push(", ")
+                            .bind(Bind::OptInt(e.expires_at.map(Timestamp::millis)))
+                            .push(", ")
+                            .bind(Bind::Int(e.created_at.millis()))
+                            .push(")");
+                    }
+                    Self::built(&q).execute(&mut *tx).await?;
                 }
-                fanout.push(" ORDER BY e.id");
-                let targets = Self::built(&fanout).fetch_all(&mut **tx).await?;
-                // One multi-row INSERT per chunk of matched endpoints.
-                let mut created = 0u64;
-                for chunk in targets.chunks($crate::backend::FANOUT_CHUNK) {
+                // Fan-out: the subscribed endpoints, read once per scope,
+                // event type and consumer; one message row per endpoint.
+                type TargetKey = (String, &'static str, String, Option<String>);
+                let mut targets: HashMap<TargetKey, Vec<(String, MessageState)>> = HashMap::new();
+                let mut rows_out: Vec<(usize, String, MessageState)> = Vec::new();
+                for i in &fresh {
+                    let (j, e) = (&jobs[*i], &outcomes[*i].event);
+                    let env = j.scope.environment.as_str();
+                    let tkey = (j.scope.tenant_id.clone(), env, e.event_type.clone(), e.consumer_id.clone());
+                    if !targets.contains_key(&tkey) {
+                        let mut fanout = SqlBuilder::new(
+                            "SELECT DISTINCT e.id, e.state FROM endpoint_subscriptions s \
+                             JOIN endpoints e ON e.id = s.endpoint_id WHERE s.tenant_id = ",
+                        );
+                        fanout
+                            .bind(Bind::Text(j.scope.tenant_id.clone()))
+                            .push(" AND s.environment = ")
+                            .bind(Bind::Text(env.into()))
+                            .push(" AND s.event_type IN (")
+                            .bind(Bind::Text(e.event_type.clone()))
+                            .push(", '*') AND e.deleted_at IS NULL");
+                        if let Some(c) = &e.consumer_id {
+                            fanout.push(" AND e.consumer_id = ").bind(Bind::Text(c.clone()));
+                        }
+                        fanout.push(" ORDER BY e.id");
+                        let mut found = Vec::new();
+                        for t in Self::built(&fanout).fetch_all(&mut *tx).await? {
+                            let endpoint_state = t.text("state")?;
+                            let endpoint_state = EndpointState::parse(&endpoint_state).ok_or_else(|| {
+                                StoreError::Corrupt(format!("endpoint state `{endpoint_state}`"))
+                            })?;
+                            found.push((t.text("id")?, endpoint_state.initial_message_state()));
+                        }
+                        targets.insert(tkey.clone(), found);
+                    }
+                    for (endpoint_id, state) in &targets[&tkey] {
+                        rows_out.push((*i, endpoint_id.clone(), *state));
+                    }
+                }
+                for chunk in rows_out.chunks($crate::backend::FANOUT_CHUNK) {
                     let mut q = SqlBuilder::new(
                         "INSERT INTO messages (id, tenant_id, environment, event_id, endpoint_id, event_type, state, \
                          next_attempt_at, created_at, updated_at) VALUES ",
                     );
-                    for (i, t) in chunk.iter().enumerate() {
-                        let endpoint_id = t.text("id")?;
-                        let endpoint_state = t.text("state")?;
-                        let endpoint_state = EndpointState::parse(&endpoint_state)
-                            .ok_or_else(|| StoreError::Corrupt(format!("endpoint state `{endpoint_state}`")))?;
-                        let state = endpoint_state.initial_message_state();
-                        let next = (state == MessageState::Scheduled).then_some(now);
-                        q.push(if i == 0 { "(" } else { ", (" })
-                            .bind(Bind::Text($crate::new_id(relay_core::id::IdKind::Message, ev.now)))
+                    for (n, (i, endpoint_id, state)) in chunk.iter().enumerate() {
+                        let (j, e) = (&jobs[*i], &outcomes[*i].event);
+                        let now = e.created_at.millis();
+                        let next = (*state == MessageState::Scheduled).then_some(now);
+                        q.push(if n == 0 { "(" } else { ", (" })
+                            .bind(Bind::Text($crate::new_id(relay_core::id::IdKind::Message, e.created_at)))
                             .push(", ")
-                            .bind(Bind::Text(scope.tenant_id.clone()))
+                            .bind(Bind::Text(j.scope.tenant_id.clone()))
                             .push(", ")
-                            .bind(Bind::Text(env.into()))
+                            .bind(Bind::Text(e.environment.as_str().into()))
                             .push(", ")
-                            .bind(Bind::Text(ev.id.clone()))
+                            .bind(Bind::Text(e.id.clone()))
                             .push(", ")
-                            .bind(Bind::Text(endpoint_id))
+                            .bind(Bind::Text(endpoint_id.clone()))
                             .push(", ")
-                            .bind(Bind::Text(ev.event_type.clone()))
+                            .bind(Bind::Text(e.event_type.clone()))
                             .push(", ")
                             .bind(Bind::Text(state.as_str().into()))
                             .push(", ")
@@ -367,45 +466,18 @@ macro_rules! impl_store {
                             .bind(Bind::Int(now))
                             .push(")");
                     }
-                    Self::built(&q).execute(&mut **tx).await?;
-                    created += chunk.len() as u64;
+                    Self::built(&q).execute(&mut *tx).await?;
                 }
-                let event = Event {
-                    id: ev.id.clone(),
-                    event_type: ev.event_type.clone(),
-                    type_version: ev.type_version,
-                    environment: scope.environment,
-                    subject: ev.subject.clone(),
-                    data: ev.data.clone(),
-                    consumer_id: ev.consumer_id.clone(),
-                    ordering_key: ev.ordering_key.clone(),
-                    seq,
-                    traceparent: ev.traceparent.clone(),
-                    expires_at: ev.expires_at,
-                    created_at: ev.now,
-                };
-                Ok(PublishOutcome { event, messages_created: created, duplicate: false })
-            }
-
-
-            /// Writes `jobs` in one transaction (one wake-up notification for
-            /// all of them); any failure rolls back the whole batch.
-            async fn publish_batch(
-                write: &sqlx::Pool<$db>,
-                jobs: &[$crate::group::PublishJob],
-            ) -> Result<Vec<PublishOutcome>> {
-                let mut tx = write.begin().await?;
-                let mut out = Vec::with_capacity(jobs.len());
-                for job in jobs {
-                    out.push(Self::publish_in(&mut tx, &job.scope, &job.event).await?);
+                for (i, _, _) in &rows_out {
+                    outcomes[*i].messages_created += 1;
                 }
-                if out.iter().any(|o| o.messages_created > 0)
+                if !rows_out.is_empty()
                     && let Some(notify) = dialect::WAKE_NOTIFY
                 {
                     sqlx::query::<$db>(notify).execute(&mut *tx).await?;
                 }
                 tx.commit().await?;
-                Ok(out)
+                Ok(outcomes)
             }
 
             /// One publish in its own transaction. Another node that stored
@@ -2410,56 +2482,102 @@ macro_rules! impl_store {
                     }
                     clear.extend(ids.iter().filter(|id| !rows_found.contains(**id)).map(|id| id.to_string()));
                 }
+                // Every message's update in one statement per chunk (each row
+                // applied only while its lease holds), then every attempt
+                // record in one insert per chunk.
+                let mut updated = std::collections::HashSet::new();
+                for chunk in batch.chunks($crate::backend::COMPLETION_CHUNK) {
+                    let mut q = SqlBuilder::new(
+                        "WITH v (id, state, attempts_used, deferrals_used, next_attempt_at, last_error_code, \
+                         terminal_reason, updated_at, lease_owner, lease_version, manual) AS (VALUES ",
+                    );
+                    for (i, c) in chunk.iter().enumerate() {
+                        let p = &c.progress;
+                        q.push(if i == 0 { "(" } else { ", (" })
+                            .bind(Bind::Text(c.message_id.clone()))
+                            .push(", ")
+                            .bind(Bind::Text(p.state.as_str().into()))
+                            .push(", ")
+                            .bind(Bind::Int(i64::from(p.attempts_used)))
+                            .push(", ")
+                            .bind(Bind::Int(i64::from(p.deferrals_used)))
+                            .push(", ")
+                            .bind(Bind::OptInt(p.next_attempt_at.map(Timestamp::millis)))
+                            .push(", ")
+                            .bind(Bind::OptText(p.last_error_code.clone()))
+                            .push(", ")
+                            .bind(Bind::OptText(p.terminal_reason.clone()))
+                            .push(", ")
+                            .bind(Bind::Int(c.now.millis()))
+                            .push(", ")
+                            .bind(Bind::Text(c.lease_owner.clone()))
+                            .push(", ")
+                            .bind(Bind::Int(c.lease_version))
+                            .push(", ")
+                            .bind(Bind::Int(i64::from(c.manual)))
+                            .push(")");
+                    }
+                    q.push(
+                        ") UPDATE messages SET state = v.state, attempts_used = v.attempts_used, \
+                         deferrals_used = v.deferrals_used, next_attempt_at = v.next_attempt_at, \
+                         last_error_code = v.last_error_code, terminal_reason = v.terminal_reason, \
+                         lease_owner = NULL, lease_until = NULL, updated_at = v.updated_at FROM v \
+                         WHERE messages.id = v.id AND messages.lease_owner = v.lease_owner \
+                         AND messages.lease_version = v.lease_version \
+                         AND (messages.state = 'in_flight' OR v.manual = 1) RETURNING messages.id",
+                    );
+                    for r in Self::built(&q).fetch_all(&mut *tx).await? {
+                        updated.insert(r.text("id")?);
+                    }
+                }
+                let attempts: Vec<(&Completion, &relay_core::model::Attempt)> =
+                    batch.iter().filter_map(|c| c.attempt.as_ref().map(|a| (c, a))).collect();
+                for chunk in attempts.chunks($crate::backend::COMPLETION_CHUNK) {
+                    let mut q = SqlBuilder::new(
+                        "INSERT INTO attempts (id, message_id, tenant_id, environment, endpoint_id, number, \
+                         trigger, started_at, duration_ms, destination_ip, status_code, error_kind, body_sha256, \
+                         signature, response_body, outcome) VALUES ",
+                    );
+                    for (i, (c, a)) in chunk.iter().enumerate() {
+                        q.push(if i == 0 { "(" } else { ", (" })
+                            .bind(Bind::Text(a.id.clone()))
+                            .push(", ")
+                            .bind(Bind::Text(c.message_id.clone()))
+                            .push(", ")
+                            .bind(Bind::Text(c.tenant_id.clone()))
+                            .push(", ")
+                            .bind(Bind::Text(c.environment.as_str().into()))
+                            .push(", ")
+                            .bind(Bind::Text(a.endpoint_id.clone()))
+                            .push(", (SELECT COUNT(*) + 1 FROM attempts WHERE message_id = ")
+                            .bind(Bind::Text(c.message_id.clone()))
+                            .push("), ")
+                            .bind(Bind::Text(a.trigger.as_str().into()))
+                            .push(", ")
+                            .bind(Bind::Int(a.started_at.millis()))
+                            .push(", ")
+                            .bind(Bind::Int(a.duration_ms))
+                            .push(", ")
+                            .bind(Bind::OptText(a.destination_ip.clone()))
+                            .push(", ")
+                            .bind(Bind::OptInt(a.status_code))
+                            .push(", ")
+                            .bind(Bind::OptText(a.error_kind.clone()))
+                            .push(", ")
+                            .bind(Bind::Text(a.body_sha256.clone()))
+                            .push(", ")
+                            .bind(Bind::Text(a.signature.clone()))
+                            .push(", ")
+                            .bind(Bind::OptText(a.response_body.clone()))
+                            .push(", ")
+                            .bind(Bind::Text(a.outcome.clone()))
+                            .push(")");
+                    }
+                    Self::built(&q).execute(&mut *tx).await?;
+                }
                 for c in batch {
                     let p = &c.progress;
-                    let done = sqlx::query::<$db>(
-                        "UPDATE messages SET state = $1, attempts_used = $2, deferrals_used = $3, \
-                         next_attempt_at = $4, last_error_code = $5, terminal_reason = $6, lease_owner = NULL, \
-                         lease_until = NULL, updated_at = $7 \
-                         WHERE id = $8 AND lease_owner = $9 AND lease_version = $10 \
-                         AND (state = 'in_flight' OR $11 = 1)",
-                    )
-                    .bind(p.state.as_str())
-                    .bind(i64::from(p.attempts_used))
-                    .bind(i64::from(p.deferrals_used))
-                    .bind(p.next_attempt_at.map(Timestamp::millis))
-                    .bind(&p.last_error_code)
-                    .bind(&p.terminal_reason)
-                    .bind(c.now.millis())
-                    .bind(&c.message_id)
-                    .bind(&c.lease_owner)
-                    .bind(c.lease_version)
-                    .bind(i64::from(c.manual))
-                    .execute(&mut *tx)
-                    .await?
-                    .rows_affected()
-                        == 1;
-                    if let Some(a) = &c.attempt {
-                        sqlx::query::<$db>(
-                            "INSERT INTO attempts (id, message_id, tenant_id, environment, endpoint_id, number, \
-                             trigger, started_at, duration_ms, destination_ip, status_code, error_kind, body_sha256, \
-                             signature, response_body, outcome) VALUES ($1, $2, $3, $4, $5, \
-                             (SELECT COUNT(*) + 1 FROM attempts WHERE message_id = $2), \
-                             $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
-                        )
-                        .bind(&a.id)
-                        .bind(&c.message_id)
-                        .bind(&c.tenant_id)
-                        .bind(c.environment.as_str())
-                        .bind(&a.endpoint_id)
-                        .bind(a.trigger.as_str())
-                        .bind(a.started_at.millis())
-                        .bind(a.duration_ms)
-                        .bind(&a.destination_ip)
-                        .bind(a.status_code)
-                        .bind(&a.error_kind)
-                        .bind(&a.body_sha256)
-                        .bind(&a.signature)
-                        .bind(&a.response_body)
-                        .bind(&a.outcome)
-                        .execute(&mut *tx)
-                        .await?;
-                    }
+                    let done = updated.contains(&c.message_id);
                     if applied_and(done, &c.disable_endpoint).is_some() {
                         let endpoint_id = c.attempt.as_ref().map(|a| a.endpoint_id.clone()).unwrap_or_default();
                         let reason = c.disable_endpoint.clone().unwrap_or_default();
