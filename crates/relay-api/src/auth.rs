@@ -113,6 +113,23 @@ impl FromRequestParts<Arc<AppState>> for OperatorAuth {
     }
 }
 
+/// The active API key `token` names, from the short-lived cache when it
+/// was looked up within the last second (see [`crate::cache`]).
+async fn active_key(
+    state: &AppState,
+    token: &str,
+) -> Result<Option<relay_core::model::ApiKey>, ApiError> {
+    let digest = token_digest_hex(token);
+    if let Some(key) = state.api_keys.get(&digest) {
+        return Ok(Some(key));
+    }
+    let key = state.store.find_api_key(&digest).await?;
+    if let Some(k) = &key {
+        state.api_keys.insert(digest, k.clone());
+    }
+    Ok(key)
+}
+
 /// The caller holds an active API key of one tenant and environment.
 pub struct TenantAuth {
     pub scope: Scope,
@@ -128,7 +145,7 @@ impl FromRequestParts<Arc<AppState>> for TenantAuth {
     ) -> Result<Self, ApiError> {
         let token = bearer(parts)?;
         if token.starts_with("rk_")
-            && let Some(key) = state.store.find_api_key(&token_digest_hex(token)).await?
+            && let Some(key) = active_key(state, token).await?
         {
             return Ok(TenantAuth {
                 scope: Scope {

@@ -13,6 +13,7 @@
 //! router directly.
 
 pub mod auth;
+pub mod cache;
 pub mod error;
 pub mod extract;
 pub mod openapi;
@@ -73,6 +74,11 @@ pub struct AppState {
     pub engine: Arc<relay_engine::Dispatcher>,
     pub settings: ApiSettings,
     pub schemas: schema::SchemaCache,
+    /// Active API keys by token digest (see [`cache`]).
+    pub api_keys: cache::TtlCache<String, relay_core::model::ApiKey>,
+    /// Event types by (tenant, environment, name) (see [`cache`]).
+    pub event_types:
+        cache::TtlCache<(String, &'static str, String), Arc<relay_core::model::EventType>>,
     /// Woken after every publish that created messages (the dispatcher waits on it).
     pub wake: Arc<tokio::sync::Notify>,
     /// Renders the Prometheus text for `/metrics` (set by whoever runs the dispatcher).
@@ -101,6 +107,8 @@ impl AppState {
             engine,
             settings,
             schemas: schema::SchemaCache::default(),
+            api_keys: cache::TtlCache::default(),
+            event_types: cache::TtlCache::default(),
             wake: Arc::new(tokio::sync::Notify::new()),
             metrics: std::sync::OnceLock::new(),
         })

@@ -231,6 +231,17 @@ async fn a_schema_change_opens_a_new_version() {
     assert_eq!(et["current_version"], 1);
     assert_eq!(et["description"], "one, again");
 
+    // A publish against version 1 (this also caches the event type for the
+    // publish path; the put below must take effect at once all the same).
+    let before = h
+        .publish(
+            &key,
+            json!({ "type": "order.created", "data": { "order_id": 1 } }),
+        )
+        .await
+        .expect(StatusCode::ACCEPTED);
+    assert_eq!(before["type_version"], 1);
+
     let v2 = json!({ "type": "object", "required": ["order_id", "currency"] });
     let et = h
         .put(

@@ -137,6 +137,7 @@ pub async fn put(
             },
         )
         .await?;
+    state.event_types.clear();
     let status = match outcome {
         PutEventTypeOutcome::Created => StatusCode::CREATED,
         PutEventTypeOutcome::NewVersion | PutEventTypeOutcome::Updated => StatusCode::OK,

@@ -122,17 +122,33 @@ pub async fn publish(
             format!("`{}` is published by Relay itself", body.event_type),
         ));
     }
-    let event_type = state
-        .store
-        .get_event_type(&auth.scope, &body.event_type)
-        .await?
-        .ok_or_else(|| {
-            ApiError::invalid(
-                "unknown_event_type",
-                "/type",
-                format!("`{}` is not in the event catalog", body.event_type),
-            )
-        })?;
+    let cache_key = (
+        auth.scope.tenant_id.clone(),
+        auth.scope.environment.as_str(),
+        body.event_type.clone(),
+    );
+    let cached = state.event_types.get(&cache_key);
+    let event_type = match cached {
+        Some(et) => Some(et),
+        None => {
+            let et = state
+                .store
+                .get_event_type(&auth.scope, &body.event_type)
+                .await?
+                .map(Arc::new);
+            if let Some(et) = &et {
+                state.event_types.insert(cache_key, et.clone());
+            }
+            et
+        }
+    };
+    let event_type = event_type.ok_or_else(|| {
+        ApiError::invalid(
+            "unknown_event_type",
+            "/type",
+            format!("`{}` is not in the event catalog", body.event_type),
+        )
+    })?;
     let current = event_type.current().ok_or_else(ApiError::internal)?;
     let validator = state.schemas.get(
         &auth.scope.tenant_id,

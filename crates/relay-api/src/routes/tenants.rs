@@ -160,6 +160,7 @@ pub async fn revoke_key(
         .revoke_api_key(&tenant_id, &key_id, state.clock.now())
         .await?
     {
+        state.api_keys.clear();
         Ok(StatusCode::NO_CONTENT)
     } else {
         Err(ApiError::not_found("active API key"))
