@@ -25,6 +25,9 @@ pub enum Bind {
 /// well under both backends' limits on bound parameters).
 pub const FANOUT_CHUNK: usize = 200;
 
+/// Endpoints whose room a claim spells out at most (see `claim_some`).
+pub const ROOM_LISTED: usize = 64;
+
 /// An endpoint's room within one claim: what its lane has left, or (for
 /// an endpoint the lanes have nothing in flight for) its `max_concurrency`
 /// less what this claim already took.
@@ -564,9 +567,17 @@ macro_rules! impl_store {
                          ROW_NUMBER() OVER (PARTITION BY c.endpoint_id ORDER BY c.next_attempt_at, c.id) AS rn, ",
                     );
                 use $crate::backend::Room;
+                // The most constrained endpoints, at most ROOM_LISTED of them:
+                // each listed one costs a comparison per candidate row. The
+                // others are capped at their max_concurrency, and whatever
+                // their lanes cannot take the dispatcher gives back.
                 let mut known: Vec<(&String, &Room)> =
                     room.iter().filter(|(_, r)| **r != Room::Left(0)).collect();
-                known.sort_by(|a, b| a.0.cmp(b.0));
+                known.sort_by_key(|(e, r)| match r {
+                    Room::Left(n) => (0, *n, (*e).clone()),
+                    Room::Used(n) => (1, u32::MAX - n, (*e).clone()),
+                });
+                known.truncate($crate::backend::ROOM_LISTED);
                 if known.is_empty() {
                     q.push("e.max_concurrency");
                 } else {
