@@ -72,6 +72,17 @@ impl SqlBuilder {
         self.sql.push_str(&self.binds.len().to_string());
         self
     }
+    /// Appends placeholders for `values`, separated by commas (a VALUES
+    /// row's contents, an `IN (…)` list).
+    pub fn bind_list(&mut self, values: impl IntoIterator<Item = Bind>) -> &mut Self {
+        for (i, v) in values.into_iter().enumerate() {
+            if i > 0 {
+                self.push(", ");
+            }
+            self.bind(v);
+        }
+        self
+    }
     /// Appends `AND id > $n` when paginating, then the order and the limit
     /// (one more than asked, to learn whether another page exists).
     pub fn paginate(&mut self, id_column: &str, page: &crate::PageRequest) -> &mut Self {
@@ -297,14 +308,12 @@ macro_rules! impl_store {
                         .push(" AND environment = ")
                         .bind(Bind::Text((*env).into()))
                         .push(" AND id IN (");
-                    for (i, j) in jobs
-                        .iter()
-                        .filter(|j| &j.scope.tenant_id == tenant_id && j.scope.environment.as_str() == *env)
-                        .enumerate()
-                    {
-                        q.push(if i == 0 { "" } else { ", " }).bind(Bind::Text(j.event.id.clone()));
-                    }
-                    q.push(")");
+                    q.bind_list(
+                        jobs.iter()
+                            .filter(|j| &j.scope.tenant_id == tenant_id && j.scope.environment.as_str() == *env)
+                            .map(|j| Bind::Text(j.event.id.clone())),
+                    )
+                    .push(")");
                     for r in Self::built(&q).fetch_all(&mut *tx).await? {
                         let e = rows::event(&r)?;
                         existing.insert((tenant_id.clone(), env, e.id.clone()), e);
@@ -370,31 +379,21 @@ macro_rules! impl_store {
                     for (n, i) in chunk.iter().enumerate() {
                         let (j, e) = (&jobs[*i], &outcomes[*i].event);
                         q.push(if n == 0 { "(" } else { ", (" })
-                            .bind(Bind::Text(j.scope.tenant_id.clone()))
-                            .push(", ")
-                            .bind(Bind::Text(e.environment.as_str().into()))
-                            .push(", ")
-                            .bind(Bind::Text(e.id.clone()))
-                            .push(", ")
-                            .bind(Bind::Text(e.event_type.clone()))
-                            .push(", ")
-                            .bind(Bind::Int(e.type_version))
-                            .push(", ")
-                            .bind(Bind::OptText(e.subject.clone()))
-                            .push(", ")
-                            .bind(Bind::Text(e.data.get().to_string()))
-                            .push(", ")
-                            .bind(Bind::OptText(e.consumer_id.clone()))
-                            .push(", ")
-                            .bind(Bind::OptText(e.ordering_key.clone()))
-                            .push(", ")
-                            .bind(Bind::OptInt(e.seq))
-                            .push(", ")
-                            .bind(Bind::Text(e.traceparent.clone()))
-                            .push(", ")
-                            .bind(Bind::OptInt(e.expires_at.map(Timestamp::millis)))
-                            .push(", ")
-                            .bind(Bind::Int(e.created_at.millis()))
+                            .bind_list([
+                                Bind::Text(j.scope.tenant_id.clone()),
+                                Bind::Text(e.environment.as_str().into()),
+                                Bind::Text(e.id.clone()),
+                                Bind::Text(e.event_type.clone()),
+                                Bind::Int(e.type_version),
+                                Bind::OptText(e.subject.clone()),
+                                Bind::Text(e.data.get().to_string()),
+                                Bind::OptText(e.consumer_id.clone()),
+                                Bind::OptText(e.ordering_key.clone()),
+                                Bind::OptInt(e.seq),
+                                Bind::Text(e.traceparent.clone()),
+                                Bind::OptInt(e.expires_at.map(Timestamp::millis)),
+                                Bind::Int(e.created_at.millis()),
+                            ])
                             .push(")");
                     }
                     Self::built(&q).execute(&mut *tx).await?;
@@ -448,25 +447,18 @@ macro_rules! impl_store {
                         let now = e.created_at.millis();
                         let next = (*state == MessageState::Scheduled).then_some(now);
                         q.push(if n == 0 { "(" } else { ", (" })
-                            .bind(Bind::Text($crate::new_id(relay_core::id::IdKind::Message, e.created_at)))
-                            .push(", ")
-                            .bind(Bind::Text(j.scope.tenant_id.clone()))
-                            .push(", ")
-                            .bind(Bind::Text(e.environment.as_str().into()))
-                            .push(", ")
-                            .bind(Bind::Text(e.id.clone()))
-                            .push(", ")
-                            .bind(Bind::Text(endpoint_id.clone()))
-                            .push(", ")
-                            .bind(Bind::Text(e.event_type.clone()))
-                            .push(", ")
-                            .bind(Bind::Text(state.as_str().into()))
-                            .push(", ")
-                            .bind(Bind::OptInt(next))
-                            .push(", ")
-                            .bind(Bind::Int(now))
-                            .push(", ")
-                            .bind(Bind::Int(now))
+                            .bind_list([
+                                Bind::Text($crate::new_id(relay_core::id::IdKind::Message, e.created_at)),
+                                Bind::Text(j.scope.tenant_id.clone()),
+                                Bind::Text(e.environment.as_str().into()),
+                                Bind::Text(e.id.clone()),
+                                Bind::Text(endpoint_id.clone()),
+                                Bind::Text(e.event_type.clone()),
+                                Bind::Text(state.as_str().into()),
+                                Bind::OptInt(next),
+                                Bind::Int(now),
+                                Bind::Int(now),
+                            ])
                             .push(")");
                     }
                     Self::built(&q).execute(&mut *tx).await?;
@@ -607,11 +599,9 @@ macro_rules! impl_store {
                     room.iter().filter(|(_, r)| **r == Room::Left(0)).map(|(e, _)| e).collect();
                 full.sort();
                 if !full.is_empty() {
-                    q.push(" AND endpoint_id NOT IN (");
-                    for (i, e) in full.into_iter().enumerate() {
-                        q.push(if i == 0 { "" } else { ", " }).bind(Bind::Text(e.clone()));
-                    }
-                    q.push(")");
+                    q.push(" AND endpoint_id NOT IN (")
+                        .bind_list(full.into_iter().map(|e| Bind::Text(e.clone())))
+                        .push(")");
                 }
                 q.push(" ORDER BY next_attempt_at LIMIT ")
                     .bind(Bind::Int(i64::from(limit) * dialect::CLAIM_CANDIDATES))
@@ -677,14 +667,7 @@ macro_rules! impl_store {
                 ids: &[String],
             ) -> Result<Vec<Claimed>> {
                 let in_list = |q: &mut SqlBuilder, values: &mut dyn Iterator<Item = String>| {
-                    q.push(" IN (");
-                    for (i, v) in values.enumerate() {
-                        if i > 0 {
-                            q.push(", ");
-                        }
-                        q.bind(Bind::Text(v));
-                    }
-                    q.push(")");
+                    q.push(" IN (").bind_list(values.map(Bind::Text)).push(")");
                 };
                 let mut q = SqlBuilder::new("SELECT * FROM messages WHERE id");
                 in_list(&mut q, &mut ids.iter().cloned());
@@ -2483,10 +2466,7 @@ macro_rules! impl_store {
                 ids.dedup();
                 if !ids.is_empty() {
                     let mut q = SqlBuilder::new("SELECT endpoint_id FROM endpoint_health WHERE endpoint_id IN (");
-                    for (i, id) in ids.iter().enumerate() {
-                        q.push(if i == 0 { "" } else { ", " }).bind(Bind::Text((*id).to_string()));
-                    }
-                    q.push(")");
+                    q.bind_list(ids.iter().map(|id| Bind::Text((*id).to_string()))).push(")");
                     let mut rows_found = std::collections::HashSet::new();
                     for r in Self::built(&q).fetch_all(&mut *tx).await? {
                         rows_found.insert(r.text("endpoint_id")?);
@@ -2505,27 +2485,19 @@ macro_rules! impl_store {
                     for (i, c) in chunk.iter().enumerate() {
                         let p = &c.progress;
                         q.push(if i == 0 { "(" } else { ", (" })
-                            .bind(Bind::Text(c.message_id.clone()))
-                            .push(", ")
-                            .bind(Bind::Text(p.state.as_str().into()))
-                            .push(", ")
-                            .bind(Bind::Int(i64::from(p.attempts_used)))
-                            .push(", ")
-                            .bind(Bind::Int(i64::from(p.deferrals_used)))
-                            .push(", ")
-                            .bind(Bind::OptInt(p.next_attempt_at.map(Timestamp::millis)))
-                            .push(", ")
-                            .bind(Bind::OptText(p.last_error_code.clone()))
-                            .push(", ")
-                            .bind(Bind::OptText(p.terminal_reason.clone()))
-                            .push(", ")
-                            .bind(Bind::Int(c.now.millis()))
-                            .push(", ")
-                            .bind(Bind::Text(c.lease_owner.clone()))
-                            .push(", ")
-                            .bind(Bind::Int(c.lease_version))
-                            .push(", ")
-                            .bind(Bind::Int(i64::from(c.manual)))
+                            .bind_list([
+                                Bind::Text(c.message_id.clone()),
+                                Bind::Text(p.state.as_str().into()),
+                                Bind::Int(i64::from(p.attempts_used)),
+                                Bind::Int(i64::from(p.deferrals_used)),
+                                Bind::OptInt(p.next_attempt_at.map(Timestamp::millis)),
+                                Bind::OptText(p.last_error_code.clone()),
+                                Bind::OptText(p.terminal_reason.clone()),
+                                Bind::Int(c.now.millis()),
+                                Bind::Text(c.lease_owner.clone()),
+                                Bind::Int(c.lease_version),
+                                Bind::Int(i64::from(c.manual)),
+                            ])
                             .push(")");
                     }
                     q.push(
@@ -2551,37 +2523,28 @@ macro_rules! impl_store {
                     );
                     for (i, (c, a)) in chunk.iter().enumerate() {
                         q.push(if i == 0 { "(" } else { ", (" })
-                            .bind(Bind::Text(a.id.clone()))
-                            .push(", ")
-                            .bind(Bind::Text(c.message_id.clone()))
-                            .push(", ")
-                            .bind(Bind::Text(c.tenant_id.clone()))
-                            .push(", ")
-                            .bind(Bind::Text(c.environment.as_str().into()))
-                            .push(", ")
-                            .bind(Bind::Text(a.endpoint_id.clone()))
+                            .bind_list([
+                                Bind::Text(a.id.clone()),
+                                Bind::Text(c.message_id.clone()),
+                                Bind::Text(c.tenant_id.clone()),
+                                Bind::Text(c.environment.as_str().into()),
+                                Bind::Text(a.endpoint_id.clone()),
+                            ])
                             .push(", (SELECT COUNT(*) + 1 FROM attempts WHERE message_id = ")
                             .bind(Bind::Text(c.message_id.clone()))
                             .push("), ")
-                            .bind(Bind::Text(a.trigger.as_str().into()))
-                            .push(", ")
-                            .bind(Bind::Int(a.started_at.millis()))
-                            .push(", ")
-                            .bind(Bind::Int(a.duration_ms))
-                            .push(", ")
-                            .bind(Bind::OptText(a.destination_ip.clone()))
-                            .push(", ")
-                            .bind(Bind::OptInt(a.status_code))
-                            .push(", ")
-                            .bind(Bind::OptText(a.error_kind.clone()))
-                            .push(", ")
-                            .bind(Bind::Text(a.body_sha256.clone()))
-                            .push(", ")
-                            .bind(Bind::Text(a.signature.clone()))
-                            .push(", ")
-                            .bind(Bind::OptText(a.response_body.clone()))
-                            .push(", ")
-                            .bind(Bind::Text(a.outcome.clone()))
+                            .bind_list([
+                                Bind::Text(a.trigger.as_str().into()),
+                                Bind::Int(a.started_at.millis()),
+                                Bind::Int(a.duration_ms),
+                                Bind::OptText(a.destination_ip.clone()),
+                                Bind::OptInt(a.status_code),
+                                Bind::OptText(a.error_kind.clone()),
+                                Bind::Text(a.body_sha256.clone()),
+                                Bind::Text(a.signature.clone()),
+                                Bind::OptText(a.response_body.clone()),
+                                Bind::Text(a.outcome.clone()),
+                            ])
                             .push(")");
                     }
                     Self::built(&q).execute(&mut *tx).await?;
