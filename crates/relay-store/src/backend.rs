@@ -544,7 +544,7 @@ macro_rules! impl_store {
                 room: &std::collections::HashMap<String, $crate::backend::Room>,
                 recovery_tenant: Option<&str>,
                 limit: u32,
-            ) -> Result<Vec<(String, String)>> {
+            ) -> Result<Vec<(String, String, i64)>> {
                 let now = req.now.millis();
                 let mut q = SqlBuilder::new("UPDATE messages SET state = 'in_flight', lease_owner = ");
                 q.bind(Bind::Text(req.owner.into()))
@@ -609,22 +609,22 @@ macro_rules! impl_store {
                     .push(") c JOIN endpoints e ON e.id = c.endpoint_id) r WHERE r.rn <= r.cap \
                            ORDER BY r.next_attempt_at LIMIT ")
                     .bind(Bind::Int(i64::from(limit)))
-                    .push(") RETURNING id, endpoint_id");
+                    .push(") RETURNING id, endpoint_id, lease_version");
                 Self::built(&q)
                     .fetch_all(&mut **tx)
                     .await?
                     .iter()
-                    .map(|r| Ok((r.text("id")?, r.text("endpoint_id")?)))
+                    .map(|r| Ok((r.text("id")?, r.text("endpoint_id")?, r.int("lease_version")?)))
                     .collect()
             }
 
             /// What is left of each endpoint's room after `got` was claimed.
             fn narrow_room(
                 room: &mut std::collections::HashMap<String, $crate::backend::Room>,
-                got: &[(String, String)],
+                got: &[(String, String, i64)],
             ) {
                 use $crate::backend::Room;
-                for (_, endpoint) in got {
+                for (_, endpoint, _) in got {
                     let r = room.entry(endpoint.clone()).or_insert(Room::Used(0));
                     *r = match *r {
                         Room::Left(n) => Room::Left(n.saturating_sub(1)),
@@ -661,10 +661,14 @@ macro_rules! impl_store {
                 .await?)
             }
 
-            /// The claimed messages `ids` with their events, endpoints and sources.
+            /// The claimed messages `ids` with their events, endpoints and
+            /// sources. `versions` gives the lease versions the claim set
+            /// (when reading after its commit, a row may have moved on since:
+            /// the claim's version is the one a completion must match).
             async fn load_claimed(
-                tx: &mut sqlx::Transaction<'_, $db>,
+                conn: &mut <$db as sqlx::Database>::Connection,
                 ids: &[String],
+                versions: Option<&std::collections::HashMap<String, i64>>,
             ) -> Result<Vec<Claimed>> {
                 let in_list = |q: &mut SqlBuilder, values: &mut dyn Iterator<Item = String>| {
                     q.push(" IN (").bind_list(values.map(Bind::Text)).push(")");
@@ -672,15 +676,15 @@ macro_rules! impl_store {
                 let mut q = SqlBuilder::new("SELECT * FROM messages WHERE id");
                 in_list(&mut q, &mut ids.iter().cloned());
                 q.push(" ORDER BY next_attempt_at, id");
-                let message_rows = Self::built(&q).fetch_all(&mut **tx).await?;
+                let message_rows = Self::built(&q).fetch_all(&mut *conn).await?;
                 let mut claimed_rows = Vec::with_capacity(message_rows.len());
                 for r in &message_rows {
-                    claimed_rows.push((
-                        rows::message(r)?,
-                        r.text("tenant_id")?,
-                        r.int("lease_version")?,
-                        r.int("priority")? != 0,
-                    ));
+                    let message = rows::message(r)?;
+                    let lease_version = match versions.and_then(|v| v.get(&message.id)) {
+                        Some(v) => *v,
+                        None => r.int("lease_version")?,
+                    };
+                    claimed_rows.push((message, r.text("tenant_id")?, lease_version, r.int("priority")? != 0));
                 }
                 let mut endpoint_ids: Vec<String> = claimed_rows.iter().map(|c| c.0.endpoint_id.clone()).collect();
                 endpoint_ids.sort();
@@ -688,7 +692,7 @@ macro_rules! impl_store {
                 let mut q = SqlBuilder::new("SELECT * FROM endpoints WHERE id");
                 in_list(&mut q, &mut endpoint_ids.into_iter());
                 let mut endpoints = std::collections::HashMap::new();
-                for r in Self::built(&q).fetch_all(&mut **tx).await? {
+                for r in Self::built(&q).fetch_all(&mut *conn).await? {
                     let e = rows::endpoint(&r)?;
                     endpoints.insert(e.id.clone(), e);
                 }
@@ -698,7 +702,7 @@ macro_rules! impl_store {
                 let mut q = SqlBuilder::new("SELECT id, source FROM consumers WHERE id");
                 in_list(&mut q, &mut consumer_ids.into_iter());
                 let mut sources = std::collections::HashMap::new();
-                for r in Self::built(&q).fetch_all(&mut **tx).await? {
+                for r in Self::built(&q).fetch_all(&mut *conn).await? {
                     sources.insert(r.text("id")?, r.text("source")?);
                 }
                 // The events, one query per (tenant, environment) in the batch.
@@ -723,7 +727,7 @@ macro_rules! impl_store {
                     ids.sort();
                     ids.dedup();
                     in_list(&mut q, &mut ids.into_iter());
-                    for r in Self::built(&q).fetch_all(&mut **tx).await? {
+                    for r in Self::built(&q).fetch_all(&mut *conn).await? {
                         let e = rows::event(&r)?;
                         events.insert((tenant_id.clone(), env, e.id.clone()), e);
                     }
@@ -2086,7 +2090,7 @@ macro_rules! impl_store {
                 .bind(lease_until.millis())
                 .execute(&mut *tx)
                 .await?;
-                let mut claimed = Self::load_claimed(&mut tx, &[message_id]).await?;
+                let mut claimed = Self::load_claimed(&mut tx, &[message_id], None).await?;
                 tx.commit().await?;
                 claimed.pop().ok_or(StoreError::NotFound)
             }
@@ -2126,7 +2130,7 @@ macro_rules! impl_store {
                     tx.commit().await?;
                     return Ok(None);
                 }
-                let mut claimed = Self::load_claimed(&mut tx, &[message_id.to_string()]).await?;
+                let mut claimed = Self::load_claimed(&mut tx, &[message_id.to_string()], None).await?;
                 tx.commit().await?;
                 Ok(claimed.pop())
             }
@@ -2405,7 +2409,7 @@ macro_rules! impl_store {
                     .collect();
                 let live = Self::claim_some(&mut tx, req, &lanes, None, req.limit).await?;
                 Self::narrow_room(&mut lanes, &live);
-                let mut ids: Vec<String> = live.into_iter().map(|(id, _)| id).collect();
+                let mut ids: Vec<(String, String, i64)> = live;
                 let mut room = req.limit.saturating_sub(ids.len() as u32).min(req.recovery_limit);
                 let mut recovery_first = None;
                 if room > 0 {
@@ -2437,7 +2441,7 @@ macro_rules! impl_store {
                             if got.len() as u32 == share {
                                 still_open.push(tenant);
                             }
-                            ids.extend(got.into_iter().map(|(id, _)| id));
+                            ids.extend(got);
                         }
                         open = still_open;
                     }
@@ -2446,8 +2450,14 @@ macro_rules! impl_store {
                     tx.commit().await?;
                     return Ok(ClaimBatch::default());
                 }
-                let claimed = Self::load_claimed(&mut tx, &ids).await?;
                 tx.commit().await?;
+                // The rest is read after the commit, from the read pool: the
+                // single writer is not held for it.
+                let versions: std::collections::HashMap<String, i64> =
+                    ids.iter().map(|(id, _, v)| (id.clone(), *v)).collect();
+                let ids: Vec<String> = ids.into_iter().map(|(id, _, _)| id).collect();
+                let mut conn = self.read.acquire().await?;
+                let claimed = Self::load_claimed(&mut conn, &ids, Some(&versions)).await?;
                 Ok(ClaimBatch { claimed, recovery_first })
             }
 
