@@ -588,14 +588,24 @@ impl Dispatcher {
         while let Some((first, permit)) = rx.recv().await {
             batch.push(first);
             permits.push(permit);
+            // Linger briefly for more: a completion's delay costs nothing at
+            // the endpoint (it has its delivery), while every transaction
+            // takes the single writer from claims and publishes.
+            let deadline = tokio::time::Instant::now() + COMPLETION_LINGER;
             while batch.len() < max {
-                match rx.try_recv() {
-                    Ok((c, p)) => {
-                        batch.push(c);
-                        permits.push(p);
+                let next = match rx.try_recv() {
+                    Ok(item) => Some(item),
+                    Err(mpsc::error::TryRecvError::Empty) => {
+                        tokio::time::timeout_at(deadline, rx.recv())
+                            .await
+                            .ok()
+                            .flatten()
                     }
-                    Err(_) => break,
-                }
+                    Err(mpsc::error::TryRecvError::Disconnected) => None,
+                };
+                let Some((c, p)) = next else { break };
+                batch.push(c);
+                permits.push(p);
             }
             let mut delay = Duration::from_millis(50);
             loop {
@@ -637,6 +647,9 @@ impl Dispatcher {
         self.lanes.circuit(endpoint_id, self.attempter.clock.now())
     }
 }
+
+/// How long the completer waits for more completions to join a batch.
+const COMPLETION_LINGER: Duration = Duration::from_millis(2);
 
 /// How long the latency histogram's hours are kept.
 const LATENCY_KEPT_SECONDS: i64 = 2 * 86_400;
