@@ -98,13 +98,7 @@ impl FromRequestParts<Arc<AppState>> for OperatorAuth {
         if is_operator(state, token) {
             return Ok(OperatorAuth);
         }
-        if token.starts_with("rk_")
-            && state
-                .store
-                .find_api_key(&token_digest_hex(token))
-                .await?
-                .is_some()
-        {
+        if token.starts_with("rk_") && active_key(state, token).await?.is_some() {
             return Err(ApiError::forbidden(
                 "tenant API keys cannot manage tenants; use the operator token",
             ));

@@ -37,6 +37,18 @@ pub enum Room {
     Used(u32),
 }
 
+/// A message to insert for an event (see `insert_messages`).
+pub struct NewMessage<'a> {
+    pub tenant_id: &'a str,
+    pub environment: &'a str,
+    pub event_id: &'a str,
+    pub event_type: &'a str,
+    pub endpoint_id: &'a str,
+    pub state: relay_core::model::MessageState,
+    /// Created (and, when scheduled, due) at.
+    pub at: relay_core::time::Timestamp,
+}
+
 /// Events inserted per statement (13 values a row).
 pub const EVENT_CHUNK: usize = 100;
 
@@ -278,6 +290,33 @@ macro_rules! impl_store {
                 })
             }
 
+            /// The stored events among `keys` (tenant, environment, id), one
+            /// query per tenant and environment.
+            async fn events_by_key(
+                conn: &mut <$db as sqlx::Database>::Connection,
+                keys: &[(String, &'static str, String)],
+            ) -> Result<std::collections::HashMap<(String, &'static str, String), Event>> {
+                let mut keys = keys.to_vec();
+                keys.sort();
+                keys.dedup();
+                let mut events = std::collections::HashMap::new();
+                for scope in keys.chunk_by(|a, b| a.0 == b.0 && a.1 == b.1) {
+                    let (tenant_id, env) = (&scope[0].0, scope[0].1);
+                    let mut q = SqlBuilder::new("SELECT * FROM events WHERE tenant_id = ");
+                    q.bind(Bind::Text(tenant_id.clone()))
+                        .push(" AND environment = ")
+                        .bind(Bind::Text(env.into()))
+                        .push(" AND id IN (")
+                        .bind_list(scope.iter().map(|k| Bind::Text(k.2.clone())))
+                        .push(")");
+                    for r in Self::built(&q).fetch_all(&mut *conn).await? {
+                        let e = rows::event(&r)?;
+                        events.insert((tenant_id.clone(), env, e.id.clone()), e);
+                    }
+                }
+                Ok(events)
+            }
+
             /// Writes `jobs` in one transaction, set-based: one read for the
             /// ids that exist already (idempotent re-publishes), the subject
             /// sequence numbers in publish order, one insert per chunk of
@@ -294,31 +333,9 @@ macro_rules! impl_store {
                     (j.scope.tenant_id.clone(), j.scope.environment.as_str(), j.event.id.clone())
                 };
                 let mut tx = write.begin().await?;
-                // Events that exist already, one query per scope.
-                let mut existing: HashMap<Key, Event> = HashMap::new();
-                let mut scopes: Vec<(String, &'static str)> = jobs
-                    .iter()
-                    .map(|j| (j.scope.tenant_id.clone(), j.scope.environment.as_str()))
-                    .collect();
-                scopes.sort();
-                scopes.dedup();
-                for (tenant_id, env) in &scopes {
-                    let mut q = SqlBuilder::new("SELECT * FROM events WHERE tenant_id = ");
-                    q.bind(Bind::Text(tenant_id.clone()))
-                        .push(" AND environment = ")
-                        .bind(Bind::Text((*env).into()))
-                        .push(" AND id IN (");
-                    q.bind_list(
-                        jobs.iter()
-                            .filter(|j| &j.scope.tenant_id == tenant_id && j.scope.environment.as_str() == *env)
-                            .map(|j| Bind::Text(j.event.id.clone())),
-                    )
-                    .push(")");
-                    for r in Self::built(&q).fetch_all(&mut *tx).await? {
-                        let e = rows::event(&r)?;
-                        existing.insert((tenant_id.clone(), env, e.id.clone()), e);
-                    }
-                }
+                // Events that exist already (idempotent re-publishes).
+                let keys: Vec<Key> = jobs.iter().map(key).collect();
+                let existing = Self::events_by_key(&mut tx, &keys).await?;
                 // In publish order: duplicates, sequence numbers, new events.
                 let mut outcomes: Vec<PublishOutcome> = Vec::with_capacity(jobs.len());
                 let mut fresh: Vec<usize> = Vec::new();
@@ -437,32 +454,22 @@ macro_rules! impl_store {
                         rows_out.push((*i, endpoint_id.clone(), *state));
                     }
                 }
-                for chunk in rows_out.chunks($crate::backend::FANOUT_CHUNK) {
-                    let mut q = SqlBuilder::new(
-                        "INSERT INTO messages (id, tenant_id, environment, event_id, endpoint_id, event_type, state, \
-                         next_attempt_at, created_at, updated_at) VALUES ",
-                    );
-                    for (n, (i, endpoint_id, state)) in chunk.iter().enumerate() {
+                let messages: Vec<$crate::backend::NewMessage<'_>> = rows_out
+                    .iter()
+                    .map(|(i, endpoint_id, state)| {
                         let (j, e) = (&jobs[*i], &outcomes[*i].event);
-                        let now = e.created_at.millis();
-                        let next = (*state == MessageState::Scheduled).then_some(now);
-                        q.push(if n == 0 { "(" } else { ", (" })
-                            .bind_list([
-                                Bind::Text($crate::new_id(relay_core::id::IdKind::Message, e.created_at)),
-                                Bind::Text(j.scope.tenant_id.clone()),
-                                Bind::Text(e.environment.as_str().into()),
-                                Bind::Text(e.id.clone()),
-                                Bind::Text(endpoint_id.clone()),
-                                Bind::Text(e.event_type.clone()),
-                                Bind::Text(state.as_str().into()),
-                                Bind::OptInt(next),
-                                Bind::Int(now),
-                                Bind::Int(now),
-                            ])
-                            .push(")");
-                    }
-                    Self::built(&q).execute(&mut *tx).await?;
-                }
+                        $crate::backend::NewMessage {
+                            tenant_id: &j.scope.tenant_id,
+                            environment: e.environment.as_str(),
+                            event_id: &e.id,
+                            event_type: &e.event_type,
+                            endpoint_id,
+                            state: *state,
+                            at: e.created_at,
+                        }
+                    })
+                    .collect();
+                Self::insert_messages(&mut tx, &messages).await?;
                 for (i, _, _) in &rows_out {
                     outcomes[*i].messages_created += 1;
                 }
@@ -705,33 +712,11 @@ macro_rules! impl_store {
                 for r in Self::built(&q).fetch_all(&mut *conn).await? {
                     sources.insert(r.text("id")?, r.text("source")?);
                 }
-                // The events, one query per (tenant, environment) in the batch.
-                let mut scopes: Vec<(String, &'static str)> = claimed_rows
+                let keys: Vec<(String, &'static str, String)> = claimed_rows
                     .iter()
-                    .map(|c| (c.1.clone(), c.0.environment.as_str()))
+                    .map(|c| (c.1.clone(), c.0.environment.as_str(), c.0.event_id.clone()))
                     .collect();
-                scopes.sort();
-                scopes.dedup();
-                let mut events = std::collections::HashMap::new();
-                for (tenant_id, env) in scopes {
-                    let mut q = SqlBuilder::new("SELECT * FROM events WHERE tenant_id = ");
-                    q.bind(Bind::Text(tenant_id.clone()))
-                        .push(" AND environment = ")
-                        .bind(Bind::Text(env.into()))
-                        .push(" AND id");
-                    let mut ids: Vec<String> = claimed_rows
-                        .iter()
-                        .filter(|c| c.1 == tenant_id && c.0.environment.as_str() == env)
-                        .map(|c| c.0.event_id.clone())
-                        .collect();
-                    ids.sort();
-                    ids.dedup();
-                    in_list(&mut q, &mut ids.into_iter());
-                    for r in Self::built(&q).fetch_all(&mut *conn).await? {
-                        let e = rows::event(&r)?;
-                        events.insert((tenant_id.clone(), env, e.id.clone()), e);
-                    }
-                }
+                let events = Self::events_by_key(&mut *conn, &keys).await?;
                 let mut out = Vec::with_capacity(claimed_rows.len());
                 for (message, tenant_id, lease_version, recovery) in claimed_rows {
                     let event = events
@@ -926,26 +911,59 @@ macro_rules! impl_store {
                 .bind(now.millis())
                 .execute(&mut **tx)
                 .await?;
-                for t in &targets {
-                    let state = EndpointState::parse(&t.text("state")?)
-                        .map(EndpointState::initial_message_state)
-                        .unwrap_or(MessageState::Held);
-                    let next = (state == MessageState::Scheduled).then_some(now.millis());
-                    sqlx::query::<$db>(
+                let endpoints: Vec<(String, MessageState)> = targets
+                    .iter()
+                    .map(|t| {
+                        let state = EndpointState::parse(&t.text("state")?)
+                            .map(EndpointState::initial_message_state)
+                            .unwrap_or(MessageState::Held);
+                        Ok((t.text("id")?, state))
+                    })
+                    .collect::<Result<_>>()?;
+                let messages: Vec<$crate::backend::NewMessage<'_>> = endpoints
+                    .iter()
+                    .map(|(endpoint_id, state)| $crate::backend::NewMessage {
+                        tenant_id: &tenant_id,
+                        environment: &environment,
+                        event_id: &event_id,
+                        event_type,
+                        endpoint_id,
+                        state: *state,
+                        at: now,
+                    })
+                    .collect();
+                Self::insert_messages(tx, &messages).await
+            }
+
+            /// Inserts `messages`, [`FANOUT_CHUNK`]($crate::backend::FANOUT_CHUNK)
+            /// rows per statement; a scheduled one is due at once.
+            async fn insert_messages(
+                conn: &mut <$db as sqlx::Database>::Connection,
+                messages: &[$crate::backend::NewMessage<'_>],
+            ) -> Result<()> {
+                for chunk in messages.chunks($crate::backend::FANOUT_CHUNK) {
+                    let mut q = SqlBuilder::new(
                         "INSERT INTO messages (id, tenant_id, environment, event_id, endpoint_id, event_type, state, \
-                         next_attempt_at, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)",
-                    )
-                    .bind($crate::new_id(relay_core::id::IdKind::Message, now))
-                    .bind(&tenant_id)
-                    .bind(&environment)
-                    .bind(&event_id)
-                    .bind(t.text("id")?)
-                    .bind(event_type)
-                    .bind(state.as_str())
-                    .bind(next)
-                    .bind(now.millis())
-                    .execute(&mut **tx)
-                    .await?;
+                         next_attempt_at, created_at, updated_at) VALUES ",
+                    );
+                    for (n, m) in chunk.iter().enumerate() {
+                        let at = m.at.millis();
+                        q.push(if n == 0 { "(" } else { ", (" })
+                            .bind_list([
+                                Bind::Text($crate::new_id(relay_core::id::IdKind::Message, m.at)),
+                                Bind::Text(m.tenant_id.into()),
+                                Bind::Text(m.environment.into()),
+                                Bind::Text(m.event_id.into()),
+                                Bind::Text(m.endpoint_id.into()),
+                                Bind::Text(m.event_type.into()),
+                                Bind::Text(m.state.as_str().into()),
+                                Bind::OptInt((m.state == MessageState::Scheduled).then_some(at)),
+                                Bind::Int(at),
+                                Bind::Int(at),
+                            ])
+                            .push(")");
+                    }
+                    Self::built(&q).execute(&mut *conn).await?;
                 }
                 Ok(())
             }
