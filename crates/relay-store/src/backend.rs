@@ -77,6 +77,14 @@ impl SqlBuilder {
         self.sql.push_str(sql);
         self
     }
+    /// Hand-written SQL whose placeholders `$1`, `$2`, … take `binds` in
+    /// order (a placeholder may appear more than once).
+    pub fn numbered(sql: &str, binds: impl IntoIterator<Item = Bind>) -> Self {
+        SqlBuilder {
+            sql: sql.to_string(),
+            binds: binds.into_iter().collect(),
+        }
+    }
     /// Appends a placeholder for `value`.
     pub fn bind(&mut self, value: Bind) -> &mut Self {
         self.binds.push(value);
@@ -166,6 +174,12 @@ pub fn push_message_filter(q: &mut SqlBuilder, f: &crate::MessageFilter) {
     }
 }
 
+/// `v` as JSON text for a column.
+pub fn json_text<T: serde::Serialize>(v: &T) -> String {
+    // Serializing our own plain data types cannot fail.
+    serde_json::to_string(v).unwrap_or_else(|_| "null".to_string())
+}
+
 /// `Some(value)` when the lease held and there is a value.
 pub fn applied_and<T>(applied: bool, value: &Option<T>) -> Option<&T> {
     if applied { value.as_ref() } else { None }
@@ -186,7 +200,7 @@ macro_rules! impl_store {
         use relay_core::time::Timestamp;
         use sqlx::AssertSqlSafe;
 
-        use $crate::backend::{Bind, SqlBuilder, applied_and, push_message_filter, to_page, unique_as_conflict};
+        use $crate::backend::{Bind, SqlBuilder, json_text, push_message_filter, to_page, unique_as_conflict};
         use $crate::rows::{self, RowExt};
         use $crate::{
             AuditEntry, ClaimBatch, ClaimRequest, Claimed, Completion, HealthFacts, ConsumerPatch, EndpointKeyRecord, EndpointLimits,
@@ -198,21 +212,6 @@ macro_rules! impl_store {
         type Row = <$db as sqlx::Database>::Row;
 
         impl $store {
-            fn built(
-                q: &SqlBuilder,
-            ) -> sqlx::query::Query<'static, $db, <$db as sqlx::Database>::Arguments> {
-                let mut query = sqlx::query::<$db>(AssertSqlSafe(q.sql.clone()));
-                for b in &q.binds {
-                    query = match b {
-                        Bind::Text(s) => query.bind(s.clone()),
-                        Bind::Int(i) => query.bind(*i),
-                        Bind::OptInt(i) => query.bind(*i),
-                        Bind::OptText(t) => query.bind(t.clone()),
-                    };
-                }
-                query
-            }
-
             /// The one row `sql` selects by `(tenant_id, environment, id)` as
             /// `$1, $2, $3`: how every scoped get-by-id reads.
             async fn scoped_row(
@@ -230,7 +229,7 @@ macro_rules! impl_store {
             }
 
             async fn fetch_built(&self, q: &SqlBuilder) -> Result<Vec<Row>> {
-                Ok(Self::built(q).fetch_all(&self.read).await?)
+                Ok($crate::txn::built::<$db>(q).fetch_all(&self.read).await?)
             }
 
             async fn load_event_type<'e, E>(
@@ -290,212 +289,24 @@ macro_rules! impl_store {
                 })
             }
 
-            /// The stored events among `keys` (tenant, environment, id), one
-            /// query per tenant and environment.
-            async fn events_by_key(
-                conn: &mut <$db as sqlx::Database>::Connection,
-                keys: &[(String, &'static str, String)],
-            ) -> Result<std::collections::HashMap<(String, &'static str, String), Event>> {
-                let mut keys = keys.to_vec();
-                keys.sort();
-                keys.dedup();
-                let mut events = std::collections::HashMap::new();
-                for scope in keys.chunk_by(|a, b| a.0 == b.0 && a.1 == b.1) {
-                    let (tenant_id, env) = (&scope[0].0, scope[0].1);
-                    let mut q = SqlBuilder::new("SELECT * FROM events WHERE tenant_id = ");
-                    q.bind(Bind::Text(tenant_id.clone()))
-                        .push(" AND environment = ")
-                        .bind(Bind::Text(env.into()))
-                        .push(" AND id IN (")
-                        .bind_list(scope.iter().map(|k| Bind::Text(k.2.clone())))
-                        .push(")");
-                    for r in Self::built(&q).fetch_all(&mut *conn).await? {
-                        let e = rows::event(&r)?;
-                        events.insert((tenant_id.clone(), env, e.id.clone()), e);
-                    }
-                }
-                Ok(events)
-            }
-
-            /// Writes `jobs` in one transaction, set-based: one read for the
-            /// ids that exist already (idempotent re-publishes), the subject
-            /// sequence numbers in publish order, one insert per chunk of
-            /// events, one fan-out read per event type and consumer, one
-            /// insert per chunk of messages, and one wake-up notification.
-            /// Any failure rolls back the whole batch.
-            async fn publish_batch(
-                write: &sqlx::Pool<$db>,
-                jobs: &[$crate::group::PublishJob],
-            ) -> Result<Vec<PublishOutcome>> {
-                use std::collections::HashMap;
-                type Key = (String, &'static str, String);
-                let key = |j: &$crate::group::PublishJob| -> Key {
-                    (j.scope.tenant_id.clone(), j.scope.environment.as_str(), j.event.id.clone())
-                };
-                let mut tx = write.begin().await?;
-                // Events that exist already (idempotent re-publishes).
-                let keys: Vec<Key> = jobs.iter().map(key).collect();
-                let existing = Self::events_by_key(&mut tx, &keys).await?;
-                // In publish order: duplicates, sequence numbers, new events.
-                let mut outcomes: Vec<PublishOutcome> = Vec::with_capacity(jobs.len());
-                let mut fresh: Vec<usize> = Vec::new();
-                let mut seen: HashMap<Key, usize> = HashMap::new();
-                for (i, j) in jobs.iter().enumerate() {
-                    let k = key(j);
-                    if let Some(e) = existing.get(&k) {
-                        outcomes.push(PublishOutcome { event: e.clone(), messages_created: 0, duplicate: true });
-                        continue;
-                    }
-                    if let Some(first) = seen.get(&k) {
-                        let event = outcomes[*first].event.clone();
-                        outcomes.push(PublishOutcome { event, messages_created: 0, duplicate: true });
-                        continue;
-                    }
-                    let ev = &j.event;
-                    let seq = match &ev.subject {
-                        Some(subject) => Some(
-                            sqlx::query_scalar::<$db, i64>(
-                                "INSERT INTO subject_seqs (tenant_id, environment, subject, seq) VALUES ($1, $2, $3, 1) \
-                                 ON CONFLICT (tenant_id, environment, subject) DO UPDATE SET seq = subject_seqs.seq + 1 \
-                                 RETURNING seq",
-                            )
-                            .bind(&j.scope.tenant_id)
-                            .bind(j.scope.environment.as_str())
-                            .bind(subject)
-                            .fetch_one(&mut *tx)
-                            .await?,
-                        ),
-                        None => None,
-                    };
-                    seen.insert(k, i);
-                    fresh.push(i);
-                    outcomes.push(PublishOutcome {
-                        event: Event {
-                            id: ev.id.clone(),
-                            event_type: ev.event_type.clone(),
-                            type_version: ev.type_version,
-                            environment: j.scope.environment,
-                            subject: ev.subject.clone(),
-                            data: ev.data.clone(),
-                            consumer_id: ev.consumer_id.clone(),
-                            ordering_key: ev.ordering_key.clone(),
-                            seq,
-                            traceparent: ev.traceparent.clone(),
-                            expires_at: ev.expires_at,
-                            created_at: ev.now,
-                        },
-                        messages_created: 0,
-                        duplicate: false,
-                    });
-                }
-                for chunk in fresh.chunks($crate::backend::EVENT_CHUNK) {
-                    let mut q = SqlBuilder::new(
-                        "INSERT INTO events (tenant_id, environment, id, event_type, type_version, subject, data, \
-                         consumer_id, ordering_key, seq, traceparent, expires_at, created_at) VALUES ",
-                    );
-                    for (n, i) in chunk.iter().enumerate() {
-                        let (j, e) = (&jobs[*i], &outcomes[*i].event);
-                        q.push(if n == 0 { "(" } else { ", (" })
-                            .bind_list([
-                                Bind::Text(j.scope.tenant_id.clone()),
-                                Bind::Text(e.environment.as_str().into()),
-                                Bind::Text(e.id.clone()),
-                                Bind::Text(e.event_type.clone()),
-                                Bind::Int(e.type_version),
-                                Bind::OptText(e.subject.clone()),
-                                Bind::Text(e.data.get().to_string()),
-                                Bind::OptText(e.consumer_id.clone()),
-                                Bind::OptText(e.ordering_key.clone()),
-                                Bind::OptInt(e.seq),
-                                Bind::Text(e.traceparent.clone()),
-                                Bind::OptInt(e.expires_at.map(Timestamp::millis)),
-                                Bind::Int(e.created_at.millis()),
-                            ])
-                            .push(")");
-                    }
-                    Self::built(&q).execute(&mut *tx).await?;
-                }
-                // Fan-out: the subscribed endpoints, read once per scope,
-                // event type and consumer; one message row per endpoint.
-                type TargetKey = (String, &'static str, String, Option<String>);
-                let mut targets: HashMap<TargetKey, Vec<(String, MessageState)>> = HashMap::new();
-                let mut rows_out: Vec<(usize, String, MessageState)> = Vec::new();
-                for i in &fresh {
-                    let (j, e) = (&jobs[*i], &outcomes[*i].event);
-                    let env = j.scope.environment.as_str();
-                    let tkey = (j.scope.tenant_id.clone(), env, e.event_type.clone(), e.consumer_id.clone());
-                    if !targets.contains_key(&tkey) {
-                        let mut fanout = SqlBuilder::new(
-                            "SELECT DISTINCT e.id, e.state FROM endpoint_subscriptions s \
-                             JOIN endpoints e ON e.id = s.endpoint_id WHERE s.tenant_id = ",
-                        );
-                        fanout
-                            .bind(Bind::Text(j.scope.tenant_id.clone()))
-                            .push(" AND s.environment = ")
-                            .bind(Bind::Text(env.into()))
-                            .push(" AND s.event_type IN (")
-                            .bind(Bind::Text(e.event_type.clone()))
-                            .push(", '*') AND e.deleted_at IS NULL");
-                        if let Some(c) = &e.consumer_id {
-                            fanout.push(" AND e.consumer_id = ").bind(Bind::Text(c.clone()));
-                        }
-                        fanout.push(" ORDER BY e.id");
-                        let mut found = Vec::new();
-                        for t in Self::built(&fanout).fetch_all(&mut *tx).await? {
-                            let endpoint_state = t.text("state")?;
-                            let endpoint_state = EndpointState::parse(&endpoint_state).ok_or_else(|| {
-                                StoreError::Corrupt(format!("endpoint state `{endpoint_state}`"))
-                            })?;
-                            found.push((t.text("id")?, endpoint_state.initial_message_state()));
-                        }
-                        targets.insert(tkey.clone(), found);
-                    }
-                    for (endpoint_id, state) in &targets[&tkey] {
-                        rows_out.push((*i, endpoint_id.clone(), *state));
-                    }
-                }
-                let messages: Vec<$crate::backend::NewMessage<'_>> = rows_out
-                    .iter()
-                    .map(|(i, endpoint_id, state)| {
-                        let (j, e) = (&jobs[*i], &outcomes[*i].event);
-                        $crate::backend::NewMessage {
-                            tenant_id: &j.scope.tenant_id,
-                            environment: e.environment.as_str(),
-                            event_id: &e.id,
-                            event_type: &e.event_type,
-                            endpoint_id,
-                            state: *state,
-                            at: e.created_at,
-                        }
-                    })
-                    .collect();
-                Self::insert_messages(&mut tx, &messages).await?;
-                for (i, _, _) in &rows_out {
-                    outcomes[*i].messages_created += 1;
-                }
-                if !rows_out.is_empty()
-                    && let Some(notify) = dialect::WAKE_NOTIFY
-                {
-                    sqlx::query::<$db>(notify).execute(&mut *tx).await?;
-                }
-                tx.commit().await?;
-                Ok(outcomes)
-            }
-
             /// One publish in its own transaction. Another node that stored
             /// the same id first (a uniqueness violation) makes it a duplicate.
-            async fn publish_alone(
-                write: &sqlx::Pool<$db>,
-                job: &$crate::group::PublishJob,
-            ) -> Result<PublishOutcome> {
-                match Self::publish_batch(write, std::slice::from_ref(job)).await {
-                    Err(StoreError::Database(sqlx::Error::Database(db))) if db.is_unique_violation() => {
+            async fn publish_alone(write: &sqlx::Pool<$db>, item: (Scope, NewEvent)) -> Result<PublishOutcome> {
+                let key = (item.0.clone(), item.1.id.clone());
+                let items = vec![item];
+                let result = Self::write_txn(write, $crate::txn::Commit::Durable, move |x| {
+                    Box::pin(async move { $crate::txn::publish_batch(x, &items).await })
+                })
+                .await;
+                match result {
+                    Err(e) if e.is_unique_violation() => {
+                        let (scope, id) = key;
                         let row = sqlx::query::<$db>(
                             "SELECT * FROM events WHERE tenant_id = $1 AND environment = $2 AND id = $3",
                         )
-                        .bind(&job.scope.tenant_id)
-                        .bind(job.scope.environment.as_str())
-                        .bind(&job.event.id)
+                        .bind(&scope.tenant_id)
+                        .bind(scope.environment.as_str())
+                        .bind(&id)
                         .fetch_optional(write)
                         .await?
                         .ok_or(StoreError::NotFound)?;
@@ -520,220 +331,33 @@ macro_rules! impl_store {
                             Err(_) => break,
                         }
                     }
-                    let together = if batch.len() > 1 {
-                        Self::publish_batch(&write, &batch).await.ok()
+                    let (items, replies): (Vec<(Scope, NewEvent)>, Vec<_>) =
+                        batch.drain(..).map(|j| ((j.scope, j.event), j.reply)).unzip();
+                    let items = std::sync::Arc::new(items);
+                    let together = if items.len() > 1 {
+                        let shared = items.clone();
+                        Self::write_txn(&write, $crate::txn::Commit::Durable, move |x| {
+                            Box::pin(async move { $crate::txn::publish_batch(x, &shared).await })
+                        })
+                        .await
+                        .ok()
                     } else {
                         None
                     };
                     match together {
                         Some(outcomes) => {
-                            for (job, outcome) in batch.drain(..).zip(outcomes) {
-                                let _ = job.reply.send(Ok(outcome));
+                            for (reply, outcome) in replies.into_iter().zip(outcomes) {
+                                let _ = reply.send(Ok(outcome));
                             }
                         }
                         None => {
-                            for job in batch.drain(..) {
-                                let result = Self::publish_alone(&write, &job).await;
-                                let _ = job.reply.send(result);
+                            for (item, reply) in items.iter().zip(replies) {
+                                let result = Self::publish_alone(&write, item.clone()).await;
+                                let _ = reply.send(result);
                             }
                         }
                     }
                 }
-            }
-
-            /// Leases up to `limit` due messages, oldest due first: live ones
-            /// (`recovery_tenant` = `None`) or one tenant's recovery ones; of
-            /// each endpoint at most its `room` (see `Store::claim`). Returns
-            /// the ids with their endpoints.
-            async fn claim_some(
-                tx: &mut sqlx::Transaction<'_, $db>,
-                req: &ClaimRequest<'_>,
-                room: &std::collections::HashMap<String, $crate::backend::Room>,
-                recovery_tenant: Option<&str>,
-                limit: u32,
-            ) -> Result<Vec<(String, String, i64)>> {
-                let now = req.now.millis();
-                let mut q = SqlBuilder::new("UPDATE messages SET state = 'in_flight', lease_owner = ");
-                q.bind(Bind::Text(req.owner.into()))
-                    .push(", lease_until = ")
-                    .bind(Bind::Int(req.lease_until.millis()))
-                    .push(", lease_version = lease_version + 1, updated_at = ")
-                    .bind(Bind::Int(now))
-                    // Candidates: the next due messages in order (a bounded
-                    // index scan), then at most each endpoint's room of them.
-                    .push(
-                        " WHERE id IN (SELECT r.id FROM (SELECT c.id, c.next_attempt_at, \
-                         ROW_NUMBER() OVER (PARTITION BY c.endpoint_id ORDER BY c.next_attempt_at, c.id) AS rn, ",
-                    );
-                use $crate::backend::Room;
-                // The most constrained endpoints, at most ROOM_LISTED of them:
-                // each listed one costs a comparison per candidate row. The
-                // others are capped at their max_concurrency, and whatever
-                // their lanes cannot take the dispatcher gives back.
-                let mut known: Vec<(&String, &Room)> =
-                    room.iter().filter(|(_, r)| **r != Room::Left(0)).collect();
-                known.sort_by_key(|(e, r)| match r {
-                    Room::Left(n) => (0, *n, (*e).clone()),
-                    Room::Used(n) => (1, u32::MAX - n, (*e).clone()),
-                });
-                known.truncate($crate::backend::ROOM_LISTED);
-                if known.is_empty() {
-                    q.push("e.max_concurrency");
-                } else {
-                    q.push("CASE");
-                    for (endpoint, r) in known {
-                        q.push(" WHEN c.endpoint_id = ").bind(Bind::Text(endpoint.clone()));
-                        match r {
-                            Room::Left(n) => q.push(" THEN ").bind(Bind::Int(i64::from(*n))),
-                            Room::Used(n) => q.push(" THEN e.max_concurrency - ").bind(Bind::Int(i64::from(*n))),
-                        };
-                    }
-                    q.push(" ELSE e.max_concurrency END");
-                }
-                q.push(" AS cap FROM (SELECT id, endpoint_id, next_attempt_at FROM messages WHERE state = 'scheduled'");
-                // Literal priorities, so the partial indexes `messages_due`
-                // (live) and `messages_recovery_due` (per tenant) apply.
-                match recovery_tenant {
-                    None => q.push(" AND priority = 0"),
-                    Some(t) => q.push(" AND priority = 1 AND tenant_id = ").bind(Bind::Text(t.into())),
-                };
-                q.push(" AND next_attempt_at <= ")
-                    .bind(Bind::Int(now))
-                    .push(" AND (lease_until IS NULL OR lease_until < ")
-                    .bind(Bind::Int(now))
-                    .push(")");
-                let mut full: Vec<&String> =
-                    room.iter().filter(|(_, r)| **r == Room::Left(0)).map(|(e, _)| e).collect();
-                full.sort();
-                if !full.is_empty() {
-                    q.push(" AND endpoint_id NOT IN (")
-                        .bind_list(full.into_iter().map(|e| Bind::Text(e.clone())))
-                        .push(")");
-                }
-                q.push(" ORDER BY next_attempt_at LIMIT ")
-                    .bind(Bind::Int(i64::from(limit) * dialect::CLAIM_CANDIDATES))
-                    .push(dialect::SKIP_LOCKED)
-                    .push(") c JOIN endpoints e ON e.id = c.endpoint_id) r WHERE r.rn <= r.cap \
-                           ORDER BY r.next_attempt_at LIMIT ")
-                    .bind(Bind::Int(i64::from(limit)))
-                    .push(") RETURNING id, endpoint_id, lease_version");
-                Self::built(&q)
-                    .fetch_all(&mut **tx)
-                    .await?
-                    .iter()
-                    .map(|r| Ok((r.text("id")?, r.text("endpoint_id")?, r.int("lease_version")?)))
-                    .collect()
-            }
-
-            /// What is left of each endpoint's room after `got` was claimed.
-            fn narrow_room(
-                room: &mut std::collections::HashMap<String, $crate::backend::Room>,
-                got: &[(String, String, i64)],
-            ) {
-                use $crate::backend::Room;
-                for (_, endpoint, _) in got {
-                    let r = room.entry(endpoint.clone()).or_insert(Room::Used(0));
-                    *r = match *r {
-                        Room::Left(n) => Room::Left(n.saturating_sub(1)),
-                        Room::Used(n) => Room::Used(n + 1),
-                    };
-                }
-            }
-
-            /// The tenants with recovery traffic due at `now`, in id order.
-            /// A skip scan over `messages_recovery_due` (one index probe per
-            /// tenant with scheduled recovery messages, whatever their number),
-            /// then one probe each for whether its oldest is due.
-            async fn recovery_tenants(
-                tx: &mut sqlx::Transaction<'_, $db>,
-                now: Timestamp,
-            ) -> Result<Vec<String>> {
-                let idx = dialect::RECOVERY_INDEX;
-                let sql = format!(
-                    "WITH RECURSIVE t(tenant_id) AS ( \
-                       SELECT (SELECT tenant_id FROM messages{idx} WHERE state = 'scheduled' AND priority = 1 \
-                               ORDER BY tenant_id LIMIT 1) \
-                       UNION ALL \
-                       SELECT (SELECT m.tenant_id FROM messages m{idx} WHERE m.state = 'scheduled' \
-                               AND m.priority = 1 AND m.tenant_id > t.tenant_id ORDER BY m.tenant_id LIMIT 1) \
-                       FROM t WHERE t.tenant_id IS NOT NULL) \
-                     SELECT t.tenant_id FROM t WHERE t.tenant_id IS NOT NULL AND EXISTS ( \
-                       SELECT 1 FROM messages d{idx} WHERE d.state = 'scheduled' AND d.priority = 1 \
-                       AND d.tenant_id = t.tenant_id AND d.next_attempt_at <= $1) \
-                     ORDER BY t.tenant_id"
-                );
-                Ok(sqlx::query_scalar::<$db, String>(AssertSqlSafe(sql))
-                .bind(now.millis())
-                .fetch_all(&mut **tx)
-                .await?)
-            }
-
-            /// The claimed messages `ids` with their events, endpoints and
-            /// sources. `versions` gives the lease versions the claim set
-            /// (when reading after its commit, a row may have moved on since:
-            /// the claim's version is the one a completion must match).
-            async fn load_claimed(
-                conn: &mut <$db as sqlx::Database>::Connection,
-                ids: &[String],
-                versions: Option<&std::collections::HashMap<String, i64>>,
-            ) -> Result<Vec<Claimed>> {
-                let in_list = |q: &mut SqlBuilder, values: &mut dyn Iterator<Item = String>| {
-                    q.push(" IN (").bind_list(values.map(Bind::Text)).push(")");
-                };
-                let mut q = SqlBuilder::new("SELECT * FROM messages WHERE id");
-                in_list(&mut q, &mut ids.iter().cloned());
-                q.push(" ORDER BY next_attempt_at, id");
-                let message_rows = Self::built(&q).fetch_all(&mut *conn).await?;
-                let mut claimed_rows = Vec::with_capacity(message_rows.len());
-                for r in &message_rows {
-                    let message = rows::message(r)?;
-                    let lease_version = match versions.and_then(|v| v.get(&message.id)) {
-                        Some(v) => *v,
-                        None => r.int("lease_version")?,
-                    };
-                    claimed_rows.push((message, r.text("tenant_id")?, lease_version, r.int("priority")? != 0));
-                }
-                let mut endpoint_ids: Vec<String> = claimed_rows.iter().map(|c| c.0.endpoint_id.clone()).collect();
-                endpoint_ids.sort();
-                endpoint_ids.dedup();
-                let mut q = SqlBuilder::new("SELECT * FROM endpoints WHERE id");
-                in_list(&mut q, &mut endpoint_ids.into_iter());
-                let mut endpoints = std::collections::HashMap::new();
-                for r in Self::built(&q).fetch_all(&mut *conn).await? {
-                    let e = rows::endpoint(&r)?;
-                    endpoints.insert(e.id.clone(), e);
-                }
-                let mut consumer_ids: Vec<String> = endpoints.values().map(|e| e.consumer_id.clone()).collect();
-                consumer_ids.sort();
-                consumer_ids.dedup();
-                let mut q = SqlBuilder::new("SELECT id, source FROM consumers WHERE id");
-                in_list(&mut q, &mut consumer_ids.into_iter());
-                let mut sources = std::collections::HashMap::new();
-                for r in Self::built(&q).fetch_all(&mut *conn).await? {
-                    sources.insert(r.text("id")?, r.text("source")?);
-                }
-                let keys: Vec<(String, &'static str, String)> = claimed_rows
-                    .iter()
-                    .map(|c| (c.1.clone(), c.0.environment.as_str(), c.0.event_id.clone()))
-                    .collect();
-                let events = Self::events_by_key(&mut *conn, &keys).await?;
-                let mut out = Vec::with_capacity(claimed_rows.len());
-                for (message, tenant_id, lease_version, recovery) in claimed_rows {
-                    let event = events
-                        .get(&(tenant_id.clone(), message.environment.as_str(), message.event_id.clone()))
-                        .cloned()
-                        .ok_or_else(|| StoreError::Corrupt(format!("event {} missing", message.event_id)))?;
-                    let endpoint = endpoints
-                        .get(&message.endpoint_id)
-                        .cloned()
-                        .ok_or_else(|| StoreError::Corrupt(format!("endpoint {} missing", message.endpoint_id)))?;
-                    let source = sources
-                        .get(&endpoint.consumer_id)
-                        .cloned()
-                        .ok_or_else(|| StoreError::Corrupt(format!("consumer {} missing", endpoint.consumer_id)))?;
-                    out.push(Claimed { message, tenant_id, lease_version, event, endpoint, source, recovery });
-                }
-                Ok(out)
             }
 
             /// Binds the endpoint's changeable columns in the order both the
@@ -755,217 +379,6 @@ macro_rules! impl_store {
                     .bind(e.state.as_str())
                     .bind(&e.disabled_reason)
                     .bind(i64::from(e.auto_disable))
-            }
-
-            /// Moves the endpoint's automatic-disable clock with one attempt's
-            /// signal (`relay_core::autodisable`): warns at hour 72, disables
-            /// at 5 days unless the tenant turned automatic disabling off.
-            /// Returns whether the clock is clear (no row) afterwards.
-            async fn observe_health(
-                tx: &mut sqlx::Transaction<'_, $db>,
-                endpoint_id: &str,
-                signal: relay_core::circuit::Signal,
-                now: Timestamp,
-            ) -> Result<bool> {
-                use relay_core::autodisable::FailureClock;
-                let row = sqlx::query::<$db>("SELECT * FROM endpoint_health WHERE endpoint_id = $1")
-                    .bind(endpoint_id)
-                    .fetch_optional(&mut **tx)
-                    .await?;
-                let clock = match &row {
-                    Some(r) => FailureClock {
-                        window_first: r.opt_ts("window_first")?,
-                        last_failure: r.opt_ts("last_failure")?,
-                        started_at: r.opt_ts("started_at")?,
-                        warned: r.int("warned")? != 0,
-                    },
-                    None => FailureClock::default(),
-                };
-                let o = match signal {
-                    relay_core::circuit::Signal::Success => {
-                        if row.is_none() {
-                            return Ok(true);
-                        }
-                        clock.success()
-                    }
-                    relay_core::circuit::Signal::Failure => clock.failure(now),
-                    relay_core::circuit::Signal::Neutral => return Ok(row.is_none()),
-                };
-                let clean = o.clock == FailureClock::default();
-                if clean {
-                    sqlx::query::<$db>("DELETE FROM endpoint_health WHERE endpoint_id = $1")
-                        .bind(endpoint_id)
-                        .execute(&mut **tx)
-                        .await?;
-                } else {
-                    sqlx::query::<$db>(
-                        "INSERT INTO endpoint_health (endpoint_id, window_first, last_failure, started_at, warned) \
-                         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (endpoint_id) DO UPDATE SET \
-                         window_first = $2, last_failure = $3, started_at = $4, warned = $5",
-                    )
-                    .bind(endpoint_id)
-                    .bind(o.clock.window_first.map(Timestamp::millis))
-                    .bind(o.clock.last_failure.map(Timestamp::millis))
-                    .bind(o.clock.started_at.map(Timestamp::millis))
-                    .bind(i64::from(o.clock.warned))
-                    .execute(&mut **tx)
-                    .await?;
-                }
-                if o.warn {
-                    Self::emit_operational(
-                        tx,
-                        endpoint_id,
-                        relay_core::operational::ENDPOINT_FAILURE_WARNED,
-                        serde_json::json!({ "endpoint_id": endpoint_id }),
-                        now,
-                    )
-                    .await?;
-                    sqlx::query::<$db>(
-                        "INSERT INTO endpoint_warnings (endpoint_id, kind, detail, at) VALUES ($1, $2, $3, $4)",
-                    )
-                    .bind(endpoint_id)
-                    .bind("failing_for_72_hours")
-                    .bind("every attempt has failed for 72 hours; the endpoint is disabled at 5 days unless it recovers")
-                    .bind(now.millis())
-                    .execute(&mut **tx)
-                    .await?;
-                }
-                if o.disable {
-                    let disabled = sqlx::query::<$db>(
-                        "UPDATE endpoints SET state = 'disabled', disabled_reason = 'failing_for_5_days', \
-                         updated_at = $2 WHERE id = $1 AND deleted_at IS NULL AND state = 'active' \
-                         AND auto_disable = 1",
-                    )
-                    .bind(endpoint_id)
-                    .bind(now.millis())
-                    .execute(&mut **tx)
-                    .await?;
-                    if disabled.rows_affected() > 0 {
-                        sqlx::query::<$db>(
-                            "UPDATE messages SET state = 'held', updated_at = $2 \
-                             WHERE endpoint_id = $1 AND state = 'scheduled'",
-                        )
-                        .bind(endpoint_id)
-                        .bind(now.millis())
-                        .execute(&mut **tx)
-                        .await?;
-                        Self::emit_operational(
-                            tx,
-                            endpoint_id,
-                            relay_core::operational::ENDPOINT_DISABLED,
-                            serde_json::json!({ "endpoint_id": endpoint_id, "reason": "failing_for_5_days" }),
-                            now,
-                        )
-                        .await?;
-                    }
-                }
-                Ok(clean)
-            }
-
-            /// Publishes an operational event (`relay_core::operational`) inside
-            /// the caller's transaction, to the endpoints of the endpoint's
-            /// tenant and environment that subscribe to it by name.
-            async fn emit_operational(
-                tx: &mut sqlx::Transaction<'_, $db>,
-                about_endpoint: &str,
-                event_type: &str,
-                data: serde_json::Value,
-                now: Timestamp,
-            ) -> Result<()> {
-                let Some(scope) = sqlx::query::<$db>("SELECT tenant_id, environment FROM endpoints WHERE id = $1")
-                    .bind(about_endpoint)
-                    .fetch_optional(&mut **tx)
-                    .await?
-                else {
-                    return Ok(());
-                };
-                let (tenant_id, environment) = (scope.text("tenant_id")?, scope.text("environment")?);
-                let targets = sqlx::query::<$db>(
-                    "SELECT e.id, e.state FROM endpoint_subscriptions s JOIN endpoints e ON e.id = s.endpoint_id \
-                     WHERE s.tenant_id = $1 AND s.environment = $2 AND s.event_type = $3 AND e.deleted_at IS NULL \
-                     ORDER BY e.id",
-                )
-                .bind(&tenant_id)
-                .bind(&environment)
-                .bind(event_type)
-                .fetch_all(&mut **tx)
-                .await?;
-                if targets.is_empty() {
-                    return Ok(());
-                }
-                let event_id = $crate::new_id(relay_core::id::IdKind::Event, now);
-                let mut random = [0u8; 24];
-                getrandom::fill(&mut random).expect("the operating system's random source is unavailable");
-                sqlx::query::<$db>(
-                    "INSERT INTO events (tenant_id, environment, id, event_type, type_version, subject, data, \
-                     consumer_id, ordering_key, seq, traceparent, expires_at, created_at) \
-                     VALUES ($1, $2, $3, $4, 1, $5, $6, NULL, NULL, NULL, $7, NULL, $8)",
-                )
-                .bind(&tenant_id)
-                .bind(&environment)
-                .bind(&event_id)
-                .bind(event_type)
-                .bind(format!("endpoint/{about_endpoint}"))
-                .bind(json_text(&data))
-                .bind(relay_core::traceparent::generate(random))
-                .bind(now.millis())
-                .execute(&mut **tx)
-                .await?;
-                let endpoints: Vec<(String, MessageState)> = targets
-                    .iter()
-                    .map(|t| {
-                        let state = EndpointState::parse(&t.text("state")?)
-                            .map(EndpointState::initial_message_state)
-                            .unwrap_or(MessageState::Held);
-                        Ok((t.text("id")?, state))
-                    })
-                    .collect::<Result<_>>()?;
-                let messages: Vec<$crate::backend::NewMessage<'_>> = endpoints
-                    .iter()
-                    .map(|(endpoint_id, state)| $crate::backend::NewMessage {
-                        tenant_id: &tenant_id,
-                        environment: &environment,
-                        event_id: &event_id,
-                        event_type,
-                        endpoint_id,
-                        state: *state,
-                        at: now,
-                    })
-                    .collect();
-                Self::insert_messages(tx, &messages).await
-            }
-
-            /// Inserts `messages`, [`FANOUT_CHUNK`]($crate::backend::FANOUT_CHUNK)
-            /// rows per statement; a scheduled one is due at once.
-            async fn insert_messages(
-                conn: &mut <$db as sqlx::Database>::Connection,
-                messages: &[$crate::backend::NewMessage<'_>],
-            ) -> Result<()> {
-                for chunk in messages.chunks($crate::backend::FANOUT_CHUNK) {
-                    let mut q = SqlBuilder::new(
-                        "INSERT INTO messages (id, tenant_id, environment, event_id, endpoint_id, event_type, state, \
-                         next_attempt_at, created_at, updated_at) VALUES ",
-                    );
-                    for (n, m) in chunk.iter().enumerate() {
-                        let at = m.at.millis();
-                        q.push(if n == 0 { "(" } else { ", (" })
-                            .bind_list([
-                                Bind::Text($crate::new_id(relay_core::id::IdKind::Message, m.at)),
-                                Bind::Text(m.tenant_id.into()),
-                                Bind::Text(m.environment.into()),
-                                Bind::Text(m.event_id.into()),
-                                Bind::Text(m.endpoint_id.into()),
-                                Bind::Text(m.event_type.into()),
-                                Bind::Text(m.state.as_str().into()),
-                                Bind::OptInt((m.state == MessageState::Scheduled).then_some(at)),
-                                Bind::Int(at),
-                                Bind::Int(at),
-                            ])
-                            .push(")");
-                    }
-                    Self::built(&q).execute(&mut *conn).await?;
-                }
-                Ok(())
             }
 
             async fn insert_audit(
@@ -1015,10 +428,6 @@ macro_rules! impl_store {
             }
         }
 
-        fn json_text<T: serde::Serialize>(v: &T) -> String {
-            // Serializing our own plain data types cannot fail.
-            serde_json::to_string(v).unwrap_or_else(|_| "null".to_string())
-        }
 
         #[async_trait]
         impl Store for $store {
@@ -1648,8 +1057,8 @@ macro_rules! impl_store {
                 .await?;
                 let was_disabled = previous.as_deref() == Some("disabled");
                 if state == EndpointState::Disabled && !was_disabled {
-                    Self::emit_operational(
-                        &mut tx,
+                    $crate::txn::emit_operational(
+                        &mut *tx,
                         endpoint_id,
                         relay_core::operational::ENDPOINT_DISABLED,
                         serde_json::json!({ "endpoint_id": endpoint_id, "reason": disabled_reason }),
@@ -1657,8 +1066,8 @@ macro_rules! impl_store {
                     )
                     .await?;
                 } else if state == EndpointState::Active && was_disabled {
-                    Self::emit_operational(
-                        &mut tx,
+                    $crate::txn::emit_operational(
+                        &mut *tx,
                         endpoint_id,
                         relay_core::operational::ENDPOINT_RECOVERED,
                         serde_json::json!({ "endpoint_id": endpoint_id }),
@@ -1820,7 +1229,7 @@ macro_rules! impl_store {
                     q.push(")");
                 }
                 q.push(" ORDER BY e.created_at, e.id");
-                let events = Self::built(&q).fetch_all(&mut *tx).await?;
+                let events = $crate::txn::built::<$db>(&q).fetch_all(&mut *tx).await?;
                 let initial = endpoint.state.initial_message_state();
                 let now = audit.at;
                 let next = (initial == MessageState::Scheduled).then_some(now.millis());
@@ -1997,7 +1406,7 @@ macro_rules! impl_store {
                 // `paginate` fetches one more than its limit: ask for `fetch - 1`.
                 let fetch = batch.max(2);
                 q.paginate("id", &PageRequest { after: cursor, limit: fetch - 1 });
-                let found = Self::built(&q).fetch_all(&mut *tx).await?;
+                let found = $crate::txn::built::<$db>(&q).fetch_all(&mut *tx).await?;
                 let mut affected = 0i64;
                 for m in &found {
                     let state = MessageState::parse(&m.text("state")?);
@@ -2108,7 +1517,7 @@ macro_rules! impl_store {
                 .bind(lease_until.millis())
                 .execute(&mut *tx)
                 .await?;
-                let mut claimed = Self::load_claimed(&mut tx, &[message_id], None).await?;
+                let mut claimed = $crate::txn::load_claimed(&mut *tx, &[message_id]).await?;
                 tx.commit().await?;
                 claimed.pop().ok_or(StoreError::NotFound)
             }
@@ -2148,7 +1557,7 @@ macro_rules! impl_store {
                     tx.commit().await?;
                     return Ok(None);
                 }
-                let mut claimed = Self::load_claimed(&mut tx, &[message_id.to_string()], None).await?;
+                let mut claimed = $crate::txn::load_claimed(&mut *tx, &[message_id.to_string()]).await?;
                 tx.commit().await?;
                 Ok(claimed.pop())
             }
@@ -2418,286 +1827,33 @@ macro_rules! impl_store {
             }
 
             async fn claim(&self, req: &ClaimRequest<'_>) -> Result<ClaimBatch> {
-                let mut tx = self.write.begin().await?;
-                // Live traffic first, up to the whole limit.
-                let mut lanes: std::collections::HashMap<String, $crate::backend::Room> = req
-                    .room
-                    .iter()
-                    .map(|(e, n)| (e.clone(), $crate::backend::Room::Left(*n)))
-                    .collect();
-                let live = Self::claim_some(&mut tx, req, &lanes, None, req.limit).await?;
-                Self::narrow_room(&mut lanes, &live);
-                let mut ids: Vec<(String, String, i64)> = live;
-                let mut room = req.limit.saturating_sub(ids.len() as u32).min(req.recovery_limit);
-                let mut recovery_first = None;
-                if room > 0 {
-                    let mut open = Self::recovery_tenants(&mut tx, req.now).await?;
-                    // Start after the tenant served first last time.
-                    if let Some(after) = req.recovery_after {
-                        let start = open.partition_point(|t| t.as_str() <= after);
-                        open.rotate_left(start);
-                    }
-                    // Water-filling: each pass offers every open tenant an equal
-                    // share of the room left (the odd slots to the first ones); a
-                    // tenant that takes less than offered has nothing more due and
-                    // closes. Each pass either fills the room or closes a tenant.
-                    while room > 0 && !open.is_empty() {
-                        let mut still_open = Vec::with_capacity(open.len());
-                        let n = open.len() as u32;
-                        for (i, tenant) in open.into_iter().enumerate() {
-                            let share = room.div_ceil(n - i as u32);
-                            if share == 0 {
-                                still_open.push(tenant);
-                                continue;
-                            }
-                            let got = Self::claim_some(&mut tx, req, &lanes, Some(&tenant), share).await?;
-                            Self::narrow_room(&mut lanes, &got);
-                            room -= got.len() as u32;
-                            if !got.is_empty() && recovery_first.is_none() {
-                                recovery_first = Some(tenant.clone());
-                            }
-                            if got.len() as u32 == share {
-                                still_open.push(tenant);
-                            }
-                            ids.extend(got);
-                        }
-                        open = still_open;
-                    }
-                }
-                if ids.is_empty() {
-                    tx.commit().await?;
-                    return Ok(ClaimBatch::default());
-                }
-                tx.commit().await?;
-                // The rest is read after the commit, from the read pool: the
-                // single writer is not held for it.
-                let versions: std::collections::HashMap<String, i64> =
-                    ids.iter().map(|(id, _, v)| (id.clone(), *v)).collect();
-                let ids: Vec<String> = ids.into_iter().map(|(id, _, _)| id).collect();
-                let mut conn = self.read.acquire().await?;
-                let claimed = Self::load_claimed(&mut conn, &ids, Some(&versions)).await?;
-                Ok(ClaimBatch { claimed, recovery_first })
+                let owner = req.owner.to_string();
+                let room = req.room.to_vec();
+                let after = req.recovery_after.map(str::to_string);
+                let (now, lease_until, limit, recovery_limit) = (req.now, req.lease_until, req.limit, req.recovery_limit);
+                Self::write_txn(&self.write, $crate::txn::Commit::Lease, move |x| {
+                    Box::pin(async move {
+                        let req = ClaimRequest {
+                            owner: &owner,
+                            now,
+                            lease_until,
+                            limit,
+                            recovery_limit,
+                            room: &room,
+                            recovery_after: after.as_deref(),
+                        };
+                        $crate::txn::claim(x, &req).await
+                    })
+                })
+                .await
             }
 
             async fn complete(&self, batch: &[Completion]) -> Result<Vec<bool>> {
-                let mut applied = Vec::with_capacity(batch.len());
-                let mut tx = self.write.begin().await?;
-                // Endpoints of this batch whose failure clock is clear (no
-                // endpoint_health row), read once: their successes need no
-                // per-completion read.
-                let mut clear = std::collections::HashSet::new();
-                let mut ids: Vec<&str> = batch
-                    .iter()
-                    .filter_map(|c| c.attempt.as_ref().map(|a| a.endpoint_id.as_str()))
-                    .collect();
-                ids.sort_unstable();
-                ids.dedup();
-                if !ids.is_empty() {
-                    let mut q = SqlBuilder::new("SELECT endpoint_id FROM endpoint_health WHERE endpoint_id IN (");
-                    q.bind_list(ids.iter().map(|id| Bind::Text((*id).to_string()))).push(")");
-                    let mut rows_found = std::collections::HashSet::new();
-                    for r in Self::built(&q).fetch_all(&mut *tx).await? {
-                        rows_found.insert(r.text("endpoint_id")?);
-                    }
-                    clear.extend(ids.iter().filter(|id| !rows_found.contains(**id)).map(|id| id.to_string()));
-                }
-                // Every message's update in one statement per chunk (each row
-                // applied only while its lease holds), then every attempt
-                // record in one insert per chunk.
-                let mut updated = std::collections::HashSet::new();
-                for chunk in batch.chunks($crate::backend::COMPLETION_CHUNK) {
-                    let mut q = SqlBuilder::new(
-                        "WITH v (id, state, attempts_used, deferrals_used, next_attempt_at, last_error_code, \
-                         terminal_reason, updated_at, lease_owner, lease_version, manual) AS (VALUES ",
-                    );
-                    for (i, c) in chunk.iter().enumerate() {
-                        let p = &c.progress;
-                        q.push(if i == 0 { "(" } else { ", (" })
-                            .bind_list([
-                                Bind::Text(c.message_id.clone()),
-                                Bind::Text(p.state.as_str().into()),
-                                Bind::Int(i64::from(p.attempts_used)),
-                                Bind::Int(i64::from(p.deferrals_used)),
-                                Bind::OptInt(p.next_attempt_at.map(Timestamp::millis)),
-                                Bind::OptText(p.last_error_code.clone()),
-                                Bind::OptText(p.terminal_reason.clone()),
-                                Bind::Int(c.now.millis()),
-                                Bind::Text(c.lease_owner.clone()),
-                                Bind::Int(c.lease_version),
-                                Bind::Int(i64::from(c.manual)),
-                            ])
-                            .push(")");
-                    }
-                    q.push(
-                        ") UPDATE messages SET state = v.state, attempts_used = v.attempts_used, \
-                         deferrals_used = v.deferrals_used, next_attempt_at = v.next_attempt_at, \
-                         last_error_code = v.last_error_code, terminal_reason = v.terminal_reason, \
-                         lease_owner = NULL, lease_until = NULL, updated_at = v.updated_at FROM v \
-                         WHERE messages.id = v.id AND messages.lease_owner = v.lease_owner \
-                         AND messages.lease_version = v.lease_version \
-                         AND (messages.state = 'in_flight' OR v.manual = 1) RETURNING messages.id",
-                    );
-                    for r in Self::built(&q).fetch_all(&mut *tx).await? {
-                        updated.insert(r.text("id")?);
-                    }
-                }
-                let attempts: Vec<(&Completion, &relay_core::model::Attempt)> =
-                    batch.iter().filter_map(|c| c.attempt.as_ref().map(|a| (c, a))).collect();
-                for chunk in attempts.chunks($crate::backend::COMPLETION_CHUNK) {
-                    let mut q = SqlBuilder::new(
-                        "INSERT INTO attempts (id, message_id, tenant_id, environment, endpoint_id, number, \
-                         trigger, started_at, duration_ms, destination_ip, status_code, error_kind, body_sha256, \
-                         signature, response_body, outcome) VALUES ",
-                    );
-                    for (i, (c, a)) in chunk.iter().enumerate() {
-                        q.push(if i == 0 { "(" } else { ", (" })
-                            .bind_list([
-                                Bind::Text(a.id.clone()),
-                                Bind::Text(c.message_id.clone()),
-                                Bind::Text(c.tenant_id.clone()),
-                                Bind::Text(c.environment.as_str().into()),
-                                Bind::Text(a.endpoint_id.clone()),
-                            ])
-                            .push(", (SELECT COUNT(*) + 1 FROM attempts WHERE message_id = ")
-                            .bind(Bind::Text(c.message_id.clone()))
-                            .push("), ")
-                            .bind_list([
-                                Bind::Text(a.trigger.as_str().into()),
-                                Bind::Int(a.started_at.millis()),
-                                Bind::Int(a.duration_ms),
-                                Bind::OptText(a.destination_ip.clone()),
-                                Bind::OptInt(a.status_code),
-                                Bind::OptText(a.error_kind.clone()),
-                                Bind::Text(a.body_sha256.clone()),
-                                Bind::Text(a.signature.clone()),
-                                Bind::OptText(a.response_body.clone()),
-                                Bind::Text(a.outcome.clone()),
-                            ])
-                            .push(")");
-                    }
-                    Self::built(&q).execute(&mut *tx).await?;
-                }
-                for c in batch {
-                    let p = &c.progress;
-                    let done = updated.contains(&c.message_id);
-                    if applied_and(done, &c.disable_endpoint).is_some() {
-                        let endpoint_id = c.attempt.as_ref().map(|a| a.endpoint_id.clone()).unwrap_or_default();
-                        let reason = c.disable_endpoint.clone().unwrap_or_default();
-                        let disabled = sqlx::query::<$db>(
-                            "UPDATE endpoints SET state = 'disabled', disabled_reason = $2, updated_at = $3 \
-                             WHERE id = $1 AND deleted_at IS NULL AND state <> 'disabled'",
-                        )
-                        .bind(&endpoint_id)
-                        .bind(&reason)
-                        .bind(c.now.millis())
-                        .execute(&mut *tx)
-                        .await?;
-                        if disabled.rows_affected() > 0 {
-                            sqlx::query::<$db>(
-                                "UPDATE messages SET state = 'held', updated_at = $2 \
-                                 WHERE endpoint_id = $1 AND state = 'scheduled'",
-                            )
-                            .bind(&endpoint_id)
-                            .bind(c.now.millis())
-                            .execute(&mut *tx)
-                            .await?;
-                            Self::emit_operational(
-                                &mut tx,
-                                &endpoint_id,
-                                relay_core::operational::ENDPOINT_DISABLED,
-                                serde_json::json!({ "endpoint_id": endpoint_id, "reason": reason }),
-                                c.now,
-                            )
-                            .await?;
-                        }
-                    }
-                    if done && p.state == MessageState::Exhausted {
-                        let m = sqlx::query::<$db>(
-                            "SELECT endpoint_id, event_id, event_type, last_error_code FROM messages WHERE id = $1",
-                        )
-                        .bind(&c.message_id)
-                        .fetch_one(&mut *tx)
-                        .await?;
-                        let event_type = m.text("event_type")?;
-                        // Bounded cascade: an operational message that exhausts
-                        // produces no further operational event.
-                        if !relay_core::operational::is_operational(&event_type) {
-                            let endpoint_id = m.text("endpoint_id")?;
-                            Self::emit_operational(
-                                &mut tx,
-                                &endpoint_id,
-                                relay_core::operational::ATTEMPT_EXHAUSTED,
-                                serde_json::json!({
-                                    "endpoint_id": endpoint_id,
-                                    "message_id": c.message_id,
-                                    "event_id": m.text("event_id")?,
-                                    "event_type": event_type,
-                                    "last_error_code": m.opt_text("last_error_code")?,
-                                }),
-                                c.now,
-                            )
-                            .await?;
-                        }
-                    }
-                    if c.health != relay_core::circuit::Signal::Neutral
-                        && let Some(a) = &c.attempt
-                    {
-                        // A success on an endpoint whose clock is clear changes nothing.
-                        let skip = c.health == relay_core::circuit::Signal::Success
-                            && clear.contains(a.endpoint_id.as_str());
-                        if !skip {
-                            if Self::observe_health(&mut tx, &a.endpoint_id, c.health, c.now).await? {
-                                clear.insert(a.endpoint_id.clone());
-                            } else {
-                                clear.remove(a.endpoint_id.as_str());
-                            }
-                        }
-                    }
-                    if let Some(w) = applied_and(done, &c.warning) {
-                        sqlx::query::<$db>(
-                            "INSERT INTO endpoint_warnings (endpoint_id, kind, detail, at) VALUES ($1, $2, $3, $4)",
-                        )
-                        .bind(&w.endpoint_id)
-                        .bind(&w.kind)
-                        .bind(&w.detail)
-                        .bind(w.at.millis())
-                        .execute(&mut *tx)
-                        .await?;
-                    }
-                    applied.push(done);
-                }
-                // The health view's latency histogram, one row per endpoint,
-                // hour and bucket touched by this batch.
-                let mut latency: std::collections::BTreeMap<(&str, i64, i64), (i64, i64)> =
-                    std::collections::BTreeMap::new();
-                for a in batch.iter().filter_map(|c| c.attempt.as_ref()) {
-                    let key = (
-                        a.endpoint_id.as_str(),
-                        a.started_at.millis().div_euclid($crate::backend::HOUR_MILLIS),
-                        relay_core::histogram::bucket_of(a.duration_ms) as i64,
-                    );
-                    let entry = latency.entry(key).or_insert((0, 0));
-                    entry.0 += 1;
-                    entry.1 = entry.1.max(a.duration_ms);
-                }
-                for ((endpoint_id, hour, bucket), (count, max_ms)) in latency {
-                    sqlx::query::<$db>(
-                        "INSERT INTO endpoint_latency (endpoint_id, hour, bucket, count, max_ms) \
-                         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (endpoint_id, hour, bucket) DO UPDATE SET \
-                         count = endpoint_latency.count + excluded.count, \
-                         max_ms = CASE WHEN excluded.max_ms > endpoint_latency.max_ms \
-                         THEN excluded.max_ms ELSE endpoint_latency.max_ms END",
-                    )
-                    .bind(endpoint_id)
-                    .bind(hour)
-                    .bind(bucket)
-                    .bind(count)
-                    .bind(max_ms)
-                    .execute(&mut *tx)
-                    .await?;
-                }
-                tx.commit().await?;
-                Ok(applied)
+                let batch = batch.to_vec();
+                Self::write_txn(&self.write, $crate::txn::Commit::Durable, move |x| {
+                    Box::pin(async move { $crate::txn::complete(x, &batch).await })
+                })
+                .await
             }
 
             async fn rescue_expired_leases(&self, now: Timestamp) -> Result<u64> {
@@ -2728,7 +1884,7 @@ macro_rules! impl_store {
                     q.push(", ").bind(Bind::Text(id.clone()));
                 }
                 q.push(")");
-                Ok(Self::built(&q).execute(&self.write).await?.rows_affected())
+                Ok($crate::txn::built::<$db>(&q).execute(&self.write).await?.rows_affected())
             }
 
             async fn release_leases(&self, owner: &str, now: Timestamp) -> Result<u64> {

@@ -24,6 +24,7 @@ pub mod migrate;
 pub mod postgres;
 pub mod rows;
 pub mod sqlite;
+pub mod txn;
 
 use std::sync::Arc;
 
@@ -54,6 +55,9 @@ pub enum StoreError {
     MissingReference(&'static str),
     #[error("database error")]
     Database(#[from] sqlx::Error),
+    /// From the SQLite writer's direct calls (`sqlite`).
+    #[error("database error")]
+    Sqlite(#[from] rusqlite::Error),
     #[error("stored data is unreadable: {0}")]
     Corrupt(String),
     #[error("invalid database url: {0}")]
@@ -61,6 +65,21 @@ pub enum StoreError {
     /// A part of the store is not running (it stopped with the runtime).
     #[error("store unavailable: {0}")]
     Unavailable(&'static str),
+}
+
+impl StoreError {
+    /// Whether a uniqueness rule (unique index, primary key) was broken.
+    pub fn is_unique_violation(&self) -> bool {
+        match self {
+            StoreError::Database(sqlx::Error::Database(db)) => db.is_unique_violation(),
+            StoreError::Sqlite(rusqlite::Error::SqliteFailure(e, _)) => matches!(
+                e.extended_code,
+                rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
+                    | rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY
+            ),
+            _ => false,
+        }
+    }
 }
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;

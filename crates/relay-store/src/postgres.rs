@@ -117,6 +117,35 @@ impl PgStore {
     }
 }
 
+impl PgStore {
+    /// Runs `f` as one transaction; rolled back if `f` fails. A
+    /// [`Commit::Lease`](crate::txn::Commit) commits without waiting for the
+    /// server's WAL flush (`synchronous_commit = off` for this transaction).
+    pub(crate) async fn write_txn<T, F>(
+        write: &PgPool,
+        commit: crate::txn::Commit,
+        f: F,
+    ) -> Result<T>
+    where
+        T: Send + 'static,
+        F: for<'a> FnOnce(
+                &'a mut sqlx::PgConnection,
+            ) -> futures_util::future::BoxFuture<'a, Result<T>>
+            + Send
+            + 'static,
+    {
+        let mut tx = write.begin().await?;
+        if commit == crate::txn::Commit::Lease {
+            sqlx::query("SET LOCAL synchronous_commit = off")
+                .execute(&mut *tx)
+                .await?;
+        }
+        let out = f(&mut tx).await?;
+        tx.commit().await?;
+        Ok(out)
+    }
+}
+
 mod imp {
     crate::backend::impl_store!(super::PgStore, sqlx::Postgres, super::dialect);
 }
