@@ -8,7 +8,9 @@
 //!
 //! Claims skip endpoints whose lane is full or whose bucket is empty; a claim
 //! that still lands on one (several of one endpoint's messages in one batch)
-//! is given back unattempted, nothing used up. With several nodes on
+//! is given back unattempted, nothing used up, unless it was leased ahead
+//! for an endpoint limited by concurrency alone ([`Lanes::look_ahead`]; the
+//! dispatcher queues those and starts them as slots free). With several nodes on
 //! PostgreSQL each node enforces both limits on its own, so an endpoint sees
 //! at most `nodes × max_concurrency` attempts at once and `nodes × rate`
 //! attempts per second.
@@ -105,6 +107,28 @@ impl Lanes {
             }
         }
         room.into_iter().collect()
+    }
+
+    /// The endpoints with attempts in flight that may have messages leased
+    /// ahead of a free slot (see `Dispatcher`'s look-ahead), with their
+    /// `max_concurrency`: those limited by concurrency alone, with no rate
+    /// limit and a closed circuit.
+    pub fn look_ahead(&self, now: Timestamp) -> HashMap<String, u32> {
+        let mut eligible: HashMap<String, u32> = self
+            .lanes
+            .lock()
+            .map(|m| m.iter().map(|(id, (_, max))| (id.clone(), *max)).collect())
+            .unwrap_or_default();
+        if let Ok(b) = self.buckets.lock() {
+            eligible.retain(|id, _| !b.contains_key(id));
+        }
+        if let Ok(c) = self.circuits.lock() {
+            eligible.retain(|id, _| {
+                c.get(id)
+                    .is_none_or(|circuit| matches!(circuit.at(now), Circuit::Closed { .. }))
+            });
+        }
+        eligible
     }
 
     /// The endpoint's circuit as it stands at `now`.
@@ -241,6 +265,25 @@ mod tests {
         assert_eq!(lanes.in_flight("ep_a"), 2);
         lanes.done("ep_b", Signal::Neutral, T);
         assert_eq!(lanes.in_flight("ep_b"), 0);
+    }
+
+    #[test]
+    fn only_endpoints_limited_by_concurrency_alone_look_ahead() {
+        let lanes = Lanes::new(BreakerConfig {
+            failure_threshold: 1,
+            cool_down_millis: 1000,
+        });
+        assert!(lanes.look_ahead(T).is_empty(), "nothing in flight");
+        assert!(lanes.admit("ep_plain", 3, None, T));
+        assert!(lanes.admit("ep_rated", 3, Some(5), T));
+        // Two in flight; one fails and opens the circuit.
+        assert!(lanes.admit("ep_failing", 3, None, T));
+        assert!(lanes.admit("ep_failing", 3, None, T));
+        lanes.done("ep_failing", Signal::Failure, T);
+        let ahead = lanes.look_ahead(T);
+        assert_eq!(ahead.get("ep_plain"), Some(&3));
+        assert!(!ahead.contains_key("ep_rated"), "rate-limited");
+        assert!(!ahead.contains_key("ep_failing"), "circuit open");
     }
 
     #[test]

@@ -27,6 +27,7 @@ pub mod attempt;
 pub mod lanes;
 pub mod metrics;
 
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -113,6 +114,26 @@ pub struct Dispatcher {
     recovery_cursor: std::sync::Mutex<Option<String>>,
     /// Signalled when a recovery slot frees up after all were taken.
     recovery_freed: Notify,
+    /// Messages leased ahead, per endpoint (see [`Ahead`]).
+    ahead: std::sync::Mutex<HashMap<String, VecDeque<Ahead>>>,
+    /// Set when the loop stops claiming: nothing leased ahead starts then.
+    stopping: std::sync::atomic::AtomicBool,
+}
+
+/// A live message leased ahead of a free slot in its endpoint's lane, with
+/// the in-flight permit it holds and when it was claimed.
+///
+/// With lanes of 10 and a fast endpoint, a slot turns over in about a
+/// millisecond, while claiming its next message takes a writer transaction.
+/// So for an endpoint limited by concurrency alone (no rate limit, circuit
+/// closed) a claim also leases up to `max_concurrency` more, queued here; an
+/// attempt that finishes starts the next one of its endpoint at once, and
+/// the queue is refilled once half of it is used. What cannot start (the
+/// circuit opened, or it waited half a lease) is given back unattempted.
+struct Ahead {
+    claimed: relay_store::Claimed,
+    permit: tokio::sync::OwnedSemaphorePermit,
+    at: relay_core::time::Timestamp,
 }
 
 impl Dispatcher {
@@ -138,6 +159,8 @@ impl Dispatcher {
             recovery_in_flight: Default::default(),
             recovery_cursor: Default::default(),
             recovery_freed: Notify::new(),
+            ahead: Default::default(),
+            stopping: Default::default(),
         })
     }
 
@@ -158,15 +181,53 @@ impl Dispatcher {
     /// `max_recovery_in_flight`), takes a lane slot for each, and gives back
     /// (unattempted) the ones that found their lane full. The caller must
     /// call [`Dispatcher::finished`] after each attempt.
+    ///
+    /// With `look_ahead`, endpoints limited by concurrency alone also get
+    /// room for their queue of messages leased ahead (refilled once half of
+    /// it is used; within a quarter of `max_in_flight` in all); what is
+    /// claimed for it comes back second, not admitted.
     async fn claim(
         &self,
         limit: u32,
-    ) -> Result<Vec<relay_store::Claimed>, relay_store::StoreError> {
+        look_ahead: bool,
+    ) -> Result<(Vec<relay_store::Claimed>, Vec<relay_store::Claimed>), relay_store::StoreError>
+    {
         use std::sync::atomic::Ordering;
         let a = &self.attempter;
         let now = a.clock.now();
         let lease_until = now.plus_millis(a.config.lease.as_millis() as i64);
-        let room = self.lanes.room(now);
+        let mut room = self.lanes.room(now);
+        // Endpoint → how many more may be leased ahead.
+        let mut ahead_room: HashMap<String, u32> = HashMap::new();
+        if look_ahead {
+            let queued: HashMap<String, u32> = self
+                .ahead
+                .lock()
+                .map(|m| m.iter().map(|(e, q)| (e.clone(), q.len() as u32)).collect())
+                .unwrap_or_default();
+            // Messages leased ahead hold in-flight permits: at most a quarter
+            // of them, and half of what this claim may take, so the other
+            // endpoints always have permits to start with.
+            let total: u32 = queued.values().sum();
+            let mut budget = (a.config.max_in_flight as u32 / 4)
+                .saturating_sub(total)
+                .min(limit / 2);
+            let eligible = self.lanes.look_ahead(now);
+            // Fewest queued first.
+            room.sort_by_key(|(e, _)| queued.get(e).copied().unwrap_or(0));
+            for (endpoint, r) in room.iter_mut() {
+                let Some(max) = eligible.get(endpoint) else {
+                    continue;
+                };
+                let q = queued.get(endpoint).copied().unwrap_or(0);
+                if q <= max / 2 && budget > 0 {
+                    let more = (max - q).min(budget);
+                    budget -= more;
+                    *r += more;
+                    ahead_room.insert(endpoint.clone(), more);
+                }
+            }
+        }
         let recovery_room = a
             .config
             .max_recovery_in_flight
@@ -199,13 +260,22 @@ impl Dispatcher {
                 .due_lag_millis
                 .store((now.millis() - oldest.millis()).max(0), Ordering::Relaxed);
         }
-        let (admitted, overflow): (Vec<_>, Vec<_>) = claimed.into_iter().partition(|c| {
+        let (admitted, rest): (Vec<_>, Vec<_>) = claimed.into_iter().partition(|c| {
             self.lanes.admit(
                 &c.endpoint.id,
                 c.endpoint.max_concurrency,
                 c.endpoint.rate_limit_per_second,
                 now,
             )
+        });
+        let (ahead, overflow): (Vec<_>, Vec<_>) = rest.into_iter().partition(|c| match ahead_room
+            .get_mut(&c.endpoint.id)
+        {
+            Some(n) if *n > 0 && !c.recovery => {
+                *n -= 1;
+                true
+            }
+            _ => false,
         });
         if !overflow.is_empty() {
             let ids: Vec<String> = overflow.iter().map(|c| c.message.id.clone()).collect();
@@ -214,7 +284,158 @@ impl Dispatcher {
         let recovery = admitted.iter().filter(|c| c.recovery).count();
         self.recovery_in_flight
             .fetch_add(recovery, Ordering::Relaxed);
-        Ok(admitted)
+        Ok((admitted, ahead))
+    }
+
+    /// Queues `ahead` (each with its permit) for its endpoint.
+    fn queue_ahead(&self, ahead: Vec<(relay_store::Claimed, tokio::sync::OwnedSemaphorePermit)>) {
+        let at = self.attempter.clock.now();
+        if let Ok(mut m) = self.ahead.lock() {
+            for (claimed, permit) in ahead {
+                m.entry(claimed.endpoint.id.clone())
+                    .or_default()
+                    .push_back(Ahead {
+                        claimed,
+                        permit,
+                        at,
+                    });
+            }
+        }
+    }
+
+    /// Whether a message leased ahead at `at` has waited too long to start
+    /// (half its lease: the attempt must finish well within the rest).
+    fn too_old(&self, at: relay_core::time::Timestamp, now: relay_core::time::Timestamp) -> bool {
+        now.millis() - at.millis() > self.config().lease.as_millis() as i64 / 2
+    }
+
+    /// The endpoint's next message leased ahead, with a lane slot taken for
+    /// it, if one can start now.
+    fn next_ahead(&self, endpoint_id: &str) -> Option<Ahead> {
+        if self.stopping.load(std::sync::atomic::Ordering::Relaxed) {
+            return None;
+        }
+        let now = self.attempter.clock.now();
+        let mut m = self.ahead.lock().ok()?;
+        let q = m.get_mut(endpoint_id)?;
+        let front = q.front()?;
+        if self.too_old(front.at, now)
+            || !self.lanes.admit(
+                endpoint_id,
+                front.claimed.endpoint.max_concurrency,
+                front.claimed.endpoint.rate_limit_per_second,
+                now,
+            )
+        {
+            return None;
+        }
+        let next = q.pop_front();
+        if q.is_empty() {
+            m.remove(endpoint_id);
+        }
+        self.attempter
+            .metrics
+            .ahead_started
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        next
+    }
+
+    /// Starts what was leased ahead and can start now (the attempts that
+    /// would have started it ended otherwise), and gives back what waited
+    /// too long or cannot start with nothing of its endpoint in flight (its
+    /// circuit opened).
+    fn sweep_ahead(&self) -> (Vec<Ahead>, Vec<Ahead>) {
+        let now = self.attempter.clock.now();
+        let (mut start, mut give_back) = (Vec::new(), Vec::new());
+        let Ok(mut m) = self.ahead.lock() else {
+            return (start, give_back);
+        };
+        for (endpoint_id, q) in m.iter_mut() {
+            while let Some(front) = q.front() {
+                if self.too_old(front.at, now) {
+                    give_back.extend(q.pop_front());
+                } else if self.lanes.admit(
+                    endpoint_id,
+                    front.claimed.endpoint.max_concurrency,
+                    front.claimed.endpoint.rate_limit_per_second,
+                    now,
+                ) {
+                    start.extend(q.pop_front());
+                } else {
+                    break;
+                }
+            }
+            if !q.is_empty() && self.lanes.in_flight(endpoint_id) == 0 {
+                give_back.extend(q.drain(..));
+            }
+        }
+        m.retain(|_, q| !q.is_empty());
+        (start, give_back)
+    }
+
+    /// Starts and gives back what [`Dispatcher::sweep_ahead`] finds.
+    async fn start_ahead(
+        self: &Arc<Self>,
+        tasks: &mut tokio::task::JoinSet<()>,
+        tx: &mpsc::Sender<(Completion, tokio::sync::OwnedSemaphorePermit)>,
+    ) {
+        let (start, give_back) = self.sweep_ahead();
+        let metrics = &self.attempter.metrics;
+        metrics
+            .ahead_started
+            .fetch_add(start.len() as u64, std::sync::atomic::Ordering::Relaxed);
+        for a in start {
+            self.spawn_attempts(tasks, tx, a.claimed, a.permit);
+        }
+        if give_back.is_empty() {
+            return;
+        }
+        metrics
+            .ahead_given_back
+            .fetch_add(give_back.len() as u64, std::sync::atomic::Ordering::Relaxed);
+        let ids: Vec<String> = give_back
+            .iter()
+            .map(|a| a.claimed.message.id.clone())
+            .collect();
+        let now = self.attempter.clock.now();
+        if let Err(e) = self
+            .store()
+            .release_claims(&self.config().owner, &ids, now)
+            .await
+        {
+            tracing::warn!(error = %e, "giving back messages leased ahead failed; their leases expire");
+        }
+    }
+
+    /// Attempts `c`, then whatever of its endpoint was leased ahead and can
+    /// start next, in one task.
+    fn spawn_attempts(
+        self: &Arc<Self>,
+        tasks: &mut tokio::task::JoinSet<()>,
+        tx: &mpsc::Sender<(Completion, tokio::sync::OwnedSemaphorePermit)>,
+        c: relay_store::Claimed,
+        permit: tokio::sync::OwnedSemaphorePermit,
+    ) {
+        let dispatcher = self.clone();
+        let tx = tx.clone();
+        tasks.spawn(async move {
+            let mut next = Some((c, permit));
+            while let Some((c, permit)) = next.take() {
+                let result = dispatcher
+                    .attempter
+                    .attempt(&c, AttemptTrigger::Scheduled)
+                    .await;
+                dispatcher.finished(&c, result.as_ref());
+                if let Some(done) = result {
+                    // The completer is gone only after shutdown; the lease
+                    // then expires and the message is retried.
+                    let _ = tx.send((done, permit)).await;
+                }
+                next = dispatcher
+                    .next_ahead(&c.endpoint.id)
+                    .map(|a| (a.claimed, a.permit));
+            }
+        });
     }
 
     /// Frees what a claimed attempt held: its lane slot (telling the breaker
@@ -254,7 +475,7 @@ impl Dispatcher {
     /// were claimed.
     pub async fn run_once(&self) -> Result<usize, relay_store::StoreError> {
         self.rescue().await?;
-        let claimed = self.claim(self.config().claim_batch).await?;
+        let (claimed, _) = self.claim(self.config().claim_batch, false).await?;
         let n = claimed.len();
         let completions = futures_util::future::join_all(claimed.iter().map(|c| async {
             let done = self.attempter.attempt(c, AttemptTrigger::Scheduled).await;
@@ -464,31 +685,30 @@ impl Dispatcher {
                     tracing::error!(error = %e, "lease rescue failed");
                 }
             }
+            self.start_ahead(&mut tasks, &tx).await;
             let free = permits.available_permits().min(cfg.claim_batch as usize) as u32;
             let mut claimed_full = false;
             if free > 0 {
-                match self.claim(free).await {
-                    Ok(claimed) => {
-                        claimed_full = claimed.len() as u32 == free;
+                match self.claim(free, true).await {
+                    Ok((claimed, ahead)) => {
+                        claimed_full = (claimed.len() + ahead.len()) as u32 == free;
                         for c in claimed {
                             let Ok(permit) = permits.clone().acquire_owned().await else {
                                 break;
                             };
-                            let dispatcher = self.clone();
-                            let tx = tx.clone();
-                            tasks.spawn(async move {
-                                let result = dispatcher
-                                    .attempter
-                                    .attempt(&c, AttemptTrigger::Scheduled)
-                                    .await;
-                                dispatcher.finished(&c, result.as_ref());
-                                if let Some(done) = result {
-                                    // The completer is gone only after shutdown; the
-                                    // lease then expires and the message is retried.
-                                    let _ = tx.send((done, permit)).await;
-                                }
-                            });
+                            self.spawn_attempts(&mut tasks, &tx, c, permit);
                         }
+                        let mut queued = Vec::with_capacity(ahead.len());
+                        for c in ahead {
+                            let Ok(permit) = permits.clone().acquire_owned().await else {
+                                break;
+                            };
+                            queued.push((c, permit));
+                        }
+                        self.queue_ahead(queued);
+                        // The attempts that would start them may have ended
+                        // while the claim ran.
+                        self.start_ahead(&mut tasks, &tx).await;
                     }
                     Err(e) => {
                         tracing::error!(error = %e, "claiming due messages failed; retrying");
@@ -522,6 +742,14 @@ impl Dispatcher {
                     .min(cfg.poll_interval),
                 None => cfg.poll_interval,
             };
+            // While messages are leased ahead, sweep them now and then: the
+            // attempts that would start them may all have ended (a circuit
+            // opened), or they may have waited too long.
+            let wait = if self.ahead.lock().is_ok_and(|m| !m.is_empty()) {
+                wait.min(AHEAD_SWEEP)
+            } else {
+                wait
+            };
             let permit_freed = async {
                 if free == 0 {
                     let _ = permits.acquire().await;
@@ -547,7 +775,13 @@ impl Dispatcher {
                 _ = shutdown.changed() => {}
             }
         }
-        // Graceful shutdown: no new claims; let attempts finish within the grace.
+        // Graceful shutdown: no new claims, nothing leased ahead starts (its
+        // leases are released below); let attempts finish within the grace.
+        self.stopping
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Ok(mut m) = self.ahead.lock() {
+            m.clear();
+        }
         tracing::info!("dispatcher stopping: waiting for attempts in flight");
         let finished = tokio::time::timeout(cfg.shutdown_grace, async {
             while tasks.join_next().await.is_some() {}
@@ -647,6 +881,9 @@ impl Dispatcher {
         self.lanes.circuit(endpoint_id, self.attempter.clock.now())
     }
 }
+
+/// How often messages leased ahead are swept while there are any.
+const AHEAD_SWEEP: Duration = Duration::from_millis(50);
 
 /// How long the completer waits for more completions to join a batch.
 const COMPLETION_LINGER: Duration = Duration::from_millis(2);

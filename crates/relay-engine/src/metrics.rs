@@ -67,6 +67,10 @@ pub struct Metrics {
     pub due_lag_millis: AtomicI64,
     pub completions_lost_lease: AtomicU64,
     pub leases_rescued: AtomicU64,
+    /// Attempts started from an endpoint's look-ahead queue (no claim waited for).
+    pub ahead_started: AtomicU64,
+    /// Messages leased ahead and given back unattempted.
+    pub ahead_given_back: AtomicU64,
 }
 
 impl Metrics {
@@ -130,6 +134,16 @@ impl Metrics {
                 "relay_leases_rescued_total",
                 "Expired leases returned to scheduled.",
                 self.leases_rescued.load(Ordering::Relaxed),
+            ),
+            (
+                "relay_leased_ahead_started_total",
+                "Attempts started from an endpoint's queue of messages leased ahead.",
+                self.ahead_started.load(Ordering::Relaxed),
+            ),
+            (
+                "relay_leased_ahead_given_back_total",
+                "Messages leased ahead and given back unattempted.",
+                self.ahead_given_back.load(Ordering::Relaxed),
             ),
         ];
         for (name, help, v) in counters {

@@ -202,3 +202,98 @@ async fn a_hanging_endpoint_holds_only_its_own_lane() {
     stop.send(true).unwrap();
     handle.await.unwrap();
 }
+
+#[tokio::test]
+async fn a_full_lane_starts_its_next_messages_from_those_leased_ahead() {
+    // Lanes of 10 (the test endpoint's max_concurrency) and 40 messages:
+    // once the lane is full, a claim leases up to 10 more ahead, and each
+    // finished attempt starts the next at once.
+    let (e, wake, stop, handle) = started(Setup {
+        behavior: Behavior::delay(Duration::from_millis(20), Behavior::ok()),
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    for i in 0..40 {
+        e.publish(&format!("evt_ahead_{i}"), DATA).await;
+    }
+    wake.notify_one();
+    e.receiver.wait_for(40, WAIT).await.unwrap();
+    let metrics = e.dispatcher.metrics();
+    let started = metrics
+        .ahead_started
+        .load(std::sync::atomic::Ordering::Relaxed);
+    assert!(started > 0, "no attempt started from the look-ahead queue");
+    stop.send(true).unwrap();
+    handle.await.unwrap();
+    let messages = e.messages().await;
+    assert_eq!(messages.len(), 40);
+    assert!(
+        messages
+            .iter()
+            .all(|m| m.state == MessageState::Delivered && m.attempts_used == 1),
+        "each delivered once: {messages:?}"
+    );
+    assert_eq!(e.receiver.count(), 40, "no message attempted twice");
+}
+
+#[tokio::test]
+async fn messages_leased_ahead_that_wait_half_a_lease_are_given_back_unattempted() {
+    // The injected clock: only the test moves it.
+    let e = Env::start(Setup {
+        behavior: Behavior::hang(),
+        tune: |c| {
+            c.poll_interval = Duration::from_secs(600);
+            c.shutdown_grace = Duration::from_millis(200);
+        },
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let wake = Arc::new(Notify::new());
+    let (stop, stop_rx) = watch::channel(false);
+    let handle = e.dispatcher.clone().start(wake.clone(), stop_rx).await;
+    for i in 0..30 {
+        e.publish(&format!("evt_wait_{i}"), DATA).await;
+    }
+    wake.notify_one();
+    // The lane (10) fills with attempts that hang.
+    e.receiver.wait_in_flight(10, WAIT).await.unwrap();
+    // The next claim leases 10 ahead of the full lane.
+    let leased = || async {
+        e.messages()
+            .await
+            .iter()
+            .filter(|m| m.state == MessageState::InFlight)
+            .count()
+    };
+    let t0 = Instant::now();
+    while leased().await < 20 {
+        assert!(t0.elapsed() < WAIT, "nothing was leased ahead");
+        wake.notify_one();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // Half a lease later they have not started: they go back, unattempted.
+    let lease = e.dispatcher.config().lease;
+    e.clock.advance_millis(lease.as_millis() as i64 / 2 + 1);
+    let metrics = e.dispatcher.metrics();
+    let given_back = || {
+        metrics
+            .ahead_given_back
+            .load(std::sync::atomic::Ordering::Relaxed)
+    };
+    let t0 = Instant::now();
+    while given_back() < 10 {
+        assert!(t0.elapsed() < WAIT, "given back: {}", given_back());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(given_back(), 10);
+    assert_eq!(e.receiver.count(), 10, "only the lane's 10 were attempted");
+    let messages = e.messages().await;
+    assert!(
+        messages.iter().all(|m| m.attempts_used == 0),
+        "nothing used up: {messages:?}"
+    );
+    stop.send(true).unwrap();
+    handle.await.unwrap();
+}
