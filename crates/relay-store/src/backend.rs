@@ -291,10 +291,10 @@ macro_rules! impl_store {
 
             /// One publish in its own transaction. Another node that stored
             /// the same id first (a uniqueness violation) makes it a duplicate.
-            async fn publish_alone(write: &sqlx::Pool<$db>, item: (Scope, NewEvent)) -> Result<PublishOutcome> {
+            async fn publish_alone(txns: &dialect::Txns, item: (Scope, NewEvent)) -> Result<PublishOutcome> {
                 let key = (item.0.clone(), item.1.id.clone());
                 let items = vec![item];
-                let result = Self::write_txn(write, $crate::txn::Commit::Durable, move |x| {
+                let result = txns.run($crate::txn::Commit::Durable, move |x| {
                     Box::pin(async move { $crate::txn::publish_batch(x, &items).await })
                 })
                 .await;
@@ -307,7 +307,7 @@ macro_rules! impl_store {
                         .bind(&scope.tenant_id)
                         .bind(scope.environment.as_str())
                         .bind(&id)
-                        .fetch_optional(write)
+                        .fetch_optional(txns.pool())
                         .await?
                         .ok_or(StoreError::NotFound)?;
                         Ok(PublishOutcome { event: rows::event(&row)?, messages_created: 0, duplicate: true })
@@ -319,7 +319,7 @@ macro_rules! impl_store {
             /// The group committer (see [`crate::group`]): runs until the
             /// store, the only sender, is dropped.
             pub(crate) async fn run_publishes(
-                write: sqlx::Pool<$db>,
+                txns: dialect::Txns,
                 mut rx: tokio::sync::mpsc::Receiver<$crate::group::PublishJob>,
             ) {
                 let mut batch = Vec::with_capacity($crate::group::PUBLISH_BATCH);
@@ -336,7 +336,7 @@ macro_rules! impl_store {
                     let items = std::sync::Arc::new(items);
                     let together = if items.len() > 1 {
                         let shared = items.clone();
-                        Self::write_txn(&write, $crate::txn::Commit::Durable, move |x| {
+                        txns.run($crate::txn::Commit::Durable, move |x| {
                             Box::pin(async move { $crate::txn::publish_batch(x, &shared).await })
                         })
                         .await
@@ -352,7 +352,7 @@ macro_rules! impl_store {
                         }
                         None => {
                             for (item, reply) in items.iter().zip(replies) {
-                                let result = Self::publish_alone(&write, item.clone()).await;
+                                let result = Self::publish_alone(&txns, item.clone()).await;
                                 let _ = reply.send(result);
                             }
                         }
@@ -1831,7 +1831,7 @@ macro_rules! impl_store {
                 let room = req.room.to_vec();
                 let after = req.recovery_after.map(str::to_string);
                 let (now, lease_until, limit, recovery_limit) = (req.now, req.lease_until, req.limit, req.recovery_limit);
-                Self::write_txn(&self.write, $crate::txn::Commit::Lease, move |x| {
+                self.txns.run($crate::txn::Commit::Lease, move |x| {
                     Box::pin(async move {
                         let req = ClaimRequest {
                             owner: &owner,
@@ -1850,7 +1850,7 @@ macro_rules! impl_store {
 
             async fn complete(&self, batch: &[Completion]) -> Result<Vec<bool>> {
                 let batch = batch.to_vec();
-                Self::write_txn(&self.write, $crate::txn::Commit::Durable, move |x| {
+                self.txns.run($crate::txn::Commit::Durable, move |x| {
                     Box::pin(async move { $crate::txn::complete(x, &batch).await })
                 })
                 .await

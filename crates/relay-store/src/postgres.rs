@@ -14,11 +14,14 @@ use crate::{Result, StoreError};
 pub struct PgStore {
     pub(crate) write: PgPool,
     pub(crate) read: PgPool,
+    pub(crate) txns: Txns,
     /// To the group committer (`crate::group`).
     pub(crate) publishes: tokio::sync::mpsc::Sender<crate::group::PublishJob>,
 }
 
 pub(crate) mod dialect {
+    pub use super::Txns;
+
     pub const BACKEND: &str = "postgres";
     pub const FOR_UPDATE: &str = " FOR UPDATE";
     /// Any constant works as long as every node uses the same one.
@@ -96,11 +99,13 @@ impl PgStore {
             .max_connections(16)
             .connect_with(options)
             .await?;
+        let txns = Txns { pool: pool.clone() };
         let (publishes, queued) = tokio::sync::mpsc::channel(crate::group::QUEUE);
-        tokio::spawn(PgStore::run_publishes(pool.clone(), queued));
+        tokio::spawn(PgStore::run_publishes(txns.clone(), queued));
         Ok(PgStore {
             write: pool.clone(),
             read: pool,
+            txns,
             publishes,
         })
     }
@@ -117,15 +122,21 @@ impl PgStore {
     }
 }
 
-impl PgStore {
+/// Runs the hot-path transactions (`crate::txn`) on the pool.
+#[derive(Clone)]
+pub struct Txns {
+    pool: PgPool,
+}
+
+impl Txns {
+    pub(crate) fn pool(&self) -> &PgPool {
+        &self.pool
+    }
+
     /// Runs `f` as one transaction; rolled back if `f` fails. A
     /// [`Commit::Lease`](crate::txn::Commit) commits without waiting for the
     /// server's WAL flush (`synchronous_commit = off` for this transaction).
-    pub(crate) async fn write_txn<T, F>(
-        write: &PgPool,
-        commit: crate::txn::Commit,
-        f: F,
-    ) -> Result<T>
+    pub(crate) async fn run<T, F>(&self, commit: crate::txn::Commit, f: F) -> Result<T>
     where
         T: Send + 'static,
         F: for<'a> FnOnce(
@@ -134,7 +145,7 @@ impl PgStore {
             + Send
             + 'static,
     {
-        let mut tx = write.begin().await?;
+        let mut tx = self.pool.begin().await?;
         if commit == crate::txn::Commit::Lease {
             sqlx::query("SET LOCAL synchronous_commit = off")
                 .execute(&mut *tx)

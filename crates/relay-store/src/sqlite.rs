@@ -7,11 +7,11 @@
 //! The hot-path transactions (`crate::txn`: publish batches, claims,
 //! completion batches) do not go through sqlx statement by statement: sqlx
 //! runs each statement on the connection's own thread, so a transaction of
-//! ten statements was twenty thread wake-ups on the one writer. Instead
-//! [`SqliteStore::write_txn`] takes the write connection from the pool, locks
-//! its handle out of sqlx's thread (`lock_handle`) and runs the whole
-//! transaction on a blocking thread with direct calls ([`Writer`], rusqlite
-//! over the same handle), then gives the connection back.
+//! ten statements was twenty thread wake-ups on the one writer, and it
+//! prepared each new statement text anew. Instead [`Txns::run`] takes the
+//! write pool's one connection (so nothing else writes meanwhile) and runs
+//! the whole transaction on a blocking thread on the [`Writer`]: a rusqlite
+//! connection to the same file that keeps its prepared statements.
 
 use std::str::FromStr;
 use std::time::Duration;
@@ -33,11 +33,14 @@ use crate::{Result, StoreError};
 pub struct SqliteStore {
     pub(crate) write: SqlitePool,
     pub(crate) read: SqlitePool,
+    pub(crate) txns: Txns,
     /// To the group committer (`crate::group`).
     pub(crate) publishes: tokio::sync::mpsc::Sender<crate::group::PublishJob>,
 }
 
 pub(crate) mod dialect {
+    pub use super::Txns;
+
     pub const BACKEND: &str = "sqlite";
     /// SQLite has no row locks; the single writer connection serialises writes.
     pub const FOR_UPDATE: &str = "";
@@ -78,7 +81,13 @@ impl SqliteStore {
             // FULL: a publish acknowledged with 202 survives power loss too.
             .synchronous(SqliteSynchronous::Full)
             .foreign_keys(true)
-            .busy_timeout(Duration::from_secs(10));
+            .busy_timeout(BUSY_TIMEOUT);
+        let path = options.get_filename().to_path_buf();
+        if path.as_os_str() == ":memory:" {
+            return Err(StoreError::InvalidUrl(
+                "an in-memory database cannot hold a durable queue; name a file".into(),
+            ));
+        }
         let write = SqlitePoolOptions::new()
             .max_connections(1)
             .connect_with(options.clone())
@@ -87,73 +96,149 @@ impl SqliteStore {
             .max_connections(8)
             .connect_with(options.read_only(true))
             .await?;
+        let txns = Txns {
+            pool: write.clone(),
+            slot: Arc::new(WriterSlot {
+                path,
+                conn: std::sync::Mutex::new(None),
+            }),
+        };
         let (publishes, queued) = tokio::sync::mpsc::channel(crate::group::QUEUE);
-        tokio::spawn(SqliteStore::run_publishes(write.clone(), queued));
+        tokio::spawn(SqliteStore::run_publishes(txns.clone(), queued));
         Ok(SqliteStore {
             write,
             read,
+            txns,
             publishes,
         })
     }
 }
 
-impl SqliteStore {
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Runs the hot-path transactions (see the module docs).
+#[derive(Clone)]
+pub struct Txns {
+    /// The one-connection write pool: holding its connection is holding
+    /// the right to write, so the [`Writer`] and sqlx never write at once.
+    pool: SqlitePool,
+    slot: Arc<WriterSlot>,
+}
+
+/// The [`Writer`]'s connection while no transaction uses it.
+struct WriterSlot {
+    path: std::path::PathBuf,
+    conn: std::sync::Mutex<Option<rusqlite::Connection>>,
+}
+
+impl WriterSlot {
+    fn open(&self) -> Result<rusqlite::Connection> {
+        let conn = rusqlite::Connection::open(&self.path)?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON")?;
+        conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+        Ok(conn)
+    }
+}
+
+/// Prepared statements the [`Writer`] keeps: the hot path's fixed SQL and
+/// the multi-row statements of the batch sizes that recur.
+const STATEMENT_CACHE: usize = 256;
+
+impl Txns {
+    pub(crate) fn pool(&self) -> &SqlitePool {
+        &self.pool
+    }
+
     /// Runs `f` as one transaction (`BEGIN IMMEDIATE` … `COMMIT`) on the
-    /// write connection, on a blocking thread: rolled back if `f` fails. A
-    /// [`Commit::Lease`] commits with `synchronous = NORMAL` (no fsync; the
-    /// next `FULL` commit's fsync covers it), every other write with `FULL`.
-    /// Once started it runs to its end even if the caller stops waiting,
-    /// like a transaction whose commit was already sent.
-    pub(crate) async fn write_txn<T, F>(write: &SqlitePool, commit: Commit, f: F) -> Result<T>
+    /// [`Writer`], on a blocking thread, while holding the write pool's
+    /// connection: rolled back if `f` fails. A [`Commit::Lease`] commits
+    /// with `synchronous = NORMAL` (no fsync; the next `FULL` commit's fsync
+    /// covers it), every other write with `FULL`. Once started it runs to
+    /// its end even if the caller stops waiting, like a transaction whose
+    /// commit was already sent.
+    pub(crate) async fn run<T, F>(&self, commit: Commit, f: F) -> Result<T>
     where
         T: Send + 'static,
         F: for<'a> FnOnce(&'a mut Writer) -> BoxFuture<'a, Result<T>> + Send + 'static,
     {
-        let conn = write.acquire().await?;
-        tokio::task::spawn_blocking(move || Writer::run(conn, commit, f))
-            .await
-            .map_err(|_| StoreError::Unavailable("the SQLite writer"))?
+        let token = self.pool.acquire().await?;
+        let slot = self.slot.clone();
+        tokio::task::spawn_blocking(move || {
+            let out = Writer::run(&slot, commit, f);
+            drop(token);
+            out
+        })
+        .await
+        .map_err(|_| StoreError::Unavailable("the SQLite writer"))?
     }
 }
 
-/// The write connection's handle, lent by sqlx for one transaction.
+/// The connection the hot-path transactions run on: rusqlite, on the same
+/// database file, with its prepared statements cached.
 pub struct Writer {
     conn: rusqlite::Connection,
-    /// Committing with `synchronous = NORMAL` (a [`Commit::Lease`]).
-    relaxed: bool,
 }
 
 impl Writer {
     fn run<T>(
-        mut pooled: sqlx::pool::PoolConnection<sqlx::Sqlite>,
+        slot: &WriterSlot,
         commit: Commit,
         f: impl for<'a> FnOnce(&'a mut Writer) -> BoxFuture<'a, Result<T>>,
     ) -> Result<T> {
-        // A blocking thread of the runtime: waiting here is allowed.
-        let mut locked = tokio::runtime::Handle::current().block_on(pooled.lock_handle())?;
-        let raw = locked.as_raw_handle();
-        // SAFETY: `locked` keeps sqlx's thread off this handle, and `pooled`
-        // keeps it open, until both are dropped at the end of this function,
-        // after `writer` (which does not close the handle: `from_handle`).
-        let conn = unsafe { rusqlite::Connection::from_handle(raw.as_ptr()) }?;
-        let mut writer = Writer {
-            conn,
-            relaxed: commit == Commit::Lease,
+        let parked = slot.conn.lock().ok().and_then(|mut c| c.take());
+        let conn = match parked {
+            Some(conn) => conn,
+            None => slot.open()?,
         };
-        if writer.relaxed {
-            writer.conn.execute_batch("PRAGMA synchronous = NORMAL")?;
+        let mut writer = Writer { conn };
+        let relaxed = commit == Commit::Lease;
+        let out = if relaxed {
+            writer
+                .conn
+                .execute_batch("PRAGMA synchronous = NORMAL")
+                .map_err(StoreError::from)
+                .and_then(|()| writer.transaction(f))
+        } else {
+            writer.transaction(f)
+        };
+        // Parked again only as every write expects it: outside a transaction,
+        // `synchronous = FULL`. Otherwise it is closed (which rolls back) and
+        // the next transaction opens another.
+        let clean = writer.conn.is_autocommit()
+            && (!relaxed
+                || writer
+                    .conn
+                    .execute_batch("PRAGMA synchronous = FULL")
+                    .is_ok());
+        if clean && let Ok(mut c) = slot.conn.lock() {
+            *c = Some(writer.conn);
         }
-        writer.conn.execute_batch("BEGIN IMMEDIATE")?;
-        let out = ready(f(&mut writer))?;
-        writer.conn.execute_batch("COMMIT")?;
-        Ok(out)
+        out
     }
 
-    /// `q` prepared, with each `$n` placeholder bound to `q.binds[n - 1]`.
-    /// Written as `?n`, which SQLite numbers by `n` (it numbers `$n` by first
-    /// appearance, and looking each name up is linear in their count).
-    fn prepare(&self, q: &SqlBuilder) -> Result<rusqlite::Statement<'_>> {
-        let mut stmt = self.conn.prepare(&numbered_by_index(&q.sql))?;
+    fn transaction<T>(
+        &mut self,
+        f: impl for<'a> FnOnce(&'a mut Writer) -> BoxFuture<'a, Result<T>>,
+    ) -> Result<T> {
+        self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        match ready(f(self)).and_then(|out| Ok(self.conn.execute_batch("COMMIT").map(|()| out)?)) {
+            Ok(out) => Ok(out),
+            Err(e) => {
+                if !self.conn.is_autocommit() {
+                    let _ = self.conn.execute_batch("ROLLBACK");
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// `q` prepared (cached), with each `$n` placeholder bound to
+    /// `q.binds[n - 1]`. Written as `?n`, which SQLite numbers by `n` (it
+    /// numbers `$n` by first appearance, and looking each name up is linear
+    /// in their count).
+    fn prepare(&self, q: &SqlBuilder) -> Result<rusqlite::CachedStatement<'_>> {
+        let mut stmt = self.conn.prepare_cached(&numbered_by_index(&q.sql))?;
         for i in 1..=stmt.parameter_count() {
             let Some(bind) = q.binds.get(i - 1) else {
                 return Err(rusqlite::Error::InvalidParameterCount(i, q.binds.len()).into());
@@ -182,22 +267,6 @@ fn numbered_by_index(sql: &str) -> String {
         }
     }
     out
-}
-
-impl Drop for Writer {
-    /// A transaction left open (an error, a panic) is rolled back, and the
-    /// connection's `synchronous = FULL` restored, before the handle goes
-    /// back to sqlx.
-    fn drop(&mut self) {
-        if !self.conn.is_autocommit() {
-            let _ = self.conn.execute_batch("ROLLBACK");
-        }
-        if self.relaxed
-            && let Err(e) = self.conn.execute_batch("PRAGMA synchronous = FULL")
-        {
-            tracing::error!(error = %e, "restoring synchronous = FULL on the SQLite writer failed");
-        }
-    }
 }
 
 /// The value of a future that is ready at once: the transactions in
@@ -316,11 +385,16 @@ mod tests {
         (dir, store)
     }
 
+    /// The writer's `synchronous` setting, as a durable transaction sees it.
     async fn synchronous(store: &SqliteStore) -> i64 {
-        sqlx::query_scalar::<_, i64>("PRAGMA synchronous")
-            .fetch_one(&store.write)
+        let rows = store
+            .txns
+            .run(Commit::Durable, |x| {
+                Box::pin(async move { x.fetch(&SqlBuilder::new("PRAGMA synchronous")).await })
+            })
             .await
-            .unwrap()
+            .unwrap();
+        rows[0].int("synchronous").unwrap()
     }
 
     fn create_table(x: &mut Writer) -> BoxFuture<'_, Result<u64>> {
@@ -335,12 +409,10 @@ mod tests {
         let (_dir, store) = store().await;
         // FULL is 2.
         assert_eq!(synchronous(&store).await, 2);
-        SqliteStore::write_txn(&store.write, Commit::Lease, create_table)
-            .await
-            .unwrap();
+        store.txns.run(Commit::Lease, create_table).await.unwrap();
         assert_eq!(synchronous(&store).await, 2);
         // Also after a lease transaction that failed.
-        let failed = SqliteStore::write_txn(&store.write, Commit::Lease, create_table).await;
+        let failed = store.txns.run(Commit::Lease, create_table).await;
         assert!(failed.is_err(), "the table exists already");
         assert_eq!(synchronous(&store).await, 2);
     }
@@ -348,21 +420,21 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_failed_transaction_is_rolled_back_and_binds_by_number() {
         let (_dir, store) = store().await;
-        SqliteStore::write_txn(&store.write, Commit::Durable, create_table)
-            .await
-            .unwrap();
-        let failed = SqliteStore::write_txn(&store.write, Commit::Durable, |x| {
-            Box::pin(async move {
-                x.execute(&SqlBuilder::numbered(
-                    "INSERT INTO t (a) VALUES ($2), ($1)",
-                    [Bind::Int(1), Bind::Int(2)],
-                ))
-                .await?;
-                x.execute(&SqlBuilder::new("INSERT INTO missing VALUES (1)"))
-                    .await
+        store.txns.run(Commit::Durable, create_table).await.unwrap();
+        let failed = store
+            .txns
+            .run(Commit::Durable, |x| {
+                Box::pin(async move {
+                    x.execute(&SqlBuilder::numbered(
+                        "INSERT INTO t (a) VALUES ($2), ($1)",
+                        [Bind::Int(1), Bind::Int(2)],
+                    ))
+                    .await?;
+                    x.execute(&SqlBuilder::new("INSERT INTO missing VALUES (1)"))
+                        .await
+                })
             })
-        })
-        .await;
+            .await;
         assert!(failed.is_err());
         let count = sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM t")
             .fetch_one(&store.write)
@@ -370,32 +442,36 @@ mod tests {
             .unwrap();
         assert_eq!(count, 0, "the first insert was rolled back");
         // The connection is back with sqlx, outside any transaction.
-        let rows = SqliteStore::write_txn(&store.write, Commit::Durable, |x| {
-            Box::pin(async move {
-                x.execute(&SqlBuilder::numbered(
-                    "INSERT INTO t (a) VALUES ($2), ($1)",
-                    [Bind::Int(1), Bind::Int(2)],
-                ))
-                .await?;
-                x.fetch(&SqlBuilder::new("SELECT a FROM t ORDER BY rowid"))
-                    .await
+        let rows = store
+            .txns
+            .run(Commit::Durable, |x| {
+                Box::pin(async move {
+                    x.execute(&SqlBuilder::numbered(
+                        "INSERT INTO t (a) VALUES ($2), ($1)",
+                        [Bind::Int(1), Bind::Int(2)],
+                    ))
+                    .await?;
+                    x.fetch(&SqlBuilder::new("SELECT a FROM t ORDER BY rowid"))
+                        .await
+                })
             })
-        })
-        .await
-        .unwrap();
+            .await
+            .unwrap();
         let values: Vec<i64> = rows.iter().map(|r| r.int("a").unwrap()).collect();
         assert_eq!(values, vec![2, 1]);
         // Too few values for the placeholders is an error, not a NULL.
-        let short = SqliteStore::write_txn(&store.write, Commit::Durable, |x| {
-            Box::pin(async move {
-                x.execute(&SqlBuilder::numbered(
-                    "INSERT INTO t (a) VALUES ($2)",
-                    [Bind::Int(1)],
-                ))
-                .await
+        let short = store
+            .txns
+            .run(Commit::Durable, |x| {
+                Box::pin(async move {
+                    x.execute(&SqlBuilder::numbered(
+                        "INSERT INTO t (a) VALUES ($2)",
+                        [Bind::Int(1)],
+                    ))
+                    .await
+                })
             })
-        })
-        .await;
+            .await;
         assert!(short.is_err());
     }
 }
