@@ -1389,72 +1389,13 @@ macro_rules! impl_store {
                 now: Timestamp,
                 lease_until: Timestamp,
             ) -> Result<Job> {
-                let mut tx = self.write.begin().await?;
-                let cursor: Option<String> = sqlx::query_scalar::<$db, Option<String>>(
-                    "SELECT cursor FROM jobs WHERE id = $1 AND lease_owner = $2 AND state = 'running'",
-                )
-                .bind(&job.job.id)
-                .bind(owner)
-                .fetch_optional(&mut *tx)
-                .await?
-                .ok_or(StoreError::Conflict("job_lease_lost"))?;
-                let mut q = SqlBuilder::new("SELECT id, state, endpoint_id, terminal_reason FROM messages WHERE tenant_id = ");
-                q.bind(Bind::Text(job.scope.tenant_id.clone()))
-                    .push(" AND environment = ")
-                    .bind(Bind::Text(job.scope.environment.as_str().into()));
-                push_message_filter(&mut q, filter);
-                // `paginate` fetches one more than its limit: ask for `fetch - 1`.
-                let fetch = batch.max(2);
-                q.paginate("id", &PageRequest { after: cursor, limit: fetch - 1 });
-                let found = $crate::txn::built::<$db>(&q).fetch_all(&mut *tx).await?;
-                let mut affected = 0i64;
-                for m in &found {
-                    let state = MessageState::parse(&m.text("state")?);
-                    let removed = m.opt_text("terminal_reason")?.as_deref() == Some("endpoint_removed");
-                    if removed || !state.is_some_and(|s| relay_core::transition::RESTARTABLE.contains(&s)) {
-                        continue;
-                    }
-                    let done = sqlx::query::<$db>(
-                        "UPDATE messages SET state = 'scheduled', attempts_used = 0, deferrals_used = 0, priority = 1, \
-                         next_attempt_at = $2, terminal_reason = NULL, lease_owner = NULL, lease_until = NULL, \
-                         lease_version = lease_version + 1, updated_at = $2 \
-                         WHERE id = $1 AND state = $3 AND EXISTS (SELECT 1 FROM endpoints e \
-                         WHERE e.id = messages.endpoint_id AND e.deleted_at IS NULL AND e.state = 'active')",
-                    )
-                    .bind(m.text("id")?)
-                    .bind(now.millis())
-                    .bind(m.text("state")?)
-                    .execute(&mut *tx)
-                    .await?;
-                    affected += done.rows_affected() as i64;
-                }
-                let last = found.last().map(|m| m.text("id")).transpose()?;
-                let finished = (found.len() as u32) < fetch;
-                sqlx::query::<$db>(
-                    "UPDATE jobs SET cursor = COALESCE($2, cursor), processed = processed + $3, affected = affected + $4, \
-                     state = $5, lease_until = $6, updated_at = $7, finished_at = $8 WHERE id = $1",
-                )
-                .bind(&job.job.id)
-                .bind(last)
-                .bind(found.len() as i64)
-                .bind(affected)
-                .bind(if finished { "done" } else { "running" })
-                .bind(lease_until.millis())
-                .bind(now.millis())
-                .bind(finished.then_some(now.millis()))
-                .execute(&mut *tx)
-                .await?;
-                if affected > 0
-                    && let Some(notify) = dialect::WAKE_NOTIFY
-                {
-                    sqlx::query::<$db>(notify).execute(&mut *tx).await?;
-                }
-                let row = sqlx::query::<$db>("SELECT * FROM jobs WHERE id = $1")
-                    .bind(&job.job.id)
-                    .fetch_one(&mut *tx)
-                    .await?;
-                tx.commit().await?;
-                rows::job(&row)
+                let (job, filter, owner) = (job.clone(), filter.clone(), owner.to_string());
+                self.txns.run($crate::txn::Commit::Durable, move |x| {
+                    Box::pin(async move {
+                        $crate::txn::advance_bulk_retry(x, &job, &filter, &owner, batch, now, lease_until).await
+                    })
+                })
+                .await
             }
 
             async fn publish_to_endpoint(

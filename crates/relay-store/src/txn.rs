@@ -400,7 +400,7 @@ pub async fn publish_batch<X: Exec>(
     if !rows_out.is_empty()
         && let Some(notify) = X::WAKE_NOTIFY
     {
-        x.fetch(&SqlBuilder::new(notify)).await?;
+        x.execute(&SqlBuilder::new(notify)).await?;
     }
     Ok(outcomes)
 }
@@ -1066,4 +1066,98 @@ pub async fn emit_operational<X: Exec>(
         })
         .collect();
     insert_messages(x, &messages).await
+}
+
+/// One batch of a bulk retry under the job's lease: restarts the next
+/// `batch` messages the filter selects after the job's cursor (those in a
+/// restartable state, whose endpoint is active), then moves the cursor and
+/// the counts. One statement per message, the same text each time: on
+/// SQLite a cached statement, so the batch holds the writer briefly.
+pub async fn advance_bulk_retry<X: Exec>(
+    x: &mut X,
+    job: &crate::LeasedJob,
+    filter: &crate::MessageFilter,
+    owner: &str,
+    batch: u32,
+    now: Timestamp,
+    lease_until: Timestamp,
+) -> Result<crate::Job> {
+    let found = x
+        .fetch(&SqlBuilder::numbered(
+            "SELECT cursor FROM jobs WHERE id = $1 AND lease_owner = $2 AND state = 'running'",
+            [Bind::Text(job.job.id.clone()), Bind::Text(owner.into())],
+        ))
+        .await?;
+    let cursor = found
+        .first()
+        .ok_or(StoreError::Conflict("job_lease_lost"))?
+        .opt_text("cursor")?;
+    let mut q = SqlBuilder::new(
+        "SELECT id, state, endpoint_id, terminal_reason FROM messages WHERE tenant_id = ",
+    );
+    q.bind(Bind::Text(job.scope.tenant_id.clone()))
+        .push(" AND environment = ")
+        .bind(Bind::Text(job.scope.environment.as_str().into()));
+    crate::backend::push_message_filter(&mut q, filter);
+    // `paginate` fetches one more than its limit: ask for `fetch - 1`.
+    let fetch = batch.max(2);
+    q.paginate(
+        "id",
+        &crate::PageRequest {
+            after: cursor,
+            limit: fetch - 1,
+        },
+    );
+    let found = x.fetch(&q).await?;
+    let mut affected = 0u64;
+    for m in &found {
+        let state = MessageState::parse(&m.text("state")?);
+        let removed = m.opt_text("terminal_reason")?.as_deref() == Some("endpoint_removed");
+        if removed || !state.is_some_and(|s| relay_core::transition::RESTARTABLE.contains(&s)) {
+            continue;
+        }
+        affected += x
+            .execute(&SqlBuilder::numbered(
+                "UPDATE messages SET state = 'scheduled', attempts_used = 0, deferrals_used = 0, priority = 1, \
+                 next_attempt_at = $2, terminal_reason = NULL, lease_owner = NULL, lease_until = NULL, \
+                 lease_version = lease_version + 1, updated_at = $2 \
+                 WHERE id = $1 AND state = $3 AND EXISTS (SELECT 1 FROM endpoints e \
+                 WHERE e.id = messages.endpoint_id AND e.deleted_at IS NULL AND e.state = 'active')",
+                [
+                    Bind::Text(m.text("id")?),
+                    Bind::Int(now.millis()),
+                    Bind::Text(m.text("state")?),
+                ],
+            ))
+            .await?;
+    }
+    let last = found.last().map(|m| m.text("id")).transpose()?;
+    let finished = (found.len() as u32) < fetch;
+    x.execute(&SqlBuilder::numbered(
+        "UPDATE jobs SET cursor = COALESCE($2, cursor), processed = processed + $3, affected = affected + $4, \
+         state = $5, lease_until = $6, updated_at = $7, finished_at = $8 WHERE id = $1",
+        [
+            Bind::Text(job.job.id.clone()),
+            Bind::OptText(last),
+            Bind::Int(found.len() as i64),
+            Bind::Int(affected as i64),
+            Bind::Text(if finished { "done" } else { "running" }.into()),
+            Bind::Int(lease_until.millis()),
+            Bind::Int(now.millis()),
+            Bind::OptInt(finished.then_some(now.millis())),
+        ],
+    ))
+    .await?;
+    if affected > 0
+        && let Some(notify) = X::WAKE_NOTIFY
+    {
+        x.execute(&SqlBuilder::new(notify)).await?;
+    }
+    let row = x
+        .fetch(&SqlBuilder::numbered(
+            "SELECT * FROM jobs WHERE id = $1",
+            [Bind::Text(job.job.id.clone())],
+        ))
+        .await?;
+    rows::job(row.first().ok_or(StoreError::NotFound)?)
 }
