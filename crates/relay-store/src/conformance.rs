@@ -2032,6 +2032,103 @@ pub async fn claims_take_at_most_each_endpoints_room(s: &dyn Store) {
     assert_eq!((count(&rest, &roomy), count(&rest, &narrow)), (2, 3));
 }
 
+pub async fn claims_look_past_full_and_capped_endpoints_backlogs(s: &dyn Store) {
+    // Due first: a hanging endpoint's backlog (its lane is full), then the
+    // backlog of an endpoint whose lane has room for 2, then one capped by
+    // its max_concurrency (2; the lanes do not know it), then a healthy
+    // endpoint's few messages. Each backlog is longer than a claim's window,
+    // so a claim that only looks at the next due messages finds nothing it
+    // may take beyond the capped endpoints' room.
+    let t = tenant(s, "a").await;
+    let live = scope(&t, Environment::Live);
+    let c = consumer(s, &live, "c").await;
+    let hanging = endpoint(s, &live, &c.id, &["hang.queued"]).await;
+    let roomy = endpoint(s, &live, &c.id, &["room.queued"]).await;
+    let mut narrow = endpoint_value(&live, &c.id, &["narrow.queued"]);
+    narrow.max_concurrency = 2;
+    s.create_endpoint(&live, &narrow, &[], LIMITS)
+        .await
+        .unwrap();
+    let healthy = endpoint(s, &live, &c.id, &["order.shipped"]).await;
+    for (kind, event_type, first_due, n) in [
+        ("hang", "hang.queued", 0, 40),
+        ("room", "room.queued", 100, 40),
+        ("narrow", "narrow.queued", 200, 40),
+        ("ok", "order.shipped", 300, 5),
+    ] {
+        for i in 0..n {
+            let mut ev = new_event(&format!("evt_{kind}_{i:02}"), event_type, None);
+            ev.now = T0.plus_millis(first_due + i);
+            s.publish(&live, ev).await.unwrap();
+        }
+    }
+    let now = T0.plus_seconds(10);
+    let claim = async |limit: u32, room: &[(String, u32)]| {
+        s.claim_due("w", now, now.plus_seconds(30), limit, room)
+            .await
+            .unwrap()
+    };
+    let events = |claimed: &[crate::Claimed]| -> Vec<String> {
+        claimed.iter().map(|c| c.event.id.clone()).collect()
+    };
+    let release = async |claimed: &[crate::Claimed]| {
+        let ids: Vec<String> = claimed.iter().map(|c| c.message.id.clone()).collect();
+        assert_eq!(
+            s.release_claims("w", &ids, now).await.unwrap(),
+            ids.len() as u64
+        );
+    };
+    // The lanes: `hanging` full, `roomy` with 2 free slots.
+    let lanes = vec![(hanging.id.clone(), 0), (roomy.id.clone(), 2)];
+    let first = [
+        "evt_room_00",
+        "evt_room_01",
+        "evt_narrow_00",
+        "evt_narrow_01",
+        "evt_ok_00",
+        "evt_ok_01",
+    ];
+    // Of 9 messages the rooms allow, the 6 due first, in due order.
+    let claimed = claim(6, &lanes).await;
+    assert_eq!(events(&claimed), first);
+    release(&claimed).await;
+    // The same with more endpoints in flight than a claim spells out (a
+    // longer window): lanes nobody has messages for, with more room.
+    let mut many = lanes.clone();
+    many.extend((0..70).map(|i| (format!("ep_elsewhere_{i:02}"), 5)));
+    let claimed = claim(6, &many).await;
+    assert_eq!(events(&claimed), first);
+    release(&claimed).await;
+    // `roomy` full too: the capped endpoint still gets its 2, the healthy
+    // one all of its messages, the full ones nothing.
+    let lanes = vec![(hanging.id.clone(), 0), (roomy.id.clone(), 0)];
+    let claimed = claim(10, &lanes).await;
+    assert_eq!(
+        events(&claimed),
+        [
+            "evt_narrow_00",
+            "evt_narrow_01",
+            "evt_ok_00",
+            "evt_ok_01",
+            "evt_ok_02",
+            "evt_ok_03",
+            "evt_ok_04",
+        ]
+    );
+    assert!(
+        claimed
+            .iter()
+            .all(|c| c.endpoint.id == narrow.id || c.endpoint.id == healthy.id)
+    );
+    // With every lane free again, the oldest due go first.
+    release(&claimed).await;
+    let claimed = claim(3, &[]).await;
+    assert_eq!(
+        events(&claimed),
+        ["evt_hang_00", "evt_hang_01", "evt_hang_02"]
+    );
+}
+
 pub async fn health_facts_summarise_attempts_and_backlog(s: &dyn Store) {
     let (_live, endpoints) = delivery_fixture(s, 1).await;
     let e = &endpoints[0];

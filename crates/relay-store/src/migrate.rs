@@ -17,6 +17,7 @@ pub struct Migration {
 const INIT: &str = include_str!("../migrations/0001_init.sql");
 const LATENCY_HISTOGRAM: &str = include_str!("../migrations/0002_latency_histogram.sql");
 const RECOVERY_FAIRNESS: &str = include_str!("../migrations/0003_recovery_fairness.sql");
+const LIVE_DUE_BY_ENDPOINT: &str = include_str!("../migrations/0004_live_due_by_endpoint.sql");
 
 /// All migrations, oldest first. Never edit one that has shipped; add another.
 pub const MIGRATIONS: &[Migration] = &[
@@ -37,6 +38,12 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "recovery_fairness",
         postgres: RECOVERY_FAIRNESS,
         sqlite: RECOVERY_FAIRNESS,
+    },
+    Migration {
+        version: 4,
+        name: "live_due_by_endpoint",
+        postgres: LIVE_DUE_BY_ENDPOINT,
+        sqlite: LIVE_DUE_BY_ENDPOINT,
     },
 ];
 

@@ -33,6 +33,27 @@ pub(crate) mod dialect {
     /// stays locked (and skipped by other nodes' claims) until the claim
     /// commits, so no more are locked than can be taken.
     pub const CLAIM_CANDIDATES: i64 = 1;
+    /// The live claim (`crate::backend::live_claim`). Each endpoint's
+    /// oldest due messages come from a `LATERAL` subquery that locks them
+    /// (`SKIP LOCKED`). Its `endpoint_id` is a range of one value ordered
+    /// first: with `= t.endpoint_id` the planner may think that walking
+    /// `messages_due` in due order and filtering by endpoint finds `cap` rows
+    /// sooner, which behind another endpoint's backlog is the walk this
+    /// claim avoids; `messages_due` cannot give this order.
+    pub const LIVE_CLAIM: crate::backend::LiveClaimDialect = crate::backend::LiveClaimDialect {
+        id_in: (" = ANY(ARRAY(", "))"),
+        due_index: "",
+        endpoint_index: "",
+        skip_locked: SKIP_LOCKED,
+        candidates: CLAIM_CANDIDATES,
+        take_each: "each(id, next_attempt_at) AS (SELECT x.id, x.next_attempt_at \
+            FROM capped t CROSS JOIN LATERAL (SELECT d.id, d.next_attempt_at FROM messages d \
+              WHERE d.endpoint_id >= t.endpoint_id AND d.endpoint_id <= t.endpoint_id \
+              AND d.state = 'scheduled' AND d.priority = 0 AND d.next_attempt_at <= t.due_by \
+              AND (d.lease_until IS NULL OR d.lease_until < t.now_ms) \
+              ORDER BY d.endpoint_id, d.next_attempt_at LIMIT GREATEST(t.cap, 0) \
+              FOR UPDATE SKIP LOCKED) x)",
+    };
     /// Sent inside the publish transaction; delivered to listeners on commit.
     pub const WAKE_NOTIFY: Option<&str> = Some("SELECT pg_notify('relay_wake', '')");
 

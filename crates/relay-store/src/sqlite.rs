@@ -52,6 +52,30 @@ pub(crate) mod dialect {
     /// A claim looks at this many times its limit of the next due messages,
     /// so one endpoint's backlog at the front leaves room for the others'.
     pub const CLAIM_CANDIDATES: i64 = 4;
+    /// The live claim (`crate::backend::live_claim`). The planner has no
+    /// statistics, so the indexes are named. Each endpoint's oldest due
+    /// messages are taken by a recursive walk, one index probe per message
+    /// (`(next_attempt_at, rowid)` orders them as `messages_live_due` does):
+    /// SQLite has no `LATERAL`, and a `LIMIT` may not refer to the row.
+    pub const LIVE_CLAIM: crate::backend::LiveClaimDialect = crate::backend::LiveClaimDialect {
+        id_in: (" IN (", ")"),
+        due_index: " INDEXED BY messages_due",
+        endpoint_index: " INDEXED BY messages_live_due",
+        skip_locked: SKIP_LOCKED,
+        candidates: CLAIM_CANDIDATES,
+        take_each: "walk(endpoint_id, cap, due_by, now_ms, n, at, rid, id) AS (\
+            SELECT endpoint_id, cap, due_by, now_ms, 0, -1, -1, NULL FROM capped WHERE cap > 0 \
+            UNION ALL \
+            SELECT w.endpoint_id, w.cap, w.due_by, w.now_ms, w.n + 1, m.next_attempt_at, m.rowid, m.id \
+            FROM walk w JOIN messages m ON m.rowid = (SELECT d.rowid \
+              FROM messages d INDEXED BY messages_live_due \
+              WHERE d.endpoint_id = w.endpoint_id AND d.state = 'scheduled' AND d.priority = 0 \
+              AND (d.next_attempt_at, d.rowid) > (w.at, w.rid) AND d.next_attempt_at <= w.due_by \
+              AND (d.lease_until IS NULL OR d.lease_until < w.now_ms) \
+              ORDER BY d.next_attempt_at, d.rowid LIMIT 1) \
+            WHERE w.n < w.cap), \
+          each(id, next_attempt_at) AS (SELECT id, at FROM walk WHERE n > 0)",
+    };
     /// One process owns the database; the API wakes the dispatcher in-process.
     pub const WAKE_NOTIFY: Option<&str> = None;
 
@@ -288,6 +312,7 @@ impl Exec for Writer {
     const SKIP_LOCKED: &'static str = dialect::SKIP_LOCKED;
     const RECOVERY_INDEX: &'static str = dialect::RECOVERY_INDEX;
     const WAKE_NOTIFY: Option<&'static str> = dialect::WAKE_NOTIFY;
+    const LIVE_CLAIM: &'static crate::backend::LiveClaimDialect = &dialect::LIVE_CLAIM;
 
     async fn execute(&mut self, q: &SqlBuilder) -> Result<u64> {
         Ok(self.prepare(q)?.raw_execute()? as u64)

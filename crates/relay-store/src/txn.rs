@@ -50,6 +50,8 @@ pub trait Exec: Send {
     const RECOVERY_INDEX: &'static str;
     /// Wakes other nodes' dispatchers when the transaction commits.
     const WAKE_NOTIFY: Option<&'static str>;
+    /// The live claim's dialect (see [`crate::backend::live_claim`]).
+    const LIVE_CLAIM: &'static crate::backend::LiveClaimDialect;
 
     /// Runs `q`; returns the rows it changed.
     fn execute(&mut self, q: &SqlBuilder) -> impl Future<Output = Result<u64>> + Send;
@@ -72,6 +74,10 @@ macro_rules! impl_exec_for_sqlx {
             const RECOVERY_INDEX: &'static str = {
                 use $dialect as d;
                 d::RECOVERY_INDEX
+            };
+            const LIVE_CLAIM: &'static crate::backend::LiveClaimDialect = {
+                use $dialect as d;
+                &d::LIVE_CLAIM
             };
             const WAKE_NOTIFY: Option<&'static str> = {
                 use $dialect as d;
@@ -446,7 +452,7 @@ pub async fn claim<X: Exec>(x: &mut X, req: &ClaimRequest<'_>) -> Result<ClaimBa
         .iter()
         .map(|(e, n)| (e.clone(), Room::Left(*n)))
         .collect();
-    let live = claim_some(x, req, &lanes, None, req.limit).await?;
+    let live = claim_live(x, req, &lanes, req.limit).await?;
     narrow_room(&mut lanes, &live);
     let mut ids: Vec<(String, String, i64)> = live;
     let mut room = req
@@ -474,7 +480,7 @@ pub async fn claim<X: Exec>(x: &mut X, req: &ClaimRequest<'_>) -> Result<ClaimBa
                     still_open.push(tenant);
                     continue;
                 }
-                let got = claim_some(x, req, &lanes, Some(&tenant), share).await?;
+                let got = claim_recovery(x, req, &lanes, &tenant, share).await?;
                 narrow_room(&mut lanes, &got);
                 room -= got.len() as u32;
                 if !got.is_empty() && recovery_first.is_none() {
@@ -499,15 +505,41 @@ pub async fn claim<X: Exec>(x: &mut X, req: &ClaimRequest<'_>) -> Result<ClaimBa
     })
 }
 
-/// Leases up to `limit` due messages, oldest due first: live ones
-/// (`recovery_tenant` = `None`) or one tenant's recovery ones; of each
-/// endpoint at most its `room` (see `Store::claim`). Returns the ids with
-/// their endpoints and lease versions.
-async fn claim_some<X: Exec>(
+/// Leases up to `limit` due live messages, oldest due first, of each
+/// endpoint at most its `room`, looking past the backlogs of endpoints that
+/// are full or capped (see [`crate::backend::live_claim`]). Returns the ids
+/// with their endpoints and lease versions.
+async fn claim_live<X: Exec>(
     x: &mut X,
     req: &ClaimRequest<'_>,
     room: &HashMap<String, Room>,
-    recovery_tenant: Option<&str>,
+    limit: u32,
+) -> Result<Vec<(String, String, i64)>> {
+    let q = crate::backend::live_claim(req, room, limit, X::LIVE_CLAIM);
+    leased(x.fetch(&q).await?)
+}
+
+/// The (id, endpoint, lease version) a claim statement returned.
+fn leased<R: RowExt>(rows: Vec<R>) -> Result<Vec<(String, String, i64)>> {
+    rows.iter()
+        .map(|r| {
+            Ok((
+                r.text("id")?,
+                r.text("endpoint_id")?,
+                r.int("lease_version")?,
+            ))
+        })
+        .collect()
+}
+
+/// Leases up to `limit` of one tenant's due recovery messages, oldest due
+/// first, of each endpoint at most its `room` (see `Store::claim`). Returns
+/// the ids with their endpoints and lease versions.
+async fn claim_recovery<X: Exec>(
+    x: &mut X,
+    req: &ClaimRequest<'_>,
+    room: &HashMap<String, Room>,
+    tenant: &str,
     limit: u32,
 ) -> Result<Vec<(String, String, i64)>> {
     let now = req.now.millis();
@@ -553,14 +585,10 @@ async fn claim_some<X: Exec>(
     q.push(
         " AS cap FROM (SELECT id, endpoint_id, next_attempt_at FROM messages WHERE state = 'scheduled'",
     );
-    // Literal priorities, so the partial indexes `messages_due` (live) and
-    // `messages_recovery_due` (per tenant) apply.
-    match recovery_tenant {
-        None => q.push(" AND priority = 0"),
-        Some(t) => q
-            .push(" AND priority = 1 AND tenant_id = ")
-            .bind(Bind::Text(t.into())),
-    };
+    // A literal priority, so the partial index `messages_recovery_due`
+    // (per tenant) applies.
+    q.push(" AND priority = 1 AND tenant_id = ")
+        .bind(Bind::Text(tenant.into()));
     q.push(" AND next_attempt_at <= ")
         .bind(Bind::Int(now))
         .push(" AND (lease_until IS NULL OR lease_until < ")
@@ -586,17 +614,7 @@ async fn claim_some<X: Exec>(
         )
         .bind(Bind::Int(i64::from(limit)))
         .push(") RETURNING id, endpoint_id, lease_version");
-    x.fetch(&q)
-        .await?
-        .iter()
-        .map(|r| {
-            Ok((
-                r.text("id")?,
-                r.text("endpoint_id")?,
-                r.int("lease_version")?,
-            ))
-        })
-        .collect()
+    leased(x.fetch(&q).await?)
 }
 
 /// What is left of each endpoint's room after `got` was claimed.

@@ -62,6 +62,7 @@ conformance!(
     bulk_retry_jobs_advance_by_cursor_and_resume_after_a_lost_worker,
     claims_skip_full_lanes_and_released_claims_are_due_again,
     claims_take_at_most_each_endpoints_room,
+    claims_look_past_full_and_capped_endpoints_backlogs,
     health_facts_summarise_attempts_and_backlog,
     live_messages_are_claimed_before_recovery_traffic,
     recovery_traffic_is_shared_fairly_across_tenants,
