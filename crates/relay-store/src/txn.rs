@@ -605,15 +605,18 @@ async fn claim_recovery<X: Exec>(
             .bind_list(full.into_iter().map(|e| Bind::Text(e.clone())))
             .push(")");
     }
-    q.push(" ORDER BY next_attempt_at LIMIT ")
+    // Limits as `CAST($n AS BIGINT)`: SQLite re-prepares a statement whose
+    // `LIMIT $n` is rebound, every time.
+    q.push(" ORDER BY next_attempt_at LIMIT CAST(")
         .bind(Bind::Int(i64::from(limit) * X::CLAIM_CANDIDATES))
+        .push(" AS BIGINT)")
         .push(X::SKIP_LOCKED)
         .push(
             ") c JOIN endpoints e ON e.id = c.endpoint_id) r WHERE r.rn <= r.cap \
-             ORDER BY r.next_attempt_at LIMIT ",
+             ORDER BY r.next_attempt_at LIMIT CAST(",
         )
         .bind(Bind::Int(i64::from(limit)))
-        .push(") RETURNING id, endpoint_id, lease_version");
+        .push(" AS BIGINT)) RETURNING id, endpoint_id, lease_version");
     leased(x.fetch(&q).await?)
 }
 
