@@ -91,13 +91,13 @@ impl Drop for TestDb {
     }
 }
 
-const T0: Timestamp = Timestamp(1_800_000_000_000);
-const LIMITS: EndpointLimits = EndpointLimits {
+pub(crate) const T0: Timestamp = Timestamp(1_800_000_000_000);
+pub(crate) const LIMITS: EndpointLimits = EndpointLimits {
     per_tenant: 100,
     per_consumer: 50,
 };
 
-async fn tenant(s: &dyn Store, name: &str) -> Tenant {
+pub(crate) async fn tenant(s: &dyn Store, name: &str) -> Tenant {
     let t = Tenant {
         id: new_id(IdKind::Tenant, T0),
         name: name.into(),
@@ -108,14 +108,14 @@ async fn tenant(s: &dyn Store, name: &str) -> Tenant {
     t
 }
 
-fn scope(t: &Tenant, environment: Environment) -> Scope {
+pub(crate) fn scope(t: &Tenant, environment: Environment) -> Scope {
     Scope {
         tenant_id: t.id.clone(),
         environment,
     }
 }
 
-async fn consumer(s: &dyn Store, sc: &Scope, external_id: &str) -> Consumer {
+pub(crate) async fn consumer(s: &dyn Store, sc: &Scope, external_id: &str) -> Consumer {
     let c = Consumer {
         id: new_id(IdKind::Consumer, T0),
         external_id: external_id.into(),
@@ -154,7 +154,12 @@ fn endpoint_value(sc: &Scope, consumer_id: &str, types: &[&str]) -> Endpoint {
     }
 }
 
-async fn endpoint(s: &dyn Store, sc: &Scope, consumer_id: &str, types: &[&str]) -> Endpoint {
+pub(crate) async fn endpoint(
+    s: &dyn Store,
+    sc: &Scope,
+    consumer_id: &str,
+    types: &[&str],
+) -> Endpoint {
     let e = endpoint_value(sc, consumer_id, types);
     s.create_endpoint(sc, &e, &[], LIMITS)
         .await
@@ -162,7 +167,7 @@ async fn endpoint(s: &dyn Store, sc: &Scope, consumer_id: &str, types: &[&str]) 
     e
 }
 
-fn new_event(id: &str, event_type: &str, subject: Option<&str>) -> NewEvent {
+pub(crate) fn new_event(id: &str, event_type: &str, subject: Option<&str>) -> NewEvent {
     NewEvent {
         id: id.into(),
         event_type: event_type.into(),
