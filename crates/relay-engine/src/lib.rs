@@ -57,6 +57,10 @@ pub struct EngineConfig {
     /// rest is kept for live traffic, so a large recovery never leaves a live
     /// message waiting for a slot.
     pub max_recovery_in_flight: usize,
+    /// Recovery attempts started per second at most in this process (0: no
+    /// limit). Recovery shares the machine and the database with live
+    /// traffic; at full speed it would double live latency.
+    pub recovery_per_second: u32,
     /// The longest the loop sleeps without a wake-up (fallback poll).
     pub poll_interval: Duration,
     /// How often expired leases are rescued.
@@ -89,6 +93,7 @@ impl EngineConfig {
             claim_batch: 128,
             max_in_flight: 512,
             max_recovery_in_flight: 384,
+            recovery_per_second: 1000,
             poll_interval: Duration::from_secs(1),
             rescue_interval: Duration::from_secs(5),
             completion_batch: 256,
@@ -118,6 +123,9 @@ pub struct Dispatcher {
     ahead: std::sync::Mutex<HashMap<String, VecDeque<Ahead>>>,
     /// Set when the loop stops claiming: nothing leased ahead starts then.
     stopping: std::sync::atomic::AtomicBool,
+    /// Recovery attempts that may start now (`recovery_per_second`), and when
+    /// that was counted.
+    recovery_tokens: std::sync::Mutex<(f64, relay_core::time::Timestamp)>,
 }
 
 /// A live message leased ahead of a free slot in its endpoint's lane, with
@@ -161,6 +169,7 @@ impl Dispatcher {
             recovery_freed: Notify::new(),
             ahead: Default::default(),
             stopping: Default::default(),
+            recovery_tokens: std::sync::Mutex::new((0.0, relay_core::time::Timestamp(0))),
         })
     }
 
@@ -231,7 +240,8 @@ impl Dispatcher {
         let recovery_room = a
             .config
             .max_recovery_in_flight
-            .saturating_sub(self.recovery_in_flight.load(Ordering::Relaxed));
+            .saturating_sub(self.recovery_in_flight.load(Ordering::Relaxed))
+            .min(self.recovery_tokens(now) as usize);
         let cursor = self.recovery_cursor.lock().ok().and_then(|c| c.clone());
         let batch = a
             .store
@@ -284,7 +294,29 @@ impl Dispatcher {
         let recovery = admitted.iter().filter(|c| c.recovery).count();
         self.recovery_in_flight
             .fetch_add(recovery, Ordering::Relaxed);
+        if recovery > 0
+            && let Ok(mut t) = self.recovery_tokens.lock()
+        {
+            t.0 -= recovery as f64;
+        }
         Ok((admitted, ahead))
+    }
+
+    /// Whole recovery attempts that may start at `now` under
+    /// `recovery_per_second` (a bucket of a tenth of a second's worth, so
+    /// recovery runs smoothly instead of in bursts).
+    fn recovery_tokens(&self, now: relay_core::time::Timestamp) -> u32 {
+        let rate = self.config().recovery_per_second;
+        if rate == 0 {
+            return u32::MAX;
+        }
+        let Ok(mut t) = self.recovery_tokens.lock() else {
+            return 0;
+        };
+        let burst = (f64::from(rate) / 10.0).max(1.0);
+        let elapsed = (now.millis() - t.1.millis()).max(0) as f64 / 1000.0;
+        *t = ((t.0 + elapsed * f64::from(rate)).min(burst), now.max(t.1));
+        t.0.floor().max(0.0) as u32
     }
 
     /// Queues `ahead` (each with its permit) for its endpoint.
@@ -729,10 +761,12 @@ impl Dispatcher {
             // full lanes (or a manual attempt), or are recovery traffic with
             // every recovery slot taken: wait for a lane or a recovery slot to
             // free up rather than spin on claims that skip them.
-            let recovery_capped = self
-                .recovery_in_flight
-                .load(std::sync::atomic::Ordering::Relaxed)
-                >= cfg.max_recovery_in_flight;
+            let rate_limited = self.recovery_tokens(now) == 0;
+            let recovery_capped = rate_limited
+                || self
+                    .recovery_in_flight
+                    .load(std::sync::atomic::Ordering::Relaxed)
+                    >= cfg.max_recovery_in_flight;
             let behind_full_lanes = free > 0
                 && next_due.is_some_and(|d| d <= now)
                 && (recovery_capped || !self.lanes.full(now).is_empty());
@@ -747,6 +781,12 @@ impl Dispatcher {
             // opened), or they may have waited too long.
             let wait = if self.ahead.lock().is_ok_and(|m| !m.is_empty()) {
                 wait.min(AHEAD_SWEEP)
+            } else {
+                wait
+            };
+            // Recovery due but out of tokens: back when some have come in.
+            let wait = if behind_full_lanes && rate_limited {
+                wait.min(RECOVERY_TICK)
             } else {
                 wait
             };
@@ -881,6 +921,9 @@ impl Dispatcher {
         self.lanes.circuit(endpoint_id, self.attempter.clock.now())
     }
 }
+
+/// How long the loop waits for recovery tokens at most.
+const RECOVERY_TICK: Duration = Duration::from_millis(10);
 
 /// How often messages leased ahead are swept while there are any.
 const AHEAD_SWEEP: Duration = Duration::from_millis(50);

@@ -737,6 +737,71 @@ async fn recovery_traffic_runs_within_the_endpoint_rate_limit() {
 }
 
 #[tokio::test]
+async fn recovery_traffic_is_paced_by_recovery_per_second() {
+    // 40 a second: a tenth of a second's worth (4) at once, then 4 per 100 ms.
+    let e = env(Setup {
+        behavior: Behavior::status(400),
+        verify: false,
+        tune: |c| c.recovery_per_second = 40,
+        ..Default::default()
+    })
+    .await;
+    let published_at = e.clock.now();
+    for i in 0..12 {
+        e.publish(&format!("evt_{i}"), DATA).await;
+    }
+    e.dispatcher.run_once().await.unwrap();
+    e.dispatcher.run_once().await.unwrap();
+    e.receiver.set_behavior(Behavior::ok());
+    let now = e.clock.now();
+    let restarted = e
+        .store()
+        .recover(
+            &e.scope,
+            &e.endpoint.id,
+            published_at.plus_seconds(-60),
+            now.plus_seconds(60),
+            &relay_store::AuditEntry {
+                id: relay_store::new_id(relay_core::id::IdKind::Audit, now),
+                actor: "operator".into(),
+                action: "endpoint.recovered".into(),
+                target: e.endpoint.id.clone(),
+                parameters: serde_json::json!({}),
+                at: now,
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(restarted, 12);
+    let delivered = async || {
+        e.messages()
+            .await
+            .iter()
+            .filter(|m| m.state == MessageState::Delivered)
+            .count()
+    };
+    e.dispatcher.run_once().await.unwrap();
+    assert_eq!(delivered().await, 4, "a tenth of a second's worth at once");
+    e.dispatcher.run_once().await.unwrap();
+    assert_eq!(delivered().await, 4, "nothing more at the same instant");
+    e.clock.advance_millis(50);
+    e.dispatcher.run_once().await.unwrap();
+    assert_eq!(delivered().await, 6, "2 more after 50 ms");
+    e.clock.advance_millis(1000);
+    e.dispatcher.run_once().await.unwrap();
+    assert_eq!(delivered().await, 10, "never more than the burst");
+    e.clock.advance_millis(100);
+    e.dispatcher.run_once().await.unwrap();
+    assert_eq!(delivered().await, 12);
+    // Live traffic is not paced: 8 new events go at once.
+    for i in 0..8 {
+        e.publish(&format!("evt_live_{i}"), DATA).await;
+    }
+    e.dispatcher.run_once().await.unwrap();
+    assert_eq!(delivered().await, 20);
+}
+
+#[tokio::test]
 async fn the_circuit_opens_on_consecutive_failures_holds_without_using_attempts_and_closes_on_a_probe()
  {
     let e = env(Setup {

@@ -187,6 +187,10 @@ pub struct Delivery {
     /// How long an open circuit waits before letting a probe through.
     #[serde(deserialize_with = "number")]
     pub circuit_cool_down_seconds: u64,
+    /// Recovery attempts (recover, bulk retry, replay) started per second at
+    /// most by each node; 0 for no limit.
+    #[serde(deserialize_with = "number")]
+    pub recovery_per_second: u32,
 }
 
 /// The shortest lease `[delivery] lease_seconds` accepts.
@@ -198,6 +202,7 @@ impl Default for Delivery {
             lease_seconds: 60,
             circuit_failure_threshold: 5,
             circuit_cool_down_seconds: 30,
+            recovery_per_second: relay_engine::EngineConfig::new("defaults").recovery_per_second,
         }
     }
 }
