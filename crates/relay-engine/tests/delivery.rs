@@ -658,6 +658,29 @@ async fn an_endpoint_rate_limit_is_enforced_without_using_up_attempts() {
     assert_eq!(e.receiver.count(), 12);
 }
 
+/// Recovers the endpoint's messages from a minute before `since` (which
+/// makes them recovery traffic); returns how many were restarted.
+async fn recover_since(e: &Env, since: relay_core::time::Timestamp) -> u64 {
+    let now = e.clock.now();
+    e.store()
+        .recover(
+            &e.scope,
+            &e.endpoint.id,
+            since.plus_seconds(-60),
+            now.plus_seconds(60),
+            &relay_store::AuditEntry {
+                id: relay_store::new_id(relay_core::id::IdKind::Audit, now),
+                actor: "operator".into(),
+                action: "endpoint.recovered".into(),
+                target: e.endpoint.id.clone(),
+                parameters: serde_json::json!({}),
+                at: now,
+            },
+        )
+        .await
+        .unwrap()
+}
+
 #[tokio::test]
 async fn recovery_traffic_runs_within_the_endpoint_rate_limit() {
     let e = env(Setup {
@@ -689,26 +712,7 @@ async fn recovery_traffic_runs_within_the_endpoint_rate_limit() {
         .update_endpoint(&e.scope, &endpoint)
         .await
         .unwrap();
-    let now = e.clock.now();
-    let restarted = e
-        .store()
-        .recover(
-            &e.scope,
-            &e.endpoint.id,
-            published_at.plus_seconds(-60),
-            now.plus_seconds(60),
-            &relay_store::AuditEntry {
-                id: relay_store::new_id(relay_core::id::IdKind::Audit, now),
-                actor: "operator".into(),
-                action: "endpoint.recovered".into(),
-                target: e.endpoint.id.clone(),
-                parameters: serde_json::json!({}),
-                at: now,
-            },
-        )
-        .await
-        .unwrap();
-    assert_eq!(restarted, 12);
+    assert_eq!(recover_since(&e, published_at).await, 12);
     let delivered = |ms: &[relay_core::model::Message]| {
         ms.iter()
             .filter(|m| m.state == MessageState::Delivered)
@@ -753,26 +757,7 @@ async fn recovery_traffic_is_paced_by_recovery_per_second() {
     e.dispatcher.run_once().await.unwrap();
     e.dispatcher.run_once().await.unwrap();
     e.receiver.set_behavior(Behavior::ok());
-    let now = e.clock.now();
-    let restarted = e
-        .store()
-        .recover(
-            &e.scope,
-            &e.endpoint.id,
-            published_at.plus_seconds(-60),
-            now.plus_seconds(60),
-            &relay_store::AuditEntry {
-                id: relay_store::new_id(relay_core::id::IdKind::Audit, now),
-                actor: "operator".into(),
-                action: "endpoint.recovered".into(),
-                target: e.endpoint.id.clone(),
-                parameters: serde_json::json!({}),
-                at: now,
-            },
-        )
-        .await
-        .unwrap();
-    assert_eq!(restarted, 12);
+    assert_eq!(recover_since(&e, published_at).await, 12);
     let delivered = async || {
         e.messages()
             .await

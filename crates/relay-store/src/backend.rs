@@ -126,15 +126,7 @@ pub fn live_claim(
             format!("{column} NOT IN ({})", full.join(", "))
         }
     };
-    // The most constrained endpoints' room, as in `txn::claim_recovery`.
-    let mut known: Vec<(&String, &Room)> =
-        room.iter().filter(|(_, r)| **r != Room::Left(0)).collect();
-    known.sort_by_key(|(e, r)| match r {
-        Room::Left(n) => (0, *n, (*e).clone()),
-        Room::Used(n) => (1, u32::MAX - n, (*e).clone()),
-    });
-    known.truncate(ROOM_LISTED);
-    let whens: Vec<(String, String)> = known
+    let whens: Vec<(String, String)> = most_constrained(room)
         .into_iter()
         .map(|(e, r)| {
             let e = q.param(Bind::Text(e.clone()));
@@ -206,6 +198,22 @@ pub fn live_claim(
         take_each = d.take_each,
     ));
     q
+}
+
+/// The endpoints a claim spells out the room of: the most constrained (least
+/// room left first, then most already taken), at most [`ROOM_LISTED`] of
+/// them, since each costs a comparison per candidate row. The others are
+/// capped at their `max_concurrency`, and whatever their lanes cannot take
+/// the dispatcher gives back. Full ones (`Left(0)`) are excluded apart.
+pub fn most_constrained(room: &std::collections::HashMap<String, Room>) -> Vec<(&String, &Room)> {
+    let mut known: Vec<(&String, &Room)> =
+        room.iter().filter(|(_, r)| **r != Room::Left(0)).collect();
+    known.sort_by_key(|(e, r)| match r {
+        Room::Left(n) => (0, *n, (*e).clone()),
+        Room::Used(n) => (1, u32::MAX - n, (*e).clone()),
+    });
+    known.truncate(ROOM_LISTED);
+    known
 }
 
 /// A message to insert for an event (see `insert_messages`).

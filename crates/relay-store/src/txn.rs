@@ -17,8 +17,8 @@ use relay_core::model::{EndpointState, Event, MessageState};
 use relay_core::time::Timestamp;
 
 use crate::backend::{
-    Bind, COMPLETION_CHUNK, EVENT_CHUNK, FANOUT_CHUNK, HOUR_MILLIS, NewMessage, ROOM_LISTED, Room,
-    SqlBuilder, applied_and, json_text,
+    Bind, COMPLETION_CHUNK, EVENT_CHUNK, FANOUT_CHUNK, HOUR_MILLIS, NewMessage, Room, SqlBuilder,
+    applied_and, json_text,
 };
 use crate::rows::{self, RowExt};
 use crate::{
@@ -555,17 +555,7 @@ async fn claim_recovery<X: Exec>(
             " WHERE id IN (SELECT r.id FROM (SELECT c.id, c.next_attempt_at, \
              ROW_NUMBER() OVER (PARTITION BY c.endpoint_id ORDER BY c.next_attempt_at, c.id) AS rn, ",
         );
-    // The most constrained endpoints, at most ROOM_LISTED of them: each
-    // listed one costs a comparison per candidate row. The others are capped
-    // at their max_concurrency, and whatever their lanes cannot take the
-    // dispatcher gives back.
-    let mut known: Vec<(&String, &Room)> =
-        room.iter().filter(|(_, r)| **r != Room::Left(0)).collect();
-    known.sort_by_key(|(e, r)| match r {
-        Room::Left(n) => (0, *n, (*e).clone()),
-        Room::Used(n) => (1, u32::MAX - n, (*e).clone()),
-    });
-    known.truncate(ROOM_LISTED);
+    let known = crate::backend::most_constrained(room);
     if known.is_empty() {
         q.push("e.max_concurrency");
     } else {
