@@ -2220,6 +2220,49 @@ pub async fn health_facts_summarise_attempts_and_backlog(s: &dyn Store) {
     assert_eq!(purged.latency.total(), 0);
 }
 
+pub async fn latency_histogram_rows_merge_within_and_across_batches(s: &dyn Store) {
+    let (live, endpoints) = delivery_fixture(s, 2).await;
+    s.publish(&live, new_event("evt_d2", "order.shipped", None))
+        .await
+        .unwrap();
+    // Two batches of one attempt per endpoint: the first writes two rows in
+    // one statement, the second adds to them (110 and 140 ms share a bucket).
+    for (round, ms) in [(0, 110), (1, 140)] {
+        let now = T0.plus_seconds(round * 10);
+        let claimed = s
+            .claim_due("w", now, now.plus_seconds(30), 2, &[])
+            .await
+            .unwrap();
+        let mut seen: Vec<&str> = claimed.iter().map(|c| c.endpoint.id.as_str()).collect();
+        seen.sort_unstable();
+        seen.dedup();
+        assert_eq!(seen.len(), 2, "one message of each endpoint");
+        let batch: Vec<Completion> = claimed
+            .iter()
+            .map(|c| {
+                let mut comp = completion(c, "w", delivered(c));
+                if let Some(a) = comp.attempt.as_mut() {
+                    a.id = new_id(IdKind::Attempt, now);
+                    a.started_at = now;
+                    a.duration_ms = ms;
+                }
+                comp
+            })
+            .collect();
+        s.complete(&batch).await.unwrap();
+    }
+    for e in &endpoints {
+        let f = s.health_facts(&e.id, T0.plus_seconds(60)).await.unwrap();
+        assert_eq!(f.latency.total(), 2, "both attempts counted");
+        assert_eq!(f.latency.max_ms, 140, "the larger maximum kept");
+        assert_eq!(
+            f.latency.percentile(50),
+            f.latency.percentile(99),
+            "one bucket"
+        );
+    }
+}
+
 pub async fn live_messages_are_claimed_before_recovery_traffic(s: &dyn Store) {
     let (live, endpoints) = delivery_fixture(s, 1).await;
     let e = &endpoints[0];

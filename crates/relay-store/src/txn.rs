@@ -849,22 +849,31 @@ pub async fn complete<X: Exec>(x: &mut X, batch: &[Completion]) -> Result<Vec<bo
         entry.0 += 1;
         entry.1 = entry.1.max(a.duration_ms);
     }
-    for ((endpoint_id, hour, bucket), (count, max_ms)) in latency {
-        x.execute(&SqlBuilder::numbered(
-            "INSERT INTO endpoint_latency (endpoint_id, hour, bucket, count, max_ms) \
-             VALUES ($1, $2, $3, $4, $5) ON CONFLICT (endpoint_id, hour, bucket) DO UPDATE SET \
+    // One upsert per chunk of rows (each key once: they are aggregated
+    // above, so no row is touched twice by one statement).
+    let latency: Vec<_> = latency.into_iter().collect();
+    for chunk in latency.chunks(COMPLETION_CHUNK) {
+        let mut q = SqlBuilder::new(
+            "INSERT INTO endpoint_latency (endpoint_id, hour, bucket, count, max_ms) VALUES ",
+        );
+        for (i, ((endpoint_id, hour, bucket), (count, max_ms))) in chunk.iter().enumerate() {
+            q.push(if i == 0 { "(" } else { ", (" })
+                .bind_list([
+                    Bind::Text((*endpoint_id).into()),
+                    Bind::Int(*hour),
+                    Bind::Int(*bucket),
+                    Bind::Int(*count),
+                    Bind::Int(*max_ms),
+                ])
+                .push(")");
+        }
+        q.push(
+            " ON CONFLICT (endpoint_id, hour, bucket) DO UPDATE SET \
              count = endpoint_latency.count + excluded.count, \
              max_ms = CASE WHEN excluded.max_ms > endpoint_latency.max_ms \
              THEN excluded.max_ms ELSE endpoint_latency.max_ms END",
-            [
-                Bind::Text(endpoint_id.into()),
-                Bind::Int(hour),
-                Bind::Int(bucket),
-                Bind::Int(count),
-                Bind::Int(max_ms),
-            ],
-        ))
-        .await?;
+        );
+        x.execute(&q).await?;
     }
     Ok(applied)
 }
