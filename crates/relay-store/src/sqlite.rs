@@ -14,16 +14,14 @@
 //! connection to the same file that keeps its prepared statements.
 
 use std::str::FromStr;
-use std::time::Duration;
-
-use sqlx::SqlitePool;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
+use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use rusqlite::types::Value;
+use sqlx::SqlitePool;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
 use crate::backend::{Bind, SqlBuilder};
 use crate::rows::RowExt;

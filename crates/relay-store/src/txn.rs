@@ -1,11 +1,11 @@
 //! The hot-path transactions, written once over [`Exec`]: the publish batch,
-//! the claim and the completion batch, with the writes they share (messages,
-//! operational events, the failure clock).
+//! the claim, the completion batch and a bulk retry's batch, with the writes
+//! they share (messages, operational events, the failure clock).
 //!
 //! [`Exec`] runs one built statement on whatever holds the transaction. On
 //! PostgreSQL that is the sqlx connection, and each statement is awaited. On
-//! SQLite it is the writer connection's handle lent to a blocking thread
-//! (`crate::sqlite`), where every statement completes at once: the whole
+//! SQLite it is the `Writer` (`crate::sqlite`: its own rusqlite connection,
+//! on a blocking thread), where every statement completes at once: the whole
 //! transaction then runs as one call instead of one thread hop per statement.
 //! So these functions await nothing but their [`Exec`]; `crate::sqlite`
 //! checks that by polling each one exactly once.
