@@ -128,6 +128,16 @@ pub struct Dispatcher {
     recovery_tokens: std::sync::Mutex<(f64, relay_core::time::Timestamp)>,
 }
 
+/// What one claim gave the loop.
+struct Claim {
+    /// With a lane slot taken: to attempt now.
+    admitted: Vec<relay_store::Claimed>,
+    /// Leased ahead (see [`Ahead`]).
+    ahead: Vec<relay_store::Claimed>,
+    /// When the earliest scheduled message is due, as the claim read it.
+    next_due: Option<relay_core::time::Timestamp>,
+}
+
 /// A live message leased ahead of a free slot in its endpoint's lane, with
 /// the in-flight permit it holds and when it was claimed.
 ///
@@ -195,12 +205,7 @@ impl Dispatcher {
     /// room for their queue of messages leased ahead (refilled once half of
     /// it is used; within a quarter of `max_in_flight` in all); what is
     /// claimed for it comes back second, not admitted.
-    async fn claim(
-        &self,
-        limit: u32,
-        look_ahead: bool,
-    ) -> Result<(Vec<relay_store::Claimed>, Vec<relay_store::Claimed>), relay_store::StoreError>
-    {
+    async fn claim(&self, limit: u32, look_ahead: bool) -> Result<Claim, relay_store::StoreError> {
         use std::sync::atomic::Ordering;
         let a = &self.attempter;
         let now = a.clock.now();
@@ -299,7 +304,11 @@ impl Dispatcher {
         {
             t.0 -= recovery as f64;
         }
-        Ok((admitted, ahead))
+        Ok(Claim {
+            admitted,
+            ahead,
+            next_due: batch.next_due,
+        })
     }
 
     /// Whole recovery attempts that may start at `now` under
@@ -507,7 +516,7 @@ impl Dispatcher {
     /// were claimed.
     pub async fn run_once(&self) -> Result<usize, relay_store::StoreError> {
         self.rescue().await?;
-        let (claimed, _) = self.claim(self.config().claim_batch, false).await?;
+        let claimed = self.claim(self.config().claim_batch, false).await?.admitted;
         let n = claimed.len();
         let completions = futures_util::future::join_all(claimed.iter().map(|c| async {
             let done = self.attempter.attempt(c, AttemptTrigger::Scheduled).await;
@@ -720,9 +729,16 @@ impl Dispatcher {
             self.start_ahead(&mut tasks, &tx).await;
             let free = permits.available_permits().min(cfg.claim_batch as usize) as u32;
             let mut claimed_full = false;
+            // As the claim read it (else read below).
+            let mut next_due = None;
             if free > 0 {
                 match self.claim(free, true).await {
-                    Ok((claimed, ahead)) => {
+                    Ok(Claim {
+                        admitted: claimed,
+                        ahead,
+                        next_due: due,
+                    }) => {
+                        next_due = Some(due);
                         claimed_full = (claimed.len() + ahead.len()) as u32 == free;
                         for c in claimed {
                             let Ok(permit) = permits.clone().acquire_owned().await else {
@@ -756,7 +772,10 @@ impl Dispatcher {
                 continue;
             }
             let now = self.attempter.clock.now();
-            let next_due = self.store().next_due_at().await.ok().flatten();
+            let next_due = match next_due {
+                Some(due) => due,
+                None => self.store().next_due_at().await.ok().flatten(),
+            };
             // Due messages left unclaimed although permits were free sit behind
             // full lanes (or a manual attempt), or are recovery traffic with
             // every recovery slot taken: wait for a lane or a recovery slot to

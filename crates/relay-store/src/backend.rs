@@ -2027,17 +2027,8 @@ macro_rules! impl_store {
             }
 
             async fn next_due_at(&self) -> Result<Option<Timestamp>> {
-                // One MIN per priority, each the first entry of `messages_due`
-                // under its prefix: a MIN over both would read every entry.
-                let due: Option<i64> = sqlx::query_scalar::<$db, Option<i64>>(
-                    "SELECT MIN(d) FROM ( \
-                       SELECT MIN(next_attempt_at) AS d FROM messages WHERE state = 'scheduled' AND priority = 0 \
-                       UNION ALL \
-                       SELECT MIN(next_attempt_at) AS d FROM messages WHERE state = 'scheduled' AND priority = 1) AS p",
-                )
-                .fetch_one(&self.read)
-                .await?;
-                Ok(due.map(Timestamp))
+                let mut conn = self.read.acquire().await?;
+                $crate::txn::next_due(&mut *conn).await
             }
 
             async fn recovery_due(&self, tenant_id: &str, now: Timestamp) -> Result<u64> {

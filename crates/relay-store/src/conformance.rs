@@ -2263,6 +2263,33 @@ pub async fn latency_histogram_rows_merge_within_and_across_batches(s: &dyn Stor
     }
 }
 
+pub async fn a_claim_reports_when_the_next_message_is_due(s: &dyn Store) {
+    let (live, _endpoints) = delivery_fixture(s, 1).await;
+    let mut later = new_event("evt_later", "order.shipped", None);
+    later.now = T0.plus_seconds(50);
+    s.publish(&live, later).await.unwrap();
+    let now = T0.plus_seconds(1);
+    let batch = s
+        .claim(&crate::ClaimRequest {
+            owner: "w",
+            now,
+            lease_until: now.plus_seconds(30),
+            limit: 10,
+            recovery_limit: 10,
+            room: &[],
+            recovery_after: None,
+        })
+        .await
+        .unwrap();
+    assert_eq!(batch.claimed.len(), 1, "only the message due now");
+    assert_eq!(
+        batch.next_due,
+        Some(T0.plus_seconds(50)),
+        "the later message, not the one just leased"
+    );
+    assert_eq!(s.next_due_at().await.unwrap(), batch.next_due);
+}
+
 pub async fn live_messages_are_claimed_before_recovery_traffic(s: &dyn Store) {
     let (live, endpoints) = delivery_fixture(s, 1).await;
     let e = &endpoints[0];

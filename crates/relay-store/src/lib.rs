@@ -248,6 +248,9 @@ pub struct ClaimBatch {
     /// The tenant whose recovery traffic this claim served first; pass it as
     /// the next claim's `recovery_after`.
     pub recovery_first: Option<String>,
+    /// When the earliest scheduled message is due, read after the leases
+    /// were taken (as [`Store::next_due_at`] would, without another read).
+    pub next_due: Option<Timestamp>,
 }
 
 impl Claimed {

@@ -494,14 +494,37 @@ pub async fn claim<X: Exec>(x: &mut X, req: &ClaimRequest<'_>) -> Result<ClaimBa
             open = still_open;
         }
     }
+    let next_due = next_due(x).await?;
     if ids.is_empty() {
-        return Ok(ClaimBatch::default());
+        return Ok(ClaimBatch {
+            next_due,
+            ..ClaimBatch::default()
+        });
     }
     let ids: Vec<String> = ids.into_iter().map(|(id, _, _)| id).collect();
     let claimed = load_claimed(x, &ids).await?;
     Ok(ClaimBatch {
         claimed,
         recovery_first,
+        next_due,
+    })
+}
+
+/// When the earliest scheduled message is due. One MIN per priority, each
+/// the first entry of `messages_due` under its prefix: a MIN over both
+/// would read every entry.
+pub async fn next_due<X: Exec>(x: &mut X) -> Result<Option<Timestamp>> {
+    let rows = x
+        .fetch(&SqlBuilder::new(
+            "SELECT MIN(d) AS due FROM ( \
+               SELECT MIN(next_attempt_at) AS d FROM messages WHERE state = 'scheduled' AND priority = 0 \
+               UNION ALL \
+               SELECT MIN(next_attempt_at) AS d FROM messages WHERE state = 'scheduled' AND priority = 1) AS p",
+        ))
+        .await?;
+    Ok(match rows.first() {
+        Some(r) => r.opt_ts("due")?,
+        None => None,
     })
 }
 

@@ -65,6 +65,7 @@ conformance!(
     claims_look_past_full_and_capped_endpoints_backlogs,
     health_facts_summarise_attempts_and_backlog,
     latency_histogram_rows_merge_within_and_across_batches,
+    a_claim_reports_when_the_next_message_is_due,
     live_messages_are_claimed_before_recovery_traffic,
     recovery_traffic_is_shared_fairly_across_tenants,
     the_failure_clock_warns_at_72_hours_and_disables_at_5_days,
