@@ -101,21 +101,11 @@ pub fn live_claim(
         } else {
             1
         };
-    let mut q = SqlBuilder::new("UPDATE messages SET state = 'in_flight', lease_owner = ");
-    q.bind(Bind::Text(req.owner.into()))
-        .push(", lease_until = ")
-        .bind(Bind::Int(req.lease_until.millis()))
-        .push(", lease_version = lease_version + 1, updated_at = ");
+    let mut q = lease_update(req);
     let now = q.param(Bind::Int(req.now.millis()));
     let window_p = q.param(Bind::Int(window));
     let lim = q.param(Bind::Int(i64::from(limit)));
-    let mut full: Vec<&String> = room
-        .iter()
-        .filter(|(_, r)| **r == Room::Left(0))
-        .map(|(e, _)| e)
-        .collect();
-    full.sort();
-    let full: Vec<String> = full
+    let full: Vec<String> = full_lanes(room)
         .into_iter()
         .map(|e| q.param(Bind::Text(e.clone())))
         .collect();
@@ -198,6 +188,30 @@ pub fn live_claim(
         take_each = d.take_each,
     ));
     q
+}
+
+/// The start of a claim's statement: lease to `req.owner` until
+/// `req.lease_until`, a new lease version, then `updated_at = ` for the
+/// caller to finish with the claim's time.
+pub fn lease_update(req: &crate::ClaimRequest<'_>) -> SqlBuilder {
+    let mut q = SqlBuilder::new("UPDATE messages SET state = 'in_flight', lease_owner = ");
+    q.bind(Bind::Text(req.owner.into()))
+        .push(", lease_until = ")
+        .bind(Bind::Int(req.lease_until.millis()))
+        .push(", lease_version = lease_version + 1, updated_at = ");
+    q
+}
+
+/// The endpoints whose lanes are full (`Left(0)`), in id order: a claim
+/// takes none of their messages.
+pub fn full_lanes(room: &std::collections::HashMap<String, Room>) -> Vec<&String> {
+    let mut full: Vec<&String> = room
+        .iter()
+        .filter(|(_, r)| **r == Room::Left(0))
+        .map(|(e, _)| e)
+        .collect();
+    full.sort();
+    full
 }
 
 /// The endpoints a claim spells out the room of: the most constrained (least

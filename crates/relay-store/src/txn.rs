@@ -566,12 +566,8 @@ async fn claim_recovery<X: Exec>(
     limit: u32,
 ) -> Result<Vec<(String, String, i64)>> {
     let now = req.now.millis();
-    let mut q = SqlBuilder::new("UPDATE messages SET state = 'in_flight', lease_owner = ");
-    q.bind(Bind::Text(req.owner.into()))
-        .push(", lease_until = ")
-        .bind(Bind::Int(req.lease_until.millis()))
-        .push(", lease_version = lease_version + 1, updated_at = ")
-        .bind(Bind::Int(now))
+    let mut q = crate::backend::lease_update(req);
+    q.bind(Bind::Int(now))
         // Candidates: the next due messages in order (a bounded index scan),
         // then at most each endpoint's room of them.
         .push(
@@ -607,12 +603,7 @@ async fn claim_recovery<X: Exec>(
         .push(" AND (lease_until IS NULL OR lease_until < ")
         .bind(Bind::Int(now))
         .push(")");
-    let mut full: Vec<&String> = room
-        .iter()
-        .filter(|(_, r)| **r == Room::Left(0))
-        .map(|(e, _)| e)
-        .collect();
-    full.sort();
+    let full = crate::backend::full_lanes(room);
     if !full.is_empty() {
         q.push(" AND endpoint_id NOT IN (")
             .bind_list(full.into_iter().map(|e| Bind::Text(e.clone())))
