@@ -275,14 +275,8 @@ impl Dispatcher {
                 .due_lag_millis
                 .store((now.millis() - oldest.millis()).max(0), Ordering::Relaxed);
         }
-        let (admitted, rest): (Vec<_>, Vec<_>) = claimed.into_iter().partition(|c| {
-            self.lanes.admit(
-                &c.endpoint.id,
-                c.endpoint.max_concurrency,
-                c.endpoint.rate_limit_per_second,
-                now,
-            )
-        });
+        let (admitted, rest): (Vec<_>, Vec<_>) =
+            claimed.into_iter().partition(|c| self.admit(c, now));
         let (ahead, overflow): (Vec<_>, Vec<_>) = rest.into_iter().partition(|c| match ahead_room
             .get_mut(&c.endpoint.id)
         {
@@ -328,6 +322,17 @@ impl Dispatcher {
         t.0.floor().max(0.0) as u32
     }
 
+    /// Takes a lane slot (and a token, when rate-limited) for `c`'s endpoint,
+    /// or says it cannot start now.
+    fn admit(&self, c: &relay_store::Claimed, now: relay_core::time::Timestamp) -> bool {
+        self.lanes.admit(
+            &c.endpoint.id,
+            c.endpoint.max_concurrency,
+            c.endpoint.rate_limit_per_second,
+            now,
+        )
+    }
+
     /// Queues `ahead` (each with its permit) for its endpoint.
     fn queue_ahead(&self, ahead: Vec<(relay_store::Claimed, tokio::sync::OwnedSemaphorePermit)>) {
         let at = self.attempter.clock.now();
@@ -360,14 +365,7 @@ impl Dispatcher {
         let mut m = self.ahead.lock().ok()?;
         let q = m.get_mut(endpoint_id)?;
         let front = q.front()?;
-        if self.too_old(front.at, now)
-            || !self.lanes.admit(
-                endpoint_id,
-                front.claimed.endpoint.max_concurrency,
-                front.claimed.endpoint.rate_limit_per_second,
-                now,
-            )
-        {
+        if self.too_old(front.at, now) || !self.admit(&front.claimed, now) {
             return None;
         }
         let next = q.pop_front();
@@ -395,12 +393,7 @@ impl Dispatcher {
             while let Some(front) = q.front() {
                 if self.too_old(front.at, now) {
                     give_back.extend(q.pop_front());
-                } else if self.lanes.admit(
-                    endpoint_id,
-                    front.claimed.endpoint.max_concurrency,
-                    front.claimed.endpoint.rate_limit_per_second,
-                    now,
-                ) {
+                } else if self.admit(&front.claimed, now) {
                     start.extend(q.pop_front());
                 } else {
                     break;
