@@ -8,10 +8,14 @@
 //! completion batches) do not go through sqlx statement by statement: sqlx
 //! runs each statement on the connection's own thread, so a transaction of
 //! ten statements was twenty thread wake-ups on the one writer, and it
-//! prepared each new statement text anew. Instead [`Txns::run`] takes the
-//! write pool's one connection (so nothing else writes meanwhile) and runs
-//! the whole transaction on a blocking thread on the [`Writer`]: a rusqlite
-//! connection to the same file that keeps its prepared statements.
+//! prepared each new statement text anew. Instead [`Txns::run`] queues the
+//! whole transaction for the [`Writer`]: a rusqlite connection to the same
+//! file that keeps its prepared statements. A scheduler takes the write
+//! pool's one connection (so nothing else writes meanwhile) and runs every
+//! transaction queued by then in one *cycle* on a blocking thread: one
+//! `BEGIN` … `COMMIT`, each transaction in its own savepoint. Under load a
+//! publish batch, a claim and a completion batch thus share one commit, one
+//! fsync and one write of each page they touch.
 
 use std::str::FromStr;
 use std::sync::Arc;
@@ -118,13 +122,7 @@ impl SqliteStore {
             .max_connections(8)
             .connect_with(options.read_only(true))
             .await?;
-        let txns = Txns {
-            pool: write.clone(),
-            slot: Arc::new(WriterSlot {
-                path,
-                conn: std::sync::Mutex::new(None),
-            }),
-        };
+        let txns = Txns::start(write.clone(), path);
         let (publishes, queued) = tokio::sync::mpsc::channel(crate::group::QUEUE);
         tokio::spawn(SqliteStore::run_publishes(txns.clone(), queued));
         Ok(SqliteStore {
@@ -144,20 +142,62 @@ pub struct Txns {
     /// The one-connection write pool: holding its connection is holding
     /// the right to write, so the [`Writer`] and sqlx never write at once.
     pool: SqlitePool,
-    slot: Arc<WriterSlot>,
+    /// To the scheduler ([`Txns::schedule`]), which runs them in cycles.
+    jobs: tokio::sync::mpsc::UnboundedSender<Job>,
 }
 
-/// The [`Writer`]'s connection while no transaction uses it.
+/// One transaction waiting for the [`Writer`]: its commit kind and `f`
+/// with its reply, type-erased. Given no writer, it does not run and only
+/// prepares its reply.
+struct Job {
+    commit: Commit,
+    run: RunJob,
+}
+
+type RunJob = Box<dyn FnOnce(Option<&mut Writer>) -> Outcome + Send>;
+
+/// What a [`Job`] did: whether it succeeded, and how to tell its caller
+/// once the cycle's end is known (`Some(error)`: the cycle failed). A job
+/// that failed reports its own error whatever the cycle did.
+struct Outcome {
+    ok: bool,
+    reply: Box<dyn FnOnce(Option<StoreError>) + Send>,
+}
+
+impl Job {
+    /// Tells the caller that its job could not run, or was not committed.
+    fn fail(self, e: &StoreError) {
+        ((self.run)(None).reply)(Some(copy_of(e)));
+    }
+}
+
+/// A cycle's error for each of its jobs: SQLite's error code and message
+/// as they were; any other error as the writer being unavailable.
+fn copy_of(e: &StoreError) -> StoreError {
+    match e {
+        StoreError::Sqlite(rusqlite::Error::SqliteFailure(code, msg)) => {
+            StoreError::Sqlite(rusqlite::Error::SqliteFailure(*code, msg.clone()))
+        }
+        _ => StoreError::Unavailable("the SQLite writer"),
+    }
+}
+
+/// The [`Writer`]'s connection while no cycle uses it.
 struct WriterSlot {
     path: std::path::PathBuf,
     conn: std::sync::Mutex<Option<rusqlite::Connection>>,
+    /// Cycles run so far.
+    cycles: std::sync::atomic::AtomicU64,
 }
 
 impl WriterSlot {
     fn open(&self) -> Result<rusqlite::Connection> {
         let conn = rusqlite::Connection::open(&self.path)?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
-        conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON")?;
+        // temp_store: each job's savepoint journal stays in memory.
+        conn.execute_batch(
+            "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY",
+        )?;
         conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
         Ok(conn)
     }
@@ -167,32 +207,102 @@ impl WriterSlot {
 /// the multi-row statements of the batch sizes that recur.
 const STATEMENT_CACHE: usize = 256;
 
+/// At most this many transactions share one cycle's commit.
+const CYCLE_JOBS: usize = 64;
+
 impl Txns {
+    /// Starts the scheduler on the current runtime.
+    fn start(pool: SqlitePool, path: std::path::PathBuf) -> Self {
+        let (jobs, queued) = tokio::sync::mpsc::unbounded_channel();
+        let slot = Arc::new(WriterSlot {
+            path,
+            conn: std::sync::Mutex::new(None),
+            cycles: std::sync::atomic::AtomicU64::new(0),
+        });
+        tokio::spawn(Self::schedule(pool.clone(), slot, queued));
+        Txns { pool, jobs }
+    }
+
     pub(crate) fn pool(&self) -> &SqlitePool {
         &self.pool
     }
 
-    /// Runs `f` as one transaction (`BEGIN IMMEDIATE` … `COMMIT`) on the
-    /// [`Writer`], on a blocking thread, while holding the write pool's
-    /// connection: rolled back if `f` fails. A [`Commit::Lease`] commits
-    /// with `synchronous = NORMAL` (no fsync; the next `FULL` commit's fsync
-    /// covers it), every other write with `FULL`. Once started it runs to
-    /// its end even if the caller stops waiting, like a transaction whose
-    /// commit was already sent.
+    /// Runs `f` as one transaction on the [`Writer`]: rolled back if `f`
+    /// fails, and answered only once it is committed. It may share a
+    /// *cycle* (one `BEGIN IMMEDIATE` … `COMMIT`) with the transactions
+    /// queued beside it, each inside its own savepoint, so a failing one
+    /// rolls back alone. A cycle made only of [`Commit::Lease`] commits
+    /// with `synchronous = NORMAL` (no fsync; the next `FULL` commit's
+    /// fsync covers it), any other with `FULL`. Once started it runs to its
+    /// end even if the caller stops waiting, like a transaction whose commit
+    /// was already sent.
     pub(crate) async fn run<T, F>(&self, commit: Commit, f: F) -> Result<T>
     where
         T: Send + 'static,
         F: for<'a> FnOnce(&'a mut Writer) -> BoxFuture<'a, Result<T>> + Send + 'static,
     {
-        let token = self.pool.acquire().await?;
-        let slot = self.slot.clone();
-        tokio::task::spawn_blocking(move || {
-            let out = Writer::run(&slot, commit, f);
-            drop(token);
-            out
-        })
-        .await
-        .map_err(|_| StoreError::Unavailable("the SQLite writer"))?
+        let (tx, rx) = tokio::sync::oneshot::channel::<Result<T>>();
+        let run = Box::new(move |w: Option<&mut Writer>| {
+            let out = w.map(|w| {
+                w.steps = 0;
+                ready(f(w))
+            });
+            Outcome {
+                ok: matches!(out, Some(Ok(_))),
+                reply: Box::new(move |failed: Option<StoreError>| {
+                    let _ = tx.send(match (out, failed) {
+                        (Some(Err(e)), _) | (_, Some(e)) => Err(e),
+                        (Some(Ok(v)), None) => Ok(v),
+                        (None, None) => Err(StoreError::Unavailable("the SQLite writer")),
+                    });
+                }),
+            }
+        });
+        self.jobs
+            .send(Job { commit, run })
+            .map_err(|_| StoreError::Unavailable("the SQLite writer"))?;
+        rx.await
+            .map_err(|_| StoreError::Unavailable("the SQLite writer"))?
+    }
+
+    /// The scheduler: takes the right to write, then runs every job queued
+    /// by then (up to [`CYCLE_JOBS`]) as one cycle on a blocking thread.
+    /// Jobs that arrive meanwhile wait for the next cycle, so under load a
+    /// publish batch, a claim and a completion batch share one commit, one
+    /// fsync and one write of each page they touch. Runs until every
+    /// [`Txns`] is dropped.
+    async fn schedule(
+        pool: SqlitePool,
+        slot: Arc<WriterSlot>,
+        mut queued: tokio::sync::mpsc::UnboundedReceiver<Job>,
+    ) {
+        while let Some(first) = queued.recv().await {
+            let token = pool.acquire().await;
+            let mut jobs = vec![first];
+            while jobs.len() < CYCLE_JOBS
+                && let Ok(job) = queued.try_recv()
+            {
+                jobs.push(job);
+            }
+            let token = match token {
+                Ok(token) => token,
+                Err(e) => {
+                    let e = StoreError::from(e);
+                    for job in jobs {
+                        job.fail(&e);
+                    }
+                    continue;
+                }
+            };
+            let slot = slot.clone();
+            // A panicking job drops its reply (its caller sees the writer
+            // unavailable) and the cycle's connection, which rolls back.
+            let _ = tokio::task::spawn_blocking(move || {
+                Writer::cycle(&slot, jobs);
+                drop(token);
+            })
+            .await;
+        }
     }
 }
 
@@ -200,37 +310,55 @@ impl Txns {
 /// database file, with its prepared statements cached.
 pub struct Writer {
     conn: rusqlite::Connection,
-    /// SQLite virtual-machine steps this transaction's statements took: a
+    /// SQLite virtual-machine steps the current job's statements took: a
     /// measure of their work that does not depend on the machine (tests
     /// compare it).
     steps: u64,
+    /// Which cycle this is (tests tell shared cycles by it).
+    #[cfg_attr(not(test), allow(dead_code))]
+    cycle: u64,
 }
 
 impl Writer {
-    fn run<T>(
-        slot: &WriterSlot,
-        commit: Commit,
-        f: impl for<'a> FnOnce(&'a mut Writer) -> BoxFuture<'a, Result<T>>,
-    ) -> Result<T> {
+    /// Runs `jobs` as one cycle (see [`Txns::run`]) and answers each. The
+    /// connection is parked again only as every cycle expects it: outside
+    /// a transaction, `synchronous = FULL`; otherwise it is closed (which
+    /// rolls back) and the next cycle opens another.
+    fn cycle(slot: &WriterSlot, jobs: Vec<Job>) {
         let parked = slot.conn.lock().ok().and_then(|mut c| c.take());
-        let conn = match parked {
-            Some(conn) => conn,
-            None => slot.open()?,
+        let conn = match parked.map_or_else(|| slot.open(), Ok) {
+            Ok(conn) => conn,
+            Err(e) => {
+                for job in jobs {
+                    job.fail(&e);
+                }
+                return;
+            }
         };
-        let mut writer = Writer { conn, steps: 0 };
-        let relaxed = commit == Commit::Lease;
-        let out = if relaxed {
+        let cycle = slot
+            .cycles
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut writer = Writer {
+            conn,
+            steps: 0,
+            cycle,
+        };
+        let relaxed = jobs.iter().all(|j| j.commit == Commit::Lease);
+        let begun = if relaxed {
             writer
                 .conn
-                .execute_batch("PRAGMA synchronous = NORMAL")
-                .map_err(StoreError::from)
-                .and_then(|()| writer.transaction(f))
+                .execute_batch("PRAGMA synchronous = NORMAL; BEGIN IMMEDIATE")
         } else {
-            writer.transaction(f)
+            writer.conn.execute_batch("BEGIN IMMEDIATE")
         };
-        // Parked again only as every write expects it: outside a transaction,
-        // `synchronous = FULL`. Otherwise it is closed (which rolls back) and
-        // the next transaction opens another.
+        match begun.map_err(StoreError::from) {
+            Ok(()) => writer.jobs(jobs),
+            Err(e) => {
+                for job in jobs {
+                    job.fail(&e);
+                }
+            }
+        }
         let clean = writer.conn.is_autocommit()
             && (!relaxed
                 || writer
@@ -240,22 +368,58 @@ impl Writer {
         if clean && let Ok(mut c) = slot.conn.lock() {
             *c = Some(writer.conn);
         }
-        out
     }
 
-    fn transaction<T>(
-        &mut self,
-        f: impl for<'a> FnOnce(&'a mut Writer) -> BoxFuture<'a, Result<T>>,
-    ) -> Result<T> {
-        self.conn.execute_batch("BEGIN IMMEDIATE")?;
-        match ready(f(self)).and_then(|out| Ok(self.conn.execute_batch("COMMIT").map(|()| out)?)) {
-            Ok(out) => Ok(out),
-            Err(e) => {
-                if !self.conn.is_autocommit() {
-                    let _ = self.conn.execute_batch("ROLLBACK");
-                }
-                Err(e)
+    /// Inside the cycle's transaction: each job in its own savepoint (a
+    /// lone job needs none: it is the whole transaction), then the commit;
+    /// the replies go out once it is known.
+    fn jobs(&mut self, jobs: Vec<Job>) {
+        let alone = jobs.len() == 1;
+        let mut done: Vec<Outcome> = Vec::with_capacity(jobs.len());
+        let mut jobs = jobs.into_iter();
+        let mut broken = None;
+        for job in jobs.by_ref() {
+            if !alone && let Err(e) = self.conn.execute_batch("SAVEPOINT job") {
+                broken = Some((StoreError::from(e), Some(job)));
+                break;
             }
+            let outcome = (job.run)(Some(self));
+            let closed = match (outcome.ok, alone) {
+                (true, true) => Ok(()),
+                (true, false) => self.conn.execute_batch("RELEASE job"),
+                (false, true) => self.conn.execute_batch("ROLLBACK"),
+                (false, false) => self.conn.execute_batch("ROLLBACK TO job; RELEASE job"),
+            };
+            if outcome.ok {
+                done.push(outcome);
+            } else {
+                // Its own error: nothing of it remains to commit.
+                (outcome.reply)(None);
+            }
+            if let Err(e) = closed {
+                broken = Some((StoreError::from(e), None));
+                break;
+            }
+        }
+        let failed = match broken {
+            Some((e, job)) => {
+                for job in job.into_iter().chain(jobs) {
+                    job.fail(&e);
+                }
+                Some(e)
+            }
+            None if self.conn.is_autocommit() => None,
+            None => self
+                .conn
+                .execute_batch("COMMIT")
+                .err()
+                .map(StoreError::from),
+        };
+        if failed.is_some() && !self.conn.is_autocommit() {
+            let _ = self.conn.execute_batch("ROLLBACK");
+        }
+        for outcome in done {
+            (outcome.reply)(failed.as_ref().map(copy_of));
         }
     }
 
@@ -515,6 +679,53 @@ mod tests {
             })
             .await;
         assert!(short.is_err());
+    }
+
+    /// Transactions queued while another holds the right to write share
+    /// the next cycle; one that fails rolls back alone and the others
+    /// commit.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn queued_transactions_share_a_cycle_and_fail_alone() {
+        let (_dir, store) = store().await;
+        store.txns.run(Commit::Durable, create_table).await.unwrap();
+        let insert = |a: i64, fails: bool| {
+            store.txns.run(Commit::Durable, move |x| {
+                Box::pin(async move {
+                    x.execute(&SqlBuilder::numbered(
+                        "INSERT INTO t (a) VALUES ($1)",
+                        [Bind::Int(a)],
+                    ))
+                    .await?;
+                    if fails {
+                        x.execute(&SqlBuilder::new("INSERT INTO missing VALUES (1)"))
+                            .await?;
+                    }
+                    Ok(x.cycle)
+                })
+            })
+        };
+        let held = store.write.acquire().await.unwrap();
+        let (mut one, mut two, mut three) = (
+            Box::pin(insert(1, false)),
+            Box::pin(insert(2, true)),
+            Box::pin(insert(3, false)),
+        );
+        // Each first poll queues its job; none can run yet.
+        let mut cx = Context::from_waker(Waker::noop());
+        assert!(one.as_mut().poll(&mut cx).is_pending());
+        assert!(two.as_mut().poll(&mut cx).is_pending());
+        assert!(three.as_mut().poll(&mut cx).is_pending());
+        drop(held);
+        let (one, two, three) = (one.await.unwrap(), two.await, three.await.unwrap());
+        assert!(two.is_err(), "the missing table");
+        assert_eq!(one, three, "one cycle");
+        let rows: Vec<i64> = sqlx::query_scalar("SELECT a FROM t ORDER BY a")
+            .fetch_all(&store.write)
+            .await
+            .unwrap();
+        assert_eq!(rows, vec![1, 3], "the failed one rolled back alone");
+        // Its cycle committed: what comes next runs in a cycle of its own.
+        assert!(insert(4, false).await.unwrap() > one);
     }
 
     /// The SQLite VM steps of one claim of 50 live messages from 10 healthy
