@@ -543,8 +543,11 @@ macro_rules! impl_store {
                     } else {
                         None
                     };
+                    // Counted before the answers: the count is the store's
+                    // once a publisher has its answer.
                     match together {
                         Some(outcomes) => {
+                            txns.wrote(outcomes.iter().map(|o| o.messages_created).sum());
                             for (reply, outcome) in replies.into_iter().zip(outcomes) {
                                 let _ = reply.send(Ok(outcome));
                             }
@@ -552,6 +555,9 @@ macro_rules! impl_store {
                         None => {
                             for (item, reply) in items.iter().zip(replies) {
                                 let result = Self::publish_alone(&txns, item.clone()).await;
+                                if let Ok(outcome) = &result {
+                                    txns.wrote(outcome.messages_created);
+                                }
                                 let _ = reply.send(result);
                             }
                         }

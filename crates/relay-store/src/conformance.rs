@@ -29,7 +29,7 @@ use crate::{
 pub struct TestDb {
     pub store: Arc<dyn Store>,
     sqlite_path: Option<std::path::PathBuf>,
-    pg: Option<(Arc<crate::postgres::PgStore>, String)>,
+    pub(crate) pg: Option<(Arc<crate::postgres::PgStore>, String)>,
 }
 
 impl TestDb {

@@ -227,6 +227,10 @@ impl Txns {
         &self.pool
     }
 
+    /// New messages written (PostgreSQL refreshes its planner statistics
+    /// by them; the SQLite queries name their indexes).
+    pub(crate) fn wrote(&self, _messages: u64) {}
+
     /// Runs `f` as one transaction on the [`Writer`]: rolled back if `f`
     /// fails, and answered only once it is committed. It may share a
     /// *cycle* (one `BEGIN IMMEDIATE` … `COMMIT`) with the transactions

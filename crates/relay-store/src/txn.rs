@@ -270,26 +270,6 @@ pub async fn publish_batch<X: Exec>(
             continue;
         }
         let (scope, ev) = item;
-        let seq = match &ev.subject {
-            Some(subject) => {
-                let q = SqlBuilder::numbered(
-                    "INSERT INTO subject_seqs (tenant_id, environment, subject, seq) VALUES ($1, $2, $3, 1) \
-                     ON CONFLICT (tenant_id, environment, subject) DO UPDATE SET seq = subject_seqs.seq + 1 \
-                     RETURNING seq",
-                    [
-                        Bind::Text(scope.tenant_id.clone()),
-                        Bind::Text(scope.environment.as_str().into()),
-                        Bind::Text(subject.clone()),
-                    ],
-                );
-                let row = x.fetch(&q).await?;
-                let row = row
-                    .first()
-                    .ok_or_else(|| StoreError::Corrupt("subject sequence not returned".into()))?;
-                Some(row.int("seq")?)
-            }
-            None => None,
-        };
         seen.insert(k, i);
         fresh.push(i);
         outcomes.push(PublishOutcome {
@@ -302,7 +282,7 @@ pub async fn publish_batch<X: Exec>(
                 data: ev.data.clone(),
                 consumer_id: ev.consumer_id.clone(),
                 ordering_key: ev.ordering_key.clone(),
-                seq,
+                seq: None,
                 traceparent: ev.traceparent.clone(),
                 expires_at: ev.expires_at,
                 created_at: ev.now,
@@ -310,6 +290,41 @@ pub async fn publish_batch<X: Exec>(
             messages_created: 0,
             duplicate: false,
         });
+    }
+    // Sequence numbers: one upsert per subject, taking as many numbers as
+    // it has new events (given out in publish order), the subjects in
+    // sorted order so concurrent batches lock their rows in one order.
+    let mut subjects: BTreeMap<(&str, &'static str, &str), Vec<usize>> = BTreeMap::new();
+    for i in &fresh {
+        let (scope, ev) = &items[*i];
+        if let Some(subject) = &ev.subject {
+            subjects
+                .entry((&scope.tenant_id, scope.environment.as_str(), subject))
+                .or_default()
+                .push(*i);
+        }
+    }
+    for ((tenant_id, environment, subject), numbered) in subjects {
+        let n = numbered.len() as i64;
+        let q = SqlBuilder::numbered(
+            "INSERT INTO subject_seqs (tenant_id, environment, subject, seq) VALUES ($1, $2, $3, $4) \
+             ON CONFLICT (tenant_id, environment, subject) DO UPDATE SET seq = subject_seqs.seq + $4 \
+             RETURNING seq",
+            [
+                Bind::Text(tenant_id.into()),
+                Bind::Text(environment.into()),
+                Bind::Text(subject.into()),
+                Bind::Int(n),
+            ],
+        );
+        let row = x.fetch(&q).await?;
+        let row = row
+            .first()
+            .ok_or_else(|| StoreError::Corrupt("subject sequence not returned".into()))?;
+        let last = row.int("seq")?;
+        for (k, i) in numbered.into_iter().enumerate() {
+            outcomes[i].event.seq = Some(last - n + 1 + k as i64);
+        }
     }
     for chunk in fresh.chunks(EVENT_CHUNK) {
         let mut q = SqlBuilder::new(
@@ -734,11 +749,14 @@ pub async fn complete<X: Exec>(x: &mut X, batch: &[Completion]) -> Result<Vec<bo
         .iter()
         .filter_map(|c| c.attempt.as_ref().map(|a| (c, a)))
         .collect();
+    // Each attempt's number follows the message's earlier attempts: one
+    // correlated count for the statement (one per row made PostgreSQL plan
+    // a subquery per row).
     for chunk in attempts.chunks(COMPLETION_CHUNK) {
         let mut q = SqlBuilder::new(
-            "INSERT INTO attempts (id, message_id, tenant_id, environment, endpoint_id, number, \
-             trigger, started_at, duration_ms, destination_ip, status_code, error_kind, body_sha256, \
-             signature, response_body, outcome) VALUES ",
+            "WITH v (id, message_id, tenant_id, environment, endpoint_id, trigger, started_at, \
+             duration_ms, destination_ip, status_code, error_kind, body_sha256, signature, \
+             response_body, outcome) AS (VALUES ",
         );
         for (i, (c, a)) in chunk.iter().enumerate() {
             q.push(if i == 0 { "(" } else { ", (" })
@@ -748,11 +766,6 @@ pub async fn complete<X: Exec>(x: &mut X, batch: &[Completion]) -> Result<Vec<bo
                     Bind::Text(c.tenant_id.clone()),
                     Bind::Text(c.environment.as_str().into()),
                     Bind::Text(a.endpoint_id.clone()),
-                ])
-                .push(", (SELECT COUNT(*) + 1 FROM attempts WHERE message_id = ")
-                .bind(Bind::Text(c.message_id.clone()))
-                .push("), ")
-                .bind_list([
                     Bind::Text(a.trigger.as_str().into()),
                     Bind::Int(a.started_at.millis()),
                     Bind::Int(a.duration_ms),
@@ -766,6 +779,15 @@ pub async fn complete<X: Exec>(x: &mut X, batch: &[Completion]) -> Result<Vec<bo
                 ])
                 .push(")");
         }
+        q.push(
+            ") INSERT INTO attempts (id, message_id, tenant_id, environment, endpoint_id, number, \
+             trigger, started_at, duration_ms, destination_ip, status_code, error_kind, body_sha256, \
+             signature, response_body, outcome) \
+             SELECT v.id, v.message_id, v.tenant_id, v.environment, v.endpoint_id, \
+             (SELECT COUNT(*) + 1 FROM attempts p WHERE p.message_id = v.message_id), \
+             v.trigger, v.started_at, v.duration_ms, v.destination_ip, v.status_code, v.error_kind, \
+             v.body_sha256, v.signature, v.response_body, v.outcome FROM v",
+        );
         x.execute(&q).await?;
     }
     for c in batch {
