@@ -206,7 +206,8 @@ async fn a_hanging_endpoint_holds_only_its_own_lane() {
 #[tokio::test]
 async fn a_full_lane_starts_its_next_messages_from_those_leased_ahead() {
     // Lanes of 10 (the test endpoint's max_concurrency) and 40 messages:
-    // once the lane is full, a claim leases up to 10 more ahead, and each
+    // once the lane is full, a claim leases up to `AHEAD_DEPTH` × 10 more
+    // ahead, and each
     // finished attempt starts the next at once.
     let (e, wake, stop, handle) = started(Setup {
         behavior: Behavior::delay(Duration::from_millis(20), Behavior::ok()),
@@ -253,13 +254,15 @@ async fn messages_leased_ahead_that_wait_half_a_lease_are_given_back_unattempted
     let wake = Arc::new(Notify::new());
     let (stop, stop_rx) = watch::channel(false);
     let handle = e.dispatcher.clone().start(wake.clone(), stop_rx).await;
-    for i in 0..30 {
+    // The lane (10) and as many as may be leased ahead of it, and more.
+    let ahead = 10 * relay_engine::AHEAD_DEPTH as usize;
+    for i in 0..10 + ahead + 10 {
         e.publish(&format!("evt_wait_{i}"), DATA).await;
     }
     wake.notify_one();
     // The lane (10) fills with attempts that hang.
     e.receiver.wait_in_flight(10, WAIT).await.unwrap();
-    // The next claim leases 10 ahead of the full lane.
+    // The next claim leases `ahead` more, ahead of the full lane.
     let leased = || async {
         e.messages()
             .await
@@ -268,7 +271,7 @@ async fn messages_leased_ahead_that_wait_half_a_lease_are_given_back_unattempted
             .count()
     };
     let t0 = Instant::now();
-    while leased().await < 20 {
+    while leased().await < 10 + ahead {
         assert!(t0.elapsed() < WAIT, "nothing was leased ahead");
         wake.notify_one();
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -283,11 +286,11 @@ async fn messages_leased_ahead_that_wait_half_a_lease_are_given_back_unattempted
             .load(std::sync::atomic::Ordering::Relaxed)
     };
     let t0 = Instant::now();
-    while given_back() < 10 {
+    while given_back() < ahead as u64 {
         assert!(t0.elapsed() < WAIT, "given back: {}", given_back());
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    assert_eq!(given_back(), 10);
+    assert_eq!(given_back(), ahead as u64);
     assert_eq!(e.receiver.count(), 10, "only the lane's 10 were attempted");
     let messages = e.messages().await;
     assert!(
