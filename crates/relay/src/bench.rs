@@ -30,7 +30,7 @@ use relay_core::time::Timestamp;
 use relay_receiver::{Arrival, Behavior, Receiver, ReceiverConfig, TestCa};
 use serde_json::{Value, json};
 
-use self::http::{Api, Conn};
+use self::http::{Conn, Tenant};
 use self::measure::{Cpu, Percentiles, micros, peak_rss_mib, round};
 use crate::config::{Config, Flags};
 
@@ -449,63 +449,30 @@ impl Env {
             })
             .await??;
 
-        let mut op = Api {
-            conn: Conn::plain(api_addr).await?,
-            token: operator_token,
-        };
-        let tenant = op
-            .call(Method::POST, "/v1/tenants", Some(json!({"name": "bench"})))
-            .await?;
-        let tenant_id = tenant["id"].as_str().context("tenant id")?.to_owned();
-        let key = op
-            .call(
-                Method::POST,
-                &format!("/v1/tenants/{tenant_id}/api-keys"),
-                Some(json!({"environment": "live", "name": "bench"})),
-            )
-            .await?;
-        let api_key = key["key"].as_str().context("api key")?.to_owned();
-        let mut api = Api {
-            conn: Conn::plain(api_addr).await?,
-            token: api_key.clone(),
-        };
-        for t in [
-            "bench.published",
-            "fresh.published",
-            "backlog.scheduled",
-            "bad.queued",
-            "recovery.retried",
-        ] {
-            api.call(
-                Method::PUT,
-                &format!("/v1/event-types/{t}"),
-                Some(json!({"description": "relay bench", "schema": {"type": "object"}})),
-            )
-            .await?;
-        }
-        let consumer = api
-            .call(
-                Method::POST,
-                "/v1/consumers",
-                Some(json!({"external_id": "bench", "name": "bench"})),
-            )
-            .await?;
-        let consumer_id = consumer["id"].as_str().context("consumer id")?.to_owned();
+        let mut tenant = Tenant::create(
+            api_addr,
+            &operator_token,
+            "bench",
+            &[
+                "bench.published",
+                "fresh.published",
+                "backlog.scheduled",
+                "bad.queued",
+                "recovery.retried",
+            ],
+        )
+        .await?;
+        let (tenant_id, api_key) = (tenant.id.clone(), tenant.api.token.clone());
         let mut endpoint_ids = Vec::with_capacity(endpoints.len());
         let mut keys = Vec::new();
         for spec in endpoints {
-            let mut body = json!({
-                "consumer_id": consumer_id,
-                "destination": {"kind": "https", "url": format!("https://127.0.0.1:{port}{}", spec.path)},
-                "event_types": [spec.event_type],
-            });
-            if let Some(c) = args.endpoint_concurrency {
-                body["max_concurrency"] = json!(c);
-            }
-            let e = api.call(Method::POST, "/v1/endpoints", Some(body)).await?;
-            let id = e["id"].as_str().context("endpoint id")?.to_owned();
+            let url = format!("https://127.0.0.1:{port}{}", spec.path);
+            let id = tenant
+                .endpoint(&url, spec.event_type, args.endpoint_concurrency)
+                .await?;
             if args.verify {
-                let k = api
+                let k = tenant
+                    .api
                     .call(
                         Method::GET,
                         &format!("/v1/endpoints/{id}/signing-keys"),
@@ -535,7 +502,7 @@ impl Env {
         receiver.set_arrival_hook(Some(Arc::new(move |a| t.arrival(a))));
         Ok(Env {
             api_addr,
-            operator_token: op.token,
+            operator_token,
             port,
             api_key,
             tenant_id,
@@ -1598,55 +1565,20 @@ async fn fairness(
     let env = Env::start(args, relay, &specs).await?;
 
     // Tenant A: its own key, consumer and endpoints, and its failed messages.
-    let mut op = Api {
-        conn: Conn::plain(env.api_addr).await?,
-        token: env.operator_token.clone(),
-    };
-    let tenant = op
-        .call(
-            Method::POST,
-            "/v1/tenants",
-            Some(json!({"name": "bench-a"})),
-        )
-        .await?;
-    let a_tenant = tenant["id"].as_str().context("tenant id")?.to_owned();
-    let key = op
-        .call(
-            Method::POST,
-            &format!("/v1/tenants/{a_tenant}/api-keys"),
-            Some(json!({"environment": "live", "name": "bench-a"})),
-        )
-        .await?;
-    let mut a = Api {
-        conn: Conn::plain(env.api_addr).await?,
-        token: key["key"].as_str().context("api key")?.to_owned(),
-    };
-    a.call(
-        Method::PUT,
-        "/v1/event-types/recovery.retried",
-        Some(json!({"description": "relay bench", "schema": {"type": "object"}})),
+    let mut a = Tenant::create(
+        env.api_addr,
+        &env.operator_token,
+        "bench-a",
+        &["recovery.retried"],
     )
     .await?;
-    let consumer = a
-        .call(
-            Method::POST,
-            "/v1/consumers",
-            Some(json!({"external_id": "bench-a", "name": "bench-a"})),
-        )
-        .await?;
-    let consumer_id = consumer["id"].as_str().context("consumer id")?.to_owned();
+    let a_tenant = a.id.clone();
     let mut seed_s = 0.0;
     for j in 0..k {
-        let mut body = json!({
-            "consumer_id": consumer_id,
-            "destination": {"kind": "https", "url": format!("https://127.0.0.1:{}/a{j}", env.port)},
-            "event_types": ["recovery.retried"],
-        });
-        if let Some(c) = args.endpoint_concurrency {
-            body["max_concurrency"] = json!(c);
-        }
-        let e = a.call(Method::POST, "/v1/endpoints", Some(body)).await?;
-        let endpoint_id = e["id"].as_str().context("endpoint id")?.to_owned();
+        let url = format!("https://127.0.0.1:{}/a{j}", env.port);
+        let endpoint_id = a
+            .endpoint(&url, "recovery.retried", args.endpoint_concurrency)
+            .await?;
         let share = messages / k as u64 + u64::from((j as u64) < messages % k as u64);
         seed_s += insert_messages(
             &env,
@@ -1669,6 +1601,7 @@ async fn fairness(
     // The window: A's bulk retry starts, B publishes as before.
     let received0 = env.receiver.count();
     let job = a
+        .api
         .call(
             Method::POST,
             "/v1/messages/retry",
@@ -1681,6 +1614,7 @@ async fn fairness(
     let b_arrived = with.arrived.load(Ordering::Acquire);
     let a_delivered = (env.receiver.count() - received0).saturating_sub(b_arrived);
     let job = a
+        .api
         .call(Method::GET, &format!("/v1/jobs/{job_id}"), None)
         .await?;
     let restarted = job["affected"].as_u64().unwrap_or(0);

@@ -127,3 +127,90 @@ impl Api {
         Ok(serde_json::from_slice(&answer)?)
     }
 }
+
+/// A tenant the bench set up: its live API key's client and its consumer.
+pub struct Tenant {
+    pub id: String,
+    pub api: Api,
+    pub consumer_id: String,
+}
+
+impl Tenant {
+    /// Creates tenant `name` through the operator's API at `addr`, a live
+    /// API key, the event types `event_types` (any JSON object) and a
+    /// consumer.
+    pub async fn create(
+        addr: std::net::SocketAddr,
+        operator_token: &str,
+        name: &str,
+        event_types: &[&str],
+    ) -> anyhow::Result<Tenant> {
+        use anyhow::Context as _;
+        use serde_json::json;
+        let mut op = Api {
+            conn: Conn::plain(addr).await?,
+            token: operator_token.to_owned(),
+        };
+        let tenant = op
+            .call(Method::POST, "/v1/tenants", Some(json!({ "name": name })))
+            .await?;
+        let id = tenant["id"].as_str().context("tenant id")?.to_owned();
+        let key = op
+            .call(
+                Method::POST,
+                &format!("/v1/tenants/{id}/api-keys"),
+                Some(json!({"environment": "live", "name": name})),
+            )
+            .await?;
+        let mut api = Api {
+            conn: Conn::plain(addr).await?,
+            token: key["key"].as_str().context("api key")?.to_owned(),
+        };
+        for t in event_types {
+            api.call(
+                Method::PUT,
+                &format!("/v1/event-types/{t}"),
+                Some(json!({"description": "relay bench", "schema": {"type": "object"}})),
+            )
+            .await?;
+        }
+        let consumer = api
+            .call(
+                Method::POST,
+                "/v1/consumers",
+                Some(json!({"external_id": name, "name": name})),
+            )
+            .await?;
+        let consumer_id = consumer["id"].as_str().context("consumer id")?.to_owned();
+        Ok(Tenant {
+            id,
+            api,
+            consumer_id,
+        })
+    }
+
+    /// Creates an HTTPS endpoint at `url` subscribed to `event_type`, with
+    /// `max_concurrency` when given; returns its id.
+    pub async fn endpoint(
+        &mut self,
+        url: &str,
+        event_type: &str,
+        max_concurrency: Option<u32>,
+    ) -> anyhow::Result<String> {
+        use anyhow::Context as _;
+        use serde_json::json;
+        let mut body = json!({
+            "consumer_id": self.consumer_id,
+            "destination": {"kind": "https", "url": url},
+            "event_types": [event_type],
+        });
+        if let Some(c) = max_concurrency {
+            body["max_concurrency"] = json!(c);
+        }
+        let e = self
+            .api
+            .call(Method::POST, "/v1/endpoints", Some(body))
+            .await?;
+        Ok(e["id"].as_str().context("endpoint id")?.to_owned())
+    }
+}
