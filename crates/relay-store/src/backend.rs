@@ -431,6 +431,32 @@ macro_rules! impl_store {
                 Ok($crate::txn::built::<$db>(q).fetch_all(&self.read).await?)
             }
 
+            /// One page (by id) of `table`'s rows in `scope`, narrowed
+            /// further by `narrow`.
+            async fn list_scoped<T>(
+                &self,
+                table: &'static str,
+                scope: &Scope,
+                page: &PageRequest,
+                narrow: impl FnOnce(&mut SqlBuilder),
+                row: fn(&Row) -> Result<T>,
+                id_of: impl Fn(&T) -> &str,
+            ) -> Result<Page<T>> {
+                let mut q = SqlBuilder::new(&format!("SELECT * FROM {table} WHERE tenant_id = "));
+                q.bind(Bind::Text(scope.tenant_id.clone()))
+                    .push(" AND environment = ")
+                    .bind(Bind::Text(scope.environment.as_str().into()));
+                narrow(&mut q);
+                q.paginate("id", page);
+                let items = self
+                    .fetch_built(&q)
+                    .await?
+                    .iter()
+                    .map(row)
+                    .collect::<Result<Vec<_>>>()?;
+                Ok(to_page(items, page.limit, id_of))
+            }
+
             async fn load_event_type<'e, E>(
                 exec: E,
                 scope: &Scope,
@@ -983,18 +1009,8 @@ macro_rules! impl_store {
             }
 
             async fn list_consumers(&self, scope: &Scope, page: &PageRequest) -> Result<Page<Consumer>> {
-                let mut q = SqlBuilder::new("SELECT * FROM consumers WHERE tenant_id = ");
-                q.bind(Bind::Text(scope.tenant_id.clone()))
-                    .push(" AND environment = ")
-                    .bind(Bind::Text(scope.environment.as_str().into()))
-                    .paginate("id", page);
-                let items = self
-                    .fetch_built(&q)
-                    .await?
-                    .iter()
-                    .map(rows::consumer)
-                    .collect::<Result<Vec<_>>>()?;
-                Ok(to_page(items, page.limit, |c| &c.id))
+                self.list_scoped("consumers", scope, page, |_| {}, rows::consumer, |c| &c.id)
+                    .await
             }
 
             async fn update_consumer(
@@ -1716,18 +1732,8 @@ macro_rules! impl_store {
             }
 
             async fn list_audit(&self, scope: &Scope, page: &PageRequest) -> Result<Page<AuditEntry>> {
-                let mut q = SqlBuilder::new("SELECT * FROM audit_log WHERE tenant_id = ");
-                q.bind(Bind::Text(scope.tenant_id.clone()))
-                    .push(" AND environment = ")
-                    .bind(Bind::Text(scope.environment.as_str().into()))
-                    .paginate("id", page);
-                let items = self
-                    .fetch_built(&q)
-                    .await?
-                    .iter()
-                    .map(rows::audit_entry)
-                    .collect::<Result<Vec<_>>>()?;
-                Ok(to_page(items, page.limit, |a| &a.id))
+                self.list_scoped("audit_log", scope, page, |_| {}, rows::audit_entry, |a| &a.id)
+                    .await
             }
 
             async fn health_facts(&self, endpoint_id: &str, now: Timestamp) -> Result<HealthFacts> {
@@ -1942,19 +1948,15 @@ macro_rules! impl_store {
                 f: &MessageFilter,
                 page: &PageRequest,
             ) -> Result<Page<Message>> {
-                let mut q = SqlBuilder::new("SELECT * FROM messages WHERE tenant_id = ");
-                q.bind(Bind::Text(scope.tenant_id.clone()))
-                    .push(" AND environment = ")
-                    .bind(Bind::Text(scope.environment.as_str().into()));
-                push_message_filter(&mut q, f);
-                q.paginate("id", page);
-                let items = self
-                    .fetch_built(&q)
-                    .await?
-                    .iter()
-                    .map(rows::message)
-                    .collect::<Result<Vec<_>>>()?;
-                Ok(to_page(items, page.limit, |m| &m.id))
+                self.list_scoped(
+                    "messages",
+                    scope,
+                    page,
+                    |q| push_message_filter(q, f),
+                    rows::message,
+                    |m| &m.id,
+                )
+                .await
             }
 
             async fn list_attempts(&self, scope: &Scope, message_id: &str) -> Result<Vec<Attempt>> {
