@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{curl, printed_token, start};
+use common::{curl, printed_token, start, tenant_key};
 
 #[test]
 fn zero_configuration_generates_the_operator_token_once() {
@@ -188,20 +188,7 @@ fn secrets_never_reach_the_logs_the_attempts_or_the_metrics() {
     );
     let op = "rop_log_test_token_value";
     let json = |s: &str| -> serde_json::Value { serde_json::from_str(s).unwrap() };
-    let (_, t) = curl(
-        "POST",
-        &format!("{}/v1/tenants", relay.url),
-        op,
-        Some(r#"{"name":"a"}"#),
-    );
-    let tenant = json(&t)["id"].as_str().unwrap().to_string();
-    let (_, k) = curl(
-        "POST",
-        &format!("{}/v1/tenants/{tenant}/api-keys", relay.url),
-        op,
-        Some(r#"{"environment":"live"}"#),
-    );
-    let key = json(&k)["key"].as_str().unwrap().to_string();
+    let key = tenant_key(&relay.url, op);
     let schema = r#"{"schema":{"type":"object"}}"#;
     curl(
         "PUT",
@@ -297,20 +284,7 @@ fn signing_secrets_are_sealed_at_rest_and_a_wrong_master_key_stops_the_start() {
     let op = "rop_at_rest";
     let relay = start(dir.path(), &[("RELAY_OPERATOR_TOKEN", op)]);
     let json = |s: &str| -> serde_json::Value { serde_json::from_str(s).unwrap() };
-    let (_, t) = curl(
-        "POST",
-        &format!("{}/v1/tenants", relay.url),
-        op,
-        Some(r#"{"name":"a"}"#),
-    );
-    let tenant = json(&t)["id"].as_str().unwrap().to_string();
-    let (_, k) = curl(
-        "POST",
-        &format!("{}/v1/tenants/{tenant}/api-keys", relay.url),
-        op,
-        Some(r#"{"environment":"live"}"#),
-    );
-    let key = json(&k)["key"].as_str().unwrap().to_string();
+    let key = tenant_key(&relay.url, op);
     let (_, c) = curl(
         "POST",
         &format!("{}/v1/consumers", relay.url),

@@ -107,3 +107,23 @@ pub fn curl(method: &str, url: &str, token: &str, body: Option<&str>) -> (u16, S
     let (body, status) = text.rsplit_once('\n').unwrap_or(("", "0"));
     (status.trim().parse().unwrap_or(0), body.to_string())
 }
+
+/// Creates a tenant with the operator token `op` and returns a live API key
+/// for it.
+pub fn tenant_key(url: &str, op: &str) -> String {
+    let json = |s: &str| -> serde_json::Value { serde_json::from_str(s).unwrap() };
+    let (_, t) = curl(
+        "POST",
+        &format!("{url}/v1/tenants"),
+        op,
+        Some(r#"{"name":"a"}"#),
+    );
+    let tenant = json(&t)["id"].as_str().unwrap().to_string();
+    let (_, k) = curl(
+        "POST",
+        &format!("{url}/v1/tenants/{tenant}/api-keys"),
+        op,
+        Some(r#"{"environment":"live"}"#),
+    );
+    json(&k)["key"].as_str().unwrap().to_string()
+}
