@@ -146,8 +146,9 @@ struct Claim {
 /// So for an endpoint limited by concurrency alone (no rate limit, circuit
 /// closed) a claim also leases up to [`AHEAD_DEPTH`] × `max_concurrency`
 /// more, queued here; an attempt that finishes starts the next one of its
-/// endpoint at once, and the queue is refilled once half of it is used. What cannot start (the
-/// circuit opened, or it waited half a lease) is given back unattempted.
+/// endpoint at once, and the queue is refilled once half of it is used.
+/// What cannot start (the circuit opened, or it waited half a lease) is
+/// given back unattempted.
 struct Ahead {
     claimed: relay_store::Claimed,
     permit: tokio::sync::OwnedSemaphorePermit,

@@ -116,30 +116,7 @@ pub fn live_claim(
             format!("{column} NOT IN ({})", full.join(", "))
         }
     };
-    let whens: Vec<(String, String)> = most_constrained(room)
-        .into_iter()
-        .map(|(e, r)| {
-            let e = q.param(Bind::Text(e.clone()));
-            let then = match r {
-                Room::Left(n) => q.param(Bind::Int(i64::from(*n))),
-                Room::Used(n) => {
-                    format!("e.max_concurrency - {}", q.param(Bind::Int(i64::from(*n))))
-                }
-            };
-            (e, then)
-        })
-        .collect();
-    let cap = |column: &str| {
-        if whens.is_empty() {
-            return "e.max_concurrency".to_string();
-        }
-        let mut case = String::from("CASE");
-        for (e, then) in &whens {
-            case.push_str(&format!(" WHEN {column} = {e} THEN {then}"));
-        }
-        case.push_str(" ELSE e.max_concurrency END");
-        case
-    };
+    let caps = Caps::bind(&mut q, room);
     let (due_ix, ep_ix) = (d.due_index, d.endpoint_index);
     let live = "m.state = 'scheduled' AND m.priority = 0";
     q.push(&format!(
@@ -181,13 +158,53 @@ pub fn live_claim(
         id_in = d.id_in.0,
         id_in_end = d.id_in.1,
         skip = d.skip_locked,
-        cap_w = cap("w.endpoint_id"),
-        cap_t = cap("t.endpoint_id"),
+        cap_w = caps.of("w.endpoint_id"),
+        cap_t = caps.of("t.endpoint_id"),
         not_full_w = not_full("w.endpoint_id"),
         not_full_ep = not_full("ep.endpoint_id"),
         take_each = d.take_each,
     ));
     q
+}
+
+/// How many messages a claim may take of each endpoint, as SQL over the
+/// endpoint joined as `e`: its room where it is spelled out (the
+/// [`most_constrained`]), else its `max_concurrency`. The values are bound
+/// once, so the SQL may appear in several places of one statement.
+pub struct Caps(Vec<(String, String)>);
+
+impl Caps {
+    /// Binds the spelled-out rooms of `room` in `q`.
+    pub fn bind(q: &mut SqlBuilder, room: &std::collections::HashMap<String, Room>) -> Caps {
+        Caps(
+            most_constrained(room)
+                .into_iter()
+                .map(|(e, r)| {
+                    let e = q.param(Bind::Text(e.clone()));
+                    let then = match r {
+                        Room::Left(n) => q.param(Bind::Int(i64::from(*n))),
+                        Room::Used(n) => {
+                            format!("e.max_concurrency - {}", q.param(Bind::Int(i64::from(*n))))
+                        }
+                    };
+                    (e, then)
+                })
+                .collect(),
+        )
+    }
+
+    /// The cap of the endpoint whose id is `column`.
+    pub fn of(&self, column: &str) -> String {
+        if self.0.is_empty() {
+            return "e.max_concurrency".to_string();
+        }
+        let mut case = String::from("CASE");
+        for (e, then) in &self.0 {
+            case.push_str(&format!(" WHEN {column} = {e} THEN {then}"));
+        }
+        case.push_str(" ELSE e.max_concurrency END");
+        case
+    }
 }
 
 /// The start of a claim's statement: lease to `req.owner` until

@@ -167,8 +167,10 @@ struct Statistics {
     last: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
-/// The tables the hot path's plans depend on.
-const HOT_TABLES: &str = "events, messages, attempts, endpoint_latency";
+/// Refreshes the statistics of the tables the hot path's plans depend on
+/// (`SKIP_LOCKED`: another node's `ANALYZE` of a table is as good).
+const ANALYZE_HOT_TABLES: &str =
+    "ANALYZE (SKIP_LOCKED) events, messages, attempts, endpoint_latency";
 /// New messages before the first `ANALYZE`.
 const FIRST_ANALYZE: u64 = 1_000;
 
@@ -204,9 +206,7 @@ impl Txns {
         }
         let pool = self.pool.clone();
         let refresh = tokio::spawn(async move {
-            // SKIP_LOCKED: another node's ANALYZE of a table is as good.
-            let sql = format!("ANALYZE (SKIP_LOCKED) {HOT_TABLES}");
-            if let Err(e) = sqlx::query(sqlx::AssertSqlSafe(sql)).execute(&pool).await {
+            if let Err(e) = sqlx::query(ANALYZE_HOT_TABLES).execute(&pool).await {
                 tracing::warn!(error = %e, "refreshing the planner's statistics failed");
             }
         });

@@ -589,23 +589,8 @@ async fn claim_recovery<X: Exec>(
             " WHERE id IN (SELECT r.id FROM (SELECT c.id, c.next_attempt_at, \
              ROW_NUMBER() OVER (PARTITION BY c.endpoint_id ORDER BY c.next_attempt_at, c.id) AS rn, ",
         );
-    let known = crate::backend::most_constrained(room);
-    if known.is_empty() {
-        q.push("e.max_concurrency");
-    } else {
-        q.push("CASE");
-        for (endpoint, r) in known {
-            q.push(" WHEN c.endpoint_id = ")
-                .bind(Bind::Text(endpoint.clone()));
-            match r {
-                Room::Left(n) => q.push(" THEN ").bind(Bind::Int(i64::from(*n))),
-                Room::Used(n) => q
-                    .push(" THEN e.max_concurrency - ")
-                    .bind(Bind::Int(i64::from(*n))),
-            };
-        }
-        q.push(" ELSE e.max_concurrency END");
-    }
+    let caps = crate::backend::Caps::bind(&mut q, room);
+    q.push(&caps.of("c.endpoint_id"));
     q.push(
         " AS cap FROM (SELECT id, endpoint_id, next_attempt_at FROM messages WHERE state = 'scheduled'",
     );
