@@ -24,6 +24,7 @@
 //! completions, release the remaining leases.
 
 pub mod attempt;
+pub mod intake;
 pub mod lanes;
 pub mod metrics;
 
@@ -119,8 +120,15 @@ pub struct Dispatcher {
     recovery_cursor: std::sync::Mutex<Option<String>>,
     /// Signalled when a recovery slot frees up after all were taken.
     recovery_freed: Notify,
-    /// Messages leased ahead, per endpoint (see [`Ahead`]).
-    ahead: std::sync::Mutex<HashMap<String, VecDeque<Ahead>>>,
+    /// Messages leased ahead, per endpoint (see [`Ahead`]), and room
+    /// reserved for messages leased at publish ([`intake`]).
+    ahead: Arc<std::sync::Mutex<AheadState>>,
+    /// In-flight permits (`max_in_flight`): an attempt, or a message leased
+    /// ahead, holds one until its completion is written.
+    permits: Arc<Semaphore>,
+    /// Signalled when messages leased at publish were queued: the loop
+    /// starts what can start, without claiming.
+    intake_ready: Notify,
     /// Set when the loop stops claiming: nothing leased ahead starts then.
     stopping: std::sync::atomic::AtomicBool,
     /// Recovery attempts that may start now (`recovery_per_second`), and when
@@ -155,6 +163,35 @@ struct Ahead {
     at: relay_core::time::Timestamp,
 }
 
+/// The dispatcher's messages leased ahead, and what publishes reserved.
+#[derive(Default)]
+struct AheadState {
+    /// Endpoint → its messages leased ahead, oldest first.
+    queues: HashMap<String, VecDeque<Ahead>>,
+    /// How many `queues` hold in all.
+    queued: usize,
+    /// Endpoint → room reserved by publishes not committed yet.
+    reserved: HashMap<String, u32>,
+    /// How many `reserved` holds in all.
+    reserved_total: usize,
+    /// Endpoints a publish scheduled live messages for (they were not
+    /// leased at publish), each with the mark of the latest: new messages
+    /// are not leased at publish ahead of those. A claim that started after
+    /// the mark and found none of the endpoint's due live messages left
+    /// clears it.
+    backlog: HashMap<String, u64>,
+    /// The latest mark given out.
+    marks: u64,
+}
+
+impl AheadState {
+    /// Queued and reserved for `endpoint_id`.
+    fn held(&self, endpoint_id: &str) -> u32 {
+        self.queues.get(endpoint_id).map_or(0, |q| q.len() as u32)
+            + self.reserved.get(endpoint_id).copied().unwrap_or(0)
+    }
+}
+
 impl Dispatcher {
     pub fn new(
         store: Arc<dyn Store>,
@@ -163,7 +200,7 @@ impl Dispatcher {
         master: MasterKey,
         config: EngineConfig,
     ) -> Arc<Self> {
-        let config_breaker = config.breaker;
+        let (config_breaker, config_max_in_flight) = (config.breaker, config.max_in_flight);
         Arc::new(Dispatcher {
             attempter: Arc::new(Attempter {
                 store,
@@ -179,6 +216,8 @@ impl Dispatcher {
             recovery_cursor: Default::default(),
             recovery_freed: Notify::new(),
             ahead: Default::default(),
+            permits: Arc::new(Semaphore::new(config_max_in_flight)),
+            intake_ready: Notify::new(),
             stopping: Default::default(),
             recovery_tokens: std::sync::Mutex::new((0.0, relay_core::time::Timestamp(0))),
         })
@@ -212,18 +251,27 @@ impl Dispatcher {
         let now = a.clock.now();
         let lease_until = now.plus_millis(a.config.lease.as_millis() as i64);
         let mut room = self.lanes.room(now);
+        // Backlog marks given out before this claim (see `AheadState`).
+        let marks_seen = self.ahead.lock().map(|s| s.marks).unwrap_or(0);
         // Endpoint → how many more may be leased ahead.
         let mut ahead_room: HashMap<String, u32> = HashMap::new();
         if look_ahead {
-            let queued: HashMap<String, u32> = self
+            let (queued, total): (HashMap<String, u32>, u32) = self
                 .ahead
                 .lock()
-                .map(|m| m.iter().map(|(e, q)| (e.clone(), q.len() as u32)).collect())
+                .map(|s| {
+                    let held = s
+                        .queues
+                        .keys()
+                        .chain(s.reserved.keys())
+                        .map(|e| (e.clone(), s.held(e)))
+                        .collect();
+                    (held, (s.queued + s.reserved_total) as u32)
+                })
                 .unwrap_or_default();
             // Messages leased ahead hold in-flight permits: at most a quarter
             // of them, and half of what this claim may take, so the other
             // endpoints always have permits to start with.
-            let total: u32 = queued.values().sum();
             let mut budget = (a.config.max_in_flight as u32 / 4)
                 .saturating_sub(total)
                 .min(limit / 2);
@@ -268,6 +316,9 @@ impl Dispatcher {
             *c = batch.recovery_first;
         }
         let claimed = batch.claimed;
+        if (claimed.len() as u32) < limit {
+            self.clear_backlog(&room, &claimed, marks_seen);
+        }
         if let Some(oldest) = claimed
             .iter()
             .filter_map(|c| c.message.next_attempt_at)
@@ -307,6 +358,40 @@ impl Dispatcher {
         })
     }
 
+    /// After a claim that took fewer than it could (so it took every due
+    /// live message of an endpoint that had room left), lets publishes lease
+    /// again for the endpoints it left room in: their backlog, as marked up
+    /// to `marks_seen`, is gone.
+    fn clear_backlog(
+        &self,
+        room: &[(String, u32)],
+        claimed: &[relay_store::Claimed],
+        marks_seen: u64,
+    ) {
+        let Ok(mut s) = self.ahead.lock() else {
+            return;
+        };
+        if s.backlog.is_empty() {
+            return;
+        }
+        let mut taken: HashMap<&str, (u32, u32)> = HashMap::new();
+        for c in claimed.iter().filter(|c| !c.recovery) {
+            let t = taken
+                .entry(&c.endpoint.id)
+                .or_insert((0, c.endpoint.max_concurrency));
+            t.0 += 1;
+        }
+        let offered: HashMap<&str, u32> = room.iter().map(|(e, n)| (e.as_str(), *n)).collect();
+        s.backlog.retain(|endpoint, mark| {
+            let (took, max) = taken
+                .get(endpoint.as_str())
+                .copied()
+                .unwrap_or((0, u32::MAX));
+            let cap = offered.get(endpoint.as_str()).copied().unwrap_or(max);
+            *mark > marks_seen || took >= cap
+        });
+    }
+
     /// Whole recovery attempts that may start at `now` under
     /// `recovery_per_second` (a bucket of a tenth of a second's worth, so
     /// recovery runs smoothly instead of in bursts).
@@ -339,8 +424,10 @@ impl Dispatcher {
     fn queue_ahead(&self, ahead: Vec<(relay_store::Claimed, tokio::sync::OwnedSemaphorePermit)>) {
         let at = self.attempter.clock.now();
         if let Ok(mut m) = self.ahead.lock() {
+            m.queued += ahead.len();
             for (claimed, permit) in ahead {
-                m.entry(claimed.endpoint.id.clone())
+                m.queues
+                    .entry(claimed.endpoint.id.clone())
                     .or_default()
                     .push_back(Ahead {
                         claimed,
@@ -365,15 +452,16 @@ impl Dispatcher {
         }
         let now = self.attempter.clock.now();
         let mut m = self.ahead.lock().ok()?;
-        let q = m.get_mut(endpoint_id)?;
+        let q = m.queues.get_mut(endpoint_id)?;
         let front = q.front()?;
         if self.too_old(front.at, now) || !self.admit(&front.claimed, now) {
             return None;
         }
         let next = q.pop_front();
         if q.is_empty() {
-            m.remove(endpoint_id);
+            m.queues.remove(endpoint_id);
         }
+        m.queued -= 1;
         self.attempter
             .metrics
             .ahead_started
@@ -391,7 +479,7 @@ impl Dispatcher {
         let Ok(mut m) = self.ahead.lock() else {
             return (start, give_back);
         };
-        for (endpoint_id, q) in m.iter_mut() {
+        for (endpoint_id, q) in m.queues.iter_mut() {
             while let Some(front) = q.front() {
                 if self.too_old(front.at, now) {
                     give_back.extend(q.pop_front());
@@ -405,7 +493,8 @@ impl Dispatcher {
                 give_back.extend(q.drain(..));
             }
         }
-        m.retain(|_, q| !q.is_empty());
+        m.queues.retain(|_, q| !q.is_empty());
+        m.queued = m.queues.values().map(VecDeque::len).sum();
         (start, give_back)
     }
 
@@ -662,6 +751,9 @@ impl Dispatcher {
         wake: Arc<Notify>,
         shutdown: watch::Receiver<bool>,
     ) -> tokio::task::JoinHandle<()> {
+        // New messages of this process's publishes may come leased (see
+        // `intake`); until the loop stops.
+        self.store().set_intake(Some(self.intake()));
         if let Err(e) = self.store().listen_for_wakeups(wake.clone()).await {
             tracing::warn!(error = %e, "cannot listen for wake-ups from other nodes; polling instead");
         }
@@ -688,7 +780,7 @@ impl Dispatcher {
 
     async fn run(self: Arc<Self>, wake: Arc<Notify>, mut shutdown: watch::Receiver<bool>) {
         let cfg = self.config().clone();
-        let permits = Arc::new(Semaphore::new(cfg.max_in_flight));
+        let permits = self.permits.clone();
         // A permit is held until the attempt's completion is committed, so
         // `max_in_flight` also bounds what a crash can leave attempted but
         // unrecorded (the duplicates after a restart), and a slow database
@@ -703,6 +795,10 @@ impl Dispatcher {
         if let Err(e) = self.rescue().await {
             tracing::error!(error = %e, "lease rescue failed");
         }
+        // False after a wake-up for messages leased at publish alone: they
+        // need starting, not a claim. The last claim's `next_due` stands.
+        let mut claim_now = true;
+        let mut last_due = None;
         loop {
             if *shutdown.borrow() {
                 break;
@@ -725,8 +821,8 @@ impl Dispatcher {
             let free = permits.available_permits().min(cfg.claim_batch as usize) as u32;
             let mut claimed_full = false;
             // As the claim read it (else read below).
-            let mut next_due = None;
-            if free > 0 {
+            let mut next_due = if claim_now { None } else { last_due };
+            if free > 0 && claim_now {
                 match self.claim(free, true).await {
                     Ok(Claim {
                         admitted: claimed,
@@ -734,6 +830,7 @@ impl Dispatcher {
                         next_due: due,
                     }) => {
                         next_due = Some(due);
+                        last_due = next_due;
                         claimed_full = (claimed.len() + ahead.len()) as u32 == free;
                         for c in claimed {
                             let Ok(permit) = permits.clone().acquire_owned().await else {
@@ -793,7 +890,7 @@ impl Dispatcher {
             // While messages are leased ahead, sweep them now and then: the
             // attempts that would start them may all have ended (a circuit
             // opened), or they may have waited too long.
-            let wait = if self.ahead.lock().is_ok_and(|m| !m.is_empty()) {
+            let wait = if self.ahead.lock().is_ok_and(|m| !m.queues.is_empty()) {
                 wait.min(AHEAD_SWEEP)
             } else {
                 wait
@@ -821,8 +918,10 @@ impl Dispatcher {
                     std::future::pending::<()>().await;
                 }
             };
+            claim_now = true;
             tokio::select! {
                 _ = wake.notified() => {}
+                _ = self.intake_ready.notified() => claim_now = false,
                 _ = tokio::time::sleep(wait) => {}
                 _ = permit_freed => {}
                 _ = lane_freed => {}
@@ -833,8 +932,10 @@ impl Dispatcher {
         // leases are released below); let attempts finish within the grace.
         self.stopping
             .store(true, std::sync::atomic::Ordering::Relaxed);
+        self.store().set_intake(None);
         if let Ok(mut m) = self.ahead.lock() {
-            m.clear();
+            m.queues.clear();
+            m.queued = 0;
         }
         tracing::info!("dispatcher stopping: waiting for attempts in flight");
         let finished = tokio::time::timeout(cfg.shutdown_grace, async {

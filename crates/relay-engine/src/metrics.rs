@@ -71,6 +71,8 @@ pub struct Metrics {
     pub ahead_started: AtomicU64,
     /// Messages leased ahead and given back unattempted.
     pub ahead_given_back: AtomicU64,
+    /// Messages leased at publish, handed over without a claim.
+    pub leased_at_publish: AtomicU64,
 }
 
 impl Metrics {
@@ -144,6 +146,11 @@ impl Metrics {
                 "relay_leased_ahead_given_back_total",
                 "Messages leased ahead and given back unattempted.",
                 self.ahead_given_back.load(Ordering::Relaxed),
+            ),
+            (
+                "relay_leased_at_publish_total",
+                "Messages leased as they were published and handed to this process's dispatcher (no claim).",
+                self.leased_at_publish.load(Ordering::Relaxed),
             ),
         ];
         for (name, help, v) in counters {

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use common::{Env, Setup, WAIT};
 use relay_core::model::MessageState;
+use relay_core::time::Clock;
 use relay_receiver::Behavior;
 use tokio::sync::{Notify, watch};
 
@@ -43,6 +44,8 @@ async fn started(
 #[tokio::test]
 async fn an_in_process_wake_up_starts_the_attempt_at_once() {
     let (e, wake, stop, handle) = started(Setup::default()).await.unwrap();
+    // Not leased at publish: scheduled, so only the wake-up can start it.
+    e.store().set_intake(None);
     let t0 = Instant::now();
     e.publish("evt_wake", DATA).await;
     wake.notify_one();
@@ -51,6 +54,80 @@ async fn an_in_process_wake_up_starts_the_attempt_at_once() {
     stop.send(true).unwrap();
     handle.await.unwrap();
     assert_eq!(e.only_message().await.state, MessageState::Delivered);
+}
+
+#[tokio::test]
+async fn a_publish_hands_its_messages_to_the_running_dispatcher_without_a_claim() {
+    // No wake-up and a poll of ten minutes: only the hand-over can start them.
+    let (e, _wake, stop, handle) = started(Setup::default()).await.unwrap();
+    for i in 0..5 {
+        let out = e.publish(&format!("evt_handed_{i}"), DATA).await;
+        assert_eq!((out.messages_created, out.messages_leased), (1, 1));
+    }
+    e.receiver.wait_for(5, WAIT).await.unwrap();
+    let metrics = e.dispatcher.metrics();
+    assert_eq!(
+        metrics
+            .leased_at_publish
+            .load(std::sync::atomic::Ordering::Relaxed),
+        5
+    );
+    stop.send(true).unwrap();
+    handle.await.unwrap();
+    let messages = e.messages().await;
+    assert!(
+        messages
+            .iter()
+            .all(|m| m.state == MessageState::Delivered && m.attempts_used == 1),
+        "each delivered once: {messages:?}"
+    );
+    assert_eq!(e.receiver.count(), 5);
+    // A stopped dispatcher takes nothing more.
+    let out = e.publish("evt_after_stop", DATA).await;
+    assert_eq!(out.messages_leased, 0);
+}
+
+#[tokio::test]
+async fn publishes_lease_within_the_lane_and_never_ahead_of_a_backlog() {
+    let e = Env::start(Setup {
+        tune: |c| c.max_in_flight = 40,
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let intake = e.dispatcher.intake();
+    let now = e.clock.now();
+    let endpoint = |id, max_concurrency, rate_limited| relay_store::IntakeEndpoint {
+        id,
+        max_concurrency,
+        rate_limited,
+    };
+    // A lane of 2 takes 2 × (1 + AHEAD_DEPTH) at publish, then no more.
+    let depth = 2 * (1 + relay_engine::AHEAD_DEPTH as usize);
+    let mut held: Vec<_> = (0..depth)
+        .map(|_| intake.reserve(&endpoint("ep_a", 2, false), now))
+        .collect::<Option<_>>()
+        .expect("room for a lane and its look-ahead");
+    assert!(intake.reserve(&endpoint("ep_a", 2, false), now).is_none());
+    // That message was scheduled: room freed later goes to it first.
+    held.pop();
+    assert!(
+        intake.reserve(&endpoint("ep_a", 2, false), now).is_none(),
+        "not ahead of the backlog"
+    );
+    // Rate-limited endpoints are always claimed.
+    assert!(intake.reserve(&endpoint("ep_r", 5, true), now).is_none());
+    // Within a quarter of max_in_flight (10) in all.
+    let more: Vec<_> = (0..10)
+        .map_while(|_| intake.reserve(&endpoint("ep_b", 100, false), now))
+        .collect();
+    assert_eq!(held.len() + more.len(), 10);
+    drop(more);
+    drop(held);
+    // A claim that finds none of ep_a's due messages left (there are none in
+    // this database) clears its backlog.
+    e.dispatcher.run_once().await.unwrap();
+    assert!(intake.reserve(&endpoint("ep_a", 2, false), now).is_some());
 }
 
 #[tokio::test]

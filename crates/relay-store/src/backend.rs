@@ -21,7 +21,7 @@ pub enum Bind {
     OptText(Option<String>),
 }
 
-/// Messages inserted per statement when a publish fans out (10 values a row,
+/// Messages inserted per statement when a publish fans out (13 values a row,
 /// well under both backends' limits on bound parameters).
 pub const FANOUT_CHUNK: usize = 200;
 
@@ -257,6 +257,9 @@ pub struct NewMessage<'a> {
     pub state: relay_core::model::MessageState,
     /// Created (and, when scheduled, due) at.
     pub at: relay_core::time::Timestamp,
+    /// Leased at once (`in_flight`) to this owner until then (see
+    /// [`crate::Intake`]).
+    pub lease: Option<(&'a str, relay_core::time::Timestamp)>,
 }
 
 /// Events inserted per statement (13 values a row).
@@ -533,11 +536,18 @@ macro_rules! impl_store {
 
             /// One publish in its own transaction. Another node that stored
             /// the same id first (a uniqueness violation) makes it a duplicate.
-            async fn publish_alone(txns: &dialect::Txns, item: (Scope, NewEvent)) -> Result<PublishOutcome> {
+            async fn publish_alone(
+                txns: &dialect::Txns,
+                item: (Scope, NewEvent),
+                intake: Option<std::sync::Arc<dyn $crate::Intake>>,
+            ) -> Result<PublishOutcome> {
                 let key = (item.0.clone(), item.1.id.clone());
                 let items = vec![item];
+                let handover = intake.clone();
                 let result = txns.run($crate::txn::Commit::Durable, move |x| {
-                    Box::pin(async move { $crate::txn::publish_batch(x, &items).await })
+                    Box::pin(async move {
+                        $crate::txn::publish_batch(x, &items, intake.as_deref()).await
+                    })
                 })
                 .await;
                 match result {
@@ -552,9 +562,20 @@ macro_rules! impl_store {
                         .fetch_optional(txns.pool())
                         .await?
                         .ok_or(StoreError::NotFound)?;
-                        Ok(PublishOutcome { event: rows::event(&row)?, messages_created: 0, duplicate: true })
+                        Ok(PublishOutcome {
+                            event: rows::event(&row)?,
+                            messages_created: 0,
+                            duplicate: true,
+                            messages_leased: 0,
+                        })
                     }
-                    other => other.map(|mut v| v.remove(0)),
+                    Err(e) => Err(e),
+                    Ok(mut published) => {
+                        if let Some(intake) = handover {
+                            intake.take(std::mem::take(&mut published.leased));
+                        }
+                        Ok(published.outcomes.remove(0))
+                    }
                 }
             }
 
@@ -563,6 +584,7 @@ macro_rules! impl_store {
             pub(crate) async fn run_publishes(
                 txns: dialect::Txns,
                 mut rx: tokio::sync::mpsc::Receiver<$crate::group::PublishJob>,
+                intake: $crate::group::IntakeSlot,
             ) {
                 let mut batch = Vec::with_capacity($crate::group::PUBLISH_BATCH);
                 while let Some(first) = rx.recv().await {
@@ -576,10 +598,13 @@ macro_rules! impl_store {
                     let (items, replies): (Vec<(Scope, NewEvent)>, Vec<_>) =
                         batch.drain(..).map(|j| ((j.scope, j.event), j.reply)).unzip();
                     let items = std::sync::Arc::new(items);
+                    let intake = $crate::group::intake_of(&intake);
                     let together = if items.len() > 1 {
-                        let shared = items.clone();
+                        let (shared, intake) = (items.clone(), intake.clone());
                         txns.run($crate::txn::Commit::Durable, move |x| {
-                            Box::pin(async move { $crate::txn::publish_batch(x, &shared).await })
+                            Box::pin(async move {
+                                $crate::txn::publish_batch(x, &shared, intake.as_deref()).await
+                            })
                         })
                         .await
                         .ok()
@@ -589,15 +614,20 @@ macro_rules! impl_store {
                     // Counted before the answers: the count is the store's
                     // once a publisher has its answer.
                     match together {
-                        Some(outcomes) => {
+                        Some(published) => {
+                            let outcomes = published.outcomes;
                             txns.wrote(outcomes.iter().map(|o| o.messages_created).sum());
+                            if let Some(intake) = &intake {
+                                intake.take(published.leased);
+                            }
                             for (reply, outcome) in replies.into_iter().zip(outcomes) {
                                 let _ = reply.send(Ok(outcome));
                             }
                         }
                         None => {
                             for (item, reply) in items.iter().zip(replies) {
-                                let result = Self::publish_alone(&txns, item.clone()).await;
+                                let result =
+                                    Self::publish_alone(&txns, item.clone(), intake.clone()).await;
                                 if let Ok(outcome) = &result {
                                     txns.wrote(outcome.messages_created);
                                 }
@@ -1924,6 +1954,12 @@ macro_rules! impl_store {
                 .await?;
                 tx.commit().await?;
                 Ok(())
+            }
+
+            fn set_intake(&self, intake: Option<std::sync::Arc<dyn $crate::Intake>>) {
+                if let Ok(mut slot) = self.intake.write() {
+                    *slot = intake;
+                }
             }
 
             async fn publish(&self, scope: &Scope, event: NewEvent) -> Result<PublishOutcome> {

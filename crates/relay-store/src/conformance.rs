@@ -988,6 +988,125 @@ pub async fn claims_lease_due_messages_with_their_delivery_context(s: &dyn Store
     assert_eq!(m.state, MessageState::InFlight);
 }
 
+/// An [`crate::Intake`] with room for the endpoints listed, that keeps what
+/// it is handed and counts its reservations still alive.
+struct TestIntake {
+    room_for: Vec<String>,
+    taken: std::sync::Mutex<Vec<crate::Claimed>>,
+    alive: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+/// A [`TestIntake`] reservation: alive until dropped.
+struct TestReservation(Arc<std::sync::atomic::AtomicUsize>);
+
+impl Drop for TestReservation {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+impl crate::Intake for TestIntake {
+    fn owner(&self) -> &str {
+        "intake"
+    }
+    fn lease_millis(&self) -> i64 {
+        30_000
+    }
+    fn reserve(&self, e: &crate::IntakeEndpoint<'_>, _now: Timestamp) -> Option<crate::Reserved> {
+        assert_eq!(e.max_concurrency, 10);
+        assert!(!e.rate_limited);
+        self.room_for.iter().any(|id| id == e.id).then(|| {
+            self.alive.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            crate::Reserved(Box::new(TestReservation(self.alive.clone())))
+        })
+    }
+    fn take(&self, leased: Vec<(crate::Reserved, crate::Claimed)>) {
+        let mut taken = self.taken.lock().unwrap();
+        taken.extend(leased.into_iter().map(|(_, c)| c));
+    }
+}
+
+pub async fn publishes_lease_what_the_intake_has_room_for(s: &dyn Store) {
+    let t = tenant(s, "a").await;
+    let live = scope(&t, Environment::Live);
+    let c = consumer(s, &live, "c").await;
+    let roomy = endpoint(s, &live, &c.id, &["order.shipped"]).await;
+    let full = endpoint(s, &live, &c.id, &["order.shipped"]).await;
+    let intake = Arc::new(TestIntake {
+        room_for: vec![roomy.id.clone()],
+        taken: Default::default(),
+        alive: Default::default(),
+    });
+    s.set_intake(Some(intake.clone()));
+    let out = s
+        .publish(&live, new_event("evt_1", "order.shipped", Some("order/1")))
+        .await
+        .unwrap();
+    assert_eq!((out.messages_created, out.messages_leased), (2, 1));
+    let taken = std::mem::take(&mut *intake.taken.lock().unwrap());
+    assert_eq!(taken.len(), 1, "handed over once committed");
+    assert_eq!(
+        intake.alive.load(std::sync::atomic::Ordering::SeqCst),
+        0,
+        "every reservation is released"
+    );
+    let leased = &taken[0];
+    // What a claim would have read for it.
+    assert_eq!(leased.endpoint, roomy);
+    assert_eq!(leased.source, "/consumers/c");
+    assert_eq!(leased.tenant_id, live.tenant_id);
+    assert_eq!(leased.event, out.event);
+    assert_eq!(leased.event.seq, Some(1));
+    assert_eq!(leased.lease_version, 1);
+    assert!(!leased.recovery);
+    let stored = s
+        .get_message(&live, &leased.message.id)
+        .await
+        .unwrap()
+        .expect("stored");
+    assert_eq!(stored, leased.message);
+    assert_eq!(stored.state, MessageState::InFlight);
+    // The endpoint without room got a scheduled message: the only one a
+    // claim finds.
+    let claimed = s
+        .claim_due("w1", T0, T0.plus_seconds(30), 10, &[])
+        .await
+        .unwrap();
+    assert_eq!(claimed.len(), 1);
+    assert_eq!(claimed[0].endpoint.id, full.id);
+    // The lease taken at publish completes like a claimed one.
+    let applied = s
+        .complete(&[completion(leased, "intake", delivered(leased))])
+        .await
+        .unwrap();
+    assert_eq!(applied, vec![true]);
+    // Publishes that share a transaction each get theirs.
+    let outs = futures_util::future::join_all(
+        (2..6).map(|i| s.publish(&live, new_event(&format!("evt_{i}"), "order.shipped", None))),
+    )
+    .await;
+    for out in outs {
+        assert_eq!(out.unwrap().messages_leased, 1);
+    }
+    let taken = std::mem::take(&mut *intake.taken.lock().unwrap());
+    assert_eq!(taken.len(), 4);
+    assert!(taken.iter().all(|c| c.endpoint.id == roomy.id));
+    // A lease taken at publish that is never completed expires and is
+    // rescued, like any other (these four and w1's claim).
+    assert_eq!(
+        s.rescue_expired_leases(T0.plus_seconds(31)).await.unwrap(),
+        5
+    );
+    // Without an intake, everything is scheduled.
+    s.set_intake(None);
+    let out = s
+        .publish(&live, new_event("evt_9", "order.shipped", None))
+        .await
+        .unwrap();
+    assert_eq!((out.messages_created, out.messages_leased), (2, 0));
+    assert!(intake.taken.lock().unwrap().is_empty());
+}
+
 pub async fn concurrent_claimers_never_share_a_message(s: &dyn Store) {
     let t = tenant(s, "a").await;
     let live = scope(&t, Environment::Live);

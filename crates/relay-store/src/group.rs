@@ -13,7 +13,18 @@
 //! whose caller goes away is still committed; publishing the same event id
 //! again is idempotent.
 
-use crate::{NewEvent, PublishOutcome, Result, Scope};
+use std::sync::{Arc, RwLock};
+
+use crate::{Intake, NewEvent, PublishOutcome, Result, Scope};
+
+/// The store's [`Intake`], shared with its committer (see
+/// [`crate::Store::set_intake`]).
+pub type IntakeSlot = Arc<RwLock<Option<Arc<dyn Intake>>>>;
+
+/// The intake set now, if any.
+pub fn intake_of(slot: &IntakeSlot) -> Option<Arc<dyn Intake>> {
+    slot.read().ok().and_then(|i| i.clone())
+}
 
 /// Publishes written in one transaction at most.
 pub const PUBLISH_BATCH: usize = 256;

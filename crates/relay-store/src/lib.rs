@@ -164,6 +164,46 @@ pub struct PublishOutcome {
     pub messages_created: u64,
     /// True when an event with this id already existed; nothing was created.
     pub duplicate: bool,
+    /// Of `messages_created`, those leased at publish to this process's
+    /// dispatcher (see [`Intake`]): nobody needs waking for them.
+    pub messages_leased: u64,
+}
+
+/// The dispatcher of the publishing process, taking new messages as they are
+/// written ("lease at publish"). A message whose endpoint's lane has room is
+/// inserted already leased to [`Intake::owner`] and handed over after the
+/// publish commits, so it skips the claim: its update, its reads and a
+/// writer transaction. A hand-over that is lost (the process stops) is a
+/// lease that expires and is rescued, as for any claim.
+pub trait Intake: Send + Sync {
+    /// The lease owner messages taken at publish get.
+    fn owner(&self) -> &str;
+    /// How long their lease lasts, in milliseconds.
+    fn lease_millis(&self) -> i64;
+    /// Room for one more new message of `endpoint` at `now`: a reservation
+    /// (released when dropped), or `None` and the message is scheduled.
+    fn reserve(&self, endpoint: &IntakeEndpoint<'_>, now: Timestamp) -> Option<Reserved>;
+    /// Messages leased at publish, after their publish committed, each with
+    /// its reservation.
+    fn take(&self, leased: Vec<(Reserved, Claimed)>);
+}
+
+/// What [`Intake::reserve`] is told of the endpoint (as the publish read it).
+#[derive(Debug, Clone, Copy)]
+pub struct IntakeEndpoint<'a> {
+    pub id: &'a str,
+    pub max_concurrency: u32,
+    pub rate_limited: bool,
+}
+
+/// An [`Intake`]'s reservation of room for one message; whatever it holds is
+/// released when it is dropped without being taken.
+pub struct Reserved(pub Box<dyn std::any::Any + Send + Sync>);
+
+impl std::fmt::Debug for Reserved {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Reserved")
+    }
 }
 
 /// Filters for listing messages; every field narrows the result.
@@ -553,8 +593,12 @@ pub trait Store: Send + Sync + 'static {
     /// `dead_lettered` with reason `endpoint_removed`.
     async fn delete_endpoint(&self, scope: &Scope, id: &str, now: Timestamp) -> Result<()>;
 
-    /// Writes the event and one message per matching endpoint in one transaction.
+    /// Writes the event and one message per matching endpoint in one
+    /// transaction; with an [`Intake`] set, leases what it has room for.
     async fn publish(&self, scope: &Scope, event: NewEvent) -> Result<PublishOutcome>;
+    /// Hands this process's new messages to `intake` from now on (see
+    /// [`Intake`]); `None` stops it.
+    fn set_intake(&self, intake: Option<Arc<dyn Intake>>);
     async fn get_event(&self, scope: &Scope, id: &str) -> Result<Option<Event>>;
 
     async fn get_message(&self, scope: &Scope, id: &str) -> Result<Option<Message>>;

@@ -19,6 +19,8 @@ pub struct PgStore {
     pub(crate) txns: Txns,
     /// To the group committer (`crate::group`).
     pub(crate) publishes: tokio::sync::mpsc::Sender<crate::group::PublishJob>,
+    /// The dispatcher new messages may be handed to (see [`crate::Intake`]).
+    pub(crate) intake: crate::group::IntakeSlot,
 }
 
 pub(crate) mod dialect {
@@ -124,12 +126,14 @@ impl PgStore {
             .await?;
         let txns = Txns::new(pool.clone());
         let (publishes, queued) = tokio::sync::mpsc::channel(crate::group::QUEUE);
-        tokio::spawn(PgStore::run_publishes(txns.clone(), queued));
+        let intake = crate::group::IntakeSlot::default();
+        tokio::spawn(PgStore::run_publishes(txns.clone(), queued, intake.clone()));
         Ok(PgStore {
             write: pool.clone(),
             read: pool,
             txns,
             publishes,
+            intake,
         })
     }
 

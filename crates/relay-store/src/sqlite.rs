@@ -38,6 +38,8 @@ pub struct SqliteStore {
     pub(crate) txns: Txns,
     /// To the group committer (`crate::group`).
     pub(crate) publishes: tokio::sync::mpsc::Sender<crate::group::PublishJob>,
+    /// The dispatcher new messages may be handed to (see [`crate::Intake`]).
+    pub(crate) intake: crate::group::IntakeSlot,
 }
 
 pub(crate) mod dialect {
@@ -124,12 +126,18 @@ impl SqliteStore {
             .await?;
         let txns = Txns::start(write.clone(), path);
         let (publishes, queued) = tokio::sync::mpsc::channel(crate::group::QUEUE);
-        tokio::spawn(SqliteStore::run_publishes(txns.clone(), queued));
+        let intake = crate::group::IntakeSlot::default();
+        tokio::spawn(SqliteStore::run_publishes(
+            txns.clone(),
+            queued,
+            intake.clone(),
+        ));
         Ok(SqliteStore {
             write,
             read,
             txns,
             publishes,
+            intake,
         })
     }
 }

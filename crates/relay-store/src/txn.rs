@@ -22,8 +22,8 @@ use crate::backend::{
 };
 use crate::rows::{self, RowExt};
 use crate::{
-    ClaimBatch, ClaimRequest, Claimed, Completion, NewEvent, PublishOutcome, Result, Scope,
-    StoreError,
+    ClaimBatch, ClaimRequest, Claimed, Completion, Intake, IntakeEndpoint, NewEvent,
+    PublishOutcome, Reserved, Result, Scope, StoreError,
 };
 
 /// How a transaction's commit must survive a power cut.
@@ -230,12 +230,15 @@ pub async fn load_claimed<X: Exec>(x: &mut X, ids: &[String]) -> Result<Vec<Clai
 /// Writes `items` as one transaction's work, set-based: one read for the
 /// ids that exist already (idempotent re-publishes), the subject sequence
 /// numbers in publish order, one insert per chunk of events, one fan-out
-/// read per event type and consumer, one insert per chunk of messages, and
-/// one wake-up notification. Any failure fails the whole batch.
+/// read per event type and consumer, one insert per chunk of messages (those
+/// `intake` has room for leased at once, then one read of their endpoints),
+/// and one wake-up notification for the rest. Any failure fails the whole
+/// batch, and drops its reservations.
 pub async fn publish_batch<X: Exec>(
     x: &mut X,
     items: &[(Scope, NewEvent)],
-) -> Result<Vec<PublishOutcome>> {
+    intake: Option<&dyn Intake>,
+) -> Result<Published> {
     let key = |(scope, event): &(Scope, NewEvent)| -> EventKey {
         (
             scope.tenant_id.clone(),
@@ -257,6 +260,7 @@ pub async fn publish_batch<X: Exec>(
                 event: e.clone(),
                 messages_created: 0,
                 duplicate: true,
+                messages_leased: 0,
             });
             continue;
         }
@@ -266,6 +270,7 @@ pub async fn publish_batch<X: Exec>(
                 event,
                 messages_created: 0,
                 duplicate: true,
+                messages_leased: 0,
             });
             continue;
         }
@@ -289,6 +294,7 @@ pub async fn publish_batch<X: Exec>(
             },
             messages_created: 0,
             duplicate: false,
+            messages_leased: 0,
         });
     }
     // Sequence numbers: one upsert per subject, taking as many numbers as
@@ -356,8 +362,8 @@ pub async fn publish_batch<X: Exec>(
     // Fan-out: the subscribed endpoints, read once per scope, event type
     // and consumer; one message row per endpoint.
     type TargetKey = (String, &'static str, String, Option<String>);
-    let mut targets: HashMap<TargetKey, Vec<(String, MessageState)>> = HashMap::new();
-    let mut rows_out: Vec<(usize, String, MessageState)> = Vec::new();
+    let mut targets: HashMap<TargetKey, Vec<Target>> = HashMap::new();
+    let mut rows_out: Vec<(usize, usize)> = Vec::new();
     for i in &fresh {
         let (scope, e) = (&items[*i].0, &outcomes[*i].event);
         let env = scope.environment.as_str();
@@ -369,7 +375,8 @@ pub async fn publish_batch<X: Exec>(
         );
         if !targets.contains_key(&tkey) {
             let mut fanout = SqlBuilder::new(
-                "SELECT DISTINCT e.id, e.state FROM endpoint_subscriptions s \
+                "SELECT DISTINCT e.id, e.state, e.max_concurrency, e.rate_limit_per_second \
+                 FROM endpoint_subscriptions s \
                  JOIN endpoints e ON e.id = s.endpoint_id WHERE s.tenant_id = ",
             );
             fanout
@@ -391,69 +398,204 @@ pub async fn publish_batch<X: Exec>(
                 let endpoint_state = EndpointState::parse(&endpoint_state).ok_or_else(|| {
                     StoreError::Corrupt(format!("endpoint state `{endpoint_state}`"))
                 })?;
-                found.push((t.text("id")?, endpoint_state.initial_message_state()));
+                found.push(Target {
+                    id: t.text("id")?,
+                    state: endpoint_state.initial_message_state(),
+                    max_concurrency: u32::try_from(t.int("max_concurrency")?).unwrap_or(1),
+                    rate_limited: t.opt_int("rate_limit_per_second")?.is_some_and(|r| r > 0),
+                });
             }
             targets.insert(tkey.clone(), found);
         }
-        for (endpoint_id, state) in &targets[&tkey] {
-            rows_out.push((*i, endpoint_id.clone(), *state));
-        }
+        rows_out.extend((0..targets[&tkey].len()).map(|t| (*i, t)));
     }
+    let target_of = |i: usize, t: usize| -> &Target {
+        let (scope, e) = (&items[i].0, &outcomes[i].event);
+        &targets[&(
+            scope.tenant_id.clone(),
+            scope.environment.as_str(),
+            e.event_type.clone(),
+            e.consumer_id.clone(),
+        )][t]
+    };
+    // Lease at publish what the intake has room for.
+    let reservations: Vec<Option<Reserved>> = rows_out
+        .iter()
+        .map(|(i, t)| {
+            let target = target_of(*i, *t);
+            let intake = intake.filter(|_| target.state == MessageState::Scheduled)?;
+            intake.reserve(
+                &IntakeEndpoint {
+                    id: &target.id,
+                    max_concurrency: target.max_concurrency,
+                    rate_limited: target.rate_limited,
+                },
+                outcomes[*i].event.created_at,
+            )
+        })
+        .collect();
+    let owner = intake.map(|k| k.owner()).unwrap_or_default();
+    let lease_millis = intake.map(|k| k.lease_millis()).unwrap_or_default();
     let messages: Vec<NewMessage<'_>> = rows_out
         .iter()
-        .map(|(i, endpoint_id, state)| {
+        .zip(&reservations)
+        .map(|((i, t), reserved)| {
             let (scope, e) = (&items[*i].0, &outcomes[*i].event);
+            let target = target_of(*i, *t);
             NewMessage {
                 tenant_id: &scope.tenant_id,
                 environment: e.environment.as_str(),
                 event_id: &e.id,
                 event_type: &e.event_type,
-                endpoint_id,
-                state: *state,
+                endpoint_id: &target.id,
+                state: target.state,
                 at: e.created_at,
+                lease: reserved
+                    .as_ref()
+                    .map(|_| (owner, e.created_at.plus_millis(lease_millis))),
             }
         })
         .collect();
-    insert_messages(x, &messages).await?;
-    for (i, _, _) in &rows_out {
+    let ids = insert_messages(x, &messages).await?;
+    let (mut leased, mut leased_of) = (Vec::new(), Vec::new());
+    if reservations.iter().any(Option::is_some) {
+        let mut endpoint_ids: Vec<&str> = messages
+            .iter()
+            .filter(|m| m.lease.is_some())
+            .map(|m| m.endpoint_id)
+            .collect();
+        endpoint_ids.sort_unstable();
+        endpoint_ids.dedup();
+        let endpoints = endpoints_with_sources(x, &endpoint_ids).await?;
+        for (((i, _), reserved), (m, id)) in rows_out
+            .iter()
+            .zip(reservations)
+            .zip(messages.iter().zip(ids))
+        {
+            let Some(reserved) = reserved else { continue };
+            let (endpoint, source) = endpoints.get(m.endpoint_id).cloned().ok_or_else(|| {
+                StoreError::Corrupt(format!("endpoint {} missing", m.endpoint_id))
+            })?;
+            let event = &outcomes[*i].event;
+            leased.push((
+                reserved,
+                Claimed {
+                    message: relay_core::model::Message {
+                        id,
+                        event_id: event.id.clone(),
+                        endpoint_id: endpoint.id.clone(),
+                        event_type: event.event_type.clone(),
+                        environment: event.environment,
+                        state: MessageState::InFlight,
+                        attempts_used: 0,
+                        deferrals_used: 0,
+                        next_attempt_at: Some(m.at),
+                        last_error_code: None,
+                        terminal_reason: None,
+                        created_at: m.at,
+                        updated_at: m.at,
+                    },
+                    tenant_id: m.tenant_id.to_string(),
+                    lease_version: 1,
+                    event: event.clone(),
+                    endpoint,
+                    source,
+                    recovery: false,
+                },
+            ));
+            leased_of.push(*i);
+        }
+    }
+    for i in leased_of {
+        outcomes[i].messages_leased += 1;
+    }
+    for (i, _) in &rows_out {
         outcomes[*i].messages_created += 1;
     }
-    if !rows_out.is_empty()
+    if rows_out.len() > leased.len()
         && let Some(notify) = X::WAKE_NOTIFY
     {
         x.execute(&SqlBuilder::new(notify)).await?;
     }
-    Ok(outcomes)
+    Ok(Published { outcomes, leased })
+}
+
+/// An endpoint a publish fans out to, as the fan-out read it.
+struct Target {
+    id: String,
+    /// The state its new messages start in.
+    state: MessageState,
+    max_concurrency: u32,
+    rate_limited: bool,
+}
+
+/// What a publish batch wrote: each publish's outcome, and the messages
+/// leased at publish (see [`crate::Intake`]), to hand over once it commits.
+pub struct Published {
+    pub outcomes: Vec<PublishOutcome>,
+    pub leased: Vec<(Reserved, Claimed)>,
+}
+
+/// The endpoints `ids` with their consumers' CloudEvents sources.
+async fn endpoints_with_sources<X: Exec>(
+    x: &mut X,
+    ids: &[&str],
+) -> Result<HashMap<String, (relay_core::model::Endpoint, String)>> {
+    let mut q = SqlBuilder::new(
+        "SELECT e.*, c.source AS consumer_source FROM endpoints e \
+         JOIN consumers c ON c.id = e.consumer_id WHERE e.id IN (",
+    );
+    q.bind_list(ids.iter().map(|id| Bind::Text((*id).to_string())))
+        .push(")");
+    let mut out = HashMap::new();
+    for r in x.fetch(&q).await? {
+        let e = rows::endpoint(&r)?;
+        out.insert(e.id.clone(), (e, r.text("consumer_source")?));
+    }
+    Ok(out)
 }
 
 /// Inserts `messages`, [`FANOUT_CHUNK`] rows per statement; a scheduled one
-/// is due at once.
-pub async fn insert_messages<X: Exec>(x: &mut X, messages: &[NewMessage<'_>]) -> Result<()> {
+/// is due at once, a leased one is in flight. Returns their ids, in order.
+pub async fn insert_messages<X: Exec>(
+    x: &mut X,
+    messages: &[NewMessage<'_>],
+) -> Result<Vec<String>> {
+    let mut ids = Vec::with_capacity(messages.len());
     for chunk in messages.chunks(FANOUT_CHUNK) {
         let mut q = SqlBuilder::new(
             "INSERT INTO messages (id, tenant_id, environment, event_id, endpoint_id, event_type, state, \
-             next_attempt_at, created_at, updated_at) VALUES ",
+             next_attempt_at, lease_owner, lease_until, lease_version, created_at, updated_at) VALUES ",
         );
         for (n, m) in chunk.iter().enumerate() {
             let at = m.at.millis();
+            let id = crate::new_id(relay_core::id::IdKind::Message, m.at);
+            let (state, due) = match m.lease {
+                Some(_) => (MessageState::InFlight, Some(at)),
+                None => (m.state, (m.state == MessageState::Scheduled).then_some(at)),
+            };
             q.push(if n == 0 { "(" } else { ", (" })
                 .bind_list([
-                    Bind::Text(crate::new_id(relay_core::id::IdKind::Message, m.at)),
+                    Bind::Text(id.clone()),
                     Bind::Text(m.tenant_id.into()),
                     Bind::Text(m.environment.into()),
                     Bind::Text(m.event_id.into()),
                     Bind::Text(m.endpoint_id.into()),
                     Bind::Text(m.event_type.into()),
-                    Bind::Text(m.state.as_str().into()),
-                    Bind::OptInt((m.state == MessageState::Scheduled).then_some(at)),
+                    Bind::Text(state.as_str().into()),
+                    Bind::OptInt(due),
+                    Bind::OptText(m.lease.map(|(owner, _)| owner.to_string())),
+                    Bind::OptInt(m.lease.map(|(_, until)| until.millis())),
+                    Bind::Int(i64::from(m.lease.is_some())),
                     Bind::Int(at),
                     Bind::Int(at),
                 ])
                 .push(")");
+            ids.push(id);
         }
         x.execute(&q).await?;
     }
-    Ok(())
+    Ok(ids)
 }
 
 /// The claim: leases live traffic first, up to the whole limit, then the
@@ -1104,9 +1246,10 @@ pub async fn emit_operational<X: Exec>(
             endpoint_id,
             state: *state,
             at: now,
+            lease: None,
         })
         .collect();
-    insert_messages(x, &messages).await
+    insert_messages(x, &messages).await.map(drop)
 }
 
 /// One batch of a bulk retry under the job's lease: restarts the next

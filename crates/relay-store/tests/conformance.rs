@@ -37,6 +37,7 @@ conformance!(
     consumers_are_unique_per_tenant_and_environment,
     endpoints_enforce_limits_and_scope,
     publish_fans_out_to_matching_endpoints_only,
+    publishes_lease_what_the_intake_has_room_for,
     publishing_the_same_id_is_idempotent,
     concurrent_publishes_of_one_id_create_one_event,
     concurrent_publishes_commit_together_and_fail_alone,

@@ -322,7 +322,19 @@ struct Env {
     engine: tokio::task::JoinHandle<()>,
     pg_drop: Option<(String, String)>,
     limit_key: SigningKey,
+    /// Relay's `/metrics` text.
+    metrics: relay_api::MetricsRenderer,
     _dir: tempfile::TempDir,
+}
+
+impl Env {
+    /// A counter of Relay's `/metrics` (0 when absent).
+    fn counter(&self, name: &str) -> u64 {
+        (self.metrics)()
+            .lines()
+            .find_map(|l| l.strip_prefix(name)?.trim().parse().ok())
+            .unwrap_or(0)
+    }
 }
 
 fn random_bytes<const N: usize>() -> [u8; N] {
@@ -435,9 +447,15 @@ impl Env {
         )?;
         let database_url = config.database_url();
 
-        let (stop, engine, backend, api_addr) = relay
+        let (stop, engine, backend, api_addr, metrics) = relay
             .spawn(async move {
                 let started = crate::serve::start(&config).await?;
+                let metrics = started
+                    .state
+                    .metrics
+                    .get()
+                    .cloned()
+                    .context("the dispatcher's metrics are not wired")?;
                 let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
                 let addr = listener.local_addr()?;
                 let backend = started.store.backend();
@@ -445,7 +463,7 @@ impl Env {
                 tokio::spawn(relay_api::serve(listener, started.state, async move {
                     let _ = stop_rx.wait_for(|s| *s).await;
                 }));
-                anyhow::Ok((started.stop, started.engine, backend, addr))
+                anyhow::Ok((started.stop, started.engine, backend, addr, metrics))
             })
             .await??;
 
@@ -516,6 +534,7 @@ impl Env {
             engine,
             pg_drop,
             limit_key,
+            metrics,
             _dir: dir,
         })
     }
@@ -960,6 +979,8 @@ async fn throughput(
     m.insert("publish_api_latency_ms".into(), published.api.json());
     m.insert("invalid_signatures".into(), json!(invalid));
     m.insert("receiver_connections".into(), json!(connections));
+    let leased_at_publish = env.counter("relay_leased_at_publish_total");
+    m.insert("leased_at_publish".into(), json!(leased_at_publish));
     m.insert("elapsed_s".into(), json!(round(elapsed)));
     m.insert("deliveries_per_s".into(), json!(round(per_s)));
     m.insert("latency_ms".into(), lat.json());
@@ -990,6 +1011,14 @@ async fn throughput(
         ),
         row("publish errors", published.errors.to_string(), ""),
         row("TLS connections Relay opened", connections.to_string(), ""),
+        row(
+            "leased at publish (no claim)",
+            leased_at_publish.to_string(),
+            format!(
+                "{:.0} % of deliveries",
+                leased_at_publish as f64 * 100.0 / arrived.max(1) as f64
+            ),
+        ),
         row(
             "elapsed (first publish → last receipt)",
             format!("{elapsed:.2} s"),

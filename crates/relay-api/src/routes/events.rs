@@ -199,7 +199,8 @@ pub async fn publish(
             },
         )
         .await?;
-    if outcome.messages_created > 0 {
+    // Messages leased at publish are with the dispatcher already.
+    if outcome.messages_created > outcome.messages_leased {
         state.wake.notify_one();
     }
     let status = if outcome.duplicate {
