@@ -362,8 +362,10 @@ pub async fn publish_batch<X: Exec>(
     // Fan-out: the subscribed endpoints, read once per scope, event type
     // and consumer; one message row per endpoint.
     type TargetKey = (String, &'static str, String, Option<String>);
-    let mut targets: HashMap<TargetKey, Vec<Target>> = HashMap::new();
-    let mut rows_out: Vec<(usize, usize)> = Vec::new();
+    let mut groups: HashMap<TargetKey, usize> = HashMap::new();
+    let mut targets: Vec<Vec<Target>> = Vec::new();
+    // (publish, its endpoint group in `targets`, the endpoint in it)
+    let mut rows_out: Vec<(usize, usize, usize)> = Vec::new();
     for i in &fresh {
         let (scope, e) = (&items[*i].0, &outcomes[*i].event);
         let env = scope.environment.as_str();
@@ -373,7 +375,9 @@ pub async fn publish_batch<X: Exec>(
             e.event_type.clone(),
             e.consumer_id.clone(),
         );
-        if !targets.contains_key(&tkey) {
+        let group = if let Some(g) = groups.get(&tkey) {
+            *g
+        } else {
             let mut fanout = SqlBuilder::new(
                 "SELECT DISTINCT e.id, e.state, e.max_concurrency, e.rate_limit_per_second \
                  FROM endpoint_subscriptions s \
@@ -405,24 +409,17 @@ pub async fn publish_batch<X: Exec>(
                     rate_limited: t.opt_int("rate_limit_per_second")?.is_some_and(|r| r > 0),
                 });
             }
-            targets.insert(tkey.clone(), found);
-        }
-        rows_out.extend((0..targets[&tkey].len()).map(|t| (*i, t)));
+            targets.push(found);
+            groups.insert(tkey, targets.len() - 1);
+            targets.len() - 1
+        };
+        rows_out.extend((0..targets[group].len()).map(|t| (*i, group, t)));
     }
-    let target_of = |i: usize, t: usize| -> &Target {
-        let (scope, e) = (&items[i].0, &outcomes[i].event);
-        &targets[&(
-            scope.tenant_id.clone(),
-            scope.environment.as_str(),
-            e.event_type.clone(),
-            e.consumer_id.clone(),
-        )][t]
-    };
     // Lease at publish what the intake has room for.
     let reservations: Vec<Option<Reserved>> = rows_out
         .iter()
-        .map(|(i, t)| {
-            let target = target_of(*i, *t);
+        .map(|(i, g, t)| {
+            let target = &targets[*g][*t];
             let intake = intake.filter(|_| target.state == MessageState::Scheduled)?;
             intake.reserve(
                 &IntakeEndpoint {
@@ -439,9 +436,9 @@ pub async fn publish_batch<X: Exec>(
     let messages: Vec<NewMessage<'_>> = rows_out
         .iter()
         .zip(&reservations)
-        .map(|((i, t), reserved)| {
+        .map(|((i, g, t), reserved)| {
             let (scope, e) = (&items[*i].0, &outcomes[*i].event);
-            let target = target_of(*i, *t);
+            let target = &targets[*g][*t];
             NewMessage {
                 tenant_id: &scope.tenant_id,
                 environment: e.environment.as_str(),
@@ -467,7 +464,7 @@ pub async fn publish_batch<X: Exec>(
         endpoint_ids.sort_unstable();
         endpoint_ids.dedup();
         let endpoints = endpoints_with_sources(x, &endpoint_ids).await?;
-        for (((i, _), reserved), (m, id)) in rows_out
+        for (((i, _, _), reserved), (m, id)) in rows_out
             .iter()
             .zip(reservations)
             .zip(messages.iter().zip(ids))
@@ -509,7 +506,7 @@ pub async fn publish_batch<X: Exec>(
     for i in leased_of {
         outcomes[i].messages_leased += 1;
     }
-    for (i, _) in &rows_out {
+    for (i, _, _) in &rows_out {
         outcomes[*i].messages_created += 1;
     }
     if rows_out.len() > leased.len()
