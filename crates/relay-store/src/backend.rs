@@ -21,6 +21,16 @@ pub enum Bind {
     OptText(Option<String>),
 }
 
+impl Bind {
+    /// A NULL of the same SQL type.
+    fn null_like(&self) -> Bind {
+        match self {
+            Bind::Text(_) | Bind::OptText(_) => Bind::OptText(None),
+            Bind::Int(_) | Bind::OptInt(_) => Bind::OptInt(None),
+        }
+    }
+}
+
 /// Messages inserted per statement when a publish fans out (13 values a row,
 /// well under both backends' limits on bound parameters).
 pub const FANOUT_CHUNK: usize = 200;
@@ -319,6 +329,43 @@ impl SqlBuilder {
                 self.push(", ");
             }
             self.bind(v);
+        }
+        self
+    }
+    /// Appends an `IN (…)` list's placeholders for `values`, padded to the
+    /// next power of two by repeating the last value: the statement then
+    /// has one text per power of two instead of one per list length (see
+    /// [`SqlBuilder::values_padded`]).
+    pub fn bind_list_padded(&mut self, values: impl IntoIterator<Item = Bind>) -> &mut Self {
+        let mut values: Vec<Bind> = values.into_iter().collect();
+        if let Some(last) = values.last().cloned() {
+            values.resize(values.len().next_power_of_two(), last);
+        }
+        self.bind_list(values)
+    }
+    /// Appends `rows` as a `VALUES` list's rows, padded with rows of typed
+    /// NULLs to the next power of two (at most `max`). A statement then has
+    /// one text per power of two instead of one per batch size, so it is
+    /// prepared once and stays in the statement caches (SQLite's writer,
+    /// each PostgreSQL connection), and PostgreSQL may settle on a generic
+    /// plan. The statement must ignore the padding, whose every column is
+    /// NULL (`WHERE v.id IS NOT NULL`, or a join on `v.id`).
+    pub fn values_padded(&mut self, rows: Vec<Vec<Bind>>, max: usize) -> &mut Self {
+        let n = rows.len();
+        let to = if n == 0 {
+            0
+        } else {
+            n.next_power_of_two().min(max).max(n)
+        };
+        let nulls: Vec<Bind> = rows
+            .first()
+            .map(|r| r.iter().map(Bind::null_like).collect())
+            .unwrap_or_default();
+        let padding = std::iter::repeat_n(nulls, to - n);
+        for (i, row) in rows.into_iter().chain(padding).enumerate() {
+            self.push(if i == 0 { "(" } else { ", (" })
+                .bind_list(row)
+                .push(")");
         }
         self
     }
@@ -2126,3 +2173,53 @@ macro_rules! impl_store {
 }
 
 pub(crate) use impl_store;
+
+#[cfg(test)]
+mod tests {
+    use super::{Bind, SqlBuilder};
+
+    #[test]
+    fn padded_lists_have_one_text_per_power_of_two() {
+        let rows = |n: usize| {
+            (0..n)
+                .map(|i| vec![Bind::Text(format!("m{i}")), Bind::Int(i as i64)])
+                .collect::<Vec<_>>()
+        };
+        // (rows, the most a statement takes, rows after padding)
+        for (n, max, padded) in [
+            (1, 100, 1),
+            (2, 100, 2),
+            (3, 100, 4),
+            (5, 100, 8),
+            (64, 100, 64),
+            (65, 100, 100),
+            (100, 100, 100),
+            (129, 200, 200),
+        ] {
+            let mut q = SqlBuilder::new("VALUES ");
+            q.values_padded(rows(n), max);
+            assert_eq!(q.binds.len(), padded * 2, "{n} rows");
+            assert_eq!(q.sql.matches('(').count(), padded, "{n} rows");
+            // The padding is typed NULLs.
+            assert!(matches!(
+                q.binds.last(),
+                Some(Bind::OptInt(None)) | Some(Bind::Int(_))
+            ));
+            if padded > n {
+                assert!(matches!(q.binds[n * 2], Bind::OptText(None)));
+                assert!(matches!(q.binds[n * 2 + 1], Bind::OptInt(None)));
+            }
+            let mut again = SqlBuilder::new("VALUES ");
+            again.values_padded(rows(padded), max);
+            assert_eq!(q.sql, again.sql, "one text for {n} and {padded} rows");
+        }
+        let mut q = SqlBuilder::new("VALUES ");
+        q.values_padded(Vec::new(), 100);
+        assert_eq!(q.sql, "VALUES ");
+        // An IN list repeats its last value.
+        let mut q = SqlBuilder::new("id IN (");
+        q.bind_list_padded(["a", "b", "c"].map(|s| Bind::Text(s.into())));
+        assert_eq!(q.sql, "id IN ($1, $2, $3, $4");
+        assert!(matches!(&q.binds[3], Bind::Text(t) if t == "c"));
+    }
+}

@@ -137,7 +137,7 @@ pub async fn events_by_key<X: Exec>(
             .push(" AND environment = ")
             .bind(Bind::Text(env.into()))
             .push(" AND id IN (")
-            .bind_list(scope.iter().map(|k| Bind::Text(k.2.clone())))
+            .bind_list_padded(scope.iter().map(|k| Bind::Text(k.2.clone())))
             .push(")");
         for r in x.fetch(&q).await? {
             let e = rows::event(&r)?;
@@ -151,7 +151,9 @@ pub async fn events_by_key<X: Exec>(
 /// in the transaction that leased them.
 pub async fn load_claimed<X: Exec>(x: &mut X, ids: &[String]) -> Result<Vec<Claimed>> {
     let in_list = |q: &mut SqlBuilder, values: &mut dyn Iterator<Item = String>| {
-        q.push(" IN (").bind_list(values.map(Bind::Text)).push(")");
+        q.push(" IN (")
+            .bind_list_padded(values.map(Bind::Text))
+            .push(")");
     };
     let mut q = SqlBuilder::new("SELECT * FROM messages WHERE id");
     in_list(&mut q, &mut ids.iter().cloned());
@@ -332,15 +334,14 @@ pub async fn publish_batch<X: Exec>(
             outcomes[i].event.seq = Some(last - n + 1 + k as i64);
         }
     }
+    const EVENT_COLUMNS: &str = "tenant_id, environment, id, event_type, type_version, subject, \
+        data, consumer_id, ordering_key, seq, traceparent, expires_at, created_at";
     for chunk in fresh.chunks(EVENT_CHUNK) {
-        let mut q = SqlBuilder::new(
-            "INSERT INTO events (tenant_id, environment, id, event_type, type_version, subject, data, \
-             consumer_id, ordering_key, seq, traceparent, expires_at, created_at) VALUES ",
-        );
-        for (n, i) in chunk.iter().enumerate() {
-            let (scope, e) = (&items[*i].0, &outcomes[*i].event);
-            q.push(if n == 0 { "(" } else { ", (" })
-                .bind_list([
+        let rows = chunk
+            .iter()
+            .map(|i| {
+                let (scope, e) = (&items[*i].0, &outcomes[*i].event);
+                vec![
                     Bind::Text(scope.tenant_id.clone()),
                     Bind::Text(e.environment.as_str().into()),
                     Bind::Text(e.id.clone()),
@@ -354,9 +355,14 @@ pub async fn publish_batch<X: Exec>(
                     Bind::Text(e.traceparent.clone()),
                     Bind::OptInt(e.expires_at.map(Timestamp::millis)),
                     Bind::Int(e.created_at.millis()),
-                ])
-                .push(")");
-        }
+                ]
+            })
+            .collect();
+        let mut q = SqlBuilder::new(&format!("WITH v ({EVENT_COLUMNS}) AS (VALUES "));
+        q.values_padded(rows, EVENT_CHUNK).push(&format!(
+            ") INSERT INTO events ({EVENT_COLUMNS}) SELECT {EVENT_COLUMNS} FROM v \
+             WHERE v.id IS NOT NULL"
+        ));
         x.execute(&q).await?;
     }
     // Fan-out: the subscribed endpoints, read once per scope, event type
@@ -542,7 +548,7 @@ async fn endpoints_with_sources<X: Exec>(
         "SELECT e.*, c.source AS consumer_source FROM endpoints e \
          JOIN consumers c ON c.id = e.consumer_id WHERE e.id IN (",
     );
-    q.bind_list(ids.iter().map(|id| Bind::Text((*id).to_string())))
+    q.bind_list_padded(ids.iter().map(|id| Bind::Text((*id).to_string())))
         .push(")");
     let mut out = HashMap::new();
     for r in x.fetch(&q).await? {
@@ -559,37 +565,39 @@ pub async fn insert_messages<X: Exec>(
     messages: &[NewMessage<'_>],
 ) -> Result<Vec<String>> {
     let mut ids = Vec::with_capacity(messages.len());
+    const MESSAGE_COLUMNS: &str = "id, tenant_id, environment, event_id, endpoint_id, event_type, \
+        state, next_attempt_at, lease_owner, lease_until, lease_version, created_at, updated_at";
     for chunk in messages.chunks(FANOUT_CHUNK) {
-        let mut q = SqlBuilder::new(
-            "INSERT INTO messages (id, tenant_id, environment, event_id, endpoint_id, event_type, state, \
-             next_attempt_at, lease_owner, lease_until, lease_version, created_at, updated_at) VALUES ",
-        );
-        for (n, m) in chunk.iter().enumerate() {
+        let mut rows = Vec::with_capacity(chunk.len());
+        for m in chunk {
             let at = m.at.millis();
             let id = crate::new_id(relay_core::id::IdKind::Message, m.at);
             let (state, due) = match m.lease {
                 Some(_) => (MessageState::InFlight, Some(at)),
                 None => (m.state, (m.state == MessageState::Scheduled).then_some(at)),
             };
-            q.push(if n == 0 { "(" } else { ", (" })
-                .bind_list([
-                    Bind::Text(id.clone()),
-                    Bind::Text(m.tenant_id.into()),
-                    Bind::Text(m.environment.into()),
-                    Bind::Text(m.event_id.into()),
-                    Bind::Text(m.endpoint_id.into()),
-                    Bind::Text(m.event_type.into()),
-                    Bind::Text(state.as_str().into()),
-                    Bind::OptInt(due),
-                    Bind::OptText(m.lease.map(|(owner, _)| owner.to_string())),
-                    Bind::OptInt(m.lease.map(|(_, until)| until.millis())),
-                    Bind::Int(i64::from(m.lease.is_some())),
-                    Bind::Int(at),
-                    Bind::Int(at),
-                ])
-                .push(")");
+            rows.push(vec![
+                Bind::Text(id.clone()),
+                Bind::Text(m.tenant_id.into()),
+                Bind::Text(m.environment.into()),
+                Bind::Text(m.event_id.into()),
+                Bind::Text(m.endpoint_id.into()),
+                Bind::Text(m.event_type.into()),
+                Bind::Text(state.as_str().into()),
+                Bind::OptInt(due),
+                Bind::OptText(m.lease.map(|(owner, _)| owner.to_string())),
+                Bind::OptInt(m.lease.map(|(_, until)| until.millis())),
+                Bind::Int(i64::from(m.lease.is_some())),
+                Bind::Int(at),
+                Bind::Int(at),
+            ]);
             ids.push(id);
         }
+        let mut q = SqlBuilder::new(&format!("WITH v ({MESSAGE_COLUMNS}) AS (VALUES "));
+        q.values_padded(rows, FANOUT_CHUNK).push(&format!(
+            ") INSERT INTO messages ({MESSAGE_COLUMNS}) SELECT {MESSAGE_COLUMNS} FROM v \
+             WHERE v.id IS NOT NULL"
+        ));
         x.execute(&q).await?;
     }
     Ok(ids)
@@ -820,7 +828,7 @@ pub async fn complete<X: Exec>(x: &mut X, batch: &[Completion]) -> Result<Vec<bo
     if !ids.is_empty() {
         let mut q =
             SqlBuilder::new("SELECT endpoint_id FROM endpoint_health WHERE endpoint_id IN (");
-        q.bind_list(ids.iter().map(|id| Bind::Text((*id).to_string())))
+        q.bind_list_padded(ids.iter().map(|id| Bind::Text((*id).to_string())))
             .push(")");
         let mut rows_found = HashSet::new();
         for r in x.fetch(&q).await? {
@@ -838,10 +846,11 @@ pub async fn complete<X: Exec>(x: &mut X, batch: &[Completion]) -> Result<Vec<bo
             "WITH v (id, state, attempts_used, deferrals_used, next_attempt_at, last_error_code, \
              terminal_reason, updated_at, lease_owner, lease_version, manual) AS (VALUES ",
         );
-        for (i, c) in chunk.iter().enumerate() {
-            let p = &c.progress;
-            q.push(if i == 0 { "(" } else { ", (" })
-                .bind_list([
+        let rows = chunk
+            .iter()
+            .map(|c| {
+                let p = &c.progress;
+                vec![
                     Bind::Text(c.message_id.clone()),
                     Bind::Text(p.state.as_str().into()),
                     Bind::Int(i64::from(p.attempts_used)),
@@ -853,10 +862,11 @@ pub async fn complete<X: Exec>(x: &mut X, batch: &[Completion]) -> Result<Vec<bo
                     Bind::Text(c.lease_owner.clone()),
                     Bind::Int(c.lease_version),
                     Bind::Int(i64::from(c.manual)),
-                ])
-                .push(")");
-        }
-        q.push(
+                ]
+            })
+            .collect();
+        // The padding's NULL ids match no message.
+        q.values_padded(rows, COMPLETION_CHUNK).push(
             ") UPDATE messages SET state = v.state, attempts_used = v.attempts_used, \
              deferrals_used = v.deferrals_used, next_attempt_at = v.next_attempt_at, \
              last_error_code = v.last_error_code, terminal_reason = v.terminal_reason, \
@@ -882,9 +892,10 @@ pub async fn complete<X: Exec>(x: &mut X, batch: &[Completion]) -> Result<Vec<bo
              duration_ms, destination_ip, status_code, error_kind, body_sha256, signature, \
              response_body, outcome) AS (VALUES ",
         );
-        for (i, (c, a)) in chunk.iter().enumerate() {
-            q.push(if i == 0 { "(" } else { ", (" })
-                .bind_list([
+        let rows = chunk
+            .iter()
+            .map(|(c, a)| {
+                vec![
                     Bind::Text(a.id.clone()),
                     Bind::Text(c.message_id.clone()),
                     Bind::Text(c.tenant_id.clone()),
@@ -900,17 +911,18 @@ pub async fn complete<X: Exec>(x: &mut X, batch: &[Completion]) -> Result<Vec<bo
                     Bind::Text(a.signature.clone()),
                     Bind::OptText(a.response_body.clone()),
                     Bind::Text(a.outcome.clone()),
-                ])
-                .push(")");
-        }
-        q.push(
+                ]
+            })
+            .collect();
+        q.values_padded(rows, COMPLETION_CHUNK).push(
             ") INSERT INTO attempts (id, message_id, tenant_id, environment, endpoint_id, number, \
              trigger, started_at, duration_ms, destination_ip, status_code, error_kind, body_sha256, \
              signature, response_body, outcome) \
              SELECT v.id, v.message_id, v.tenant_id, v.environment, v.endpoint_id, \
              (SELECT COUNT(*) + 1 FROM attempts p WHERE p.message_id = v.message_id), \
              v.trigger, v.started_at, v.duration_ms, v.destination_ip, v.status_code, v.error_kind, \
-             v.body_sha256, v.signature, v.response_body, v.outcome FROM v",
+             v.body_sha256, v.signature, v.response_body, v.outcome FROM v \
+             WHERE v.id IS NOT NULL",
         );
         x.execute(&q).await?;
     }
