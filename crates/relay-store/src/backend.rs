@@ -627,59 +627,105 @@ macro_rules! impl_store {
             }
 
             /// The group committer (see [`crate::group`]): runs until the
-            /// store, the only sender, is dropped.
+            /// store, the queue's only owner, is dropped. Hands a batch to
+            /// the backend whenever publishes wait and fewer than
+            /// `dialect::PUBLISH_BATCHES` are in hand.
             pub(crate) async fn run_publishes(
                 txns: dialect::Txns,
-                mut rx: tokio::sync::mpsc::Receiver<$crate::group::PublishJob>,
+                pending: std::sync::Weak<$crate::group::Pending>,
+                ready: std::sync::Arc<tokio::sync::Notify>,
                 intake: $crate::group::IntakeSlot,
             ) {
-                let mut batch = Vec::with_capacity($crate::group::PUBLISH_BATCH);
-                while let Some(first) = rx.recv().await {
-                    batch.push(first);
-                    while batch.len() < $crate::group::PUBLISH_BATCH {
-                        match rx.try_recv() {
-                            Ok(job) => batch.push(job),
-                            Err(_) => break,
+                let batches = std::sync::Arc::new(tokio::sync::Semaphore::new(dialect::PUBLISH_BATCHES));
+                loop {
+                    let Ok(permit) = batches.clone().acquire_owned().await else {
+                        return;
+                    };
+                    loop {
+                        match pending.upgrade() {
+                            None => return,
+                            Some(p) if !p.is_empty() => break,
+                            Some(_) => {}
+                        }
+                        ready.notified().await;
+                    }
+                    let (txns, pending, intake) = (txns.clone(), pending.clone(), intake.clone());
+                    tokio::spawn(async move {
+                        Self::commit_publishes(&txns, pending, intake).await;
+                        drop(permit);
+                    });
+                }
+            }
+
+            /// One batch: takes what waits when its transaction starts,
+            /// writes it, and answers each publisher after the commit (or
+            /// retries each alone if the batch failed).
+            async fn commit_publishes(
+                txns: &dialect::Txns,
+                pending: std::sync::Weak<$crate::group::Pending>,
+                slot: $crate::group::IntakeSlot,
+            ) {
+                let taken = $crate::group::Taken::default();
+                let (into, queue, slot_again) = (taken.clone(), pending.clone(), slot.clone());
+                // The intake too is read when the transaction starts.
+                let result = txns
+                    .run($crate::txn::Commit::Durable, move |x| {
+                        Box::pin(async move {
+                            let Some(queue) = queue.upgrade() else {
+                                return Ok(None);
+                            };
+                            let items = $crate::group::take_into(&queue, &into);
+                            drop(queue);
+                            if items.is_empty() {
+                                return Ok(None);
+                            }
+                            let intake = $crate::group::intake_of(&slot);
+                            $crate::txn::publish_batch(x, &items, intake.as_deref())
+                                .await
+                                .map(|published| Some((published, intake)))
+                        })
+                    })
+                    .await;
+                // A transaction that failed before it started took nothing:
+                // its publishes are answered one by one (with the error, if
+                // the store is down).
+                let took = taken.lock().ok().and_then(|mut t| t.take());
+                let took = match (took, &result) {
+                    (Some(t), _) => t,
+                    (None, Ok(_)) => return,
+                    (None, Err(_)) => {
+                        let Some(queue) = pending.upgrade() else {
+                            return;
+                        };
+                        $crate::group::take_into(&queue, &taken);
+                        match taken.lock().ok().and_then(|mut t| t.take()) {
+                            Some(t) => t,
+                            None => return,
                         }
                     }
-                    let (items, replies): (Vec<(Scope, NewEvent)>, Vec<_>) =
-                        batch.drain(..).map(|j| ((j.scope, j.event), j.reply)).unzip();
-                    let items = std::sync::Arc::new(items);
-                    let intake = $crate::group::intake_of(&intake);
-                    let together = if items.len() > 1 {
-                        let (shared, intake) = (items.clone(), intake.clone());
-                        txns.run($crate::txn::Commit::Durable, move |x| {
-                            Box::pin(async move {
-                                $crate::txn::publish_batch(x, &shared, intake.as_deref()).await
-                            })
-                        })
-                        .await
-                        .ok()
-                    } else {
-                        None
-                    };
-                    // Counted before the answers: the count is the store's
-                    // once a publisher has its answer.
-                    match together {
-                        Some(published) => {
-                            let outcomes = published.outcomes;
-                            txns.wrote(outcomes.iter().map(|o| o.messages_created).sum());
-                            if let Some(intake) = &intake {
-                                intake.take(published.leased);
-                            }
-                            for (reply, outcome) in replies.into_iter().zip(outcomes) {
-                                let _ = reply.send(Ok(outcome));
-                            }
+                };
+                let (items, replies) = took;
+                // Counted before the answers: the count is the store's
+                // once a publisher has its answer.
+                match result {
+                    Ok(Some((published, intake))) => {
+                        let outcomes = published.outcomes;
+                        txns.wrote(outcomes.iter().map(|o| o.messages_created).sum());
+                        if let Some(intake) = &intake {
+                            intake.take(published.leased);
                         }
-                        None => {
-                            for (item, reply) in items.iter().zip(replies) {
-                                let result =
-                                    Self::publish_alone(&txns, item.clone(), intake.clone()).await;
-                                if let Ok(outcome) = &result {
-                                    txns.wrote(outcome.messages_created);
-                                }
-                                let _ = reply.send(result);
+                        for (reply, outcome) in replies.into_iter().zip(outcomes) {
+                            let _ = reply.send(Ok(outcome));
+                        }
+                    }
+                    _ => {
+                        for (item, reply) in items.iter().zip(replies) {
+                            let intake = $crate::group::intake_of(&slot_again);
+                            let result = Self::publish_alone(txns, item.clone(), intake).await;
+                            if let Ok(outcome) = &result {
+                                txns.wrote(outcome.messages_created);
                             }
+                            let _ = reply.send(result);
                         }
                     }
                 }
@@ -2012,9 +2058,7 @@ macro_rules! impl_store {
             async fn publish(&self, scope: &Scope, event: NewEvent) -> Result<PublishOutcome> {
                 let (reply, answer) = tokio::sync::oneshot::channel();
                 self.publishes
-                    .send($crate::group::PublishJob { scope: scope.clone(), event, reply })
-                    .await
-                    .map_err(|_| StoreError::Unavailable("the publish committer has stopped"))?;
+                    .push($crate::group::PublishJob { scope: scope.clone(), event, reply });
                 answer
                     .await
                     .map_err(|_| StoreError::Unavailable("the publish committer has stopped"))?

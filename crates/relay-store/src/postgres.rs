@@ -18,7 +18,7 @@ pub struct PgStore {
     pub(crate) read: PgPool,
     pub(crate) txns: Txns,
     /// To the group committer (`crate::group`).
-    pub(crate) publishes: tokio::sync::mpsc::Sender<crate::group::PublishJob>,
+    pub(crate) publishes: std::sync::Arc<crate::group::Pending>,
     /// The dispatcher new messages may be handed to (see [`crate::Intake`]).
     pub(crate) intake: crate::group::IntakeSlot,
 }
@@ -60,6 +60,9 @@ pub(crate) mod dialect {
     };
     /// Sent inside the publish transaction; delivered to listeners on commit.
     pub const WAKE_NOTIFY: Option<&str> = Some("SELECT pg_notify('relay_wake', '')");
+    /// Publish batches at once (see [`crate::group`]): a transaction starts
+    /// when it is handed over, so one; the next takes what queued meanwhile.
+    pub const PUBLISH_BATCHES: usize = 1;
 
     /// The planner picks `messages_recovery_due` for the tenant skip scan.
     pub const RECOVERY_INDEX: &str = "";
@@ -125,9 +128,14 @@ impl PgStore {
             .connect_with(options)
             .await?;
         let txns = Txns::new(pool.clone());
-        let (publishes, queued) = tokio::sync::mpsc::channel(crate::group::QUEUE);
+        let publishes = std::sync::Arc::new(crate::group::Pending::default());
         let intake = crate::group::IntakeSlot::default();
-        tokio::spawn(PgStore::run_publishes(txns.clone(), queued, intake.clone()));
+        tokio::spawn(PgStore::run_publishes(
+            txns.clone(),
+            std::sync::Arc::downgrade(&publishes),
+            publishes.ready.clone(),
+            intake.clone(),
+        ));
         Ok(PgStore {
             write: pool.clone(),
             read: pool,

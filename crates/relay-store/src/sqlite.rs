@@ -37,7 +37,7 @@ pub struct SqliteStore {
     pub(crate) read: SqlitePool,
     pub(crate) txns: Txns,
     /// To the group committer (`crate::group`).
-    pub(crate) publishes: tokio::sync::mpsc::Sender<crate::group::PublishJob>,
+    pub(crate) publishes: std::sync::Arc<crate::group::Pending>,
     /// The dispatcher new messages may be handed to (see [`crate::Intake`]).
     pub(crate) intake: crate::group::IntakeSlot,
 }
@@ -82,6 +82,9 @@ pub(crate) mod dialect {
     };
     /// One process owns the database; the API wakes the dispatcher in-process.
     pub const WAKE_NOTIFY: Option<&str> = None;
+    /// Publish batches handed to the writer at once (see [`crate::group`]):
+    /// one in the current cycle, one waiting to take what queues meanwhile.
+    pub const PUBLISH_BATCHES: usize = 2;
 
     /// Without statistics the planner prefers `messages_due` (by priority)
     /// and sorts every recovery message to find the tenants; name the index.
@@ -125,11 +128,12 @@ impl SqliteStore {
             .connect_with(options.read_only(true))
             .await?;
         let txns = Txns::start(write.clone(), path);
-        let (publishes, queued) = tokio::sync::mpsc::channel(crate::group::QUEUE);
+        let publishes = std::sync::Arc::new(crate::group::Pending::default());
         let intake = crate::group::IntakeSlot::default();
         tokio::spawn(SqliteStore::run_publishes(
             txns.clone(),
-            queued,
+            std::sync::Arc::downgrade(&publishes),
+            publishes.ready.clone(),
             intake.clone(),
         ));
         Ok(SqliteStore {
@@ -152,6 +156,8 @@ pub struct Txns {
     pool: SqlitePool,
     /// To the scheduler ([`Txns::schedule`]), which runs them in cycles.
     jobs: tokio::sync::mpsc::UnboundedSender<Job>,
+    /// Transactions handed to the scheduler so far (tests wait on it).
+    sent: Arc<std::sync::atomic::AtomicU64>,
 }
 
 /// One transaction waiting for the [`Writer`]: its commit kind and `f`
@@ -228,7 +234,11 @@ impl Txns {
             cycles: std::sync::atomic::AtomicU64::new(0),
         });
         tokio::spawn(Self::schedule(pool.clone(), slot, queued));
-        Txns { pool, jobs }
+        Txns {
+            pool,
+            jobs,
+            sent: Arc::default(),
+        }
     }
 
     pub(crate) fn pool(&self) -> &SqlitePool {
@@ -273,6 +283,7 @@ impl Txns {
         self.jobs
             .send(Job { commit, run })
             .map_err(|_| StoreError::Unavailable("the SQLite writer"))?;
+        self.sent.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         rx.await
             .map_err(|_| StoreError::Unavailable("the SQLite writer"))?
     }
@@ -738,6 +749,88 @@ mod tests {
         assert_eq!(rows, vec![1, 3], "the failed one rolled back alone");
         // Its cycle committed: what comes next runs in a cycle of its own.
         assert!(insert(4, false).await.unwrap() > one);
+    }
+
+    /// Yields until `cond` holds (at most 10 s, then fails).
+    async fn until(cond: impl Fn() -> bool) {
+        let waited = tokio::time::timeout(Duration::from_secs(10), async {
+            while !cond() {
+                tokio::task::yield_now().await;
+            }
+        });
+        waited.await.expect("the condition within 10 s");
+    }
+
+    /// Counts what each publish batch hands over, with room for everything.
+    #[derive(Default)]
+    struct CountingIntake {
+        batches: std::sync::Mutex<Vec<usize>>,
+    }
+
+    impl crate::Intake for CountingIntake {
+        fn owner(&self) -> &str {
+            "w"
+        }
+        fn lease_millis(&self) -> i64 {
+            30_000
+        }
+        fn reserve(
+            &self,
+            _: &crate::IntakeEndpoint<'_>,
+            _: relay_core::time::Timestamp,
+        ) -> Option<crate::Reserved> {
+            Some(crate::Reserved(Box::new(())))
+        }
+        fn take(&self, leased: Vec<(crate::Reserved, crate::Claimed)>) {
+            self.batches.lock().unwrap().push(leased.len());
+        }
+    }
+
+    /// A publish batch takes its publishes when the writer starts it: those
+    /// that queued while it waited for the writer go with it, in one
+    /// commit, instead of forming a batch that waits for another cycle.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_publish_batch_takes_what_queued_while_it_waited_for_the_writer() {
+        use crate::Store;
+        use crate::conformance::{consumer, endpoint, new_event, scope, tenant};
+        let (_dir, store) = store().await;
+        store.migrate().await.unwrap();
+        let store = Arc::new(store);
+        let live = {
+            let s: &dyn Store = &*store;
+            let t = tenant(s, "a").await;
+            let live = scope(&t, relay_core::model::Environment::Live);
+            let c = consumer(s, &live, "c").await;
+            endpoint(s, &live, &c.id, &["order.shipped"]).await;
+            live
+        };
+        let intake = Arc::new(CountingIntake::default());
+        store.set_intake(Some(intake.clone()));
+        let publish = |id: &'static str| {
+            let (store, live) = (store.clone(), live.clone());
+            tokio::spawn(async move {
+                store
+                    .publish(&live, new_event(id, "order.shipped", None))
+                    .await
+            })
+        };
+        let sent = |store: &SqliteStore| store.txns.sent.load(std::sync::atomic::Ordering::SeqCst);
+        let before = sent(&store);
+        let held = store.write.acquire().await.unwrap();
+        let a = publish("evt_a");
+        // Both batches are with the writer, waiting; neither has started.
+        until(|| sent(&store) >= before + dialect::PUBLISH_BATCHES as u64).await;
+        let (b, c) = (publish("evt_b"), publish("evt_c"));
+        until(|| store.publishes.len() == 3).await;
+        drop(held);
+        for p in [a, b, c] {
+            assert_eq!(p.await.unwrap().unwrap().messages_leased, 1);
+        }
+        assert_eq!(
+            *intake.batches.lock().unwrap(),
+            vec![3],
+            "one batch took all three"
+        );
     }
 
     /// The SQLite VM steps of one claim of 50 live messages from 10 healthy
