@@ -60,9 +60,15 @@ impl Dispatcher {
             .then(|| self.permits.clone().try_acquire_owned().ok())
             .flatten();
         let Some(permit) = permit else {
-            s.marks += 1;
-            let mark = s.marks;
-            s.backlog.insert(id.to_string(), mark);
+            // The mark stays where the backlog began: re-marked at every
+            // publish, it would move ahead of every claim under a steady
+            // stream of publishes, and leasing at publish would not resume
+            // until the publishes paused.
+            if !s.backlog.contains_key(id) {
+                s.marks += 1;
+                let mark = s.marks;
+                s.backlog.insert(id.to_string(), mark);
+            }
             return None;
         };
         *s.reserved.entry(id.to_string()).or_default() += 1;

@@ -175,10 +175,12 @@ struct AheadState {
     /// How many `reserved` holds in all.
     reserved_total: usize,
     /// Endpoints a publish scheduled live messages for (they were not
-    /// leased at publish), each with the mark of the latest: new messages
-    /// are not leased at publish ahead of those. A claim that started after
-    /// the mark and found none of the endpoint's due live messages left
-    /// clears it.
+    /// leased at publish), each with the mark of when that began: new
+    /// messages are not leased at publish ahead of those. A claim that
+    /// started after the mark and found none of the endpoint's due live
+    /// messages left clears it. (Messages scheduled while that claim ran
+    /// may then be overtaken by the next ones leased at publish; the next
+    /// claim, which their publish woke, takes them.)
     backlog: HashMap<String, u64>,
     /// The latest mark given out.
     marks: u64,
