@@ -626,6 +626,22 @@ macro_rules! impl_store {
                 }
             }
 
+            /// The publish queue and the intake slot, with their committer
+            /// started on the current runtime.
+            pub(crate) fn start_committer(
+                txns: &dialect::Txns,
+            ) -> (std::sync::Arc<$crate::group::Pending>, $crate::group::IntakeSlot) {
+                let publishes = std::sync::Arc::new($crate::group::Pending::default());
+                let intake = $crate::group::IntakeSlot::default();
+                tokio::spawn(Self::run_publishes(
+                    txns.clone(),
+                    std::sync::Arc::downgrade(&publishes),
+                    publishes.ready.clone(),
+                    intake.clone(),
+                ));
+                (publishes, intake)
+            }
+
             /// The group committer (see [`crate::group`]): runs until the
             /// store, the queue's only owner, is dropped. Hands a batch to
             /// the backend whenever publishes wait and fewer than

@@ -128,14 +128,7 @@ impl PgStore {
             .connect_with(options)
             .await?;
         let txns = Txns::new(pool.clone());
-        let publishes = std::sync::Arc::new(crate::group::Pending::default());
-        let intake = crate::group::IntakeSlot::default();
-        tokio::spawn(PgStore::run_publishes(
-            txns.clone(),
-            std::sync::Arc::downgrade(&publishes),
-            publishes.ready.clone(),
-            intake.clone(),
-        ));
+        let (publishes, intake) = PgStore::start_committer(&txns);
         Ok(PgStore {
             write: pool.clone(),
             read: pool,

@@ -128,14 +128,7 @@ impl SqliteStore {
             .connect_with(options.read_only(true))
             .await?;
         let txns = Txns::start(write.clone(), path);
-        let publishes = std::sync::Arc::new(crate::group::Pending::default());
-        let intake = crate::group::IntakeSlot::default();
-        tokio::spawn(SqliteStore::run_publishes(
-            txns.clone(),
-            std::sync::Arc::downgrade(&publishes),
-            publishes.ready.clone(),
-            intake.clone(),
-        ));
+        let (publishes, intake) = SqliteStore::start_committer(&txns);
         Ok(SqliteStore {
             write,
             read,
