@@ -233,8 +233,8 @@ pub async fn load_claimed<X: Exec>(x: &mut X, ids: &[String]) -> Result<Vec<Clai
 /// ids that exist already (idempotent re-publishes), the subject sequence
 /// numbers in publish order, one insert per chunk of events, one fan-out
 /// read per event type and consumer, one insert per chunk of messages (those
-/// `intake` has room for leased at once, then one read of their endpoints),
-/// and one wake-up notification for the rest. Any failure fails the whole
+/// `intake` has room for leased at once), and one wake-up notification for
+/// the rest. Any failure fails the whole
 /// batch, and drops its reservations.
 pub async fn publish_batch<X: Exec>(
     x: &mut X,
@@ -369,7 +369,7 @@ pub async fn publish_batch<X: Exec>(
     // and consumer; one message row per endpoint.
     type TargetKey = (String, &'static str, String, Option<String>);
     let mut groups: HashMap<TargetKey, usize> = HashMap::new();
-    let mut targets: Vec<Vec<Target>> = Vec::new();
+    let mut targets: Vec<Vec<Target<X::Row>>> = Vec::new();
     // (publish, its endpoint group in `targets`, the endpoint in it)
     let mut rows_out: Vec<(usize, usize, usize)> = Vec::new();
     for i in &fresh {
@@ -384,10 +384,13 @@ pub async fn publish_batch<X: Exec>(
         let group = if let Some(g) = groups.get(&tkey) {
             *g
         } else {
+            // Whole rows, with the consumer's source: a message leased at
+            // publish needs them (one read here, not one more later).
             let mut fanout = SqlBuilder::new(
-                "SELECT DISTINCT e.id, e.state, e.max_concurrency, e.rate_limit_per_second \
-                 FROM endpoint_subscriptions s \
-                 JOIN endpoints e ON e.id = s.endpoint_id WHERE s.tenant_id = ",
+                "SELECT e.*, c.source AS consumer_source FROM endpoints e \
+                 JOIN consumers c ON c.id = e.consumer_id \
+                 WHERE e.id IN (SELECT s.endpoint_id FROM endpoint_subscriptions s \
+                 WHERE s.tenant_id = ",
             );
             fanout
                 .bind(Bind::Text(scope.tenant_id.clone()))
@@ -395,7 +398,7 @@ pub async fn publish_batch<X: Exec>(
                 .bind(Bind::Text(env.into()))
                 .push(" AND s.event_type IN (")
                 .bind(Bind::Text(e.event_type.clone()))
-                .push(", '*') AND e.deleted_at IS NULL");
+                .push(", '*')) AND e.deleted_at IS NULL");
             if let Some(c) = &e.consumer_id {
                 fanout
                     .push(" AND e.consumer_id = ")
@@ -413,6 +416,7 @@ pub async fn publish_batch<X: Exec>(
                     state: endpoint_state.initial_message_state(),
                     max_concurrency: u32::try_from(t.int("max_concurrency")?).unwrap_or(1),
                     rate_limited: t.opt_int("rate_limit_per_second")?.is_some_and(|r| r > 0),
+                    row: t,
                 });
             }
             targets.push(found);
@@ -462,23 +466,23 @@ pub async fn publish_batch<X: Exec>(
     let ids = insert_messages(x, &messages).await?;
     let (mut leased, mut leased_of) = (Vec::new(), Vec::new());
     if reservations.iter().any(Option::is_some) {
-        let mut endpoint_ids: Vec<&str> = messages
-            .iter()
-            .filter(|m| m.lease.is_some())
-            .map(|m| m.endpoint_id)
-            .collect();
-        endpoint_ids.sort_unstable();
-        endpoint_ids.dedup();
-        let endpoints = endpoints_with_sources(x, &endpoint_ids).await?;
-        for (((i, _, _), reserved), (m, id)) in rows_out
+        // Each leased endpoint's row, read once.
+        let mut endpoints: HashMap<&str, (relay_core::model::Endpoint, String)> = HashMap::new();
+        for (((i, g, t), reserved), (m, id)) in rows_out
             .iter()
             .zip(reservations)
             .zip(messages.iter().zip(ids))
         {
             let Some(reserved) = reserved else { continue };
-            let (endpoint, source) = endpoints.get(m.endpoint_id).cloned().ok_or_else(|| {
-                StoreError::Corrupt(format!("endpoint {} missing", m.endpoint_id))
-            })?;
+            let (endpoint, source) = match endpoints.get(m.endpoint_id) {
+                Some(known) => known.clone(),
+                None => {
+                    let row = &targets[*g][*t].row;
+                    let known = (rows::endpoint(row)?, row.text("consumer_source")?);
+                    endpoints.insert(m.endpoint_id, known.clone());
+                    known
+                }
+            };
             let event = &outcomes[*i].event;
             leased.push((
                 reserved,
@@ -524,12 +528,15 @@ pub async fn publish_batch<X: Exec>(
 }
 
 /// An endpoint a publish fans out to, as the fan-out read it.
-struct Target {
+struct Target<R> {
     id: String,
     /// The state its new messages start in.
     state: MessageState,
     max_concurrency: u32,
     rate_limited: bool,
+    /// Its whole row and its consumer's source (`consumer_source`), read
+    /// into an `Endpoint` only if a message is leased at publish.
+    row: R,
 }
 
 /// What a publish batch wrote: each publish's outcome, and the messages
@@ -537,25 +544,6 @@ struct Target {
 pub struct Published {
     pub outcomes: Vec<PublishOutcome>,
     pub leased: Vec<(Reserved, Claimed)>,
-}
-
-/// The endpoints `ids` with their consumers' CloudEvents sources.
-async fn endpoints_with_sources<X: Exec>(
-    x: &mut X,
-    ids: &[&str],
-) -> Result<HashMap<String, (relay_core::model::Endpoint, String)>> {
-    let mut q = SqlBuilder::new(
-        "SELECT e.*, c.source AS consumer_source FROM endpoints e \
-         JOIN consumers c ON c.id = e.consumer_id WHERE e.id IN (",
-    );
-    q.bind_list_padded(ids.iter().map(|id| Bind::Text((*id).to_string())))
-        .push(")");
-    let mut out = HashMap::new();
-    for r in x.fetch(&q).await? {
-        let e = rows::endpoint(&r)?;
-        out.insert(e.id.clone(), (e, r.text("consumer_source")?));
-    }
-    Ok(out)
 }
 
 /// Inserts `messages`, [`FANOUT_CHUNK`] rows per statement; a scheduled one
