@@ -15,7 +15,11 @@
 //! quarter of `max_in_flight`; each reservation holds an in-flight permit.
 //! A publish that schedules a live message instead (no room) marks the
 //! endpoint: its later messages are not leased at publish ahead of that
-//! backlog until a claim finds none of it left (see `AheadState`).
+//! backlog. While it lasts, a publish that finds room leases the
+//! endpoint's oldest due messages instead of its new ones (the reservation
+//! is `behind`), so the backlog drains in order at the pace of the
+//! publishes, with no claim; a claim that finds none of it left clears the
+//! mark (see `AheadState`).
 
 use std::sync::{Arc, Mutex, Weak};
 
@@ -44,14 +48,21 @@ impl Dispatcher {
         })
     }
 
-    fn reserve(&self, endpoint: &IntakeEndpoint<'_>, now: Timestamp) -> Option<Reservation> {
+    /// Room for one more message of `endpoint`, and whether it is behind
+    /// the endpoint's backlog (then the publish leases the oldest due
+    /// message instead of the new one).
+    fn reserve(
+        &self,
+        endpoint: &IntakeEndpoint<'_>,
+        now: Timestamp,
+    ) -> Option<(Reservation, bool)> {
         if self.stopping.load(std::sync::atomic::Ordering::Relaxed) {
             return None;
         }
         let mut s = self.ahead.lock().ok()?;
         let id = endpoint.id;
+        let behind = s.backlog.contains_key(id);
         let room = !endpoint.rate_limited
-            && !s.backlog.contains_key(id)
             && matches!(self.lanes.circuit(id, now), Circuit::Closed { .. })
             && self.lanes.in_flight(id) + s.held(id)
                 < endpoint.max_concurrency.max(1) * (1 + AHEAD_DEPTH)
@@ -64,7 +75,7 @@ impl Dispatcher {
             // publish, it would move ahead of every claim under a steady
             // stream of publishes, and leasing at publish would not resume
             // until the publishes paused.
-            if !s.backlog.contains_key(id) {
+            if !behind {
                 s.marks += 1;
                 let mark = s.marks;
                 s.backlog.insert(id.to_string(), mark);
@@ -73,11 +84,14 @@ impl Dispatcher {
         };
         *s.reserved.entry(id.to_string()).or_default() += 1;
         s.reserved_total += 1;
-        Some(Reservation {
-            state: self.ahead.clone(),
-            endpoint_id: id.to_string(),
-            permit: Some(permit),
-        })
+        Some((
+            Reservation {
+                state: self.ahead.clone(),
+                endpoint_id: id.to_string(),
+                permit: Some(permit),
+            },
+            behind,
+        ))
     }
 
     /// Queues messages leased at publish, now committed, and wakes the loop
@@ -130,7 +144,10 @@ impl relay_store::Intake for DispatcherIntake {
 
     fn reserve(&self, endpoint: &IntakeEndpoint<'_>, now: Timestamp) -> Option<Reserved> {
         let d = self.dispatcher.upgrade()?;
-        d.reserve(endpoint, now).map(|r| Reserved(Box::new(r)))
+        d.reserve(endpoint, now).map(|(r, behind)| Reserved {
+            behind,
+            hold: Box::new(r),
+        })
     }
 
     fn take(&self, leased: Vec<(Reserved, Claimed)>) {
@@ -140,7 +157,7 @@ impl relay_store::Intake for DispatcherIntake {
         let leased = leased
             .into_iter()
             .filter_map(|(r, c)| {
-                let mut r = r.0.downcast::<Reservation>().ok()?;
+                let mut r = r.hold.downcast::<Reservation>().ok()?;
                 r.permit.take().map(|p| (c, p))
             })
             .collect();

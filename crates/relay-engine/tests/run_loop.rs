@@ -88,7 +88,7 @@ async fn a_publish_hands_its_messages_to_the_running_dispatcher_without_a_claim(
 }
 
 #[tokio::test]
-async fn publishes_lease_within_the_lane_and_never_ahead_of_a_backlog() {
+async fn publishes_lease_within_the_lane_and_behind_a_backlog() {
     let e = Env::start(Setup {
         tune: |c| c.max_in_flight = 40,
         ..Default::default()
@@ -108,13 +108,15 @@ async fn publishes_lease_within_the_lane_and_never_ahead_of_a_backlog() {
         .map(|_| intake.reserve(&endpoint("ep_a", 2, false), now))
         .collect::<Option<_>>()
         .expect("room for a lane and its look-ahead");
+    assert!(held.iter().all(|r| !r.behind));
     assert!(intake.reserve(&endpoint("ep_a", 2, false), now).is_none());
-    // That message was scheduled: room freed later goes to it first.
+    // That message was scheduled: room freed later goes to it first (the
+    // publish leases the oldest due message instead of its new one).
     held.pop();
-    assert!(
-        intake.reserve(&endpoint("ep_a", 2, false), now).is_none(),
-        "not ahead of the backlog"
-    );
+    let behind = intake.reserve(&endpoint("ep_a", 2, false), now).unwrap();
+    assert!(behind.behind, "not ahead of the backlog");
+    held.push(behind);
+    assert!(intake.reserve(&endpoint("ep_a", 2, false), now).is_none());
     // Rate-limited endpoints are always claimed.
     assert!(intake.reserve(&endpoint("ep_r", 5, true), now).is_none());
     // Within a quarter of max_in_flight (10) in all.
@@ -127,7 +129,8 @@ async fn publishes_lease_within_the_lane_and_never_ahead_of_a_backlog() {
     // A claim that finds none of ep_a's due messages left (there are none in
     // this database) clears its backlog.
     e.dispatcher.run_once().await.unwrap();
-    assert!(intake.reserve(&endpoint("ep_a", 2, false), now).is_some());
+    let ahead_again = intake.reserve(&endpoint("ep_a", 2, false), now).unwrap();
+    assert!(!ahead_again.behind);
 }
 
 #[tokio::test]

@@ -992,6 +992,8 @@ pub async fn claims_lease_due_messages_with_their_delivery_context(s: &dyn Store
 /// it is handed and counts its reservations still alive.
 struct TestIntake {
     room_for: Vec<String>,
+    /// Every reservation is behind a backlog.
+    behind: bool,
     taken: std::sync::Mutex<Vec<crate::Claimed>>,
     alive: Arc<std::sync::atomic::AtomicUsize>,
 }
@@ -1017,7 +1019,10 @@ impl crate::Intake for TestIntake {
         assert!(!e.rate_limited);
         self.room_for.iter().any(|id| id == e.id).then(|| {
             self.alive.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            crate::Reserved(Box::new(TestReservation(self.alive.clone())))
+            crate::Reserved {
+                behind: self.behind,
+                hold: Box::new(TestReservation(self.alive.clone())),
+            }
         })
     }
     fn take(&self, leased: Vec<(crate::Reserved, crate::Claimed)>) {
@@ -1034,6 +1039,7 @@ pub async fn publishes_lease_what_the_intake_has_room_for(s: &dyn Store) {
     let full = endpoint(s, &live, &c.id, &["order.shipped"]).await;
     let intake = Arc::new(TestIntake {
         room_for: vec![roomy.id.clone()],
+        behind: false,
         taken: Default::default(),
         alive: Default::default(),
     });
@@ -1105,6 +1111,71 @@ pub async fn publishes_lease_what_the_intake_has_room_for(s: &dyn Store) {
         .unwrap();
     assert_eq!((out.messages_created, out.messages_leased), (2, 0));
     assert!(intake.taken.lock().unwrap().is_empty());
+}
+
+pub async fn publishes_behind_a_backlog_lease_its_oldest_messages_in_order(s: &dyn Store) {
+    let t = tenant(s, "a").await;
+    let live = scope(&t, Environment::Live);
+    let c = consumer(s, &live, "c").await;
+    let ep = endpoint(s, &live, &c.id, &["order.shipped"]).await;
+    // A backlog of three, published a second apart.
+    for i in 0..3 {
+        let mut ev = new_event(&format!("evt_old_{i}"), "order.shipped", None);
+        ev.now = T0.plus_seconds(i);
+        s.publish(&live, ev).await.unwrap();
+    }
+    let intake = Arc::new(TestIntake {
+        room_for: vec![ep.id.clone()],
+        behind: true,
+        taken: Default::default(),
+        alive: Default::default(),
+    });
+    s.set_intake(Some(intake.clone()));
+    let publish = |id: &str, at: i64| {
+        let mut ev = new_event(id, "order.shipped", None);
+        ev.now = T0.plus_seconds(at);
+        s.publish(&live, ev)
+    };
+    // Room for one: the oldest goes, the new one waits behind the rest.
+    let out = publish("evt_new_0", 10).await.unwrap();
+    assert_eq!((out.messages_created, out.messages_leased), (1, 0));
+    let taken = std::mem::take(&mut *intake.taken.lock().unwrap());
+    let events: Vec<&str> = taken.iter().map(|c| c.event.id.as_str()).collect();
+    assert_eq!(events, ["evt_old_0"]);
+    let c0 = &taken[0];
+    assert_eq!(c0.message.state, MessageState::InFlight);
+    assert_eq!(c0.lease_version, 1);
+    let applied = s
+        .complete(&[completion(c0, "intake", delivered(c0))])
+        .await
+        .unwrap();
+    assert_eq!(applied, vec![true], "the lease is the intake's");
+    // The next publish's room takes the next oldest; a publish's own new
+    // message goes once the older ones are gone, in due order.
+    publish("evt_new_1", 11).await.unwrap();
+    publish("evt_new_2", 12).await.unwrap();
+    publish("evt_new_3", 13).await.unwrap();
+    publish("evt_new_4", 14).await.unwrap();
+    let taken = std::mem::take(&mut *intake.taken.lock().unwrap());
+    let events: Vec<&str> = taken.iter().map(|c| c.event.id.as_str()).collect();
+    assert_eq!(
+        events,
+        ["evt_old_1", "evt_old_2", "evt_new_0", "evt_new_1"],
+        "oldest first"
+    );
+    assert_eq!(
+        intake.alive.load(std::sync::atomic::Ordering::SeqCst),
+        0,
+        "every reservation is released"
+    );
+    // What is left is scheduled, for claims.
+    let claimed = s
+        .claim_due("w1", T0.plus_seconds(20), T0.plus_seconds(50), 10, &[])
+        .await
+        .unwrap();
+    let events: Vec<&str> = claimed.iter().map(|c| c.event.id.as_str()).collect();
+    assert_eq!(events, ["evt_new_2", "evt_new_3", "evt_new_4"]);
+    s.set_intake(None);
 }
 
 pub async fn concurrent_claimers_never_share_a_message(s: &dyn Store) {

@@ -182,6 +182,8 @@ pub trait Intake: Send + Sync {
     fn lease_millis(&self) -> i64;
     /// Room for one more new message of `endpoint` at `now`: a reservation
     /// (released when dropped), or `None` and the message is scheduled.
+    /// A reservation `behind` a backlog leases the endpoint's oldest due
+    /// message instead of the new one.
     fn reserve(&self, endpoint: &IntakeEndpoint<'_>, now: Timestamp) -> Option<Reserved>;
     /// Messages leased at publish, after their publish committed, each with
     /// its reservation.
@@ -198,7 +200,14 @@ pub struct IntakeEndpoint<'a> {
 
 /// An [`Intake`]'s reservation of room for one message; whatever it holds is
 /// released when it is dropped without being taken.
-pub struct Reserved(pub Box<dyn std::any::Any + Send + Sync>);
+pub struct Reserved {
+    /// The endpoint has older live messages scheduled (a backlog): the
+    /// publish leases the oldest due of them instead, in due order (the new
+    /// message among them), so nothing overtakes the backlog and it drains
+    /// at the pace of the publishes, without claims.
+    pub behind: bool,
+    pub hold: Box<dyn std::any::Any + Send + Sync>,
+}
 
 impl std::fmt::Debug for Reserved {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -772,7 +772,10 @@ mod tests {
             _: &crate::IntakeEndpoint<'_>,
             _: relay_core::time::Timestamp,
         ) -> Option<crate::Reserved> {
-            Some(crate::Reserved(Box::new(())))
+            Some(crate::Reserved {
+                behind: false,
+                hold: Box::new(()),
+            })
         }
         fn take(&self, leased: Vec<(crate::Reserved, crate::Claimed)>) {
             self.batches.lock().unwrap().push(leased.len());

@@ -459,12 +459,15 @@ pub async fn publish_batch<X: Exec>(
                 at: e.created_at,
                 lease: reserved
                     .as_ref()
+                    .filter(|r| !r.behind)
                     .map(|_| (owner, e.created_at.plus_millis(lease_millis))),
             }
         })
         .collect();
     let ids = insert_messages(x, &messages).await?;
     let (mut leased, mut leased_of) = (Vec::new(), Vec::new());
+    // Endpoint → reservations behind its backlog.
+    let mut behind: BTreeMap<String, Vec<Reserved>> = BTreeMap::new();
     if reservations.iter().any(Option::is_some) {
         // Each leased endpoint's row, read once.
         let mut endpoints: HashMap<&str, (relay_core::model::Endpoint, String)> = HashMap::new();
@@ -474,6 +477,13 @@ pub async fn publish_batch<X: Exec>(
             .zip(messages.iter().zip(ids))
         {
             let Some(reserved) = reserved else { continue };
+            if reserved.behind {
+                behind
+                    .entry(m.endpoint_id.to_string())
+                    .or_default()
+                    .push(reserved);
+                continue;
+            }
             let (endpoint, source) = match endpoints.get(m.endpoint_id) {
                 Some(known) => known.clone(),
                 None => {
@@ -513,18 +523,70 @@ pub async fn publish_batch<X: Exec>(
             leased_of.push(*i);
         }
     }
+    if !behind.is_empty() {
+        let now = items.iter().map(|(_, e)| e.now).max().unwrap_or_default();
+        let lease_until = now.plus_millis(lease_millis);
+        leased.extend(lease_oldest(x, behind, owner, now, lease_until).await?);
+    }
+    let scheduled = rows_out.len() > leased_of.len();
     for i in leased_of {
         outcomes[i].messages_leased += 1;
     }
     for (i, _, _) in &rows_out {
         outcomes[*i].messages_created += 1;
     }
-    if rows_out.len() > leased.len()
-        && let Some(notify) = X::WAKE_NOTIFY
-    {
+    if scheduled && let Some(notify) = X::WAKE_NOTIFY {
         x.execute(&SqlBuilder::new(notify)).await?;
     }
     Ok(Published { outcomes, leased })
+}
+
+/// For each endpoint, leases its oldest due live messages, as many as it
+/// has reservations behind its backlog (this publish's new messages are
+/// among the candidates, due last), and pairs them with those reservations;
+/// the reservations left over are dropped.
+async fn lease_oldest<X: Exec>(
+    x: &mut X,
+    behind: BTreeMap<String, Vec<Reserved>>,
+    owner: &str,
+    now: Timestamp,
+    lease_until: Timestamp,
+) -> Result<Vec<(Reserved, Claimed)>> {
+    let mut ids = Vec::new();
+    for (endpoint_id, reservations) in &behind {
+        let q = SqlBuilder::numbered(
+            &format!(
+                "UPDATE messages SET state = 'in_flight', lease_owner = $1, lease_until = $2, \
+                 lease_version = lease_version + 1, updated_at = $3 \
+                 WHERE id IN (SELECT id FROM messages WHERE endpoint_id = $4 \
+                 AND state = 'scheduled' AND priority = 0 AND next_attempt_at <= $3 \
+                 AND (lease_until IS NULL OR lease_until < $3) \
+                 ORDER BY next_attempt_at, id LIMIT CAST($5 AS BIGINT){skip}) RETURNING id",
+                skip = X::SKIP_LOCKED
+            ),
+            [
+                Bind::Text(owner.to_string()),
+                Bind::Int(lease_until.millis()),
+                Bind::Int(now.millis()),
+                Bind::Text(endpoint_id.clone()),
+                Bind::Int(reservations.len() as i64),
+            ],
+        );
+        for r in x.fetch(&q).await? {
+            ids.push(r.text("id")?);
+        }
+    }
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut behind = behind;
+    let mut out = Vec::with_capacity(ids.len());
+    for claimed in load_claimed(x, &ids).await? {
+        if let Some(reserved) = behind.get_mut(&claimed.endpoint.id).and_then(|r| r.pop()) {
+            out.push((reserved, claimed));
+        }
+    }
+    Ok(out)
 }
 
 /// An endpoint a publish fans out to, as the fan-out read it.

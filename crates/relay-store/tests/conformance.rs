@@ -38,6 +38,7 @@ conformance!(
     endpoints_enforce_limits_and_scope,
     publish_fans_out_to_matching_endpoints_only,
     publishes_lease_what_the_intake_has_room_for,
+    publishes_behind_a_backlog_lease_its_oldest_messages_in_order,
     publishing_the_same_id_is_idempotent,
     concurrent_publishes_of_one_id_create_one_event,
     concurrent_publishes_commit_together_and_fail_alone,
