@@ -66,7 +66,7 @@ impl Dispatcher {
             && matches!(self.lanes.circuit(id, now), Circuit::Closed { .. })
             && self.lanes.in_flight(id) + s.held(id)
                 < endpoint.max_concurrency.max(1) * (1 + AHEAD_DEPTH)
-            && s.queued + s.reserved_total < self.config().max_in_flight / 4;
+            && s.queued + s.reserved_total < self.ahead_budget();
         let permit = room
             .then(|| self.permits.clone().try_acquire_owned().ok())
             .flatten();

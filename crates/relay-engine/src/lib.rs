@@ -274,7 +274,7 @@ impl Dispatcher {
             // Messages leased ahead hold in-flight permits: at most a quarter
             // of them, and half of what this claim may take, so the other
             // endpoints always have permits to start with.
-            let mut budget = (a.config.max_in_flight as u32 / 4)
+            let mut budget = (self.ahead_budget() as u32)
                 .saturating_sub(total)
                 .min(limit / 2);
             let eligible = self.lanes.look_ahead(now);
@@ -358,6 +358,13 @@ impl Dispatcher {
             ahead,
             next_due: batch.next_due,
         })
+    }
+
+    /// How many messages may be leased ahead (queued, or reserved at
+    /// publish) in all: a quarter of `max_in_flight`, since each holds an
+    /// in-flight permit and the other endpoints need some to start with.
+    fn ahead_budget(&self) -> usize {
+        self.config().max_in_flight / 4
     }
 
     /// After a claim that took fewer than it could (so it took every due

@@ -111,7 +111,7 @@ pub fn live_claim(
         } else {
             1
         };
-    let mut q = lease_update(req);
+    let mut q = lease_update(req.owner, req.lease_until);
     let now = q.param(Bind::Int(req.now.millis()));
     let window_p = q.param(Bind::Int(window));
     let lim = q.param(Bind::Int(i64::from(limit)));
@@ -217,14 +217,14 @@ impl Caps {
     }
 }
 
-/// The start of a claim's statement: lease to `req.owner` until
-/// `req.lease_until`, a new lease version, then `updated_at = ` for the
-/// caller to finish with the claim's time.
-pub fn lease_update(req: &crate::ClaimRequest<'_>) -> SqlBuilder {
+/// The start of a lease's statement (a claim's, or a publish's behind a
+/// backlog): lease to `owner` until `lease_until`, a new lease version, then
+/// `updated_at = ` for the caller to finish with the lease's time.
+pub fn lease_update(owner: &str, lease_until: relay_core::time::Timestamp) -> SqlBuilder {
     let mut q = SqlBuilder::new("UPDATE messages SET state = 'in_flight', lease_owner = ");
-    q.bind(Bind::Text(req.owner.into()))
+    q.bind(Bind::Text(owner.into()))
         .push(", lease_until = ")
-        .bind(Bind::Int(req.lease_until.millis()))
+        .bind(Bind::Int(lease_until.millis()))
         .push(", lease_version = lease_version + 1, updated_at = ");
     q
 }

@@ -1007,6 +1007,31 @@ impl Drop for TestReservation {
     }
 }
 
+impl TestIntake {
+    /// An intake with room for `room_for` (each reservation `behind` or
+    /// not), set on `s`.
+    fn set_on(s: &dyn Store, room_for: &str, behind: bool) -> Arc<TestIntake> {
+        let intake = Arc::new(TestIntake {
+            room_for: vec![room_for.to_string()],
+            behind,
+            taken: Default::default(),
+            alive: Default::default(),
+        });
+        s.set_intake(Some(intake.clone()));
+        intake
+    }
+
+    /// What was handed over since the last call.
+    fn take_all(&self) -> Vec<crate::Claimed> {
+        std::mem::take(&mut *self.taken.lock().unwrap())
+    }
+
+    /// Reservations neither dropped nor taken.
+    fn alive(&self) -> usize {
+        self.alive.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
 impl crate::Intake for TestIntake {
     fn owner(&self) -> &str {
         "intake"
@@ -1037,25 +1062,15 @@ pub async fn publishes_lease_what_the_intake_has_room_for(s: &dyn Store) {
     let c = consumer(s, &live, "c").await;
     let roomy = endpoint(s, &live, &c.id, &["order.shipped"]).await;
     let full = endpoint(s, &live, &c.id, &["order.shipped"]).await;
-    let intake = Arc::new(TestIntake {
-        room_for: vec![roomy.id.clone()],
-        behind: false,
-        taken: Default::default(),
-        alive: Default::default(),
-    });
-    s.set_intake(Some(intake.clone()));
+    let intake = TestIntake::set_on(s, &roomy.id, false);
     let out = s
         .publish(&live, new_event("evt_1", "order.shipped", Some("order/1")))
         .await
         .unwrap();
     assert_eq!((out.messages_created, out.messages_leased), (2, 1));
-    let taken = std::mem::take(&mut *intake.taken.lock().unwrap());
+    let taken = intake.take_all();
     assert_eq!(taken.len(), 1, "handed over once committed");
-    assert_eq!(
-        intake.alive.load(std::sync::atomic::Ordering::SeqCst),
-        0,
-        "every reservation is released"
-    );
+    assert_eq!(intake.alive(), 0, "every reservation is released");
     let leased = &taken[0];
     // What a claim would have read for it.
     assert_eq!(leased.endpoint, roomy);
@@ -1094,7 +1109,7 @@ pub async fn publishes_lease_what_the_intake_has_room_for(s: &dyn Store) {
     for out in outs {
         assert_eq!(out.unwrap().messages_leased, 1);
     }
-    let taken = std::mem::take(&mut *intake.taken.lock().unwrap());
+    let taken = intake.take_all();
     assert_eq!(taken.len(), 4);
     assert!(taken.iter().all(|c| c.endpoint.id == roomy.id));
     // A lease taken at publish that is never completed expires and is
@@ -1110,7 +1125,7 @@ pub async fn publishes_lease_what_the_intake_has_room_for(s: &dyn Store) {
         .await
         .unwrap();
     assert_eq!((out.messages_created, out.messages_leased), (2, 0));
-    assert!(intake.taken.lock().unwrap().is_empty());
+    assert!(intake.take_all().is_empty());
 }
 
 pub async fn publishes_behind_a_backlog_lease_its_oldest_messages_in_order(s: &dyn Store) {
@@ -1124,13 +1139,7 @@ pub async fn publishes_behind_a_backlog_lease_its_oldest_messages_in_order(s: &d
         ev.now = T0.plus_seconds(i);
         s.publish(&live, ev).await.unwrap();
     }
-    let intake = Arc::new(TestIntake {
-        room_for: vec![ep.id.clone()],
-        behind: true,
-        taken: Default::default(),
-        alive: Default::default(),
-    });
-    s.set_intake(Some(intake.clone()));
+    let intake = TestIntake::set_on(s, &ep.id, true);
     let publish = |id: &str, at: i64| {
         let mut ev = new_event(id, "order.shipped", None);
         ev.now = T0.plus_seconds(at);
@@ -1139,7 +1148,7 @@ pub async fn publishes_behind_a_backlog_lease_its_oldest_messages_in_order(s: &d
     // Room for one: the oldest goes, the new one waits behind the rest.
     let out = publish("evt_new_0", 10).await.unwrap();
     assert_eq!((out.messages_created, out.messages_leased), (1, 0));
-    let taken = std::mem::take(&mut *intake.taken.lock().unwrap());
+    let taken = intake.take_all();
     let events: Vec<&str> = taken.iter().map(|c| c.event.id.as_str()).collect();
     assert_eq!(events, ["evt_old_0"]);
     let c0 = &taken[0];
@@ -1156,18 +1165,14 @@ pub async fn publishes_behind_a_backlog_lease_its_oldest_messages_in_order(s: &d
     publish("evt_new_2", 12).await.unwrap();
     publish("evt_new_3", 13).await.unwrap();
     publish("evt_new_4", 14).await.unwrap();
-    let taken = std::mem::take(&mut *intake.taken.lock().unwrap());
+    let taken = intake.take_all();
     let events: Vec<&str> = taken.iter().map(|c| c.event.id.as_str()).collect();
     assert_eq!(
         events,
         ["evt_old_1", "evt_old_2", "evt_new_0", "evt_new_1"],
         "oldest first"
     );
-    assert_eq!(
-        intake.alive.load(std::sync::atomic::Ordering::SeqCst),
-        0,
-        "every reservation is released"
-    );
+    assert_eq!(intake.alive(), 0, "every reservation is released");
     // What is left is scheduled, for claims.
     let claimed = s
         .claim_due("w1", T0.plus_seconds(20), T0.plus_seconds(50), 10, &[])

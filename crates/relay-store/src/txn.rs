@@ -554,24 +554,17 @@ async fn lease_oldest<X: Exec>(
 ) -> Result<Vec<(Reserved, Claimed)>> {
     let mut ids = Vec::new();
     for (endpoint_id, reservations) in &behind {
-        let q = SqlBuilder::numbered(
-            &format!(
-                "UPDATE messages SET state = 'in_flight', lease_owner = $1, lease_until = $2, \
-                 lease_version = lease_version + 1, updated_at = $3 \
-                 WHERE id IN (SELECT id FROM messages WHERE endpoint_id = $4 \
-                 AND state = 'scheduled' AND priority = 0 AND next_attempt_at <= $3 \
-                 AND (lease_until IS NULL OR lease_until < $3) \
-                 ORDER BY next_attempt_at, id LIMIT CAST($5 AS BIGINT){skip}) RETURNING id",
-                skip = X::SKIP_LOCKED
-            ),
-            [
-                Bind::Text(owner.to_string()),
-                Bind::Int(lease_until.millis()),
-                Bind::Int(now.millis()),
-                Bind::Text(endpoint_id.clone()),
-                Bind::Int(reservations.len() as i64),
-            ],
-        );
+        let mut q = crate::backend::lease_update(owner, lease_until);
+        let now = q.param(Bind::Int(now.millis()));
+        let endpoint = q.param(Bind::Text(endpoint_id.clone()));
+        let n = q.param(Bind::Int(reservations.len() as i64));
+        q.push(&format!(
+            "{now} WHERE id IN (SELECT id FROM messages WHERE endpoint_id = {endpoint} \
+             AND state = 'scheduled' AND priority = 0 AND next_attempt_at <= {now} \
+             AND (lease_until IS NULL OR lease_until < {now}) \
+             ORDER BY next_attempt_at, id LIMIT CAST({n} AS BIGINT){skip}) RETURNING id",
+            skip = X::SKIP_LOCKED
+        ));
         for r in x.fetch(&q).await? {
             ids.push(r.text("id")?);
         }
@@ -778,7 +771,7 @@ async fn claim_recovery<X: Exec>(
     limit: u32,
 ) -> Result<Vec<(String, String, i64)>> {
     let now = req.now.millis();
-    let mut q = crate::backend::lease_update(req);
+    let mut q = crate::backend::lease_update(req.owner, req.lease_until);
     q.bind(Bind::Int(now))
         // Candidates: the next due messages in order (a bounded index scan),
         // then at most each endpoint's room of them.
