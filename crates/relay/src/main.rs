@@ -8,15 +8,15 @@ mod config;
 mod receive;
 mod serve;
 
+use clap::{Parser, Subcommand};
+
+use crate::config::{Config, Flags};
+
 /// mimalloc instead of glibc's malloc: glibc's was 8–11 % of the samples of
 /// a loaded run (docs/benchmarks.md, "Where the time goes"). Built without
 /// transparent huge pages, which doubled peak RSS for no speed.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-use clap::{Parser, Subcommand};
-
-use crate::config::{Config, Flags};
 
 #[derive(Parser)]
 #[command(
