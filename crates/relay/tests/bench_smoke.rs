@@ -85,3 +85,74 @@ fn limit_sends_every_request() {
         number(&v, field);
     }
 }
+
+/// `targets` runs every workload behind the targets (small here) and judges
+/// each target; on PostgreSQL too when `RELAY_TEST_POSTGRES_URL` is set.
+/// Whether a target is met is timing, so it is not asserted; that each one
+/// was measured and judged is.
+#[test]
+fn targets_measures_and_judges_every_target() {
+    let pg = std::env::var("RELAY_TEST_POSTGRES_URL").ok();
+    let mut args = vec![
+        "targets",
+        "--events",
+        "200",
+        "--messages",
+        "2000",
+        "--seconds",
+        "1",
+        "--idle-seconds",
+        "1",
+        "--queued",
+        "200",
+        "--limit-requests",
+        "500",
+        "--json",
+    ];
+    match &pg {
+        Some(url) => args.extend(["--database-url", url.as_str()]),
+        None => eprintln!("SKIPPED on PostgreSQL: RELAY_TEST_POSTGRES_URL is not set"),
+    }
+    let v = bench(&args);
+    assert_eq!(v["workload"], "targets");
+    let targets = v["targets"].as_array().expect("a list of targets");
+    let names: Vec<&str> = targets
+        .iter()
+        .map(|t| t["target"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "throughput on SQLite",
+            "throughput on SQLite, share of limit",
+            "throughput on PostgreSQL",
+            "latency at 1,000 events/s (SQLite), p50",
+            "latency at 1,000 events/s (SQLite), p99",
+            "backlog: idle CPU",
+            "backlog: fresh-message latency p50 / empty database",
+            "isolation: healthy p99 with / without the bad endpoint",
+            "peak RSS in throughput",
+        ]
+    );
+    for t in targets {
+        if t["target"] == "throughput on PostgreSQL" && pg.is_none() {
+            assert_eq!(t["met"], Value::Null, "{t:#}");
+            assert_eq!(t["shown"], "not run");
+            continue;
+        }
+        assert!(t["measured"].is_f64(), "measured: {t:#}");
+        assert!(t["met"].is_boolean(), "judged: {t:#}");
+    }
+    let runs = &v["runs"];
+    assert_eq!(runs["throughput"]["deliveries"], 400, "{runs:#}");
+    assert_eq!(runs["throughput"]["complete"], true);
+    number(runs, "/throughput/ratio_of_limit");
+    assert_eq!(runs["latency"]["complete"], true);
+    assert_eq!(runs["isolation"]["with"]["complete"], true);
+    assert_eq!(runs["backlog"]["messages"], 2000);
+    assert_eq!(v["peak_rss_reset"], true);
+    if pg.is_some() {
+        assert_eq!(runs["throughput_postgres"]["backend"], "postgres");
+        assert_eq!(runs["throughput_postgres"]["deliveries"], 400);
+    }
+}

@@ -121,3 +121,10 @@ pub fn micros(d: Duration) -> u32 {
 pub fn round(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
+
+/// Resets the process's peak resident set size (VmHWM) to its current
+/// size, so the next [`peak_rss_mib`] is the peak since now. False where
+/// the kernel refuses (`/proc/self/clear_refs`, Linux 4.0 and later).
+pub fn reset_peak_rss() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
