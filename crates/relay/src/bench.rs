@@ -1747,11 +1747,12 @@ async fn fairness(
 
 /// `targets`: runs, one after the other in this process, each with a fresh
 /// Relay and database, the workloads that measure the bench's targets, and
-/// judges each target from their reports ([`targets::judge`]). `backlog`
-/// runs first, so its idle CPU is not that of the runs before it winding
-/// down, and `isolation` last, as its hanging attempts outlive it (the
-/// stopped dispatcher lets attempts finish for `shutdown_grace`); the peak
-/// RSS is reset before `throughput`, so it is that run's.
+/// judges each target from their reports ([`targets::judge`]). In this
+/// order: `throughput` first, before any run has written (and deleted) a
+/// database of its own; `backlog` after the runs that stop cleanly, so its
+/// idle CPU is its own; `isolation` last, as its hanging attempts outlive
+/// it (a stopped dispatcher lets attempts finish for `shutdown_grace`).
+/// The peak RSS is reset before `throughput`, so it is that run's.
 /// The SQLite runs ignore `--database-url`; with it, `throughput` runs on
 /// PostgreSQL too. `--rate` and `--endpoints` are not passed on: the
 /// targets are stated at the workloads' defaults. The other flags are
@@ -1772,8 +1773,6 @@ async fn targets_workload(
         ..args.clone()
     };
     let mut reports: Vec<(Run, Value)> = Vec::new();
-    let backlog_run = backlog(&sub(Workload::Backlog, true, None), relay.clone(), data).await?;
-    reports.push((Run::Backlog, backlog_run.json));
     let rss_reset = measure::reset_peak_rss();
     let sqlite = throughput(&sub(Workload::Throughput, false, None), relay.clone(), data).await?;
     reports.push((Run::Throughput, sqlite.json));
@@ -1788,6 +1787,8 @@ async fn targets_workload(
     }
     let latency_run = latency(&sub(Workload::Latency, true, None), relay.clone(), data).await?;
     reports.push((Run::Latency, latency_run.json));
+    let backlog_run = backlog(&sub(Workload::Backlog, true, None), relay.clone(), data).await?;
+    reports.push((Run::Backlog, backlog_run.json));
     let isolation_run = isolation(&sub(Workload::Isolation, true, None), relay, data).await?;
     reports.push((Run::Isolation, isolation_run.json));
     let report = |run: Run| {
