@@ -1799,7 +1799,12 @@ async fn targets_workload(
     };
     let judged = targets::judge(report);
     let met = judged.iter().filter(|j| j.met == Some(true)).count();
-    let mut m = common_json(args, "sqlite");
+    let backends = if args.database_url.is_some() {
+        "sqlite, postgres"
+    } else {
+        "sqlite"
+    };
+    let mut m = common_json(args, backends);
     m.insert(
         "targets".into(),
         Value::Array(judged.iter().map(targets::Judged::json).collect()),

@@ -1,7 +1,7 @@
 //! `relay bench targets`: the bench's targets, each judged from the JSON
 //! report of the workload that measures it. The workloads are run by
-//! `bench::targets`; this module only reads their reports, so the rules are
-//! table-tested without running anything.
+//! `targets_workload` in `bench.rs`; this module only reads their reports,
+//! so the rules are table-tested without running anything.
 
 use serde_json::{Value, json};
 
@@ -54,7 +54,7 @@ pub struct Spec {
     /// JSON pointer of the figure in the run's report.
     pub pointer: &'static str,
     pub bound: Bound,
-    /// Multiplies the figure for printing (and the bound is on the figure).
+    /// How the figure prints (the bound is on the figure as reported).
     pub unit: Unit,
 }
 
