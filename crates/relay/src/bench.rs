@@ -1794,13 +1794,7 @@ async fn targets_workload(
     reports.push((Run::Backlog, backlog_run.json));
     let isolation_run = isolation(&sub(Workload::Isolation, true, None), relay, data).await?;
     reports.push((Run::Isolation, isolation_run.json));
-    let report = |run: Run| {
-        reports
-            .iter()
-            .find(|(r, _)| *r == run)
-            .map(|(_, v)| v.clone())
-    };
-    let judged = targets::judge(report);
+    let judged = targets::judge(&reports);
     let met = judged.iter().filter(|j| j.met == Some(true)).count();
     let backends = if args.database_url.is_some() {
         "sqlite, postgres"
@@ -1818,8 +1812,8 @@ async fn targets_workload(
         "runs".into(),
         Value::Object(
             reports
-                .iter()
-                .map(|(r, v)| (r.name().to_string(), v.clone()))
+                .into_iter()
+                .map(|(r, v)| (r.name().to_string(), v))
                 .collect(),
         ),
     );

@@ -184,12 +184,13 @@ pub struct Judged {
     pub note: String,
 }
 
-/// Judges every target from the reports (`None`: the run was not made).
-pub fn judge(report: impl Fn(Run) -> Option<Value>) -> Vec<Judged> {
+/// Judges every target from the reports of the runs made (a run not among
+/// them leaves its targets not measured).
+pub fn judge(reports: &[(Run, Value)]) -> Vec<Judged> {
     SPECS
         .iter()
         .map(|spec| {
-            let Some(r) = report(spec.run) else {
+            let Some((_, r)) = reports.iter().find(|(run, _)| *run == spec.run) else {
                 return Judged {
                     name: spec.name,
                     stated: spec.stated,
@@ -282,15 +283,10 @@ mod tests {
     }
 
     fn judged(reports: &[(Run, Value)]) -> Vec<(&'static str, Option<bool>)> {
-        judge(|run| {
-            reports
-                .iter()
-                .find(|(r, _)| *r == run)
-                .map(|(_, v)| v.clone())
-        })
-        .into_iter()
-        .map(|j| (j.name, j.met))
-        .collect()
+        judge(reports)
+            .into_iter()
+            .map(|j| (j.name, j.met))
+            .collect()
     }
 
     #[test]
@@ -324,7 +320,7 @@ mod tests {
         let mut r = reports();
         r[0].1["complete"] = json!(false);
         r[3].1["with"]["complete"] = json!(false);
-        let all = judge(|run| r.iter().find(|(x, _)| *x == run).map(|(_, v)| v.clone()));
+        let all = judge(&r);
         let by_name = |n: &str| all.iter().find(|j| j.name == n).cloned().unwrap();
         let t = by_name("throughput on SQLite");
         assert_eq!(t.met, Some(false));
@@ -345,7 +341,7 @@ mod tests {
     fn a_missing_figure_is_not_measured_and_says_where_it_looked() {
         let mut r = reports();
         r[1].1 = json!({"complete": true, "latency_ms": {}});
-        let all = judge(|run| r.iter().find(|(x, _)| *x == run).map(|(_, v)| v.clone()));
+        let all = judge(&r);
         let p50 = &all[3];
         assert_eq!(p50.met, None);
         assert_eq!(p50.note, "the latency report has no /latency_ms/p50");
