@@ -9,9 +9,10 @@
 //! with another node is still answered as a duplicate).
 //!
 //! A batch takes its publishes when its transaction **starts**, not when it
-//! is handed to the backend. On SQLite two batches are handed to the writer
-//! at once (`dialect::PUBLISH_BATCHES`): while one is in the writer's current
-//! cycle, the next waits there and, when the next cycle starts it, takes
+//! is handed to the backend. On SQLite three batches are handed to the
+//! writer at once (`dialect::PUBLISH_BATCHES`): while one is in the writer's
+//! current cycle (and another, committed, may wait for the log's flush),
+//! the next waits there and, when the next cycle starts it, takes
 //! everything queued meanwhile. A publish thus waits for at most the cycle
 //! in progress and its own; a batch formed when the previous one was
 //! answered would often miss the next cycle (a completion batch starts it

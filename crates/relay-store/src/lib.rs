@@ -65,6 +65,10 @@ pub enum StoreError {
     /// A part of the store is not running (it stopped with the runtime).
     #[error("store unavailable: {0}")]
     Unavailable(&'static str),
+    /// What was committed could not be made durable (the SQLite log's
+    /// fsync failed): the caller is not told it succeeded.
+    #[error("the database log could not be synced to disk: {0}")]
+    Durability(String),
 }
 
 impl StoreError {
