@@ -862,6 +862,13 @@ mod tests {
         (dir, store, gate)
     }
 
+    /// `f`'s output, failing the test after 10 s instead of hanging it.
+    async fn within<F: std::future::Future>(f: F) -> F::Output {
+        tokio::time::timeout(Duration::from_secs(10), f)
+            .await
+            .expect("an answer within 10 s")
+    }
+
     /// Rows in `t`, as a reader sees them (committed, flushed or not).
     async fn rows_in_t(store: &SqliteStore) -> i64 {
         sqlx::query_scalar("SELECT COUNT(*) FROM t")
@@ -938,27 +945,33 @@ mod tests {
         assert_eq!(rows_in_t(&store).await, 1, "committed before the flush");
         // While that flush runs, the writer commits a lease cycle (which
         // waits for it: it follows the first) and another durable one.
+        // Each committed before the next is queued, so each has a cycle
+        // of its own.
+        let committed = |rows: i64| {
+            let store = &store;
+            tokio::time::timeout(Duration::from_secs(10), async move {
+                while rows_in_t(store).await < rows {
+                    tokio::task::yield_now().await;
+                }
+            })
+        };
         let second = insert_into_t(&store, Commit::Lease, 2);
+        committed(2).await.expect("committed during the flush");
         let third = insert_into_t(&store, Commit::Durable, 3);
-        let committed = tokio::time::timeout(Duration::from_secs(10), async {
-            while rows_in_t(&store).await < 3 {
-                tokio::task::yield_now().await;
-            }
-        });
-        committed.await.expect("both committed during the flush");
+        committed(3).await.expect("committed during the flush");
         assert!(!first.is_finished() && !second.is_finished() && !third.is_finished());
 
         gate.open(1);
-        assert_eq!(first.await.unwrap().unwrap(), 1);
+        assert_eq!(within(first).await.unwrap().unwrap(), 1);
         // The lease cycle needs no flush of its own; the third does.
-        assert_eq!(second.await.unwrap().unwrap(), 1);
+        assert_eq!(within(second).await.unwrap().unwrap(), 1);
         until(|| gate.calls() == 2).await;
         assert!(
             !third.is_finished(),
             "its commit came after the first flush began"
         );
         gate.open(1);
-        assert_eq!(third.await.unwrap().unwrap(), 1);
+        assert_eq!(within(third).await.unwrap().unwrap(), 1);
         assert_eq!(gate.calls(), 2, "one flush for each durable cycle here");
     }
 
@@ -973,7 +986,9 @@ mod tests {
         gate.failing
             .store(true, std::sync::atomic::Ordering::SeqCst);
         gate.open(1);
-        let failed = insert_into_t(&store, Commit::Durable, 1).await.unwrap();
+        let failed = within(insert_into_t(&store, Commit::Durable, 1))
+            .await
+            .unwrap();
         let Err(StoreError::Durability(why)) = failed else {
             panic!("a durability error, not {failed:?}");
         };
@@ -981,13 +996,8 @@ mod tests {
         gate.failing
             .store(false, std::sync::atomic::Ordering::SeqCst);
         gate.open(1);
-        assert_eq!(
-            insert_into_t(&store, Commit::Durable, 2)
-                .await
-                .unwrap()
-                .unwrap(),
-            1
-        );
+        let after = within(insert_into_t(&store, Commit::Durable, 2)).await;
+        assert_eq!(after.unwrap().unwrap(), 1);
         assert_eq!(gate.calls(), 3);
     }
 
