@@ -116,7 +116,7 @@ pub(crate) mod dialect {
 impl SqliteStore {
     /// Opens (creating if needed) the database at `url` (`sqlite://path/to/relay.db`).
     pub async fn connect(url: &str) -> Result<Self> {
-        Self::connect_syncing(url, Arc::new(sync_wal)).await
+        Self::connect_syncing(url, wal_flush()).await
     }
 
     /// [`Self::connect`], with the [`Syncer`]'s flush of the log given.
@@ -460,11 +460,7 @@ impl Writer {
         }
         match failed {
             None => syncer.committed(durable, done),
-            Some(e) => {
-                for outcome in done {
-                    (outcome.reply)(Some(copy_of(&e)));
-                }
-            }
+            Some(e) => answer(done, Some(&e)),
         }
     }
 
@@ -492,14 +488,24 @@ impl Writer {
 /// How the [`Syncer`] flushes the log at this path (tests give their own).
 type SyncFn = Arc<dyn Fn(&std::path::Path) -> std::io::Result<()> + Send + Sync>;
 
+/// The store's own flush of its log ([`sync_wal`]), remembering which
+/// WAL file it flushed last.
+fn wal_flush() -> SyncFn {
+    let seen = std::sync::Mutex::new(None);
+    Arc::new(move |wal: &std::path::Path| sync_wal(wal, &seen))
+}
+
 /// Flushes the WAL file at `wal` to disk (`fdatasync`), and its directory
-/// the first time that file is seen, since a new file's name is on disk
-/// only once its directory is. Opened by path each time: if the last
-/// connection closed, SQLite checkpointed the log into the database,
-/// flushed that and deleted the file, and a later one is another file. So
-/// no file means nothing waits in a log.
-fn sync_wal(wal: &std::path::Path) -> std::io::Result<()> {
-    static SEEN: std::sync::Mutex<Vec<(u64, u64)>> = std::sync::Mutex::new(Vec::new());
+/// when that file is not the one last flushed (`seen`: its device and
+/// inode), since a new file's name is on disk only once its directory is.
+/// Opened by path each time: if the last connection closed, SQLite
+/// checkpointed the log into the database, flushed that and deleted the
+/// file, and a later one is another file. So no file means nothing waits
+/// in a log.
+fn sync_wal(
+    wal: &std::path::Path,
+    seen: &std::sync::Mutex<Option<(u64, u64)>>,
+) -> std::io::Result<()> {
     let file = match std::fs::File::open(wal) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
@@ -511,14 +517,14 @@ fn sync_wal(wal: &std::path::Path) -> std::io::Result<()> {
         use std::os::unix::fs::MetadataExt;
         let meta = file.metadata()?;
         let id = (meta.dev(), meta.ino());
-        let mut seen = SEEN
+        let mut seen = seen
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if !seen.contains(&id) {
+        if *seen != Some(id) {
             if let Some(dir) = wal.parent().filter(|d| !d.as_os_str().is_empty()) {
                 std::fs::File::open(dir)?.sync_all()?;
             }
-            seen.push(id);
+            *seen = Some(id);
         }
     }
     Ok(())
@@ -532,9 +538,6 @@ struct Syncer {
     sync: SyncFn,
     state: std::sync::Mutex<SyncState>,
     wake: std::sync::Condvar,
-    /// Flushes that succeeded (tests count them).
-    #[cfg_attr(not(test), allow(dead_code))]
-    flushes: std::sync::atomic::AtomicU64,
 }
 
 #[derive(Default)]
@@ -554,7 +557,6 @@ impl Syncer {
             sync,
             state: std::sync::Mutex::default(),
             wake: std::sync::Condvar::new(),
-            flushes: std::sync::atomic::AtomicU64::new(0),
         });
         let thread = syncer.clone();
         let started = std::thread::Builder::new()
@@ -599,11 +601,7 @@ impl Syncer {
     /// Flushes the log; the error each caller is given if that failed.
     fn flush(&self) -> Option<StoreError> {
         match (self.sync)(&self.wal) {
-            Ok(()) => {
-                self.flushes
-                    .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                None
-            }
+            Ok(()) => None,
             Err(e) => {
                 tracing::error!(error = %e, "flushing the SQLite log failed");
                 Some(StoreError::Durability(e.to_string()))
@@ -1008,11 +1006,15 @@ mod tests {
     fn the_log_is_flushed_by_path() {
         let dir = tempfile::tempdir().unwrap();
         let wal = dir.path().join("w.db-wal");
-        sync_wal(&wal).unwrap();
+        let seen = std::sync::Mutex::new(None);
+        sync_wal(&wal, &seen).unwrap();
+        assert_eq!(*seen.lock().unwrap(), None, "no file flushed");
         std::fs::write(&wal, b"frames").unwrap();
-        sync_wal(&wal).unwrap();
-        sync_wal(&wal).unwrap();
-        assert!(sync_wal(&dir.path().join("missing").join("w.db-wal")).is_ok());
+        sync_wal(&wal, &seen).unwrap();
+        assert!(seen.lock().unwrap().is_some(), "its directory flushed once");
+        sync_wal(&wal, &seen).unwrap();
+        let missing = dir.path().join("missing").join("w.db-wal");
+        assert!(sync_wal(&missing, &seen).is_ok());
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
