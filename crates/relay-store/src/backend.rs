@@ -19,6 +19,11 @@ pub enum Bind {
     Int(i64),
     OptInt(Option<i64>),
     OptText(Option<String>),
+    /// A column of values, bound as one array (`text[]` on PostgreSQL; see
+    /// [`SqlBuilder::rows`]).
+    Texts(Vec<Option<String>>),
+    /// A column of values, bound as one array (`bigint[]` on PostgreSQL).
+    Ints(Vec<Option<i64>>),
 }
 
 impl Bind {
@@ -27,6 +32,19 @@ impl Bind {
         match self {
             Bind::Text(_) | Bind::OptText(_) => Bind::OptText(None),
             Bind::Int(_) | Bind::OptInt(_) => Bind::OptInt(None),
+            Bind::Texts(_) => Bind::Texts(Vec::new()),
+            Bind::Ints(_) => Bind::Ints(Vec::new()),
+        }
+    }
+
+    /// An array of values as JSON text, for a backend without arrays: SQLite
+    /// is never handed one (its transactions use `VALUES` lists), but every
+    /// value has a meaning there.
+    pub fn json_array(&self) -> Option<String> {
+        match self {
+            Bind::Texts(v) => serde_json::to_string(v).ok(),
+            Bind::Ints(v) => serde_json::to_string(v).ok(),
+            _ => None,
         }
     }
 }
@@ -311,8 +329,10 @@ impl SqlBuilder {
     /// Appends a placeholder for `value`.
     pub fn bind(&mut self, value: Bind) -> &mut Self {
         self.binds.push(value);
+        // Written in place: a VALUES list has hundreds of placeholders.
         self.sql.push('$');
-        self.sql.push_str(&self.binds.len().to_string());
+        self.sql
+            .push_str(itoa::Buffer::new().format(self.binds.len()));
         self
     }
     /// Binds `value` without appending its placeholder; returns the
@@ -361,6 +381,11 @@ impl SqlBuilder {
             .first()
             .map(|r| r.iter().map(Bind::null_like).collect())
             .unwrap_or_default();
+        let columns = nulls.len();
+        // `, ($1234` and `, $1234` for each value: one allocation, not a
+        // doubling per few rows.
+        self.sql.reserve(to * (columns * 7 + 4));
+        self.binds.reserve(to * columns);
         let padding = std::iter::repeat_n(nulls, to - n);
         for (i, row) in rows.into_iter().chain(padding).enumerate() {
             self.push(if i == 0 { "(" } else { ", (" })
@@ -368,6 +393,53 @@ impl SqlBuilder {
                 .push(")");
         }
         self
+    }
+    /// Appends `rows` as the body of a `WITH v (…) AS (…)` relation: a
+    /// padded `VALUES` list (see [`SqlBuilder::values_padded`]), or, when
+    /// `arrays` (PostgreSQL), `SELECT * FROM UNNEST($1::text[], …)` with
+    /// one array per column. The arrays make one statement text for every
+    /// batch size, with a dozen parameters instead of a thousand to bind
+    /// and plan. Every row must have the same columns of the same types (a
+    /// column's type is its first row's); the statement must ignore rows
+    /// whose every column is NULL, as for the padding.
+    pub fn rows(&mut self, rows: Vec<Vec<Bind>>, max: usize, arrays: bool) -> &mut Self {
+        if !arrays || rows.is_empty() {
+            return self.push("VALUES ").values_padded(rows, max);
+        }
+        let mut columns: Vec<Bind> = rows[0]
+            .iter()
+            .map(|b| match b {
+                Bind::Text(_) | Bind::OptText(_) => Bind::Texts(Vec::with_capacity(rows.len())),
+                Bind::Int(_) | Bind::OptInt(_) => Bind::Ints(Vec::with_capacity(rows.len())),
+                Bind::Texts(_) | Bind::Ints(_) => b.null_like(),
+            })
+            .collect();
+        for row in rows {
+            for (column, value) in columns.iter_mut().zip(row) {
+                match (column, value) {
+                    (Bind::Texts(c), Bind::Text(v)) => c.push(Some(v)),
+                    (Bind::Texts(c), Bind::OptText(v)) => c.push(v),
+                    (Bind::Ints(c), Bind::Int(v)) => c.push(Some(v)),
+                    (Bind::Ints(c), Bind::OptInt(v)) => c.push(v),
+                    // A value of another type than its column's first row:
+                    // NULL, which the statement's types would reject anyway.
+                    (Bind::Texts(c), _) => c.push(None),
+                    (Bind::Ints(c), _) => c.push(None),
+                    _ => {}
+                }
+            }
+        }
+        self.push("SELECT * FROM UNNEST(");
+        for (i, column) in columns.into_iter().enumerate() {
+            let cast = match column {
+                Bind::Ints(_) => "::bigint[]",
+                _ => "::text[]",
+            };
+            self.push(if i == 0 { "" } else { ", " })
+                .bind(column)
+                .push(cast);
+        }
+        self.push(")")
     }
     /// Appends `AND id > $n` when paginating, then the order and the limit
     /// (one more than asked, to learn whether another page exists).
@@ -2237,6 +2309,59 @@ pub(crate) use impl_store;
 #[cfg(test)]
 mod tests {
     use super::{Bind, SqlBuilder};
+
+    #[test]
+    fn rows_as_arrays_have_one_text_for_every_batch_size() {
+        let rows = |n: usize| {
+            (0..n)
+                .map(|i| {
+                    vec![
+                        Bind::Text(format!("m{i}")),
+                        Bind::OptText((i % 2 == 0).then(|| "x".to_string())),
+                        Bind::Int(i as i64),
+                        Bind::OptInt(None),
+                    ]
+                })
+                .collect::<Vec<_>>()
+        };
+        let text = |n: usize| {
+            let mut q = SqlBuilder::new("WITH v (a, b, c, d) AS (");
+            q.rows(rows(n), 100, true).push(")");
+            q
+        };
+        let q = text(3);
+        assert_eq!(
+            q.sql,
+            "WITH v (a, b, c, d) AS (SELECT * FROM UNNEST($1::text[], $2::text[], \
+             $3::bigint[], $4::bigint[]))"
+        );
+        for n in [1, 2, 7, 100, 150] {
+            assert_eq!(text(n).sql, q.sql, "{n} rows");
+        }
+        // One array per column, the rows in order, NULLs kept.
+        let [Bind::Texts(a), Bind::Texts(b), Bind::Ints(c), Bind::Ints(d)] = &q.binds[..] else {
+            panic!("four arrays: {:?}", q.binds.len());
+        };
+        assert_eq!(
+            a,
+            &[Some("m0".into()), Some("m1".into()), Some("m2".into())]
+        );
+        assert_eq!(b, &[Some("x".into()), None, Some("x".into())]);
+        assert_eq!(c, &[Some(0), Some(1), Some(2)]);
+        assert_eq!(d, &[None, None, None]);
+        // Without arrays (SQLite), the padded VALUES list.
+        let mut q = SqlBuilder::new("WITH v (a, b, c, d) AS (");
+        q.rows(rows(3), 100, false).push(")");
+        assert!(
+            q.sql
+                .starts_with("WITH v (a, b, c, d) AS (VALUES ($1, $2, $3, $4), ")
+        );
+        assert_eq!(q.binds.len(), 16);
+        // An empty batch has nothing to bind either way.
+        let mut q = SqlBuilder::new("");
+        q.rows(Vec::new(), 100, true);
+        assert_eq!((q.sql.as_str(), q.binds.len()), ("VALUES ", 0));
+    }
 
     #[test]
     fn padded_lists_have_one_text_per_power_of_two() {

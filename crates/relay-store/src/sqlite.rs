@@ -92,6 +92,8 @@ pub(crate) mod dialect {
     };
     /// One process owns the database; the API wakes the dispatcher in-process.
     pub const WAKE_NOTIFY: Option<&str> = None;
+    /// No arrays: batches are padded `VALUES` lists.
+    pub const ARRAYS: bool = false;
     /// Publish batches handed to the writer at once (see [`crate::group`]):
     /// one committed and waiting for the [`Syncer`]'s flush, one in the
     /// current cycle, one waiting to take what queues meanwhile.
@@ -465,11 +467,11 @@ impl Writer {
     }
 
     /// `q` prepared (cached), with each `$n` placeholder bound to
-    /// `q.binds[n - 1]`. Written as `?n`, which SQLite numbers by `n` (it
-    /// numbers `$n` by first appearance, and looking each name up is linear
-    /// in their count).
+    /// `q.binds[n - 1]`. Written as `?` or `?n` ([`sqlite_placeholders`]),
+    /// which SQLite numbers by `n` (it numbers `$n` by first appearance, and
+    /// looking each name up is linear in their count).
     fn prepare(&self, q: &SqlBuilder) -> Result<rusqlite::CachedStatement<'_>> {
-        let mut stmt = self.conn.prepare_cached(&numbered_by_index(&q.sql))?;
+        let mut stmt = self.conn.prepare_cached(&sqlite_placeholders(&q.sql))?;
         for i in 1..=stmt.parameter_count() {
             let Some(bind) = q.binds.get(i - 1) else {
                 return Err(rusqlite::Error::InvalidParameterCount(i, q.binds.len()).into());
@@ -479,6 +481,7 @@ impl Writer {
                 Bind::Int(v) => stmt.raw_bind_parameter(i, v)?,
                 Bind::OptInt(v) => stmt.raw_bind_parameter(i, v)?,
                 Bind::OptText(v) => stmt.raw_bind_parameter(i, v.as_deref())?,
+                Bind::Texts(_) | Bind::Ints(_) => stmt.raw_bind_parameter(i, bind.json_array())?,
             }
         }
         Ok(stmt)
@@ -672,18 +675,44 @@ fn vm_steps(stmt: &rusqlite::Statement<'_>) -> u64 {
     u64::try_from(stmt.reset_status(rusqlite::StatementStatus::VmStep)).unwrap_or(0)
 }
 
-/// `sql` with each `$n` placeholder written `?n`. Relay's SQL has no `$`
-/// inside string literals: values are always bound.
-fn numbered_by_index(sql: &str) -> String {
+/// `sql` with SQLite's placeholders: each `$n` written `?` when `n` is one
+/// more than the largest number seen so far (which is what SQLite numbers a
+/// bare `?`), otherwise `?n`. The padded `VALUES` lists of the hot path
+/// number their placeholders in order, so their text is about half as long:
+/// the statement cache hashes, compares and copies it on every use. Relay's
+/// SQL has no `$` inside string literals: values are always bound.
+fn sqlite_placeholders(sql: &str) -> String {
+    let bytes = sql.as_bytes();
     let mut out = String::with_capacity(sql.len());
-    let mut chars = sql.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '$' && chars.peek().is_some_and(char::is_ascii_digit) {
-            out.push('?');
-        } else {
-            out.push(c);
+    let (mut copied, mut i, mut largest) = (0, 0, 0u64);
+    while let Some(at) = bytes[i..].iter().position(|b| *b == b'$') {
+        let dollar = i + at;
+        let digits = bytes[dollar + 1..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        i = dollar + 1 + digits;
+        if digits == 0 {
+            continue;
+        }
+        let number = &sql[dollar + 1..i];
+        out.push_str(&sql[copied..dollar]);
+        copied = i;
+        match number.parse::<u64>() {
+            Ok(n) if n == largest + 1 => {
+                out.push('?');
+                largest = n;
+            }
+            parsed => {
+                out.push('?');
+                out.push_str(number);
+                if let Ok(n) = parsed {
+                    largest = largest.max(n);
+                }
+            }
         }
     }
+    out.push_str(&sql[copied..]);
     out
 }
 
@@ -706,6 +735,7 @@ impl Exec for Writer {
     const SKIP_LOCKED: &'static str = dialect::SKIP_LOCKED;
     const RECOVERY_INDEX: &'static str = dialect::RECOVERY_INDEX;
     const WAKE_NOTIFY: Option<&'static str> = dialect::WAKE_NOTIFY;
+    const ARRAYS: bool = dialect::ARRAYS;
     const LIVE_CLAIM: &'static crate::backend::LiveClaimDialect = &dialect::LIVE_CLAIM;
 
     async fn execute(&mut self, q: &SqlBuilder) -> Result<u64> {
@@ -790,19 +820,52 @@ mod tests {
     use super::*;
 
     #[test]
-    fn placeholders_are_numbered_by_index() {
+    fn placeholders_are_written_for_sqlite() {
         for (sql, want) in [
-            ("SELECT $1", "SELECT ?1"),
+            ("SELECT $1", "SELECT ?"),
+            // In order: bare `?`, numbered by SQLite one after the other.
+            ("VALUES ($1, $2), ($3, $4)", "VALUES (?, ?), (?, ?)"),
+            // Out of order or repeated: numbered.
             (
                 "UPDATE t SET a = $2 WHERE id = $1 AND b = $2",
                 "UPDATE t SET a = ?2 WHERE id = ?1 AND b = ?2",
             ),
-            ("VALUES ($10, $11)", "VALUES (?10, ?11)"),
+            ("SELECT $1, $1, $2, $4, $5", "SELECT ?, ?1, ?, ?4, ?"),
+            ("VALUES ($10, $11)", "VALUES (?10, ?)"),
             // A `$` not followed by a digit is not a placeholder.
-            ("SELECT '$' || $1", "SELECT '$' || ?1"),
+            ("SELECT '$' || $1", "SELECT '$' || ?"),
+            ("SELECT 1 $", "SELECT 1 $"),
             ("SELECT 1", "SELECT 1"),
+            ("", ""),
         ] {
-            assert_eq!(numbered_by_index(sql), want, "{sql}");
+            assert_eq!(sqlite_placeholders(sql), want, "{sql}");
+        }
+    }
+
+    /// What SQLite binds to each placeholder of the rewritten text is what
+    /// the `$n` placeholders meant: `q.binds[n - 1]`.
+    #[test]
+    fn rewritten_placeholders_take_their_values() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        for (sql, want) in [
+            ("SELECT $1, $2, $3", "a b c"),
+            ("SELECT $2, $1, $3", "b a c"),
+            ("SELECT $1, $1, $2, $3", "a a b c"),
+            ("SELECT $3, $1, $2", "c a b"),
+        ] {
+            let q = SqlBuilder::numbered(sql, ["a", "b", "c"].map(|v| Bind::Text(v.into())));
+            let mut stmt = conn.prepare(&sqlite_placeholders(&q.sql)).unwrap();
+            for i in 1..=stmt.parameter_count() {
+                let Bind::Text(v) = &q.binds[i - 1] else {
+                    unreachable!()
+                };
+                stmt.raw_bind_parameter(i, v.as_str()).unwrap();
+            }
+            let n = stmt.column_count();
+            let mut rows = stmt.raw_query();
+            let row = rows.next().unwrap().unwrap();
+            let got: Vec<String> = (0..n).map(|i| row.get(i).unwrap()).collect();
+            assert_eq!(got.join(" "), want, "{sql}");
         }
     }
 

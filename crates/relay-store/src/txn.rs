@@ -52,6 +52,8 @@ pub trait Exec: Send {
     const WAKE_NOTIFY: Option<&'static str>;
     /// The live claim's dialect (see [`crate::backend::live_claim`]).
     const LIVE_CLAIM: &'static crate::backend::LiveClaimDialect;
+    /// Batches bind a column as one array (see [`SqlBuilder::rows`]).
+    const ARRAYS: bool;
 
     /// Runs `q`; returns the rows it changed.
     fn execute(&mut self, q: &SqlBuilder) -> impl Future<Output = Result<u64>> + Send;
@@ -83,6 +85,10 @@ macro_rules! impl_exec_for_sqlx {
                 use $dialect as d;
                 d::WAKE_NOTIFY
             };
+            const ARRAYS: bool = {
+                use $dialect as d;
+                d::ARRAYS
+            };
 
             async fn execute(&mut self, q: &SqlBuilder) -> Result<u64> {
                 Ok(built::<$db>(q).execute(&mut *self).await?.rows_affected())
@@ -100,7 +106,7 @@ impl_exec_for_sqlx!(sqlx::PgConnection, sqlx::Postgres, crate::postgres::dialect
 /// `q` as a sqlx query with its values bound in order.
 pub fn built<DB>(q: &SqlBuilder) -> sqlx::query::Query<'static, DB, DB::Arguments>
 where
-    DB: sqlx::Database,
+    DB: BindArrays,
     String: for<'a> sqlx::Encode<'a, DB> + sqlx::Type<DB>,
     i64: for<'a> sqlx::Encode<'a, DB> + sqlx::Type<DB>,
     Option<String>: for<'a> sqlx::Encode<'a, DB> + sqlx::Type<DB>,
@@ -113,9 +119,41 @@ where
             Bind::Int(i) => query.bind(*i),
             Bind::OptInt(i) => query.bind(*i),
             Bind::OptText(t) => query.bind(t.clone()),
+            Bind::Texts(_) | Bind::Ints(_) => DB::bind_array(query, b),
         };
     }
     query
+}
+
+/// How a backend binds a column of values ([`Bind::Texts`], [`Bind::Ints`]).
+pub trait BindArrays: sqlx::Database {
+    fn bind_array(
+        query: sqlx::query::Query<'static, Self, Self::Arguments>,
+        array: &Bind,
+    ) -> sqlx::query::Query<'static, Self, Self::Arguments>;
+}
+
+impl BindArrays for sqlx::Postgres {
+    fn bind_array(
+        query: sqlx::query::Query<'static, Self, Self::Arguments>,
+        array: &Bind,
+    ) -> sqlx::query::Query<'static, Self, Self::Arguments> {
+        match array {
+            Bind::Texts(v) => query.bind(v.clone()),
+            Bind::Ints(v) => query.bind(v.clone()),
+            _ => query.bind(Option::<String>::None),
+        }
+    }
+}
+
+impl BindArrays for sqlx::Sqlite {
+    /// As JSON text ([`Bind::json_array`]): SQLite has no arrays.
+    fn bind_array(
+        query: sqlx::query::Query<'static, Self, Self::Arguments>,
+        array: &Bind,
+    ) -> sqlx::query::Query<'static, Self, Self::Arguments> {
+        query.bind(array.json_array())
+    }
 }
 
 /// An event's key: tenant, environment, id.
@@ -358,8 +396,8 @@ pub async fn publish_batch<X: Exec>(
                 ]
             })
             .collect();
-        let mut q = SqlBuilder::new(&format!("WITH v ({EVENT_COLUMNS}) AS (VALUES "));
-        q.values_padded(rows, EVENT_CHUNK).push(&format!(
+        let mut q = SqlBuilder::new(&format!("WITH v ({EVENT_COLUMNS}) AS ("));
+        q.rows(rows, EVENT_CHUNK, X::ARRAYS).push(&format!(
             ") INSERT INTO events ({EVENT_COLUMNS}) SELECT {EVENT_COLUMNS} FROM v \
              WHERE v.id IS NOT NULL"
         ));
@@ -636,8 +674,8 @@ pub async fn insert_messages<X: Exec>(
             ]);
             ids.push(id);
         }
-        let mut q = SqlBuilder::new(&format!("WITH v ({MESSAGE_COLUMNS}) AS (VALUES "));
-        q.values_padded(rows, FANOUT_CHUNK).push(&format!(
+        let mut q = SqlBuilder::new(&format!("WITH v ({MESSAGE_COLUMNS}) AS ("));
+        q.rows(rows, FANOUT_CHUNK, X::ARRAYS).push(&format!(
             ") INSERT INTO messages ({MESSAGE_COLUMNS}) SELECT {MESSAGE_COLUMNS} FROM v \
              WHERE v.id IS NOT NULL"
         ));
@@ -887,7 +925,7 @@ pub async fn complete<X: Exec>(x: &mut X, batch: &[Completion]) -> Result<Vec<bo
     for chunk in batch.chunks(COMPLETION_CHUNK) {
         let mut q = SqlBuilder::new(
             "WITH v (id, state, attempts_used, deferrals_used, next_attempt_at, last_error_code, \
-             terminal_reason, updated_at, lease_owner, lease_version, manual) AS (VALUES ",
+             terminal_reason, updated_at, lease_owner, lease_version, manual) AS (",
         );
         let rows = chunk
             .iter()
@@ -909,7 +947,7 @@ pub async fn complete<X: Exec>(x: &mut X, batch: &[Completion]) -> Result<Vec<bo
             })
             .collect();
         // The padding's NULL ids match no message.
-        q.values_padded(rows, COMPLETION_CHUNK).push(
+        q.rows(rows, COMPLETION_CHUNK, X::ARRAYS).push(
             ") UPDATE messages SET state = v.state, attempts_used = v.attempts_used, \
              deferrals_used = v.deferrals_used, next_attempt_at = v.next_attempt_at, \
              last_error_code = v.last_error_code, terminal_reason = v.terminal_reason, \
@@ -933,7 +971,7 @@ pub async fn complete<X: Exec>(x: &mut X, batch: &[Completion]) -> Result<Vec<bo
         let mut q = SqlBuilder::new(
             "WITH v (id, message_id, tenant_id, environment, endpoint_id, trigger, started_at, \
              duration_ms, destination_ip, status_code, error_kind, body_sha256, signature, \
-             response_body, outcome) AS (VALUES ",
+             response_body, outcome) AS (",
         );
         let rows = chunk
             .iter()
@@ -957,7 +995,7 @@ pub async fn complete<X: Exec>(x: &mut X, batch: &[Completion]) -> Result<Vec<bo
                 ]
             })
             .collect();
-        q.values_padded(rows, COMPLETION_CHUNK).push(
+        q.rows(rows, COMPLETION_CHUNK, X::ARRAYS).push(
             ") INSERT INTO attempts (id, message_id, tenant_id, environment, endpoint_id, number, \
              trigger, started_at, duration_ms, destination_ip, status_code, error_kind, body_sha256, \
              signature, response_body, outcome) \
