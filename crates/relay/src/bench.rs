@@ -443,6 +443,15 @@ impl Env {
         limits.insert("endpoints_per_tenant".into(), 100_000.into());
         limits.insert("endpoints_per_consumer".into(), 100_000.into());
         toml.insert("limits".into(), limits.into());
+        // Attempts that hang (`isolation`) are abandoned at the end of a run
+        // within the 3 s `finish` waits, so the dispatcher releases their
+        // leases and stops before the run's store is dropped.
+        let mut delivery = toml::Table::new();
+        delivery.insert(
+            "shutdown_grace_seconds".into(),
+            i64::try_from(FINISH_GRACE.as_secs()).unwrap_or(1).into(),
+        );
+        toml.insert("delivery".into(), delivery.into());
         let config_path = dir.path().join("relay.toml");
         std::fs::write(&config_path, toml::to_string(&toml)?)?;
         let config = Config::load_from(
@@ -548,14 +557,18 @@ impl Env {
 
     async fn finish(self) {
         let _ = self.stop.send(true);
-        // Let the dispatcher release its leases (attempts that hang, as in
-        // `isolation`, are not waited for).
-        let _ = tokio::time::timeout(Duration::from_secs(3), self.engine).await;
+        // Let the dispatcher finish: attempts that hang, as in `isolation`,
+        // are abandoned after `FINISH_GRACE`, and their leases released.
+        let _ = tokio::time::timeout(FINISH_GRACE + Duration::from_secs(2), self.engine).await;
         if let Some((url, name)) = &self.pg_drop {
             drop_pg_database(url, name).await;
         }
     }
 }
+
+/// How long a run's attempts in flight may finish when it ends (its
+/// Relay's `[delivery] shutdown_grace_seconds`).
+const FINISH_GRACE: Duration = Duration::from_secs(1);
 
 // ----- publishing ------------------------------------------------------------------
 

@@ -191,6 +191,10 @@ pub struct Delivery {
     /// most by each node; 0 for no limit.
     #[serde(deserialize_with = "number")]
     pub recovery_per_second: u32,
+    /// How long attempts in flight may finish after shutdown is requested;
+    /// those still running are then abandoned and their leases released.
+    #[serde(deserialize_with = "number")]
+    pub shutdown_grace_seconds: u64,
 }
 
 /// The shortest lease `[delivery] lease_seconds` accepts.
@@ -203,6 +207,9 @@ impl Default for Delivery {
             circuit_failure_threshold: 5,
             circuit_cool_down_seconds: 30,
             recovery_per_second: relay_engine::EngineConfig::new("defaults").recovery_per_second,
+            shutdown_grace_seconds: relay_engine::EngineConfig::new("defaults")
+                .shutdown_grace
+                .as_secs(),
         }
     }
 }
@@ -474,6 +481,16 @@ impl Config {
                 .unwrap_or(i64::MAX)
                 .into(),
         );
+        delivery.insert(
+            "recovery_per_second".into(),
+            i64::from(self.delivery.recovery_per_second).into(),
+        );
+        delivery.insert(
+            "shutdown_grace_seconds".into(),
+            i64::try_from(self.delivery.shutdown_grace_seconds)
+                .unwrap_or(i64::MAX)
+                .into(),
+        );
         t.insert("delivery".into(), delivery.into());
         let mut retention = toml::Table::new();
         retention.insert("days".into(), i64::from(self.retention.days).into());
@@ -571,6 +588,8 @@ const KEYS: &[(&str, &[&str])] = &[
             "lease_seconds",
             "circuit_failure_threshold",
             "circuit_cool_down_seconds",
+            "recovery_per_second",
+            "shutdown_grace_seconds",
         ],
     ),
     ("retention", &["days"]),
@@ -700,6 +719,78 @@ mod tests {
         );
         assert_eq!(c.outbound.allow_ports, vec![8443]);
         assert_eq!(c.outbound.allow_cidrs, vec!["127.0.0.0/8".to_string()]);
+    }
+
+    /// Every setting `docs/configuration.md` lists is a key the loader
+    /// accepts, from a file and from the environment, and every key it
+    /// accepts is listed there.
+    #[test]
+    fn documented_settings_are_the_known_keys() {
+        let doc = include_str!("../../../docs/configuration.md");
+        let mut documented: Vec<(String, String)> = doc
+            .lines()
+            .filter_map(|l| l.strip_prefix("| `"))
+            .filter_map(|l| l.split_once('`').map(|(name, _)| name))
+            .filter_map(|name| match name.strip_prefix('[') {
+                Some(rest) => rest
+                    .split_once("] ")
+                    .map(|(section, key)| (section.to_string(), key.to_string())),
+                None => Some((String::new(), name.to_string())),
+            })
+            .filter(|(_, key)| key.chars().all(|c| c.is_ascii_lowercase() || c == '_'))
+            .collect();
+        documented.sort();
+        let mut known: Vec<(String, String)> = KEYS
+            .iter()
+            .flat_map(|(section, keys)| keys.iter().map(|k| (section.to_string(), k.to_string())))
+            .filter(|(section, key)| {
+                // A section's own name among the top-level keys.
+                !(section.is_empty() && KEYS.iter().any(|(s, _)| s == key))
+            })
+            .collect();
+        known.sort();
+        assert_eq!(documented, known, "docs/configuration.md against KEYS");
+        let c = Config::default();
+        let rendered = c.render_redacted();
+        for (section, key) in &known {
+            if section.is_empty() {
+                continue;
+            }
+            assert!(
+                rendered.contains(&format!("{key} = ")),
+                "`{section}.{key}` is not printed by `config check`"
+            );
+        }
+    }
+
+    #[test]
+    fn delivery_settings_load_from_a_file_and_the_environment() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("relay.toml");
+        std::fs::write(
+            &file,
+            "[delivery]\nrecovery_per_second = 5\nshutdown_grace_seconds = 7\n",
+        )
+        .unwrap();
+        let flags = Flags {
+            config: Some(file),
+            ..Default::default()
+        };
+        let c = Config::load_from(&flags, &[]).unwrap();
+        assert_eq!(c.delivery.recovery_per_second, 5);
+        assert_eq!(c.delivery.shutdown_grace_seconds, 7);
+        let c = Config::load_from(
+            &Flags::default(),
+            &env(&[
+                ("RELAY_DELIVERY__RECOVERY_PER_SECOND", "0"),
+                ("RELAY_DELIVERY__SHUTDOWN_GRACE_SECONDS", "0"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(c.delivery.recovery_per_second, 0);
+        assert_eq!(c.delivery.shutdown_grace_seconds, 0);
+        let defaults = Config::load_from(&Flags::default(), &[]).unwrap();
+        assert_eq!(defaults.delivery.shutdown_grace_seconds, 25);
     }
 
     #[test]

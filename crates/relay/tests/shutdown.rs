@@ -126,6 +126,73 @@ fn sigterm_finishes_attempts_in_flight_and_leaves_the_rest_scheduled() {
     relay.assert_no_panic();
 }
 
+/// `[delivery] shutdown_grace_seconds` bounds the wait: an attempt that
+/// outlasts it is abandoned, its lease released, and the message is
+/// attempted again by the next process (at least once; nothing recorded
+/// for the abandoned try).
+#[test]
+fn sigterm_abandons_attempts_that_outlast_the_configured_grace() {
+    const HANG: Duration = Duration::from_secs(15);
+    const SHORT: u64 = 1;
+    let sink = Sink::start(Behavior::ok());
+    sink.receiver
+        .set_path_behavior("/hang", Behavior::delay(HANG, Behavior::ok()));
+    let dir = tempfile::tempdir().unwrap();
+    let settings = Settings::new(dir.path(), &sink).shutdown_grace_seconds(SHORT);
+    let mut relay = start(&settings);
+    let t = tenant(&relay.url, "grace");
+    let consumer = t.consumer("hang");
+    t.endpoint_for(&consumer, &sink.receiver.url("/hang"), "v1a");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    t.api.publish_to(&consumer, "evt_hang");
+    sink.wait_in_flight(1, deadline)
+        .expect("the attempt in flight");
+
+    let term = Instant::now();
+    relay.sigterm();
+    let status = relay.wait_exit(HANG).unwrap_or_else(|| {
+        panic!(
+            "relay serve still running after SIGTERM\n{}",
+            relay.log_tail(20)
+        )
+    });
+    let took = term.elapsed();
+    assert!(
+        status.success(),
+        "exit status {status}\n{}",
+        relay.log_tail(20)
+    );
+    assert!(
+        took >= Duration::from_secs(SHORT) && took < HANG - Duration::from_secs(5),
+        "shutdown took {took:?} with a grace of {SHORT} s"
+    );
+    let log = relay.log_text();
+    assert!(log.contains("abandoned"), "{log}");
+    assert!(log.contains("dispatcher stopped"), "{log}");
+    relay.assert_no_panic();
+    drop(relay);
+
+    // The next process attempts the message again, at once: its lease was
+    // released, not left to expire.
+    sink.receiver.set_path_behavior("/hang", Behavior::ok());
+    let relay = start(&settings);
+    let api = t.api.at(&relay.url);
+    let id = message_of(&api, "evt_hang");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    harness::eventually("evt_hang to be delivered", deadline, || {
+        let m = api.get(&format!("/v1/messages/{id}"));
+        (m["state"] == "delivered").then_some(())
+    });
+    let attempts = attempts_of(&api, &id);
+    assert_eq!(
+        attempts.len(),
+        1,
+        "only the finished attempt is recorded: {attempts:?}"
+    );
+    assert_eq!(sink.receiver.requests_to("/hang").len(), 2);
+    relay.assert_no_panic();
+}
+
 /// The id of the one message of event `event_id`.
 fn message_of(api: &harness::Api, event_id: &str) -> String {
     let list = api.get(&format!("/v1/messages?event_id={event_id}"));

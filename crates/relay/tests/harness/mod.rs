@@ -45,6 +45,8 @@ pub struct Settings {
     pub ca_pem: PathBuf,
     /// `[delivery] lease_seconds`; `None` keeps the default.
     pub lease_seconds: Option<u64>,
+    /// `[delivery] shutdown_grace_seconds`; `None` keeps the default.
+    pub shutdown_grace_seconds: Option<u64>,
 }
 
 impl Settings {
@@ -56,6 +58,7 @@ impl Settings {
             allow_port: sink.receiver.port(),
             ca_pem: sink.receiver.ca_pem_path().to_path_buf(),
             lease_seconds: None,
+            shutdown_grace_seconds: None,
         }
     }
 
@@ -66,6 +69,11 @@ impl Settings {
 
     pub fn lease_seconds(mut self, seconds: u64) -> Settings {
         self.lease_seconds = Some(seconds);
+        self
+    }
+
+    pub fn shutdown_grace_seconds(mut self, seconds: u64) -> Settings {
+        self.shutdown_grace_seconds = Some(seconds);
         self
     }
 }
@@ -118,6 +126,9 @@ pub fn start(s: &Settings) -> Relay {
     }
     if let Some(l) = s.lease_seconds {
         cmd.env("RELAY_DELIVERY__LEASE_SECONDS", l.to_string());
+    }
+    if let Some(g) = s.shutdown_grace_seconds {
+        cmd.env("RELAY_DELIVERY__SHUTDOWN_GRACE_SECONDS", g.to_string());
     }
     let child = cmd.spawn().expect("start relay serve");
     // Owned at once, so a failure below still kills the process.
