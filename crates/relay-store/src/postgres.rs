@@ -7,11 +7,19 @@
 use std::str::FromStr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 use sqlx::PgPool;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
 use crate::{Result, StoreError};
+
+/// How a [`Commit::Lease`](crate::txn::Commit) transaction starts.
+const LEASE_BEGIN: &str = "BEGIN; SET LOCAL synchronous_commit = off";
+
+/// Pooled connections idle for this long are pinged before use (see
+/// [`PgStore::connect_pinging`]).
+const PING_IDLE_AFTER: Duration = Duration::from_secs(1);
 
 pub struct PgStore {
     pub(crate) write: PgPool,
@@ -126,8 +134,27 @@ impl PgStore {
     }
 
     async fn connect_with(options: PgConnectOptions) -> Result<Self> {
+        Self::connect_pinging(options, PING_IDLE_AFTER).await
+    }
+
+    /// Connects with connections idle for longer than `ping_idle_after`
+    /// pinged before use (sqlx pings every one by default: a round trip more
+    /// for every transaction and read on the hot path). A pinged connection
+    /// the server has closed is replaced before use; one in use within that
+    /// time is taken as it is, and if the server closed it meanwhile its
+    /// first statement fails, as one in a running transaction would.
+    async fn connect_pinging(options: PgConnectOptions, ping_idle_after: Duration) -> Result<Self> {
         let pool = PgPoolOptions::new()
             .max_connections(16)
+            .test_before_acquire(false)
+            .before_acquire(move |conn, meta| {
+                Box::pin(async move {
+                    if meta.idle_for >= ping_idle_after {
+                        sqlx::Connection::ping(conn).await?;
+                    }
+                    Ok(true)
+                })
+            })
             .connect_with(options)
             .await?;
         let txns = Txns::new(pool.clone());
@@ -245,12 +272,11 @@ impl Txns {
             + Send
             + 'static,
     {
-        let mut tx = self.pool.begin().await?;
-        if commit == crate::txn::Commit::Lease {
-            sqlx::query("SET LOCAL synchronous_commit = off")
-                .execute(&mut *tx)
-                .await?;
-        }
+        let mut tx = match commit {
+            crate::txn::Commit::Durable => self.pool.begin().await?,
+            // In `BEGIN`'s round trip (one simple query), not one of its own.
+            crate::txn::Commit::Lease => self.pool.begin_with(LEASE_BEGIN).await?,
+        };
         let out = f(&mut tx).await?;
         tx.commit().await?;
         Ok(out)
@@ -263,7 +289,100 @@ mod imp {
 
 #[cfg(test)]
 mod tests {
+    use std::str::FromStr;
+    use std::time::Duration;
+
+    use sqlx::postgres::PgConnectOptions;
+
     use crate::Store;
+
+    /// A lease transaction commits without waiting for the WAL flush; a
+    /// durable one waits (the server's default).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn lease_transactions_alone_skip_the_wal_flush() {
+        let Some(db) = TestDb::postgres("lease_transactions_alone_skip_the_wal_flush").await else {
+            return;
+        };
+        let (pg, _) = db.pg.clone().expect("a PostgreSQL store");
+        let setting = |commit| {
+            pg.txns.run(commit, |c| {
+                Box::pin(async move {
+                    Ok(sqlx::query_scalar::<_, String>("SHOW synchronous_commit")
+                        .fetch_one(&mut *c)
+                        .await?)
+                })
+            })
+        };
+        assert_eq!(setting(crate::txn::Commit::Lease).await.unwrap(), "off");
+        assert_eq!(setting(crate::txn::Commit::Durable).await.unwrap(), "on");
+        // A lease transaction's setting ends with it.
+        assert_eq!(setting(crate::txn::Commit::Durable).await.unwrap(), "on");
+        db.cleanup().await;
+    }
+
+    /// A pooled connection the server closed while it sat idle past the
+    /// threshold (zero here) is pinged and replaced before a statement uses
+    /// it. (One taken within the threshold is used as it is: whether its
+    /// first statement fails then depends on whether the client has read
+    /// the server's goodbye yet, so that case is not asserted.)
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_connection_closed_while_idle_is_replaced_before_use() {
+        let Ok(url) = std::env::var("RELAY_TEST_POSTGRES_URL") else {
+            eprintln!(
+                "SKIPPED on PostgreSQL: a_connection_closed_while_idle_is_replaced_before_use \
+                 (set RELAY_TEST_POSTGRES_URL to run it)"
+            );
+            return;
+        };
+        let admin = sqlx::PgPool::connect(&url).await.expect("PostgreSQL");
+        let app = format!(
+            "relay_ping_{}",
+            crate::new_id(relay_core::id::IdKind::Job, relay_core::time::Timestamp(0))
+                .to_lowercase()
+        );
+        let options = PgConnectOptions::from_str(&url)
+            .expect("url")
+            .application_name(&app);
+        let store = super::PgStore::connect_pinging(options, Duration::ZERO)
+            .await
+            .expect("connect");
+        let one = || sqlx::query_scalar::<_, i32>("SELECT 1").fetch_one(&store.write);
+        let backends = || {
+            sqlx::query_scalar::<_, i64>(
+                "SELECT COUNT(*) FROM pg_stat_activity WHERE application_name = $1",
+            )
+            .bind(&app)
+            .fetch_one(&admin)
+        };
+        assert_eq!(one().await.expect("a first statement"), 1);
+        let killed: Vec<bool> = sqlx::query_scalar(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1",
+        )
+        .bind(&app)
+        .fetch_all(&admin)
+        .await
+        .expect("terminate");
+        assert!(
+            !killed.is_empty() && killed.iter().all(|k| *k),
+            "{killed:?}"
+        );
+        // The backends are gone once the server no longer lists them.
+        for _ in 0..10_000 {
+            if backends().await.expect("count") == 0 {
+                break;
+            }
+            tokio::task::yield_now().await;
+        }
+        assert_eq!(backends().await.expect("count"), 0, "the backends ended");
+        let after = one().await;
+        assert!(after.is_ok(), "{after:?}");
+        assert!(
+            backends().await.expect("count") >= 1,
+            "a new connection served it"
+        );
+        store.write.close().await;
+        admin.close().await;
+    }
     use crate::conformance::{T0, TestDb, consumer, endpoint, new_event, scope, tenant};
 
     /// A new database has no planner statistics; the store refreshes them

@@ -137,12 +137,18 @@ impl SqliteStore {
                 "an in-memory database cannot hold a durable queue; name a file".into(),
             ));
         }
+        // No ping before each acquire (sqlx's default): a connection to a
+        // file does not go away, and the ping is a round trip to the
+        // connection's worker thread, for every writer cycle (the write
+        // pool's connection is its token) and every read.
         let write = SqlitePoolOptions::new()
             .max_connections(1)
+            .test_before_acquire(false)
             .connect_with(options.clone())
             .await?;
         let read = SqlitePoolOptions::new()
             .max_connections(8)
+            .test_before_acquire(false)
             .connect_with(options.read_only(true))
             .await?;
         let txns = Txns::start(write.clone(), path, sync);
