@@ -65,22 +65,7 @@ fn sigterm_finishes_attempts_in_flight_and_leaves_the_rest_scheduled() {
         "{metrics}"
     );
 
-    let term = Instant::now();
-    relay.sigterm();
-    let status = relay
-        .wait_exit(GRACE + Duration::from_secs(5))
-        .unwrap_or_else(|| {
-            panic!(
-                "relay serve still running after SIGTERM\n{}",
-                relay.log_tail(20)
-            )
-        });
-    let took = term.elapsed();
-    assert!(
-        status.success(),
-        "exit status {status}\n{}",
-        relay.log_tail(20)
-    );
+    let (status, took) = sigterm_and_wait(&mut relay, GRACE + Duration::from_secs(5));
     assert!(took < GRACE, "shutdown took {took:?}");
     assert_eq!(sink.receiver.in_flight(), 0, "every attempt was answered");
     let log = relay.log_text();
@@ -148,20 +133,7 @@ fn sigterm_abandons_attempts_that_outlast_the_configured_grace() {
     sink.wait_in_flight(1, deadline)
         .expect("the attempt in flight");
 
-    let term = Instant::now();
-    relay.sigterm();
-    let status = relay.wait_exit(HANG).unwrap_or_else(|| {
-        panic!(
-            "relay serve still running after SIGTERM\n{}",
-            relay.log_tail(20)
-        )
-    });
-    let took = term.elapsed();
-    assert!(
-        status.success(),
-        "exit status {status}\n{}",
-        relay.log_tail(20)
-    );
+    let (_, took) = sigterm_and_wait(&mut relay, HANG);
     assert!(
         took >= Duration::from_secs(SHORT) && took < HANG - Duration::from_secs(5),
         "shutdown took {took:?} with a grace of {SHORT} s"
@@ -191,6 +163,29 @@ fn sigterm_abandons_attempts_that_outlast_the_configured_grace() {
     );
     assert_eq!(sink.receiver.requests_to("/hang").len(), 2);
     relay.assert_no_panic();
+}
+
+/// Sends SIGTERM and waits up to `within` for a successful exit; returns
+/// the exit status and how long it took.
+fn sigterm_and_wait(
+    relay: &mut harness::Relay,
+    within: Duration,
+) -> (std::process::ExitStatus, Duration) {
+    let term = Instant::now();
+    relay.sigterm();
+    let status = relay.wait_exit(within).unwrap_or_else(|| {
+        panic!(
+            "relay serve still running after SIGTERM\n{}",
+            relay.log_tail(20)
+        )
+    });
+    let took = term.elapsed();
+    assert!(
+        status.success(),
+        "exit status {status}\n{}",
+        relay.log_tail(20)
+    );
+    (status, took)
 }
 
 /// The id of the one message of event `event_id`.
