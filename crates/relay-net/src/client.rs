@@ -121,7 +121,15 @@ struct Inner {
     tls: TlsConnector,
     pool: Mutex<Pool>,
     settings: PoolSettings,
+    /// [`Guard::parse_url`]'s answers by URL: the parse is the same for
+    /// every attempt at an endpoint (its rules do not change while the
+    /// guard lives), and about 1 % of an attempt's instructions. Only
+    /// accepted URLs are kept; each connection is still checked when made.
+    parsed: Mutex<HashMap<String, CheckedUrl>>,
 }
+
+/// URLs whose parse [`Inner::parsed`] keeps at most (then it starts over).
+const PARSED_URLS: usize = 10_000;
 
 /// Idle connections by `(host, port)`, and when stale ones were last swept.
 struct Pool {
@@ -165,8 +173,27 @@ impl HttpsClient {
                     swept: Instant::now(),
                 }),
                 settings,
+                parsed: Mutex::new(HashMap::new()),
             }),
         }
+    }
+
+    /// `url` parsed by the guard ([`Guard::parse_url`]), from the cache when
+    /// it was parsed before.
+    fn parse_url(&self, url: &str) -> Result<CheckedUrl, UrlRejection> {
+        if let Ok(parsed) = self.inner.parsed.lock()
+            && let Some(checked) = parsed.get(url)
+        {
+            return Ok(checked.clone());
+        }
+        let checked = self.inner.guard.parse_url(url)?;
+        if let Ok(mut parsed) = self.inner.parsed.lock() {
+            if parsed.len() >= PARSED_URLS {
+                parsed.clear();
+            }
+            parsed.insert(url.to_string(), checked.clone());
+        }
+        Ok(checked)
     }
 
     /// The guard every connection goes through.
@@ -182,7 +209,7 @@ impl HttpsClient {
         body: Bytes,
         limits: Limits,
     ) -> Result<Response, GuardError> {
-        let url = self.inner.guard.parse_url(url)?;
+        let url = self.parse_url(url)?;
         self.post(&url, headers, body, limits).await
     }
 
@@ -429,4 +456,39 @@ fn build_request(
         map.insert(USER_AGENT, HeaderValue::from_static(DEFAULT_USER_AGENT));
     }
     Ok(request)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::OutboundConfig;
+
+    fn client() -> HttpsClient {
+        HttpsClient::new(Guard::from_config(&OutboundConfig::default()).expect("guard"))
+    }
+
+    /// The cache answers as the guard does, keeps only accepted URLs, and
+    /// stays bounded.
+    #[test]
+    fn parsed_urls_are_the_guards_answers_and_bounded() {
+        let c = client();
+        let url = "https://hooks.example.com/relay?x=1";
+        let first = c.parse_url(url).expect("accepted");
+        assert_eq!(first, c.guard().parse_url(url).expect("accepted"));
+        assert_eq!(c.parse_url(url).expect("cached"), first);
+        assert_eq!(c.inner.parsed.lock().unwrap().len(), 1);
+        for rejected in [
+            "http://hooks.example.com/",
+            "https://user:pw@hooks.example.com/",
+        ] {
+            assert!(c.parse_url(rejected).is_err(), "{rejected}");
+            assert!(c.parse_url(rejected).is_err(), "{rejected}, again");
+        }
+        assert_eq!(c.inner.parsed.lock().unwrap().len(), 1, "no rejection kept");
+        for i in 0..PARSED_URLS + 5 {
+            c.parse_url(&format!("https://h{i}.example.com/"))
+                .expect("accepted");
+            assert!(c.inner.parsed.lock().unwrap().len() <= PARSED_URLS);
+        }
+    }
 }
