@@ -476,6 +476,22 @@ impl Receiver {
     /// Binds `config.addr`, writes the CA to a temporary file
     /// ([`Receiver::ca_pem_path`]) and starts serving on the current tokio runtime.
     pub async fn start(config: ReceiverConfig) -> std::io::Result<Receiver> {
+        let listener = TcpListener::bind(config.addr).await?;
+        Receiver::serve(config, listener)
+    }
+
+    /// [`Receiver::start`] on a socket bound already (`config.addr` is
+    /// ignored): a caller that must know the port before the receiver can
+    /// start holds it meanwhile, so no other process can take it.
+    pub async fn start_on(
+        config: ReceiverConfig,
+        listener: std::net::TcpListener,
+    ) -> std::io::Result<Receiver> {
+        listener.set_nonblocking(true)?;
+        Receiver::serve(config, TcpListener::from_std(listener)?)
+    }
+
+    fn serve(config: ReceiverConfig, listener: TcpListener) -> std::io::Result<Receiver> {
         let ca = config
             .ca
             .clone()
@@ -486,7 +502,6 @@ impl Receiver {
             .prefix("relay-receiver-")
             .tempdir()?;
         let ca_pem_path = ca.write_ca_pem(ca_dir.path())?;
-        let listener = TcpListener::bind(config.addr).await?;
         let addr = listener.local_addr()?;
         let shared = Arc::new(Shared {
             behaviors: Mutex::new(Behaviors {

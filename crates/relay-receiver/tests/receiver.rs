@@ -617,6 +617,20 @@ async fn listens_on_a_given_port() {
     assert_eq!(conn.post_read("/p", "x").await.0, 200);
 }
 
+#[tokio::test]
+async fn serves_on_a_socket_bound_before_it_starts() {
+    // Held from the moment its port is known, so nothing else can take it.
+    let socket = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = socket.local_addr().expect("addr").port();
+    let receiver = Receiver::start_on(ReceiverConfig::default(), socket)
+        .await
+        .expect("receiver starts");
+    assert_eq!(receiver.port(), port);
+    let mut conn = connect(&receiver, "localhost").await;
+    assert_eq!(conn.post_read("/p", "x").await.0, 200);
+    assert_eq!(receiver.count(), 1);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn many_signed_requests_on_kept_alive_connections_in_count_only_mode() {
     let key = SigningKey::generate(SignatureScheme::V1a, [9; 32]);

@@ -402,10 +402,10 @@ impl Env {
         let ca = Arc::new(TestCa::generate());
         let ca_pem = ca.write_ca_pem(dir.path())?;
         // The receiver starts after the endpoints exist (to know their keys),
-        // on a port chosen now.
-        let port = std::net::TcpListener::bind("127.0.0.1:0")?
-            .local_addr()?
-            .port();
+        // on a port bound now and held until then (another process could
+        // take a port that was only chosen).
+        let socket = std::net::TcpListener::bind("127.0.0.1:0")?;
+        let port = socket.local_addr()?.port();
         let (database_url, pg_drop) = match &args.database_url {
             Some(url) => {
                 let (fresh, name) = create_pg_database(url).await?;
@@ -523,13 +523,15 @@ impl Env {
         }
         let limit_key = SigningKey::generate(SignatureScheme::V1a, random_bytes::<32>());
         keys.push(limit_key.verification_key());
-        let receiver = Receiver::start(ReceiverConfig {
-            addr: SocketAddr::from(([127, 0, 0, 1], port)),
-            ca: Some(ca),
-            record_bodies: false,
-            verify: args.verify.then_some(keys),
-            ..ReceiverConfig::default()
-        })
+        let receiver = Receiver::start_on(
+            ReceiverConfig {
+                ca: Some(ca),
+                record_bodies: false,
+                verify: args.verify.then_some(keys),
+                ..ReceiverConfig::default()
+            },
+            socket,
+        )
         .await?;
         let tracker = Arc::new(Tracker::default());
         let t = tracker.clone();
