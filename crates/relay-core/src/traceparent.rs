@@ -107,17 +107,31 @@ impl TraceParent {
     }
 }
 
+impl TraceParent {
+    /// The header value's 55 bytes, `00-<trace-id>-<parent-id>-<flags>`,
+    /// written without the formatting machinery (every publish makes one).
+    fn encode(&self) -> [u8; 55] {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut out = [b'-'; 55];
+        out[..2].copy_from_slice(b"00");
+        let hex = |out: &mut [u8], bytes: &[u8]| {
+            for (pair, b) in out.chunks_exact_mut(2).zip(bytes) {
+                pair[0] = HEX[usize::from(b >> 4)];
+                pair[1] = HEX[usize::from(b & 0x0f)];
+            }
+        };
+        hex(&mut out[3..35], &self.trace_id);
+        hex(&mut out[36..52], &self.parent_id);
+        hex(&mut out[53..55], &[self.flags]);
+        out
+    }
+}
+
 impl fmt::Display for TraceParent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("00-")?;
-        for b in self.trace_id {
-            write!(f, "{b:02x}")?;
-        }
-        f.write_str("-")?;
-        for b in self.parent_id {
-            write!(f, "{b:02x}")?;
-        }
-        write!(f, "-{:02x}", self.flags)
+        let encoded = self.encode();
+        // Only ASCII hex digits and dashes were written.
+        f.write_str(std::str::from_utf8(&encoded).map_err(|_| fmt::Error)?)
     }
 }
 
@@ -128,7 +142,8 @@ pub fn is_valid(s: &str) -> bool {
 
 /// A new `traceparent` string from 24 random bytes; see [`TraceParent::generate`].
 pub fn generate(random: [u8; 24]) -> String {
-    TraceParent::generate(random).to_string()
+    let encoded = TraceParent::generate(random).encode();
+    String::from_utf8_lossy(&encoded).into_owned()
 }
 
 fn nibble(c: u8) -> Result<u8, TraceparentError> {
