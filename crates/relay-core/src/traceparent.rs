@@ -105,9 +105,7 @@ impl TraceParent {
     pub const fn sampled(&self) -> bool {
         self.flags & FLAG_SAMPLED != 0
     }
-}
 
-impl TraceParent {
     /// The header value's 55 bytes, `00-<trace-id>-<parent-id>-<flags>`,
     /// written without the formatting machinery (every publish makes one).
     fn encode(&self) -> [u8; 55] {
@@ -142,8 +140,7 @@ pub fn is_valid(s: &str) -> bool {
 
 /// A new `traceparent` string from 24 random bytes; see [`TraceParent::generate`].
 pub fn generate(random: [u8; 24]) -> String {
-    let encoded = TraceParent::generate(random).encode();
-    String::from_utf8_lossy(&encoded).into_owned()
+    TraceParent::generate(random).to_string()
 }
 
 fn nibble(c: u8) -> Result<u8, TraceparentError> {

@@ -444,7 +444,7 @@ impl Env {
         limits.insert("endpoints_per_consumer".into(), 100_000.into());
         toml.insert("limits".into(), limits.into());
         // Attempts that hang (`isolation`) are abandoned at the end of a run
-        // within the 3 s `finish` waits, so the dispatcher releases their
+        // within the time `finish` waits, so the dispatcher releases their
         // leases and stops before the run's store is dropped.
         let mut delivery = toml::Table::new();
         delivery.insert(

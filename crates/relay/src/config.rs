@@ -202,14 +202,14 @@ pub const MIN_LEASE_SECONDS: u64 = 5;
 
 impl Default for Delivery {
     fn default() -> Self {
+        // The engine's own defaults, where it has them.
+        let engine = relay_engine::EngineConfig::new("defaults");
         Delivery {
             lease_seconds: 60,
             circuit_failure_threshold: 5,
             circuit_cool_down_seconds: 30,
-            recovery_per_second: relay_engine::EngineConfig::new("defaults").recovery_per_second,
-            shutdown_grace_seconds: relay_engine::EngineConfig::new("defaults")
-                .shutdown_grace
-                .as_secs(),
+            recovery_per_second: engine.recovery_per_second,
+            shutdown_grace_seconds: engine.shutdown_grace.as_secs(),
         }
     }
 }
