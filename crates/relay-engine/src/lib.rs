@@ -763,7 +763,11 @@ impl Dispatcher {
         // New messages of this process's publishes may come leased (see
         // `intake`); until the loop stops.
         self.store().set_intake(Some(self.intake()));
-        if let Err(e) = self.store().listen_for_wakeups(wake.clone()).await {
+        if let Err(e) = self
+            .store()
+            .listen_for_wakeups(wake.clone(), shutdown.clone())
+            .await
+        {
             tracing::warn!(error = %e, "cannot listen for wake-ups from other nodes; polling instead");
         }
         // Jobs (bulk retry) run beside the loop, so a long job never holds up deliveries.

@@ -2297,8 +2297,12 @@ macro_rules! impl_store {
                 Ok(n.max(0) as u64)
             }
 
-            async fn listen_for_wakeups(&self, notify: std::sync::Arc<tokio::sync::Notify>) -> Result<()> {
-                dialect::listen_for_wakeups(&self.write, notify).await
+            async fn listen_for_wakeups(
+                &self,
+                notify: std::sync::Arc<tokio::sync::Notify>,
+                stop: tokio::sync::watch::Receiver<bool>,
+            ) -> Result<()> {
+                dialect::listen_for_wakeups(&self.write, notify, stop).await.map(drop)
             }
         }
     };

@@ -676,8 +676,13 @@ pub trait Store: Send + Sync + 'static {
     /// yet claimed (a bulk retry restarts more only as these drain).
     async fn recovery_due(&self, tenant_id: &str, now: Timestamp) -> Result<u64>;
     /// Wakes `notify` whenever another process publishes (PostgreSQL
-    /// `LISTEN/NOTIFY`); a no-op for SQLite, which has one process.
-    async fn listen_for_wakeups(&self, notify: std::sync::Arc<tokio::sync::Notify>) -> Result<()>;
+    /// `LISTEN/NOTIFY`), until `stop` turns true or its sender is dropped;
+    /// a no-op for SQLite, which has one process.
+    async fn listen_for_wakeups(
+        &self,
+        notify: std::sync::Arc<tokio::sync::Notify>,
+        stop: tokio::sync::watch::Receiver<bool>,
+    ) -> Result<()>;
 }
 
 /// Opens the store a database URL names (`sqlite://…` or `postgres://…`) and

@@ -84,26 +84,36 @@ pub(crate) mod dialect {
 
     /// Listens on `relay_wake` in a background task and wakes `notify` for
     /// each notification; reconnects after errors. Missing a notification
-    /// only delays delivery until the dispatcher's fallback poll.
+    /// only delays delivery until the dispatcher's fallback poll. The task
+    /// ends, closing its connection, once `stop` turns true or its sender
+    /// is dropped: a stopped dispatcher's listener would otherwise hold a
+    /// connection for good, and retry once a second after its database
+    /// was dropped.
     pub async fn listen_for_wakeups(
         pool: &sqlx::PgPool,
         notify: std::sync::Arc<tokio::sync::Notify>,
-    ) -> crate::Result<()> {
+        mut stop: tokio::sync::watch::Receiver<bool>,
+    ) -> crate::Result<Option<tokio::task::JoinHandle<()>>> {
         let mut listener = sqlx::postgres::PgListener::connect_with(pool).await?;
         listener.listen("relay_wake").await?;
-        tokio::spawn(async move {
+        Ok(Some(tokio::spawn(async move {
             loop {
-                match listener.recv().await {
-                    Ok(_) => notify.notify_one(),
-                    Err(e) => {
-                        tracing::warn!(error = %e, "LISTEN relay_wake failed; retrying");
-                        notify.notify_one();
-                        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                let received = tokio::select! {
+                    biased;
+                    _ = stop.wait_for(|stopped| *stopped) => return,
+                    received = listener.recv() => received,
+                };
+                notify.notify_one();
+                if let Err(e) = received {
+                    tracing::warn!(error = %e, "LISTEN relay_wake failed; retrying");
+                    tokio::select! {
+                        biased;
+                        _ = stop.wait_for(|stopped| *stopped) => return,
+                        _ = tokio::time::sleep(std::time::Duration::from_secs(1)) => {}
                     }
                 }
             }
-        });
-        Ok(())
+        })))
     }
 }
 
@@ -318,6 +328,49 @@ mod tests {
         // A lease transaction's setting ends with it.
         assert_eq!(setting(crate::txn::Commit::Durable).await.unwrap(), "on");
         db.cleanup().await;
+    }
+
+    /// The wake-up listener wakes its `Notify` for a notification, and
+    /// ends once its stop signal turns true, or once that signal's sender
+    /// is dropped.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_wakeup_listener_ends_when_stopped() {
+        let Some(db) = TestDb::postgres("the_wakeup_listener_ends_when_stopped").await else {
+            return;
+        };
+        let (pg, _) = db.pg.clone().expect("a PostgreSQL store");
+        let notify = std::sync::Arc::new(tokio::sync::Notify::new());
+        let (stop, stop_rx) = tokio::sync::watch::channel(false);
+        let listener = super::dialect::listen_for_wakeups(&pg.write, notify.clone(), stop_rx)
+            .await
+            .unwrap()
+            .expect("PostgreSQL listens in a task");
+        sqlx::query("SELECT pg_notify('relay_wake', '')")
+            .execute(&pg.write)
+            .await
+            .unwrap();
+        within("woken by the notification", notify.notified()).await;
+        stop.send(true).unwrap();
+        within("the listener ends once stopped", listener)
+            .await
+            .unwrap();
+
+        let (stop, stop_rx) = tokio::sync::watch::channel(false);
+        let listener = super::dialect::listen_for_wakeups(&pg.write, notify, stop_rx)
+            .await
+            .unwrap()
+            .expect("PostgreSQL listens in a task");
+        drop(stop);
+        within("the listener ends once its stop signal is gone", listener)
+            .await
+            .unwrap();
+        db.cleanup().await;
+    }
+
+    async fn within<F: std::future::Future>(what: &str, f: F) -> F::Output {
+        tokio::time::timeout(Duration::from_secs(10), f)
+            .await
+            .unwrap_or_else(|_| panic!("{what} within 10 s"))
     }
 
     /// A pooled connection the server closed while it sat idle past the

@@ -110,8 +110,9 @@ pub(crate) mod dialect {
     pub async fn listen_for_wakeups(
         _pool: &sqlx::SqlitePool,
         _notify: std::sync::Arc<tokio::sync::Notify>,
-    ) -> crate::Result<()> {
-        Ok(())
+        _stop: tokio::sync::watch::Receiver<bool>,
+    ) -> crate::Result<Option<tokio::task::JoinHandle<()>>> {
+        Ok(None)
     }
 }
 
