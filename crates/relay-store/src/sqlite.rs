@@ -10,12 +10,16 @@
 //! ten statements was twenty thread wake-ups on the one writer, and it
 //! prepared each new statement text anew. Instead [`Txns::run`] queues the
 //! whole transaction for the [`Writer`]: a rusqlite connection to the same
-//! file that keeps its prepared statements. A scheduler takes the write
-//! pool's one connection (so nothing else writes meanwhile) and runs every
-//! transaction queued by then in one *cycle* on a blocking thread: one
-//! `BEGIN` … `COMMIT`, each transaction in its own savepoint. Under load a
-//! publish batch, a claim and a completion batch thus share one commit, one
-//! fsync and one write of each page they touch.
+//! file that keeps its prepared statements, on a thread of its own. That
+//! thread takes the write pool's one connection (so nothing else writes
+//! meanwhile) and runs every transaction queued by then in one *cycle*:
+//! one `BEGIN` … `COMMIT`, each transaction in its own savepoint. Under
+//! load a publish batch, a claim and a completion batch thus share one
+//! commit, one fsync and one write of each page they touch. It keeps the
+//! connection while transactions keep coming (for a bounded time, so
+//! sqlx's own writes get their turn): taking it anew for every cycle cost
+//! a round trip to sqlx's connection thread, which pings a connection
+//! given back, and a hand-off to a blocking thread and back.
 //!
 //! The fsync is not the writer's: its connection commits with
 //! `synchronous = NORMAL` (the commit writes the log, it does not flush
@@ -172,9 +176,10 @@ pub struct Txns {
     /// The one-connection write pool: holding its connection is holding
     /// the right to write, so the [`Writer`] and sqlx never write at once.
     pool: SqlitePool,
-    /// To the scheduler ([`Txns::schedule`]), which runs them in cycles.
-    jobs: tokio::sync::mpsc::UnboundedSender<Job>,
-    /// Transactions handed to the scheduler so far (tests wait on it).
+    /// To the writer's thread ([`Writer::serve`]), which runs them in
+    /// cycles.
+    jobs: std::sync::mpsc::Sender<Job>,
+    /// Transactions handed to the writer so far (tests wait on it).
     sent: Arc<std::sync::atomic::AtomicU64>,
 }
 
@@ -246,21 +251,42 @@ const STATEMENT_CACHE: usize = 256;
 /// At most this many transactions share one cycle's commit.
 const CYCLE_JOBS: usize = 64;
 
+/// How long the writer keeps the right to write with no transaction to
+/// run: under load the next one comes within a cycle or two, and taking
+/// the right back costs a round trip to sqlx's connection thread (sqlx
+/// pings a connection when it is given back, and the next `acquire` waits
+/// for that).
+const HOLD_IDLE: Duration = Duration::from_millis(2);
+
+/// How long the writer keeps the right to write at most before giving it
+/// back, so sqlx's own writes (which queue for it, first come first
+/// served) are not kept waiting longer by a steady stream of transactions.
+const HOLD_AT_MOST: Duration = Duration::from_millis(20);
+
 impl Txns {
-    /// Starts the scheduler on the current runtime, and the [`Syncer`]'s
-    /// thread.
+    /// Starts the writer's thread, and the [`Syncer`]'s. The writer's
+    /// takes the right to write (the write pool's connection) on the
+    /// current runtime.
     fn start(pool: SqlitePool, path: std::path::PathBuf, sync: SyncFn) -> Self {
-        let (jobs, queued) = tokio::sync::mpsc::unbounded_channel();
+        let (jobs, queued) = std::sync::mpsc::channel();
         let mut wal = path.clone().into_os_string();
         wal.push("-wal");
         let syncer = Syncer::start(wal.into(), sync);
-        let slot = Arc::new(WriterSlot {
+        let slot = WriterSlot {
             path,
             conn: std::sync::Mutex::new(None),
             cycles: std::sync::atomic::AtomicU64::new(0),
             syncer,
-        });
-        tokio::spawn(Self::schedule(pool.clone(), slot, queued));
+        };
+        let (runtime, token) = (tokio::runtime::Handle::current(), pool.clone());
+        let started = std::thread::Builder::new()
+            .name("relay-sqlite-writer".into())
+            .spawn(move || Writer::serve(&runtime, &token, &slot, &queued));
+        if let Err(e) = started {
+            // Its queue is gone with it: every transaction fails as the
+            // writer being unavailable.
+            tracing::error!(error = %e, "could not start the SQLite writer's thread");
+        }
         Txns {
             pool,
             jobs,
@@ -316,49 +342,6 @@ impl Txns {
         rx.await
             .map_err(|_| StoreError::Unavailable("the SQLite writer"))?
     }
-
-    /// The scheduler: takes the right to write, then runs every job queued
-    /// by then (up to [`CYCLE_JOBS`]) as one cycle on a blocking thread.
-    /// Jobs that arrive meanwhile wait for the next cycle, so under load a
-    /// publish batch, a claim and a completion batch share one commit, one
-    /// fsync and one write of each page they touch. Runs until every
-    /// [`Txns`] is dropped.
-    async fn schedule(
-        pool: SqlitePool,
-        slot: Arc<WriterSlot>,
-        mut queued: tokio::sync::mpsc::UnboundedReceiver<Job>,
-    ) {
-        // The Syncer's thread ends with the scheduler (also when its
-        // runtime drops it), once it has answered what it holds.
-        let _syncer = CloseOnDrop(slot.syncer.clone());
-        while let Some(first) = queued.recv().await {
-            let token = pool.acquire().await;
-            let mut jobs = vec![first];
-            while jobs.len() < CYCLE_JOBS
-                && let Ok(job) = queued.try_recv()
-            {
-                jobs.push(job);
-            }
-            let token = match token {
-                Ok(token) => token,
-                Err(e) => {
-                    let e = StoreError::from(e);
-                    for job in jobs {
-                        job.fail(&e);
-                    }
-                    continue;
-                }
-            };
-            let slot = slot.clone();
-            // A panicking job drops its reply (its caller sees the writer
-            // unavailable) and the cycle's connection, which rolls back.
-            let _ = tokio::task::spawn_blocking(move || {
-                Writer::cycle(&slot, jobs);
-                drop(token);
-            })
-            .await;
-        }
-    }
 }
 
 /// The connection the hot-path transactions run on: rusqlite, on the same
@@ -375,6 +358,85 @@ pub struct Writer {
 }
 
 impl Writer {
+    /// The writer's thread: takes the right to write (the write pool's one
+    /// connection) when a job comes, then runs every job queued by then
+    /// (up to [`CYCLE_JOBS`]) as one cycle. Jobs that arrive meanwhile wait
+    /// for the next cycle, so under load a publish batch, a claim and a
+    /// completion batch share one commit, one flush and one write of each
+    /// page they touch. It keeps the right to write between cycles, up to
+    /// [`HOLD_IDLE`] without a job and [`HOLD_AT_MOST`] in all. Runs until
+    /// every [`Txns`] is dropped.
+    fn serve(
+        runtime: &tokio::runtime::Handle,
+        pool: &SqlitePool,
+        slot: &WriterSlot,
+        queued: &std::sync::mpsc::Receiver<Job>,
+    ) {
+        use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
+        // The right to write is given back (dropped) on this thread: sqlx
+        // spawns its return to the pool onto the runtime.
+        let _runtime = runtime.enter();
+        // The Syncer's thread ends with this one, once it has answered
+        // what it holds.
+        let _syncer = CloseOnDrop(slot.syncer.clone());
+        let mut right: Option<(sqlx::pool::PoolConnection<sqlx::Sqlite>, std::time::Instant)> =
+            None;
+        loop {
+            let first = match queued.try_recv() {
+                Ok(job) => job,
+                Err(TryRecvError::Disconnected) => return,
+                Err(TryRecvError::Empty) if right.is_some() => {
+                    match queued.recv_timeout(HOLD_IDLE) {
+                        Ok(job) => job,
+                        Err(RecvTimeoutError::Timeout) => {
+                            right = None;
+                            continue;
+                        }
+                        Err(RecvTimeoutError::Disconnected) => return,
+                    }
+                }
+                Err(TryRecvError::Empty) => match queued.recv() {
+                    Ok(job) => job,
+                    Err(_) => return,
+                },
+            };
+            if right
+                .as_ref()
+                .is_some_and(|(_, since)| since.elapsed() >= HOLD_AT_MOST)
+            {
+                right = None;
+            }
+            if right.is_none() {
+                match runtime.block_on(pool.acquire()) {
+                    Ok(conn) => right = Some((conn, std::time::Instant::now())),
+                    Err(e) => {
+                        let e = StoreError::from(e);
+                        first.fail(&e);
+                        while let Ok(job) = queued.try_recv() {
+                            job.fail(&e);
+                        }
+                        continue;
+                    }
+                }
+            }
+            let mut jobs = vec![first];
+            while jobs.len() < CYCLE_JOBS
+                && let Ok(job) = queued.try_recv()
+            {
+                jobs.push(job);
+            }
+            // A panicking job drops its reply (its caller sees the writer
+            // unavailable) and the cycle's connection, which rolls back;
+            // the thread goes on with the next cycle.
+            let cycle = std::panic::AssertUnwindSafe(|| Writer::cycle(slot, jobs));
+            if std::panic::catch_unwind(cycle).is_err() {
+                tracing::error!(
+                    "a SQLite writer cycle panicked; its transactions were rolled back"
+                );
+            }
+        }
+    }
+
     /// Runs `jobs` as one cycle (see [`Txns::run`]) and answers each (or
     /// has the [`Syncer`] answer them). The connection is parked again only
     /// outside a transaction, as every cycle expects it; otherwise it is
@@ -1190,6 +1252,80 @@ mod tests {
         assert_eq!(rows, vec![1, 3], "the failed one rolled back alone");
         // Its cycle committed: what comes next runs in a cycle of its own.
         assert!(insert(4, false).await.unwrap() > one);
+    }
+
+    /// A steady stream of transactions does not keep sqlx's own writes
+    /// from the right to write: the writer gives it back after
+    /// [`HOLD_AT_MOST`] however busy it is.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn sqlx_writes_get_their_turn_while_the_writer_is_busy() {
+        let (_dir, store) = store().await;
+        store.txns.run(Commit::Durable, create_table).await.unwrap();
+        // Four cycles' worth of transactions always queued, each slow
+        // enough that they queue faster than the writer runs them: it never
+        // waits for one, so only its bound gives the right to write back.
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let ran = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let stream = {
+            let (txns, stop, ran) = (store.txns.clone(), stop.clone(), ran.clone());
+            tokio::spawn(async move {
+                let mut queued = tokio::task::JoinSet::new();
+                while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                    while queued.len() < 4 * CYCLE_JOBS {
+                        let txns = txns.clone();
+                        queued.spawn(async move {
+                            txns.run(Commit::Lease, |x| {
+                                Box::pin(async move {
+                                    std::thread::sleep(Duration::from_micros(500));
+                                    x.execute(&SqlBuilder::new("INSERT INTO t (a) VALUES (0)"))
+                                        .await
+                                })
+                            })
+                            .await
+                        });
+                    }
+                    queued.join_next().await.unwrap().unwrap().unwrap();
+                    ran.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                }
+                while let Some(done) = queued.join_next().await {
+                    done.unwrap().unwrap();
+                }
+            })
+        };
+        let ran_now = ran.clone();
+        until(move || ran_now.load(std::sync::atomic::Ordering::SeqCst) >= 100).await;
+        let own_write = sqlx::query("INSERT INTO t (a) VALUES (1)").execute(&store.write);
+        within(own_write).await.unwrap();
+        stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        within(stream).await.unwrap();
+    }
+
+    /// A job that panics fails its own caller (the writer is unavailable to
+    /// it) and rolls its cycle back; the writer goes on with the next.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_panicking_job_fails_alone_and_the_writer_goes_on() {
+        let (_dir, store) = store().await;
+        store.txns.run(Commit::Durable, create_table).await.unwrap();
+        let bug = true;
+        let panicked = store.txns.run(Commit::Durable, move |x| {
+            Box::pin(async move {
+                x.execute(&SqlBuilder::new("INSERT INTO t (a) VALUES (1)"))
+                    .await?;
+                if bug {
+                    panic!("a bug in a transaction");
+                }
+                Ok(())
+            })
+        });
+        assert!(matches!(
+            within(panicked).await,
+            Err(StoreError::Unavailable(_))
+        ));
+        within(insert_into_t(&store, Commit::Durable, 2))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(rows_in_t(&store).await, 1, "the panicked one rolled back");
     }
 
     /// Yields until `cond` holds (at most 10 s, then fails).
