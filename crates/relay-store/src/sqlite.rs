@@ -461,11 +461,7 @@ impl Writer {
             cycle,
         };
         let durable = jobs.iter().any(|j| j.commit == Commit::Durable);
-        match writer
-            .conn
-            .execute_batch("BEGIN IMMEDIATE")
-            .map_err(StoreError::from)
-        {
+        match writer.control("BEGIN IMMEDIATE").map_err(StoreError::from) {
             Ok(()) => writer.jobs(jobs, &slot.syncer, durable),
             Err(e) => {
                 for job in jobs {
@@ -490,14 +486,14 @@ impl Writer {
         let mut jobs = jobs.into_iter();
         let mut broken = None;
         for job in jobs.by_ref() {
-            if !alone && let Err(e) = self.conn.execute_batch("SAVEPOINT job") {
+            if !alone && let Err(e) = self.control("SAVEPOINT job") {
                 broken = Some((StoreError::from(e), Some(job)));
                 break;
             }
             let outcome = (job.run)(Some(self));
             let closed = match (outcome.ok, alone) {
                 (true, true) => Ok(()),
-                (true, false) => self.conn.execute_batch("RELEASE job"),
+                (true, false) => self.control("RELEASE job"),
                 (false, true) => self.conn.execute_batch("ROLLBACK"),
                 (false, false) => self.conn.execute_batch("ROLLBACK TO job; RELEASE job"),
             };
@@ -520,11 +516,7 @@ impl Writer {
                 Some(e)
             }
             None if self.conn.is_autocommit() => None,
-            None => self
-                .conn
-                .execute_batch("COMMIT")
-                .err()
-                .map(StoreError::from),
+            None => self.control("COMMIT").err().map(StoreError::from),
         };
         if failed.is_some() && !self.conn.is_autocommit() {
             let _ = self.conn.execute_batch("ROLLBACK");
@@ -533,6 +525,12 @@ impl Writer {
             None => syncer.committed(durable, done),
             Some(e) => answer(done, Some(&e)),
         }
+    }
+
+    /// Runs one of the cycle's transaction-control statements, prepared
+    /// once: `execute_batch` parsed each anew, four times a cycle.
+    fn control(&self, sql: &str) -> rusqlite::Result<()> {
+        self.conn.prepare_cached(sql)?.raw_execute().map(drop)
     }
 
     /// `q` prepared (cached), with each `$n` placeholder bound to
