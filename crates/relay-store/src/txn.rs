@@ -5,7 +5,7 @@
 //! [`Exec`] runs one built statement on whatever holds the transaction. On
 //! PostgreSQL that is the sqlx connection, and each statement is awaited. On
 //! SQLite it is the `Writer` (`crate::sqlite`: its own rusqlite connection,
-//! on a blocking thread), where every statement completes at once: the whole
+//! on a thread of its own), where every statement completes at once: the whole
 //! transaction then runs as one call instead of one thread hop per statement.
 //! So these functions await nothing but their [`Exec`]; `crate::sqlite`
 //! checks that by polling each one exactly once.
