@@ -421,10 +421,18 @@ impl SqlBuilder {
                     (Bind::Texts(c), Bind::OptText(v)) => c.push(v),
                     (Bind::Ints(c), Bind::Int(v)) => c.push(Some(v)),
                     (Bind::Ints(c), Bind::OptInt(v)) => c.push(v),
-                    // A value of another type than its column's first row:
-                    // NULL, which the statement's types would reject anyway.
-                    (Bind::Texts(c), _) => c.push(None),
-                    (Bind::Ints(c), _) => c.push(None),
+                    // A value of another type than its column's first row
+                    // is the caller's bug: tests (debug builds) stop on it;
+                    // a release build binds NULL, which a NOT NULL column
+                    // rejects.
+                    (Bind::Texts(c), _) => {
+                        debug_assert!(false, "a value of another type in a text column");
+                        c.push(None)
+                    }
+                    (Bind::Ints(c), _) => {
+                        debug_assert!(false, "a value of another type in an integer column");
+                        c.push(None)
+                    }
                     _ => {}
                 }
             }
@@ -2365,6 +2373,21 @@ mod tests {
         let mut q = SqlBuilder::new("");
         q.rows(Vec::new(), 100, true);
         assert_eq!((q.sql.as_str(), q.binds.len()), ("VALUES ", 0));
+    }
+
+    /// A row whose value has another type than its column's first row is
+    /// a caller's bug, stopped in debug builds (tests) instead of bound as
+    /// NULL without a word.
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "a value of another type in an integer column")]
+    fn a_row_of_another_type_stops_debug_builds() {
+        let mut q = SqlBuilder::new("");
+        q.rows(
+            vec![vec![Bind::Int(1)], vec![Bind::Text("one".into())]],
+            100,
+            true,
+        );
     }
 
     #[test]
