@@ -724,6 +724,15 @@ pub fn new_id(kind: relay_core::id::IdKind, now: Timestamp) -> String {
     relay_core::id::new_id(kind, millis, random)
 }
 
+/// `f`'s output, failing the test after 10 s instead of hanging it (the
+/// backends' unit tests share it).
+#[cfg(test)]
+pub(crate) async fn within<F: std::future::Future>(f: F) -> F::Output {
+    tokio::time::timeout(std::time::Duration::from_secs(10), f)
+        .await
+        .expect("an answer within 10 s")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

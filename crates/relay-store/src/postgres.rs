@@ -304,7 +304,7 @@ mod tests {
 
     use sqlx::postgres::PgConnectOptions;
 
-    use crate::Store;
+    use crate::{Store, within};
 
     /// A lease transaction commits without waiting for the WAL flush; a
     /// durable one waits (the server's default).
@@ -349,11 +349,11 @@ mod tests {
             .execute(&pg.write)
             .await
             .unwrap();
-        within("woken by the notification", notify.notified()).await;
+        // Woken by the notification.
+        within(notify.notified()).await;
         stop.send(true).unwrap();
-        within("the listener ends once stopped", listener)
-            .await
-            .unwrap();
+        // The listener ends once stopped.
+        within(listener).await.unwrap();
 
         let (stop, stop_rx) = tokio::sync::watch::channel(false);
         let listener = super::dialect::listen_for_wakeups(&pg.write, notify, stop_rx)
@@ -361,16 +361,9 @@ mod tests {
             .unwrap()
             .expect("PostgreSQL listens in a task");
         drop(stop);
-        within("the listener ends once its stop signal is gone", listener)
-            .await
-            .unwrap();
+        // And once its stop signal is gone.
+        within(listener).await.unwrap();
         db.cleanup().await;
-    }
-
-    async fn within<F: std::future::Future>(what: &str, f: F) -> F::Output {
-        tokio::time::timeout(Duration::from_secs(10), f)
-            .await
-            .unwrap_or_else(|_| panic!("{what} within 10 s"))
     }
 
     /// A pooled connection the server closed while it sat idle past the

@@ -885,6 +885,7 @@ mod imp {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::within;
 
     #[test]
     fn placeholders_are_written_for_sqlite() {
@@ -988,13 +989,6 @@ mod tests {
             .await
             .unwrap();
         (dir, store, gate)
-    }
-
-    /// `f`'s output, failing the test after 10 s instead of hanging it.
-    async fn within<F: std::future::Future>(f: F) -> F::Output {
-        tokio::time::timeout(Duration::from_secs(10), f)
-            .await
-            .expect("an answer within 10 s")
     }
 
     /// Rows in `t`, as a reader sees them (committed, flushed or not).
