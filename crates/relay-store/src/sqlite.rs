@@ -278,10 +278,10 @@ impl Txns {
             cycles: std::sync::atomic::AtomicU64::new(0),
             syncer,
         };
-        let (runtime, token) = (tokio::runtime::Handle::current(), pool.clone());
+        let (runtime, write_pool) = (tokio::runtime::Handle::current(), pool.clone());
         let started = std::thread::Builder::new()
             .name("relay-sqlite-writer".into())
-            .spawn(move || Writer::serve(&runtime, &token, &slot, &queued));
+            .spawn(move || Writer::serve(&runtime, &write_pool, &slot, &queued));
         if let Err(e) = started {
             // Its queue is gone with it: every transaction fails as the
             // writer being unavailable.
