@@ -220,12 +220,13 @@ fn copy_of(e: &StoreError) -> StoreError {
     }
 }
 
-/// The [`Writer`]'s connection while no cycle uses it.
+/// What the writer's thread keeps between cycles: its connection while no
+/// cycle uses it, and how to open another.
 struct WriterSlot {
     path: std::path::PathBuf,
-    conn: std::sync::Mutex<Option<rusqlite::Connection>>,
+    conn: Option<rusqlite::Connection>,
     /// Cycles run so far.
-    cycles: std::sync::atomic::AtomicU64,
+    cycles: u64,
     /// Makes committed cycles durable and answers them.
     syncer: Arc<Syncer>,
 }
@@ -272,16 +273,16 @@ impl Txns {
         let mut wal = path.clone().into_os_string();
         wal.push("-wal");
         let syncer = Syncer::start(wal.into(), sync);
-        let slot = WriterSlot {
+        let mut slot = WriterSlot {
             path,
-            conn: std::sync::Mutex::new(None),
-            cycles: std::sync::atomic::AtomicU64::new(0),
+            conn: None,
+            cycles: 0,
             syncer,
         };
         let (runtime, write_pool) = (tokio::runtime::Handle::current(), pool.clone());
         let started = std::thread::Builder::new()
             .name("relay-sqlite-writer".into())
-            .spawn(move || Writer::serve(&runtime, &write_pool, &slot, &queued));
+            .spawn(move || Writer::serve(&runtime, &write_pool, &mut slot, &queued));
         if let Err(e) = started {
             // Its queue is gone with it: every transaction fails as the
             // writer being unavailable.
@@ -369,7 +370,7 @@ impl Writer {
     fn serve(
         runtime: &tokio::runtime::Handle,
         pool: &SqlitePool,
-        slot: &WriterSlot,
+        slot: &mut WriterSlot,
         queued: &std::sync::mpsc::Receiver<Job>,
     ) {
         use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
@@ -428,7 +429,7 @@ impl Writer {
             // A panicking job drops its reply (its caller sees the writer
             // unavailable) and the cycle's connection, which rolls back;
             // the thread goes on with the next cycle.
-            let cycle = std::panic::AssertUnwindSafe(|| Writer::cycle(slot, jobs));
+            let cycle = std::panic::AssertUnwindSafe(|| Writer::cycle(&mut *slot, jobs));
             if std::panic::catch_unwind(cycle).is_err() {
                 tracing::error!(
                     "a SQLite writer cycle panicked; its transactions were rolled back"
@@ -441,9 +442,8 @@ impl Writer {
     /// has the [`Syncer`] answer them). The connection is parked again only
     /// outside a transaction, as every cycle expects it; otherwise it is
     /// closed (which rolls back) and the next cycle opens another.
-    fn cycle(slot: &WriterSlot, jobs: Vec<Job>) {
-        let parked = slot.conn.lock().ok().and_then(|mut c| c.take());
-        let conn = match parked.map_or_else(|| slot.open(), Ok) {
+    fn cycle(slot: &mut WriterSlot, jobs: Vec<Job>) {
+        let conn = match slot.conn.take().map_or_else(|| slot.open(), Ok) {
             Ok(conn) => conn,
             Err(e) => {
                 for job in jobs {
@@ -452,9 +452,8 @@ impl Writer {
                 return;
             }
         };
-        let cycle = slot
-            .cycles
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let cycle = slot.cycles;
+        slot.cycles += 1;
         let mut writer = Writer {
             conn,
             steps: 0,
@@ -469,10 +468,8 @@ impl Writer {
                 }
             }
         }
-        if writer.conn.is_autocommit()
-            && let Ok(mut c) = slot.conn.lock()
-        {
-            *c = Some(writer.conn);
+        if writer.conn.is_autocommit() {
+            slot.conn = Some(writer.conn);
         }
     }
 
