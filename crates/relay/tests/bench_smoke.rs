@@ -156,3 +156,29 @@ fn targets_measures_and_judges_every_target() {
         assert_eq!(runs["throughput_postgres"]["deliveries"], 400);
     }
 }
+
+/// Publishes Relay refuses (each body over its 1 MiB request limit) end the
+/// run at once: no deliveries are awaited for them, so the run does not
+/// wait out `--timeout-seconds`, and it says it is incomplete.
+#[test]
+fn refused_publishes_end_the_run_without_waiting() {
+    let v = bench(&[
+        "throughput",
+        "--events",
+        "5",
+        "--payload-bytes",
+        "1100000",
+        "--no-limit",
+        "--timeout-seconds",
+        "120",
+        "--json",
+    ]);
+    assert_eq!(v["publish_errors"], 5, "{v:#}");
+    assert_eq!(v["expected_deliveries"], 10);
+    assert_eq!(v["deliveries"], 0);
+    assert_eq!(v["complete"], false);
+    assert_eq!(
+        v["timed_out"], false,
+        "it waited for deliveries that cannot come"
+    );
+}
