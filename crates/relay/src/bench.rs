@@ -276,11 +276,19 @@ impl Phase {
     /// at once instead of waiting out `timeout` for deliveries that cannot
     /// come. (A publish that failed in transport may still have been
     /// accepted; the wait does not count on its deliveries.) `false` on
-    /// timeout.
+    /// timeout, said on stderr.
     async fn wait_accepted(&self, per_event: u64, timeout: Duration) -> bool {
         let events = self.sends.len() as u64;
         let accepted = events.saturating_sub(self.failed.load(Ordering::Acquire));
-        self.wait(accepted * per_event, timeout).await
+        let waited = self.wait(accepted * per_event, timeout).await;
+        if !waited {
+            let arrived = self.arrived.load(Ordering::Acquire);
+            eprintln!(
+                "timed out: {arrived} of {} deliveries arrived",
+                events * per_event
+            );
+        }
+        waited
     }
 
     fn last_arrival(&self) -> Instant {
@@ -985,9 +993,6 @@ async fn throughput(
     let cpu1 = Cpu::now();
     let connections = env.receiver.connections() - conns0;
     let arrived = phase.arrived.load(Ordering::Acquire);
-    if !waited {
-        eprintln!("timed out: {arrived} of {expected} deliveries arrived");
-    }
     let complete = waited && published.errors == 0;
     let elapsed = phase
         .last_arrival()
@@ -1143,13 +1148,6 @@ async fn paced(
     let waited = phase
         .wait_accepted(endpoints, Duration::from_secs(args.timeout_seconds))
         .await;
-    if !waited {
-        let arrived = phase.arrived.load(Ordering::Acquire);
-        eprintln!(
-            "timed out: {arrived} of {} deliveries arrived",
-            events * endpoints
-        );
-    }
     let complete = waited && published.errors == 0;
     Ok((phase, published, complete))
 }
