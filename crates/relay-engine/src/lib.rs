@@ -27,6 +27,7 @@ pub mod attempt;
 pub mod intake;
 pub mod lanes;
 pub mod metrics;
+pub mod sweep;
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -81,6 +82,10 @@ pub struct EngineConfig {
     pub purge_batch: u32,
     /// When an endpoint's circuit opens and how long it stays open.
     pub breaker: relay_core::circuit::BreakerConfig,
+    /// How often waiting messages whose window closed are ended (`sweep`),
+    /// and how many one transaction ends at most.
+    pub sweep_interval: Duration,
+    pub sweep_batch: u32,
 }
 
 impl EngineConfig {
@@ -106,6 +111,8 @@ impl EngineConfig {
             purge_interval: Duration::from_secs(60),
             purge_batch: 500,
             breaker: relay_core::circuit::BreakerConfig::default(),
+            sweep_interval: Duration::from_secs(1),
+            sweep_batch: 500,
         }
     }
 }
@@ -604,11 +611,12 @@ impl Dispatcher {
         Ok(())
     }
 
-    /// One round: rescue expired leases, claim what is due now, attempt it
+    /// One round: rescue expired leases, sweep (see [`sweep`]), claim what is due now, attempt it
     /// all concurrently, complete in one batch. Returns how many messages
     /// were claimed.
     pub async fn run_once(&self) -> Result<usize, relay_store::StoreError> {
         self.rescue().await?;
+        self.expire_due().await?;
         let claimed = self.claim(self.config().claim_batch, false).await?.admitted;
         let n = claimed.len();
         let completions = futures_util::future::join_all(claimed.iter().map(|c| async {
@@ -805,6 +813,7 @@ impl Dispatcher {
         let mut tasks = tokio::task::JoinSet::new();
         let mut last_rescue = std::time::Instant::now();
         let mut last_purge: Option<std::time::Instant> = None;
+        let mut last_sweep: Option<std::time::Instant> = None;
         if let Err(e) = self.rescue().await {
             tracing::error!(error = %e, "lease rescue failed");
         }
@@ -822,6 +831,10 @@ impl Dispatcher {
                 if let Err(e) = self.purge().await {
                     tracing::error!(error = %e, "purging past the retention period failed");
                 }
+            }
+            if last_sweep.is_none_or(|t| t.elapsed() >= cfg.sweep_interval) {
+                last_sweep = Some(std::time::Instant::now());
+                self.sweep().await;
             }
             if last_rescue.elapsed() >= cfg.rescue_interval {
                 last_rescue = std::time::Instant::now();

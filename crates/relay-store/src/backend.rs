@@ -288,6 +288,8 @@ pub struct NewMessage<'a> {
     /// Leased at once (`in_flight`) to this owner until then (see
     /// [`crate::Intake`]).
     pub lease: Option<(&'a str, relay_core::time::Timestamp)>,
+    /// The event's time-to-live end (see `expire_due`).
+    pub expires_at: Option<relay_core::time::Timestamp>,
 }
 
 /// Events inserted per statement (13 values a row).
@@ -533,6 +535,11 @@ pub fn applied_and<T>(applied: bool, value: &Option<T>) -> Option<&T> {
 
 /// Message states from which a removed endpoint's messages are dead-lettered.
 pub const LIVE_STATES_SQL: &str = "('scheduled', 'in_flight', 'held')";
+
+/// The live states of a message that is not in flight: waiting for its next
+/// attempt or held. The text of the `messages_ttl` index's condition
+/// (migration 0005), which SQLite's planner matches by its terms.
+pub const WAITING_STATES_SQL: &str = "('scheduled', 'held')";
 
 macro_rules! impl_store {
     ($store:ty, $db:ty, $dialect:path) => {
@@ -1664,7 +1671,7 @@ macro_rules! impl_store {
                     return Ok(0);
                 }
                 let mut q = SqlBuilder::new(
-                    "SELECT e.id, e.event_type FROM events e WHERE e.tenant_id = ",
+                    "SELECT e.id, e.event_type, e.expires_at FROM events e WHERE e.tenant_id = ",
                 );
                 q.bind(Bind::Text(scope.tenant_id.clone()))
                     .push(" AND e.environment = ")
@@ -1694,8 +1701,8 @@ macro_rules! impl_store {
                 for e in &events {
                     let done = sqlx::query::<$db>(
                         "INSERT INTO messages (id, tenant_id, environment, event_id, endpoint_id, event_type, state, \
-                         next_attempt_at, priority, created_at, updated_at) \
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, $9, $9) \
+                         next_attempt_at, priority, created_at, updated_at, expires_at) \
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, $9, $9, $10) \
                          ON CONFLICT (endpoint_id, event_id) DO NOTHING",
                     )
                     .bind($crate::new_id(relay_core::id::IdKind::Message, now))
@@ -1707,6 +1714,7 @@ macro_rules! impl_store {
                     .bind(initial.as_str())
                     .bind(next)
                     .bind(now.millis())
+                    .bind(e.opt_ts("expires_at")?.map(Timestamp::millis))
                     .execute(&mut *tx)
                     .await?;
                     created += done.rows_affected();
@@ -1766,6 +1774,28 @@ macro_rules! impl_store {
                 }
                 tx.commit().await?;
                 Ok(old.len() as u64)
+            }
+
+            async fn expire_due(&self, now: Timestamp, batch: u32) -> Result<u64> {
+                // The terminal state and reason are relay-core's
+                // (`transition::apply` of `ttl_expired` to a waiting message).
+                let done = sqlx::query::<$db>(AssertSqlSafe(format!(
+                    "UPDATE messages SET state = '{expired}', terminal_reason = '{reason}', next_attempt_at = NULL, \
+                     lease_owner = NULL, lease_until = NULL, lease_version = lease_version + 1, updated_at = $1 \
+                     WHERE id IN (SELECT id FROM messages WHERE expires_at <= $1 AND expires_at IS NOT NULL \
+                       AND state IN {waiting} AND (lease_until IS NULL OR lease_until < $1) \
+                       ORDER BY expires_at LIMIT $2{skip}) \
+                     AND state IN {waiting}",
+                    expired = MessageState::Expired.as_str(),
+                    reason = relay_core::transition::REASON_EXPIRED,
+                    waiting = $crate::backend::WAITING_STATES_SQL,
+                    skip = dialect::SKIP_LOCKED,
+                )))
+                .bind(now.millis())
+                .bind(i64::from(batch))
+                .execute(&self.write)
+                .await?;
+                Ok(done.rows_affected())
             }
 
             async fn create_job(&self, scope: &Scope, job: &Job, audit: &AuditEntry) -> Result<()> {
@@ -1901,8 +1931,8 @@ macro_rules! impl_store {
                 let message_id = $crate::new_id(relay_core::id::IdKind::Message, ev.now);
                 sqlx::query::<$db>(
                     "INSERT INTO messages (id, tenant_id, environment, event_id, endpoint_id, event_type, state, \
-                     next_attempt_at, lease_owner, lease_until, lease_version, created_at, updated_at) \
-                     VALUES ($1, $2, $3, $4, $5, $6, 'scheduled', $7, $8, $9, 1, $7, $7)",
+                     next_attempt_at, lease_owner, lease_until, lease_version, created_at, updated_at, expires_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, 'scheduled', $7, $8, $9, 1, $7, $7, $10)",
                 )
                 .bind(&message_id)
                 .bind(&scope.tenant_id)
@@ -1913,6 +1943,7 @@ macro_rules! impl_store {
                 .bind(now)
                 .bind(owner)
                 .bind(lease_until.millis())
+                .bind(ev.expires_at.map(Timestamp::millis))
                 .execute(&mut *tx)
                 .await?;
                 let mut claimed = $crate::txn::load_claimed(&mut *tx, &[message_id]).await?;

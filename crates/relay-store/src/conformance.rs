@@ -7,6 +7,9 @@
 
 use std::sync::Arc;
 
+mod terminal;
+pub use terminal::*;
+
 use relay_core::id::IdKind;
 use relay_core::model::{
     Consumer, Destination, Endpoint, EndpointState, Environment, HttpsDestination, MessageState,
@@ -129,7 +132,7 @@ pub(crate) async fn consumer(s: &dyn Store, sc: &Scope, external_id: &str) -> Co
     c
 }
 
-fn endpoint_value(sc: &Scope, consumer_id: &str, types: &[&str]) -> Endpoint {
+pub(crate) fn endpoint_value(sc: &Scope, consumer_id: &str, types: &[&str]) -> Endpoint {
     Endpoint {
         id: new_id(IdKind::Endpoint, T0),
         consumer_id: consumer_id.into(),
@@ -183,7 +186,7 @@ pub(crate) fn new_event(id: &str, event_type: &str, subject: Option<&str>) -> Ne
     }
 }
 
-fn page(limit: u32) -> PageRequest {
+pub(crate) fn page(limit: u32) -> PageRequest {
     PageRequest { after: None, limit }
 }
 

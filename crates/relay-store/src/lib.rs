@@ -534,6 +534,12 @@ pub trait Store: Send + Sync + 'static {
     /// messages and attempts, in one short transaction. Returns how many
     /// events went; call again until it returns less than `batch`.
     async fn purge_before(&self, cutoff: Timestamp, batch: u32) -> Result<u64>;
+    /// Ends up to `batch` waiting messages (`scheduled` or `held`, no live
+    /// lease) whose event's time-to-live has passed by `now`: `expired` with
+    /// reason `ttl_expired`, oldest expiry first, in one short transaction
+    /// (an index holds only the waiting messages of events with a TTL).
+    /// Returns how many; call again until it returns less than `batch`.
+    async fn expire_due(&self, now: Timestamp, batch: u32) -> Result<u64>;
     /// Deletes the latency histogram's hours that started before `cutoff`.
     async fn purge_latency_before(&self, cutoff: Timestamp) -> Result<u64>;
     /// Queues a job (audited with `audit` in the same transaction).

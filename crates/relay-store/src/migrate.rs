@@ -18,6 +18,7 @@ const INIT: &str = include_str!("../migrations/0001_init.sql");
 const LATENCY_HISTOGRAM: &str = include_str!("../migrations/0002_latency_histogram.sql");
 const RECOVERY_FAIRNESS: &str = include_str!("../migrations/0003_recovery_fairness.sql");
 const LIVE_DUE_BY_ENDPOINT: &str = include_str!("../migrations/0004_live_due_by_endpoint.sql");
+const MESSAGE_TTL: &str = include_str!("../migrations/0005_message_ttl.sql");
 
 /// All migrations, oldest first. Never edit one that has shipped; add another.
 pub const MIGRATIONS: &[Migration] = &[
@@ -44,6 +45,12 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "live_due_by_endpoint",
         postgres: LIVE_DUE_BY_ENDPOINT,
         sqlite: LIVE_DUE_BY_ENDPOINT,
+    },
+    Migration {
+        version: 5,
+        name: "message_ttl",
+        postgres: MESSAGE_TTL,
+        sqlite: MESSAGE_TTL,
     },
 ];
 

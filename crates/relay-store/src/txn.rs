@@ -499,6 +499,7 @@ pub async fn publish_batch<X: Exec>(
                     .as_ref()
                     .filter(|r| !r.behind)
                     .map(|_| (owner, e.created_at.plus_millis(lease_millis))),
+                expires_at: e.expires_at,
             }
         })
         .collect();
@@ -647,7 +648,8 @@ pub async fn insert_messages<X: Exec>(
 ) -> Result<Vec<String>> {
     let mut ids = Vec::with_capacity(messages.len());
     const MESSAGE_COLUMNS: &str = "id, tenant_id, environment, event_id, endpoint_id, event_type, \
-        state, next_attempt_at, lease_owner, lease_until, lease_version, created_at, updated_at";
+        state, next_attempt_at, lease_owner, lease_until, lease_version, created_at, updated_at, \
+        expires_at";
     for chunk in messages.chunks(FANOUT_CHUNK) {
         let mut rows = Vec::with_capacity(chunk.len());
         for m in chunk {
@@ -671,6 +673,7 @@ pub async fn insert_messages<X: Exec>(
                 Bind::Int(i64::from(m.lease.is_some())),
                 Bind::Int(at),
                 Bind::Int(at),
+                Bind::OptInt(m.expires_at.map(Timestamp::millis)),
             ]);
             ids.push(id);
         }
@@ -1337,6 +1340,7 @@ pub async fn emit_operational<X: Exec>(
             state: *state,
             at: now,
             lease: None,
+            expires_at: None,
         })
         .collect();
     insert_messages(x, &messages).await.map(drop)

@@ -61,6 +61,7 @@ conformance!(
     a_manual_lease_excludes_automatic_attempts_and_vice_versa,
     replay_delivers_retained_events_to_an_endpoint_once,
     purge_removes_old_events_with_their_messages_in_batches,
+    waiting_messages_expire_when_their_ttl_passes,
     bulk_retry_jobs_advance_by_cursor_and_resume_after_a_lost_worker,
     claims_skip_full_lanes_and_released_claims_are_due_again,
     claims_take_at_most_each_endpoints_room,
