@@ -221,6 +221,20 @@ async fn replay_delivers_past_events_to_a_new_endpoint_within_retention() {
         .await
         .problem(StatusCode::UNPROCESSABLE_ENTITY, "outside_retention");
     }
+    // A bulk retry refuses the same range, at either end, and queues no job.
+    for body in [
+        json!({"since": too_old}),
+        json!({"until": too_old}),
+        json!({"since": too_old, "until": T0.to_rfc3339()}),
+    ] {
+        h.post("/v1/messages/retry", &key, body)
+            .await
+            .problem(StatusCode::UNPROCESSABLE_ENTITY, "outside_retention");
+    }
+    let within = T0.plus_seconds(-29 * 86_400).to_rfc3339();
+    h.post("/v1/messages/retry", &key, json!({"since": within}))
+        .await
+        .expect(StatusCode::ACCEPTED);
 }
 
 #[tokio::test]

@@ -596,8 +596,16 @@ impl Dispatcher {
     }
 
     async fn complete(&self, batch: &[Completion]) -> Result<(), relay_store::StoreError> {
-        let applied = self.store().complete(batch).await?;
-        let lost = applied.iter().filter(|ok| !**ok).count() as u64;
+        let done = self.store().complete(batch).await?;
+        let gone = done.gone.len() as u64;
+        if gone > 0 {
+            // Logged by the store; the batch's other completions are written.
+            self.attempter
+                .metrics
+                .completions_message_gone
+                .fetch_add(gone, std::sync::atomic::Ordering::Relaxed);
+        }
+        let lost = (done.applied.iter().filter(|ok| !**ok).count() as u64).saturating_sub(gone);
         if lost > 0 {
             self.attempter
                 .metrics
@@ -663,7 +671,7 @@ impl Dispatcher {
             else {
                 return Ok(finished);
             };
-            let filter = match bulk_retry_filter(&job.job.parameters) {
+            let mut filter = match bulk_retry_filter(&job.job.parameters) {
                 Some(f) => f,
                 None => {
                     tracing::error!(job = %job.job.id, "unreadable job parameters; the job is skipped");
@@ -675,6 +683,9 @@ impl Dispatcher {
                     self.pace_job(&job.scope.tenant_id).await?;
                 }
                 let now = a.clock.now();
+                // Nothing whose event is gone or going: restarted, such a
+                // message would keep its event past the retention period.
+                filter.events_since = Some(self.retention_cutoff(now));
                 let progress = a
                     .store
                     .advance_bulk_retry(
@@ -714,15 +725,22 @@ impl Dispatcher {
         Ok(())
     }
 
+    /// When the retention period that ends at `now` began: events created
+    /// before it are purged once none of their messages is live, and bulk
+    /// retries restart none of their messages.
+    pub fn retention_cutoff(
+        &self,
+        now: relay_core::time::Timestamp,
+    ) -> relay_core::time::Timestamp {
+        now.plus_millis(-(self.config().retention.as_millis() as i64))
+    }
+
     /// Deletes what is older than the retention period, a batch per short
-    /// transaction, until nothing is left to purge. Returns how many events went.
+    /// transaction, until nothing is left to purge (events with a live
+    /// message stay until it ends). Returns how many events went.
     pub async fn purge(&self) -> Result<u64, relay_store::StoreError> {
         let cfg = self.config();
-        let cutoff = self
-            .attempter
-            .clock
-            .now()
-            .plus_millis(-(cfg.retention.as_millis() as i64));
+        let cutoff = self.retention_cutoff(self.attempter.clock.now());
         let mut total = 0;
         loop {
             let n = self.store().purge_before(cutoff, cfg.purge_batch).await?;
@@ -1204,7 +1222,7 @@ impl Dispatcher {
             .map_err(ManualError::Store)?;
         Ok(ManualOutcome {
             attempt: completion.attempt,
-            applied: applied.first().copied().unwrap_or(false),
+            applied: applied.applied.first().copied().unwrap_or(false),
         })
     }
 }

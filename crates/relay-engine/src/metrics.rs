@@ -66,6 +66,8 @@ pub struct Metrics {
     /// Milliseconds between the oldest due message's due time and now, at the last claim.
     pub due_lag_millis: AtomicI64,
     pub completions_lost_lease: AtomicU64,
+    /// Completions skipped because their message was gone (purged).
+    pub completions_message_gone: AtomicU64,
     pub leases_rescued: AtomicU64,
     /// Attempts started from an endpoint's look-ahead queue (no claim waited for).
     pub ahead_started: AtomicU64,
@@ -131,6 +133,11 @@ impl Metrics {
                 "relay_completions_lost_lease_total",
                 "Completions that found their lease gone (rescued, cancelled or removed).",
                 self.completions_lost_lease.load(Ordering::Relaxed),
+            ),
+            (
+                "relay_completions_message_gone_total",
+                "Completions skipped because their message was gone (its event purged); the rest of their batch was written.",
+                self.completions_message_gone.load(Ordering::Relaxed),
             ),
             (
                 "relay_leases_rescued_total",

@@ -520,6 +520,15 @@ pub fn push_message_filter(q: &mut SqlBuilder, f: &crate::MessageFilter) {
     if let Some(t) = f.until {
         q.push(" AND created_at < ").bind(Bind::Int(t.millis()));
     }
+    if let Some(t) = f.events_since {
+        q.push(
+            " AND EXISTS (SELECT 1 FROM events ev WHERE ev.tenant_id = messages.tenant_id \
+             AND ev.environment = messages.environment AND ev.id = messages.event_id \
+             AND ev.created_at >= ",
+        )
+        .bind(Bind::Int(t.millis()))
+        .push(")");
+    }
 }
 
 /// `v` as JSON text for a column.
@@ -1739,15 +1748,48 @@ macro_rules! impl_store {
 
             async fn purge_before(&self, cutoff: Timestamp, batch: u32) -> Result<u64> {
                 let mut tx = self.write.begin().await?;
-                let old = sqlx::query::<$db>(
-                    "SELECT tenant_id, environment, id FROM events WHERE created_at < $1 ORDER BY created_at LIMIT $2",
-                )
+                // Only events none of whose messages is still live: a
+                // scheduled, held or in-flight message (or one under a
+                // lease, such as a manual resend's) keeps its event, however
+                // old, until it ends.
+                let old = sqlx::query::<$db>(AssertSqlSafe(format!(
+                    "SELECT tenant_id, environment, id FROM events ev WHERE created_at < $1 \
+                     AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.tenant_id = ev.tenant_id \
+                     AND m.environment = ev.environment AND m.event_id = ev.id \
+                     AND (m.state IN {live} OR m.lease_owner IS NOT NULL)) \
+                     ORDER BY created_at LIMIT $2",
+                    live = $crate::backend::LIVE_STATES_SQL
+                )))
                 .bind(cutoff.millis())
                 .bind(i64::from(batch))
                 .fetch_all(&mut *tx)
                 .await?;
+                let mut purged = 0u64;
                 for e in &old {
                     let (tenant, env, id) = (e.text("tenant_id")?, e.text("environment")?, e.text("id")?);
+                    // Lock the event's messages and look again: on PostgreSQL a
+                    // claim, recover or bulk retry may have made one live since
+                    // the read above (SQLite has one writer). Whatever changes
+                    // them now waits for this transaction, and then finds them gone.
+                    let messages = sqlx::query::<$db>(AssertSqlSafe(format!(
+                        "SELECT state, lease_owner FROM messages \
+                         WHERE tenant_id = $1 AND environment = $2 AND event_id = $3{}",
+                        dialect::FOR_UPDATE
+                    )))
+                    .bind(&tenant)
+                    .bind(&env)
+                    .bind(&id)
+                    .fetch_all(&mut *tx)
+                    .await?;
+                    let mut live = false;
+                    for m in &messages {
+                        let state = MessageState::parse(&m.text("state")?);
+                        live |= m.opt_text("lease_owner")?.is_some()
+                            || state.is_none_or(|s| !s.is_terminal());
+                    }
+                    if live {
+                        continue;
+                    }
                     sqlx::query::<$db>(
                         "DELETE FROM attempts WHERE message_id IN (SELECT id FROM messages \
                          WHERE tenant_id = $1 AND environment = $2 AND event_id = $3)",
@@ -1771,9 +1813,10 @@ macro_rules! impl_store {
                         .bind(&id)
                         .execute(&mut *tx)
                         .await?;
+                    purged += 1;
                 }
                 tx.commit().await?;
-                Ok(old.len() as u64)
+                Ok(purged)
             }
 
             async fn expire_due(&self, now: Timestamp, batch: u32) -> Result<u64> {
@@ -2267,7 +2310,7 @@ macro_rules! impl_store {
                 .await
             }
 
-            async fn complete(&self, batch: &[Completion]) -> Result<Vec<bool>> {
+            async fn complete(&self, batch: &[Completion]) -> Result<$crate::Completed> {
                 let batch = batch.to_vec();
                 self.txns.run($crate::txn::Commit::Durable, move |x| {
                     Box::pin(async move { $crate::txn::complete(x, &batch).await })

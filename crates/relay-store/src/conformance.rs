@@ -22,6 +22,9 @@ use serde_json::value::RawValue;
 use relay_core::model::{Attempt, AttemptTrigger};
 use relay_core::transition::Progress;
 
+mod retention;
+pub use retention::*;
+
 use crate::{
     Completion, ConsumerPatch, EndpointKeyRecord, EndpointLimits, EndpointWarning, MessageFilter,
     NewApiKey, NewEvent, PageRequest, PutEventType, PutEventTypeOutcome, Scope, Store, StoreError,
@@ -889,7 +892,7 @@ pub async fn messages_filter_and_paginate_by_keyset(s: &dyn Store) {
 
 /// A tenant, consumer and `n` endpoints subscribed to `order.shipped`, and
 /// one published event (so one scheduled message per endpoint, due at T0).
-async fn delivery_fixture(s: &dyn Store, n: usize) -> (Scope, Vec<Endpoint>) {
+pub(crate) async fn delivery_fixture(s: &dyn Store, n: usize) -> (Scope, Vec<Endpoint>) {
     let t = tenant(s, "a").await;
     let live = scope(&t, Environment::Live);
     let c = consumer(s, &live, "c").await;
@@ -903,7 +906,7 @@ async fn delivery_fixture(s: &dyn Store, n: usize) -> (Scope, Vec<Endpoint>) {
     (live, endpoints)
 }
 
-fn attempt_for(c: &crate::Claimed, outcome: &str) -> Attempt {
+pub(crate) fn attempt_for(c: &crate::Claimed, outcome: &str) -> Attempt {
     Attempt {
         id: new_id(IdKind::Attempt, T0),
         message_id: c.message.id.clone(),
@@ -922,7 +925,7 @@ fn attempt_for(c: &crate::Claimed, outcome: &str) -> Attempt {
     }
 }
 
-fn completion(c: &crate::Claimed, owner: &str, progress: Progress) -> Completion {
+pub(crate) fn completion(c: &crate::Claimed, owner: &str, progress: Progress) -> Completion {
     Completion {
         message_id: c.message.id.clone(),
         tenant_id: c.tenant_id.clone(),
@@ -939,7 +942,7 @@ fn completion(c: &crate::Claimed, owner: &str, progress: Progress) -> Completion
     }
 }
 
-fn delivered(c: &crate::Claimed) -> Progress {
+pub(crate) fn delivered(c: &crate::Claimed) -> Progress {
     Progress {
         state: MessageState::Delivered,
         attempts_used: 1,
@@ -1102,7 +1105,8 @@ pub async fn publishes_lease_what_the_intake_has_room_for(s: &dyn Store) {
     let applied = s
         .complete(&[completion(leased, "intake", delivered(leased))])
         .await
-        .unwrap();
+        .unwrap()
+        .applied;
     assert_eq!(applied, vec![true]);
     // Publishes that share a transaction each get theirs.
     let outs = futures_util::future::join_all(
@@ -1160,7 +1164,8 @@ pub async fn publishes_behind_a_backlog_lease_its_oldest_messages_in_order(s: &d
     let applied = s
         .complete(&[completion(c0, "intake", delivered(c0))])
         .await
-        .unwrap();
+        .unwrap()
+        .applied;
     assert_eq!(applied, vec![true], "the lease is the intake's");
     // The next publish's room takes the next oldest; a publish's own new
     // message goes once the older ones are gone, in due order.
@@ -1226,7 +1231,8 @@ pub async fn completion_applies_only_while_the_lease_holds(s: &dyn Store) {
     let applied = s
         .complete(&[completion(a, "w1", delivered(a))])
         .await
-        .unwrap();
+        .unwrap()
+        .applied;
     assert_eq!(applied, vec![true]);
     let m = s.get_message(&live, &a.message.id).await.unwrap().unwrap();
     assert_eq!(m.state, MessageState::Delivered);
@@ -1235,7 +1241,8 @@ pub async fn completion_applies_only_while_the_lease_holds(s: &dyn Store) {
     assert_eq!(
         s.complete(&[completion(a, "w1", delivered(a))])
             .await
-            .unwrap(),
+            .unwrap()
+            .applied,
         vec![false]
     );
     let m2 = s.get_message(&live, &a.message.id).await.unwrap().unwrap();
@@ -1244,7 +1251,8 @@ pub async fn completion_applies_only_while_the_lease_holds(s: &dyn Store) {
     assert_eq!(
         s.complete(&[completion(b, "intruder", delivered(b))])
             .await
-            .unwrap(),
+            .unwrap()
+            .applied,
         vec![false]
     );
     assert_eq!(
@@ -1261,7 +1269,8 @@ pub async fn completion_applies_only_while_the_lease_holds(s: &dyn Store) {
     assert_eq!(
         s.complete(&[completion(b, "w1", delivered(b))])
             .await
-            .unwrap(),
+            .unwrap()
+            .applied,
         vec![false],
         "a late completion never overwrites a rescued message"
     );
@@ -1285,7 +1294,8 @@ pub async fn completion_applies_only_while_the_lease_holds(s: &dyn Store) {
     assert_eq!(
         s.complete(&[completion(&again[0], "w2", delivered(&again[0]))])
             .await
-            .unwrap(),
+            .unwrap()
+            .applied,
         vec![false]
     );
     let gone = s.get_message(&live, &b.message.id).await.unwrap().unwrap();
@@ -1320,7 +1330,10 @@ pub async fn completions_batch_in_one_call_and_keep_retry_state(s: &dyn Store) {
             comp
         })
         .collect();
-    assert_eq!(s.complete(&batch).await.unwrap(), vec![true, true, true]);
+    assert_eq!(
+        s.complete(&batch).await.unwrap().applied,
+        vec![true, true, true]
+    );
     assert_eq!(s.next_due_at().await.unwrap(), Some(retry_at));
     let failed = s
         .list_messages(
@@ -1387,7 +1400,7 @@ pub async fn a_410_disables_the_endpoint_and_holds_its_other_messages(s: &dyn St
         detail: "the endpoint answered 410 Gone".into(),
         at: T0,
     });
-    assert_eq!(s.complete(&[comp]).await.unwrap(), vec![true]);
+    assert_eq!(s.complete(&[comp]).await.unwrap().applied, vec![true]);
     let disabled = s.get_endpoint(&live, &e.id).await.unwrap().unwrap();
     assert_eq!(disabled.state, EndpointState::Disabled);
     assert_eq!(
@@ -1462,7 +1475,7 @@ pub async fn signing_keys_are_stored_with_the_endpoint(s: &dyn Store) {
     assert!(s.endpoint_keys("ep_other").await.unwrap().is_empty());
 }
 
-fn audit(action: &str, target: &str, at: Timestamp) -> crate::AuditEntry {
+pub(crate) fn audit(action: &str, target: &str, at: Timestamp) -> crate::AuditEntry {
     crate::AuditEntry {
         id: new_id(IdKind::Audit, at),
         actor: "key_1".into(),
@@ -1685,7 +1698,8 @@ pub async fn cancelling_ends_pending_attempts_and_beats_a_late_completion(s: &dy
     assert_eq!(
         s.complete(&[completion(&claimed[0], "w", delivered(&claimed[0]))])
             .await
-            .unwrap(),
+            .unwrap()
+            .applied,
         vec![false]
     );
     assert_eq!(
@@ -1843,7 +1857,7 @@ pub async fn a_manual_lease_excludes_automatic_attempts_and_vice_versa(s: &dyn S
     // A failed manual attempt leaves the schedule as it was and frees the message.
     let mut done = completion(&manual, "api", manual.progress());
     done.manual = true;
-    assert_eq!(s.complete(&[done]).await.unwrap(), vec![true]);
+    assert_eq!(s.complete(&[done]).await.unwrap().applied, vec![true]);
     let claimed = s
         .claim_due("w", T0, T0.plus_seconds(30), 10, &[])
         .await
@@ -1983,6 +1997,21 @@ pub async fn purge_removes_old_events_with_their_messages_in_batches(s: &dyn Sto
             ..new_event(&format!("evt_old{i}"), "order.shipped", None)
         };
         s.publish(&live, ev).await.unwrap();
+        // Ended: the purge keeps an event while a message of it is live.
+        let messages = s
+            .list_messages(
+                &live,
+                &MessageFilter {
+                    event_id: Some(format!("evt_old{i}")),
+                    ..Default::default()
+                },
+                &page(10),
+            )
+            .await
+            .unwrap();
+        for m in messages.data {
+            s.cancel_message(&live, &m.id, T0).await.unwrap();
+        }
     }
     let fresh = NewEvent {
         now: T0.plus_seconds(1000),

@@ -233,6 +233,9 @@ pub struct MessageFilter {
     pub since: Option<Timestamp>,
     /// Created before.
     pub until: Option<Timestamp>,
+    /// Whose event was created at or after this (what retention still
+    /// keeps: a bulk retry restarts nothing older).
+    pub events_since: Option<Timestamp>,
 }
 
 /// Keyset pagination: items with an id greater than `after`, at most `limit`.
@@ -417,6 +420,19 @@ pub struct Completion {
     pub now: Timestamp,
 }
 
+/// What a completion batch wrote.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Completed {
+    /// Per completion, in order: whether its lease still held (and so its
+    /// progress was applied).
+    pub applied: Vec<bool>,
+    /// Completions whose message is gone (its event was purged while the
+    /// attempt ran, e.g. after a cancel): nothing of them is written, not
+    /// even the attempt record, and the rest of the batch commits. Counted
+    /// in `applied` as not applied.
+    pub gone: Vec<String>,
+}
+
 /// Every storage operation Relay performs.
 ///
 /// Methods that read or change tenant data take a [`Scope`]; an object of
@@ -531,8 +547,10 @@ pub trait Store: Send + Sync + 'static {
         audit: &AuditEntry,
     ) -> Result<u64>;
     /// Deletes up to `batch` events created before `cutoff`, with their
-    /// messages and attempts, in one short transaction. Returns how many
-    /// events went; call again until it returns less than `batch`.
+    /// messages and attempts, in one short transaction. An event with a
+    /// message still live (scheduled, held or in flight) or leased is kept,
+    /// however old, until that message ends. Returns how many events went;
+    /// call again until it returns less than `batch`.
     async fn purge_before(&self, cutoff: Timestamp, batch: u32) -> Result<u64>;
     /// Ends up to `batch` waiting messages (`scheduled` or `held`, no live
     /// lease) whose event's time-to-live has passed by `now`: `expired` with
@@ -670,8 +688,9 @@ pub trait Store: Send + Sync + 'static {
     async fn release_claims(&self, owner: &str, ids: &[String], now: Timestamp) -> Result<u64>;
     /// Applies completions in one transaction; returns, per completion,
     /// whether its lease still held (a late completion changes nothing but
-    /// its attempt record).
-    async fn complete(&self, batch: &[Completion]) -> Result<Vec<bool>>;
+    /// its attempt record), and which were skipped because their message is
+    /// gone (see [`Completed`]).
+    async fn complete(&self, batch: &[Completion]) -> Result<Completed>;
     /// Returns expired leases to `scheduled`, due now; returns how many.
     async fn rescue_expired_leases(&self, now: Timestamp) -> Result<u64>;
     /// Returns `owner`'s leases to `scheduled` (graceful shutdown); returns how many.

@@ -19,6 +19,7 @@ const LATENCY_HISTOGRAM: &str = include_str!("../migrations/0002_latency_histogr
 const RECOVERY_FAIRNESS: &str = include_str!("../migrations/0003_recovery_fairness.sql");
 const LIVE_DUE_BY_ENDPOINT: &str = include_str!("../migrations/0004_live_due_by_endpoint.sql");
 const MESSAGE_TTL: &str = include_str!("../migrations/0005_message_ttl.sql");
+const MESSAGES_BY_EVENT: &str = include_str!("../migrations/0006_messages_by_event.sql");
 
 /// All migrations, oldest first. Never edit one that has shipped; add another.
 pub const MIGRATIONS: &[Migration] = &[
@@ -51,6 +52,12 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "message_ttl",
         postgres: MESSAGE_TTL,
         sqlite: MESSAGE_TTL,
+    },
+    Migration {
+        version: 6,
+        name: "messages_by_event",
+        postgres: MESSAGES_BY_EVENT,
+        sqlite: MESSAGES_BY_EVENT,
     },
 ];
 

@@ -896,8 +896,10 @@ async fn recovery_tenants<X: Exec>(x: &mut X, now: Timestamp) -> Result<Vec<Stri
 /// whether each was applied. Every message's update is one statement per
 /// chunk, every attempt record one insert per chunk; then the per-message
 /// consequences (disabling, exhaustion events, the failure clock, warnings)
-/// and the latency histogram.
-pub async fn complete<X: Exec>(x: &mut X, batch: &[Completion]) -> Result<Vec<bool>> {
+/// and the latency histogram. A completion whose message is gone is skipped
+/// (its attempt record could not reference it): one such row must not fail,
+/// and so stall and redeliver, the whole batch.
+pub async fn complete<X: Exec>(x: &mut X, batch: &[Completion]) -> Result<crate::Completed> {
     let mut applied = Vec::with_capacity(batch.len());
     // Endpoints of this batch whose failure clock is clear (no
     // endpoint_health row), read once: their successes need no
@@ -963,8 +965,17 @@ pub async fn complete<X: Exec>(x: &mut X, batch: &[Completion]) -> Result<Vec<bo
             updated.insert(r.text("id")?);
         }
     }
+    let gone = gone_messages(x, batch, &updated).await?;
+    if !gone.is_empty() {
+        tracing::warn!(
+            skipped = gone.len(),
+            first = %gone[0],
+            "completions whose message is gone (purged) were skipped; the rest of the batch is written"
+        );
+    }
     let attempts: Vec<(&Completion, &relay_core::model::Attempt)> = batch
         .iter()
+        .filter(|c| !gone.contains(&c.message_id))
         .filter_map(|c| c.attempt.as_ref().map(|a| (c, a)))
         .collect();
     // Each attempt's number follows the message's earlier attempts: one
@@ -1131,7 +1142,41 @@ pub async fn complete<X: Exec>(x: &mut X, batch: &[Completion]) -> Result<Vec<bo
         );
         x.execute(&q).await?;
     }
-    Ok(applied)
+    Ok(crate::Completed { applied, gone })
+}
+
+/// The messages of `batch` that were not updated and no longer exist. Only
+/// the completions that were not applied are looked up, so a batch whose
+/// leases all held costs no read.
+async fn gone_messages<X: Exec>(
+    x: &mut X,
+    batch: &[Completion],
+    updated: &HashSet<String>,
+) -> Result<Vec<String>> {
+    let mut missing: Vec<&str> = batch
+        .iter()
+        .map(|c| c.message_id.as_str())
+        .filter(|id| !updated.contains(*id))
+        .collect();
+    missing.sort_unstable();
+    missing.dedup();
+    let mut gone = Vec::new();
+    for chunk in missing.chunks(COMPLETION_CHUNK) {
+        let mut q = SqlBuilder::new("SELECT id FROM messages WHERE id IN (");
+        q.bind_list_padded(chunk.iter().map(|id| Bind::Text((*id).to_string())))
+            .push(")");
+        let mut present = HashSet::new();
+        for r in x.fetch(&q).await? {
+            present.insert(r.text("id")?);
+        }
+        gone.extend(
+            chunk
+                .iter()
+                .filter(|id| !present.contains(**id))
+                .map(|id| id.to_string()),
+        );
+    }
+    Ok(gone)
 }
 
 /// Holds a disabled endpoint's scheduled messages.

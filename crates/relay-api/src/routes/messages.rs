@@ -57,6 +57,7 @@ pub async fn list(
         error_code: q.error_code,
         since: q.since,
         until: q.until,
+        events_since: None,
     };
     Ok(Json(
         state

@@ -193,19 +193,32 @@ fn check_range(
             "must be after since",
         ));
     }
+    within_retention(state, now, since, "/since")?;
+    Ok(until)
+}
+
+/// Refuses a time before the retention period that ends at `now` (events
+/// created then are gone or going): `outside_retention`.
+fn within_retention(
+    state: &AppState,
+    now: Timestamp,
+    at: Timestamp,
+    pointer: &str,
+) -> Result<(), ApiError> {
     let days = state.settings.retention_days;
     let oldest = now.plus_seconds(-i64::from(days) * 86_400);
-    if since < oldest {
+    if at < oldest {
         return Err(ApiError::invalid(
             "outside_retention",
-            "/since",
+            pointer,
             format!(
-                "events are kept for {days} days; since must be after {}",
+                "events are kept for {days} days; {} must be after {}",
+                &pointer[1..],
                 oldest.to_rfc3339()
             ),
         ));
     }
-    Ok(until)
+    Ok(())
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -431,10 +444,12 @@ pub struct BulkRetry {
     /// One of the failed states (`failed_permanent`, `exhausted`, `window_exceeded`, `dead_lettered`, `cancelled`).
     pub state: Option<MessageState>,
     pub error_code: Option<String>,
-    /// Created at or after.
+    /// Created at or after; within the retention period (else
+    /// `outside_retention`). Default: the start of the retention period
+    /// (messages whose event is older are never restarted).
     #[schema(value_type = Option<String>, format = DateTime)]
     pub since: Option<Timestamp>,
-    /// Created before.
+    /// Created before; within the retention period.
     #[schema(value_type = Option<String>, format = DateTime)]
     pub until: Option<Timestamp>,
 }
@@ -468,6 +483,14 @@ pub async fn bulk_retry(
         ));
     }
     let now = state.clock.now();
+    // Only what retention keeps: `since` (when given) within it; without
+    // `since`, the job restarts only messages whose event is still kept.
+    if let Some(since) = body.since {
+        within_retention(&state, now, since, "/since")?;
+    }
+    if let Some(until) = body.until {
+        within_retention(&state, now, until, "/until")?;
+    }
     let parameters = serde_json::to_value(&body).map_err(|_| ApiError::internal())?;
     let job = relay_store::Job {
         id: new_id(IdKind::Job, now),

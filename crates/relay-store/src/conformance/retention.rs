@@ -1,0 +1,270 @@
+//! Retention: the purge never deletes what is still live, a completion whose
+//! message was purged fails alone, and a bulk retry restarts nothing whose
+//! event is outside retention.
+
+use relay_core::id::IdKind;
+use relay_core::model::{EndpointState, Environment, MessageState};
+use relay_core::transition::Progress;
+use serde_json::json;
+
+use super::{
+    T0, audit, completion, consumer, delivered, delivery_fixture, endpoint, new_event, page, scope,
+    tenant,
+};
+use crate::{MessageFilter, NewEvent, Scope, Store, new_id};
+
+async fn state_of(s: &dyn Store, sc: &Scope, event_id: &str) -> Vec<MessageState> {
+    s.list_messages(
+        sc,
+        &MessageFilter {
+            event_id: Some(event_id.into()),
+            ..Default::default()
+        },
+        &page(50),
+    )
+    .await
+    .unwrap()
+    .data
+    .into_iter()
+    .map(|m| m.state)
+    .collect()
+}
+
+fn at(event_id: &str, event_type: &str, seconds: i64) -> NewEvent {
+    NewEvent {
+        now: T0.plus_seconds(seconds),
+        ..new_event(event_id, event_type, None)
+    }
+}
+
+pub async fn purge_keeps_events_whose_messages_are_live(s: &dyn Store) {
+    let t = tenant(s, "a").await;
+    let live = scope(&t, Environment::Live);
+    let c = consumer(s, &live, "c").await;
+    endpoint(s, &live, &c.id, &["order.shipped", "order.placed"]).await;
+    let paused = endpoint(s, &live, &c.id, &["order.held"]).await;
+    s.set_endpoint_state(
+        &live,
+        &paused.id,
+        EndpointState::Paused,
+        None,
+        &audit("endpoint.paused", &paused.id, T0),
+    )
+    .await
+    .unwrap();
+    // In flight: claimed, its attempt on the wire.
+    s.publish(&live, at("evt_flight", "order.shipped", 0))
+        .await
+        .unwrap();
+    let flight = s
+        .claim_due("w", T0, T0.plus_seconds(3600), 10, &[])
+        .await
+        .unwrap();
+    assert_eq!(flight.len(), 1);
+    // Delivered, then leased again for a manual resend (its state stays).
+    s.publish(&live, at("evt_resent", "order.placed", 1))
+        .await
+        .unwrap();
+    let resent = s
+        .claim_due("w", T0.plus_seconds(1), T0.plus_seconds(3600), 10, &[])
+        .await
+        .unwrap();
+    s.complete(&[completion(&resent[0], "w", delivered(&resent[0]))])
+        .await
+        .unwrap();
+    let manual = s
+        .lease_for_manual_attempt(
+            &live,
+            &resent[0].message.id,
+            "w",
+            T0.plus_seconds(2),
+            T0.plus_seconds(3600),
+        )
+        .await
+        .unwrap()
+        .expect("not busy");
+    // Delivered and done: the only one the purge may take.
+    s.publish(&live, at("evt_done", "order.placed", 3))
+        .await
+        .unwrap();
+    let done = s
+        .claim_due("w", T0.plus_seconds(3), T0.plus_seconds(3600), 10, &[])
+        .await
+        .unwrap();
+    assert_eq!(done.len(), 1);
+    s.complete(&[completion(&done[0], "w", delivered(&done[0]))])
+        .await
+        .unwrap();
+    // Scheduled (due, not yet claimed) and held (the endpoint is paused).
+    s.publish(&live, at("evt_scheduled", "order.shipped", 4))
+        .await
+        .unwrap();
+    s.publish(&live, at("evt_held", "order.held", 5))
+        .await
+        .unwrap();
+    assert_eq!(state_of(s, &live, "evt_held").await, [MessageState::Held]);
+    assert_eq!(
+        state_of(s, &live, "evt_scheduled").await,
+        [MessageState::Scheduled]
+    );
+
+    // Every event is older than the cutoff.
+    let cutoff = T0.plus_seconds(86_400);
+    assert_eq!(s.purge_before(cutoff, 10).await.unwrap(), 1);
+    assert_eq!(s.purge_before(cutoff, 10).await.unwrap(), 0);
+    assert!(s.get_event(&live, "evt_done").await.unwrap().is_none());
+    for kept in ["evt_flight", "evt_resent", "evt_scheduled", "evt_held"] {
+        assert!(
+            s.get_event(&live, kept).await.unwrap().is_some(),
+            "{kept} has a live message"
+        );
+        assert_eq!(state_of(s, &live, kept).await.len(), 1, "{kept}");
+    }
+
+    // Once they end, they go with the next purge.
+    let mut manual_done = completion(&manual, "w", delivered(&manual));
+    manual_done.manual = true;
+    assert_eq!(
+        s.complete(&[
+            completion(&flight[0], "w", delivered(&flight[0])),
+            manual_done
+        ])
+        .await
+        .unwrap()
+        .applied,
+        [true, true]
+    );
+    assert_eq!(s.purge_before(cutoff, 10).await.unwrap(), 2);
+    assert!(s.get_event(&live, "evt_flight").await.unwrap().is_none());
+    assert!(s.get_event(&live, "evt_resent").await.unwrap().is_none());
+    assert!(s.get_event(&live, "evt_scheduled").await.unwrap().is_some());
+    assert!(s.get_event(&live, "evt_held").await.unwrap().is_some());
+}
+
+pub async fn a_completion_whose_message_is_gone_is_skipped_and_the_rest_commit(s: &dyn Store) {
+    let (live, _) = delivery_fixture(s, 1).await;
+    s.publish(&live, new_event("evt_e", "order.shipped", None))
+        .await
+        .unwrap();
+    let claimed = s
+        .claim_due("w", T0, T0.plus_seconds(30), 10, &[])
+        .await
+        .unwrap();
+    assert_eq!(claimed.len(), 2);
+    let (gone, kept) = if claimed[0].message.event_id == "evt_d" {
+        (&claimed[0], &claimed[1])
+    } else {
+        (&claimed[1], &claimed[0])
+    };
+    // Cancelled while its attempt runs, then purged with its event.
+    s.cancel_message(&live, &gone.message.id, T0).await.unwrap();
+    assert_eq!(s.purge_before(T0.plus_seconds(1), 10).await.unwrap(), 1);
+    assert!(
+        s.get_message(&live, &gone.message.id)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    // The late completion arrives in a batch with another one.
+    let done = s
+        .complete(&[
+            completion(gone, "w", delivered(gone)),
+            completion(kept, "w", delivered(kept)),
+        ])
+        .await
+        .expect("one vanished message does not fail the batch");
+    assert_eq!(done.applied, [false, true]);
+    assert_eq!(done.gone, std::slice::from_ref(&gone.message.id));
+    let m = s
+        .get_message(&live, &kept.message.id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(m.state, MessageState::Delivered);
+    assert_eq!(
+        s.list_attempts(&live, &kept.message.id)
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+    assert!(
+        s.list_attempts(&live, &gone.message.id)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    // A completion that lost its lease (message still there) is not "gone".
+    let again = s
+        .complete(&[completion(kept, "w", delivered(kept))])
+        .await
+        .unwrap();
+    assert_eq!(again.applied, [false]);
+    assert!(again.gone.is_empty());
+}
+
+pub async fn a_bulk_retry_restarts_nothing_whose_event_is_outside_retention(s: &dyn Store) {
+    let (live, _) = delivery_fixture(s, 1).await;
+    s.publish(&live, at("evt_new", "order.shipped", 100))
+        .await
+        .unwrap();
+    let claimed = s
+        .claim_due("w", T0.plus_seconds(100), T0.plus_seconds(130), 10, &[])
+        .await
+        .unwrap();
+    assert_eq!(claimed.len(), 2);
+    let failed: Vec<_> = claimed
+        .iter()
+        .map(|c| {
+            let mut done = completion(
+                c,
+                "w",
+                Progress {
+                    state: MessageState::Exhausted,
+                    attempts_used: 10,
+                    next_attempt_at: None,
+                    terminal_reason: Some("attempts_exhausted".into()),
+                    ..c.progress()
+                },
+            );
+            done.attempt = None;
+            done
+        })
+        .collect();
+    s.complete(&failed).await.unwrap();
+    let job = crate::Job {
+        id: new_id(IdKind::Job, T0),
+        kind: "bulk_retry".into(),
+        parameters: json!({}),
+        state: "queued".into(),
+        processed: 0,
+        affected: 0,
+        created_at: T0,
+        updated_at: T0,
+        finished_at: None,
+    };
+    s.create_job(&live, &job, &audit("messages.bulk_retry", &job.id, T0))
+        .await
+        .unwrap();
+    let now = T0.plus_seconds(200);
+    let leased = s
+        .lease_job("w", now, now.plus_seconds(30))
+        .await
+        .unwrap()
+        .expect("queued job");
+    // Retention began at T0 + 50 s: evt_d (T0) is gone or going.
+    let filter = MessageFilter {
+        events_since: Some(T0.plus_seconds(50)),
+        ..Default::default()
+    };
+    let job = s
+        .advance_bulk_retry(&leased, &filter, "w", 10, now, now.plus_seconds(30))
+        .await
+        .unwrap();
+    assert_eq!((job.state.as_str(), job.affected), ("done", 1));
+    assert_eq!(state_of(s, &live, "evt_d").await, [MessageState::Exhausted]);
+    assert_eq!(
+        state_of(s, &live, "evt_new").await,
+        [MessageState::Scheduled]
+    );
+}
