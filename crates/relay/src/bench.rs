@@ -134,6 +134,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(crate::serve::log_colours())
         .with_writer(std::io::stderr)
         .try_init();
     let relay_rt = tokio::runtime::Builder::new_multi_thread()

@@ -29,11 +29,19 @@ pub fn init_tracing(config: &Config) {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(log_colours())
         .with_writer(std::io::stderr);
     match config.log_format {
         LogFormat::Json => builder.json().init(),
         LogFormat::Text => builder.init(),
     }
+}
+
+/// Colour codes only for a person at a terminal: a log written to a file, a
+/// pipe or a log collector stays plain text. `NO_COLOR` turns them off too.
+pub fn log_colours() -> bool {
+    use std::io::IsTerminal;
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
 async fn open_store(config: &Config) -> anyhow::Result<Arc<dyn Store>> {
