@@ -3,6 +3,8 @@
 //! - [`JsonBody`]: reads the body within the configured limit (`413`), parses
 //!   JSON (`400 malformed_json` with line and column), then maps it onto the
 //!   request type (`422 validation_failed` naming the field).
+//! - [`OptionalJsonBody`]: the same for a body whose fields are all optional;
+//!   an empty body reads as `{}`.
 //! - [`QueryParams`]: query strings, `400 invalid_query` naming the parameter.
 //! - [`OperatorAuth`] and [`TenantAuth`]: who is calling (see `auth`).
 
@@ -25,23 +27,48 @@ where
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
-            if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                ApiError::new(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    "payload_too_large",
-                    "the request body is larger than the configured limit (max_request_bytes)",
-                )
-            } else {
-                ApiError::new(
-                    StatusCode::BAD_REQUEST,
-                    "unreadable_body",
-                    "the request body could not be read",
-                )
-            }
-        })?;
+        let bytes = body_bytes(req, state).await?;
         parse_json(&bytes).map(JsonBody)
     }
+}
+
+/// A JSON request body of type `T` whose fields are all optional: an empty
+/// body (no bytes, whatever the `Content-Type`, or none) reads as `{}`, so a
+/// client may send nothing to take every default. Declare it in the
+/// operation's annotation as `request_body = Option<T>` (not required).
+pub struct OptionalJsonBody<T>(pub T);
+
+impl<S, T> FromRequest<S> for OptionalJsonBody<T>
+where
+    S: Send + Sync,
+    T: DeserializeOwned,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let bytes = body_bytes(req, state).await?;
+        let bytes: &[u8] = if bytes.is_empty() { b"{}" } else { &bytes };
+        parse_json(bytes).map(OptionalJsonBody)
+    }
+}
+
+/// The body within the configured limit (`413`).
+async fn body_bytes<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, ApiError> {
+    Bytes::from_request(req, state).await.map_err(|rejection| {
+        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "payload_too_large",
+                "the request body is larger than the configured limit (max_request_bytes)",
+            )
+        } else {
+            ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "unreadable_body",
+                "the request body could not be read",
+            )
+        }
+    })
 }
 
 /// Parses `bytes` as JSON into `T`: syntax errors are `400` with the position,

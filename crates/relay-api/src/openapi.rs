@@ -2,8 +2,21 @@
 //!
 //! Served at `/openapi.json` and committed as `docs/openapi.json`; a test
 //! fails when the two drift (`relay openapi > docs/openapi.json` refreshes it).
+//!
+//! The handlers' annotations declare what is particular to each operation:
+//! its path and query parameters, its body, its success answers and the
+//! refusals only it makes (`409`, a `404` for its resource). The answers that
+//! every operation of a kind can give (`400`, `401`, `403`, `404`, `413`,
+//! `422`, `500`, each where it applies) are added here, by `CommonResponses`,
+//! so that a new handler cannot forget them. Every problem answer is declared
+//! as `application/problem+json`.
 
+use utoipa::openapi::path::{Operation, ParameterIn};
+use utoipa::openapi::request_body::RequestBody;
+use utoipa::openapi::response::{Response, ResponseBuilder};
+use utoipa::openapi::schema::Schema;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::{Content, Ref, RefOr, Required};
 use utoipa::{Modify, OpenApi};
 
 use crate::routes::{
@@ -34,6 +47,189 @@ impl Modify for SecuritySchemes {
     }
 }
 
+/// The media type of every error answer (RFC 9457).
+pub const PROBLEM_JSON: &str = "application/problem+json";
+
+/// The problem answers that every operation of a kind can give, declared
+/// once in `components.responses` and referenced by each operation they
+/// apply to (see [`applies`]).
+const COMMON: [(u16, &str, &str); 7] = [
+    (
+        400,
+        "BadRequest",
+        "Bad request: malformed JSON (`malformed_json`), an unreadable body, an invalid \
+         query parameter (`invalid_query`) or a path segment that is not valid UTF-8.",
+    ),
+    (
+        401,
+        "Unauthorized",
+        "No token, or an unknown or revoked one (`unauthorized`).",
+    ),
+    (
+        403,
+        "Forbidden",
+        "A valid token of the wrong kind: a tenant API key on an operator route, or the \
+         operator token on a tenant route (`forbidden`).",
+    ),
+    (404, "NotFound", "No such object (`not_found`)."),
+    (
+        413,
+        "PayloadTooLarge",
+        "The body is larger than the operator's `max_request_bytes` (`payload_too_large`).",
+    ),
+    (
+        422,
+        "UnprocessableContent",
+        "The body is JSON of the wrong shape (`validation_failed`, naming the fields), \
+         or a value is refused (the operation's own codes).",
+    ),
+    (
+        500,
+        "InternalError",
+        "An internal error (`internal_error`); it is logged, the answer shows no internals.",
+    ),
+];
+
+/// Adds the common problem answers to every operation they apply to, and
+/// declares every problem answer as `application/problem+json`.
+struct CommonResponses;
+
+impl Modify for CommonResponses {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        for (path, item) in openapi.paths.paths.iter_mut() {
+            let operations = [
+                &mut item.get,
+                &mut item.put,
+                &mut item.post,
+                &mut item.delete,
+                &mut item.patch,
+            ];
+            for operation in operations.into_iter().flatten() {
+                complete_operation(path, operation);
+            }
+        }
+        let components = openapi.components.get_or_insert_with(Default::default);
+        for (_, name, description) in COMMON {
+            components
+                .responses
+                .insert(name.to_string(), RefOr::T(problem_response(description)));
+        }
+    }
+}
+
+/// Whether the common answer `status` applies to an operation:
+/// - `400`: to one that takes a body, query parameters or path parameters;
+/// - `401`, `403`: to one that needs a token;
+/// - `404`: to one with an id in its path;
+/// - `413`, `422`: to one that takes a body;
+/// - `500`: to every one.
+fn applies(status: u16, path: &str, operation: &Operation) -> bool {
+    let has_path_params = path.contains('{');
+    let has_query = operation.parameters.iter().flatten().any(|p| match p {
+        RefOr::T(p) => p.parameter_in == ParameterIn::Query,
+        RefOr::Ref(_) => true,
+    });
+    let has_body = operation.request_body.is_some();
+    match status {
+        400 => has_path_params || has_query || has_body,
+        401 | 403 => operation.security.as_ref().is_some_and(|s| !s.is_empty()),
+        404 => has_path_params,
+        413 | 422 => has_body,
+        _ => true,
+    }
+}
+
+/// Completes one operation: the common answers that apply and are missing
+/// are referenced (an annotation's own answer with a description of its own
+/// is kept: it says more), every other error answer is made a problem, and
+/// every answer gets a description.
+fn complete_operation(path: &str, operation: &mut Operation) {
+    if let Some(RefOr::T(body)) = &mut operation.request_body {
+        optional_body_is_absent_not_null(body);
+    }
+    let applicable: Vec<_> = COMMON
+        .iter()
+        .filter(|(status, _, _)| applies(*status, path, operation))
+        .collect();
+    let responses = &mut operation.responses.responses;
+    for (status, name, _) in applicable {
+        let common = || RefOr::Ref(Ref::from_response_name(*name));
+        match responses.get_mut(&status.to_string()) {
+            None => {
+                responses.insert(status.to_string(), common());
+            }
+            Some(response @ RefOr::T(_)) => {
+                if matches!(response, RefOr::T(r) if r.description.is_empty()) {
+                    *response = common();
+                }
+            }
+            Some(RefOr::Ref(_)) => {}
+        }
+    }
+    for (status, response) in responses.iter_mut() {
+        let RefOr::T(response) = response else {
+            continue;
+        };
+        if status.starts_with('4') || status.starts_with('5') {
+            as_problem(response);
+        }
+        // OpenAPI requires a description; an annotation that gives none gets
+        // the status's reason phrase.
+        if response.description.is_empty() {
+            response.description = status
+                .parse::<u16>()
+                .ok()
+                .and_then(|s| axum::http::StatusCode::from_u16(s).ok())
+                .and_then(|s| s.canonical_reason())
+                .unwrap_or("Answer")
+                .to_string();
+        }
+    }
+}
+
+/// utoipa writes the schema of a body annotated `Option<T>` (not required,
+/// see `extract::OptionalJsonBody`) as `oneOf: [T, null]`. Such a body may be
+/// absent (empty); JSON `null` is refused like any other value that is not a
+/// `T`, so the schema is `T`.
+fn optional_body_is_absent_not_null(body: &mut RequestBody) {
+    if body.required == Some(Required::True) {
+        return;
+    }
+    let null = serde_json::json!({"type": "null"});
+    for content in body.content.values_mut() {
+        let RefOr::T(content) = content else { continue };
+        let Some(RefOr::T(Schema::OneOf(one_of))) = &content.schema else {
+            continue;
+        };
+        let is_null = |s: &RefOr<Schema>| serde_json::to_value(s).is_ok_and(|v| v == null);
+        if one_of.items.len() == 2 && one_of.items.iter().any(is_null) {
+            let schema = one_of.items.iter().find(|s| !is_null(s)).cloned();
+            content.schema = schema;
+        }
+    }
+}
+
+fn problem_schema() -> Content {
+    Content::new(Some(Ref::from_schema_name("Problem")))
+}
+
+fn problem_response(description: &str) -> Response {
+    ResponseBuilder::new()
+        .description(description)
+        .content(PROBLEM_JSON, problem_schema())
+        .build()
+}
+
+/// An error answer is a problem: its body is declared as `Problem` in
+/// `application/problem+json`, whatever the annotation wrote.
+fn as_problem(response: &mut Response) {
+    response.content.shift_remove("application/json");
+    response
+        .content
+        .entry(PROBLEM_JSON.to_string())
+        .or_insert_with(|| RefOr::T(problem_schema()));
+}
+
 #[derive(OpenApi)]
 #[openapi(
     info(
@@ -53,7 +249,7 @@ impl Modify for SecuritySchemes {
         events::publish, events::get,
         messages::list, messages::get, messages::attempts,
     ),
-    modifiers(&SecuritySchemes)
+    modifiers(&SecuritySchemes, &CommonResponses)
 )]
 pub struct ApiDoc;
 

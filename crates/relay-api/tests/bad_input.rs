@@ -49,6 +49,10 @@ async fn malformed_json_is_400_with_line_and_column() {
     for (method, path, tenant_route) in body_routes(&tenant) {
         let token = if tenant_route { key.as_str() } else { OPERATOR };
         for (body, line, column) in cases {
+            // An edit's body is all optional: empty means `{}` (optional_bodies.rs).
+            if body.is_empty() && method == Method::PATCH {
+                continue;
+            }
             let r = h
                 .send(method.clone(), &path, Some(token), body.to_string())
                 .await;

@@ -172,11 +172,41 @@ pub struct Consumer {
 
 /// Where an endpoint's messages go. New kinds (brokers, queues, object
 /// storage) are new variants; the endpoint object keeps its shape.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+///
+/// Its OpenAPI schema is written out below: the derived one combined the
+/// variant's closed object (`deny_unknown_fields`) with the `kind` tag in an
+/// `allOf`, a schema no value satisfies.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Destination {
     Https(HttpsDestination),
 }
+
+impl utoipa::PartialSchema for Destination {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        let schema = serde_json::json!({
+            "description": "Where an endpoint's messages go, by `kind`. New kinds (brokers, queues, object storage) are new variants; the endpoint object keeps its shape.",
+            "oneOf": [{
+                "type": "object",
+                "title": "https",
+                "description": "An HTTPS URL that receives each message as a signed POST.",
+                "properties": {
+                    "kind": {"type": "string", "enum": ["https"]},
+                    "url": {"type": "string"},
+                    "auth": {
+                        "type": ["object", "null"],
+                        "description": "Client authentication (mTLS, OAuth 2.0). Not available yet: must be `null`."
+                    }
+                },
+                "required": ["kind", "url"],
+                "additionalProperties": false
+            }]
+        });
+        serde_json::from_value(schema).expect("the Destination schema is a valid schema")
+    }
+}
+
+impl ToSchema for Destination {}
 
 impl Destination {
     pub const fn kind(&self) -> &'static str {

@@ -16,7 +16,7 @@ use super::{ListQuery, present};
 use crate::AppState;
 use crate::auth::TenantAuth;
 use crate::error::{ApiError, Problem, or_not_found};
-use crate::extract::{JsonBody, QueryParams};
+use crate::extract::{JsonBody, OptionalJsonBody, QueryParams};
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -96,6 +96,7 @@ pub async fn list(
 }
 
 #[utoipa::path(operation_id = "consumers_get", get, path = "/v1/consumers/{id}", tag = "consumers",
+    params(("id" = String, Path, description = "The consumer's id.")),
     responses((status = 200, body = Consumer), (status = 404, body = Problem)),
     security(("api_key" = [])))]
 pub async fn get(
@@ -111,14 +112,16 @@ pub async fn get(
         .ok_or_else(|| ApiError::not_found("consumer"))
 }
 
-#[utoipa::path(operation_id = "consumers_update", patch, path = "/v1/consumers/{id}", tag = "consumers", request_body = UpdateConsumer,
+#[utoipa::path(operation_id = "consumers_update", patch, path = "/v1/consumers/{id}", tag = "consumers",
+    params(("id" = String, Path, description = "The consumer's id.")),
+    request_body = Option<UpdateConsumer>,
     responses((status = 200, body = Consumer), (status = 404, body = Problem)),
     security(("api_key" = [])))]
 pub async fn update(
     State(state): State<Arc<AppState>>,
     auth: TenantAuth,
     Path(id): Path<String>,
-    JsonBody(body): JsonBody<UpdateConsumer>,
+    OptionalJsonBody(body): OptionalJsonBody<UpdateConsumer>,
 ) -> Result<Json<Consumer>, ApiError> {
     if let Some(name) = &body.name {
         check_name(name.as_deref())?;
@@ -139,6 +142,7 @@ pub async fn update(
 }
 
 #[utoipa::path(operation_id = "consumers_delete", delete, path = "/v1/consumers/{id}", tag = "consumers",
+    params(("id" = String, Path, description = "The consumer's id.")),
     responses((status = 204), (status = 404, body = Problem), (status = 409, body = Problem)),
     security(("api_key" = [])))]
 pub async fn delete(

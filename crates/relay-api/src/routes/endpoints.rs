@@ -25,7 +25,7 @@ use super::present;
 use crate::AppState;
 use crate::auth::TenantAuth;
 use crate::error::{ApiError, FieldError, Problem, or_not_found};
-use crate::extract::{JsonBody, QueryParams};
+use crate::extract::{JsonBody, OptionalJsonBody, QueryParams};
 
 pub const WILDCARD_WARNING: &str = "subscribed to all event types (*): this endpoint receives every current and future event type you publish (Relay's operational events must be named)";
 pub const EMPTY_WARNING: &str = "no event types selected: this endpoint receives nothing";
@@ -130,6 +130,8 @@ pub struct SigningKeyList {
 #[serde(deny_unknown_fields)]
 pub struct EndpointQuery {
     pub consumer_id: Option<String>,
+    /// Page size, 1 to 250 (default 50).
+    #[param(minimum = 1, maximum = 250)]
     pub limit: Option<u32>,
     pub after: Option<String>,
 }
@@ -302,6 +304,7 @@ pub async fn create(
 }
 
 #[utoipa::path(operation_id = "endpoints_signing_keys", get, path = "/v1/endpoints/{id}/signing-keys", tag = "endpoints",
+    params(("id" = String, Path, description = "The endpoint's id.")),
     responses((status = 200, body = SigningKeyList), (status = 404, body = Problem)),
     security(("api_key" = [])))]
 pub async fn signing_keys(
@@ -365,6 +368,7 @@ pub async fn list(
 }
 
 #[utoipa::path(operation_id = "endpoints_get", get, path = "/v1/endpoints/{id}", tag = "endpoints",
+    params(("id" = String, Path, description = "The endpoint's id.")),
     responses((status = 200, body = EndpointOut), (status = 404, body = Problem)),
     security(("api_key" = [])))]
 pub async fn get(
@@ -383,14 +387,16 @@ pub async fn get(
     }))
 }
 
-#[utoipa::path(operation_id = "endpoints_update", patch, path = "/v1/endpoints/{id}", tag = "endpoints", request_body = UpdateEndpoint,
+#[utoipa::path(operation_id = "endpoints_update", patch, path = "/v1/endpoints/{id}", tag = "endpoints",
+    params(("id" = String, Path, description = "The endpoint's id.")),
+    request_body = Option<UpdateEndpoint>,
     responses((status = 200, body = EndpointOut), (status = 404, body = Problem), (status = 422, body = Problem)),
     security(("api_key" = [])))]
 pub async fn update(
     State(state): State<Arc<AppState>>,
     auth: TenantAuth,
     Path(id): Path<String>,
-    JsonBody(body): JsonBody<UpdateEndpoint>,
+    OptionalJsonBody(body): OptionalJsonBody<UpdateEndpoint>,
 ) -> Result<Json<EndpointOut>, ApiError> {
     for (present, name, why) in [
         (
@@ -458,6 +464,7 @@ pub async fn update(
 }
 
 #[utoipa::path(operation_id = "endpoints_delete", delete, path = "/v1/endpoints/{id}", tag = "endpoints",
+    params(("id" = String, Path, description = "The endpoint's id.")),
     responses((status = 204), (status = 404, body = Problem)), security(("api_key" = [])))]
 pub async fn delete(
     State(state): State<Arc<AppState>>,
@@ -513,14 +520,15 @@ fn key_out(k: relay_store::EndpointKeyRecord) -> SigningKeyOut {
 }
 
 #[utoipa::path(operation_id = "endpoints_rotate_key", post, path = "/v1/endpoints/{id}/rotate-key", tag = "endpoints",
-    request_body = RotateKey,
+    params(("id" = String, Path, description = "The endpoint's id.")),
+    request_body = Option<RotateKey>,
     responses((status = 200, body = KeyRotated), (status = 404, body = Problem), (status = 422, body = Problem)),
     security(("api_key" = [])))]
 pub async fn rotate_key(
     State(state): State<Arc<AppState>>,
     auth: TenantAuth,
     Path(id): Path<String>,
-    JsonBody(body): JsonBody<RotateKey>,
+    OptionalJsonBody(body): OptionalJsonBody<RotateKey>,
 ) -> Result<Json<KeyRotated>, ApiError> {
     let overlap = body.overlap_hours.unwrap_or(24);
     if overlap > MAX_OVERLAP_HOURS {

@@ -69,7 +69,9 @@ pub struct EventTypeList {
     pub data: Vec<EventType>,
 }
 
-#[utoipa::path(operation_id = "event_types_put", put, path = "/v1/event-types/{name}", tag = "event-types", request_body = PutEventTypeBody,
+#[utoipa::path(operation_id = "event_types_put", put, path = "/v1/event-types/{name}", tag = "event-types",
+    params(("name" = String, Path, description = "The event type's name, e.g. `order.created`.")),
+    request_body = PutEventTypeBody,
     responses((status = 201, description = "created", body = EventType),
               (status = 200, description = "updated, or a new version opened", body = EventType),
               (status = 422, body = Problem)),
@@ -146,6 +148,7 @@ pub async fn put(
 }
 
 #[utoipa::path(operation_id = "event_types_get", get, path = "/v1/event-types/{name}", tag = "event-types",
+    params(("name" = String, Path, description = "The event type's name, e.g. `order.created`.")),
     responses((status = 200, body = EventType), (status = 404, body = Problem)),
     security(("api_key" = [])))]
 pub async fn get(

@@ -219,6 +219,7 @@ pub async fn publish(
 }
 
 #[utoipa::path(operation_id = "events_get", get, path = "/v1/events/{id}", tag = "events",
+    params(("id" = String, Path, description = "The event's id.")),
     responses((status = 200, body = EventWithMessages), (status = 404, body = Problem)),
     security(("api_key" = [])))]
 pub async fn get(

@@ -25,11 +25,13 @@ pub struct MessageQuery {
     pub event_type: Option<String>,
     pub error_code: Option<String>,
     /// Created at or after (RFC 3339).
-    #[param(value_type = Option<String>)]
+    #[param(value_type = Option<String>, format = DateTime)]
     pub since: Option<Timestamp>,
     /// Created before (RFC 3339).
-    #[param(value_type = Option<String>)]
+    #[param(value_type = Option<String>, format = DateTime)]
     pub until: Option<Timestamp>,
+    /// Page size, 1 to 250 (default 50).
+    #[param(minimum = 1, maximum = 250)]
     pub limit: Option<u32>,
     pub after: Option<String>,
 }
@@ -68,6 +70,7 @@ pub async fn list(
 }
 
 #[utoipa::path(operation_id = "messages_get", get, path = "/v1/messages/{id}", tag = "messages",
+    params(("id" = String, Path, description = "The message's id.")),
     responses((status = 200, body = Message), (status = 404, body = Problem)),
     security(("api_key" = [])))]
 pub async fn get(
@@ -84,6 +87,7 @@ pub async fn get(
 }
 
 #[utoipa::path(operation_id = "messages_attempts", get, path = "/v1/messages/{id}/attempts", tag = "messages",
+    params(("id" = String, Path, description = "The message's id.")),
     responses((status = 200, body = AttemptList), (status = 404, body = Problem)),
     security(("api_key" = [])))]
 pub async fn attempts(

@@ -152,6 +152,7 @@ async fn method_not_allowed() -> ApiError {
 #[serde(deny_unknown_fields)]
 pub struct ListQuery {
     /// Page size, 1 to 250 (default 50).
+    #[param(minimum = 1, maximum = 250)]
     pub limit: Option<u32>,
     /// The `next_after` of the previous page.
     pub after: Option<String>,

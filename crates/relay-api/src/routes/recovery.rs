@@ -21,7 +21,7 @@ use super::endpoints::{EndpointOut, warnings_of};
 use crate::AppState;
 use crate::auth::TenantAuth;
 use crate::error::{ApiError, Problem, or_not_found};
-use crate::extract::{JsonBody, QueryParams};
+use crate::extract::{JsonBody, OptionalJsonBody, QueryParams};
 
 /// The states listed as missed: every terminal state but `delivered`, and
 /// `held` (produced while the endpoint was paused or disabled).
@@ -87,6 +87,7 @@ async fn change_state(
 }
 
 #[utoipa::path(operation_id = "endpoints_pause", post, path = "/v1/endpoints/{id}/pause", tag = "recovery",
+    params(("id" = String, Path, description = "The endpoint's id.")),
     responses((status = 200, body = EndpointOut), (status = 404, body = Problem), (status = 409, body = Problem)),
     security(("api_key" = [])))]
 pub async fn pause(
@@ -107,6 +108,7 @@ pub async fn pause(
 }
 
 #[utoipa::path(operation_id = "endpoints_resume", post, path = "/v1/endpoints/{id}/resume", tag = "recovery",
+    params(("id" = String, Path, description = "The endpoint's id.")),
     responses((status = 200, body = EndpointOut), (status = 404, body = Problem), (status = 409, body = Problem)),
     security(("api_key" = [])))]
 pub async fn resume(
@@ -127,6 +129,7 @@ pub async fn resume(
 }
 
 #[utoipa::path(operation_id = "endpoints_disable", post, path = "/v1/endpoints/{id}/disable", tag = "recovery",
+    params(("id" = String, Path, description = "The endpoint's id.")),
     responses((status = 200, body = EndpointOut), (status = 404, body = Problem), (status = 409, body = Problem)),
     security(("api_key" = [])))]
 pub async fn disable(
@@ -147,6 +150,7 @@ pub async fn disable(
 }
 
 #[utoipa::path(operation_id = "endpoints_enable", post, path = "/v1/endpoints/{id}/enable", tag = "recovery",
+    params(("id" = String, Path, description = "The endpoint's id.")),
     responses((status = 200, body = EndpointOut), (status = 404, body = Problem), (status = 409, body = Problem)),
     security(("api_key" = [])))]
 pub async fn enable(
@@ -241,6 +245,7 @@ pub struct Replayed {
 }
 
 #[utoipa::path(operation_id = "endpoints_replay", post, path = "/v1/endpoints/{id}/replay", tag = "recovery",
+    params(("id" = String, Path, description = "The endpoint's id.")),
     request_body = ReplayBody,
     responses((status = 200, body = Replayed), (status = 404, body = Problem), (status = 422, body = Problem)),
     security(("api_key" = [])))]
@@ -284,6 +289,7 @@ pub struct Recovered {
 }
 
 #[utoipa::path(operation_id = "endpoints_recover", post, path = "/v1/endpoints/{id}/recover", tag = "recovery",
+    params(("id" = String, Path, description = "The endpoint's id.")),
     request_body = RecoverBody,
     responses((status = 200, body = Recovered), (status = 404, body = Problem), (status = 409, body = Problem)),
     security(("api_key" = [])))]
@@ -325,17 +331,19 @@ pub async fn recover(
 #[serde(deny_unknown_fields)]
 pub struct MissedQuery {
     /// Created at or after (RFC 3339).
-    #[param(value_type = Option<String>)]
+    #[param(value_type = Option<String>, format = DateTime)]
     pub since: Option<Timestamp>,
     /// Created before (RFC 3339).
-    #[param(value_type = Option<String>)]
+    #[param(value_type = Option<String>, format = DateTime)]
     pub until: Option<Timestamp>,
+    /// Page size, 1 to 250 (default 50).
+    #[param(minimum = 1, maximum = 250)]
     pub limit: Option<u32>,
     pub after: Option<String>,
 }
 
 #[utoipa::path(operation_id = "endpoints_missed", get, path = "/v1/endpoints/{id}/missed", tag = "recovery",
-    params(MissedQuery),
+    params(("id" = String, Path, description = "The endpoint's id."), MissedQuery),
     responses((status = 200, body = Page<Message>), (status = 404, body = Problem)),
     security(("api_key" = [])))]
 pub async fn missed(
@@ -364,6 +372,7 @@ pub async fn missed(
 }
 
 #[utoipa::path(operation_id = "messages_cancel", post, path = "/v1/messages/{id}/cancel", tag = "recovery",
+    params(("id" = String, Path, description = "The message's id.")),
     responses((status = 200, body = Message), (status = 404, body = Problem), (status = 409, body = Problem)),
     security(("api_key" = [])))]
 pub async fn cancel(
@@ -404,6 +413,7 @@ pub struct Resent {
 }
 
 #[utoipa::path(operation_id = "messages_resend", post, path = "/v1/messages/{id}/resend", tag = "recovery",
+    params(("id" = String, Path, description = "The message's id.")),
     responses((status = 200, body = Resent), (status = 404, body = Problem), (status = 409, body = Problem)),
     security(("api_key" = [])))]
 pub async fn resend(
@@ -455,14 +465,14 @@ pub struct BulkRetry {
 }
 
 #[utoipa::path(operation_id = "messages_bulk_retry", post, path = "/v1/messages/retry", tag = "recovery",
-    request_body = BulkRetry,
+    request_body = Option<BulkRetry>,
     responses((status = 202, description = "queued as a durable job", body = relay_store::Job),
               (status = 422, body = Problem)),
     security(("api_key" = [])))]
 pub async fn bulk_retry(
     State(state): State<Arc<AppState>>,
     auth: TenantAuth,
-    JsonBody(body): JsonBody<BulkRetry>,
+    OptionalJsonBody(body): OptionalJsonBody<BulkRetry>,
 ) -> Result<(StatusCode, Json<relay_store::Job>), ApiError> {
     if let Some(s) = body.state
         && !relay_core::transition::RESTARTABLE.contains(&s)
@@ -509,6 +519,7 @@ pub async fn bulk_retry(
 }
 
 #[utoipa::path(operation_id = "jobs_get", get, path = "/v1/jobs/{id}", tag = "recovery",
+    params(("id" = String, Path, description = "The job's id.")),
     responses((status = 200, body = relay_store::Job), (status = 404, body = Problem)),
     security(("api_key" = [])))]
 pub async fn job(
@@ -540,14 +551,15 @@ pub struct TestSent {
 }
 
 #[utoipa::path(operation_id = "endpoints_test", post, path = "/v1/endpoints/{id}/test", tag = "recovery",
-    request_body = TestSend,
+    params(("id" = String, Path, description = "The endpoint's id.")),
+    request_body = Option<TestSend>,
     responses((status = 200, body = TestSent), (status = 404, body = Problem), (status = 422, body = Problem)),
     security(("api_key" = [])))]
 pub async fn test(
     State(state): State<Arc<AppState>>,
     auth: TenantAuth,
     Path(id): Path<String>,
-    JsonBody(body): JsonBody<TestSend>,
+    OptionalJsonBody(body): OptionalJsonBody<TestSend>,
 ) -> Result<Json<TestSent>, ApiError> {
     let endpoint = state
         .store

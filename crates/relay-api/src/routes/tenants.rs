@@ -87,6 +87,7 @@ pub async fn list(
 }
 
 #[utoipa::path(operation_id = "tenants_get", get, path = "/v1/tenants/{id}", tag = "tenants",
+    params(("id" = String, Path, description = "The tenant's id.")),
     responses((status = 200, body = Tenant), (status = 404, body = Problem)),
     security(("operator_token" = [])))]
 pub async fn get(
@@ -102,7 +103,9 @@ pub async fn get(
         .ok_or_else(|| ApiError::not_found("tenant"))
 }
 
-#[utoipa::path(operation_id = "tenants_create_key", post, path = "/v1/tenants/{id}/api-keys", tag = "tenants", request_body = CreateApiKey,
+#[utoipa::path(operation_id = "tenants_create_key", post, path = "/v1/tenants/{id}/api-keys", tag = "tenants",
+    params(("id" = String, Path, description = "The tenant's id.")),
+    request_body = CreateApiKey,
     responses((status = 201, body = ApiKeyCreated), (status = 404, body = Problem)),
     security(("operator_token" = [])))]
 pub async fn create_key(
@@ -132,6 +135,7 @@ pub async fn create_key(
 }
 
 #[utoipa::path(operation_id = "tenants_list_keys", get, path = "/v1/tenants/{id}/api-keys", tag = "tenants",
+    params(("id" = String, Path, description = "The tenant's id.")),
     responses((status = 200, body = ApiKeyList), (status = 404, body = Problem)),
     security(("operator_token" = [])))]
 pub async fn list_keys(
@@ -148,6 +152,7 @@ pub async fn list_keys(
 }
 
 #[utoipa::path(operation_id = "tenants_revoke_key", delete, path = "/v1/tenants/{id}/api-keys/{key_id}", tag = "tenants",
+    params(("id" = String, Path, description = "The tenant's id."), ("key_id" = String, Path, description = "The API key's id.")),
     responses((status = 204), (status = 404, body = Problem)),
     security(("operator_token" = [])))]
 pub async fn revoke_key(
