@@ -126,7 +126,7 @@ pub struct ApiKey {
 pub struct EventTypeVersion {
     pub version: i64,
     /// The JSON Schema that published payloads must satisfy.
-    #[schema(value_type = Object)]
+    #[schema(schema_with = json_schema_field)]
     pub schema: serde_json::Value,
     /// A sample payload (valid against `schema`), used by the test action and the portal.
     #[schema(value_type = Option<Object>)]
@@ -168,6 +168,19 @@ pub struct Consumer {
     pub environment: Environment,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
+}
+
+/// The OpenAPI schema of a field that holds a JSON Schema: an object, or one
+/// of the boolean schemas `true` (every payload) and `false` (none).
+pub fn json_schema_field() -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+    ObjectBuilder::new()
+        .schema_type(SchemaType::Array(vec![Type::Object, Type::Boolean]))
+        .description(Some(
+            "The JSON Schema that published payloads must satisfy: an object, \
+             or `true` (every payload) or `false` (none).",
+        ))
+        .build()
 }
 
 /// Where an endpoint's messages go. New kinds (brokers, queues, object

@@ -23,7 +23,7 @@ pub struct PutEventTypeBody {
     #[serde(default)]
     pub description: String,
     /// JSON Schema for the payload. A schema different from the current one opens a new version.
-    #[schema(value_type = Object)]
+    #[schema(schema_with = relay_core::model::json_schema_field)]
     pub schema: serde_json::Value,
     /// A sample payload; it must satisfy `schema`.
     #[schema(value_type = Option<Object>)]
