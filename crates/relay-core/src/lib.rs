@@ -13,6 +13,7 @@
 //! - [`retry`]: the reference retry schedule and its deterministic jitter.
 //! - [`response`]: classification of a delivery response into an outcome.
 //! - [`transition`]: message state transitions.
+//! - [`window`]: whether a waiting message's attempts still fit in its delivery window.
 //! - [`sealed`]: encryption at rest of signing keys under the master key.
 //! - [`signature`]: the Standard Webhooks signature profile (`v1` HMAC-SHA256, `v1a` Ed25519).
 //! - [`envelope`]: the CloudEvents 1.0 structured envelope.
@@ -33,3 +34,4 @@ pub mod time;
 pub mod traceparent;
 pub mod transition;
 pub mod validate;
+pub mod window;

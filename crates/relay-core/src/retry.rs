@@ -239,6 +239,24 @@ impl RetrySchedule {
         }
     }
 
+    /// An endpoint's schedule as it was accepted: its override
+    /// (`retry_schedule_seconds`, checked against the operator's bounds when
+    /// it was set, see [`RetrySchedule::new`]) or the reference schedule.
+    /// It is not checked again: an override the bounds allowed when it was
+    /// set is used as set, never replaced by another schedule later
+    /// (tightened bounds refuse new overrides, they do not rewrite old
+    /// ones). Only the hard cap holds: at most [`HARD_MAX_ATTEMPTS`]
+    /// attempts, which no accepted override exceeds.
+    pub fn stored(retry_schedule_seconds: Option<&[u32]>) -> Self {
+        match retry_schedule_seconds {
+            Some(waits) => RetrySchedule {
+                retry_waits_seconds: waits[..waits.len().min(HARD_MAX_ATTEMPTS as usize - 1)]
+                    .to_vec(),
+            },
+            None => Self::reference(),
+        }
+    }
+
     /// The waits before attempts 2..=n, as configured.
     pub fn retry_waits_seconds(&self) -> &[u32] {
         &self.retry_waits_seconds
@@ -324,6 +342,36 @@ pub fn next_attempt_at(
     let attempt = attempts_used.checked_add(1)?;
     let wait = schedule.wait_millis(message_id, attempt)?;
     Some(now.plus_millis(wait))
+}
+
+#[cfg(test)]
+mod stored_tests {
+    use super::*;
+
+    #[test]
+    fn a_stored_override_is_used_as_accepted_even_outside_todays_bounds() {
+        let tight = ScheduleBounds {
+            min_wait_seconds: 60,
+            ..ScheduleBounds::DEFAULT
+        };
+        let waits = [10, 30];
+        assert!(RetrySchedule::new(&waits, &tight).is_err());
+        let s = RetrySchedule::stored(Some(&waits));
+        assert_eq!(s.retry_waits_seconds(), &waits);
+        assert_eq!(s.max_attempts(), 3);
+        assert_eq!(RetrySchedule::stored(None), RetrySchedule::reference());
+        assert_eq!(
+            RetrySchedule::stored(Some(&[])).max_attempts(),
+            1,
+            "an empty override: one attempt, no retry"
+        );
+        let endless = vec![60; 500];
+        assert_eq!(
+            RetrySchedule::stored(Some(&endless)).max_attempts(),
+            HARD_MAX_ATTEMPTS,
+            "never more than the hard cap"
+        );
+    }
 }
 
 #[cfg(test)]

@@ -131,6 +131,21 @@ impl Lanes {
         eligible
     }
 
+    /// The rate-limited endpoints this process has attempted, each with its
+    /// rate and the tokens its bucket holds at `now` (fractional).
+    pub fn rate_limited(&self, now: Timestamp) -> Vec<(String, u32, f64)> {
+        self.buckets
+            .lock()
+            .map(|b| {
+                b.iter()
+                    .map(|(id, (rate, bucket))| {
+                        (id.clone(), *rate, bucket.refilled(*rate, now).tokens)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     /// The endpoint's circuit as it stands at `now`.
     pub fn circuit(&self, endpoint_id: &str, now: Timestamp) -> Circuit {
         self.circuits

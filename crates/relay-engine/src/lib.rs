@@ -625,6 +625,7 @@ impl Dispatcher {
     pub async fn run_once(&self) -> Result<usize, relay_store::StoreError> {
         self.rescue().await?;
         self.expire_due().await?;
+        self.end_exceeded_windows().await?;
         let claimed = self.claim(self.config().claim_batch, false).await?.admitted;
         let n = claimed.len();
         let completions = futures_util::future::join_all(claimed.iter().map(|c| async {

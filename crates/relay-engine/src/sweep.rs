@@ -10,10 +10,30 @@
 //! event's time-to-live has passed at the injected clock's now, a bounded
 //! batch per short transaction, read from an index that holds only those
 //! messages (`Store::expire_due`); they become `expired` (`ttl_expired`).
+//!
+//! The same sweep applies the window rule (`relay_core::window`) to the
+//! due backlog of each rate-limited endpoint this process has attempted: a
+//! message that the tokens needed by the messages ahead of it keep from
+//! starting any of its remaining attempts before its window ends becomes
+//! `window_exceeded` now, without an attempt, and leaves its place (and its
+//! token) to the messages behind it. At most [`WINDOW_PAGES`] pages of
+//! `sweep_batch` messages are read per endpoint and sweep; what lies deeper
+//! is looked at as the backlog drains towards it, always before the
+//! endpoint could take it. With several nodes each paces the endpoint at
+//! its rate (lanes.rs), so the endpoint may go faster than one node's rate
+//! the rule assumes: the rule then ends a message a little early, never
+//! one that one node alone could fit.
 
+use relay_core::model::EndpointState;
+use relay_core::retry::RetrySchedule;
+use relay_core::time::Timestamp;
+use relay_core::window::{Fit, WindowFacts, fit, rate_limited_ready_at};
 use relay_store::StoreError;
 
 use crate::Dispatcher;
+
+/// Pages of a rate-limited endpoint's backlog the window rule reads per sweep.
+pub const WINDOW_PAGES: usize = 2;
 
 impl Dispatcher {
     /// Ends every waiting message whose event's time-to-live has passed at
@@ -41,10 +61,100 @@ impl Dispatcher {
         Ok(total)
     }
 
+    /// Ends `window_exceeded` the due live messages of this process's
+    /// rate-limited endpoints whose remaining attempts the rate limit,
+    /// behind the backlog ahead of them, keeps out of their window
+    /// (`relay_core::window`). Returns how many.
+    pub async fn end_exceeded_windows(&self) -> Result<u64, StoreError> {
+        let now = self.attempter.clock.now();
+        let mut total = 0;
+        for (endpoint_id, rate, tokens) in self.lanes.rate_limited(now) {
+            total += self.exceeded_in(&endpoint_id, rate, tokens, now).await?;
+        }
+        Ok(total)
+    }
+
+    async fn exceeded_in(
+        &self,
+        endpoint_id: &str,
+        rate: u32,
+        tokens: f64,
+        now: Timestamp,
+    ) -> Result<u64, StoreError> {
+        let batch = self.config().sweep_batch.max(1);
+        let mut after = None;
+        // Messages ahead that keep their place (each takes a token first).
+        let mut ahead = 0u64;
+        let mut exceeded = Vec::new();
+        for _ in 0..WINDOW_PAGES {
+            let Some(backlog) = self
+                .store()
+                .due_backlog(endpoint_id, now, after.take(), batch)
+                .await?
+            else {
+                break;
+            };
+            // A paused or disabled endpoint's messages are held, not here;
+            // the rate limit may have changed (or gone) since the lane saw it.
+            if backlog.endpoint.state != EndpointState::Active
+                || backlog.endpoint.rate_limit_per_second != Some(rate)
+            {
+                break;
+            }
+            // As the attempts use it: the override as it was accepted.
+            let schedule =
+                RetrySchedule::stored(backlog.endpoint.retry_schedule_seconds.as_deref());
+            let span = i64::try_from(schedule.max_window_seconds())
+                .unwrap_or(i64::MAX / 2_000)
+                .saturating_mul(1000);
+            for w in &backlog.messages {
+                let used = u32::try_from(w.attempts_used).unwrap_or(u32::MAX);
+                let later: Vec<i64> = (used.saturating_add(2)..=schedule.max_attempts())
+                    .filter_map(|n| schedule.wait_millis(&w.id, n))
+                    .collect();
+                let facts = WindowFacts {
+                    now,
+                    created_at: w.created_at,
+                    schedule_span_millis: span,
+                    expires_at: w.expires_at,
+                    next_attempt_at: w.next_attempt_at,
+                    later_waits_millis: &later,
+                    endpoint_ready_at: rate_limited_ready_at(now, rate, tokens, ahead),
+                };
+                match fit(&facts) {
+                    Fit::WindowExceeded => exceeded.push(w.id.clone()),
+                    Fit::Fits { .. } | Fit::Outside => ahead += 1,
+                }
+            }
+            if backlog.messages.len() < batch as usize {
+                break;
+            }
+            after = backlog
+                .messages
+                .last()
+                .map(|w| (w.next_attempt_at, w.id.clone()));
+        }
+        if exceeded.is_empty() {
+            return Ok(0);
+        }
+        let ended = self.store().end_window_exceeded(&exceeded, now).await?;
+        if ended > 0 {
+            tracing::info!(
+                endpoint = endpoint_id,
+                messages = ended,
+                "messages ended window_exceeded: the endpoint's rate limit and backlog keep their attempts out of their window"
+            );
+        }
+        Ok(ended)
+    }
+
     /// The sweep the loop runs every `sweep_interval`.
     pub(crate) async fn sweep(&self) {
         if let Err(e) = self.expire_due().await {
             tracing::error!(error = %e, "expiring messages past their time-to-live failed; the next sweep retries");
+        }
+        if let Err(e) = self.end_exceeded_windows().await {
+            tracing::error!(error = %e, "applying the window rule failed; the next sweep retries");
         }
     }
 }

@@ -1841,6 +1841,78 @@ macro_rules! impl_store {
                 Ok(done.rows_affected())
             }
 
+            async fn due_backlog(
+                &self,
+                endpoint_id: &str,
+                now: Timestamp,
+                after: Option<(Timestamp, String)>,
+                limit: u32,
+            ) -> Result<Option<$crate::Backlog>> {
+                let Some(row) = sqlx::query::<$db>("SELECT * FROM endpoints WHERE id = $1 AND deleted_at IS NULL")
+                    .bind(endpoint_id)
+                    .fetch_optional(&self.read)
+                    .await?
+                else {
+                    return Ok(None);
+                };
+                let endpoint = rows::endpoint(&row)?;
+                let (after_due, after_id) = after
+                    .map(|(t, id)| (t.millis(), id))
+                    .unwrap_or((i64::MIN, String::new()));
+                // `messages_live_due` (endpoint_id, next_attempt_at).
+                let found = sqlx::query::<$db>(
+                    "SELECT id, created_at, expires_at, attempts_used, next_attempt_at FROM messages \
+                     WHERE endpoint_id = $1 AND state = 'scheduled' AND priority = 0 AND next_attempt_at <= $2 \
+                     AND (lease_until IS NULL OR lease_until < $2) \
+                     AND (next_attempt_at > $3 OR (next_attempt_at = $3 AND id > $4)) \
+                     ORDER BY next_attempt_at, id LIMIT $5",
+                )
+                .bind(endpoint_id)
+                .bind(now.millis())
+                .bind(after_due)
+                .bind(after_id)
+                .bind(i64::from(limit))
+                .fetch_all(&self.read)
+                .await?;
+                let messages = found
+                    .iter()
+                    .map(|r| {
+                        Ok($crate::Waiting {
+                            id: r.text("id")?,
+                            created_at: r.ts("created_at")?,
+                            expires_at: r.opt_ts("expires_at")?,
+                            attempts_used: r.int("attempts_used")?,
+                            next_attempt_at: r.ts("next_attempt_at")?,
+                        })
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                Ok(Some($crate::Backlog { endpoint, messages }))
+            }
+
+            async fn end_window_exceeded(&self, ids: &[String], now: Timestamp) -> Result<u64> {
+                let mut ended = 0;
+                for chunk in ids.chunks(500) {
+                    // The terminal state and reason are relay-core's
+                    // (`transition::apply` of `window_exceeded`).
+                    let mut q = SqlBuilder::new(&format!(
+                        "UPDATE messages SET state = '{}', terminal_reason = '{}', next_attempt_at = NULL, \
+                         lease_owner = NULL, lease_until = NULL, lease_version = lease_version + 1, updated_at = ",
+                        MessageState::WindowExceeded.as_str(),
+                        relay_core::transition::REASON_WINDOW_EXCEEDED,
+                    ));
+                    let now = q.param(Bind::Int(now.millis()));
+                    q.push(&format!(
+                        "{now} WHERE state = 'scheduled' AND (lease_until IS NULL OR lease_until < {now}) AND id IN ('-'"
+                    ));
+                    for id in chunk {
+                        q.push(", ").bind(Bind::Text(id.clone()));
+                    }
+                    q.push(")");
+                    ended += $crate::txn::built::<$db>(&q).execute(&self.write).await?.rows_affected();
+                }
+                Ok(ended)
+            }
+
             async fn create_job(&self, scope: &Scope, job: &Job, audit: &AuditEntry) -> Result<()> {
                 let mut tx = self.write.begin().await?;
                 sqlx::query::<$db>(

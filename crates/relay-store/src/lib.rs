@@ -327,6 +327,25 @@ pub fn progress_of(m: &Message) -> Progress {
     }
 }
 
+/// A rate-limited endpoint's due backlog (see [`Store::due_backlog`]).
+#[derive(Debug, Clone)]
+pub struct Backlog {
+    pub endpoint: Endpoint,
+    pub messages: Vec<Waiting>,
+}
+
+/// A live message waiting in its endpoint's backlog, as the window rule
+/// (`relay_core::window`) reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Waiting {
+    pub id: String,
+    pub created_at: Timestamp,
+    /// Its event's time-to-live end.
+    pub expires_at: Option<Timestamp>,
+    pub attempts_used: i64,
+    pub next_attempt_at: Timestamp,
+}
+
 /// One audited action.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
 pub struct AuditEntry {
@@ -558,6 +577,22 @@ pub trait Store: Send + Sync + 'static {
     /// (an index holds only the waiting messages of events with a TTL).
     /// Returns how many; call again until it returns less than `batch`.
     async fn expire_due(&self, now: Timestamp, batch: u32) -> Result<u64>;
+    /// The endpoint (not deleted) with its live messages due by `now` and not
+    /// leased, in the order claims take them (oldest due first, then by
+    /// id), after `after` (a message's `(next_attempt_at, id)`), at most
+    /// `limit`: what the window rule reads of a rate-limited endpoint's
+    /// backlog. `None` when the endpoint is gone.
+    async fn due_backlog(
+        &self,
+        endpoint_id: &str,
+        now: Timestamp,
+        after: Option<(Timestamp, String)>,
+        limit: u32,
+    ) -> Result<Option<Backlog>>;
+    /// Ends the listed messages `window_exceeded` (reason
+    /// `window_exceeded`) if they are still `scheduled` and not leased at
+    /// `now`. Returns how many.
+    async fn end_window_exceeded(&self, ids: &[String], now: Timestamp) -> Result<u64>;
     /// Deletes the latency histogram's hours that started before `cutoff`.
     async fn purge_latency_before(&self, cutoff: Timestamp) -> Result<u64>;
     /// Queues a job (audited with `audit` in the same transaction).
