@@ -245,27 +245,26 @@ async fn retry_schedules_and_other_settings_must_fit_the_bounds() {
         }
         b
     };
+    // A schedule alone at fault answers the broken bound's own code.
+    let schedules: Vec<(Value, &str)> = vec![
+        (json!([4]), "retry_schedule_wait_below_minimum"),
+        (json!([60, 0]), "retry_schedule_wait_below_minimum"),
+        (json!([86_401]), "retry_schedule_wait_above_maximum"),
+        (json!(vec![60; 15]), "retry_schedule_too_many_attempts"),
+        (json!(vec![86_400; 5]), "retry_schedule_window_too_long"),
+    ];
+    for (waits, code) in &schedules {
+        let r = h
+            .post(
+                "/v1/endpoints",
+                &key,
+                with(json!({ "retry_schedule_seconds": waits })),
+            )
+            .await;
+        r.problem(StatusCode::UNPROCESSABLE_ENTITY, code);
+        assert_eq!(r.error_fields(), vec!["/retry_schedule_seconds"], "{waits}");
+    }
     let bad: Vec<(Value, &str)> = vec![
-        (
-            json!({ "retry_schedule_seconds": [4] }),
-            "/retry_schedule_seconds",
-        ),
-        (
-            json!({ "retry_schedule_seconds": [60, 0] }),
-            "/retry_schedule_seconds",
-        ),
-        (
-            json!({ "retry_schedule_seconds": [86_401] }),
-            "/retry_schedule_seconds",
-        ),
-        (
-            json!({ "retry_schedule_seconds": vec![60; 15] }),
-            "/retry_schedule_seconds",
-        ),
-        (
-            json!({ "retry_schedule_seconds": vec![86_400; 5] }),
-            "/retry_schedule_seconds",
-        ),
         (json!({ "max_concurrency": 0 }), "/max_concurrency"),
         (json!({ "max_concurrency": 101 }), "/max_concurrency"),
         (
@@ -323,7 +322,10 @@ async fn retry_schedules_and_other_settings_must_fit_the_bounds() {
         json!({ "retry_schedule_seconds": [3] }),
     )
     .await
-    .problem(StatusCode::UNPROCESSABLE_ENTITY, "validation_failed");
+    .problem(
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "retry_schedule_wait_below_minimum",
+    );
     let reset = h
         .patch(
             &format!("/v1/endpoints/{id}"),

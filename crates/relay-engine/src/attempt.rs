@@ -249,11 +249,9 @@ impl Attempter {
         self.metrics.attempt_duration.observe(elapsed.as_secs_f64());
         let finished = self.clock.now();
 
-        let schedule = RetrySchedule::for_endpoint(
-            c.endpoint.retry_schedule_seconds.as_deref(),
-            &self.config.retry_bounds,
-        )
-        .unwrap_or_else(|_| RetrySchedule::reference());
+        // The endpoint's override as it was accepted (checked against the
+        // bounds when it was set), never swapped for another schedule here.
+        let schedule = RetrySchedule::stored(c.endpoint.retry_schedule_seconds.as_deref());
         let ctx = AttemptContext {
             schedule: &schedule,
             message_id: &c.message.id,

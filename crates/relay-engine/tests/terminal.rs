@@ -1,7 +1,9 @@
 //! Terminal states reached without an attempt, end to end (a real HTTPS
 //! receiver on loopback, the injected clock): a waiting message whose
 //! event's time-to-live passes is `expired` then, even while its endpoint
-//! holds it.
+//! holds it; messages a rate-limited endpoint's backlog keeps out of their
+//! window end `window_exceeded`, unattempted. And an endpoint's own retry
+//! schedule is walked as it was set.
 
 mod common;
 
@@ -9,6 +11,7 @@ use std::sync::Arc;
 
 use common::{Env, Setup, WAIT};
 use relay_core::model::{EndpointState, MessageState};
+use relay_core::retry::{RetrySchedule, ScheduleBounds};
 use relay_core::time::{Clock, Timestamp};
 use tokio::sync::{Notify, watch};
 
@@ -149,4 +152,188 @@ async fn the_running_dispatcher_expires_held_messages_by_the_injected_clock() {
     stop.send(true).unwrap();
     handle.await.unwrap();
     assert_eq!(e.receiver.count(), 0);
+}
+
+/// Sets the endpoint's rate limit and retry schedule override.
+async fn configure(e: &Env, rate: Option<u32>, waits: Option<Vec<u32>>) {
+    let mut endpoint = e.endpoint_now().await;
+    endpoint.rate_limit_per_second = rate;
+    endpoint.retry_schedule_seconds = waits;
+    endpoint.updated_at = e.clock.now();
+    e.store()
+        .update_endpoint(&e.scope, &endpoint)
+        .await
+        .unwrap();
+}
+
+fn count(messages: &[relay_core::model::Message], state: MessageState) -> usize {
+    messages.iter().filter(|m| m.state == state).count()
+}
+
+async fn assert_never_attempted(e: &Env, state: MessageState) {
+    for m in e.messages().await.iter().filter(|m| m.state == state) {
+        assert_eq!(m.attempts_used, 0, "{m:?}");
+        assert!(
+            e.store()
+                .list_attempts(&e.scope, &m.id)
+                .await
+                .unwrap()
+                .is_empty(),
+            "no attempt was spent on {m:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_rate_limited_backlog_whose_ttls_end_first_ends_window_exceeded_without_attempts() {
+    for e in envs(|| Setup {
+        verify: false,
+        ..Default::default()
+    })
+    .await
+    {
+        // One per second; six messages that must go within three seconds.
+        configure(&e, Some(1), None).await;
+        e.store().set_intake(None);
+        let expires = e.clock.now().plus_seconds(3);
+        for i in 0..6 {
+            e.publish_with(&format!("evt_w{i}"), DATA, Some(expires))
+                .await;
+        }
+        // The burst (one token) takes the first.
+        assert_eq!(e.dispatcher.run_once().await.unwrap(), 1);
+        assert_eq!(count(&e.messages().await, MessageState::Delivered), 1);
+        // The next two can go at +1 s and +2 s; the three behind them only
+        // at +3 s, when their TTL has passed: they end now, unattempted.
+        assert_eq!(e.dispatcher.run_once().await.unwrap(), 0);
+        let messages = e.messages().await;
+        assert_eq!(
+            count(&messages, MessageState::WindowExceeded),
+            3,
+            "{messages:?}"
+        );
+        assert_eq!(count(&messages, MessageState::Scheduled), 2);
+        for m in messages
+            .iter()
+            .filter(|m| m.state == MessageState::WindowExceeded)
+        {
+            assert_eq!(m.terminal_reason.as_deref(), Some("window_exceeded"));
+            assert!(
+                ["evt_w3", "evt_w4", "evt_w5"].contains(&m.event_id.as_str()),
+                "the last in the backlog: {m:?}"
+            );
+        }
+        assert_never_attempted(&e, MessageState::WindowExceeded).await;
+        // The two that fit are delivered in time, at the endpoint's rate.
+        for second in 1..=2 {
+            e.clock.advance_millis(1000);
+            assert_eq!(e.dispatcher.run_once().await.unwrap(), 1, "at +{second} s");
+        }
+        let messages = e.messages().await;
+        assert_eq!(count(&messages, MessageState::Delivered), 3, "{messages:?}");
+        assert_eq!(e.receiver.count(), 3);
+        e.db.cleanup().await;
+    }
+}
+
+#[tokio::test]
+async fn a_rate_limited_backlog_past_its_schedules_span_ends_window_exceeded() {
+    for e in envs(|| Setup {
+        verify: false,
+        ..Default::default()
+    })
+    .await
+    {
+        // One attempt and one retry 5 s later: a span of 6 s with jitter.
+        // One per second: the messages that the endpoint can take only 6 s
+        // or more after their creation have no attempt left in the window.
+        configure(&e, Some(1), Some(vec![5])).await;
+        e.store().set_intake(None);
+        for i in 0..10 {
+            e.publish(&format!("evt_s{i}"), DATA).await;
+        }
+        assert_eq!(e.dispatcher.run_once().await.unwrap(), 1);
+        assert_eq!(e.dispatcher.run_once().await.unwrap(), 0);
+        let messages = e.messages().await;
+        // Behind the first: +1 s … +5 s fit, +6 s … +9 s do not.
+        assert_eq!(
+            count(&messages, MessageState::WindowExceeded),
+            4,
+            "{messages:?}"
+        );
+        assert_never_attempted(&e, MessageState::WindowExceeded).await;
+        for _ in 0..5 {
+            e.clock.advance_millis(1000);
+            assert_eq!(e.dispatcher.run_once().await.unwrap(), 1);
+        }
+        assert_eq!(count(&e.messages().await, MessageState::Delivered), 6);
+        e.db.cleanup().await;
+    }
+}
+
+#[tokio::test]
+async fn without_a_rate_limit_nothing_ends_window_exceeded() {
+    let e = Env::start(Setup {
+        behavior: relay_receiver::Behavior::status(503),
+        verify: false,
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    configure(&e, None, Some(vec![5])).await;
+    for i in 0..20 {
+        e.publish(&format!("evt_n{i}"), DATA).await;
+    }
+    e.dispatcher.run_once().await.unwrap();
+    e.dispatcher.run_once().await.unwrap();
+    assert_eq!(count(&e.messages().await, MessageState::WindowExceeded), 0);
+}
+
+#[tokio::test]
+async fn an_endpoints_retry_schedule_is_walked_as_set_even_after_the_bounds_tighten() {
+    // The dispatcher's bounds now want waits of a minute or more; the
+    // endpoint's override was accepted under the default bounds.
+    fn tight(c: &mut relay_engine::EngineConfig) {
+        c.retry_bounds = ScheduleBounds {
+            min_wait_seconds: 60,
+            ..ScheduleBounds::DEFAULT
+        };
+    }
+    for e in envs(|| Setup {
+        behavior: relay_receiver::Behavior::status(503),
+        verify: false,
+        tune: tight,
+        ..Default::default()
+    })
+    .await
+    {
+        let waits = vec![10, 30];
+        let accepted = RetrySchedule::new(&waits, &ScheduleBounds::DEFAULT).unwrap();
+        assert!(RetrySchedule::new(&waits, &e.config.retry_bounds).is_err());
+        configure(&e, None, Some(waits)).await;
+        e.publish("evt_own_schedule", DATA).await;
+        let id = e.only_message().await.id;
+        let mut last = e.clock.now();
+        assert_eq!(e.dispatcher.run_once().await.unwrap(), 1);
+        for attempt in 2..=3u32 {
+            let m = e.only_message().await;
+            assert_eq!(m.state, MessageState::Scheduled, "{m:?}");
+            let due = m.next_attempt_at.unwrap();
+            assert_eq!(
+                due.millis() - last.millis(),
+                accepted.wait_millis(&id, attempt).unwrap(),
+                "the endpoint's wait before attempt {attempt}"
+            );
+            e.clock.set(due.plus_millis(-1));
+            assert_eq!(e.dispatcher.run_once().await.unwrap(), 0, "not early");
+            e.clock.set(due);
+            assert_eq!(e.dispatcher.run_once().await.unwrap(), 1);
+            last = due;
+        }
+        let m = e.only_message().await;
+        assert_eq!(m.state, MessageState::Exhausted, "three attempts, as set");
+        assert_eq!(m.attempts_used, 3);
+        assert_eq!(e.receiver.count(), 3);
+        e.db.cleanup().await;
+    }
 }

@@ -138,11 +138,20 @@ pub struct EndpointQuery {
 
 /// Checks everything about an endpoint's settings that does not need the
 /// consumer, and returns the warnings to show.
+///
+/// The retry schedule is checked when the request sets it
+/// (`check_schedule`): one that breaks the operator's bounds is refused
+/// then, with the broken bound's code (`retry_schedule_wait_below_minimum`,
+/// …) when it is the only fault. A schedule accepted earlier is kept as it
+/// was accepted, even if the bounds have tightened since: an update that
+/// leaves it alone does not fail on it, and the dispatcher uses it as set.
 async fn validate_settings(
     state: &AppState,
     scope: &Scope,
     e: &mut Endpoint,
+    check_schedule: bool,
 ) -> Result<Vec<String>, ApiError> {
+    let mut schedule_code = None;
     let mut errors = Vec::new();
     let mut field = |field: &str, message: String| {
         errors.push(FieldError {
@@ -162,9 +171,11 @@ async fn validate_settings(
         }
     }
     e.event_types = unique;
-    if let Some(waits) = &e.retry_schedule_seconds
+    if check_schedule
+        && let Some(waits) = &e.retry_schedule_seconds
         && let Err(err) = RetrySchedule::new(waits, &state.settings.retry_bounds)
     {
+        schedule_code = Some(err.code());
         field("/retry_schedule_seconds", format!("{err} ({})", err.code()));
     }
     let max = state.settings.max_endpoint_concurrency;
@@ -184,6 +195,9 @@ async fn validate_settings(
             "/snapshot_fields",
             "snapshots are not available yet; leave the list empty".into(),
         );
+    }
+    if let (Some(code), [only]) = (schedule_code, errors.as_slice()) {
+        return Err(ApiError::invalid(code, &only.field, only.message.clone()));
     }
     if !errors.is_empty() {
         return Err(ApiError::fields(errors));
@@ -253,7 +267,7 @@ pub async fn create(
         created_at: now,
         updated_at: now,
     };
-    let warnings = validate_settings(&state, &auth.scope, &mut endpoint).await?;
+    let warnings = validate_settings(&state, &auth.scope, &mut endpoint, true).await?;
     let (key_record, key) = relay_store::keys::generate(
         &state.master_key,
         &endpoint.id,
@@ -438,6 +452,7 @@ pub async fn update(
     if let Some(t) = body.event_types {
         endpoint.event_types = t;
     }
+    let sets_schedule = body.retry_schedule_seconds.is_some();
     if let Some(s) = body.retry_schedule_seconds {
         endpoint.retry_schedule_seconds = s;
     }
@@ -454,7 +469,7 @@ pub async fn update(
         endpoint.auto_disable = a;
     }
     endpoint.updated_at = state.clock.now();
-    let warnings = validate_settings(&state, &auth.scope, &mut endpoint).await?;
+    let warnings = validate_settings(&state, &auth.scope, &mut endpoint, sets_schedule).await?;
     state
         .store
         .update_endpoint(&auth.scope, &endpoint)
