@@ -14,6 +14,7 @@
 
 pub mod auth;
 pub mod cache;
+pub mod deliverable;
 pub mod error;
 pub mod extract;
 pub mod openapi;

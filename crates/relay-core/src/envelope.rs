@@ -16,14 +16,16 @@
 //! String instead, so the event stays valid.
 //!
 //! Values are checked against the CloudEvents rules that a malformed input
-//! could break (see [`EnvelopeError`]): the API validates them at publish
-//! time, so an error here means a bug or bad stored data, and the engine
-//! should dead-letter the message rather than send an invalid event.
+//! could break (see [`EnvelopeError`]), by the functions of
+//! [`crate::attributes`] that the API uses at publish and when a consumer's
+//! `source` is set: an error here means a bug or bad stored data, and the
+//! engine dead-letters the message rather than send an invalid event.
 
 use std::io::Write as _;
 
 use serde_json::value::RawValue;
 
+use crate::attributes;
 use crate::model::{Environment, Event};
 use crate::time::Timestamp;
 use crate::traceparent;
@@ -68,6 +70,8 @@ pub enum EnvelopeError {
     NotUriReference { attribute: &'static str },
     #[error("`{attribute}` is not an absolute URI")]
     NotAbsoluteUri { attribute: &'static str },
+    #[error("`{attribute}` is longer than {max} bytes")]
+    TooLong { attribute: &'static str, max: usize },
     #[error("`time` is outside the years 0000..=9999")]
     TimeOutOfRange,
     #[error("`traceparent` is not a valid W3C version-00 value")]
@@ -84,6 +88,7 @@ impl EnvelopeError {
             EnvelopeError::ControlCharacter { .. } => "envelope_control_character",
             EnvelopeError::NotUriReference { .. } => "envelope_not_uri_reference",
             EnvelopeError::NotAbsoluteUri { .. } => "envelope_not_absolute_uri",
+            EnvelopeError::TooLong { .. } => "envelope_too_long",
             EnvelopeError::TimeOutOfRange => "envelope_time_out_of_range",
             EnvelopeError::InvalidTraceparent => "envelope_invalid_traceparent",
             EnvelopeError::Encoding => "envelope_encoding",
@@ -97,13 +102,13 @@ const MAX_RFC3339_MILLIS: i64 = 253_402_300_799_999;
 
 impl<'a> Envelope<'a> {
     /// The envelope of a stored event for a consumer whose CloudEvents source
-    /// is `source`. `time` is the event's `created_at`.
+    /// is `source`. `time` is the event's `time` (when it happened).
     pub fn from_event(event: &'a Event, source: &'a str, dataschema: Option<&'a str>) -> Self {
         Envelope {
             id: &event.id,
             source,
             event_type: &event.event_type,
-            time: Some(event.created_at),
+            time: Some(event.time),
             subject: event.subject.as_deref(),
             dataschema,
             data: Some(&event.data),
@@ -115,24 +120,14 @@ impl<'a> Envelope<'a> {
 
     /// Checks every attribute against the CloudEvents rules.
     pub fn validate(&self) -> Result<(), EnvelopeError> {
-        required("id", self.id)?;
-        required("source", self.source)?;
-        if !is_uri_reference(self.source) {
-            return Err(EnvelopeError::NotUriReference {
-                attribute: "source",
-            });
-        }
-        required("type", self.event_type)?;
+        attributes::text("id", self.id)?;
+        attributes::source(self.source)?;
+        attributes::text("type", self.event_type)?;
         if let Some(subject) = self.subject {
-            required("subject", subject)?;
+            attributes::subject(subject)?;
         }
         if let Some(schema) = self.dataschema {
-            required("dataschema", schema)?;
-            if !is_absolute_uri(schema) {
-                return Err(EnvelopeError::NotAbsoluteUri {
-                    attribute: "dataschema",
-                });
-            }
+            attributes::dataschema(schema)?;
         }
         if let Some(t) = self.time
             && !(MIN_RFC3339_MILLIS..=MAX_RFC3339_MILLIS).contains(&t.millis())
@@ -191,58 +186,12 @@ impl<'a> Envelope<'a> {
     }
 }
 
-fn required(attribute: &'static str, value: &str) -> Result<(), EnvelopeError> {
-    if value.is_empty() {
-        return Err(EnvelopeError::Empty { attribute });
-    }
-    if value
-        .chars()
-        .any(|c| matches!(c, '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}'))
-    {
-        return Err(EnvelopeError::ControlCharacter { attribute });
-    }
-    Ok(())
-}
-
 fn string_attr(out: &mut Vec<u8>, name: &str, value: &str) -> Result<(), EnvelopeError> {
     out.push(b',');
     out.push(b'"');
     out.extend_from_slice(name.as_bytes());
     out.extend_from_slice(b"\":");
     serde_json::to_writer(&mut *out, value).map_err(|_| EnvelopeError::Encoding)
-}
-
-/// RFC 3986 URI-reference: only unreserved, reserved and `%XX` characters.
-fn is_uri_reference(s: &str) -> bool {
-    let bytes = s.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if b == b'%' {
-            let hex = |j: usize| bytes.get(j).is_some_and(u8::is_ascii_hexdigit);
-            if !(hex(i + 1) && hex(i + 2)) {
-                return false;
-            }
-            i += 3;
-            continue;
-        }
-        if !(b.is_ascii_alphanumeric() || b"-._~:/?#[]@!$&'()*+,;=".contains(&b)) {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
-/// An absolute URI: a URI reference that starts with `scheme:`.
-fn is_absolute_uri(s: &str) -> bool {
-    let Some((scheme, _)) = s.split_once(':') else {
-        return false;
-    };
-    let mut chars = scheme.bytes();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.'))
-        && is_uri_reference(s)
 }
 
 #[cfg(test)]
@@ -489,7 +438,7 @@ mod tests {
             assert!(Timestamp::parse_rfc3339(t).is_some(), "time {t}");
         }
         if let Some(s) = event.get("dataschema").and_then(Value::as_str) {
-            assert!(is_absolute_uri(s), "dataschema {s}");
+            assert!(crate::uri::is_absolute_uri(s), "dataschema {s}");
         }
         assert!(!(event.contains_key("data") && event.contains_key("data_base64")));
     }
@@ -671,7 +620,8 @@ mod tests {
             seq: Some(7),
             traceparent: TP.into(),
             expires_at: None,
-            created_at: Timestamp::from_millis(1_700_000_000_000),
+            time: Timestamp::from_millis(1_700_000_000_000),
+            created_at: Timestamp::from_millis(1_800_000_000_000),
         };
         let e = Envelope::from_event(&event, "https://api.example.com/tenants/acme", None);
         let m = object(&json(&e));

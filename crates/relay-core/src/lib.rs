@@ -17,8 +17,11 @@
 //! - [`sealed`]: encryption at rest of signing keys under the master key.
 //! - [`signature`]: the Standard Webhooks signature profile (`v1` HMAC-SHA256, `v1a` Ed25519).
 //! - [`envelope`]: the CloudEvents 1.0 structured envelope.
+//! - [`attributes`]: the rules of its attributes, shared by the API and the envelope.
+//! - [`uri`]: RFC 3986 URI references.
 //! - [`traceparent`]: W3C trace context values.
 
+pub mod attributes;
 pub mod autodisable;
 pub mod circuit;
 pub mod envelope;
@@ -33,5 +36,6 @@ pub mod signature;
 pub mod time;
 pub mod traceparent;
 pub mod transition;
+pub mod uri;
 pub mod validate;
 pub mod window;

@@ -341,6 +341,10 @@ pub struct Event {
     pub seq: Option<i64>,
     pub traceparent: String,
     pub expires_at: Option<Timestamp>,
+    /// When the event happened (the CloudEvents `time`): the publish's `time`,
+    /// or when Relay accepted it.
+    pub time: Timestamp,
+    /// When Relay accepted it; retention and replay ranges count from here.
     pub created_at: Timestamp,
 }
 
@@ -357,6 +361,7 @@ impl PartialEq for Event {
             && self.seq == other.seq
             && self.traceparent == other.traceparent
             && self.expires_at == other.expires_at
+            && self.time == other.time
             && self.created_at == other.created_at
     }
 }

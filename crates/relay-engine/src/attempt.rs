@@ -88,11 +88,6 @@ fn transport_error(e: &GuardError) -> Option<TransportError> {
     })
 }
 
-/// The versioned schema URI of an event (`dataschema`).
-pub fn dataschema(event_type: &str, version: i64) -> String {
-    format!("urn:relay:event-type:{event_type}:v{version}")
-}
-
 /// Ends a claimed message without an HTTP attempt.
 fn end_without_attempt(
     c: &Claimed,
@@ -147,7 +142,8 @@ impl Attempter {
             return end_without_attempt(c, owner, MessageEvent::TtlExpired, now, manual);
         }
         let Destination::Https(https) = &c.endpoint.destination;
-        let schema_uri = dataschema(&c.event.event_type, c.event.type_version);
+        let schema_uri =
+            relay_core::attributes::dataschema_uri(&c.event.event_type, c.event.type_version);
         let body = match Envelope::from_event(&c.event, &c.source, Some(&schema_uri)).to_json() {
             Ok(b) => b,
             Err(e) => {

@@ -174,6 +174,7 @@ async fn the_test_action_delivers_one_signed_sample_to_that_endpoint_only() {
         ordering_key: None,
         traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".into(),
         expires_at: None,
+        time: now,
         now,
     };
     let (message_id, out) = e

@@ -185,6 +185,7 @@ pub(crate) fn new_event(id: &str, event_type: &str, subject: Option<&str>) -> Ne
         ordering_key: None,
         traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".into(),
         expires_at: None,
+        time: T0,
         now: T0,
     }
 }
@@ -568,6 +569,43 @@ pub async fn publishing_the_same_id_is_idempotent(s: &dyn Store) {
         .await
         .unwrap();
     assert!(!out.duplicate);
+}
+
+/// An event keeps when it happened (`time`, the CloudEvents `time`) apart
+/// from when it was accepted (`created_at`), through publish, reads and claims.
+pub async fn events_keep_the_time_they_happened(s: &dyn Store) {
+    let t = tenant(s, "a").await;
+    let live = scope(&t, Environment::Live);
+    let c = consumer(s, &live, "c").await;
+    endpoint(s, &live, &c.id, &["order.shipped"]).await;
+    let happened = T0.plus_millis(-86_400_123);
+    let out = s
+        .publish(
+            &live,
+            NewEvent {
+                time: happened,
+                ..new_event("evt_t", "order.shipped", Some("s"))
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!((out.event.time, out.event.created_at), (happened, T0));
+    let read = s.get_event(&live, "evt_t").await.unwrap().unwrap();
+    assert_eq!((read.time, read.created_at), (happened, T0));
+    // A duplicate publish answers the stored time, not its own.
+    let again = s
+        .publish(&live, new_event("evt_t", "order.shipped", Some("s")))
+        .await
+        .unwrap();
+    assert!(again.duplicate);
+    assert_eq!(again.event.time, happened);
+    let claimed = s
+        .claim_due("w", T0, T0.plus_seconds(30), 10, &[])
+        .await
+        .unwrap();
+    assert_eq!(claimed.len(), 1);
+    assert_eq!(claimed[0].event.time, happened);
+    assert_eq!(claimed[0].event.created_at, T0);
 }
 
 pub async fn concurrent_publishes_of_one_id_create_one_event(s: &dyn Store) {

@@ -158,6 +158,8 @@ pub struct NewEvent {
     pub ordering_key: Option<String>,
     pub traceparent: String,
     pub expires_at: Option<Timestamp>,
+    /// When the event happened (its CloudEvents `time`); usually `now`.
+    pub time: Timestamp,
     pub now: Timestamp,
 }
 

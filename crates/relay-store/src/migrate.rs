@@ -20,6 +20,7 @@ const RECOVERY_FAIRNESS: &str = include_str!("../migrations/0003_recovery_fairne
 const LIVE_DUE_BY_ENDPOINT: &str = include_str!("../migrations/0004_live_due_by_endpoint.sql");
 const MESSAGE_TTL: &str = include_str!("../migrations/0005_message_ttl.sql");
 const MESSAGES_BY_EVENT: &str = include_str!("../migrations/0006_messages_by_event.sql");
+const EVENT_TIME: &str = include_str!("../migrations/0007_event_time.sql");
 
 /// All migrations, oldest first. Never edit one that has shipped; add another.
 pub const MIGRATIONS: &[Migration] = &[
@@ -58,6 +59,12 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "messages_by_event",
         postgres: MESSAGES_BY_EVENT,
         sqlite: MESSAGES_BY_EVENT,
+    },
+    Migration {
+        version: 7,
+        name: "event_time",
+        postgres: EVENT_TIME,
+        sqlite: EVENT_TIME,
     },
 ];
 

@@ -153,6 +153,9 @@ pub fn event(r: &impl RowExt) -> Result<Event> {
         seq: r.opt_int("seq")?,
         traceparent: r.text("traceparent")?,
         expires_at: r.opt_ts("expires_at")?,
+        time: r
+            .opt_ts("occurred_at")?
+            .map_or_else(|| r.ts("created_at"), Ok)?,
         created_at: r.ts("created_at")?,
     })
 }

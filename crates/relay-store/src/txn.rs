@@ -330,6 +330,7 @@ pub async fn publish_batch<X: Exec>(
                 seq: None,
                 traceparent: ev.traceparent.clone(),
                 expires_at: ev.expires_at,
+                time: ev.time,
                 created_at: ev.now,
             },
             messages_created: 0,
@@ -373,7 +374,7 @@ pub async fn publish_batch<X: Exec>(
         }
     }
     const EVENT_COLUMNS: &str = "tenant_id, environment, id, event_type, type_version, subject, \
-        data, consumer_id, ordering_key, seq, traceparent, expires_at, created_at";
+        data, consumer_id, ordering_key, seq, traceparent, expires_at, occurred_at, created_at";
     for chunk in fresh.chunks(EVENT_CHUNK) {
         let rows = chunk
             .iter()
@@ -392,6 +393,7 @@ pub async fn publish_batch<X: Exec>(
                     Bind::OptInt(e.seq),
                     Bind::Text(e.traceparent.clone()),
                     Bind::OptInt(e.expires_at.map(Timestamp::millis)),
+                    Bind::Int(e.time.millis()),
                     Bind::Int(e.created_at.millis()),
                 ]
             })
@@ -1351,8 +1353,8 @@ pub async fn emit_operational<X: Exec>(
     getrandom::fill(&mut random).expect("the operating system's random source is unavailable");
     x.execute(&SqlBuilder::numbered(
         "INSERT INTO events (tenant_id, environment, id, event_type, type_version, subject, data, \
-         consumer_id, ordering_key, seq, traceparent, expires_at, created_at) \
-         VALUES ($1, $2, $3, $4, 1, $5, $6, NULL, NULL, NULL, $7, NULL, $8)",
+         consumer_id, ordering_key, seq, traceparent, expires_at, occurred_at, created_at) \
+         VALUES ($1, $2, $3, $4, 1, $5, $6, NULL, NULL, NULL, $7, NULL, $8, $8)",
         [
             Bind::Text(tenant_id.clone()),
             Bind::Text(environment.clone()),

@@ -40,6 +40,7 @@ conformance!(
     publishes_lease_what_the_intake_has_room_for,
     publishes_behind_a_backlog_lease_its_oldest_messages_in_order,
     publishing_the_same_id_is_idempotent,
+    events_keep_the_time_they_happened,
     concurrent_publishes_of_one_id_create_one_event,
     concurrent_publishes_commit_together_and_fail_alone,
     seq_is_monotonic_per_subject,

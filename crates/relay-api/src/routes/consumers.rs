@@ -15,6 +15,7 @@ use utoipa::ToSchema;
 use super::{ListQuery, present};
 use crate::AppState;
 use crate::auth::TenantAuth;
+use crate::deliverable;
 use crate::error::{ApiError, Problem, or_not_found};
 use crate::extract::{JsonBody, OptionalJsonBody, QueryParams};
 
@@ -24,7 +25,8 @@ pub struct CreateConsumer {
     /// Your identifier for this consumer; unique per tenant and environment.
     pub external_id: String,
     pub name: Option<String>,
-    /// CloudEvents `source` for deliveries to this consumer; defaults to `/consumers/{external_id}`.
+    /// CloudEvents `source` for deliveries to this consumer: a URI reference
+    /// (RFC 3986) of at most 512 bytes; defaults to `/consumers/{external_id}`.
     pub source: Option<String>,
 }
 
@@ -35,12 +37,8 @@ pub struct UpdateConsumer {
     #[serde(default, deserialize_with = "present")]
     #[schema(value_type = Option<String>)]
     pub name: Option<Option<String>>,
+    /// A URI reference (RFC 3986) of at most 512 bytes.
     pub source: Option<String>,
-}
-
-fn check_source(source: &str) -> Result<(), ApiError> {
-    validate::cloudevents_source(source)
-        .map_err(|m| ApiError::invalid("validation_failed", "/source", m))
 }
 
 fn check_name(name: Option<&str>) -> Result<(), ApiError> {
@@ -65,10 +63,7 @@ pub async fn create(
     validate::client_id(&body.external_id)
         .map_err(|m| ApiError::invalid("validation_failed", "/external_id", m))?;
     check_name(body.name.as_deref())?;
-    let source = body
-        .source
-        .unwrap_or_else(|| format!("/consumers/{}", body.external_id));
-    check_source(&source)?;
+    let source = deliverable::consumer_source(&body.external_id, body.source)?;
     let now = state.clock.now();
     let consumer = Consumer {
         id: new_id(IdKind::Consumer, now),
@@ -127,7 +122,7 @@ pub async fn update(
         check_name(name.as_deref())?;
     }
     if let Some(source) = &body.source {
-        check_source(source)?;
+        deliverable::source(source)?;
     }
     let patch = ConsumerPatch {
         name: body.name,

@@ -4,12 +4,18 @@
 //! schema, then written with all of its messages in one transaction
 //! (`Store::publish`) before `202` is returned. Publishing an `id` again
 //! returns the existing event (`200`, `duplicate: true`) and creates nothing.
+//!
+//! Nothing is accepted that could not be delivered (see [`crate::deliverable`]):
+//! the `subject` and `time` follow the envelope's own rules, and the
+//! delivered body, counted for the longest consumer source, must fit the
+//! engine's delivery limit.
 
 use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
+use relay_core::envelope::Envelope;
 use relay_core::id::IdKind;
 use relay_core::model::{Event, Message, Page};
 use relay_core::traceparent;
@@ -21,6 +27,7 @@ use utoipa::ToSchema;
 
 use crate::AppState;
 use crate::auth::TenantAuth;
+use crate::deliverable;
 use crate::error::{ApiError, Problem};
 use crate::extract::JsonBody;
 use crate::schema;
@@ -32,7 +39,12 @@ pub struct PublishEvent {
     pub id: Option<String>,
     #[serde(rename = "type")]
     pub event_type: String,
+    /// The CloudEvents `subject`: 1 to 1024 bytes, no control characters.
     pub subject: Option<String>,
+    /// When the event happened (the CloudEvents `time`), RFC 3339; defaults
+    /// to now. From 1970-01-01T00:00:00Z to 5 minutes after Relay's clock.
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub time: Option<String>,
     /// The payload; it must satisfy the event type's current schema. Kept byte for byte.
     #[schema(value_type = Object)]
     pub data: Box<RawValue>,
@@ -76,7 +88,8 @@ fn check_optional_text(value: &Option<String>, field: &str, max: usize) -> Resul
 #[utoipa::path(operation_id = "events_publish", post, path = "/v1/events", tag = "events", request_body = PublishEvent,
     responses((status = 202, description = "accepted: stored with its messages", body = Published),
               (status = 200, description = "duplicate id: the existing event", body = Published),
-              (status = 422, body = Problem), (status = 413, body = Problem)),
+              (status = 422, description = "invalid: `code` is `validation_failed`, `schema_violation`, `unknown_event_type`, `invalid_time`, `time_out_of_range`, …", body = Problem),
+              (status = 413, description = "`payload_too_large` (the request) or `envelope_too_large` (the delivered CloudEvent could exceed the delivery limit)", body = Problem)),
     security(("api_key" = [])))]
 pub async fn publish(
     State(state): State<Arc<AppState>>,
@@ -87,7 +100,8 @@ pub async fn publish(
     if let Some(id) = &body.id {
         validate::client_id(id).map_err(|m| ApiError::invalid("validation_failed", "/id", m))?;
     }
-    check_optional_text(&body.subject, "/subject", 1024)?;
+    deliverable::subject(body.subject.as_deref())?;
+    let time = deliverable::event_time(body.time.as_deref(), now)?;
     check_optional_text(&body.ordering_key, "/ordering_key", 255)?;
     let ttl = match body.ttl_seconds {
         Some(t) if t == 0 || t > state.settings.max_event_ttl_seconds => {
@@ -150,6 +164,23 @@ pub async fn publish(
         )
     })?;
     let current = event_type.current().ok_or_else(ApiError::internal)?;
+    let id = body.id.unwrap_or_else(|| new_id(IdKind::Event, now));
+    let dataschema = relay_core::attributes::dataschema_uri(&event_type.name, current.version);
+    deliverable::envelope_fits(
+        &Envelope {
+            id: &id,
+            source: "",
+            event_type: &event_type.name,
+            time: Some(time),
+            subject: body.subject.as_deref(),
+            dataschema: Some(&dataschema),
+            data: Some(&body.data),
+            seq: None,
+            traceparent: Some(&trace),
+            environment: Some(auth.scope.environment),
+        },
+        state.engine.config().max_payload_bytes,
+    )?;
     let validator = state.schemas.get(
         &auth.scope.tenant_id,
         auth.scope.environment.as_str(),
@@ -186,7 +217,7 @@ pub async fn publish(
         .publish(
             &auth.scope,
             NewEvent {
-                id: body.id.unwrap_or_else(|| new_id(IdKind::Event, now)),
+                id,
                 event_type: event_type.name.clone(),
                 type_version: current.version,
                 subject: body.subject,
@@ -195,6 +226,7 @@ pub async fn publish(
                 ordering_key: body.ordering_key,
                 traceparent: trace,
                 expires_at: ttl.map(|t| now.plus_seconds(t as i64)),
+                time,
                 now,
             },
         )

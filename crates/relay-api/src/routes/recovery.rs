@@ -550,6 +550,9 @@ pub struct TestSent {
     pub attempt: Option<Attempt>,
 }
 
+/// The `subject` of the sample events the test action sends.
+const TEST_SUBJECT: &str = "relay/test";
+
 #[utoipa::path(operation_id = "endpoints_test", post, path = "/v1/endpoints/{id}/test", tag = "recovery",
     params(("id" = String, Path, description = "The endpoint's id.")),
     request_body = Option<TestSend>,
@@ -601,16 +604,35 @@ pub async fn test(
     let now = state.clock.now();
     let mut random = [0u8; 24];
     getrandom::fill(&mut random).map_err(|_| ApiError::internal())?;
+    let event_id = new_id(IdKind::Event, now);
+    let traceparent = relay_core::traceparent::generate(random);
+    let dataschema = relay_core::attributes::dataschema_uri(&event_type.name, current.version);
+    crate::deliverable::envelope_fits(
+        &relay_core::envelope::Envelope {
+            id: &event_id,
+            source: "",
+            event_type: &event_type.name,
+            time: Some(now),
+            subject: Some(TEST_SUBJECT),
+            dataschema: Some(&dataschema),
+            data: Some(&data),
+            seq: None,
+            traceparent: Some(&traceparent),
+            environment: Some(auth.scope.environment),
+        },
+        state.engine.config().max_payload_bytes,
+    )?;
     let event = relay_store::NewEvent {
-        id: new_id(IdKind::Event, now),
+        id: event_id,
         event_type: event_type.name.clone(),
         type_version: current.version,
-        subject: Some("relay/test".into()),
+        subject: Some(TEST_SUBJECT.into()),
         data,
         consumer_id: Some(endpoint.consumer_id.clone()),
         ordering_key: None,
-        traceparent: relay_core::traceparent::generate(random),
+        traceparent,
         expires_at: None,
+        time: now,
         now,
     };
     let (message_id, outcome) = state

@@ -244,6 +244,7 @@ impl Env {
                     ordering_key: None,
                     traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".into(),
                     expires_at,
+                    time: self.clock.now(),
                     now: self.clock.now(),
                 },
             )
