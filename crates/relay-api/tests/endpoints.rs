@@ -566,3 +566,47 @@ async fn key_rotation_overlaps_then_retires_and_is_audited() {
             .contains(secret.trim_start_matches("whsec_"))
     );
 }
+
+#[tokio::test]
+async fn turning_automatic_disabling_off_is_audited_with_the_change() {
+    let h = Harness::new().await;
+    let (_, key) = h.tenant_with_key("acme", "live").await;
+    h.open_event_type(&key, "order.shipped").await;
+    let c = h.consumer(&key, "acme").await;
+    let ep = id_of(&h.endpoint(&key, &c, &["order.shipped"]).await);
+    let actions = |log: Value| -> Vec<(String, Value)> {
+        log["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| {
+                (
+                    a["action"].as_str().unwrap().to_string(),
+                    a["parameters"].clone(),
+                )
+            })
+            .collect()
+    };
+    let before = actions(h.get("/v1/audit-log", &key).await.expect(StatusCode::OK));
+    assert_eq!(before.last().unwrap().0, "endpoint.created");
+    let off = h
+        .patch(
+            &format!("/v1/endpoints/{ep}"),
+            &key,
+            json!({"auto_disable": false}),
+        )
+        .await
+        .expect(StatusCode::OK);
+    assert_eq!(off["auto_disable"], false);
+    // The same value again, or another field: not an opt-out change.
+    for body in [json!({"auto_disable": false}), json!({"description": "x"})] {
+        h.patch(&format!("/v1/endpoints/{ep}"), &key, body)
+            .await
+            .expect(StatusCode::OK);
+    }
+    let after = actions(h.get("/v1/audit-log", &key).await.expect(StatusCode::OK));
+    assert_eq!(after.len(), before.len() + 1, "{after:?}");
+    let (action, parameters) = after.last().unwrap();
+    assert_eq!(action, "endpoint.auto_disable_changed");
+    assert_eq!(parameters, &json!({"from": true, "to": false}));
+}

@@ -437,18 +437,69 @@ async fn operational_event_types_are_built_in_and_reserved() {
             .await
             .problem(StatusCode::UNPROCESSABLE_ENTITY, "reserved_event_type");
     }
-    // An endpoint may subscribe to them by name.
-    let c = h.consumer(&key, "acme").await;
-    let ep = h
+    // The tenant's own consumer's endpoints may subscribe to them by name.
+    let own = h
         .post(
-            "/v1/endpoints",
+            "/v1/consumers",
             &key,
-            endpoint_body(
-                &c,
-                &["webhook.attempt_exhausted", "webhook_endpoint.disabled"],
-            ),
+            json!({"external_id": "ourselves", "kind": "tenant"}),
         )
         .await
         .expect(StatusCode::CREATED);
+    assert_eq!(own["kind"], "tenant");
+    let ops = [
+        "webhook.attempt_exhausted",
+        "webhook_endpoint.failure_warned",
+    ];
+    let ep = h
+        .post("/v1/endpoints", &key, endpoint_body(&id_of(&own), &ops))
+        .await
+        .expect(StatusCode::CREATED);
     assert_eq!(ep["event_types"].as_array().unwrap().len(), 2);
+    // One tenant consumer per environment.
+    h.post(
+        "/v1/consumers",
+        &key,
+        json!({"external_id": "ourselves-2", "kind": "tenant"}),
+    )
+    .await
+    .problem(StatusCode::CONFLICT, "tenant_consumer_exists");
+    // A customer's endpoint may not, on create or update; `*` is allowed
+    // and does not include them.
+    let c = h.consumer(&key, "acme").await;
+    let customer = h
+        .get(&format!("/v1/consumers/{c}"), &key)
+        .await
+        .expect(StatusCode::OK);
+    assert_eq!(customer["kind"], "customer");
+    for op in relay_core::operational::ALL {
+        h.post("/v1/endpoints", &key, endpoint_body(&c, &["*", op]))
+            .await
+            .problem(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "operational_event_type_reserved",
+            );
+    }
+    let all = h
+        .post("/v1/endpoints", &key, endpoint_body(&c, &["*"]))
+        .await
+        .expect(StatusCode::CREATED);
+    h.patch(
+        &format!("/v1/endpoints/{}", id_of(&all)),
+        &key,
+        json!({"event_types": ["*", "webhook_endpoint.disabled"]}),
+    )
+    .await
+    .problem(
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "operational_event_type_reserved",
+    );
+    // A consumer's kind is fixed at creation.
+    h.patch(
+        &format!("/v1/consumers/{c}"),
+        &key,
+        json!({"kind": "tenant"}),
+    )
+    .await
+    .any_problem();
 }

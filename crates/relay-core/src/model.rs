@@ -156,12 +156,46 @@ impl EventType {
     }
 }
 
+/// Whom a consumer stands for. Relay's operational events (about the
+/// tenant's endpoints: `relay_core::operational`) go only to the endpoints
+/// of the `tenant` consumer, never to a customer's.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ConsumerKind {
+    /// One of the tenant's customers.
+    #[default]
+    Customer,
+    /// The tenant itself (its own systems); at most one per tenant and environment.
+    Tenant,
+}
+
+impl ConsumerKind {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ConsumerKind::Customer => "customer",
+            ConsumerKind::Tenant => "tenant",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<ConsumerKind> {
+        match s {
+            "customer" => Some(ConsumerKind::Customer),
+            "tenant" => Some(ConsumerKind::Tenant),
+            _ => None,
+        }
+    }
+}
+
 /// The party that receives events: the tenant itself or one of its customers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Consumer {
     pub id: String,
     /// The tenant's own identifier for this consumer; unique per tenant and environment.
     pub external_id: String,
+    /// `tenant` (the tenant itself: the only consumer whose endpoints may
+    /// receive operational events) or `customer`; set at creation.
+    #[serde(default)]
+    pub kind: ConsumerKind,
     pub name: Option<String>,
     /// The CloudEvents `source` deliveries to this consumer carry.
     pub source: String,

@@ -1,6 +1,7 @@
 //! The "webhook operations" event family: events Relay itself publishes to a
 //! tenant about its endpoints, delivered through the same engine to the
-//! tenant's endpoints that subscribe to them by name.
+//! endpoints of the tenant's own consumer (`ConsumerKind::Tenant`) that
+//! subscribe to them by name, never to a customer's.
 //!
 //! They are built into every tenant's catalog (they cannot be redefined).
 //! Cascades are bounded: a message of an operational event that exhausts its

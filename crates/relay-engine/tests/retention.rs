@@ -106,7 +106,7 @@ async fn purge_during_a_burst(postgres: bool) {
         let event_id = r.header("webhook-id").expect("webhook-id").to_string();
         let m = messages_of(&e, &event_id).await;
         e.store()
-            .cancel_message(&e.scope, &m[0].id, e.clock.now())
+            .cancel_message(&e.scope, &m[0].id, e.clock.now(), None)
             .await
             .expect("cancel while its attempt is on the wire");
     }

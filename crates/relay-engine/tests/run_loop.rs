@@ -256,6 +256,7 @@ async fn a_hanging_endpoint_holds_only_its_own_lane() {
                 per_tenant: 10,
                 per_consumer: 10,
             },
+            None,
         )
         .await
         .unwrap();

@@ -1231,9 +1231,22 @@ macro_rules! impl_store {
             }
 
             async fn create_consumer(&self, scope: &Scope, c: &Consumer) -> Result<()> {
+                let mut tx = self.write.begin().await?;
+                if c.kind == relay_core::model::ConsumerKind::Tenant {
+                    let existing = sqlx::query::<$db>(
+                        "SELECT id FROM consumers WHERE tenant_id = $1 AND environment = $2 AND kind = 'tenant'",
+                    )
+                    .bind(&scope.tenant_id)
+                    .bind(scope.environment.as_str())
+                    .fetch_optional(&mut *tx)
+                    .await?;
+                    if existing.is_some() {
+                        return Err(StoreError::Conflict("tenant_consumer_exists"));
+                    }
+                }
                 sqlx::query::<$db>(
-                    "INSERT INTO consumers (id, tenant_id, environment, external_id, name, source, created_at, updated_at) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                    "INSERT INTO consumers (id, tenant_id, environment, external_id, name, source, kind, \
+                     created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
                 )
                 .bind(&c.id)
                 .bind(&scope.tenant_id)
@@ -1241,11 +1254,13 @@ macro_rules! impl_store {
                 .bind(&c.external_id)
                 .bind(&c.name)
                 .bind(&c.source)
+                .bind(c.kind.as_str())
                 .bind(c.created_at.millis())
                 .bind(c.updated_at.millis())
-                .execute(&self.write)
+                .execute(&mut *tx)
                 .await
                 .map_err(|e| unique_as_conflict(e, "external_id"))?;
+                tx.commit().await?;
                 Ok(())
             }
 
@@ -1341,6 +1356,7 @@ macro_rules! impl_store {
                 e: &Endpoint,
                 keys: &[EndpointKeyRecord],
                 limits: EndpointLimits,
+                audit: Option<&AuditEntry>,
             ) -> Result<()> {
                 let mut tx = self.write.begin().await?;
                 // Serialises endpoint creation per tenant so the limits hold
@@ -1414,6 +1430,9 @@ macro_rules! impl_store {
                     .bind(k.retires_at.map(Timestamp::millis))
                     .execute(&mut *tx)
                     .await?;
+                }
+                if let Some(audit) = audit {
+                    Self::insert_audit(&mut tx, scope, audit).await?;
                 }
                 tx.commit().await?;
                 Ok(())
@@ -1558,7 +1577,13 @@ macro_rules! impl_store {
                 Ok(endpoint)
             }
 
-            async fn cancel_message(&self, scope: &Scope, message_id: &str, now: Timestamp) -> Result<Message> {
+            async fn cancel_message(
+                &self,
+                scope: &Scope,
+                message_id: &str,
+                now: Timestamp,
+                audit: Option<&AuditEntry>,
+            ) -> Result<Message> {
                 let mut tx = self.write.begin().await?;
                 let done = sqlx::query::<$db>(AssertSqlSafe(format!(
                     "UPDATE messages SET state = 'cancelled', terminal_reason = '{}', next_attempt_at = NULL, \
@@ -1586,6 +1611,9 @@ macro_rules! impl_store {
                 };
                 if done.rows_affected() == 0 {
                     return Err(StoreError::Conflict("message_not_pending"));
+                }
+                if let Some(audit) = audit {
+                    Self::insert_audit(&mut tx, scope, audit).await?;
                 }
                 tx.commit().await?;
                 rows::message(&row)
@@ -2227,7 +2255,12 @@ macro_rules! impl_store {
                 Ok(to_page(items, page.limit, |e| &e.id))
             }
 
-            async fn update_endpoint(&self, scope: &Scope, e: &Endpoint) -> Result<()> {
+            async fn update_endpoint(
+                &self,
+                scope: &Scope,
+                e: &Endpoint,
+                audit: Option<&AuditEntry>,
+            ) -> Result<()> {
                 let mut tx = self.write.begin().await?;
                 let update = sqlx::query::<$db>(
                     "UPDATE endpoints SET description = $4, kind = $5, destination_json = $6, event_types_json = $7, \
@@ -2252,11 +2285,20 @@ macro_rules! impl_store {
                     .execute(&mut *tx)
                     .await?;
                 Self::insert_subscriptions(&mut tx, scope, e).await?;
+                if let Some(audit) = audit {
+                    Self::insert_audit(&mut tx, scope, audit).await?;
+                }
                 tx.commit().await?;
                 Ok(())
             }
 
-            async fn delete_endpoint(&self, scope: &Scope, id: &str, now: Timestamp) -> Result<()> {
+            async fn delete_endpoint(
+                &self,
+                scope: &Scope,
+                id: &str,
+                now: Timestamp,
+                audit: Option<&AuditEntry>,
+            ) -> Result<()> {
                 let mut tx = self.write.begin().await?;
                 let done = sqlx::query::<$db>(
                     "UPDATE endpoints SET deleted_at = $4, updated_at = $4 \
@@ -2287,6 +2329,9 @@ macro_rules! impl_store {
                 .bind(now.millis())
                 .execute(&mut *tx)
                 .await?;
+                if let Some(audit) = audit {
+                    Self::insert_audit(&mut tx, scope, audit).await?;
+                }
                 tx.commit().await?;
                 Ok(())
             }

@@ -24,6 +24,8 @@ use relay_core::transition::Progress;
 
 mod retention;
 pub use retention::*;
+mod tenant_side;
+pub use tenant_side::*;
 
 use crate::{
     Completion, ConsumerPatch, EndpointKeyRecord, EndpointLimits, EndpointWarning, MessageFilter,
@@ -125,6 +127,7 @@ pub(crate) async fn consumer(s: &dyn Store, sc: &Scope, external_id: &str) -> Co
     let c = Consumer {
         id: new_id(IdKind::Consumer, T0),
         external_id: external_id.into(),
+        kind: relay_core::model::ConsumerKind::Customer,
         name: None,
         source: format!("/consumers/{external_id}"),
         environment: sc.environment,
@@ -167,7 +170,7 @@ pub(crate) async fn endpoint(
     types: &[&str],
 ) -> Endpoint {
     let e = endpoint_value(sc, consumer_id, types);
-    s.create_endpoint(sc, &e, &[], LIMITS)
+    s.create_endpoint(sc, &e, &[], LIMITS, None)
         .await
         .expect("create endpoint");
     e
@@ -375,7 +378,7 @@ pub async fn consumers_are_unique_per_tenant_and_environment(s: &dyn Store) {
         s.delete_consumer(&test, &c.id).await,
         Err(StoreError::NotFound)
     ));
-    s.delete_endpoint(&live, &e.id, T0).await.unwrap();
+    s.delete_endpoint(&live, &e.id, T0, None).await.unwrap();
     s.delete_consumer(&live, &c.id).await.unwrap();
     assert_eq!(s.get_consumer(&live, &c.id).await.unwrap(), None);
     assert!(matches!(
@@ -399,21 +402,40 @@ pub async fn endpoints_enforce_limits_and_scope(s: &dyn Store) {
             &endpoint_value(&live, &c1.id, &["order.shipped"]),
             &[],
             limits,
+            None,
         )
         .await
         .unwrap();
     }
     assert!(matches!(
-        s.create_endpoint(&live, &endpoint_value(&live, &c1.id, &[]), &[], limits)
-            .await,
+        s.create_endpoint(
+            &live,
+            &endpoint_value(&live, &c1.id, &[]),
+            &[],
+            limits,
+            None
+        )
+        .await,
         Err(StoreError::LimitReached("endpoints_per_consumer"))
     ));
-    s.create_endpoint(&live, &endpoint_value(&live, &c2.id, &[]), &[], limits)
-        .await
-        .unwrap();
+    s.create_endpoint(
+        &live,
+        &endpoint_value(&live, &c2.id, &[]),
+        &[],
+        limits,
+        None,
+    )
+    .await
+    .unwrap();
     assert!(matches!(
-        s.create_endpoint(&live, &endpoint_value(&live, &c2.id, &[]), &[], limits)
-            .await,
+        s.create_endpoint(
+            &live,
+            &endpoint_value(&live, &c2.id, &[]),
+            &[],
+            limits,
+            None
+        )
+        .await,
         Err(StoreError::LimitReached("endpoints_per_tenant"))
     ));
     assert!(matches!(
@@ -421,7 +443,8 @@ pub async fn endpoints_enforce_limits_and_scope(s: &dyn Store) {
             &live,
             &endpoint_value(&live, "con_missing", &[]),
             &[],
-            LIMITS
+            LIMITS,
+            None
         )
         .await,
         Err(StoreError::MissingReference("consumer_id"))
@@ -429,8 +452,14 @@ pub async fn endpoints_enforce_limits_and_scope(s: &dyn Store) {
     let test = scope(&t, Environment::Test);
     // A consumer of another environment cannot own a test endpoint.
     assert!(matches!(
-        s.create_endpoint(&test, &endpoint_value(&test, &c1.id, &[]), &[], LIMITS)
-            .await,
+        s.create_endpoint(
+            &test,
+            &endpoint_value(&test, &c1.id, &[]),
+            &[],
+            LIMITS,
+            None
+        )
+        .await,
         Err(StoreError::MissingReference("consumer_id"))
     ));
     let listed = s.list_endpoints(&live, None, &page(10)).await.unwrap();
@@ -457,13 +486,13 @@ pub async fn endpoints_enforce_limits_and_scope(s: &dyn Store) {
     changed.description = Some("renamed".into());
     changed.state = EndpointState::Paused;
     changed.updated_at = T0.plus_seconds(5);
-    s.update_endpoint(&live, &changed).await.unwrap();
+    s.update_endpoint(&live, &changed, None).await.unwrap();
     assert_eq!(
         s.get_endpoint(&live, &one.id).await.unwrap(),
         Some(changed.clone())
     );
     assert!(matches!(
-        s.update_endpoint(&scope(&other, Environment::Live), &changed)
+        s.update_endpoint(&scope(&other, Environment::Live), &changed, None)
             .await,
         Err(StoreError::NotFound)
     ));
@@ -725,13 +754,13 @@ pub async fn paused_and_disabled_endpoints_get_held_messages(s: &dyn Store) {
     let c = consumer(s, &live, "c").await;
     let mut paused = endpoint_value(&live, &c.id, &["order.shipped"]);
     paused.state = EndpointState::Paused;
-    s.create_endpoint(&live, &paused, &[], LIMITS)
+    s.create_endpoint(&live, &paused, &[], LIMITS, None)
         .await
         .unwrap();
     let mut disabled = endpoint_value(&live, &c.id, &["order.shipped"]);
     disabled.state = EndpointState::Disabled;
     disabled.disabled_reason = Some("manual".into());
-    s.create_endpoint(&live, &disabled, &[], LIMITS)
+    s.create_endpoint(&live, &disabled, &[], LIMITS, None)
         .await
         .unwrap();
     s.publish(&live, new_event("evt_h", "order.shipped", None))
@@ -756,12 +785,12 @@ pub async fn deleting_an_endpoint_dead_letters_its_pending_messages(s: &dyn Stor
     s.publish(&live, new_event("evt_d1", "order.shipped", None))
         .await
         .unwrap();
-    s.delete_endpoint(&live, &e.id, T0.plus_seconds(1))
+    s.delete_endpoint(&live, &e.id, T0.plus_seconds(1), None)
         .await
         .unwrap();
     assert_eq!(s.get_endpoint(&live, &e.id).await.unwrap(), None);
     assert!(matches!(
-        s.delete_endpoint(&live, &e.id, T0).await,
+        s.delete_endpoint(&live, &e.id, T0, None).await,
         Err(StoreError::NotFound)
     ));
     let msgs = s
@@ -793,7 +822,7 @@ pub async fn updating_subscriptions_changes_the_fan_out(s: &dyn Store) {
         .unwrap();
     assert_eq!(out.messages_created, 0);
     e.event_types = vec!["order.shipped".into(), "order.shipped".into()];
-    s.update_endpoint(&live, &e).await.unwrap();
+    s.update_endpoint(&live, &e, None).await.unwrap();
     let out = s
         .publish(&live, new_event("evt_u2", "order.shipped", None))
         .await
@@ -1326,7 +1355,7 @@ pub async fn completion_applies_only_while_the_lease_holds(s: &dyn Store) {
         .await
         .unwrap();
     assert_eq!(again.len(), 1);
-    s.delete_endpoint(&live, &again[0].endpoint.id, T0.plus_seconds(32))
+    s.delete_endpoint(&live, &again[0].endpoint.id, T0.plus_seconds(32), None)
         .await
         .unwrap();
     assert_eq!(
@@ -1506,7 +1535,7 @@ pub async fn signing_keys_are_stored_with_the_endpoint(s: &dyn Store) {
     };
     let old = key("whk_old", T0, Some(T0.plus_seconds(3600)));
     let new = key("whk_new", T0.plus_seconds(1), None);
-    s.create_endpoint(&live, &e, &[old.clone(), new.clone()], LIMITS)
+    s.create_endpoint(&live, &e, &[old.clone(), new.clone()], LIMITS, None)
         .await
         .unwrap();
     assert_eq!(s.endpoint_keys(&e.id).await.unwrap(), vec![new, old]);
@@ -1538,9 +1567,15 @@ pub async fn key_rotation_retires_old_keys_and_is_audited(s: &dyn Store) {
         created_at: at,
         retires_at: None,
     };
-    s.create_endpoint(&live, &e, &[rec("whk_1", SignatureScheme::V1a, T0)], LIMITS)
-        .await
-        .unwrap();
+    s.create_endpoint(
+        &live,
+        &e,
+        &[rec("whk_1", SignatureScheme::V1a, T0)],
+        LIMITS,
+        None,
+    )
+    .await
+    .unwrap();
     let t1 = T0.plus_seconds(10);
     let keys = s
         .rotate_endpoint_key(
@@ -1718,11 +1753,11 @@ pub async fn cancelling_ends_pending_attempts_and_beats_a_late_completion(s: &dy
         .await
         .unwrap();
     let (a, b) = (&msgs.data[0], &msgs.data[1]);
-    let cancelled = s.cancel_message(&live, &a.id, T0).await.unwrap();
+    let cancelled = s.cancel_message(&live, &a.id, T0, None).await.unwrap();
     assert_eq!(cancelled.state, MessageState::Cancelled);
     assert_eq!(cancelled.terminal_reason.as_deref(), Some("cancelled"));
     assert!(matches!(
-        s.cancel_message(&live, &a.id, T0).await,
+        s.cancel_message(&live, &a.id, T0, None).await,
         Err(StoreError::Conflict(_))
     ));
     // In flight: the attempt's completion can no longer change it.
@@ -1732,7 +1767,7 @@ pub async fn cancelling_ends_pending_attempts_and_beats_a_late_completion(s: &dy
         .unwrap();
     assert_eq!(claimed.len(), 1);
     assert_eq!(claimed[0].message.id, b.id);
-    s.cancel_message(&live, &b.id, T0).await.unwrap();
+    s.cancel_message(&live, &b.id, T0, None).await.unwrap();
     assert_eq!(
         s.complete(&[completion(&claimed[0], "w", delivered(&claimed[0]))])
             .await
@@ -1746,7 +1781,7 @@ pub async fn cancelling_ends_pending_attempts_and_beats_a_late_completion(s: &dy
     );
     let other = tenant(s, "b").await;
     assert!(matches!(
-        s.cancel_message(&scope(&other, Environment::Live), &b.id, T0)
+        s.cancel_message(&scope(&other, Environment::Live), &b.id, T0, None)
             .await,
         Err(StoreError::NotFound)
     ));
@@ -2048,7 +2083,7 @@ pub async fn purge_removes_old_events_with_their_messages_in_batches(s: &dyn Sto
             .await
             .unwrap();
         for m in messages.data {
-            s.cancel_message(&live, &m.id, T0).await.unwrap();
+            s.cancel_message(&live, &m.id, T0, None).await.unwrap();
         }
     }
     let fresh = NewEvent {
@@ -2115,7 +2150,7 @@ pub async fn bulk_retry_jobs_advance_by_cursor_and_resume_after_a_lost_worker(s:
         })
         .collect();
     s.complete(&failed).await.unwrap();
-    s.delete_endpoint(&live, &endpoints[2].id, T0)
+    s.delete_endpoint(&live, &endpoints[2].id, T0, None)
         .await
         .unwrap();
     let job = crate::Job {
@@ -2252,7 +2287,7 @@ pub async fn claims_take_at_most_each_endpoints_room(s: &dyn Store) {
     let roomy = endpoint(s, &live, &c.id, &["order.shipped"]).await;
     let mut narrow = endpoint_value(&live, &c.id, &["order.shipped"]);
     narrow.max_concurrency = 3;
-    s.create_endpoint(&live, &narrow, &[], LIMITS)
+    s.create_endpoint(&live, &narrow, &[], LIMITS, None)
         .await
         .unwrap();
     for i in 0..6 {
@@ -2316,7 +2351,7 @@ pub async fn claims_look_past_full_and_capped_endpoints_backlogs(s: &dyn Store) 
     let roomy = endpoint(s, &live, &c.id, &["room.queued"]).await;
     let mut narrow = endpoint_value(&live, &c.id, &["narrow.queued"]);
     narrow.max_concurrency = 2;
-    s.create_endpoint(&live, &narrow, &[], LIMITS)
+    s.create_endpoint(&live, &narrow, &[], LIMITS, None)
         .await
         .unwrap();
     let healthy = endpoint(s, &live, &c.id, &["order.shipped"]).await;
@@ -2793,7 +2828,9 @@ pub async fn the_failure_clock_warns_at_72_hours_and_disables_at_5_days(s: &dyn 
     let e = endpoint(s, &live, &c.id, &["order.shipped"]).await;
     let mut keep = endpoint_value(&live, &c.id, &["order.created"]);
     keep.auto_disable = false;
-    s.create_endpoint(&live, &keep, &[], LIMITS).await.unwrap();
+    s.create_endpoint(&live, &keep, &[], LIMITS, None)
+        .await
+        .unwrap();
     s.publish(&live, new_event("evt_1", "order.shipped", None))
         .await
         .unwrap();
@@ -2888,15 +2925,25 @@ pub async fn operational_events_reach_subscribers_without_cascading(s: &dyn Stor
     let t = tenant(s, "a").await;
     let live = scope(&t, Environment::Live);
     let c = consumer(s, &live, "c").await;
+    let own = tenant_side::tenant_consumer(s, &live).await;
     let failing = endpoint(s, &live, &c.id, &["order.shipped"]).await;
     let ops = endpoint(
+        s,
+        &live,
+        &own.id,
+        &[ATTEMPT_EXHAUSTED, ENDPOINT_DISABLED, ENDPOINT_RECOVERED],
+    )
+    .await;
+    let _all = endpoint(s, &live, &c.id, &["*"]).await;
+    // A customer's endpoint that names them (as one could before consumers
+    // had a kind; the API refuses it now) receives none of them.
+    let customer = endpoint(
         s,
         &live,
         &c.id,
         &[ATTEMPT_EXHAUSTED, ENDPOINT_DISABLED, ENDPOINT_RECOVERED],
     )
     .await;
-    let _all = endpoint(s, &live, &c.id, &["*"]).await;
     s.publish(&live, new_event("evt_1", "order.shipped", None))
         .await
         .unwrap();
@@ -3000,4 +3047,11 @@ pub async fn operational_events_reach_subscribers_without_cascading(s: &dyn Stor
         types,
         vec![ATTEMPT_EXHAUSTED, ENDPOINT_DISABLED, ENDPOINT_RECOVERED]
     );
+    let leaked: Vec<String> = messages_of(s, &live, &customer.id)
+        .await
+        .into_iter()
+        .map(|m| m.event_type)
+        .filter(|t| relay_core::operational::is_operational(t))
+        .collect();
+    assert!(leaked.is_empty(), "a customer learnt: {leaked:?}");
 }

@@ -503,13 +503,15 @@ pub trait Store: Send + Sync + 'static {
     /// Fails with `Conflict("consumer_has_endpoints")` while endpoints remain.
     async fn delete_consumer(&self, scope: &Scope, id: &str) -> Result<()>;
 
-    /// Creates the endpoint with its signing keys, within the operator limits.
+    /// Creates the endpoint with its signing keys, within the operator
+    /// limits, and `audit` (if any) in the same transaction.
     async fn create_endpoint(
         &self,
         scope: &Scope,
         endpoint: &Endpoint,
         keys: &[EndpointKeyRecord],
         limits: EndpointLimits,
+        audit: Option<&AuditEntry>,
     ) -> Result<()>;
     /// The endpoint's signing keys, newest first (retired ones included).
     async fn endpoint_keys(&self, endpoint_id: &str) -> Result<Vec<EndpointKeyRecord>>;
@@ -537,12 +539,14 @@ pub trait Store: Send + Sync + 'static {
         audit: &AuditEntry,
     ) -> Result<Endpoint>;
     /// Cancels a message's pending attempts (`cancelled`); an attempt in
-    /// flight finishes but cannot change the message any more.
+    /// flight finishes but cannot change the message any more. `audit` (if
+    /// any) is written in the same transaction.
     async fn cancel_message(
         &self,
         scope: &Scope,
         message_id: &str,
         now: Timestamp,
+        audit: Option<&AuditEntry>,
     ) -> Result<Message>;
     /// Requeues an endpoint's failed and unattempted messages created in
     /// `[since, until)`: their schedule restarts now. Returns how many.
@@ -661,11 +665,24 @@ pub trait Store: Send + Sync + 'static {
         consumer_id: Option<&str>,
         page: &PageRequest,
     ) -> Result<Page<Endpoint>>;
-    /// Replaces the endpoint's changeable fields and its subscriptions.
-    async fn update_endpoint(&self, scope: &Scope, endpoint: &Endpoint) -> Result<()>;
+    /// Replaces the endpoint's changeable fields and its subscriptions, with
+    /// `audit` (if any) in the same transaction.
+    async fn update_endpoint(
+        &self,
+        scope: &Scope,
+        endpoint: &Endpoint,
+        audit: Option<&AuditEntry>,
+    ) -> Result<()>;
     /// Removes the endpoint; its messages that were still to be delivered become
-    /// `dead_lettered` with reason `endpoint_removed`.
-    async fn delete_endpoint(&self, scope: &Scope, id: &str, now: Timestamp) -> Result<()>;
+    /// `dead_lettered` with reason `endpoint_removed`. `audit` (if any) is
+    /// written in the same transaction.
+    async fn delete_endpoint(
+        &self,
+        scope: &Scope,
+        id: &str,
+        now: Timestamp,
+        audit: Option<&AuditEntry>,
+    ) -> Result<()>;
 
     /// Writes the event and one message per matching endpoint in one
     /// transaction; with an [`Intake`] set, leases what it has room for.

@@ -21,6 +21,7 @@ const LIVE_DUE_BY_ENDPOINT: &str = include_str!("../migrations/0004_live_due_by_
 const MESSAGE_TTL: &str = include_str!("../migrations/0005_message_ttl.sql");
 const MESSAGES_BY_EVENT: &str = include_str!("../migrations/0006_messages_by_event.sql");
 const EVENT_TIME: &str = include_str!("../migrations/0007_event_time.sql");
+const CONSUMER_KIND: &str = include_str!("../migrations/0008_consumer_kind.sql");
 
 /// All migrations, oldest first. Never edit one that has shipped; add another.
 pub const MIGRATIONS: &[Migration] = &[
@@ -65,6 +66,12 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "event_time",
         postgres: EVENT_TIME,
         sqlite: EVENT_TIME,
+    },
+    Migration {
+        version: 8,
+        name: "consumer_kind",
+        postgres: CONSUMER_KIND,
+        sqlite: CONSUMER_KIND,
     },
 ];
 

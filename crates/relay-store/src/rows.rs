@@ -5,8 +5,8 @@
 //! state name, broken JSON) is [`StoreError::Corrupt`], never a panic.
 
 use relay_core::model::{
-    ApiKey, Attempt, AttemptTrigger, Consumer, Destination, Endpoint, EndpointState, Environment,
-    Event, Message, MessageState, SignatureScheme, Tenant,
+    ApiKey, Attempt, AttemptTrigger, Consumer, ConsumerKind, Destination, Endpoint, EndpointState,
+    Environment, Event, Message, MessageState, SignatureScheme, Tenant,
 };
 use relay_core::time::Timestamp;
 use serde_json::value::RawValue;
@@ -96,6 +96,11 @@ pub fn consumer(r: &impl RowExt) -> Result<Consumer> {
     Ok(Consumer {
         id: r.text("id")?,
         external_id: r.text("external_id")?,
+        kind: {
+            let kind = r.text("kind")?;
+            ConsumerKind::parse(&kind)
+                .ok_or_else(|| StoreError::Corrupt(format!("consumer kind `{kind}`")))?
+        },
         name: r.opt_text("name")?,
         source: r.text("source")?,
         environment: r.environment("environment")?,

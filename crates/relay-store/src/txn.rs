@@ -1314,8 +1314,10 @@ async fn observe_health<X: Exec>(
 }
 
 /// Publishes an operational event (`relay_core::operational`) inside the
-/// caller's transaction, to the endpoints of the endpoint's tenant and
-/// environment that subscribe to it by name.
+/// caller's transaction, to the endpoints of the tenant's own consumer
+/// (kind `tenant`) in the endpoint's environment that subscribe to it by
+/// name. Never to a customer's endpoint: the event describes the tenant's
+/// endpoints, other customers' among them.
 pub async fn emit_operational<X: Exec>(
     x: &mut X,
     about_endpoint: &str,
@@ -1336,8 +1338,9 @@ pub async fn emit_operational<X: Exec>(
     let targets = x
         .fetch(&SqlBuilder::numbered(
             "SELECT e.id, e.state FROM endpoint_subscriptions s JOIN endpoints e ON e.id = s.endpoint_id \
+             JOIN consumers c ON c.id = e.consumer_id \
              WHERE s.tenant_id = $1 AND s.environment = $2 AND s.event_type = $3 AND e.deleted_at IS NULL \
-             ORDER BY e.id",
+             AND c.kind = 'tenant' ORDER BY e.id",
             [
                 Bind::Text(tenant_id.clone()),
                 Bind::Text(environment.clone()),

@@ -46,6 +46,7 @@ async fn no_key_material_is_stored_in_clear() {
     let consumer = Consumer {
         id: new_id(IdKind::Consumer, now),
         external_id: "c".into(),
+        kind: relay_core::model::ConsumerKind::Customer,
         name: None,
         source: "/c".into(),
         environment: Environment::Live,
@@ -92,6 +93,7 @@ async fn no_key_material_is_stored_in_clear() {
                     per_tenant: 10,
                     per_consumer: 10,
                 },
+                None,
             )
             .await
             .unwrap();

@@ -61,6 +61,8 @@ conformance!(
     purge_keeps_events_whose_messages_are_live,
     a_completion_whose_message_is_gone_is_skipped_and_the_rest_commit,
     a_bulk_retry_restarts_nothing_whose_event_is_outside_retention,
+    a_tenant_has_at_most_one_tenant_consumer_per_environment,
+    an_audit_entry_commits_with_its_change_or_not_at_all,
     recover_restarts_failed_and_unattempted_messages_in_range,
     a_manual_lease_excludes_automatic_attempts_and_vice_versa,
     replay_delivers_retained_events_to_an_endpoint_once,

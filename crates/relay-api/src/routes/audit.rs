@@ -42,19 +42,3 @@ pub fn entry(
         at,
     }
 }
-
-/// Appends to the audit log after the action succeeded (for actions the store
-/// does not audit in their own transaction). A failure to write the entry is
-/// logged, not returned: the action itself has happened.
-pub async fn record(
-    state: &AppState,
-    auth: &TenantAuth,
-    action: &str,
-    target: &str,
-    parameters: serde_json::Value,
-) {
-    let audit = entry(auth, action, target, parameters, state.clock.now());
-    if let Err(e) = state.store.append_audit(&auth.scope, &audit).await {
-        tracing::error!(error = %e, action, target, "cannot write the audit log");
-    }
-}

@@ -6,9 +6,9 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use relay_core::id::IdKind;
-use relay_core::model::{Consumer, Page};
+use relay_core::model::{Consumer, ConsumerKind, Page};
 use relay_core::validate;
-use relay_store::{ConsumerPatch, new_id};
+use relay_store::{ConsumerPatch, StoreError, new_id};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
@@ -28,6 +28,10 @@ pub struct CreateConsumer {
     /// CloudEvents `source` for deliveries to this consumer: a URI reference
     /// (RFC 3986) of at most 512 bytes; defaults to `/consumers/{external_id}`.
     pub source: Option<String>,
+    /// `customer` (default) or `tenant`: the tenant itself, whose endpoints
+    /// alone may subscribe to Relay's operational events. At most one
+    /// `tenant` consumer per environment; fixed at creation.
+    pub kind: Option<ConsumerKind>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -68,13 +72,25 @@ pub async fn create(
     let consumer = Consumer {
         id: new_id(IdKind::Consumer, now),
         external_id: body.external_id,
+        kind: body.kind.unwrap_or_default(),
         name: body.name,
         source,
         environment: auth.scope.environment,
         created_at: now,
         updated_at: now,
     };
-    state.store.create_consumer(&auth.scope, &consumer).await?;
+    state
+        .store
+        .create_consumer(&auth.scope, &consumer)
+        .await
+        .map_err(|e| match e {
+            StoreError::Conflict("tenant_consumer_exists") => ApiError::new(
+                StatusCode::CONFLICT,
+                "tenant_consumer_exists",
+                "this environment has its tenant consumer already (kind `tenant`); there is one at most",
+            ),
+            other => other.into(),
+        })?;
     Ok((StatusCode::CREATED, Json(consumer)))
 }
 

@@ -12,7 +12,9 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use relay_core::id::IdKind;
-use relay_core::model::{Destination, Endpoint, EndpointState, Page, SignatureScheme};
+use relay_core::model::{
+    ConsumerKind, Destination, Endpoint, EndpointState, Page, SignatureScheme,
+};
 use relay_core::retry::RetrySchedule;
 use relay_core::signature::SigningKey;
 use relay_core::validate;
@@ -222,6 +224,35 @@ async fn validate_settings(
         }
     }
 
+    // Operational events describe the tenant's endpoints (its customers'
+    // among them): only the tenant's own consumer may subscribe to them. `*`
+    // never includes them.
+    if e.event_types
+        .iter()
+        .any(|t| relay_core::operational::is_operational(t))
+    {
+        let own = state
+            .store
+            .get_consumer(scope, &e.consumer_id)
+            .await?
+            .is_some_and(|c| c.kind == ConsumerKind::Tenant);
+        if let Some((i, t)) = e
+            .event_types
+            .iter()
+            .enumerate()
+            .find(|(_, t)| relay_core::operational::is_operational(t))
+            .filter(|_| !own)
+        {
+            return Err(ApiError::invalid(
+                "operational_event_type_reserved",
+                &format!("/event_types/{i}"),
+                format!(
+                    "`{t}` is one of Relay's operational events, delivered only to the endpoints of the \
+                     tenant's own consumer (kind `tenant`), never to a customer's"
+                ),
+            ));
+        }
+    }
     for (i, t) in e.event_types.iter().enumerate() {
         if t != "*"
             && !relay_core::operational::is_operational(t)
@@ -278,6 +309,18 @@ pub async fn create(
         SigningKey::Hmac(h) => (Some(h.expose_whsec()), None),
         SigningKey::Ed25519(k) => (None, Some(k.public_key().to_whpk())),
     };
+    let audit = super::audit::entry(
+        &auth,
+        "endpoint.created",
+        &endpoint.id,
+        serde_json::json!({
+            "url": destination_url(&endpoint),
+            "event_types": endpoint.event_types,
+            "signature_scheme": endpoint.signature_scheme.as_str(),
+            "auto_disable": endpoint.auto_disable,
+        }),
+        now,
+    );
     state
         .store
         .create_endpoint(
@@ -285,6 +328,7 @@ pub async fn create(
             &endpoint,
             std::slice::from_ref(&key_record),
             state.settings.endpoint_limits,
+            Some(&audit),
         )
         .await
         .map_err(|e| match e {
@@ -295,18 +339,6 @@ pub async fn create(
             ),
             other => other.into(),
         })?;
-    super::audit::record(
-        &state,
-        &auth,
-        "endpoint.created",
-        &endpoint.id,
-        serde_json::json!({
-            "url": destination_url(&endpoint),
-            "event_types": endpoint.event_types,
-            "signature_scheme": endpoint.signature_scheme.as_str(),
-        }),
-    )
-    .await;
     Ok((
         StatusCode::CREATED,
         Json(EndpointCreated {
@@ -465,14 +497,27 @@ pub async fn update(
     if let Some(f) = body.snapshot_fields {
         endpoint.snapshot_fields = f;
     }
+    // Turning automatic disabling off (or on again) is audited with the
+    // change, in its transaction.
+    let auto_disable_was = endpoint.auto_disable;
     if let Some(a) = body.auto_disable {
         endpoint.auto_disable = a;
     }
-    endpoint.updated_at = state.clock.now();
+    let now = state.clock.now();
+    endpoint.updated_at = now;
     let warnings = validate_settings(&state, &auth.scope, &mut endpoint, sets_schedule).await?;
+    let audit = (endpoint.auto_disable != auto_disable_was).then(|| {
+        super::audit::entry(
+            &auth,
+            "endpoint.auto_disable_changed",
+            &id,
+            serde_json::json!({ "from": auto_disable_was, "to": endpoint.auto_disable }),
+            now,
+        )
+    });
     state
         .store
-        .update_endpoint(&auth.scope, &endpoint)
+        .update_endpoint(&auth.scope, &endpoint, audit.as_ref())
         .await
         .map_err(or_not_found("endpoint"))?;
     Ok(Json(EndpointOut { endpoint, warnings }))
@@ -486,19 +531,13 @@ pub async fn delete(
     auth: TenantAuth,
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
+    let now = state.clock.now();
+    let audit = super::audit::entry(&auth, "endpoint.deleted", &id, serde_json::json!({}), now);
     state
         .store
-        .delete_endpoint(&auth.scope, &id, state.clock.now())
+        .delete_endpoint(&auth.scope, &id, now, Some(&audit))
         .await
         .map_err(or_not_found("endpoint"))?;
-    super::audit::record(
-        &state,
-        &auth,
-        "endpoint.deleted",
-        &id,
-        serde_json::json!({}),
-    )
-    .await;
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -381,9 +381,10 @@ pub async fn cancel(
     Path(id): Path<String>,
 ) -> Result<Json<Message>, ApiError> {
     let now = state.clock.now();
+    let audit = entry(&auth, "message.cancelled", &id, serde_json::json!({}), now);
     let message = state
         .store
-        .cancel_message(&auth.scope, &id, now)
+        .cancel_message(&auth.scope, &id, now, Some(&audit))
         .await
         .map_err(|e| match e {
             StoreError::Conflict(_) => ApiError::new(
@@ -393,14 +394,6 @@ pub async fn cancel(
             ),
             other => or_not_found("message")(other),
         })?;
-    super::audit::record(
-        &state,
-        &auth,
-        "message.cancelled",
-        &id,
-        serde_json::json!({}),
-    )
-    .await;
     Ok(Json(message))
 }
 

@@ -133,6 +133,7 @@ impl Env {
         let consumer = Consumer {
             id: new_id(IdKind::Consumer, now),
             external_id: "merchant-42".into(),
+            kind: relay_core::model::ConsumerKind::Customer,
             name: None,
             source: "https://acme.example/merchants/42".into(),
             environment: Environment::Live,
@@ -181,6 +182,7 @@ impl Env {
                     per_tenant: 100,
                     per_consumer: 100,
                 },
+                None,
             )
             .await
             .unwrap();

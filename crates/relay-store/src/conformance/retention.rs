@@ -157,7 +157,9 @@ pub async fn a_completion_whose_message_is_gone_is_skipped_and_the_rest_commit(s
         (&claimed[1], &claimed[0])
     };
     // Cancelled while its attempt runs, then purged with its event.
-    s.cancel_message(&live, &gone.message.id, T0).await.unwrap();
+    s.cancel_message(&live, &gone.message.id, T0, None)
+        .await
+        .unwrap();
     assert_eq!(s.purge_before(T0.plus_seconds(1), 10).await.unwrap(), 1);
     assert!(
         s.get_message(&live, &gone.message.id)

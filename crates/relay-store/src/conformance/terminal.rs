@@ -29,7 +29,7 @@ pub async fn waiting_messages_expire_when_their_ttl_passes(s: &dyn Store) {
     let waiting = endpoint(s, &live, &c.id, &["order.shipped"]).await;
     let mut paused = endpoint_value(&live, &c.id, &["order.shipped"]);
     paused.state = EndpointState::Paused;
-    s.create_endpoint(&live, &paused, &[], LIMITS)
+    s.create_endpoint(&live, &paused, &[], LIMITS, None)
         .await
         .unwrap();
     let busy = endpoint(s, &live, &c.id, &["order.shipped"]).await;

@@ -1,0 +1,219 @@
+//! The tenant's own side: its consumer (kind `tenant`, the only one whose
+//! endpoints receive operational events), and audit entries that commit
+//! with the change they record or not at all.
+
+use relay_core::id::IdKind;
+use relay_core::model::{Consumer, ConsumerKind, Environment, MessageState};
+
+use super::{
+    LIMITS, T0, audit, consumer, endpoint, endpoint_value, new_event, page, scope, tenant,
+};
+use crate::{Scope, Store, StoreError, new_id};
+
+/// The tenant's own consumer in `sc`.
+pub(crate) async fn tenant_consumer(s: &dyn Store, sc: &Scope) -> Consumer {
+    let c = Consumer {
+        id: new_id(IdKind::Consumer, T0),
+        external_id: "ourselves".into(),
+        kind: ConsumerKind::Tenant,
+        name: Some("Our own systems".into()),
+        source: "/ops".into(),
+        environment: sc.environment,
+        created_at: T0,
+        updated_at: T0,
+    };
+    s.create_consumer(sc, &c)
+        .await
+        .expect("create the tenant consumer");
+    c
+}
+
+pub async fn a_tenant_has_at_most_one_tenant_consumer_per_environment(s: &dyn Store) {
+    let t = tenant(s, "a").await;
+    let live = scope(&t, Environment::Live);
+    let customer = consumer(s, &live, "merchant-1").await;
+    let own = tenant_consumer(s, &live).await;
+    assert_eq!(
+        s.get_consumer(&live, &own.id).await.unwrap().unwrap().kind,
+        ConsumerKind::Tenant
+    );
+    assert_eq!(
+        s.get_consumer(&live, &customer.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .kind,
+        ConsumerKind::Customer
+    );
+    let second = Consumer {
+        id: new_id(IdKind::Consumer, T0),
+        external_id: "ourselves-again".into(),
+        ..own.clone()
+    };
+    assert!(matches!(
+        s.create_consumer(&live, &second).await,
+        Err(StoreError::Conflict("tenant_consumer_exists"))
+    ));
+    // Another environment has its own.
+    let test = scope(&t, Environment::Test);
+    s.create_consumer(
+        &test,
+        &Consumer {
+            environment: Environment::Test,
+            ..second
+        },
+    )
+    .await
+    .expect("one in each environment");
+    let listed = s.list_consumers(&live, &page(10)).await.unwrap().data;
+    assert_eq!(
+        listed
+            .iter()
+            .filter(|c| c.kind == ConsumerKind::Tenant)
+            .count(),
+        1
+    );
+}
+
+async fn entries(s: &dyn Store, sc: &Scope) -> usize {
+    s.list_audit(sc, &page(50)).await.unwrap().data.len()
+}
+
+pub async fn an_audit_entry_commits_with_its_change_or_not_at_all(s: &dyn Store) {
+    let t = tenant(s, "a").await;
+    let live = scope(&t, Environment::Live);
+    let c = consumer(s, &live, "c").await;
+    let e = endpoint(s, &live, &c.id, &["order.shipped"]).await;
+    // An entry already written: writing it again fails (same id), and so
+    // must the change it comes with.
+    let taken = audit("endpoint.paused", &e.id, T0);
+    s.set_endpoint_state(
+        &live,
+        &e.id,
+        relay_core::model::EndpointState::Paused,
+        None,
+        &taken,
+    )
+    .await
+    .unwrap();
+    s.set_endpoint_state(
+        &live,
+        &e.id,
+        relay_core::model::EndpointState::Active,
+        None,
+        &audit("endpoint.resumed", &e.id, T0),
+    )
+    .await
+    .unwrap();
+    let before = entries(s, &live).await;
+
+    // Creating an endpoint.
+    let other = endpoint_value(&live, &c.id, &["order.shipped"]);
+    assert!(
+        s.create_endpoint(&live, &other, &[], LIMITS, Some(&taken))
+            .await
+            .is_err()
+    );
+    assert!(s.get_endpoint(&live, &other.id).await.unwrap().is_none());
+    // Turning automatic disabling off.
+    let mut changed = e.clone();
+    changed.auto_disable = false;
+    assert!(
+        s.update_endpoint(&live, &changed, Some(&taken))
+            .await
+            .is_err()
+    );
+    assert!(
+        s.get_endpoint(&live, &e.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .auto_disable
+    );
+    // Cancelling a message.
+    s.publish(&live, new_event("evt_a", "order.shipped", None))
+        .await
+        .unwrap();
+    let m = &s
+        .list_messages(&live, &Default::default(), &page(10))
+        .await
+        .unwrap()
+        .data[0];
+    assert!(
+        s.cancel_message(&live, &m.id, T0, Some(&taken))
+            .await
+            .is_err()
+    );
+    assert_eq!(
+        s.get_message(&live, &m.id).await.unwrap().unwrap().state,
+        MessageState::Scheduled
+    );
+    // Removing an endpoint.
+    assert!(
+        s.delete_endpoint(&live, &e.id, T0, Some(&taken))
+            .await
+            .is_err()
+    );
+    assert!(s.get_endpoint(&live, &e.id).await.unwrap().is_some());
+    assert_eq!(
+        entries(s, &live).await,
+        before,
+        "no entry without its change"
+    );
+
+    // With fresh entries, each change and its entry appear together.
+    let auto = audit("endpoint.auto_disable_changed", &e.id, T0);
+    s.update_endpoint(&live, &changed, Some(&auto))
+        .await
+        .unwrap();
+    assert!(
+        !s.get_endpoint(&live, &e.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .auto_disable
+    );
+    s.cancel_message(
+        &live,
+        &m.id,
+        T0,
+        Some(&audit("message.cancelled", &m.id, T0)),
+    )
+    .await
+    .unwrap();
+    s.create_endpoint(
+        &live,
+        &other,
+        &[],
+        LIMITS,
+        Some(&audit("endpoint.created", &other.id, T0)),
+    )
+    .await
+    .unwrap();
+    s.delete_endpoint(
+        &live,
+        &other.id,
+        T0,
+        Some(&audit("endpoint.deleted", &other.id, T0)),
+    )
+    .await
+    .unwrap();
+    let actions: Vec<String> = s
+        .list_audit(&live, &page(50))
+        .await
+        .unwrap()
+        .data
+        .into_iter()
+        .skip(before)
+        .map(|a| a.action)
+        .collect();
+    assert_eq!(
+        actions,
+        [
+            "endpoint.auto_disable_changed",
+            "message.cancelled",
+            "endpoint.created",
+            "endpoint.deleted"
+        ]
+    );
+}
