@@ -371,7 +371,7 @@ mod tests {
     /// be made without a JSON Schema library.
     fn assert_valid_cloudevent(body: &str) {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../../shared/vectors/cloudevents-v1.0.2.schema.json");
+            .join("../../testdata/cloudevents-v1.0.2.schema.json");
         let schema: Value = match std::fs::read_to_string(&path).map(|t| serde_json::from_str(&t)) {
             Ok(Ok(v)) => v,
             other => panic!(

@@ -511,11 +511,11 @@ mod tests {
 
     fn vectors() -> Value {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../../shared/vectors/standard-webhooks.json");
+            .join("../../testdata/standard-webhooks.json");
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,
             Err(e) => panic!(
-                "the Standard Webhooks vectors are missing at {} ({e}); they come from the shared folder beside the repository",
+                "the Standard Webhooks vectors are missing at {} ({e}); they are kept in the repository's testdata/",
                 path.display()
             ),
         };

@@ -19,8 +19,11 @@
 //!   server-side delay, never answering, an endless or huge streamed body,
 //!   or closing the connection.
 //! - [`record`]: [`Recorded`], one received request, and
-//!   [`Recorded::to_judge_json`], the captured-request JSON the outside
-//!   judges (`shared/judges/`) read.
+//!   [`Recorded::to_judge_json`], the captured-request JSON the judges read.
+//! - [`judges`]: [`Judges`], the project's judges (`scripts/judges/`) run by
+//!   the test environment's Python (`RELAY_TEST_PYTHON`, set by
+//!   `scripts/test`); a missing environment or a judge that gives no
+//!   verdict is a failure, never a pass.
 //!
 //! For benchmarks, set `record_bodies: false`: requests are only counted,
 //! nothing is logged, and memory stays flat over any number of requests.
@@ -48,11 +51,13 @@
 pub mod behavior;
 mod body;
 pub mod ca;
+pub mod judges;
 pub mod receiver;
 pub mod record;
 
 pub use behavior::{Behavior, Reply};
 pub use ca::{DEFAULT_LEAF_NAMES, LeafBuilder, LeafCert, TestCa, crypto_provider};
+pub use judges::Judges;
 pub use receiver::{Arrival, ArrivalHook, Receiver, ReceiverConfig, Timeout};
 pub use record::Recorded;
 /// Re-exported: the key type of [`ReceiverConfig::verify`].

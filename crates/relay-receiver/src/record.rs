@@ -70,8 +70,8 @@ impl Recorded {
         std::str::from_utf8(&self.body).ok()
     }
 
-    /// The request as the outside judges read a captured request
-    /// (`/work/shared/judges/README.md`): `{"headers": {...}, "body": "..."}`,
+    /// The request as the judges read a captured request
+    /// (`scripts/judges/README.md`): `{"headers": {...}, "body": "..."}`,
     /// with `body_b64` (standard base64) instead of `body` when the body is
     /// not UTF-8. Header names are lower-case; a repeated header's values are
     /// joined with `", "`.

@@ -1,20 +1,17 @@
-//! The receiver's captured requests, judged by the outside judges.
+//! The receiver's captured requests, judged by the judges.
 //!
 //! A CloudEvents request is built and signed here with relay-core, POSTed to
 //! a [`Receiver`] over TLS, and the recorded request is written as judge
-//! JSON and handed to `shared/judges/swh_judge.py` (Standard Webhooks `v1`
-//! with the PyPI `standardwebhooks` library, `v1a` with `cryptography` and
-//! PyNaCl) and `ce_validate.py` (the CloudEvents SDK, the official JSON
-//! Schema and the spec's rules). A tampered body must be rejected.
+//! JSON and handed to `scripts/judges/swh_judge.py` (Standard Webhooks `v1`
+//! with the PyPI `standardwebhooks` library, `v1a` with `cryptography`) and
+//! `ce_validate.py` (the CloudEvents SDK, the official JSON Schema and the
+//! spec's rules). A tampered body must be rejected.
 //!
-//! The judges sit in `shared/` beside the repository; their Python packages
-//! come from `scripts/install-test-deps.sh`. Without them the test fails
-//! when `CI` is set and is skipped (with a message) otherwise.
+//! The judges run in the test environment `scripts/test` makes
+//! (`RELAY_TEST_PYTHON`); without it the test fails, saying so.
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
@@ -23,67 +20,10 @@ use relay_core::envelope::{CONTENT_TYPE, Envelope};
 use relay_core::model::{Environment, SignatureScheme};
 use relay_core::signature::{SigningKey, sign_request};
 use relay_core::time::Timestamp;
-use relay_receiver::{Receiver, ReceiverConfig, Recorded};
+use relay_receiver::{Judges, Receiver, ReceiverConfig, Recorded};
 use serde_json::value::RawValue;
 
 const WAIT: Duration = Duration::from_secs(10);
-
-/// Modules the judges import.
-const PYTHON_MODULES: &str = "import standardwebhooks, svix, nacl, cryptography, cloudevents, \
-     jsonschema, opentelemetry, rfc3339_validator, rfc3986_validator";
-
-fn judges_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/judges")
-}
-
-/// The judges' folder when python3 and the judges' packages are there.
-fn judges() -> Option<PathBuf> {
-    let dir = judges_dir();
-    let why = if !dir.join("swh_judge.py").is_file() || !dir.join("ce_validate.py").is_file() {
-        format!("no judges in {}", dir.display())
-    } else {
-        match Command::new("python3")
-            .args(["-c", PYTHON_MODULES])
-            .output()
-        {
-            Err(e) => format!("python3 cannot run: {e}"),
-            Ok(out) if !out.status.success() => format!(
-                "python3 lacks the judges' packages: {}",
-                String::from_utf8_lossy(&out.stderr)
-                    .lines()
-                    .last()
-                    .unwrap_or("")
-            ),
-            Ok(_) => return Some(dir),
-        }
-    };
-    if std::env::var_os("CI").is_some() {
-        panic!("outside judges unavailable: run scripts/install-test-deps.sh ({why})");
-    }
-    println!("SKIPPED: outside judges unavailable (run scripts/install-test-deps.sh)");
-    println!("({why})");
-    None
-}
-
-/// Runs `script` on the judge JSON of `request`; returns (accepted, output).
-fn judge(dir: &Path, script: &str, args: &[&str], request: &Recorded) -> (bool, String) {
-    let tmp = tempfile::tempdir().expect("temp dir");
-    let file = tmp.path().join("request.json");
-    request.write_judge_json(&file).expect("write judge JSON");
-    let out = Command::new("python3")
-        .arg(dir.join(script))
-        .args(args)
-        .arg(&file)
-        .output()
-        .expect("run the judge");
-    let text = format!(
-        "{script} {args:?} -> {}\n{}{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), text)
-}
 
 fn now() -> Timestamp {
     let ms = SystemTime::now()
@@ -149,9 +89,7 @@ async fn deliver(
 
 #[tokio::test]
 async fn captured_requests_satisfy_the_outside_judges() {
-    let Some(dir) = judges() else {
-        return;
-    };
+    let judges = Judges::find();
     let hmac = SigningKey::generate(SignatureScheme::V1, [0x11; 32]);
     let ed = SigningKey::generate(SignatureScheme::V1a, [0x22; 32]);
     let SigningKey::Hmac(secret) = &hmac else {
@@ -176,12 +114,12 @@ async fn captured_requests_satisfy_the_outside_judges() {
         let keys = std::slice::from_ref(key);
         let good = deliver(&receiver, &mut conn, keys, &id, &body, &body).await;
         assert_eq!(good.signature_valid, Some(true), "{scheme}");
-        let (ok, out) = judge(&dir, "swh_judge.py", &["--secret", secret_arg], &good);
+        let (ok, out) = judges.judge("swh_judge.py", &["--secret", secret_arg], &good);
         assert!(
             ok,
             "{scheme}: the signature judge rejects a good request\n{out}"
         );
-        let (ok, out) = judge(&dir, "ce_validate.py", &[], &good);
+        let (ok, out) = judges.judge("ce_validate.py", &[], &good);
         assert!(
             ok,
             "{scheme}: the CloudEvents judge rejects the event\n{out}"
@@ -191,7 +129,7 @@ async fn captured_requests_satisfy_the_outside_judges() {
         let tampered = cloudevent(&id, 999);
         let bad = deliver(&receiver, &mut conn, keys, &id, &body, &tampered).await;
         assert_eq!(bad.signature_valid, Some(false), "{scheme}");
-        let (ok, out) = judge(&dir, "swh_judge.py", &["--secret", secret_arg], &bad);
+        let (ok, out) = judges.judge("swh_judge.py", &["--secret", secret_arg], &bad);
         assert!(
             !ok,
             "{scheme}: the signature judge accepts a tampered body\n{out}"
@@ -210,8 +148,7 @@ async fn captured_requests_satisfy_the_outside_judges() {
         &body,
     )
     .await;
-    let (ok, out) = judge(
-        &dir,
+    let (ok, out) = judges.judge(
         "swh_judge.py",
         &["--secret", &whsec, "--secret", &whpk],
         &both,
@@ -230,7 +167,7 @@ async fn captured_requests_satisfy_the_outside_judges() {
     )
     .await;
     assert!(raw.to_judge_json().contains("\"body_b64\""));
-    let (ok, out) = judge(&dir, "swh_judge.py", &["--secret", &whpk], &raw);
+    let (ok, out) = judges.judge("swh_judge.py", &["--secret", &whpk], &raw);
     assert!(ok, "body_b64 request rejected\n{out}");
 
     // The judges really judge: a wrong key is rejected too.
@@ -238,8 +175,7 @@ async fn captured_requests_satisfy_the_outside_judges() {
     let SigningKey::Ed25519(other) = &other else {
         panic!("not Ed25519")
     };
-    let (ok, out) = judge(
-        &dir,
+    let (ok, out) = judges.judge(
         "swh_judge.py",
         &["--secret", &other.public_key().to_whpk()],
         &raw,

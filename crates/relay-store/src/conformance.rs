@@ -2,7 +2,8 @@
 //!
 //! Each `pub async fn` is one case taking a fresh, migrated store.
 //! `tests/conformance.rs` runs every case on SQLite always, and on PostgreSQL
-//! when `RELAY_TEST_POSTGRES_URL` is set (each test in its own schema). A new
+//! when the tests have one ([`crate::testenv`]: `RELAY_TEST_POSTGRES_URL`, or
+//! the local server when it answers; each test in its own schema). A new
 //! storage behaviour gets a case here first.
 
 use std::sync::Arc;
@@ -59,18 +60,15 @@ impl TestDb {
         }
     }
 
-    /// A fresh schema in the PostgreSQL that `RELAY_TEST_POSTGRES_URL` names,
-    /// or `None` (with a line on stderr saying the test is skipped) when unset.
+    /// A fresh schema in the tests' PostgreSQL ([`crate::testenv::postgres_url`]),
+    /// or `None` (after a `SKIPPED` line) when there is none.
     pub async fn postgres(test: &str) -> Option<TestDb> {
-        let Ok(url) = std::env::var("RELAY_TEST_POSTGRES_URL") else {
-            eprintln!("SKIPPED on PostgreSQL: {test} (set RELAY_TEST_POSTGRES_URL to run it)");
-            return None;
-        };
+        let url = crate::testenv::postgres_url(test)?;
         let schema = format!("t_{}", new_id(IdKind::Job, Timestamp(0)).to_lowercase());
         let store = crate::postgres::PgStore::connect_in_schema(&url, &schema)
             .await
             .unwrap_or_else(|e| {
-                panic!("RELAY_TEST_POSTGRES_URL is set but PostgreSQL is unreachable: {e}")
+                panic!("the tests' PostgreSQL is named or answers, but cannot be used: {e}")
             });
         store.migrate().await.expect("migrate PostgreSQL");
         let store = Arc::new(store);

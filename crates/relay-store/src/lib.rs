@@ -12,6 +12,8 @@
 //! - [`rows`]: mapping rows to the domain types of `relay-core`.
 //! - [`conformance`]: the suite both backends must pass; every storage
 //!   behaviour gets a case there.
+//! - [`testenv`]: where every crate's tests find PostgreSQL (the local
+//!   server when it answers), and how they say `SKIPPED` without it.
 //!
 //! Errors: [`StoreError`] keeps the database error as its source; constraint
 //! violations are recognised by kind (SQLSTATE class), never by message text.
@@ -24,6 +26,7 @@ pub mod migrate;
 pub mod postgres;
 pub mod rows;
 pub mod sqlite;
+pub mod testenv;
 pub mod txn;
 
 use std::sync::Arc;

@@ -373,11 +373,9 @@ mod tests {
     /// the server's goodbye yet, so that case is not asserted.)
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_connection_closed_while_idle_is_replaced_before_use() {
-        let Ok(url) = std::env::var("RELAY_TEST_POSTGRES_URL") else {
-            eprintln!(
-                "SKIPPED on PostgreSQL: a_connection_closed_while_idle_is_replaced_before_use \
-                 (set RELAY_TEST_POSTGRES_URL to run it)"
-            );
+        let Some(url) =
+            crate::testenv::postgres_url("a_connection_closed_while_idle_is_replaced_before_use")
+        else {
             return;
         };
         let admin = sqlx::PgPool::connect(&url).await.expect("PostgreSQL");

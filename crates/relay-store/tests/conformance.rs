@@ -1,5 +1,5 @@
-//! Runs the conformance suite on SQLite (always) and PostgreSQL (when
-//! `RELAY_TEST_POSTGRES_URL` is set; `.ci/run` always sets it).
+//! Runs the conformance suite on SQLite (always) and PostgreSQL (when the
+//! tests have one, see `relay_store::testenv`; `.ci/run` requires it).
 
 macro_rules! conformance {
     ($($case:ident),* $(,)?) => {

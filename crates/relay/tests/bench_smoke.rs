@@ -87,12 +87,13 @@ fn limit_sends_every_request() {
 }
 
 /// `targets` runs every workload behind the targets (small here) and judges
-/// each target; on PostgreSQL too when `RELAY_TEST_POSTGRES_URL` is set.
+/// each target; on PostgreSQL too when the tests have one
+/// (`relay_store::testenv::postgres_url`).
 /// Whether a target is met is timing, so it is not asserted; that each one
 /// was measured and judged is.
 #[test]
 fn targets_measures_and_judges_every_target() {
-    let pg = std::env::var("RELAY_TEST_POSTGRES_URL").ok();
+    let pg = relay_store::testenv::postgres_url("targets_measures_and_judges_every_target");
     let mut args = vec![
         "targets",
         "--events",
@@ -109,9 +110,8 @@ fn targets_measures_and_judges_every_target() {
         "500",
         "--json",
     ];
-    match &pg {
-        Some(url) => args.extend(["--database-url", url.as_str()]),
-        None => eprintln!("SKIPPED on PostgreSQL: RELAY_TEST_POSTGRES_URL is not set"),
+    if let Some(url) = &pg {
+        args.extend(["--database-url", url.as_str()]);
     }
     let v = bench(&args);
     assert_eq!(v["workload"], "targets");

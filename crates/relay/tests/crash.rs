@@ -8,7 +8,8 @@
 //! in-flight permit until its completion is committed, so no more than that
 //! many messages are ever attempted and not yet recorded.
 //!
-//! Runs on SQLite always and on PostgreSQL when `RELAY_TEST_POSTGRES_URL` is set.
+//! Runs on SQLite always and on PostgreSQL when the tests have one
+//! (`relay_store::testenv::postgres_url`).
 
 mod harness;
 

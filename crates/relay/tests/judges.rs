@@ -1,15 +1,15 @@
 //! Real deliveries of `relay serve`, judged from outside (issue 3, item 3):
 //! the requests Relay sends to a `v1` (HMAC) and a `v1a` (Ed25519) endpoint
-//! are captured by the test receiver and handed to `shared/judges/`:
+//! are captured by the test receiver and handed to `scripts/judges/`:
 //! `swh_judge.py` (Standard Webhooks: the PyPI `standardwebhooks` library for
-//! `v1`, `cryptography` and PyNaCl for `v1a`) with the secret from the create
+//! `v1`, `cryptography` for `v1a`) with the secret from the create
 //! response or the public key from `GET /v1/endpoints/{id}/signing-keys`,
 //! `ce_validate.py` (the CloudEvents SDK, the official JSON Schema and the
 //! spec's rules) for the body, and `traceparent_check.py` (W3C grammar and
 //! OpenTelemetry's propagator) for the delivered `traceparent`.
 //!
-//! Without python3 or the judges' packages the test fails when `CI` is set
-//! and is skipped with a message otherwise (`scripts/install-test-deps.sh`).
+//! The judges run in the test environment `scripts/test` makes
+//! (`RELAY_TEST_PYTHON`); without it the test fails, saying so.
 
 mod harness;
 
@@ -17,7 +17,7 @@ use std::collections::HashSet;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use harness::{Settings, Sink, event_body, id_of, path_and_id, run_judge, start, tenant};
+use harness::{Settings, Sink, event_body, id_of, path_and_id, start, tenant};
 use relay_receiver::{Behavior, Recorded};
 use serde_json::Value;
 
@@ -25,9 +25,7 @@ const TRACEPARENT: &str = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-
 
 #[test]
 fn real_deliveries_satisfy_the_outside_judges() {
-    let Some(judges) = harness::judges() else {
-        return;
-    };
+    let judges = harness::judges();
     let sink = Sink::start(Behavior::ok());
     let dir = tempfile::tempdir().unwrap();
     let relay = start(&Settings::new(dir.path(), &sink));
@@ -82,17 +80,17 @@ fn real_deliveries_satisfy_the_outside_judges() {
         r.write_judge_json(&file).expect("write judge JSON");
         let file = file.to_str().expect("UTF-8 path");
 
-        let (ok, out) = run_judge(&judges, "swh_judge.py", &["--secret", key, file]);
+        let (ok, out) = judges.run("swh_judge.py", &["--secret", key, file]);
         assert!(
             ok,
             "{path} {id}: the signature judge rejects Relay's delivery\n{out}"
         );
-        let (ok, out) = run_judge(&judges, "swh_judge.py", &["--secret", wrong_key, file]);
+        let (ok, out) = judges.run("swh_judge.py", &["--secret", wrong_key, file]);
         assert!(
             !ok,
             "{path} {id}: the judge accepts the other endpoint's key\n{out}"
         );
-        let (ok, out) = run_judge(&judges, "ce_validate.py", &[file]);
+        let (ok, out) = judges.run("ce_validate.py", &[file]);
         assert!(
             ok,
             "{path} {id}: the CloudEvents judge rejects the body\n{out}"
@@ -102,7 +100,7 @@ fn real_deliveries_satisfy_the_outside_judges() {
         let traceparent = body["traceparent"]
             .as_str()
             .unwrap_or_else(|| panic!("{path} {id}: no traceparent in {body}"));
-        let (ok, out) = run_judge(&judges, "traceparent_check.py", &[traceparent]);
+        let (ok, out) = judges.run("traceparent_check.py", &[traceparent]);
         assert!(ok, "{path} {id}: traceparent {traceparent} rejected\n{out}");
         if id == "evt_judged_2" {
             assert_eq!(

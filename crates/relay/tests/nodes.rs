@@ -6,7 +6,8 @@
 //! other) and from the attempt records (the `[started_at, started_at +
 //! duration_ms]` intervals of one message never overlap).
 //!
-//! Needs `RELAY_TEST_POSTGRES_URL`; skipped (with a SKIPPED line) without it.
+//! Needs PostgreSQL (`relay_store::testenv::postgres_url`); skipped (with
+//! a SKIPPED line) without it, a failure under `RELAY_TEST_REQUIRE_ALL=1`.
 
 mod harness;
 

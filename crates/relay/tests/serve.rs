@@ -70,10 +70,7 @@ fn a_configured_operator_token_is_used_and_never_printed() {
 
 #[test]
 fn postgres_is_selected_by_url() {
-    let Ok(url) = std::env::var("RELAY_TEST_POSTGRES_URL") else {
-        eprintln!(
-            "SKIPPED on PostgreSQL: postgres_is_selected_by_url (set RELAY_TEST_POSTGRES_URL to run it)"
-        );
+    let Some(url) = relay_store::testenv::postgres_url("postgres_is_selected_by_url") else {
         return;
     };
     // A database of its own, so this test never sees another run's tables.
@@ -95,7 +92,7 @@ fn postgres_is_selected_by_url() {
     );
     let db_url = match url.rsplit_once('/') {
         Some((base, _)) => format!("{base}/{db}"),
-        None => panic!("RELAY_TEST_POSTGRES_URL has no database name"),
+        None => panic!("the tests' PostgreSQL URL has no database name"),
     };
     let dir = tempfile::tempdir().unwrap();
     {

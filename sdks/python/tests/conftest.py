@@ -12,7 +12,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 REPO = pathlib.Path(__file__).resolve().parents[3]
 RELAY_VECTORS = REPO / "sdks" / "vectors.json"
-STANDARD_VECTORS = REPO.parent / "shared" / "vectors" / "standard-webhooks.json"
+STANDARD_VECTORS = REPO / "testdata" / "standard-webhooks.json"
 
 
 def load(path: pathlib.Path) -> dict:

@@ -5,7 +5,7 @@ import * as path from "node:path";
 /** sdks/typescript, from dist/test. */
 export const PACKAGE_ROOT = path.resolve(__dirname, "../..");
 export const RELAY_VECTORS = path.resolve(PACKAGE_ROOT, "../vectors.json");
-export const STANDARD_VECTORS = path.resolve(PACKAGE_ROOT, "../../../shared/vectors/standard-webhooks.json");
+export const STANDARD_VECTORS = path.resolve(PACKAGE_ROOT, "../../testdata/standard-webhooks.json");
 
 export function load(file: string): any {
   return JSON.parse(readFileSync(file, "utf8"));

@@ -249,8 +249,9 @@ pub fn metric(text: &str, series: &str) -> Option<f64> {
 
 // ----- PostgreSQL -------------------------------------------------------
 
-/// A database of its own on the server of `RELAY_TEST_POSTGRES_URL`,
-/// dropped (with its connections) when this is dropped.
+/// A database of its own on the tests' PostgreSQL server
+/// (`relay_store::testenv::postgres_url`), dropped (with its connections)
+/// when this is dropped.
 pub struct PgDb {
     admin: String,
     pub name: String,
@@ -258,12 +259,9 @@ pub struct PgDb {
 }
 
 impl PgDb {
-    /// `None` (after printing the SKIPPED line) when `RELAY_TEST_POSTGRES_URL` is unset.
+    /// `None` (after printing the SKIPPED line) when there is no server.
     pub fn create(test: &str) -> Option<PgDb> {
-        let Ok(admin) = std::env::var("RELAY_TEST_POSTGRES_URL") else {
-            eprintln!("SKIPPED on PostgreSQL: {test} (set RELAY_TEST_POSTGRES_URL to run it)");
-            return None;
-        };
+        let admin = relay_store::testenv::postgres_url(test)?;
         let name = format!("relay_e2e_{test}_{}", std::process::id());
         psql(
             &admin,
@@ -274,7 +272,7 @@ impl PgDb {
         );
         let url = match admin.rsplit_once('/') {
             Some((base, _)) => format!("{base}/{name}"),
-            None => panic!("RELAY_TEST_POSTGRES_URL has no database name"),
+            None => panic!("the tests' PostgreSQL URL has no database name"),
         };
         Some(PgDb { admin, name, url })
     }
@@ -680,60 +678,10 @@ pub fn open_messages(api: &Api, endpoint_id: &str) -> usize {
         .count()
 }
 
-// ----- the outside judges -------------------------------------------------
+// ----- the judges -------------------------------------------------------
 
-/// Modules the judges import.
-const PYTHON_MODULES: &str = "import standardwebhooks, svix, nacl, cryptography, cloudevents, \
-     jsonschema, opentelemetry, rfc3339_validator, rfc3986_validator";
-
-/// `shared/judges` beside the repository.
-pub fn judges_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/judges")
-}
-
-/// The judges' folder when python3 and the judges' packages are there.
-/// Without them: a failure when `CI` is set, otherwise `SKIPPED: …` and `None`.
-pub fn judges() -> Option<PathBuf> {
-    let dir = judges_dir();
-    let scripts = ["swh_judge.py", "ce_validate.py", "traceparent_check.py"];
-    let why = if let Some(missing) = scripts.iter().find(|s| !dir.join(s).is_file()) {
-        format!("no {missing} in {}", dir.display())
-    } else {
-        match Command::new("python3")
-            .args(["-c", PYTHON_MODULES])
-            .output()
-        {
-            Err(e) => format!("python3 cannot run: {e}"),
-            Ok(out) if !out.status.success() => format!(
-                "python3 lacks the judges' packages: {}",
-                String::from_utf8_lossy(&out.stderr)
-                    .lines()
-                    .last()
-                    .unwrap_or("")
-            ),
-            Ok(_) => return Some(dir),
-        }
-    };
-    if std::env::var_os("CI").is_some() {
-        panic!("outside judges unavailable: run scripts/install-test-deps.sh ({why})");
-    }
-    println!("SKIPPED: outside judges unavailable (run scripts/install-test-deps.sh)");
-    println!("({why})");
-    None
-}
-
-/// Runs `python3 <dir>/<script> <args…>`; returns (accepted, output).
-pub fn run_judge(dir: &Path, script: &str, args: &[&str]) -> (bool, String) {
-    let out = Command::new("python3")
-        .arg(dir.join(script))
-        .args(args)
-        .output()
-        .expect("run the judge");
-    let text = format!(
-        "{script} {args:?} -> {}\n{}{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), text)
+/// The project's judges (`scripts/judges/`) in the test environment's
+/// Python; panics, saying how to make that environment, when it is missing.
+pub fn judges() -> relay_receiver::Judges {
+    relay_receiver::Judges::find()
 }
