@@ -148,10 +148,25 @@ impl IntoResponse for ApiError {
     }
 }
 
+impl From<relay_core::lifecycle::IllegalTransition> for ApiError {
+    fn from(e: relay_core::lifecycle::IllegalTransition) -> Self {
+        ApiError::new(
+            StatusCode::CONFLICT,
+            relay_core::lifecycle::IllegalTransition::CODE,
+            e.message(),
+        )
+    }
+}
+
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
         match e {
             StoreError::NotFound => ApiError::not_found("resource"),
+            StoreError::Conflict("endpoint_state_changed") => ApiError::new(
+                StatusCode::CONFLICT,
+                "endpoint_state_changed",
+                "the endpoint's state changed while this request ran; read it and try again",
+            ),
             StoreError::Conflict(what) => ApiError::new(
                 StatusCode::CONFLICT,
                 "conflict",

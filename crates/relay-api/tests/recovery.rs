@@ -63,6 +63,38 @@ async fn pause_holds_and_resume_releases_without_discarding() {
 }
 
 #[tokio::test]
+async fn enable_with_recover_queues_what_was_missed_as_recovery_traffic() {
+    let (h, key, ep) = setup().await;
+    h.post(&format!("/v1/endpoints/{ep}/disable"), &key, json!({}))
+        .await
+        .expect(StatusCode::OK);
+    publish(&h, &key, "evt_a").await;
+    publish(&h, &key, "evt_b").await;
+    h.post(
+        &format!("/v1/endpoints/{ep}/enable"),
+        &key,
+        json!({"since": T0.to_rfc3339()}),
+    )
+    .await
+    .problem(StatusCode::UNPROCESSABLE_ENTITY, "validation_failed");
+    let enabled = h
+        .post(
+            &format!("/v1/endpoints/{ep}/enable"),
+            &key,
+            json!({"recover": true}),
+        )
+        .await
+        .expect(StatusCode::OK);
+    assert_eq!(enabled["state"], "active");
+    assert_eq!(enabled["disabled_reason"], Value::Null);
+    assert_eq!(enabled["requeued"], 2);
+    assert_eq!(states(&h, &key, &ep).await, vec!["scheduled", "scheduled"]);
+    h.post(&format!("/v1/endpoints/{ep}/enable"), &key, json!({}))
+        .await
+        .problem(StatusCode::CONFLICT, "invalid_endpoint_state");
+}
+
+#[tokio::test]
 async fn disable_records_new_events_as_missed_and_recover_queues_them_after_enable() {
     let (h, key, ep) = setup().await;
     let disabled = h
@@ -88,6 +120,22 @@ async fn disable_records_new_events_as_missed_and_recover_queues_them_after_enab
     h.post(&format!("/v1/endpoints/{ep}/enable"), &key, json!({}))
         .await
         .expect(StatusCode::OK);
+    // Enabling floods nothing: what was held stays held, listed as missed.
+    assert_eq!(states(&h, &key, &ep).await, vec!["held"]);
+    let missed = h
+        .get(&format!("/v1/endpoints/{ep}/missed"), &key)
+        .await
+        .expect(StatusCode::OK);
+    assert_eq!(missed["data"].as_array().unwrap().len(), 1);
+    let r = h
+        .post(
+            &format!("/v1/endpoints/{ep}/recover"),
+            &key,
+            json!({"since": since}),
+        )
+        .await
+        .expect(StatusCode::OK);
+    assert_eq!(r["requeued"], 1);
     assert_eq!(states(&h, &key, &ep).await, vec!["scheduled"]);
     // Cancel it, then recover brings it back onto the schedule.
     let m = h
@@ -135,6 +183,7 @@ async fn disable_records_new_events_as_missed_and_recover_queues_them_after_enab
             json!("endpoint.created"),
             json!("endpoint.disabled"),
             json!("endpoint.enabled"),
+            json!("endpoint.recovered"),
             json!("message.cancelled"),
             json!("endpoint.recovered")
         ]
@@ -170,6 +219,58 @@ async fn resend_makes_one_manual_attempt_and_reports_it() {
     h.post("/v1/messages/msg_missing/resend", &key, json!({}))
         .await
         .problem(StatusCode::NOT_FOUND, "not_found");
+}
+
+#[tokio::test]
+async fn resend_of_an_expired_event_or_a_deleted_endpoint_makes_no_attempt() {
+    let (h, key, ep) = setup().await;
+    h.publish(
+        &key,
+        json!({"id": "evt_ttl", "type": "order.shipped", "data": {}, "ttl_seconds": 60}),
+    )
+    .await
+    .expect(StatusCode::ACCEPTED);
+    let m = id_of(
+        &h.get(&format!("/v1/messages?endpoint_id={ep}"), &key)
+            .await
+            .expect(StatusCode::OK)["data"][0],
+    );
+    h.clock.advance_millis(61_000);
+    h.post(&format!("/v1/messages/{m}/resend"), &key, json!({}))
+        .await
+        .problem(StatusCode::CONFLICT, "event_expired");
+    // No attempt, and no lease held: asked again, the answer is the same
+    // (not attempt_in_flight).
+    h.post(&format!("/v1/messages/{m}/resend"), &key, json!({}))
+        .await
+        .problem(StatusCode::CONFLICT, "event_expired");
+    let attempts = h
+        .get(&format!("/v1/messages/{m}/attempts"), &key)
+        .await
+        .expect(StatusCode::OK);
+    assert!(attempts["data"].as_array().unwrap().is_empty());
+    publish(&h, &key, "evt_kept").await;
+    let kept = h
+        .get(&format!("/v1/messages?endpoint_id={ep}"), &key)
+        .await
+        .expect(StatusCode::OK)["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["event_id"] == "evt_kept")
+        .map(id_of)
+        .unwrap();
+    h.delete(&format!("/v1/endpoints/{ep}"), &key)
+        .await
+        .expect(StatusCode::NO_CONTENT);
+    h.post(&format!("/v1/messages/{kept}/resend"), &key, json!({}))
+        .await
+        .problem(StatusCode::CONFLICT, "endpoint_deleted");
+    let attempts = h
+        .get(&format!("/v1/messages/{kept}/attempts"), &key)
+        .await
+        .expect(StatusCode::OK);
+    assert!(attempts["data"].as_array().unwrap().is_empty());
 }
 
 #[tokio::test]

@@ -8,6 +8,7 @@
 //! - [`time`]: [`time::Timestamp`] (unix milliseconds, RFC 3339 on the wire) and the [`time::Clock`] trait.
 //! - [`model`]: tenants, keys, event types, consumers, endpoints, events, messages, attempts.
 //! - [`validate`]: naming and shape rules for API input (event type names, subscriptions, …).
+//! - [`lifecycle`]: endpoint state changes (pause, resume, disable, enable, 410, automatic disable).
 //! - [`autodisable`]: the failure clock that disables an endpoint after 5 days.
 //! - [`circuit`]: the per-endpoint circuit breaker.
 //! - [`retry`]: the reference retry schedule and its deterministic jitter.
@@ -27,6 +28,7 @@ pub mod circuit;
 pub mod envelope;
 pub mod histogram;
 pub mod id;
+pub mod lifecycle;
 pub mod model;
 pub mod operational;
 pub mod response;

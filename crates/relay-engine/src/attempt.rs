@@ -111,7 +111,7 @@ fn end_without_attempt(
         lease_version: c.lease_version,
         progress,
         attempt: None,
-        disable_endpoint: None,
+        disable_endpoint: false,
         manual,
         health: relay_core::circuit::Signal::Neutral,
         warning: None,
@@ -331,16 +331,14 @@ impl Attempter {
             let latency = (finished.millis() - c.event.created_at.millis()) as f64 / 1000.0;
             self.metrics.delivery_latency.observe(latency);
         }
-        let mut disable_endpoint = None;
+        let mut disable_endpoint = false;
         if let Outcome::Permanent {
             disable_endpoint: disable,
             health_warning,
             ..
         } = &outcome
         {
-            if *disable {
-                disable_endpoint = Some("endpoint_returned_410".to_string());
-            }
+            disable_endpoint = *disable;
             if let Some(w @ HealthWarning::RedirectNotFollowed { status, location }) =
                 health_warning
             {

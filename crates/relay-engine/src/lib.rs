@@ -26,6 +26,7 @@
 pub mod attempt;
 pub mod intake;
 pub mod lanes;
+mod lifecycle;
 pub mod metrics;
 pub mod sweep;
 
@@ -191,6 +192,11 @@ struct AheadState {
     backlog: HashMap<String, u64>,
     /// The latest mark given out.
     marks: u64,
+    /// Endpoints paused or disabled (as this process was told: see
+    /// [`Dispatcher::endpoint_changed`]), each with the mark of when: none
+    /// of their messages starts. A claim that started after the mark and
+    /// found the endpoint active again clears it.
+    stopped: HashMap<String, u64>,
 }
 
 impl AheadState {
@@ -324,7 +330,7 @@ impl Dispatcher {
         {
             *c = batch.recovery_first;
         }
-        let claimed = batch.claimed;
+        let claimed = self.drop_stopped(batch.claimed, marks_seen).await?;
         if (claimed.len() as u32) < limit {
             self.clear_backlog(&room, &claimed, marks_seen);
         }
@@ -468,6 +474,9 @@ impl Dispatcher {
         }
         let now = self.attempter.clock.now();
         let mut m = self.ahead.lock().ok()?;
+        if m.stopped.contains_key(endpoint_id) {
+            return None;
+        }
         let q = m.queues.get_mut(endpoint_id)?;
         let front = q.front()?;
         if self.too_old(front.at, now) || !self.admit(&front.claimed, now) {
@@ -495,7 +504,13 @@ impl Dispatcher {
         let Ok(mut m) = self.ahead.lock() else {
             return (start, give_back);
         };
+        let m = &mut *m;
         for (endpoint_id, q) in m.queues.iter_mut() {
+            if m.stopped.contains_key(endpoint_id) {
+                // Paused or disabled: given back, held.
+                give_back.extend(q.drain(..));
+                continue;
+            }
             while let Some(front) = q.front() {
                 if self.too_old(front.at, now) {
                     give_back.extend(q.pop_front());
@@ -562,11 +577,24 @@ impl Dispatcher {
         tasks.spawn(async move {
             let mut next = Some((c, permit));
             while let Some((c, permit)) = next.take() {
+                if dispatcher.is_stopped(&c.endpoint.id) {
+                    // Paused or disabled since it was claimed: no attempt;
+                    // given back, it lands held.
+                    dispatcher.finished(&c, None);
+                    dispatcher.give_back(std::slice::from_ref(&c.message.id)).await;
+                    drop(permit);
+                    break;
+                }
                 let result = dispatcher
                     .attempter
                     .attempt(&c, AttemptTrigger::Scheduled)
                     .await;
                 dispatcher.finished(&c, result.as_ref());
+                if result.as_ref().is_some_and(|r| r.disable_endpoint) {
+                    // A 410: nothing more of the endpoint starts (the
+                    // completion disables it).
+                    dispatcher.stop(&c.endpoint.id);
+                }
                 if let Some(done) = result {
                     // The completer is gone only after shutdown; the lease
                     // then expires and the message is retried.
@@ -1142,6 +1170,12 @@ pub enum ManualError {
     /// Another attempt is in flight (or leased): at most one at a time.
     #[error("an attempt for this message is in flight")]
     Busy,
+    /// The message's event's time to live has passed: no attempt is made.
+    #[error("the event has expired")]
+    EventExpired,
+    /// The message's endpoint was deleted: no attempt is made.
+    #[error("the endpoint was deleted")]
+    EndpointDeleted,
     #[error(transparent)]
     Store(relay_store::StoreError),
 }
@@ -1174,6 +1208,10 @@ impl Dispatcher {
             .await
             .map_err(|e| match e {
                 relay_store::StoreError::NotFound => ManualError::NotFound,
+                relay_store::StoreError::Conflict("event_expired") => ManualError::EventExpired,
+                relay_store::StoreError::Conflict("endpoint_deleted") => {
+                    ManualError::EndpointDeleted
+                }
                 other => ManualError::Store(other),
             })?
             .ok_or(ManualError::Busy)?;

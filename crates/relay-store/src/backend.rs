@@ -556,7 +556,7 @@ macro_rules! impl_store {
 
         use async_trait::async_trait;
         use relay_core::model::{
-            ApiKey, Attempt, Consumer, Endpoint, EndpointState, Event, EventType,
+            ApiKey, Attempt, Consumer, Endpoint, Event, EventType,
             EventTypeVersion, Message, MessageState, Page, Tenant,
         };
         use relay_core::time::Timestamp;
@@ -1499,18 +1499,16 @@ macro_rules! impl_store {
                 self.endpoint_keys(endpoint_id).await
             }
 
-            async fn set_endpoint_state(
+            async fn change_endpoint_state(
                 &self,
                 scope: &Scope,
                 endpoint_id: &str,
-                state: EndpointState,
-                disabled_reason: Option<&str>,
+                change: &relay_core::lifecycle::Change,
                 audit: &AuditEntry,
             ) -> Result<Endpoint> {
-                let now = audit.at.millis();
                 let mut tx = self.write.begin().await?;
-                let previous: Option<String> = sqlx::query_scalar::<$db, String>(
-                    "SELECT state FROM endpoints WHERE tenant_id = $1 AND environment = $2 AND id = $3 \
+                let found: Option<String> = sqlx::query_scalar::<$db, String>(
+                    "SELECT id FROM endpoints WHERE tenant_id = $1 AND environment = $2 AND id = $3 \
                      AND deleted_at IS NULL",
                 )
                 .bind(&scope.tenant_id)
@@ -1518,56 +1516,20 @@ macro_rules! impl_store {
                 .bind(endpoint_id)
                 .fetch_optional(&mut *tx)
                 .await?;
-                let done = sqlx::query::<$db>(
-                    "UPDATE endpoints SET state = $4, disabled_reason = $5, updated_at = $6 \
-                     WHERE tenant_id = $1 AND environment = $2 AND id = $3 AND deleted_at IS NULL",
-                )
-                .bind(&scope.tenant_id)
-                .bind(scope.environment.as_str())
-                .bind(endpoint_id)
-                .bind(state.as_str())
-                .bind(disabled_reason)
-                .bind(now)
-                .execute(&mut *tx)
-                .await?;
-                if done.rows_affected() == 0 {
+                if found.is_none() {
                     return Err(StoreError::NotFound);
                 }
-                let (from, to) = match state {
-                    EndpointState::Active => ("held", "scheduled"),
-                    EndpointState::Paused | EndpointState::Disabled => ("scheduled", "held"),
-                };
-                sqlx::query::<$db>(
-                    "UPDATE messages SET state = $2, next_attempt_at = COALESCE(next_attempt_at, $4), updated_at = $4 \
-                     WHERE endpoint_id = $1 AND state = $3",
-                )
-                .bind(endpoint_id)
-                .bind(to)
-                .bind(from)
-                .bind(now)
-                .execute(&mut *tx)
-                .await?;
-                let was_disabled = previous.as_deref() == Some("disabled");
-                if state == EndpointState::Disabled && !was_disabled {
-                    $crate::txn::emit_operational(
-                        &mut *tx,
-                        endpoint_id,
-                        relay_core::operational::ENDPOINT_DISABLED,
-                        serde_json::json!({ "endpoint_id": endpoint_id, "reason": disabled_reason }),
-                        audit.at,
-                    )
-                    .await?;
-                } else if state == EndpointState::Active && was_disabled {
-                    $crate::txn::emit_operational(
-                        &mut *tx,
-                        endpoint_id,
-                        relay_core::operational::ENDPOINT_RECOVERED,
-                        serde_json::json!({ "endpoint_id": endpoint_id }),
-                        audit.at,
-                    )
-                    .await?;
+                // Conditional: only while the endpoint is still in the state
+                // the change was decided from.
+                if !$crate::lifecycle::apply(&mut *tx, endpoint_id, change, audit.at).await? {
+                    return Err(StoreError::Conflict("endpoint_state_changed"));
                 }
-                Self::insert_audit(&mut tx, scope, audit).await?;
+                let mut audit = audit.clone();
+                if let Some(p) = audit.parameters.as_object_mut() {
+                    p.insert("from".into(), change.from.as_str().into());
+                    p.insert("to".into(), change.to.as_str().into());
+                }
+                Self::insert_audit(&mut tx, scope, &audit).await?;
                 let row = sqlx::query::<$db>("SELECT * FROM endpoints WHERE id = $1")
                     .bind(endpoint_id)
                     .fetch_one(&mut *tx)
@@ -2103,16 +2065,28 @@ macro_rules! impl_store {
                 lease_until: Timestamp,
             ) -> Result<Option<Claimed>> {
                 let mut tx = self.write.begin().await?;
-                let exists = sqlx::query_scalar::<$db, String>(
-                    "SELECT id FROM messages WHERE tenant_id = $1 AND environment = $2 AND id = $3",
+                let found = sqlx::query::<$db>(
+                    "SELECT e.deleted_at AS endpoint_deleted_at, v.expires_at FROM messages m \
+                     JOIN endpoints e ON e.id = m.endpoint_id \
+                     JOIN events v ON v.tenant_id = m.tenant_id AND v.environment = m.environment \
+                     AND v.id = m.event_id \
+                     WHERE m.tenant_id = $1 AND m.environment = $2 AND m.id = $3",
                 )
                 .bind(&scope.tenant_id)
                 .bind(scope.environment.as_str())
                 .bind(message_id)
                 .fetch_optional(&mut *tx)
                 .await?;
-                if exists.is_none() {
+                let Some(found) = found else {
                     return Err(StoreError::NotFound);
+                };
+                // Nothing to attempt, and no lease taken: the endpoint is
+                // gone, or the event's time to live has passed.
+                if found.opt_int("endpoint_deleted_at")?.is_some() {
+                    return Err(StoreError::Conflict("endpoint_deleted"));
+                }
+                if found.opt_ts("expires_at")?.is_some_and(|t| t <= now) {
+                    return Err(StoreError::Conflict("event_expired"));
                 }
                 // At most one attempt at a time: not while one is in flight or leased.
                 let leased = sqlx::query::<$db>(
@@ -2437,10 +2411,12 @@ macro_rules! impl_store {
 
             async fn rescue_expired_leases(&self, now: Timestamp) -> Result<u64> {
                 Ok(sqlx::query::<$db>(
-                    "UPDATE messages SET state = 'scheduled', lease_owner = NULL, lease_until = NULL, \
+AssertSqlSafe(format!(
+                    "UPDATE messages SET state = {}, lease_owner = NULL, lease_until = NULL, \
                      lease_version = lease_version + 1, next_attempt_at = $1, updated_at = $1 \
                      WHERE state = 'in_flight' AND lease_until < $1",
-                )
+                    $crate::lifecycle::SETTLED_STATE_SQL
+                )))
                 .bind(now.millis())
                 .execute(&self.write)
                 .await?
@@ -2451,10 +2427,11 @@ macro_rules! impl_store {
                 if ids.is_empty() {
                     return Ok(0);
                 }
-                let mut q = SqlBuilder::new(
-                    "UPDATE messages SET state = 'scheduled', lease_owner = NULL, lease_until = NULL, \
+                let mut q = SqlBuilder::new(&format!(
+                    "UPDATE messages SET state = {}, lease_owner = NULL, lease_until = NULL, \
                      lease_version = lease_version + 1, updated_at = ",
-                );
+                    $crate::lifecycle::SETTLED_STATE_SQL
+                ));
                 q.bind(Bind::Int(now.millis()))
                     .push(" WHERE state = 'in_flight' AND lease_owner = ")
                     .bind(Bind::Text(owner.into()))
@@ -2468,10 +2445,12 @@ macro_rules! impl_store {
 
             async fn release_leases(&self, owner: &str, now: Timestamp) -> Result<u64> {
                 Ok(sqlx::query::<$db>(
-                    "UPDATE messages SET state = 'scheduled', lease_owner = NULL, lease_until = NULL, \
+AssertSqlSafe(format!(
+                    "UPDATE messages SET state = {}, lease_owner = NULL, lease_until = NULL, \
                      lease_version = lease_version + 1, updated_at = $2 \
                      WHERE state = 'in_flight' AND lease_owner = $1",
-                )
+                    $crate::lifecycle::SETTLED_STATE_SQL
+                )))
                 .bind(owner)
                 .bind(now.millis())
                 .execute(&self.write)

@@ -12,6 +12,7 @@ mod terminal;
 pub use terminal::*;
 
 use relay_core::id::IdKind;
+use relay_core::lifecycle::EndpointAction;
 use relay_core::model::{
     Consumer, Destination, Endpoint, EndpointState, Environment, HttpsDestination, MessageState,
     SignatureScheme, Tenant,
@@ -23,7 +24,9 @@ use serde_json::value::RawValue;
 use relay_core::model::{Attempt, AttemptTrigger};
 use relay_core::transition::Progress;
 
+mod lifecycle;
 mod retention;
+pub use lifecycle::*;
 pub use retention::*;
 mod tenant_side;
 pub use tenant_side::*;
@@ -999,7 +1002,7 @@ pub(crate) fn completion(c: &crate::Claimed, owner: &str, progress: Progress) ->
         lease_version: c.lease_version,
         progress,
         attempt: Some(attempt_for(c, "delivered")),
-        disable_endpoint: None,
+        disable_endpoint: false,
         manual: false,
         health: relay_core::circuit::Signal::Neutral,
         warning: None,
@@ -1458,7 +1461,7 @@ pub async fn a_410_disables_the_endpoint_and_holds_its_other_messages(s: &dyn St
             ..claimed[0].progress()
         },
     );
-    comp.disable_endpoint = Some("endpoint_returned_410".into());
+    comp.disable_endpoint = true;
     comp.warning = Some(EndpointWarning {
         endpoint_id: e.id.clone(),
         kind: "gone".into(),
@@ -1538,6 +1541,29 @@ pub async fn signing_keys_are_stored_with_the_endpoint(s: &dyn Store) {
         .unwrap();
     assert_eq!(s.endpoint_keys(&e.id).await.unwrap(), vec![new, old]);
     assert!(s.endpoint_keys("ep_other").await.unwrap().is_empty());
+}
+
+/// Applies a tenant's action to an endpoint (`Store::change_endpoint_state`).
+async fn act(
+    s: &dyn Store,
+    scope: &Scope,
+    endpoint_id: &str,
+    action: EndpointAction,
+    at: Timestamp,
+) -> crate::Result<Endpoint> {
+    let from = match s.get_endpoint(scope, endpoint_id).await? {
+        Some(e) => e.state,
+        None => EndpointState::Active,
+    };
+    let change = relay_core::lifecycle::decide(from, action)
+        .map_err(|_| crate::StoreError::Conflict("illegal_transition"))?;
+    s.change_endpoint_state(
+        scope,
+        endpoint_id,
+        &change,
+        &audit(action.as_str(), endpoint_id, at),
+    )
+    .await
 }
 
 pub(crate) fn audit(action: &str, target: &str, at: Timestamp) -> crate::AuditEntry {
@@ -1675,14 +1701,7 @@ pub async fn pausing_holds_and_resuming_releases_in_due_order(s: &dyn Store) {
     )
     .await
     .unwrap();
-    let paused = s
-        .set_endpoint_state(
-            &live,
-            &e.id,
-            EndpointState::Paused,
-            None,
-            &audit("endpoint.paused", &e.id, T0),
-        )
+    let paused = act(s, &live, &e.id, EndpointAction::Pause, T0)
         .await
         .unwrap();
     assert_eq!(paused.state, EndpointState::Paused);
@@ -1707,14 +1726,7 @@ pub async fn pausing_holds_and_resuming_releases_in_due_order(s: &dyn Store) {
     )
     .await
     .unwrap();
-    let resumed = s
-        .set_endpoint_state(
-            &live,
-            &e.id,
-            EndpointState::Active,
-            None,
-            &audit("endpoint.resumed", &e.id, T0.plus_seconds(60)),
-        )
+    let resumed = act(s, &live, &e.id, EndpointAction::Resume, T0.plus_seconds(60))
         .await
         .unwrap();
     assert_eq!(resumed.state, EndpointState::Active);
@@ -1730,12 +1742,12 @@ pub async fn pausing_holds_and_resuming_releases_in_due_order(s: &dyn Store) {
     );
     let other = tenant(s, "b").await;
     assert!(matches!(
-        s.set_endpoint_state(
+        act(
+            s,
             &scope(&other, Environment::Live),
             &e.id,
-            EndpointState::Paused,
-            None,
-            &audit("x", &e.id, T0)
+            EndpointAction::Pause,
+            T0
         )
         .await,
         Err(StoreError::NotFound)
@@ -1805,15 +1817,9 @@ pub async fn recover_restarts_failed_and_unattempted_messages_in_range(s: &dyn S
     );
     failed.attempt = None;
     s.complete(&[failed]).await.unwrap();
-    s.set_endpoint_state(
-        &live,
-        &e.id,
-        EndpointState::Disabled,
-        Some("manual"),
-        &audit("endpoint.disabled", &e.id, T0),
-    )
-    .await
-    .unwrap();
+    act(s, &live, &e.id, EndpointAction::Disable, T0)
+        .await
+        .unwrap();
     // Produced while disabled: recorded (held), not attempted.
     s.publish(
         &live,
@@ -1857,16 +1863,29 @@ pub async fn recover_restarts_failed_and_unattempted_messages_in_range(s: &dyn S
         .await,
         Err(StoreError::Conflict("endpoint_not_active"))
     ));
-    s.set_endpoint_state(
+    act(
+        s,
         &live,
         &e.id,
-        EndpointState::Active,
-        None,
-        &audit("endpoint.enabled", &e.id, T0.plus_seconds(600)),
+        EndpointAction::Enable,
+        T0.plus_seconds(600),
     )
     .await
     .unwrap();
-    // Enabling schedules the held ones already; recover restarts the exhausted one in range.
+    // Enabling releases nothing (no flood): what was held stays held, missed.
+    let held = s
+        .list_messages(
+            &live,
+            &MessageFilter {
+                states: Some(vec![MessageState::Held]),
+                ..Default::default()
+            },
+            &page(10),
+        )
+        .await
+        .unwrap();
+    assert_eq!(held.data.len(), 2, "held until recovered");
+    // Recover restarts the exhausted and the held one in range, as recovery traffic.
     let n = s
         .recover(
             &live,
@@ -1877,13 +1896,18 @@ pub async fn recover_restarts_failed_and_unattempted_messages_in_range(s: &dyn S
         )
         .await
         .unwrap();
-    assert_eq!(n, 1);
+    assert_eq!(n, 2);
     let all = s
         .list_messages(&live, &MessageFilter::default(), &page(10))
         .await
         .unwrap();
     for m in &all.data {
-        assert_eq!(m.state, MessageState::Scheduled, "{m:?}");
+        let want = if m.event_id == "evt_late" {
+            MessageState::Held
+        } else {
+            MessageState::Scheduled
+        };
+        assert_eq!(m.state, want, "{m:?}");
     }
     let restarted = all.data.iter().find(|m| m.event_id == "evt_d").unwrap();
     assert_eq!(
@@ -3009,33 +3033,16 @@ pub async fn operational_events_reach_subscribers_without_cascading(s: &dyn Stor
     s.complete(&[op_exhausted]).await.unwrap();
     assert_eq!(messages_of(s, &live, &ops.id).await.len(), 1, "no cascade");
     // Disabling and enabling an endpoint: one event each.
-    s.set_endpoint_state(
-        &live,
-        &failing.id,
-        EndpointState::Disabled,
-        Some("disabled_by_tenant"),
-        &audit("endpoint.disabled", &failing.id, T0),
-    )
-    .await
-    .unwrap();
-    s.set_endpoint_state(
-        &live,
-        &failing.id,
-        EndpointState::Disabled,
-        Some("disabled_by_tenant"),
-        &audit("endpoint.disabled", &failing.id, T0),
-    )
-    .await
-    .unwrap();
-    s.set_endpoint_state(
-        &live,
-        &failing.id,
-        EndpointState::Active,
-        None,
-        &audit("endpoint.enabled", &failing.id, T0),
-    )
-    .await
-    .unwrap();
+    act(s, &live, &failing.id, EndpointAction::Disable, T0)
+        .await
+        .unwrap();
+    assert!(matches!(
+        act(s, &live, &failing.id, EndpointAction::Disable, T0).await,
+        Err(StoreError::Conflict("illegal_transition"))
+    ));
+    act(s, &live, &failing.id, EndpointAction::Enable, T0)
+        .await
+        .unwrap();
     let types: Vec<String> = messages_of(s, &live, &ops.id)
         .await
         .into_iter()

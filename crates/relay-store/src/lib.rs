@@ -22,6 +22,7 @@ pub mod backend;
 pub mod conformance;
 pub mod group;
 pub mod keys;
+pub mod lifecycle;
 pub mod migrate;
 pub mod postgres;
 pub mod rows;
@@ -34,8 +35,8 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use relay_core::model::SignatureScheme;
 use relay_core::model::{
-    ApiKey, Attempt, Consumer, Endpoint, EndpointState, Environment, Event, EventType, Message,
-    MessageState, Page, Tenant,
+    ApiKey, Attempt, Consumer, Endpoint, Environment, Event, EventType, Message, MessageState,
+    Page, Tenant,
 };
 use relay_core::time::Timestamp;
 use relay_core::transition::Progress;
@@ -433,8 +434,9 @@ pub struct Completion {
     /// The attempt record; written even when the lease was lost (it happened).
     /// Its `number` is assigned by the store.
     pub attempt: Option<Attempt>,
-    /// Disable the endpoint at once with this reason (a `410`).
-    pub disable_endpoint: Option<String>,
+    /// The endpoint answered `410`: disable it at once
+    /// (`relay_core::lifecycle::EndpointAction::Gone`).
+    pub disable_endpoint: bool,
     /// A manual attempt: the message was leased without leaving its state.
     pub manual: bool,
     /// What the attempt says about the endpoint's health, for the
@@ -529,16 +531,18 @@ pub trait Store: Send + Sync + 'static {
         retire_at: Timestamp,
         audit: &AuditEntry,
     ) -> Result<Vec<EndpointKeyRecord>>;
-    /// Pauses, resumes, enables or disables an endpoint and moves its pending
-    /// messages with it (pausing or disabling holds `scheduled` messages;
-    /// resuming or enabling schedules `held` ones, keeping their due times).
-    /// Audited in the same transaction.
-    async fn set_endpoint_state(
+    /// Applies a change of the endpoint's state decided by the one rule
+    /// (`relay_core::lifecycle::decide`, from the state the caller read)
+    /// with a conditional update (`crate::lifecycle::apply`): only while the
+    /// endpoint is still in `change.from`, else
+    /// `Conflict("endpoint_state_changed")` and nothing is written. Moves its
+    /// messages and emits the operational event as the change says, audited
+    /// in the same transaction (its parameters get `from` and `to`).
+    async fn change_endpoint_state(
         &self,
         scope: &Scope,
         endpoint_id: &str,
-        state: EndpointState,
-        disabled_reason: Option<&str>,
+        change: &relay_core::lifecycle::Change,
         audit: &AuditEntry,
     ) -> Result<Endpoint>;
     /// Cancels a message's pending attempts (`cancelled`); an attempt in
@@ -641,6 +645,9 @@ pub trait Store: Send + Sync + 'static {
     ) -> Result<Claimed>;
     /// Leases one message for a manual attempt, whatever its state, unless an
     /// attempt is already in flight or leased. `None` when it is busy.
+    /// `Conflict("endpoint_deleted")` when its endpoint was deleted and
+    /// `Conflict("event_expired")` when its event's TTL has passed: nothing
+    /// to attempt, and no lease is taken.
     async fn lease_for_manual_attempt(
         &self,
         scope: &Scope,

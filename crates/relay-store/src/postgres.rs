@@ -36,6 +36,7 @@ pub(crate) mod dialect {
 
     pub const BACKEND: &str = "postgres";
     pub const FOR_UPDATE: &str = " FOR UPDATE";
+    pub const FOR_SHARE: &str = " FOR SHARE";
     /// Any constant works as long as every node uses the same one.
     pub const MIGRATION_LOCK: Option<&str> = Some("SELECT pg_advisory_xact_lock(7265616279)");
 

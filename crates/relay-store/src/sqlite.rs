@@ -62,6 +62,7 @@ pub(crate) mod dialect {
     pub const BACKEND: &str = "sqlite";
     /// SQLite has no row locks; the single writer connection serialises writes.
     pub const FOR_UPDATE: &str = "";
+    pub const FOR_SHARE: &str = "";
     /// The single writer already serialises migrations within the process.
     pub const MIGRATION_LOCK: Option<&str> = None;
 
@@ -797,6 +798,7 @@ impl Exec for Writer {
     type Row = WriterRow;
     const CLAIM_CANDIDATES: i64 = dialect::CLAIM_CANDIDATES;
     const SKIP_LOCKED: &'static str = dialect::SKIP_LOCKED;
+    const FOR_SHARE: &'static str = dialect::FOR_SHARE;
     const RECOVERY_INDEX: &'static str = dialect::RECOVERY_INDEX;
     const WAKE_NOTIFY: Option<&'static str> = dialect::WAKE_NOTIFY;
     const ARRAYS: bool = dialect::ARRAYS;

@@ -54,6 +54,9 @@ pub trait Exec: Send {
     const LIVE_CLAIM: &'static crate::backend::LiveClaimDialect;
     /// Batches bind a column as one array (see [`SqlBuilder::rows`]).
     const ARRAYS: bool;
+    /// Appended to a read that must keep its rows from changing until the
+    /// transaction ends (PostgreSQL: `FOR SHARE`; SQLite: one writer).
+    const FOR_SHARE: &'static str;
 
     /// Runs `q`; returns the rows it changed.
     fn execute(&mut self, q: &SqlBuilder) -> impl Future<Output = Result<u64>> + Send;
@@ -88,6 +91,10 @@ macro_rules! impl_exec_for_sqlx {
             const ARRAYS: bool = {
                 use $dialect as d;
                 d::ARRAYS
+            };
+            const FOR_SHARE: &'static str = {
+                use $dialect as d;
+                d::FOR_SHARE
             };
 
             async fn execute(&mut self, q: &SqlBuilder) -> Result<u64> {
@@ -928,6 +935,16 @@ pub async fn complete<X: Exec>(x: &mut X, batch: &[Completion]) -> Result<crate:
                 .map(|id| id.to_string()),
         );
     }
+    // The endpoints' states decide where a retry lands (held while paused
+    // or disabled): on PostgreSQL a pause committing meanwhile waits for
+    // this transaction, or this one for it (SQLite has one writer).
+    if !ids.is_empty() && !X::FOR_SHARE.is_empty() {
+        let mut q = SqlBuilder::new("SELECT id FROM endpoints WHERE id IN (");
+        q.bind_list_padded(ids.iter().map(|id| Bind::Text((*id).to_string())))
+            .push(") ORDER BY id")
+            .push(X::FOR_SHARE);
+        x.fetch(&q).await?;
+    }
     let mut updated = HashSet::new();
     for chunk in batch.chunks(COMPLETION_CHUNK) {
         let mut q = SqlBuilder::new(
@@ -954,15 +971,19 @@ pub async fn complete<X: Exec>(x: &mut X, batch: &[Completion]) -> Result<crate:
             })
             .collect();
         // The padding's NULL ids match no message.
-        q.rows(rows, COMPLETION_CHUNK, X::ARRAYS).push(
-            ") UPDATE messages SET state = v.state, attempts_used = v.attempts_used, \
+        // A retry due again is held while the endpoint is paused or
+        // disabled (`relay_core::lifecycle::settle`).
+        q.rows(rows, COMPLETION_CHUNK, X::ARRAYS).push(&format!(
+            ") UPDATE messages SET state = CASE WHEN v.state = 'scheduled' THEN {settled} \
+             ELSE v.state END, attempts_used = v.attempts_used, \
              deferrals_used = v.deferrals_used, next_attempt_at = v.next_attempt_at, \
              last_error_code = v.last_error_code, terminal_reason = v.terminal_reason, \
              lease_owner = NULL, lease_until = NULL, updated_at = v.updated_at FROM v \
              WHERE messages.id = v.id AND messages.lease_owner = v.lease_owner \
              AND messages.lease_version = v.lease_version \
              AND (messages.state = 'in_flight' OR v.manual = 1) RETURNING messages.id",
-        );
+            settled = crate::lifecycle::SETTLED_STATE_SQL
+        ));
         for r in x.fetch(&q).await? {
             updated.insert(r.text("id")?);
         }
@@ -1026,35 +1047,17 @@ pub async fn complete<X: Exec>(x: &mut X, batch: &[Completion]) -> Result<crate:
     for c in batch {
         let p = &c.progress;
         let done = updated.contains(&c.message_id);
-        if applied_and(done, &c.disable_endpoint).is_some() {
-            let endpoint_id = c
-                .attempt
-                .as_ref()
-                .map(|a| a.endpoint_id.clone())
-                .unwrap_or_default();
-            let reason = c.disable_endpoint.clone().unwrap_or_default();
-            let disabled = x
-                .execute(&SqlBuilder::numbered(
-                    "UPDATE endpoints SET state = 'disabled', disabled_reason = $2, updated_at = $3 \
-                     WHERE id = $1 AND deleted_at IS NULL AND state <> 'disabled'",
-                    [
-                        Bind::Text(endpoint_id.clone()),
-                        Bind::Text(reason.clone()),
-                        Bind::Int(c.now.millis()),
-                    ],
-                ))
-                .await?;
-            if disabled > 0 {
-                hold_scheduled(x, &endpoint_id, c.now).await?;
-                emit_operational(
-                    x,
-                    &endpoint_id,
-                    relay_core::operational::ENDPOINT_DISABLED,
-                    serde_json::json!({ "endpoint_id": endpoint_id, "reason": reason }),
-                    c.now,
-                )
-                .await?;
-            }
+        if done
+            && c.disable_endpoint
+            && let Some(a) = &c.attempt
+        {
+            crate::lifecycle::apply_automatic(
+                x,
+                &a.endpoint_id,
+                relay_core::lifecycle::EndpointAction::Gone,
+                c.now,
+            )
+            .await?;
         }
         if done && p.state == MessageState::Exhausted {
             let found = x
@@ -1181,16 +1184,6 @@ async fn gone_messages<X: Exec>(
     Ok(gone)
 }
 
-/// Holds a disabled endpoint's scheduled messages.
-pub async fn hold_scheduled<X: Exec>(x: &mut X, endpoint_id: &str, now: Timestamp) -> Result<u64> {
-    x.execute(&SqlBuilder::numbered(
-        "UPDATE messages SET state = 'held', updated_at = $2 \
-         WHERE endpoint_id = $1 AND state = 'scheduled'",
-        [Bind::Text(endpoint_id.into()), Bind::Int(now.millis())],
-    ))
-    .await
-}
-
 async fn insert_warning<X: Exec>(
     x: &mut X,
     endpoint_id: &str,
@@ -1290,25 +1283,13 @@ async fn observe_health<X: Exec>(
         .await?;
     }
     if o.disable {
-        let disabled = x
-            .execute(&SqlBuilder::numbered(
-                "UPDATE endpoints SET state = 'disabled', disabled_reason = 'failing_for_5_days', \
-                 updated_at = $2 WHERE id = $1 AND deleted_at IS NULL AND state = 'active' \
-                 AND auto_disable = 1",
-                [Bind::Text(endpoint_id.into()), Bind::Int(now.millis())],
-            ))
-            .await?;
-        if disabled > 0 {
-            hold_scheduled(x, endpoint_id, now).await?;
-            emit_operational(
-                x,
-                endpoint_id,
-                relay_core::operational::ENDPOINT_DISABLED,
-                serde_json::json!({ "endpoint_id": endpoint_id, "reason": "failing_for_5_days" }),
-                now,
-            )
-            .await?;
-        }
+        crate::lifecycle::apply_automatic(
+            x,
+            endpoint_id,
+            relay_core::lifecycle::EndpointAction::FailingForFiveDays,
+            now,
+        )
+        .await?;
     }
     Ok(clean)
 }

@@ -10,7 +10,8 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use relay_core::id::IdKind;
-use relay_core::model::{Attempt, EndpointState, Message, MessageState, Page};
+use relay_core::lifecycle::EndpointAction;
+use relay_core::model::{Attempt, Message, MessageState, Page};
 use relay_core::time::Timestamp;
 use relay_store::{MessageFilter, StoreError, new_id};
 use serde::{Deserialize, Serialize};
@@ -35,55 +36,39 @@ pub const MISSED_STATES: [MessageState; 7] = [
     MessageState::Held,
 ];
 
+/// Applies `action` to the endpoint through the one rule
+/// (`relay_core::lifecycle`), audited as `audit_action`, and tells the
+/// dispatcher at once (pause and disable stop what it has leased ahead).
 async fn change_state(
     state: &AppState,
     auth: &TenantAuth,
     id: &str,
-    allowed_from: &[EndpointState],
-    to: EndpointState,
-    reason: Option<&str>,
-    action: &str,
-) -> Result<Json<EndpointOut>, ApiError> {
+    action: EndpointAction,
+    audit_action: &str,
+) -> Result<EndpointOut, ApiError> {
     let current = state
         .store
         .get_endpoint(&auth.scope, id)
         .await?
         .ok_or_else(|| ApiError::not_found("endpoint"))?;
-    if !allowed_from.contains(&current.state) {
-        return Err(ApiError::new(
-            StatusCode::CONFLICT,
-            "invalid_endpoint_state",
-            format!(
-                "the endpoint is {}; {action} applies to {} endpoints",
-                current.state.as_str(),
-                allowed_from
-                    .iter()
-                    .map(|s| s.as_str())
-                    .collect::<Vec<_>>()
-                    .join(" or ")
-            ),
-        ));
-    }
+    let change = relay_core::lifecycle::decide(current.state, action)?;
     let now = state.clock.now();
-    let audit = entry(
-        auth,
-        action,
-        id,
-        serde_json::json!({ "from": current.state.as_str() }),
-        now,
-    );
+    let audit = entry(auth, audit_action, id, serde_json::json!({}), now);
+    // Applied only while the endpoint is still as read: a change that
+    // committed meanwhile makes this one a 409, not an overwrite.
     let endpoint = state
         .store
-        .set_endpoint_state(&auth.scope, id, to, reason, &audit)
+        .change_endpoint_state(&auth.scope, id, &change, &audit)
         .await
         .map_err(or_not_found("endpoint"))?;
-    if to == EndpointState::Active {
+    state.engine.endpoint_changed(id, change.to).await;
+    if change.messages == relay_core::lifecycle::Messages::Release {
         state.wake.notify_one();
     }
-    Ok(Json(EndpointOut {
+    Ok(EndpointOut {
         warnings: warnings_of(&endpoint),
         endpoint,
-    }))
+    })
 }
 
 #[utoipa::path(operation_id = "endpoints_pause", post, path = "/v1/endpoints/{id}/pause", tag = "recovery",
@@ -95,16 +80,9 @@ pub async fn pause(
     auth: TenantAuth,
     Path(id): Path<String>,
 ) -> Result<Json<EndpointOut>, ApiError> {
-    change_state(
-        &state,
-        &auth,
-        &id,
-        &[EndpointState::Active],
-        EndpointState::Paused,
-        None,
-        "endpoint.paused",
-    )
-    .await
+    change_state(&state, &auth, &id, EndpointAction::Pause, "endpoint.paused")
+        .await
+        .map(Json)
 }
 
 #[utoipa::path(operation_id = "endpoints_resume", post, path = "/v1/endpoints/{id}/resume", tag = "recovery",
@@ -120,12 +98,11 @@ pub async fn resume(
         &state,
         &auth,
         &id,
-        &[EndpointState::Paused],
-        EndpointState::Active,
-        None,
+        EndpointAction::Resume,
         "endpoint.resumed",
     )
     .await
+    .map(Json)
 }
 
 #[utoipa::path(operation_id = "endpoints_disable", post, path = "/v1/endpoints/{id}/disable", tag = "recovery",
@@ -141,33 +118,80 @@ pub async fn disable(
         &state,
         &auth,
         &id,
-        &[EndpointState::Active, EndpointState::Paused],
-        EndpointState::Disabled,
-        Some("disabled_by_tenant"),
+        EndpointAction::Disable,
         "endpoint.disabled",
     )
     .await
+    .map(Json)
+}
+
+/// Enable's options; the body may be absent.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EnableBody {
+    /// Also queue what was missed while disabled, as `recover` does from
+    /// `since` (default: the start of the retention period): paced recovery
+    /// traffic, never a flood of live traffic. Without it, held messages
+    /// stay held (listed by `GET /v1/endpoints/{id}/missed`) until a recover.
+    #[serde(default)]
+    pub recover: bool,
+    /// Where that recover starts (only with `recover`).
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub since: Option<Timestamp>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Enabled {
+    #[serde(flatten)]
+    pub endpoint: EndpointOut,
+    /// With `recover`: the messages queued as recovery traffic.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requeued: Option<u64>,
 }
 
 #[utoipa::path(operation_id = "endpoints_enable", post, path = "/v1/endpoints/{id}/enable", tag = "recovery",
     params(("id" = String, Path, description = "The endpoint's id.")),
-    responses((status = 200, body = EndpointOut), (status = 404, body = Problem), (status = 409, body = Problem)),
+    request_body(content = Option<EnableBody>),
+    responses((status = 200, body = Enabled), (status = 404, body = Problem), (status = 409, body = Problem), (status = 422, body = Problem)),
     security(("api_key" = [])))]
 pub async fn enable(
     State(state): State<Arc<AppState>>,
     auth: TenantAuth,
     Path(id): Path<String>,
-) -> Result<Json<EndpointOut>, ApiError> {
-    change_state(
+    body: axum::body::Bytes,
+) -> Result<Json<Enabled>, ApiError> {
+    // No body (or an empty one): the defaults.
+    let body: EnableBody = if body.is_empty() {
+        EnableBody::default()
+    } else {
+        crate::extract::parse_json(&body)?
+    };
+    if body.since.is_some() && !body.recover {
+        return Err(ApiError::invalid(
+            "validation_failed",
+            "/since",
+            "since applies only with recover: true",
+        ));
+    }
+    let since = match body.since {
+        Some(since) => Some(since),
+        None if body.recover => Some(retention_start(&state)),
+        None => None,
+    };
+    let until = since.map(|s| check_range(&state, s, None)).transpose()?;
+    let endpoint = change_state(
         &state,
         &auth,
         &id,
-        &[EndpointState::Disabled],
-        EndpointState::Active,
-        None,
+        EndpointAction::Enable,
         "endpoint.enabled",
     )
-    .await
+    .await?;
+    let requeued = match (since, until) {
+        (Some(since), Some(until)) => Some(run_recover(&state, &auth, &id, since, until).await?),
+        _ => None,
+    };
+    Ok(Json(Enabled { endpoint, requeued }))
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -299,18 +323,41 @@ pub async fn recover(
     Path(id): Path<String>,
     JsonBody(body): JsonBody<RecoverBody>,
 ) -> Result<Json<Recovered>, ApiError> {
-    let now = state.clock.now();
     let until = check_range(&state, body.since, body.until)?;
+    let requeued = run_recover(&state, &auth, &id, body.since, until).await?;
+    Ok(Json(Recovered { requeued }))
+}
+
+/// The start of the retention period (a second inside it, so a range from
+/// it passes [`check_range`] on a clock that moved meanwhile).
+fn retention_start(state: &AppState) -> Timestamp {
+    let days = state.settings.retention_days;
+    state
+        .clock
+        .now()
+        .plus_seconds(-i64::from(days) * 86_400 + 1)
+}
+
+/// Restarts the endpoint's missed messages created in `[since, until)` as
+/// recovery traffic (audited), and wakes the dispatcher for them.
+async fn run_recover(
+    state: &AppState,
+    auth: &TenantAuth,
+    id: &str,
+    since: Timestamp,
+    until: Timestamp,
+) -> Result<u64, ApiError> {
+    let now = state.clock.now();
     let audit = entry(
-        &auth,
+        auth,
         "endpoint.recovered",
-        &id,
-        serde_json::json!({ "since": body.since, "until": until }),
+        id,
+        serde_json::json!({ "since": since, "until": until }),
         now,
     );
     let requeued = state
         .store
-        .recover(&auth.scope, &id, body.since, until, &audit)
+        .recover(&auth.scope, id, since, until, &audit)
         .await
         .map_err(|e| match e {
             StoreError::Conflict(_) => ApiError::new(
@@ -323,7 +370,7 @@ pub async fn recover(
     if requeued > 0 {
         state.wake.notify_one();
     }
-    Ok(Json(Recovered { requeued }))
+    Ok(requeued)
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -424,6 +471,16 @@ pub async fn resend(
                 StatusCode::CONFLICT,
                 "attempt_in_flight",
                 "an attempt for this message is in flight; at most one runs at a time",
+            ),
+            relay_engine::ManualError::EventExpired => ApiError::new(
+                StatusCode::CONFLICT,
+                "event_expired",
+                "the event's time to live has passed; it is not delivered again",
+            ),
+            relay_engine::ManualError::EndpointDeleted => ApiError::new(
+                StatusCode::CONFLICT,
+                "endpoint_deleted",
+                "the message's endpoint was deleted; nothing is sent to it",
             ),
             relay_engine::ManualError::Store(s) => s.into(),
         })?;
@@ -634,7 +691,9 @@ pub async fn test(
         .await
         .map_err(|e| match e {
             relay_engine::ManualError::NotFound => ApiError::not_found("endpoint"),
-            relay_engine::ManualError::Busy => ApiError::internal(),
+            relay_engine::ManualError::Busy
+            | relay_engine::ManualError::EventExpired
+            | relay_engine::ManualError::EndpointDeleted => ApiError::internal(),
             relay_engine::ManualError::Store(s) => s.into(),
         })?;
     let message = state
