@@ -581,7 +581,9 @@ impl Dispatcher {
                     // Paused or disabled since it was claimed: no attempt;
                     // given back, it lands held.
                     dispatcher.finished(&c, None);
-                    dispatcher.give_back(std::slice::from_ref(&c.message.id)).await;
+                    dispatcher
+                        .give_back(std::slice::from_ref(&c.message.id))
+                        .await;
                     drop(permit);
                     break;
                 }

@@ -41,8 +41,23 @@ async fn set_state(e: &Env, state: EndpointState) {
         parameters: serde_json::json!({}),
         at,
     };
+    use relay_core::lifecycle::{EndpointAction, decide};
+    let from = e
+        .store()
+        .get_endpoint(&e.scope, &e.endpoint.id)
+        .await
+        .unwrap()
+        .unwrap()
+        .state;
+    let action = match (from, state) {
+        (_, EndpointState::Paused) => EndpointAction::Pause,
+        (_, EndpointState::Disabled) => EndpointAction::Disable,
+        (EndpointState::Disabled, EndpointState::Active) => EndpointAction::Enable,
+        (_, EndpointState::Active) => EndpointAction::Resume,
+    };
+    let change = decide(from, action).unwrap();
     e.store()
-        .set_endpoint_state(&e.scope, &e.endpoint.id, state, None, &audit)
+        .change_endpoint_state(&e.scope, &e.endpoint.id, &change, &audit)
         .await
         .unwrap();
 }

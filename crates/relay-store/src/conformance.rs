@@ -1544,7 +1544,7 @@ pub async fn signing_keys_are_stored_with_the_endpoint(s: &dyn Store) {
 }
 
 /// Applies a tenant's action to an endpoint (`Store::change_endpoint_state`).
-async fn act(
+pub(crate) async fn act(
     s: &dyn Store,
     scope: &Scope,
     endpoint_id: &str,

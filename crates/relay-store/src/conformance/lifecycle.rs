@@ -115,7 +115,7 @@ pub async fn completions_rescues_and_releases_land_held_while_paused_or_disabled
             )
         })
         .collect();
-    assert_eq!(s.complete(&retries).await.unwrap(), vec![true; 3]);
+    assert_eq!(s.complete(&retries).await.unwrap().applied, vec![true; 3]);
     // Given back unattempted.
     let given: Vec<String> = (0..3).map(|e| of(e, "evt_2").message.id.clone()).collect();
     assert_eq!(

@@ -3,7 +3,7 @@
 //! event is outside retention.
 
 use relay_core::id::IdKind;
-use relay_core::model::{EndpointState, Environment, MessageState};
+use relay_core::model::{Environment, MessageState};
 use relay_core::transition::Progress;
 use serde_json::json;
 
@@ -43,12 +43,12 @@ pub async fn purge_keeps_events_whose_messages_are_live(s: &dyn Store) {
     let c = consumer(s, &live, "c").await;
     endpoint(s, &live, &c.id, &["order.shipped", "order.placed"]).await;
     let paused = endpoint(s, &live, &c.id, &["order.held"]).await;
-    s.set_endpoint_state(
+    super::act(
+        s,
         &live,
         &paused.id,
-        EndpointState::Paused,
-        None,
-        &audit("endpoint.paused", &paused.id, T0),
+        relay_core::lifecycle::EndpointAction::Pause,
+        T0,
     )
     .await
     .unwrap();

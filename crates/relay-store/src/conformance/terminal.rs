@@ -89,13 +89,20 @@ pub async fn waiting_messages_expire_when_their_ttl_passes(s: &dyn Store) {
         );
     }
 
-    // A manual attempt's lease is left to finish; the held one expires.
+    // A manual attempt's lease (taken just before the TTL: at it, a resend
+    // has nothing to attempt) is left to finish; the held one expires.
     let manual = message_of(s, &live, &waiting.id, "evt_later").await;
     assert!(
-        s.lease_for_manual_attempt(&live, &manual.id, "node-b", later, later.plus_seconds(60))
-            .await
-            .unwrap()
-            .is_some()
+        s.lease_for_manual_attempt(
+            &live,
+            &manual.id,
+            "node-b",
+            later.plus_millis(-1),
+            later.plus_seconds(60)
+        )
+        .await
+        .unwrap()
+        .is_some()
     );
     assert_eq!(s.expire_due(later, 100).await.unwrap(), 1);
     assert_eq!(
