@@ -89,7 +89,7 @@ async fn pause_stops_what_is_leased_ahead_at_once_and_resume_releases_in_order()
     let mut endpoint = e.endpoint_now().await;
     endpoint.max_concurrency = 1;
     e.store()
-        .update_endpoint(&e.scope, &endpoint)
+        .update_endpoint(&e.scope, &endpoint, None)
         .await
         .unwrap();
     let wake = Arc::new(Notify::new());
@@ -244,7 +244,7 @@ async fn resend_of_an_expired_event_or_a_deleted_endpoint_makes_no_attempt() {
         .find(|m| m.event_id == "evt_kept")
         .unwrap();
     e.store()
-        .delete_endpoint(&e.scope, &e.endpoint.id, e.clock.now())
+        .delete_endpoint(&e.scope, &e.endpoint.id, e.clock.now(), None)
         .await
         .unwrap();
     assert!(matches!(

@@ -254,7 +254,7 @@ pub async fn a_manual_lease_refuses_expired_events_and_deleted_endpoints(s: &dyn
         .unwrap();
     assert!(before.is_some(), "the refused resend held no lease");
     let kept = message_of(1, "evt_d").await;
-    s.delete_endpoint(&live, &endpoints[1].id, T0.plus_seconds(1))
+    s.delete_endpoint(&live, &endpoints[1].id, T0.plus_seconds(1), None)
         .await
         .unwrap();
     assert!(matches!(

@@ -87,20 +87,20 @@ pub async fn an_audit_entry_commits_with_its_change_or_not_at_all(s: &dyn Store)
     // An entry already written: writing it again fails (same id), and so
     // must the change it comes with.
     let taken = audit("endpoint.paused", &e.id, T0);
-    s.set_endpoint_state(
+    use relay_core::lifecycle::{EndpointAction, decide};
+    use relay_core::model::EndpointState;
+    s.change_endpoint_state(
         &live,
         &e.id,
-        relay_core::model::EndpointState::Paused,
-        None,
+        &decide(EndpointState::Active, EndpointAction::Pause).unwrap(),
         &taken,
     )
     .await
     .unwrap();
-    s.set_endpoint_state(
+    s.change_endpoint_state(
         &live,
         &e.id,
-        relay_core::model::EndpointState::Active,
-        None,
+        &decide(EndpointState::Paused, EndpointAction::Resume).unwrap(),
         &audit("endpoint.resumed", &e.id, T0),
     )
     .await
