@@ -23,6 +23,7 @@ use crate::extract::{JsonBody, OptionalJsonBody, QueryParams};
 #[serde(deny_unknown_fields)]
 pub struct CreateConsumer {
     /// Your identifier for this consumer; unique per tenant and environment.
+    #[schema(min_length = 1, max_length = 255, pattern = "^[A-Za-z0-9_.:/@|-]+$")]
     pub external_id: String,
     pub name: Option<String>,
     /// CloudEvents `source` for deliveries to this consumer: a URI reference

@@ -44,8 +44,11 @@ pub struct CreateEndpoint {
     pub signature_scheme: Option<SignatureScheme>,
     /// Waits in seconds before attempts 2..n; omitted or `null` uses the default schedule.
     pub retry_schedule_seconds: Option<Vec<u32>>,
-    /// Attempts in flight at once for this endpoint (default 10).
+    /// Attempts in flight at once for this endpoint (default 10; at most the
+    /// operator's `limits.max_endpoint_concurrency`, 100 by default).
+    #[schema(minimum = 1)]
     pub max_concurrency: Option<u32>,
+    #[schema(minimum = 1, maximum = 100_000)]
     pub rate_limit_per_second: Option<u32>,
     /// Snapshot allow list. Not available yet: must be empty.
     #[serde(default)]
@@ -67,9 +70,10 @@ pub struct UpdateEndpoint {
     #[serde(default, deserialize_with = "present")]
     #[schema(value_type = Option<Vec<u32>>)]
     pub retry_schedule_seconds: Option<Option<Vec<u32>>>,
+    #[schema(minimum = 1)]
     pub max_concurrency: Option<u32>,
     #[serde(default, deserialize_with = "present")]
-    #[schema(value_type = Option<u32>)]
+    #[schema(value_type = Option<u32>, minimum = 1, maximum = 100_000)]
     pub rate_limit_per_second: Option<Option<u32>>,
     pub snapshot_fields: Option<Vec<String>>,
     pub auto_disable: Option<bool>,
@@ -545,6 +549,7 @@ pub async fn delete(
 #[serde(deny_unknown_fields)]
 pub struct RotateKey {
     /// How long the old key keeps signing beside the new one, 0 to 168 hours (default 24).
+    #[schema(maximum = 168)]
     pub overlap_hours: Option<u32>,
     /// The new key's scheme; switching `v1a` ↔ `v1` happens here. Defaults to the current scheme.
     pub signature_scheme: Option<SignatureScheme>,
