@@ -1,4 +1,4 @@
-"""Seeds a running Relay for scripts/check-openapi.sh and writes the
+"""Seeds a running Relay for scripts/checks/openapi.sh and writes the
 schemathesis configuration that uses the seeded objects.
 
 Creates, through the API itself: a tenant and a live API key, an event type
@@ -72,7 +72,7 @@ def main():
         "messages": message,
         "jobs": job["id"],
     }
-    lines = ["# Written by scripts/openapi_seed.py for one run of check-openapi.sh.", ""]
+    lines = ["# Written by scripts/checks/openapi_seed.py for one run of scripts/checks/openapi.sh.", ""]
     for kind, value in ids.items():
         lines += [f"[dictionaries.{kind}]", f"values = [{toml_string(value)}]", ""]
     lines += ["[dictionaries.key_ids]", f"values = [{toml_string(api_key['id'])}]", ""]

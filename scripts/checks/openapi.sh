@@ -9,37 +9,31 @@
 #     a body that does not match its schema.
 # Bounded: a few examples per operation, a fixed seed; it takes seconds.
 #
-# Usage: scripts/check-openapi.sh
-#   OPENAPI_RELAY_BIN          the relay binary (default: built with cargo)
-#   OPENAPI_PYTHON     a python3 that has the packages of
-#                      scripts/openapi-requirements.txt (default: a virtual
-#                      environment made in .test-env/openapi-venv)
+# Run by scripts/test (scripts/checks/README.md), in its environment:
+#   RELAY_TEST_PYTHON  the test environment's python, with openapi-spec-validator
+#                      and schemathesis (scripts/test-requirements.txt)
+#   CARGO_TARGET_DIR   where `cargo build -p relay` puts the binary
+# By hand: `scripts/test --setup-only` prints RELAY_TEST_PYTHON to export.
+#   OPENAPI_RELAY_BIN  the relay binary (default: built with cargo)
 #   OPENAPI_EXAMPLES   examples per operation (default 5)
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
-REQUIREMENTS="$ROOT/scripts/openapi-requirements.txt"
 EXAMPLES="${OPENAPI_EXAMPLES:-5}"
 started=$(date +%s)
 
 say() { echo "check-openapi: $*"; }
 
-# The Python tools, in a virtual environment of their own (never the system's).
-if [ -z "${OPENAPI_PYTHON:-}" ]; then
-    venv="$ROOT/.test-env/openapi-venv"
-    stamp="$venv/.requirements"
-    if [ ! -x "$venv/bin/python" ] || ! cmp -s "$REQUIREMENTS" "$stamp"; then
-        say "installing $REQUIREMENTS into $venv"
-        python3 -m venv "$venv"
-        "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$REQUIREMENTS"
-        cp "$REQUIREMENTS" "$stamp"
-    fi
-    OPENAPI_PYTHON="$venv/bin/python"
+# The Python tools, from the test environment (never the system's).
+if [ -z "${RELAY_TEST_PYTHON:-}" ]; then
+    echo "check-openapi: RELAY_TEST_PYTHON is not set; run scripts/test, or export what scripts/test --setup-only prints" >&2
+    exit 1
 fi
+OPENAPI_PYTHON="$RELAY_TEST_PYTHON"
 bin_dir="$(dirname "$OPENAPI_PYTHON")"
 for tool in openapi-spec-validator schemathesis; do
-    [ -x "$bin_dir/$tool" ] || { echo "check-openapi: $bin_dir/$tool is missing" >&2; exit 1; }
+    [ -x "$bin_dir/$tool" ] || { echo "check-openapi: $bin_dir/$tool is missing (scripts/test-requirements.txt)" >&2; exit 1; }
 done
 
 # The binary.
@@ -104,7 +98,7 @@ say "validating the served document"
 
 # A tenant, its API key and one object of each kind; the schemathesis
 # configuration binds path ids to them half of the time.
-key=$("$OPENAPI_PYTHON" scripts/openapi_seed.py "$url" "$operator" "$work/schemathesis.toml")
+key=$("$OPENAPI_PYTHON" scripts/checks/openapi_seed.py "$url" "$operator" "$work/schemathesis.toml")
 
 checks="not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance"
 run_schemathesis() {
