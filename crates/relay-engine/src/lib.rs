@@ -820,9 +820,12 @@ impl Dispatcher {
         // New messages of this process's publishes may come leased (see
         // `intake`); until the loop stops.
         self.store().set_intake(Some(self.intake()));
+        // Endpoint state changes committed by other nodes (PostgreSQL).
+        let (endpoints, notices) = mpsc::unbounded_channel();
+        tokio::spawn(self.clone().follow_endpoints(notices));
         if let Err(e) = self
             .store()
-            .listen_for_wakeups(wake.clone(), shutdown.clone())
+            .listen_for_wakeups(wake.clone(), endpoints, shutdown.clone())
             .await
         {
             tracing::warn!(error = %e, "cannot listen for wake-ups from other nodes; polling instead");

@@ -10,12 +10,21 @@
 //! look-ahead queue, not from a claim that raced with the change. An attempt
 //! already on the wire finishes; its completion lands `held` too.
 //!
+//! Other nodes sharing the PostgreSQL database are told too: the change's
+//! transaction sends `relay_endpoint`, and each dispatcher's listener hands
+//! it to [`Dispatcher::follow_endpoints`], which calls `endpoint_changed`.
+//! When the listening connection was lost, changes may have been missed:
+//! everything queued ahead is given back, its endpoints marked stopped
+//! until a claim reads them active again.
+//!
 //! A claim also gives back whatever it leased of an endpoint it read as not
 //! active, and clears a stop mark older than itself for an endpoint it read
 //! as active (resumed or enabled through another node).
 
+use std::sync::Arc;
+
 use relay_core::model::EndpointState;
-use relay_store::Claimed;
+use relay_store::{Claimed, EndpointNotice};
 
 use crate::Dispatcher;
 
@@ -53,6 +62,31 @@ impl Dispatcher {
         self.give_back(&ids).await;
         // Their permits go with them.
         drop(queued);
+    }
+
+    /// Applies the endpoint changes the store's listener tells (see the
+    /// module's docs), until it stops.
+    pub(crate) async fn follow_endpoints(
+        self: Arc<Self>,
+        mut notices: tokio::sync::mpsc::UnboundedReceiver<EndpointNotice>,
+    ) {
+        while let Some(notice) = notices.recv().await {
+            match notice {
+                EndpointNotice::Changed { endpoint_id, state } => {
+                    self.endpoint_changed(&endpoint_id, state).await;
+                }
+                EndpointNotice::Reconnected => {
+                    let queued: Vec<String> = match self.ahead.lock() {
+                        Ok(s) => s.queues.keys().cloned().collect(),
+                        Err(_) => Vec::new(),
+                    };
+                    for endpoint_id in queued {
+                        self.endpoint_changed(&endpoint_id, EndpointState::Paused)
+                            .await;
+                    }
+                }
+            }
+        }
     }
 
     /// Marks the endpoint stopped (see [`crate::AheadState::stopped`]).

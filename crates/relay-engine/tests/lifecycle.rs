@@ -253,3 +253,54 @@ async fn resend_of_an_expired_event_or_a_deleted_endpoint_makes_no_attempt() {
     ));
     assert_eq!(e.receiver.count(), 0);
 }
+
+#[tokio::test]
+async fn a_pause_on_another_node_gives_back_what_this_node_leased_ahead() {
+    // PostgreSQL: nodes share it. The pause commits through the store, as
+    // another node's API would; this process's dispatcher is not called.
+    let Some(e) = Env::start(Setup {
+        behavior: Behavior::delay(Duration::from_millis(800), Behavior::ok()),
+        verify: false,
+        postgres: true,
+        tune: one_at_a_time,
+        ..Default::default()
+    })
+    .await
+    else {
+        return;
+    };
+    let mut endpoint = e.endpoint_now().await;
+    endpoint.max_concurrency = 1;
+    e.store()
+        .update_endpoint(&e.scope, &endpoint, None)
+        .await
+        .unwrap();
+    let wake = Arc::new(Notify::new());
+    let (stop, stop_rx) = watch::channel(false);
+    // `start` returned: LISTEN is registered.
+    let handle = e.dispatcher.clone().start(wake.clone(), stop_rx).await;
+    for i in 0..6 {
+        e.publish(&format!("evt_{i}"), DATA).await;
+    }
+    wake.notify_one();
+    // One on the wire; more leased ahead in this node's lane.
+    e.receiver.wait_in_flight(1, WAIT).await.unwrap();
+    wait_for_state(&e, MessageState::InFlight, 3).await;
+    let from = e.endpoint_now().await.state;
+    let change = decide(from, EndpointAction::Pause).unwrap();
+    e.store()
+        .change_endpoint_state(&e.scope, &e.endpoint.id, &change, &audit(&e, "pause"))
+        .await
+        .unwrap();
+    // Told through `relay_endpoint`, the node gives back what it leased
+    // ahead (held); the attempt on the wire finishes, nothing else starts.
+    wait_for_state(&e, MessageState::Held, 5).await;
+    wait_for_state(&e, MessageState::Delivered, 1).await;
+    assert_eq!(count(&e, MessageState::Held).await, 5);
+    assert_eq!(count(&e, MessageState::InFlight).await, 0);
+    assert_eq!(e.receiver.count(), 1, "{:?}", e.messages().await);
+    assert_eq!(e.receiver.in_flight(), 0);
+    stop.send(true).unwrap();
+    handle.await.unwrap();
+    e.db.cleanup().await;
+}

@@ -2478,9 +2478,10 @@ AssertSqlSafe(format!(
             async fn listen_for_wakeups(
                 &self,
                 notify: std::sync::Arc<tokio::sync::Notify>,
+                endpoints: tokio::sync::mpsc::UnboundedSender<$crate::EndpointNotice>,
                 stop: tokio::sync::watch::Receiver<bool>,
             ) -> Result<()> {
-                dialect::listen_for_wakeups(&self.write, notify, stop).await.map(drop)
+                dialect::listen_for_wakeups(&self.write, notify, endpoints, stop).await.map(drop)
             }
         }
     };

@@ -765,13 +765,29 @@ pub trait Store: Send + Sync + 'static {
     /// yet claimed (a bulk retry restarts more only as these drain).
     async fn recovery_due(&self, tenant_id: &str, now: Timestamp) -> Result<u64>;
     /// Wakes `notify` whenever another process publishes (PostgreSQL
-    /// `LISTEN/NOTIFY`), until `stop` turns true or its sender is dropped;
-    /// a no-op for SQLite, which has one process.
+    /// `LISTEN/NOTIFY`), and sends on `endpoints` each endpoint state change
+    /// committed by any process (see [`EndpointNotice`]), until `stop` turns
+    /// true or its sender is dropped (then `endpoints` is dropped); a no-op
+    /// for SQLite, which has one process (`endpoints` is dropped at once).
     async fn listen_for_wakeups(
         &self,
         notify: std::sync::Arc<tokio::sync::Notify>,
+        endpoints: tokio::sync::mpsc::UnboundedSender<EndpointNotice>,
         stop: tokio::sync::watch::Receiver<bool>,
     ) -> Result<()>;
+}
+
+/// What the PostgreSQL listener tells a dispatcher of endpoint state changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EndpointNotice {
+    /// The endpoint's state changed to `state` (committed, by any node).
+    Changed {
+        endpoint_id: String,
+        state: relay_core::model::EndpointState,
+    },
+    /// The listening connection was lost and is listening again: changes
+    /// committed meanwhile were not told.
+    Reconnected,
 }
 
 /// Opens the store a database URL names (`sqlite://…` or `postgres://…`) and

@@ -79,6 +79,14 @@ pub async fn apply<X: Exec>(
         };
         emit_operational(x, endpoint_id, event, data, now).await?;
     }
+    if let Some(notify) = X::ENDPOINT_NOTIFY {
+        // Delivered on commit: other nodes give back what they leased ahead.
+        x.execute(&SqlBuilder::numbered(
+            notify,
+            [Bind::Text(format!("{}:{endpoint_id}", change.to.as_str()))],
+        ))
+        .await?;
+    }
     Ok(true)
 }
 

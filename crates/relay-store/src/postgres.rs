@@ -83,39 +83,88 @@ pub(crate) mod dialect {
         m.postgres
     }
 
-    /// Listens on `relay_wake` in a background task and wakes `notify` for
-    /// each notification; reconnects after errors. Missing a notification
-    /// only delays delivery until the dispatcher's fallback poll. The task
-    /// ends, closing its connection, once `stop` turns true or its sender
-    /// is dropped: a stopped dispatcher's listener would otherwise hold a
-    /// connection for good, and retry once a second after its database
-    /// was dropped.
+    /// Told to other nodes inside an endpoint state change's transaction;
+    /// the payload is `<state>:<endpoint id>`.
+    pub const ENDPOINT_NOTIFY: Option<&str> = Some("SELECT pg_notify('relay_endpoint', $1)");
+
+    /// Listens on `relay_wake` and `relay_endpoint` in a background task:
+    /// wakes `notify` for each notification, and sends each endpoint state
+    /// change on `endpoints`. Missing a wake-up only delays delivery until
+    /// the dispatcher's fallback poll; a lost connection is replaced by a
+    /// new one, and then [`crate::EndpointNotice::Reconnected`] is sent
+    /// (changes committed meanwhile were not told). The task ends, closing
+    /// its connection, once `stop` turns true or its sender is dropped: a
+    /// stopped dispatcher's listener would otherwise hold a connection for
+    /// good, and retry once a second after its database was dropped.
     pub async fn listen_for_wakeups(
         pool: &sqlx::PgPool,
         notify: std::sync::Arc<tokio::sync::Notify>,
+        endpoints: tokio::sync::mpsc::UnboundedSender<crate::EndpointNotice>,
         mut stop: tokio::sync::watch::Receiver<bool>,
     ) -> crate::Result<Option<tokio::task::JoinHandle<()>>> {
-        let mut listener = sqlx::postgres::PgListener::connect_with(pool).await?;
-        listener.listen("relay_wake").await?;
+        const CHANNELS: [&str; 2] = ["relay_wake", "relay_endpoint"];
+        async fn connect(pool: &sqlx::PgPool) -> crate::Result<sqlx::postgres::PgListener> {
+            let mut listener = sqlx::postgres::PgListener::connect_with(pool).await?;
+            listener.listen_all(CHANNELS).await?;
+            Ok(listener)
+        }
+        let mut listener = connect(pool).await?;
+        let pool = pool.clone();
         Ok(Some(tokio::spawn(async move {
             loop {
                 let received = tokio::select! {
                     biased;
                     _ = stop.wait_for(|stopped| *stopped) => return,
-                    received = listener.recv() => received,
+                    received = listener.try_recv() => received,
                 };
                 notify.notify_one();
-                if let Err(e) = received {
-                    tracing::warn!(error = %e, "LISTEN relay_wake failed; retrying");
-                    tokio::select! {
-                        biased;
-                        _ = stop.wait_for(|stopped| *stopped) => return,
-                        _ = tokio::time::sleep(std::time::Duration::from_secs(1)) => {}
+                match received {
+                    Ok(Some(n)) if n.channel() == "relay_endpoint" => {
+                        if let Some(notice) = super::endpoint_notice(n.payload()) {
+                            let _ = endpoints.send(notice);
+                        }
+                    }
+                    Ok(Some(_)) => {}
+                    // The connection was lost (`Ok(None)`) or failed: listen
+                    // on a new one, then say that changes may have been missed.
+                    lost => {
+                        if let Err(e) = lost {
+                            tracing::warn!(error = %e, "LISTEN relay_wake failed; retrying");
+                        } else {
+                            tracing::warn!("LISTEN connection lost; listening again");
+                        }
+                        loop {
+                            tokio::select! {
+                                biased;
+                                _ = stop.wait_for(|stopped| *stopped) => return,
+                                _ = tokio::time::sleep(std::time::Duration::from_secs(1)) => {}
+                            }
+                            match connect(&pool).await {
+                                Ok(l) => {
+                                    listener = l;
+                                    break;
+                                }
+                                Err(e) => {
+                                    tracing::warn!(error = %e, "LISTEN again failed; retrying")
+                                }
+                            }
+                        }
+                        notify.notify_one();
+                        let _ = endpoints.send(crate::EndpointNotice::Reconnected);
                     }
                 }
             }
         })))
     }
+}
+
+/// The notice a `relay_endpoint` payload (`<state>:<endpoint id>`) tells.
+fn endpoint_notice(payload: &str) -> Option<crate::EndpointNotice> {
+    let (state, endpoint_id) = payload.split_once(':')?;
+    Some(crate::EndpointNotice::Changed {
+        endpoint_id: endpoint_id.to_string(),
+        state: relay_core::model::EndpointState::parse(state)?,
+    })
 }
 
 impl PgStore {
@@ -342,22 +391,39 @@ mod tests {
         let (pg, _) = db.pg.clone().expect("a PostgreSQL store");
         let notify = std::sync::Arc::new(tokio::sync::Notify::new());
         let (stop, stop_rx) = tokio::sync::watch::channel(false);
-        let listener = super::dialect::listen_for_wakeups(&pg.write, notify.clone(), stop_rx)
-            .await
-            .unwrap()
-            .expect("PostgreSQL listens in a task");
+        let (endpoints, mut notices) = tokio::sync::mpsc::unbounded_channel();
+        let listener =
+            super::dialect::listen_for_wakeups(&pg.write, notify.clone(), endpoints, stop_rx)
+                .await
+                .unwrap()
+                .expect("PostgreSQL listens in a task");
         sqlx::query("SELECT pg_notify('relay_wake', '')")
             .execute(&pg.write)
             .await
             .unwrap();
         // Woken by the notification.
         within(notify.notified()).await;
+        // An endpoint's change is told as such.
+        sqlx::query(super::dialect::ENDPOINT_NOTIFY.unwrap())
+            .bind("paused:ep_told")
+            .execute(&pg.write)
+            .await
+            .unwrap();
+        assert_eq!(
+            within(notices.recv()).await,
+            Some(crate::EndpointNotice::Changed {
+                endpoint_id: "ep_told".into(),
+                state: relay_core::model::EndpointState::Paused,
+            })
+        );
         stop.send(true).unwrap();
-        // The listener ends once stopped.
+        // The listener ends once stopped, and drops its sender.
         within(listener).await.unwrap();
+        assert_eq!(within(notices.recv()).await, None);
 
         let (stop, stop_rx) = tokio::sync::watch::channel(false);
-        let listener = super::dialect::listen_for_wakeups(&pg.write, notify, stop_rx)
+        let (endpoints, _notices) = tokio::sync::mpsc::unbounded_channel();
+        let listener = super::dialect::listen_for_wakeups(&pg.write, notify, endpoints, stop_rx)
             .await
             .unwrap()
             .expect("PostgreSQL listens in a task");

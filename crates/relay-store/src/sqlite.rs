@@ -97,6 +97,8 @@ pub(crate) mod dialect {
     };
     /// One process owns the database; the API wakes the dispatcher in-process.
     pub const WAKE_NOTIFY: Option<&str> = None;
+    /// One process: the API tells its dispatcher of endpoint changes.
+    pub const ENDPOINT_NOTIFY: Option<&str> = None;
     /// No arrays: batches are padded `VALUES` lists.
     pub const ARRAYS: bool = false;
     /// Publish batches handed to the writer at once (see [`crate::group`]):
@@ -115,6 +117,7 @@ pub(crate) mod dialect {
     pub async fn listen_for_wakeups(
         _pool: &sqlx::SqlitePool,
         _notify: std::sync::Arc<tokio::sync::Notify>,
+        _endpoints: tokio::sync::mpsc::UnboundedSender<crate::EndpointNotice>,
         _stop: tokio::sync::watch::Receiver<bool>,
     ) -> crate::Result<Option<tokio::task::JoinHandle<()>>> {
         Ok(None)
@@ -801,6 +804,7 @@ impl Exec for Writer {
     const FOR_SHARE: &'static str = dialect::FOR_SHARE;
     const RECOVERY_INDEX: &'static str = dialect::RECOVERY_INDEX;
     const WAKE_NOTIFY: Option<&'static str> = dialect::WAKE_NOTIFY;
+    const ENDPOINT_NOTIFY: Option<&'static str> = dialect::ENDPOINT_NOTIFY;
     const ARRAYS: bool = dialect::ARRAYS;
     const LIVE_CLAIM: &'static crate::backend::LiveClaimDialect = &dialect::LIVE_CLAIM;
 

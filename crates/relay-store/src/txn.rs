@@ -50,6 +50,9 @@ pub trait Exec: Send {
     const RECOVERY_INDEX: &'static str;
     /// Wakes other nodes' dispatchers when the transaction commits.
     const WAKE_NOTIFY: Option<&'static str>;
+    /// Tells other nodes' dispatchers, when the transaction commits, that
+    /// an endpoint's state changed (`$1`: `<state>:<endpoint id>`).
+    const ENDPOINT_NOTIFY: Option<&'static str>;
     /// The live claim's dialect (see [`crate::backend::live_claim`]).
     const LIVE_CLAIM: &'static crate::backend::LiveClaimDialect;
     /// Batches bind a column as one array (see [`SqlBuilder::rows`]).
@@ -87,6 +90,10 @@ macro_rules! impl_exec_for_sqlx {
             const WAKE_NOTIFY: Option<&'static str> = {
                 use $dialect as d;
                 d::WAKE_NOTIFY
+            };
+            const ENDPOINT_NOTIFY: Option<&'static str> = {
+                use $dialect as d;
+                d::ENDPOINT_NOTIFY
             };
             const ARRAYS: bool = {
                 use $dialect as d;
