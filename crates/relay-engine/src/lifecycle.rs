@@ -12,7 +12,8 @@
 //!
 //! Other nodes sharing the PostgreSQL database are told too: the change's
 //! transaction sends `relay_endpoint`, and each dispatcher's listener hands
-//! it to [`Dispatcher::follow_endpoints`], which calls `endpoint_changed`.
+//! it to [`Dispatcher::follow_endpoints`], which calls `endpoint_changed`
+//! for a pause or a disable.
 //! When the listening connection was lost, changes may have been missed:
 //! everything queued ahead is given back, its endpoints marked stopped
 //! until a claim reads them active again.
@@ -72,6 +73,13 @@ impl Dispatcher {
     ) {
         while let Some(notice) = notices.recv().await {
             match notice {
+                // Active again: the next claim that reads it so clears the
+                // stop mark. Not cleared here, where a resume's notice could
+                // arrive after this process's API applied a later pause.
+                EndpointNotice::Changed {
+                    state: EndpointState::Active,
+                    ..
+                } => {}
                 EndpointNotice::Changed { endpoint_id, state } => {
                     self.endpoint_changed(&endpoint_id, state).await;
                 }
