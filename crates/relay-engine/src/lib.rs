@@ -811,7 +811,9 @@ impl Dispatcher {
     /// Starts the loop in a task: returns once wake-ups from other nodes are
     /// being listened for (PostgreSQL), so a publish right after cannot be
     /// missed. The task runs until `shutdown` turns true, then shuts down
-    /// gracefully.
+    /// gracefully; the handle completes only once every task the dispatcher
+    /// spawned (the loop, the completer, attempts, the jobs task, the
+    /// endpoint-notice follower) has ended.
     pub async fn start(
         self: Arc<Self>,
         wake: Arc<Notify>,
@@ -822,7 +824,7 @@ impl Dispatcher {
         self.store().set_intake(Some(self.intake()));
         // Endpoint state changes committed by other nodes (PostgreSQL).
         let (endpoints, notices) = mpsc::unbounded_channel();
-        tokio::spawn(self.clone().follow_endpoints(notices));
+        let follower = tokio::spawn(self.clone().follow_endpoints(notices));
         if let Err(e) = self
             .store()
             .listen_for_wakeups(wake.clone(), endpoints, shutdown.clone())
@@ -830,25 +832,46 @@ impl Dispatcher {
         {
             tracing::warn!(error = %e, "cannot listen for wake-ups from other nodes; polling instead");
         }
-        // Jobs (bulk retry) run beside the loop, so a long job never holds up deliveries.
-        let jobs = self.clone();
-        let (jobs_wake, mut jobs_stop) = (wake.clone(), shutdown.clone());
+        let jobs = tokio::spawn(self.clone().jobs_loop(wake.clone(), shutdown.clone()));
+        let run = self.run(wake, shutdown);
         tokio::spawn(async move {
-            let tick = jobs.config().rescue_interval.min(Duration::from_secs(1));
-            loop {
-                if let Err(e) = jobs.run_jobs_paced(Some(&jobs_wake), true).await {
-                    tracing::error!(error = %e, "running jobs failed; they resume later");
-                }
-                tokio::select! {
-                    _ = tokio::time::sleep(tick) => {}
-                    _ = jobs_stop.changed() => {}
-                }
-                if *jobs_stop.borrow() {
-                    break;
+            run.await;
+            for (name, task) in [("jobs", jobs), ("endpoint notices", follower)] {
+                if let Err(e) = task.await {
+                    tracing::error!(error = %e, task = name, "a dispatcher task failed");
                 }
             }
-        });
-        tokio::spawn(self.run(wake, shutdown))
+        })
+    }
+
+    /// Jobs (bulk retry) run beside the loop, so a long job never holds up
+    /// deliveries. On shutdown a job stops where it is (its last batch is
+    /// committed or rolled back; its lease lapses and it resumes later).
+    async fn jobs_loop(self: Arc<Self>, wake: Arc<Notify>, mut stop: watch::Receiver<bool>) {
+        let tick = self.config().rescue_interval.min(Duration::from_secs(1));
+        loop {
+            let stopped = async {
+                if stop.wait_for(|s| *s).await.is_err() {
+                    // No shutdown signal can come any more: run on.
+                    std::future::pending::<()>().await;
+                }
+            };
+            tokio::select! {
+                r = self.run_jobs_paced(Some(&wake), true) => {
+                    if let Err(e) = r {
+                        tracing::error!(error = %e, "running jobs failed; they resume later");
+                    }
+                }
+                _ = stopped => break,
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(tick) => {}
+                _ = stop.changed() => {}
+            }
+            if *stop.borrow() {
+                break;
+            }
+        }
     }
 
     async fn run(self: Arc<Self>, wake: Arc<Notify>, mut shutdown: watch::Receiver<bool>) {

@@ -381,3 +381,113 @@ async fn messages_leased_ahead_that_wait_half_a_lease_are_given_back_unattempted
     stop.send(true).unwrap();
     handle.await.unwrap();
 }
+
+/// Every task the dispatcher spawns holds the dispatcher: once the handle
+/// `start` returned has completed, none may still hold it (the jobs task and
+/// the endpoint-notice follower used to be detached and outlive shutdown).
+async fn no_task_outlives_shutdown(postgres: bool) {
+    let Some(e) = Env::start(Setup {
+        postgres,
+        wall_clock: true,
+        tune: slow_poll,
+        ..Setup::default()
+    })
+    .await
+    else {
+        return;
+    };
+    let held = Arc::strong_count(&e.dispatcher);
+    let wake = Arc::new(Notify::new());
+    let (stop, stop_rx) = watch::channel(false);
+    let handle = e.dispatcher.clone().start(wake.clone(), stop_rx).await;
+    e.publish("evt_stop", DATA).await;
+    wake.notify_one();
+    e.receiver.wait_for(1, WAIT).await.unwrap();
+    assert!(Arc::strong_count(&e.dispatcher) > held, "tasks are running");
+    stop.send(true).unwrap();
+    handle.await.unwrap();
+    assert_eq!(
+        Arc::strong_count(&e.dispatcher),
+        held,
+        "a dispatcher task outlived the handle start returned"
+    );
+    e.db.cleanup().await;
+}
+
+#[tokio::test]
+async fn no_task_outlives_shutdown_on_sqlite() {
+    no_task_outlives_shutdown(false).await;
+}
+
+#[tokio::test]
+async fn no_task_outlives_shutdown_on_postgres() {
+    no_task_outlives_shutdown(true).await;
+}
+
+/// A bulk retry paced behind 1,000 restarted messages that cannot be claimed
+/// (no recovery slot) waits in its jobs task; shutdown must still end that
+/// task before the handle completes.
+#[tokio::test]
+async fn a_paced_job_does_not_outlive_shutdown() {
+    let e = Env::start(Setup {
+        behavior: Behavior::status(400),
+        verify: false,
+        wall_clock: true,
+        tune: |c| {
+            slow_poll(c);
+            c.max_recovery_in_flight = 0;
+            c.lease = Duration::from_secs(600);
+        },
+        ..Setup::default()
+    })
+    .await
+    .unwrap();
+    let total = relay_engine::JOB_PACE_DUE + 10;
+    for i in 0..total {
+        e.publish(&format!("evt_{i}"), DATA).await;
+    }
+    while e.dispatcher.run_once().await.unwrap() > 0 {}
+    let now = e.clock.now();
+    let job = relay_store::Job {
+        id: relay_store::new_id(relay_core::id::IdKind::Job, now),
+        kind: "bulk_retry".into(),
+        parameters: serde_json::json!({"state": "failed_permanent", "error_code": "http_400"}),
+        state: "queued".into(),
+        processed: 0,
+        affected: 0,
+        created_at: now,
+        updated_at: now,
+        finished_at: None,
+    };
+    let audit = relay_store::AuditEntry {
+        id: relay_store::new_id(relay_core::id::IdKind::Audit, now),
+        actor: "test".into(),
+        action: "messages.bulk_retry".into(),
+        target: job.id.clone(),
+        parameters: job.parameters.clone(),
+        at: now,
+    };
+    e.store().create_job(&e.scope, &job, &audit).await.unwrap();
+    let held = Arc::strong_count(&e.dispatcher);
+    let wake = Arc::new(Notify::new());
+    let (stop, stop_rx) = watch::channel(false);
+    let handle = e.dispatcher.clone().start(wake.clone(), stop_rx).await;
+    // The job restarts batches until the pace holds it back.
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let j = e.store().get_job(&e.scope, &job.id).await.unwrap().unwrap();
+        if j.affected >= relay_engine::JOB_PACE_DUE as i64 {
+            assert_ne!(j.state, "done", "{j:?}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "the job never got going: {j:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    stop.send(true).unwrap();
+    handle.await.unwrap();
+    assert_eq!(
+        Arc::strong_count(&e.dispatcher),
+        held,
+        "the jobs task outlived the handle start returned"
+    );
+}
