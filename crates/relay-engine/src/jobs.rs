@@ -1,0 +1,159 @@
+//! Jobs (bulk retry): run beside the claim loop, batch by batch, paced by
+//! how many of their messages wait to be claimed.
+
+use super::*;
+
+/// Messages examined per job transaction.
+pub(crate) const JOB_BATCH: u32 = 500;
+
+/// A paced bulk retry waits while this many of its tenant's recovery
+/// messages are due and unclaimed (two batches' worth).
+pub const JOB_PACE_DUE: u64 = 2 * JOB_BATCH as u64;
+
+/// How often a waiting bulk retry looks again.
+pub(crate) const JOB_PACE_POLL: Duration = Duration::from_millis(100);
+
+/// The message filter a bulk retry job was started with.
+pub fn bulk_retry_filter(parameters: &serde_json::Value) -> Option<relay_store::MessageFilter> {
+    let text = |k: &str| {
+        parameters
+            .get(k)
+            .and_then(|v| v.as_str())
+            .map(str::to_string)
+    };
+    let time = |k: &str| text(k).and_then(|s| relay_core::time::Timestamp::parse_rfc3339(&s));
+    let state = match text("state") {
+        Some(s) => Some(relay_core::model::MessageState::parse(&s)?),
+        None => None,
+    };
+    Some(relay_store::MessageFilter {
+        endpoint_id: text("endpoint_id"),
+        event_type: text("event_type"),
+        error_code: text("error_code"),
+        state,
+        since: time("since"),
+        until: time("until"),
+        ..Default::default()
+    })
+}
+
+impl Dispatcher {
+    /// Runs queued jobs (bulk retry) to completion, batch by batch, each
+    /// batch one transaction under the job's lease: a crash resumes from the
+    /// last cursor. Returns how many jobs finished.
+    pub async fn run_jobs(&self, wake: Option<&Notify>) -> Result<u64, relay_store::StoreError> {
+        self.run_jobs_paced(wake, false).await
+    }
+
+    /// [`Dispatcher::run_jobs`]; when `paced`, a bulk retry restarts its next
+    /// batch only once fewer than [`JOB_PACE_DUE`] of its tenant's recovery
+    /// messages are waiting to be claimed (or half a lease has passed, so the
+    /// job's lease never lapses while it waits). Restarting 50,000 messages
+    /// at once would hold the writer for a hundred batch transactions in a
+    /// row and leave a backlog that every claim has to look past; paced, the
+    /// job moves at the pace its messages are delivered.
+    pub(crate) async fn run_jobs_paced(
+        &self,
+        wake: Option<&Notify>,
+        paced: bool,
+    ) -> Result<u64, relay_store::StoreError> {
+        let a = &self.attempter;
+        let lease = a.config.lease.as_millis() as i64;
+        let mut finished = 0;
+        loop {
+            let now = a.clock.now();
+            let Some(job) = a
+                .store
+                .lease_job(&a.config.owner, now, now.plus_millis(lease))
+                .await?
+            else {
+                return Ok(finished);
+            };
+            let mut filter = match bulk_retry_filter(&job.job.parameters) {
+                Some(f) => f,
+                None => {
+                    tracing::error!(job = %job.job.id, "unreadable job parameters; the job is skipped");
+                    return Ok(finished);
+                }
+            };
+            loop {
+                if paced {
+                    self.pace_job(&job.scope.tenant_id).await?;
+                }
+                let now = a.clock.now();
+                // Nothing whose event is gone or going: restarted, such a
+                // message would keep its event past the retention period.
+                filter.events_since = Some(self.retention_cutoff(now));
+                let progress = a
+                    .store
+                    .advance_bulk_retry(
+                        &job,
+                        &filter,
+                        &a.config.owner,
+                        JOB_BATCH,
+                        now,
+                        now.plus_millis(lease),
+                    )
+                    .await?;
+                if progress.affected > 0
+                    && let Some(w) = wake
+                {
+                    // Restarted messages are due now.
+                    w.notify_one();
+                }
+                if progress.state == "done" {
+                    tracing::info!(job = %progress.id, processed = progress.processed, affected = progress.affected, "job finished");
+                    finished += 1;
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Waits until fewer than [`JOB_PACE_DUE`] of the tenant's recovery
+    /// messages are due and unclaimed, or half a lease has passed.
+    pub(crate) async fn pace_job(&self, tenant_id: &str) -> Result<(), relay_store::StoreError> {
+        let a = &self.attempter;
+        let give_up = std::time::Instant::now() + a.config.lease / 2;
+        while a.store.recovery_due(tenant_id, a.clock.now()).await? >= JOB_PACE_DUE
+            && std::time::Instant::now() < give_up
+        {
+            tokio::time::sleep(JOB_PACE_POLL).await;
+        }
+        Ok(())
+    }
+
+    /// Jobs (bulk retry) run beside the loop, so a long job never holds up
+    /// deliveries. On shutdown a job stops where it is (its last batch is
+    /// committed or rolled back; its lease lapses and it resumes later).
+    pub(crate) async fn jobs_loop(
+        self: Arc<Self>,
+        wake: Arc<Notify>,
+        mut stop: watch::Receiver<bool>,
+    ) {
+        let tick = self.config().rescue_interval.min(Duration::from_secs(1));
+        loop {
+            let stopped = async {
+                if stop.wait_for(|s| *s).await.is_err() {
+                    // No shutdown signal can come any more: run on.
+                    std::future::pending::<()>().await;
+                }
+            };
+            tokio::select! {
+                r = self.run_jobs_paced(Some(&wake), true) => {
+                    if let Err(e) = r {
+                        tracing::error!(error = %e, "running jobs failed; they resume later");
+                    }
+                }
+                _ = stopped => break,
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(tick) => {}
+                _ = stop.changed() => {}
+            }
+            if *stop.borrow() {
+                break;
+            }
+        }
+    }
+}

@@ -1,0 +1,47 @@
+//! Retention: what is older than the retention period is purged.
+
+use super::*;
+
+/// How long the latency histogram's hours are kept.
+pub(crate) const LATENCY_KEPT_SECONDS: i64 = 2 * 86_400;
+
+impl Dispatcher {
+    /// When the retention period that ends at `now` began: events created
+    /// before it are purged once none of their messages is live, and bulk
+    /// retries restart none of their messages.
+    pub fn retention_cutoff(
+        &self,
+        now: relay_core::time::Timestamp,
+    ) -> relay_core::time::Timestamp {
+        now.plus_millis(-(self.config().retention.as_millis() as i64))
+    }
+
+    /// Deletes what is older than the retention period, a batch per short
+    /// transaction, until nothing is left to purge (events with a live
+    /// message stay until it ends). Returns how many events went.
+    pub async fn purge(&self) -> Result<u64, relay_store::StoreError> {
+        let cfg = self.config();
+        let cutoff = self.retention_cutoff(self.attempter.clock.now());
+        let mut total = 0;
+        loop {
+            let n = self.store().purge_before(cutoff, cfg.purge_batch).await?;
+            total += n;
+            if n < u64::from(cfg.purge_batch) {
+                break;
+            }
+            // Let other writers in between batches.
+            tokio::task::yield_now().await;
+        }
+        if total > 0 {
+            tracing::info!(events = total, "purged events past the retention period");
+        }
+        // The health view reads 24 hours of latency; two days are kept.
+        let latency_cutoff = self
+            .attempter
+            .clock
+            .now()
+            .plus_seconds(-LATENCY_KEPT_SECONDS);
+        self.store().purge_latency_before(latency_cutoff).await?;
+        Ok(total)
+    }
+}
