@@ -2924,22 +2924,29 @@ pub async fn one_success_resets_the_failure_clock(s: &dyn Store) {
     );
 }
 
-async fn messages_of(
+/// The first 50 messages `filter` lists, in the store's order.
+pub(crate) async fn listed(
+    s: &dyn Store,
+    scope: &Scope,
+    filter: MessageFilter,
+) -> Vec<relay_core::model::Message> {
+    s.list_messages(scope, &filter, &page(50))
+        .await
+        .unwrap()
+        .data
+}
+
+/// The first 50 messages of one endpoint.
+pub(crate) async fn messages_of(
     s: &dyn Store,
     scope: &Scope,
     endpoint_id: &str,
 ) -> Vec<relay_core::model::Message> {
-    s.list_messages(
-        scope,
-        &MessageFilter {
-            endpoint_id: Some(endpoint_id.to_string()),
-            ..Default::default()
-        },
-        &page(50),
-    )
-    .await
-    .unwrap()
-    .data
+    let filter = MessageFilter {
+        endpoint_id: Some(endpoint_id.to_string()),
+        ..Default::default()
+    };
+    listed(s, scope, filter).await
 }
 
 pub async fn operational_events_reach_subscribers_without_cascading(s: &dyn Store) {

@@ -181,20 +181,8 @@ pub async fn completions_rescues_and_releases_land_held_while_paused_or_disabled
 }
 
 async fn states(s: &dyn Store, scope: &crate::Scope, endpoint_id: &str) -> Vec<MessageState> {
-    s.list_messages(
-        scope,
-        &MessageFilter {
-            endpoint_id: Some(endpoint_id.into()),
-            ..Default::default()
-        },
-        &page(10),
-    )
-    .await
-    .unwrap()
-    .data
-    .into_iter()
-    .map(|m| m.state)
-    .collect()
+    let listed = super::messages_of(s, scope, endpoint_id).await;
+    listed.into_iter().map(|m| m.state).collect()
 }
 
 /// A manual resend has nothing to attempt once the event's TTL has passed

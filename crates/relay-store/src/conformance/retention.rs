@@ -8,26 +8,18 @@ use relay_core::transition::Progress;
 use serde_json::json;
 
 use super::{
-    T0, audit, completion, consumer, delivered, delivery_fixture, endpoint, new_event, page, scope,
+    T0, audit, completion, consumer, delivered, delivery_fixture, endpoint, new_event, scope,
     tenant,
 };
 use crate::{MessageFilter, NewEvent, Scope, Store, new_id};
 
 async fn state_of(s: &dyn Store, sc: &Scope, event_id: &str) -> Vec<MessageState> {
-    s.list_messages(
-        sc,
-        &MessageFilter {
-            event_id: Some(event_id.into()),
-            ..Default::default()
-        },
-        &page(50),
-    )
-    .await
-    .unwrap()
-    .data
-    .into_iter()
-    .map(|m| m.state)
-    .collect()
+    let filter = MessageFilter {
+        event_id: Some(event_id.into()),
+        ..Default::default()
+    };
+    let listed = super::listed(s, sc, filter).await;
+    listed.into_iter().map(|m| m.state).collect()
 }
 
 fn at(event_id: &str, event_type: &str, seconds: i64) -> NewEvent {
