@@ -2108,13 +2108,6 @@ macro_rules! impl_store {
                 Ok(claimed.pop())
             }
 
-            async fn append_audit(&self, scope: &Scope, entry: &AuditEntry) -> Result<()> {
-                let mut tx = self.write.begin().await?;
-                Self::insert_audit(&mut tx, scope, entry).await?;
-                tx.commit().await?;
-                Ok(())
-            }
-
             async fn list_audit(&self, scope: &Scope, page: &PageRequest) -> Result<Page<AuditEntry>> {
                 self.list_scoped("audit_log", scope, page, |_| {}, rows::audit_entry, |a| &a.id)
                     .await

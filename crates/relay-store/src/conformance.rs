@@ -1671,9 +1671,14 @@ pub async fn key_rotation_retires_old_keys_and_is_audited(s: &dyn Store) {
             .data
             .is_empty()
     );
-    s.append_audit(&live, &audit("endpoint.deleted", &e.id, t2))
-        .await
-        .unwrap();
+    s.delete_endpoint(
+        &live,
+        &e.id,
+        t2,
+        Some(&audit("endpoint.deleted", &e.id, t2)),
+    )
+    .await
+    .unwrap();
     let first = s.list_audit(&live, &page(2)).await.unwrap();
     let rest = s
         .list_audit(

@@ -656,8 +656,6 @@ pub trait Store: Send + Sync + 'static {
         now: Timestamp,
         lease_until: Timestamp,
     ) -> Result<Option<Claimed>>;
-    /// Appends to the audit log.
-    async fn append_audit(&self, scope: &Scope, entry: &AuditEntry) -> Result<()>;
     /// The audit log, oldest first, keyset-paginated.
     async fn list_audit(&self, scope: &Scope, page: &PageRequest) -> Result<Page<AuditEntry>>;
     /// The raw facts of an endpoint's health at `now`.
