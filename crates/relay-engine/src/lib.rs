@@ -208,7 +208,7 @@ impl Dispatcher {
     /// missed. The task runs until `shutdown` turns true, then shuts down
     /// gracefully; the handle completes only once every task the dispatcher
     /// spawned (the loop, the completer, attempts, the jobs task, the
-    /// endpoint-notice follower) has ended.
+    /// endpoint-notice follower, the store's wake-up listener) has ended.
     pub async fn start(
         self: Arc<Self>,
         wake: Arc<Notify>,
@@ -220,19 +220,27 @@ impl Dispatcher {
         // Endpoint state changes committed by other nodes (PostgreSQL).
         let (endpoints, notices) = mpsc::unbounded_channel();
         let follower = tokio::spawn(self.clone().follow_endpoints(notices));
-        if let Err(e) = self
+        let listener = match self
             .store()
             .listen_for_wakeups(wake.clone(), endpoints, shutdown.clone())
             .await
         {
-            tracing::warn!(error = %e, "cannot listen for wake-ups from other nodes; polling instead");
-        }
+            Ok(listener) => listener,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot listen for wake-ups from other nodes; polling instead");
+                None
+            }
+        };
         let jobs = tokio::spawn(self.clone().jobs_loop(wake.clone(), shutdown.clone()));
         let run = self.run(wake, shutdown);
         tokio::spawn(async move {
             run.await;
-            for (name, task) in [("jobs", jobs), ("endpoint notices", follower)] {
-                if let Err(e) = task.await {
+            let tasks = [("jobs", Some(jobs)), ("endpoint notices", Some(follower))];
+            for (name, task) in tasks.into_iter().chain([("wake-up listener", listener)]) {
+                if let Some(Err(e)) = match task {
+                    Some(task) => Some(task.await),
+                    None => None,
+                } {
                     tracing::error!(error = %e, task = name, "a dispatcher task failed");
                 }
             }

@@ -383,8 +383,9 @@ async fn messages_leased_ahead_that_wait_half_a_lease_are_given_back_unattempted
 }
 
 /// Every task the dispatcher spawns holds the dispatcher: once the handle
-/// `start` returned has completed, none may still hold it (the jobs task and
-/// the endpoint-notice follower used to be detached and outlive shutdown).
+/// `start` returned has completed, none may still hold it (the jobs task,
+/// the endpoint-notice follower and the store's wake-up listener used to be
+/// detached and outlive shutdown).
 async fn no_task_outlives_shutdown(postgres: bool) {
     let Some(e) = Env::start(Setup {
         postgres,
@@ -410,6 +411,12 @@ async fn no_task_outlives_shutdown(postgres: bool) {
         Arc::strong_count(&e.dispatcher),
         held,
         "a dispatcher task outlived the handle start returned"
+    );
+    // The store's wake-up listener (PostgreSQL) holds the wake-up too.
+    assert_eq!(
+        Arc::strong_count(&wake),
+        1,
+        "a task holding the wake-up (the store's listener) outlived the handle"
     );
     e.db.cleanup().await;
 }

@@ -30,11 +30,13 @@ pub use lifecycle::*;
 pub use retention::*;
 mod tenant_side;
 pub use tenant_side::*;
+mod transactions;
+pub use transactions::*;
 
 use crate::{
     Completion, ConsumerPatch, EndpointKeyRecord, EndpointLimits, EndpointWarning, MessageFilter,
-    NewApiKey, NewEvent, PageRequest, PutEventType, PutEventTypeOutcome, Scope, Store, StoreError,
-    new_id, progress_of,
+    NewApiKey, NewEvent, Operator, PageRequest, PutEventType, PutEventTypeOutcome, Scope, Store,
+    StoreError, new_id, progress_of,
 };
 
 /// A store made for one test, removed when dropped (SQLite) or by `cleanup` (PostgreSQL).

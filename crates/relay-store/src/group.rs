@@ -23,9 +23,11 @@
 //! A publish whose caller goes away is still committed; publishing the same
 //! event id again is idempotent.
 
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, RwLock, Weak};
 
-use crate::{Intake, NewEvent, PublishOutcome, Result, Scope};
+use crate::backend::Writes;
+use crate::exec::Commit;
+use crate::{Intake, NewEvent, PublishOutcome, Result, Scope, StoreError};
 
 /// Publishes written in one transaction at most.
 pub const PUBLISH_BATCH: usize = 256;
@@ -111,4 +113,163 @@ pub fn take_into(pending: &Pending, taken: &Taken) -> Arc<Vec<(Scope, NewEvent)>
         *t = Some((items.clone(), replies));
     }
     items
+}
+
+/// The publish queue and the intake slot, with their committer started on
+/// the current runtime; `batches` are handed to the backend at once (see
+/// the module's documentation).
+pub(crate) fn start_committer<W: Writes>(txns: &W, batches: usize) -> (Arc<Pending>, IntakeSlot) {
+    let publishes = Arc::new(Pending::default());
+    let intake = IntakeSlot::default();
+    tokio::spawn(run_publishes(
+        txns.clone(),
+        Arc::downgrade(&publishes),
+        publishes.ready.clone(),
+        intake.clone(),
+        batches,
+    ));
+    (publishes, intake)
+}
+
+/// The group committer: runs until the store, the queue's only owner, is
+/// dropped. Hands a batch to the backend whenever publishes wait and fewer
+/// than `batches` are in hand.
+async fn run_publishes<W: Writes>(
+    txns: W,
+    pending: Weak<Pending>,
+    ready: Arc<tokio::sync::Notify>,
+    intake: IntakeSlot,
+    batches: usize,
+) {
+    let batches = Arc::new(tokio::sync::Semaphore::new(batches));
+    loop {
+        let Ok(permit) = batches.clone().acquire_owned().await else {
+            return;
+        };
+        loop {
+            match pending.upgrade() {
+                None => return,
+                Some(p) if !p.is_empty() => break,
+                Some(_) => {}
+            }
+            ready.notified().await;
+        }
+        let (txns, pending, intake) = (txns.clone(), pending.clone(), intake.clone());
+        tokio::spawn(async move {
+            commit_publishes(&txns, pending, intake).await;
+            drop(permit);
+        });
+    }
+}
+
+/// One batch: takes what waits when its transaction starts, writes it, and
+/// answers each publisher after the commit (or retries each alone if the
+/// batch failed).
+async fn commit_publishes<W: Writes>(txns: &W, pending: Weak<Pending>, slot: IntakeSlot) {
+    let taken = Taken::default();
+    let (into, queue, slot_again) = (taken.clone(), pending.clone(), slot.clone());
+    // The intake too is read when the transaction starts.
+    let result = txns
+        .write(Commit::Durable, move |x| {
+            Box::pin(async move {
+                let Some(queue) = queue.upgrade() else {
+                    return Ok(None);
+                };
+                let items = take_into(&queue, &into);
+                drop(queue);
+                if items.is_empty() {
+                    return Ok(None);
+                }
+                let intake = intake_of(&slot);
+                crate::publish::publish_batch(x, &items, intake.as_deref())
+                    .await
+                    .map(|published| Some((published, intake)))
+            })
+        })
+        .await;
+    // A transaction that failed before it started took nothing: its
+    // publishes are answered one by one (with the error, if the store is
+    // down).
+    let took = taken.lock().ok().and_then(|mut t| t.take());
+    let took = match (took, &result) {
+        (Some(t), _) => t,
+        (None, Ok(_)) => return,
+        (None, Err(_)) => {
+            let Some(queue) = pending.upgrade() else {
+                return;
+            };
+            take_into(&queue, &taken);
+            match taken.lock().ok().and_then(|mut t| t.take()) {
+                Some(t) => t,
+                None => return,
+            }
+        }
+    };
+    let (items, replies) = took;
+    // Counted before the answers: the count is the store's once a
+    // publisher has its answer.
+    match result {
+        Ok(Some((published, intake))) => {
+            let outcomes = published.outcomes;
+            txns.wrote(outcomes.iter().map(|o| o.messages_created).sum());
+            if let Some(intake) = &intake {
+                intake.take(published.leased);
+            }
+            for (reply, outcome) in replies.into_iter().zip(outcomes) {
+                let _ = reply.send(Ok(outcome));
+            }
+        }
+        _ => {
+            for (item, reply) in items.iter().zip(replies) {
+                let intake = intake_of(&slot_again);
+                let result = publish_alone(txns, item.clone(), intake).await;
+                if let Ok(outcome) = &result {
+                    txns.wrote(outcome.messages_created);
+                }
+                let _ = reply.send(result);
+            }
+        }
+    }
+}
+
+/// One publish in its own transaction. Another node that stored the same
+/// id first (a uniqueness violation) makes it a duplicate.
+async fn publish_alone<W: Writes>(
+    txns: &W,
+    item: (Scope, NewEvent),
+    intake: Option<Arc<dyn Intake>>,
+) -> Result<PublishOutcome> {
+    let (scope, id) = (item.0.clone(), item.1.id.clone());
+    let items = vec![item];
+    let handover = intake.clone();
+    let result = txns
+        .write(Commit::Durable, move |x| {
+            Box::pin(
+                async move { crate::publish::publish_batch(x, &items, intake.as_deref()).await },
+            )
+        })
+        .await;
+    match result {
+        Err(e) if e.is_unique_violation() => {
+            let event = txns
+                .write(Commit::Lease, move |x| {
+                    Box::pin(async move { crate::messages::get_event(x, &scope, &id).await })
+                })
+                .await?
+                .ok_or(StoreError::NotFound)?;
+            Ok(PublishOutcome {
+                event,
+                messages_created: 0,
+                duplicate: true,
+                messages_leased: 0,
+            })
+        }
+        Err(e) => Err(e),
+        Ok(mut published) => {
+            if let Some(intake) = handover {
+                intake.take(std::mem::take(&mut published.leased));
+            }
+            Ok(published.outcomes.remove(0))
+        }
+    }
 }

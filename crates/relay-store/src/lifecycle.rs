@@ -4,7 +4,7 @@
 //! the endpoint's messages as the change says and emits its operational
 //! event, all in the caller's transaction. The tenant's actions
 //! (`Store::change_endpoint_state`), the `410` disable and the automatic
-//! disable (both in the completion transaction, `crate::txn::complete`) go
+//! disable (both in the completion transaction, `crate::completions::complete`) go
 //! through it.
 //!
 //! While the endpoint is not active, what would make one of its messages
@@ -17,9 +17,10 @@ use relay_core::time::Timestamp;
 
 use crate::Result;
 use crate::StoreError;
-use crate::backend::{Bind, SqlBuilder};
+use crate::exec::Exec;
+use crate::operational::emit_operational;
 use crate::rows::RowExt;
-use crate::txn::{Exec, emit_operational};
+use crate::sql::{Bind, SqlBuilder};
 
 /// `relay_core::lifecycle::settle` of `scheduled` for a row of `messages`:
 /// `held` while the message's endpoint is paused or disabled.
@@ -79,7 +80,7 @@ pub async fn apply<X: Exec>(
         };
         emit_operational(x, endpoint_id, event, data, now).await?;
     }
-    if let Some(notify) = X::ENDPOINT_NOTIFY {
+    if let Some(notify) = x.dialect().endpoint_notify {
         // Delivered on commit: other nodes give back what they leased ahead.
         x.execute(&SqlBuilder::numbered(
             notify,

@@ -3,9 +3,9 @@
 //! Each migration is SQL text compiled into the binary. Most run unchanged on
 //! both backends (see the header of `migrations/0001_init.sql`); a migration
 //! that needs dialect-specific SQL sets `postgres` and `sqlite` apart. The
-//! runner lives with the backends (`backend.rs`): it takes a lock (PostgreSQL
-//! advisory lock; SQLite's single writer), applies what `relay_migrations`
-//! does not list yet, all in one transaction.
+//! runner ([`apply`], one transaction on the writer) takes a lock
+//! (PostgreSQL advisory lock; SQLite's single writer) and applies what
+//! `relay_migrations` does not list yet.
 
 pub struct Migration {
     pub version: i64,
@@ -78,3 +78,39 @@ pub const MIGRATIONS: &[Migration] = &[
 /// The table that records applied migrations (same SQL on both backends).
 pub const CREATE_MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS relay_migrations (\
     version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)";
+
+/// Applies the migrations `relay_migrations` does not list yet, in the
+/// caller's transaction.
+pub async fn apply<X: crate::exec::Exec>(x: &mut X) -> crate::Result<()> {
+    use crate::rows::RowExt;
+    use crate::sql::SqlBuilder;
+    let dialect = x.dialect();
+    if let Some(lock) = dialect.migration_lock {
+        x.execute(&SqlBuilder::new(lock)).await?;
+    }
+    x.execute_script(CREATE_MIGRATIONS_TABLE).await?;
+    let applied = x
+        .fetch(&SqlBuilder::new("SELECT version FROM relay_migrations"))
+        .await?
+        .iter()
+        .map(|r| r.int("version"))
+        .collect::<crate::Result<Vec<i64>>>()?;
+    for m in MIGRATIONS {
+        if applied.contains(&m.version) {
+            continue;
+        }
+        x.execute_script((dialect.migration_sql)(m)).await?;
+        x.execute(&SqlBuilder::of(
+            "INSERT INTO relay_migrations (version, name, applied_at) VALUES ($1, $2, $3)",
+            [m.version.into(), m.name.into(), 0i64.into()],
+        ))
+        .await?;
+        tracing::info!(
+            version = m.version,
+            name = m.name,
+            backend = dialect.backend,
+            "applied migration"
+        );
+    }
+    Ok(())
+}

@@ -14,7 +14,7 @@ use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
 use crate::{Result, StoreError};
 
-/// How a [`Commit::Lease`](crate::txn::Commit) transaction starts.
+/// How a [`Commit::Lease`](crate::exec::Commit) transaction starts.
 const LEASE_BEGIN: &str = "BEGIN; SET LOCAL synchronous_commit = off";
 
 /// Pooled connections idle for this long are pinged before use (see
@@ -32,7 +32,6 @@ pub struct PgStore {
 }
 
 pub(crate) mod dialect {
-    pub use super::Txns;
 
     pub const BACKEND: &str = "postgres";
     pub const FOR_UPDATE: &str = " FOR UPDATE";
@@ -46,27 +45,28 @@ pub(crate) mod dialect {
     /// stays locked (and skipped by other nodes' claims) until the claim
     /// commits, so no more are locked than can be taken.
     pub const CLAIM_CANDIDATES: i64 = 1;
-    /// The live claim (`crate::backend::live_claim`). Each endpoint's
+    /// The live claim (`crate::live_claim::live_claim`). Each endpoint's
     /// oldest due messages come from a `LATERAL` subquery that locks them
     /// (`SKIP LOCKED`). Its `endpoint_id` is a range of one value ordered
     /// first: with `= t.endpoint_id` the planner may think that walking
     /// `messages_due` in due order and filtering by endpoint finds `cap` rows
     /// sooner, which behind another endpoint's backlog is the walk this
     /// claim avoids; `messages_due` cannot give this order.
-    pub const LIVE_CLAIM: crate::backend::LiveClaimDialect = crate::backend::LiveClaimDialect {
-        id_in: (" = ANY(ARRAY(", "))"),
-        due_index: "",
-        endpoint_index: "",
-        skip_locked: SKIP_LOCKED,
-        candidates: CLAIM_CANDIDATES,
-        take_each: "each(id, next_attempt_at) AS (SELECT x.id, x.next_attempt_at \
+    pub const LIVE_CLAIM: crate::live_claim::LiveClaimDialect =
+        crate::live_claim::LiveClaimDialect {
+            id_in: (" = ANY(ARRAY(", "))"),
+            due_index: "",
+            endpoint_index: "",
+            skip_locked: SKIP_LOCKED,
+            candidates: CLAIM_CANDIDATES,
+            take_each: "each(id, next_attempt_at) AS (SELECT x.id, x.next_attempt_at \
             FROM capped t CROSS JOIN LATERAL (SELECT d.id, d.next_attempt_at FROM messages d \
               WHERE d.endpoint_id >= t.endpoint_id AND d.endpoint_id <= t.endpoint_id \
               AND d.state = 'scheduled' AND d.priority = 0 AND d.next_attempt_at <= t.due_by \
               AND (d.lease_until IS NULL OR d.lease_until < t.now_ms) \
               ORDER BY d.endpoint_id, d.next_attempt_at LIMIT GREATEST(t.cap, 0) \
               FOR UPDATE SKIP LOCKED) x)",
-    };
+        };
     /// Sent inside the publish transaction; delivered to listeners on commit.
     pub const WAKE_NOTIFY: Option<&str> = Some("SELECT pg_notify('relay_wake', '')");
     /// Batches bind one array per column (`UNNEST`): binding and planning
@@ -78,6 +78,22 @@ pub(crate) mod dialect {
 
     /// The planner picks `messages_recovery_due` for the tenant skip scan.
     pub const RECOVERY_INDEX: &str = "";
+
+    /// The constants above, as the operations read them (`crate::exec`).
+    pub const DIALECT: crate::exec::Dialect = crate::exec::Dialect {
+        backend: BACKEND,
+        claim_candidates: CLAIM_CANDIDATES,
+        skip_locked: SKIP_LOCKED,
+        for_update: FOR_UPDATE,
+        for_share: FOR_SHARE,
+        recovery_index: RECOVERY_INDEX,
+        wake_notify: WAKE_NOTIFY,
+        endpoint_notify: ENDPOINT_NOTIFY,
+        live_claim: LIVE_CLAIM,
+        arrays: ARRAYS,
+        migration_lock: MIGRATION_LOCK,
+        migration_sql,
+    };
 
     pub fn migration_sql(m: &crate::migrate::Migration) -> &'static str {
         m.postgres
@@ -218,7 +234,7 @@ impl PgStore {
             .connect_with(options)
             .await?;
         let txns = Txns::new(pool.clone());
-        let (publishes, intake) = PgStore::start_committer(&txns);
+        let (publishes, intake) = crate::group::start_committer(&txns, dialect::PUBLISH_BATCHES);
         Ok(PgStore {
             write: pool.clone(),
             read: pool,
@@ -240,7 +256,66 @@ impl PgStore {
     }
 }
 
-/// Runs the hot-path transactions (`crate::txn`) on the pool.
+impl crate::backend::Backend for PgStore {
+    type Txns = Txns;
+    type Read = sqlx::PgConnection;
+    type Reader = sqlx::pool::PoolConnection<sqlx::Postgres>;
+
+    fn dialect(&self) -> &'static crate::exec::Dialect {
+        &dialect::DIALECT
+    }
+
+    fn txns(&self) -> &Txns {
+        &self.txns
+    }
+
+    async fn reader(&self) -> Result<Self::Reader> {
+        Ok(self.read.acquire().await?)
+    }
+
+    fn publishes(&self) -> &crate::group::Pending {
+        &self.publishes
+    }
+
+    fn intake(&self) -> &crate::group::IntakeSlot {
+        &self.intake
+    }
+
+    async fn listen(
+        &self,
+        notify: Arc<tokio::sync::Notify>,
+        endpoints: tokio::sync::mpsc::UnboundedSender<crate::EndpointNotice>,
+        stop: tokio::sync::watch::Receiver<bool>,
+    ) -> Result<Option<tokio::task::JoinHandle<()>>> {
+        dialect::listen_for_wakeups(&self.write, notify, endpoints, stop).await
+    }
+}
+
+impl crate::backend::Writes for Txns {
+    type Write = sqlx::PgConnection;
+
+    async fn write<T, F>(&self, commit: crate::exec::Commit, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: for<'a> FnOnce(
+                &'a mut sqlx::PgConnection,
+            ) -> futures_util::future::BoxFuture<'a, Result<T>>
+            + Send
+            + 'static,
+    {
+        self.run(commit, f).await
+    }
+
+    fn wrote(&self, messages: u64) {
+        Txns::wrote(self, messages)
+    }
+
+    fn tx(c: &mut sqlx::PgConnection) -> crate::exec::Tx<'_> {
+        crate::exec::Tx::Postgres(c)
+    }
+}
+
+/// Runs the hot-path transactions (`crate::exec::Exec` operations) on the pool.
 #[derive(Clone)]
 pub struct Txns {
     pool: PgPool,
@@ -316,14 +391,10 @@ impl Txns {
         self.statistics.last.lock().ok().and_then(|mut l| l.take())
     }
 
-    pub(crate) fn pool(&self) -> &PgPool {
-        &self.pool
-    }
-
     /// Runs `f` as one transaction; rolled back if `f` fails. A
-    /// [`Commit::Lease`](crate::txn::Commit) commits without waiting for the
+    /// [`Commit::Lease`](crate::exec::Commit) commits without waiting for the
     /// server's WAL flush (`synchronous_commit = off` for this transaction).
-    pub(crate) async fn run<T, F>(&self, commit: crate::txn::Commit, f: F) -> Result<T>
+    pub(crate) async fn run<T, F>(&self, commit: crate::exec::Commit, f: F) -> Result<T>
     where
         T: Send + 'static,
         F: for<'a> FnOnce(
@@ -333,18 +404,14 @@ impl Txns {
             + 'static,
     {
         let mut tx = match commit {
-            crate::txn::Commit::Durable => self.pool.begin().await?,
+            crate::exec::Commit::Durable => self.pool.begin().await?,
             // In `BEGIN`'s round trip (one simple query), not one of its own.
-            crate::txn::Commit::Lease => self.pool.begin_with(LEASE_BEGIN).await?,
+            crate::exec::Commit::Lease => self.pool.begin_with(LEASE_BEGIN).await?,
         };
         let out = f(&mut tx).await?;
         tx.commit().await?;
         Ok(out)
     }
-}
-
-mod imp {
-    crate::backend::impl_store!(super::PgStore, sqlx::Postgres, super::dialect);
 }
 
 #[cfg(test)]
@@ -373,10 +440,10 @@ mod tests {
                 })
             })
         };
-        assert_eq!(setting(crate::txn::Commit::Lease).await.unwrap(), "off");
-        assert_eq!(setting(crate::txn::Commit::Durable).await.unwrap(), "on");
+        assert_eq!(setting(crate::exec::Commit::Lease).await.unwrap(), "off");
+        assert_eq!(setting(crate::exec::Commit::Durable).await.unwrap(), "on");
         // A lease transaction's setting ends with it.
-        assert_eq!(setting(crate::txn::Commit::Durable).await.unwrap(), "on");
+        assert_eq!(setting(crate::exec::Commit::Durable).await.unwrap(), "on");
         db.cleanup().await;
     }
 

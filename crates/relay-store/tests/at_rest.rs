@@ -10,7 +10,7 @@ use relay_core::model::{
 use relay_core::sealed::MasterKey;
 use relay_core::signature::SigningKey;
 use relay_core::time::Timestamp;
-use relay_store::{EndpointLimits, Scope, Store, keys, new_id};
+use relay_store::{Catalog, EndpointLimits, Operator, Scope, keys, new_id};
 
 fn spellings(secret: &[u8]) -> Vec<Vec<u8>> {
     let b64 = [

@@ -30,6 +30,7 @@ macro_rules! conformance {
 
 conformance!(
     migrations_are_idempotent,
+    composed_operations_commit_or_roll_back_together,
     settings_keep_the_first_value,
     tenants_and_sub_tenants,
     api_keys_are_found_by_hash_until_revoked,

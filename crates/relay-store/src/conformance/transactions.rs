@@ -1,0 +1,70 @@
+//! Conformance cases for transactions a caller composes of several
+//! operations (`crate::TransactionsExt::transaction`).
+
+use relay_core::id::IdKind;
+use relay_core::model::{Consumer, ConsumerKind, Environment};
+
+use super::{LIMITS, T0, endpoint_value, page, scope, tenant};
+use crate::{Store, StoreError, TransactionsExt, consumers, endpoints, new_id};
+
+fn customer(external_id: &str) -> Consumer {
+    Consumer {
+        id: new_id(IdKind::Consumer, T0),
+        external_id: external_id.into(),
+        kind: ConsumerKind::Customer,
+        name: None,
+        source: format!("/consumers/{external_id}"),
+        environment: Environment::Live,
+        created_at: T0,
+        updated_at: T0,
+    }
+}
+
+/// Operations of several aggregates composed in one transaction commit
+/// together, see each other's writes, and roll back together when one
+/// fails.
+pub async fn composed_operations_commit_or_roll_back_together(s: &dyn Store) {
+    let t = tenant(s, "a").await;
+    let live = scope(&t, Environment::Live);
+
+    // A consumer and its endpoint, in one transaction: the endpoint's
+    // insert finds the consumer written just before it.
+    let c = customer("c1");
+    let e = endpoint_value(&live, &c.id, &["order.shipped"]);
+    let (sc, c2, e2) = (live.clone(), c.clone(), e.clone());
+    let seen = s
+        .transaction(move |mut x| {
+            Box::pin(async move {
+                consumers::create(&mut x, &sc, &c2).await?;
+                endpoints::create(&mut x, &sc, &e2, &[], LIMITS, None).await?;
+                Ok(endpoints::get(&mut x, &sc, &e2.id)
+                    .await?
+                    .map(|e| e.consumer_id))
+            })
+        })
+        .await
+        .unwrap();
+    assert_eq!(seen, Some(c.id.clone()), "its own writes are visible to it");
+    assert_eq!(s.get_consumer(&live, &c.id).await.unwrap(), Some(c.clone()));
+    assert!(s.get_endpoint(&live, &e.id).await.unwrap().is_some());
+
+    // A failing second operation takes the first one's write with it.
+    let lost = customer("c2");
+    let (sc, lost2) = (live.clone(), lost.clone());
+    let dangling = endpoint_value(&live, "con_missing", &["order.shipped"]);
+    let failed = s
+        .transaction(move |mut x| {
+            Box::pin(async move {
+                consumers::create(&mut x, &sc, &lost2).await?;
+                endpoints::create(&mut x, &sc, &dangling, &[], LIMITS, None).await
+            })
+        })
+        .await;
+    assert!(
+        matches!(failed, Err(StoreError::MissingReference("consumer_id"))),
+        "{failed:?}"
+    );
+    assert_eq!(s.get_consumer(&live, &lost.id).await.unwrap(), None);
+    let listed = s.list_consumers(&live, &page(10)).await.unwrap().data;
+    assert_eq!(listed, vec![c], "nothing of the failed transaction remains");
+}

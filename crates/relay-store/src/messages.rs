@@ -1,0 +1,101 @@
+//! Reading messages, their events and attempts, and cancelling a message:
+//! what the API shows of the traffic.
+
+use relay_core::model::{Attempt, Event, Message, Page};
+use relay_core::time::Timestamp;
+
+use crate::exec::{Exec, list_scoped, scoped_row};
+use crate::sql::{LIVE_STATES_SQL, SqlBuilder, push_message_filter};
+use crate::{AuditEntry, MessageFilter, PageRequest, Result, Scope, StoreError, audit, rows};
+
+const MESSAGE_BY_ID: &str =
+    "SELECT * FROM messages WHERE tenant_id = $1 AND environment = $2 AND id = $3";
+
+pub async fn get_event<X: Exec>(x: &mut X, scope: &Scope, id: &str) -> Result<Option<Event>> {
+    scoped_row(
+        x,
+        "SELECT * FROM events WHERE tenant_id = $1 AND environment = $2 AND id = $3",
+        scope,
+        id,
+    )
+    .await?
+    .map(|r| rows::event(&r))
+    .transpose()
+}
+
+pub async fn get<X: Exec>(x: &mut X, scope: &Scope, id: &str) -> Result<Option<Message>> {
+    scoped_row(x, MESSAGE_BY_ID, scope, id)
+        .await?
+        .map(|r| rows::message(&r))
+        .transpose()
+}
+
+pub async fn list<X: Exec>(
+    x: &mut X,
+    scope: &Scope,
+    filter: &MessageFilter,
+    page: &PageRequest,
+) -> Result<Page<Message>> {
+    list_scoped(
+        x,
+        "messages",
+        scope,
+        page,
+        |q| push_message_filter(q, filter),
+        rows::message,
+        |m| &m.id,
+    )
+    .await
+}
+
+pub async fn attempts<X: Exec>(x: &mut X, scope: &Scope, message_id: &str) -> Result<Vec<Attempt>> {
+    x.fetch(&SqlBuilder::of(
+        "SELECT * FROM attempts WHERE tenant_id = $1 AND environment = $2 AND message_id = $3 \
+         ORDER BY number, id",
+        [
+            scope.tenant_id.as_str().into(),
+            scope.environment.as_str().into(),
+            message_id.into(),
+        ],
+    ))
+    .await?
+    .iter()
+    .map(rows::attempt)
+    .collect()
+}
+
+/// Cancels a message's pending attempts (`cancelled`); an attempt in
+/// flight finishes but cannot change the message any more. `audit` (if
+/// any) is written in the same transaction.
+pub async fn cancel<X: Exec>(
+    x: &mut X,
+    scope: &Scope,
+    message_id: &str,
+    now: Timestamp,
+    audit: Option<&AuditEntry>,
+) -> Result<Message> {
+    let done = x
+        .execute(&SqlBuilder::of(
+            &format!(
+                "UPDATE messages SET state = 'cancelled', terminal_reason = '{}', next_attempt_at = NULL, \
+                 lease_owner = NULL, lease_until = NULL, lease_version = lease_version + 1, updated_at = $4 \
+                 WHERE tenant_id = $1 AND environment = $2 AND id = $3 AND state IN {LIVE_STATES_SQL}",
+                relay_core::transition::REASON_CANCELLED,
+            ),
+            [
+                scope.tenant_id.as_str().into(),
+                scope.environment.as_str().into(),
+                message_id.into(),
+                now.into(),
+            ],
+        ))
+        .await?;
+    let Some(row) = scoped_row(x, MESSAGE_BY_ID, scope, message_id).await? else {
+        return Err(StoreError::NotFound);
+    };
+    if done == 0 {
+        return Err(StoreError::Conflict("message_not_pending"));
+    }
+    audit::insert_opt(x, scope, audit).await?;
+    rows::message(&row)
+}

@@ -1,0 +1,198 @@
+//! [`Traffic`]: what the API does with a tenant's events and messages:
+//! publishing, reading what happened, and recovering what failed (cancel,
+//! recover, replay, bulk retry jobs), with the audit log and the health
+//! view.
+
+use async_trait::async_trait;
+use relay_core::model::{Attempt, Event, Message, Page};
+use relay_core::time::Timestamp;
+
+use crate::backend::Backend;
+use crate::exec::Commit;
+use crate::{
+    AuditEntry, EndpointWarning, HealthFacts, Job, MessageFilter, NewEvent, PageRequest,
+    PublishOutcome, Result, Scope, StoreError, audit, health, jobs, messages, recovery,
+};
+
+#[async_trait]
+pub trait Traffic: Send + Sync {
+    /// Writes the event and one message per matching endpoint in one
+    /// transaction (shared with the publishes queued beside it, see
+    /// `crate::group`); with an [`crate::Intake`] set, leases what it has
+    /// room for.
+    async fn publish(&self, scope: &Scope, event: NewEvent) -> Result<PublishOutcome>;
+    async fn get_event(&self, scope: &Scope, id: &str) -> Result<Option<Event>>;
+    async fn get_message(&self, scope: &Scope, id: &str) -> Result<Option<Message>>;
+    async fn list_messages(
+        &self,
+        scope: &Scope,
+        filter: &MessageFilter,
+        page: &PageRequest,
+    ) -> Result<Page<Message>>;
+    async fn list_attempts(&self, scope: &Scope, message_id: &str) -> Result<Vec<Attempt>>;
+
+    /// Cancels a message's pending attempts (`cancelled`); an attempt in
+    /// flight finishes but cannot change the message any more. `audit` (if
+    /// any) is written in the same transaction.
+    async fn cancel_message(
+        &self,
+        scope: &Scope,
+        message_id: &str,
+        now: Timestamp,
+        audit: Option<&AuditEntry>,
+    ) -> Result<Message>;
+    /// Requeues an endpoint's failed and unattempted messages created in
+    /// `[since, until)`: their schedule restarts now. Returns how many.
+    async fn recover(
+        &self,
+        scope: &Scope,
+        endpoint_id: &str,
+        since: Timestamp,
+        until: Timestamp,
+        audit: &AuditEntry,
+    ) -> Result<u64>;
+    /// Creates messages for this endpoint for the events created in
+    /// `[since, until)` that it subscribes to (narrowed to `event_types` when
+    /// given), keeping each event's id; events it already has a message for
+    /// are skipped (`(endpoint_id, event_id)` is unique). Returns how many.
+    async fn replay(
+        &self,
+        scope: &Scope,
+        endpoint_id: &str,
+        since: Timestamp,
+        until: Timestamp,
+        event_types: Option<&[String]>,
+        audit: &AuditEntry,
+    ) -> Result<u64>;
+    /// Queues a job (audited with `audit` in the same transaction).
+    async fn create_job(&self, scope: &Scope, job: &Job, audit: &AuditEntry) -> Result<()>;
+    async fn get_job(&self, scope: &Scope, id: &str) -> Result<Option<Job>>;
+
+    /// The audit log, oldest first, keyset-paginated.
+    async fn list_audit(&self, scope: &Scope, page: &PageRequest) -> Result<Page<AuditEntry>>;
+    /// The raw facts of an endpoint's health at `now`.
+    async fn health_facts(&self, endpoint_id: &str, now: Timestamp) -> Result<HealthFacts>;
+    /// The endpoint's most recent health warnings, newest first.
+    async fn endpoint_warnings(
+        &self,
+        endpoint_id: &str,
+        limit: u32,
+    ) -> Result<Vec<EndpointWarning>>;
+}
+
+#[async_trait]
+impl<B: Backend> Traffic for B {
+    async fn publish(&self, scope: &Scope, event: NewEvent) -> Result<PublishOutcome> {
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        self.publishes().push(crate::group::PublishJob {
+            scope: scope.clone(),
+            event,
+            reply,
+        });
+        answer
+            .await
+            .map_err(|_| StoreError::Unavailable("the publish committer has stopped"))?
+    }
+
+    async fn get_event(&self, scope: &Scope, id: &str) -> Result<Option<Event>> {
+        messages::get_event(&mut *self.reader().await?, scope, id).await
+    }
+
+    async fn get_message(&self, scope: &Scope, id: &str) -> Result<Option<Message>> {
+        messages::get(&mut *self.reader().await?, scope, id).await
+    }
+
+    async fn list_messages(
+        &self,
+        scope: &Scope,
+        filter: &MessageFilter,
+        page: &PageRequest,
+    ) -> Result<Page<Message>> {
+        messages::list(&mut *self.reader().await?, scope, filter, page).await
+    }
+
+    async fn list_attempts(&self, scope: &Scope, message_id: &str) -> Result<Vec<Attempt>> {
+        messages::attempts(&mut *self.reader().await?, scope, message_id).await
+    }
+
+    async fn cancel_message(
+        &self,
+        scope: &Scope,
+        message_id: &str,
+        now: Timestamp,
+        audit: Option<&AuditEntry>,
+    ) -> Result<Message> {
+        let (scope, message_id, audit) = (scope.clone(), message_id.to_string(), audit.cloned());
+        self.write(Commit::Durable, move |x| {
+            Box::pin(
+                async move { messages::cancel(x, &scope, &message_id, now, audit.as_ref()).await },
+            )
+        })
+        .await
+    }
+
+    async fn recover(
+        &self,
+        scope: &Scope,
+        endpoint_id: &str,
+        since: Timestamp,
+        until: Timestamp,
+        audit: &AuditEntry,
+    ) -> Result<u64> {
+        let (scope, endpoint_id, audit) = (scope.clone(), endpoint_id.to_string(), audit.clone());
+        self.write(Commit::Durable, move |x| {
+            Box::pin(async move {
+                recovery::recover(x, &scope, &endpoint_id, since, until, &audit).await
+            })
+        })
+        .await
+    }
+
+    async fn replay(
+        &self,
+        scope: &Scope,
+        endpoint_id: &str,
+        since: Timestamp,
+        until: Timestamp,
+        event_types: Option<&[String]>,
+        audit: &AuditEntry,
+    ) -> Result<u64> {
+        let (scope, endpoint_id, audit) = (scope.clone(), endpoint_id.to_string(), audit.clone());
+        let event_types = event_types.map(<[String]>::to_vec);
+        self.write(Commit::Durable, move |x| {
+            Box::pin(async move {
+                let types = event_types.as_deref();
+                recovery::replay(x, &scope, &endpoint_id, since, until, types, &audit).await
+            })
+        })
+        .await
+    }
+
+    async fn create_job(&self, scope: &Scope, job: &Job, audit: &AuditEntry) -> Result<()> {
+        let (scope, job, audit) = (scope.clone(), job.clone(), audit.clone());
+        self.write(Commit::Durable, move |x| {
+            Box::pin(async move { jobs::create(x, &scope, &job, &audit).await })
+        })
+        .await
+    }
+
+    async fn get_job(&self, scope: &Scope, id: &str) -> Result<Option<Job>> {
+        jobs::get(&mut *self.reader().await?, scope, id).await
+    }
+
+    async fn list_audit(&self, scope: &Scope, page: &PageRequest) -> Result<Page<AuditEntry>> {
+        audit::list(&mut *self.reader().await?, scope, page).await
+    }
+
+    async fn health_facts(&self, endpoint_id: &str, now: Timestamp) -> Result<HealthFacts> {
+        health::facts(&mut *self.reader().await?, endpoint_id, now).await
+    }
+
+    async fn endpoint_warnings(
+        &self,
+        endpoint_id: &str,
+        limit: u32,
+    ) -> Result<Vec<EndpointWarning>> {
+        health::warnings(&mut *self.reader().await?, endpoint_id, limit).await
+    }
+}
