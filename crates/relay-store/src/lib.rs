@@ -22,10 +22,13 @@
 //! - [`group`]: the group committer of publishes.
 //! - [`migrate`]: embedded migrations, applied by `relay migrate` and at start.
 //! - [`keys`]: signing keys generated, sealed under the master key, and opened.
-//! - [`conformance`]: the suite both backends must pass; every storage
+//! - `conformance`: the suite both backends must pass; every storage
 //!   behaviour gets a case there.
-//! - [`testenv`]: where every crate's tests find PostgreSQL (the local
+//! - `testenv`: where every crate's tests find PostgreSQL (the local
 //!   server when it answers), and how they say `SKIPPED` without it.
+//!
+//!   Both are test support, compiled only with the `testing` feature (which
+//!   the crates' dev-dependencies turn on) or in this crate's own tests.
 //!
 //! Errors: [`StoreError`] keeps the database error as its source; constraint
 //! violations are recognised by kind (SQLSTATE class), never by message text.
@@ -34,6 +37,7 @@ pub mod audit;
 pub mod backend;
 pub mod claims;
 pub mod completions;
+#[cfg(any(test, feature = "testing"))]
 pub mod conformance;
 pub mod consumers;
 pub mod endpoints;
@@ -59,6 +63,7 @@ pub mod settings;
 pub mod sql;
 pub mod sqlite;
 pub mod tenants;
+#[cfg(any(test, feature = "testing"))]
 pub mod testenv;
 mod types;
 pub mod window;
