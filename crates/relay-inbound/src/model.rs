@@ -1,0 +1,248 @@
+//! The inbound objects as the API shows them and the store keeps them:
+//! sources, receipts and ledger entries. No secret is in any of them: a
+//! source says only whether its secret is a sealed value or a reference.
+
+use relay_core::model::Environment;
+use relay_core::time::Timestamp;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::{Options, Preset};
+
+/// Requests per second a source accepts by default (a token bucket as deep as one second).
+pub const DEFAULT_RATE_LIMIT_PER_SECOND: u32 = 100;
+pub const MAX_RATE_LIMIT_PER_SECOND: u32 = 10_000;
+/// Largest raw body a source accepts by default; larger answers `413`.
+pub const DEFAULT_MAX_BODY_BYTES: u32 = 256 * 1024;
+pub const MAX_BODY_BYTES: u32 = 1024 * 1024;
+/// Rejected receipts kept per source (the oldest go first).
+pub const REJECTED_KEPT_PER_SOURCE: i64 = 100;
+/// Bytes of a rejected request's body kept for diagnosis.
+pub const REJECTED_BODY_KEPT_BYTES: usize = 8 * 1024;
+
+/// Where a source's secret is: a sealed value written through the API, or
+/// a reference to a tenant secret.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct SecretInfo {
+    /// `value` (written once, sealed, never shown) or `reference`.
+    pub kind: String,
+    /// The reference (`secret:NAME`) when `kind` is `reference`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reference: Option<String>,
+}
+
+/// An inbound source: where one provider's webhooks for one tenant arrive.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct InboundSource {
+    /// Also the unguessable part of the receiving URL (80 random bits).
+    pub id: String,
+    pub environment: Environment,
+    pub name: String,
+    pub preset: Preset,
+    /// The provider as the ledger and deduplication name it (default: the preset).
+    pub provider: String,
+    pub options: Options,
+    pub secret: SecretInfo,
+    /// While set, the secret before the last rotation still verifies, until then.
+    pub previous_secret_expires_at: Option<Timestamp>,
+    pub rate_limit_per_second: u32,
+    pub max_body_bytes: u32,
+    /// The path to give the provider, below this installation's public URL.
+    pub path: String,
+    /// The URL to give the provider, when Relay knows its public URL.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+impl InboundSource {
+    pub fn path_of(id: &str) -> String {
+        format!("/inbound/{id}")
+    }
+}
+
+/// A source's secret as stored: never in an API answer.
+#[derive(Clone, PartialEq, Eq)]
+pub enum StoredSecret {
+    /// `rk1:…`, sealed under the master key, bound to the source id.
+    Sealed(String),
+    /// `secret:NAME`.
+    Reference(String),
+}
+
+impl std::fmt::Debug for StoredSecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoredSecret::Sealed(_) => f.write_str("Sealed(<redacted>)"),
+            StoredSecret::Reference(r) => write!(f, "Reference({r})"),
+        }
+    }
+}
+
+impl StoredSecret {
+    pub fn info(&self) -> SecretInfo {
+        match self {
+            StoredSecret::Sealed(_) => SecretInfo {
+                kind: "value".into(),
+                reference: None,
+            },
+            StoredSecret::Reference(r) => SecretInfo {
+                kind: "reference".into(),
+                reference: Some(r.clone()),
+            },
+        }
+    }
+}
+
+/// A source with its secrets, as the store keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceRecord {
+    pub source: InboundSource,
+    pub tenant_id: String,
+    pub secret: StoredSecret,
+    /// The secret before the last rotation, and until when it verifies.
+    pub previous: Option<(StoredSecret, Timestamp)>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Verified,
+    Rejected,
+}
+
+impl Verdict {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Verified => "verified",
+            Verdict::Rejected => "rejected",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "verified" => Some(Verdict::Verified),
+            "rejected" => Some(Verdict::Rejected),
+            _ => None,
+        }
+    }
+}
+
+/// Where a receipt is in its processing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ReceiptState {
+    /// Waiting for (another) processing attempt.
+    Pending,
+    /// Leased by a processor.
+    Processing,
+    /// In the ledger.
+    Processed,
+    /// Gave up after its attempts; reprocess it to try again.
+    Failed,
+    /// Refused at receipt time: kept for diagnosis, never processed.
+    Rejected,
+}
+
+impl ReceiptState {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ReceiptState::Pending => "pending",
+            ReceiptState::Processing => "processing",
+            ReceiptState::Processed => "processed",
+            ReceiptState::Failed => "failed",
+            ReceiptState::Rejected => "rejected",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Self> {
+        [
+            ReceiptState::Pending,
+            ReceiptState::Processing,
+            ReceiptState::Processed,
+            ReceiptState::Failed,
+            ReceiptState::Rejected,
+        ]
+        .into_iter()
+        .find(|v| v.as_str() == s)
+    }
+}
+
+/// One request a source received, with its verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Receipt {
+    pub id: String,
+    pub source_id: String,
+    pub provider: String,
+    pub preset: Preset,
+    /// The provider's id of the event (verified receipts only).
+    pub provider_event_id: Option<String>,
+    pub verdict: Verdict,
+    /// Why it was rejected (a stable code), when it was.
+    pub refusal: Option<String>,
+    pub state: ReceiptState,
+    /// How many times the provider sent this event (1, plus each duplicate).
+    pub received_count: i64,
+    pub attempts: i64,
+    pub last_error: Option<String>,
+    /// The headers kept with the body (those the verdict and the ledger use).
+    #[schema(value_type = Object)]
+    pub headers: std::collections::BTreeMap<String, String>,
+    /// The raw body, base64 (a rejected receipt keeps its first 8 KiB).
+    pub body_base64: String,
+    pub received_at: Timestamp,
+    pub last_received_at: Timestamp,
+    pub processed_at: Option<Timestamp>,
+}
+
+/// A receipt as processing needs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReceiptWork {
+    pub receipt: Receipt,
+    pub tenant_id: String,
+    pub environment: Environment,
+    pub options: Options,
+    pub body: Vec<u8>,
+    /// The lease's version: completion applies only while it holds.
+    pub lease: String,
+}
+
+/// One verified provider event in the append-only ledger.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct LedgerEntry {
+    pub id: String,
+    pub source_id: String,
+    pub provider: String,
+    /// The event type as the provider names it.
+    pub event_type: String,
+    pub provider_event_id: String,
+    pub occurred_at: Option<Timestamp>,
+    pub received_at: Timestamp,
+    pub receipt_id: String,
+    pub message_id: Option<String>,
+    pub recipient: Option<String>,
+    pub status: Option<String>,
+    pub recorded_at: Timestamp,
+}
+
+/// The backoff before processing attempt `attempt` (1-based) is retried,
+/// or `None` once [`MAX_PROCESSING_ATTEMPTS`] are used.
+pub fn processing_backoff_seconds(attempt: i64) -> Option<i64> {
+    (attempt < MAX_PROCESSING_ATTEMPTS).then(|| 5i64.saturating_mul(1 << attempt.clamp(0, 10)))
+}
+
+/// Attempts at processing a receipt before it is left `failed`.
+pub const MAX_PROCESSING_ATTEMPTS: i64 = 5;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_grows_then_stops() {
+        assert_eq!(processing_backoff_seconds(1), Some(10));
+        assert_eq!(processing_backoff_seconds(4), Some(80));
+        assert_eq!(processing_backoff_seconds(5), None);
+        let stored = StoredSecret::Sealed("rk1:secretstuff".into());
+        assert!(!format!("{stored:?}").contains("secretstuff"));
+    }
+}
