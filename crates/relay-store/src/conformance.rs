@@ -40,6 +40,8 @@ mod delivery;
 pub use delivery::*;
 mod recovery;
 pub use recovery::*;
+mod bulk;
+pub use bulk::*;
 mod claiming;
 pub use claiming::*;
 mod fairness;

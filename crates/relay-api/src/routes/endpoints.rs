@@ -4,7 +4,8 @@
 //! destination URL goes through the outbound guard (early feedback; the guard
 //! checks again at every connection), subscriptions must name catalog event
 //! types or the explicit wildcard, and a retry schedule must fit the operator's
-//! bounds. The environment and the consumer are fixed at creation.
+//! bounds. The environment and the consumer are fixed at creation. An
+//! endpoint's signing keys (listing, rotation) are in `keys`.
 
 use std::sync::Arc;
 
@@ -28,6 +29,9 @@ use crate::AppState;
 use crate::auth::TenantAuth;
 use crate::error::{ApiError, FieldError, Problem, or_not_found};
 use crate::extract::{JsonBody, OptionalJsonBody, QueryParams};
+
+mod keys;
+pub use keys::*;
 
 pub const WILDCARD_WARNING: &str = "subscribed to all event types (*): this endpoint receives every current and future event type you publish (Relay's operational events must be named)";
 pub const EMPTY_WARNING: &str = "no event types selected: this endpoint receives nothing";
@@ -112,23 +116,6 @@ pub struct EndpointCreated {
     /// `whpk_…` for `v1a`: verify deliveries with it (always readable later too).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub public_key: Option<String>,
-}
-
-/// One signing key as a consumer may see it: never a secret.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct SigningKeyOut {
-    pub id: String,
-    pub scheme: SignatureScheme,
-    /// `whpk_…` for `v1a`; `null` for `v1` (the HMAC secret is never readable).
-    pub public_key: Option<String>,
-    pub created_at: relay_core::time::Timestamp,
-    /// When this key stops signing; `null` while it is current.
-    pub retires_at: Option<relay_core::time::Timestamp>,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct SigningKeyList {
-    pub data: Vec<SigningKeyOut>,
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -353,28 +340,6 @@ pub async fn create(
     ))
 }
 
-#[utoipa::path(operation_id = "endpoints_signing_keys", get, path = "/v1/endpoints/{id}/signing-keys", tag = "endpoints",
-    params(("id" = String, Path, description = "The endpoint's id.")),
-    responses((status = 200, body = SigningKeyList), (status = 404, body = Problem)),
-    security(("api_key" = [])))]
-pub async fn signing_keys(
-    State(state): State<Arc<AppState>>,
-    auth: TenantAuth,
-    Path(id): Path<String>,
-) -> Result<Json<SigningKeyList>, ApiError> {
-    if state.store.get_endpoint(&auth.scope, &id).await?.is_none() {
-        return Err(ApiError::not_found("endpoint"));
-    }
-    let data = state
-        .store
-        .endpoint_keys(&id)
-        .await?
-        .into_iter()
-        .map(key_out)
-        .collect();
-    Ok(Json(SigningKeyList { data }))
-}
-
 fn destination_url(e: &Endpoint) -> &str {
     match &e.destination {
         Destination::Https(h) => &h.url,
@@ -543,100 +508,4 @@ pub async fn delete(
         .await
         .map_err(or_not_found("endpoint"))?;
     Ok(StatusCode::NO_CONTENT)
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RotateKey {
-    /// How long the old key keeps signing beside the new one, 0 to 168 hours (default 24).
-    #[schema(maximum = 168)]
-    pub overlap_hours: Option<u32>,
-    /// The new key's scheme; switching `v1a` ↔ `v1` happens here. Defaults to the current scheme.
-    pub signature_scheme: Option<SignatureScheme>,
-}
-
-/// The rotation result: the `v1` secret appears here once and never again.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct KeyRotated {
-    pub endpoint_id: String,
-    /// Every key, newest first, with retirement times.
-    pub keys: Vec<SigningKeyOut>,
-    /// `whsec_…` of the new key when it is `v1`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub secret: Option<String>,
-}
-
-pub const MAX_OVERLAP_HOURS: u32 = 168;
-
-fn key_out(k: relay_store::EndpointKeyRecord) -> SigningKeyOut {
-    SigningKeyOut {
-        id: k.id,
-        scheme: k.scheme,
-        public_key: k.public_key,
-        created_at: k.created_at,
-        retires_at: k.retires_at,
-    }
-}
-
-#[utoipa::path(operation_id = "endpoints_rotate_key", post, path = "/v1/endpoints/{id}/rotate-key", tag = "endpoints",
-    params(("id" = String, Path, description = "The endpoint's id.")),
-    request_body = Option<RotateKey>,
-    responses((status = 200, body = KeyRotated), (status = 404, body = Problem), (status = 422, body = Problem)),
-    security(("api_key" = [])))]
-pub async fn rotate_key(
-    State(state): State<Arc<AppState>>,
-    auth: TenantAuth,
-    Path(id): Path<String>,
-    OptionalJsonBody(body): OptionalJsonBody<RotateKey>,
-) -> Result<Json<KeyRotated>, ApiError> {
-    let overlap = body.overlap_hours.unwrap_or(24);
-    if overlap > MAX_OVERLAP_HOURS {
-        return Err(ApiError::invalid(
-            "validation_failed",
-            "/overlap_hours",
-            format!("must be between 0 and {MAX_OVERLAP_HOURS}"),
-        ));
-    }
-    let endpoint = state
-        .store
-        .get_endpoint(&auth.scope, &id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("endpoint"))?;
-    let scheme = body.signature_scheme.unwrap_or(endpoint.signature_scheme);
-    let now = state.clock.now();
-    // Strictly after the endpoint's last change, so the dispatcher's key
-    // cache (keyed by `updated_at`) sees the rotation.
-    let now = if now <= endpoint.updated_at {
-        endpoint.updated_at.plus_millis(1)
-    } else {
-        now
-    };
-    let (record, key) = relay_store::keys::generate(&state.master_key, &id, scheme, now);
-    let secret = match &key {
-        SigningKey::Hmac(h) => Some(h.expose_whsec()),
-        SigningKey::Ed25519(_) => None,
-    };
-    let audit = super::audit::entry(
-        &auth,
-        "endpoint.key_rotated",
-        &id,
-        serde_json::json!({
-            "overlap_hours": overlap,
-            "signature_scheme": scheme.as_str(),
-            "previous_scheme": endpoint.signature_scheme.as_str(),
-            "new_key_id": record.id,
-        }),
-        now,
-    );
-    let retire_at = now.plus_seconds(i64::from(overlap) * 3600);
-    let keys = state
-        .store
-        .rotate_endpoint_key(&auth.scope, &id, &record, retire_at, &audit)
-        .await
-        .map_err(or_not_found("endpoint"))?;
-    Ok(Json(KeyRotated {
-        endpoint_id: id,
-        keys: keys.into_iter().map(key_out).collect(),
-        secret,
-    }))
 }

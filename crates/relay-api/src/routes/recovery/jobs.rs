@@ -1,0 +1,109 @@
+//! Bulk retry as a durable job, and reading a job.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use relay_core::id::IdKind;
+use relay_core::model::MessageState;
+use relay_core::time::Timestamp;
+use relay_store::new_id;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::*;
+use crate::AppState;
+use crate::auth::TenantAuth;
+use crate::error::{ApiError, Problem};
+use crate::extract::OptionalJsonBody;
+
+/// The messages a bulk retry restarts; every field narrows the selection.
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BulkRetry {
+    pub endpoint_id: Option<String>,
+    pub event_type: Option<String>,
+    /// One of the failed states (`failed_permanent`, `exhausted`, `window_exceeded`, `dead_lettered`, `cancelled`).
+    pub state: Option<MessageState>,
+    pub error_code: Option<String>,
+    /// Created at or after; within the retention period (else
+    /// `outside_retention`). Default: the start of the retention period
+    /// (messages whose event is older are never restarted).
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub since: Option<Timestamp>,
+    /// Created before; within the retention period.
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub until: Option<Timestamp>,
+}
+
+#[utoipa::path(operation_id = "messages_bulk_retry", post, path = "/v1/messages/retry", tag = "recovery",
+    request_body = Option<BulkRetry>,
+    responses((status = 202, description = "queued as a durable job", body = relay_store::Job),
+              (status = 422, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn bulk_retry(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    OptionalJsonBody(body): OptionalJsonBody<BulkRetry>,
+) -> Result<(StatusCode, Json<relay_store::Job>), ApiError> {
+    if let Some(s) = body.state
+        && !relay_core::transition::RESTARTABLE.contains(&s)
+    {
+        return Err(ApiError::invalid(
+            "validation_failed",
+            "/state",
+            "bulk retry restarts failed messages: failed_permanent, exhausted, window_exceeded, dead_lettered or cancelled",
+        ));
+    }
+    if let (Some(since), Some(until)) = (body.since, body.until)
+        && until <= since
+    {
+        return Err(ApiError::invalid(
+            "validation_failed",
+            "/until",
+            "must be after since",
+        ));
+    }
+    let now = state.clock.now();
+    // Only what retention keeps: `since` (when given) within it; without
+    // `since`, the job restarts only messages whose event is still kept.
+    if let Some(since) = body.since {
+        within_retention(&state, now, since, "/since")?;
+    }
+    if let Some(until) = body.until {
+        within_retention(&state, now, until, "/until")?;
+    }
+    let parameters = serde_json::to_value(&body).map_err(|_| ApiError::internal())?;
+    let job = relay_store::Job {
+        id: new_id(IdKind::Job, now),
+        kind: "bulk_retry".into(),
+        parameters: parameters.clone(),
+        state: "queued".into(),
+        processed: 0,
+        affected: 0,
+        created_at: now,
+        updated_at: now,
+        finished_at: None,
+    };
+    let audit = entry(&auth, "messages.bulk_retry", &job.id, parameters, now);
+    state.store.create_job(&auth.scope, &job, &audit).await?;
+    Ok((StatusCode::ACCEPTED, Json(job)))
+}
+
+#[utoipa::path(operation_id = "jobs_get", get, path = "/v1/jobs/{id}", tag = "recovery",
+    params(("id" = String, Path, description = "The job's id.")),
+    responses((status = 200, body = relay_store::Job), (status = 404, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn job(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+) -> Result<Json<relay_store::Job>, ApiError> {
+    state
+        .store
+        .get_job(&auth.scope, &id)
+        .await?
+        .map(Json)
+        .ok_or_else(|| ApiError::not_found("job"))
+}

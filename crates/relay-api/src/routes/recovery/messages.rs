@@ -1,0 +1,218 @@
+//! One message at a time: cancel, manual resend (under a lease, never
+//! beside an automatic attempt) and the endpoint's test send.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use relay_core::id::IdKind;
+use relay_core::model::{Attempt, Message};
+use relay_store::{StoreError, new_id};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::*;
+use crate::AppState;
+use crate::auth::TenantAuth;
+use crate::error::{ApiError, Problem, or_not_found};
+use crate::extract::OptionalJsonBody;
+
+#[utoipa::path(operation_id = "messages_cancel", post, path = "/v1/messages/{id}/cancel", tag = "recovery",
+    params(("id" = String, Path, description = "The message's id.")),
+    responses((status = 200, body = Message), (status = 404, body = Problem), (status = 409, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn cancel(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+) -> Result<Json<Message>, ApiError> {
+    let now = state.clock.now();
+    let audit = entry(&auth, "message.cancelled", &id, serde_json::json!({}), now);
+    let message = state
+        .store
+        .cancel_message(&auth.scope, &id, now, Some(&audit))
+        .await
+        .map_err(|e| match e {
+            StoreError::Conflict(_) => ApiError::new(
+                StatusCode::CONFLICT,
+                "message_not_pending",
+                "only a scheduled, held or in-flight message can be cancelled",
+            ),
+            other => or_not_found("message")(other),
+        })?;
+    Ok(Json(message))
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Resent {
+    /// The message after the attempt.
+    pub message: Message,
+    /// The attempt made; `null` when none could be made (e.g. the event expired).
+    pub attempt: Option<Attempt>,
+}
+
+#[utoipa::path(operation_id = "messages_resend", post, path = "/v1/messages/{id}/resend", tag = "recovery",
+    params(("id" = String, Path, description = "The message's id.")),
+    responses((status = 200, body = Resent), (status = 404, body = Problem), (status = 409, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn resend(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+) -> Result<Json<Resent>, ApiError> {
+    let outcome = state
+        .engine
+        .resend(&auth.scope, &id)
+        .await
+        .map_err(|e| match e {
+            relay_engine::ManualError::NotFound => ApiError::not_found("message"),
+            relay_engine::ManualError::Busy => ApiError::new(
+                StatusCode::CONFLICT,
+                "attempt_in_flight",
+                "an attempt for this message is in flight; at most one runs at a time",
+            ),
+            relay_engine::ManualError::EventExpired => ApiError::new(
+                StatusCode::CONFLICT,
+                "event_expired",
+                "the event's time to live has passed; it is not delivered again",
+            ),
+            relay_engine::ManualError::EndpointDeleted => ApiError::new(
+                StatusCode::CONFLICT,
+                "endpoint_deleted",
+                "the message's endpoint was deleted; nothing is sent to it",
+            ),
+            relay_engine::ManualError::Store(s) => s.into(),
+        })?;
+    let message = state
+        .store
+        .get_message(&auth.scope, &id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("message"))?;
+    Ok(Json(Resent {
+        message,
+        attempt: outcome.attempt,
+    }))
+}
+
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TestSend {
+    /// The type to send a sample of; default: the first type the endpoint
+    /// subscribes to that has a sample payload.
+    pub event_type: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TestSent {
+    /// The test message (a real one: if the attempt failed, it is retried).
+    pub message: Message,
+    pub attempt: Option<Attempt>,
+}
+
+/// The `subject` of the sample events the test action sends.
+const TEST_SUBJECT: &str = "relay/test";
+
+#[utoipa::path(operation_id = "endpoints_test", post, path = "/v1/endpoints/{id}/test", tag = "recovery",
+    params(("id" = String, Path, description = "The endpoint's id.")),
+    request_body = Option<TestSend>,
+    responses((status = 200, body = TestSent), (status = 404, body = Problem), (status = 422, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn test(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+    OptionalJsonBody(body): OptionalJsonBody<TestSend>,
+) -> Result<Json<TestSent>, ApiError> {
+    let endpoint = state
+        .store
+        .get_endpoint(&auth.scope, &id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("endpoint"))?;
+    let subscribed = |t: &str| endpoint.event_types.iter().any(|s| s == "*" || s == t);
+    let event_type = match body.event_type {
+        Some(t) if !subscribed(&t) => {
+            return Err(ApiError::invalid(
+                "not_subscribed",
+                "/event_type",
+                format!("the endpoint does not subscribe to `{t}`"),
+            ));
+        }
+        Some(t) => state.store.get_event_type(&auth.scope, &t).await?.ok_or_else(|| {
+            ApiError::invalid("unknown_event_type", "/event_type", format!("`{t}` is not in the event catalog"))
+        })?,
+        None => state
+            .store
+            .list_event_types(&auth.scope)
+            .await?
+            .into_iter()
+            .find(|t| subscribed(&t.name) && t.current().is_some_and(|v| v.sample.is_some()))
+            .ok_or_else(|| {
+                ApiError::invalid(
+                    "no_sample",
+                    "/event_type",
+                    "none of the endpoint's event types has a sample payload; add one with PUT /v1/event-types/{name}",
+                )
+            })?,
+    };
+    let current = event_type.current().ok_or_else(ApiError::internal)?;
+    let sample = current
+        .sample
+        .clone()
+        .unwrap_or_else(|| serde_json::json!({}));
+    let data = serde_json::value::to_raw_value(&sample).map_err(|_| ApiError::internal())?;
+    let now = state.clock.now();
+    let mut random = [0u8; 24];
+    getrandom::fill(&mut random).map_err(|_| ApiError::internal())?;
+    let event_id = new_id(IdKind::Event, now);
+    let traceparent = relay_core::traceparent::generate(random);
+    let dataschema = relay_core::attributes::dataschema_uri(&event_type.name, current.version);
+    crate::deliverable::envelope_fits(
+        &relay_core::envelope::Envelope {
+            id: &event_id,
+            source: "",
+            event_type: &event_type.name,
+            time: Some(now),
+            subject: Some(TEST_SUBJECT),
+            dataschema: Some(&dataschema),
+            data: Some(&data),
+            seq: None,
+            traceparent: Some(&traceparent),
+            environment: Some(auth.scope.environment),
+        },
+        state.engine.config().max_payload_bytes,
+    )?;
+    let event = relay_store::NewEvent {
+        id: event_id,
+        event_type: event_type.name.clone(),
+        type_version: current.version,
+        subject: Some(TEST_SUBJECT.into()),
+        data,
+        consumer_id: Some(endpoint.consumer_id.clone()),
+        ordering_key: None,
+        traceparent,
+        expires_at: None,
+        time: now,
+        now,
+    };
+    let (message_id, outcome) = state
+        .engine
+        .send_test(&auth.scope, &id, event)
+        .await
+        .map_err(|e| match e {
+            relay_engine::ManualError::NotFound => ApiError::not_found("endpoint"),
+            relay_engine::ManualError::Busy
+            | relay_engine::ManualError::EventExpired
+            | relay_engine::ManualError::EndpointDeleted => ApiError::internal(),
+            relay_engine::ManualError::Store(s) => s.into(),
+        })?;
+    let message = state
+        .store
+        .get_message(&auth.scope, &message_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("message"))?;
+    Ok(Json(TestSent {
+        message,
+        attempt: outcome.attempt,
+    }))
+}

@@ -1,0 +1,190 @@
+//! Recovering what an endpoint missed: the missed list, recover (restart
+//! its failed messages) and replay (deliver its events again), each within
+//! the retention period.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use relay_core::model::{Message, Page};
+use relay_core::time::Timestamp;
+use relay_store::{MessageFilter, StoreError};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use super::*;
+use crate::AppState;
+use crate::auth::TenantAuth;
+use crate::error::{ApiError, Problem, or_not_found};
+use crate::extract::{JsonBody, QueryParams};
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecoverBody {
+    /// Requeue messages created at or after this time.
+    #[schema(value_type = String, format = DateTime)]
+    pub since: Timestamp,
+    /// …and before this time (default: now).
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub until: Option<Timestamp>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReplayBody {
+    /// Replay events created at or after this time (within retention).
+    #[schema(value_type = String, format = DateTime)]
+    pub since: Timestamp,
+    /// …and before this time (default: now).
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub until: Option<Timestamp>,
+    /// Only these types (each must be one the endpoint subscribes to).
+    pub event_types: Option<Vec<String>>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Replayed {
+    /// Messages created (events the endpoint already had are skipped).
+    pub messages_created: u64,
+}
+
+#[utoipa::path(operation_id = "endpoints_replay", post, path = "/v1/endpoints/{id}/replay", tag = "recovery",
+    params(("id" = String, Path, description = "The endpoint's id.")),
+    request_body = ReplayBody,
+    responses((status = 200, body = Replayed), (status = 404, body = Problem), (status = 422, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn replay(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<ReplayBody>,
+) -> Result<Json<Replayed>, ApiError> {
+    let now = state.clock.now();
+    let until = check_range(&state, body.since, body.until)?;
+    let audit = entry(
+        &auth,
+        "endpoint.replayed",
+        &id,
+        serde_json::json!({ "since": body.since, "until": until, "event_types": body.event_types }),
+        now,
+    );
+    let messages_created = state
+        .store
+        .replay(
+            &auth.scope,
+            &id,
+            body.since,
+            until,
+            body.event_types.as_deref(),
+            &audit,
+        )
+        .await
+        .map_err(or_not_found("endpoint"))?;
+    if messages_created > 0 {
+        state.wake.notify_one();
+    }
+    Ok(Json(Replayed { messages_created }))
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Recovered {
+    /// Messages whose schedule restarted.
+    pub requeued: u64,
+}
+
+#[utoipa::path(operation_id = "endpoints_recover", post, path = "/v1/endpoints/{id}/recover", tag = "recovery",
+    params(("id" = String, Path, description = "The endpoint's id.")),
+    request_body = RecoverBody,
+    responses((status = 200, body = Recovered), (status = 404, body = Problem), (status = 409, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn recover(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<RecoverBody>,
+) -> Result<Json<Recovered>, ApiError> {
+    let until = check_range(&state, body.since, body.until)?;
+    let requeued = run_recover(&state, &auth, &id, body.since, until).await?;
+    Ok(Json(Recovered { requeued }))
+}
+
+/// Restarts the endpoint's missed messages created in `[since, until)` as
+/// recovery traffic (audited), and wakes the dispatcher for them.
+pub(super) async fn run_recover(
+    state: &AppState,
+    auth: &TenantAuth,
+    id: &str,
+    since: Timestamp,
+    until: Timestamp,
+) -> Result<u64, ApiError> {
+    let now = state.clock.now();
+    let audit = entry(
+        auth,
+        "endpoint.recovered",
+        id,
+        serde_json::json!({ "since": since, "until": until }),
+        now,
+    );
+    let requeued = state
+        .store
+        .recover(&auth.scope, id, since, until, &audit)
+        .await
+        .map_err(|e| match e {
+            StoreError::Conflict(_) => ApiError::new(
+                StatusCode::CONFLICT,
+                "invalid_endpoint_state",
+                "recover needs an active endpoint: enable or resume it first",
+            ),
+            other => or_not_found("endpoint")(other),
+        })?;
+    if requeued > 0 {
+        state.wake.notify_one();
+    }
+    Ok(requeued)
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct MissedQuery {
+    /// Created at or after (RFC 3339).
+    #[param(value_type = Option<String>, format = DateTime)]
+    pub since: Option<Timestamp>,
+    /// Created before (RFC 3339).
+    #[param(value_type = Option<String>, format = DateTime)]
+    pub until: Option<Timestamp>,
+    /// Page size, 1 to 250 (default 50).
+    #[param(minimum = 1, maximum = 250)]
+    pub limit: Option<u32>,
+    pub after: Option<String>,
+}
+
+#[utoipa::path(operation_id = "endpoints_missed", get, path = "/v1/endpoints/{id}/missed", tag = "recovery",
+    params(("id" = String, Path, description = "The endpoint's id."), MissedQuery),
+    responses((status = 200, body = Page<Message>), (status = 404, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn missed(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+    QueryParams(q): QueryParams<MissedQuery>,
+) -> Result<Json<Page<Message>>, ApiError> {
+    if state.store.get_endpoint(&auth.scope, &id).await?.is_none() {
+        return Err(ApiError::not_found("endpoint"));
+    }
+    let page = crate::routes::page_request(q.limit, q.after)?;
+    let filter = MessageFilter {
+        endpoint_id: Some(id),
+        states: Some(MISSED_STATES.to_vec()),
+        since: q.since,
+        until: q.until,
+        ..Default::default()
+    };
+    Ok(Json(
+        state
+            .store
+            .list_messages(&auth.scope, &filter, &page)
+            .await?,
+    ))
+}

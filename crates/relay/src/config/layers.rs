@@ -1,0 +1,184 @@
+//! The layers merged into one TOML table, then read as a [`Config`]:
+//! defaults → `relay.toml` → `RELAY_*` environment → flags; an unknown key is
+//! an error naming the key and where it came from.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use serde::Deserialize;
+
+use super::{Config, Flags};
+
+/// Environment variables with the `RELAY_` prefix that are not configuration keys.
+const NOT_CONFIG_ENV: &[&str] = &["RELAY_CONFIG", "RELAY_LOG"];
+/// Prefixes of `RELAY_` variables used by tests and tooling, never read as configuration.
+const NOT_CONFIG_ENV_PREFIXES: &[&str] = &["RELAY_TEST_", "RELAY_BENCH_"];
+
+impl Config {
+    /// Loads the configuration from every layer.
+    pub fn load(flags: &Flags) -> anyhow::Result<Config> {
+        let env: Vec<(String, String)> = std::env::vars().collect();
+        Self::load_from(flags, &env)
+    }
+
+    /// Loads with an explicit environment (tests pass their own).
+    pub fn load_from(flags: &Flags, env: &[(String, String)]) -> anyhow::Result<Config> {
+        let mut table = toml::Table::new();
+        let file = match &flags.config {
+            Some(path) => Some(path.clone()),
+            None => Some(PathBuf::from("relay.toml")).filter(|p| p.exists()),
+        };
+        if let Some(path) = &file {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read configuration file {}", path.display()))?;
+            table = toml::from_str(&text)
+                .with_context(|| format!("{} is not valid TOML", path.display()))?;
+            check_keys(&table, &format!("{}", path.display()))?;
+        }
+        let mut from_env = toml::Table::new();
+        for (name, value) in env {
+            let Some(key) = name.strip_prefix("RELAY_") else {
+                continue;
+            };
+            if NOT_CONFIG_ENV.contains(&name.as_str())
+                || NOT_CONFIG_ENV_PREFIXES.iter().any(|p| name.starts_with(p))
+            {
+                continue;
+            }
+            let path: Vec<String> = key.split("__").map(|p| p.to_ascii_lowercase()).collect();
+            insert(&mut from_env, &path, toml::Value::String(value.clone()))
+                .with_context(|| format!("environment variable {name}"))?;
+        }
+        check_keys(&from_env, "the environment (RELAY_*)")?;
+        merge(&mut table, from_env);
+        let mut from_flags = toml::Table::new();
+        if let Some(v) = &flags.listen {
+            from_flags.insert("listen".into(), v.clone().into());
+        }
+        if let Some(v) = &flags.data_dir {
+            from_flags.insert("data_dir".into(), v.display().to_string().into());
+        }
+        if let Some(v) = &flags.database_url {
+            from_flags.insert("database_url".into(), v.clone().into());
+        }
+        merge(&mut table, from_flags);
+        let config = Config::deserialize(toml::Value::Table(table))
+            .map_err(|e| anyhow::anyhow!("invalid configuration: {e}"))?;
+        config.validate()?;
+        Ok(config)
+    }
+}
+
+/// The sections and keys that exist, for error messages that name the bad key.
+pub(super) const KEYS: &[(&str, &[&str])] = &[
+    (
+        "",
+        &[
+            "listen",
+            "data_dir",
+            "database_url",
+            "operator_token",
+            "master_key",
+            "master_key_file",
+            "log_format",
+            "log_level",
+            "outbound",
+            "limits",
+            "retry",
+            "delivery",
+            "retention",
+        ],
+    ),
+    (
+        "outbound",
+        &[
+            "allow_ports",
+            "allow_cidrs",
+            "block_cidrs",
+            "extra_ca_certs",
+        ],
+    ),
+    (
+        "limits",
+        &[
+            "max_request_bytes",
+            "endpoints_per_tenant",
+            "endpoints_per_consumer",
+            "max_event_ttl_seconds",
+            "max_endpoint_concurrency",
+        ],
+    ),
+    (
+        "retry",
+        &[
+            "min_wait_seconds",
+            "max_wait_seconds",
+            "max_attempts",
+            "max_total_window_seconds",
+        ],
+    ),
+    (
+        "delivery",
+        &[
+            "lease_seconds",
+            "circuit_failure_threshold",
+            "circuit_cool_down_seconds",
+            "recovery_per_second",
+            "shutdown_grace_seconds",
+        ],
+    ),
+    ("retention", &["days"]),
+];
+
+fn check_keys(table: &toml::Table, origin: &str) -> anyhow::Result<()> {
+    fn known(section: &str) -> Option<&'static [&'static str]> {
+        KEYS.iter().find(|(s, _)| *s == section).map(|(_, k)| *k)
+    }
+    for (key, value) in table {
+        let top = known("").unwrap_or(&[]);
+        if !top.contains(&key.as_str()) {
+            bail!("unknown configuration key `{key}` in {origin}");
+        }
+        if let Some(section_keys) = known(key) {
+            let toml::Value::Table(inner) = value else {
+                bail!("`{key}` in {origin} must be a section ([{key}])");
+            };
+            for inner_key in inner.keys() {
+                if !section_keys.contains(&inner_key.as_str()) {
+                    bail!("unknown configuration key `{key}.{inner_key}` in {origin}");
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn insert(table: &mut toml::Table, path: &[String], value: toml::Value) -> anyhow::Result<()> {
+    match path {
+        [] => bail!("empty key"),
+        [last] => {
+            table.insert(last.clone(), value);
+            Ok(())
+        }
+        [first, rest @ ..] => {
+            let entry = table
+                .entry(first.clone())
+                .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+            match entry {
+                toml::Value::Table(inner) => insert(inner, rest, value),
+                _ => bail!("`{first}` is not a section"),
+            }
+        }
+    }
+}
+
+fn merge(base: &mut toml::Table, over: toml::Table) {
+    for (k, v) in over {
+        match (base.get_mut(&k), v) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),
+            (_, v) => {
+                base.insert(k, v);
+            }
+        }
+    }
+}

@@ -1,0 +1,146 @@
+//! `relay config check`: the effective configuration as TOML, secrets redacted.
+
+use super::{Config, LogFormat, Secret};
+
+impl Config {
+    /// The effective configuration as TOML, secrets redacted.
+    pub fn render_redacted(&self) -> String {
+        let redacted = |s: &Option<Secret>| match s {
+            Some(_) => toml::Value::String("<redacted>".into()),
+            None => toml::Value::String("<unset>".into()),
+        };
+        let mut t = toml::Table::new();
+        t.insert("listen".into(), self.listen.clone().into());
+        t.insert(
+            "data_dir".into(),
+            self.data_dir.display().to_string().into(),
+        );
+        t.insert(
+            "database_url".into(),
+            redact_url(&self.database_url()).into(),
+        );
+        t.insert("operator_token".into(), redacted(&self.operator_token));
+        t.insert("master_key".into(), redacted(&self.master_key));
+        t.insert(
+            "master_key_file".into(),
+            self.master_key_file
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|| "<unset>".into())
+                .into(),
+        );
+        t.insert(
+            "log_format".into(),
+            match self.log_format {
+                LogFormat::Text => "text",
+                LogFormat::Json => "json",
+            }
+            .into(),
+        );
+        t.insert("log_level".into(), self.log_level.clone().into());
+        let mut outbound = toml::Table::new();
+        let ints = |v: &[u16]| toml::Value::Array(v.iter().map(|p| i64::from(*p).into()).collect());
+        let strs = |v: &[String]| toml::Value::Array(v.iter().map(|s| s.clone().into()).collect());
+        outbound.insert("allow_ports".into(), ints(&self.outbound.allow_ports));
+        outbound.insert("allow_cidrs".into(), strs(&self.outbound.allow_cidrs));
+        outbound.insert("block_cidrs".into(), strs(&self.outbound.block_cidrs));
+        let cas: Vec<String> = self
+            .outbound
+            .extra_ca_certs
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        outbound.insert("extra_ca_certs".into(), strs(&cas));
+        t.insert("outbound".into(), outbound.into());
+        let mut limits = toml::Table::new();
+        let l = &self.limits;
+        limits.insert(
+            "max_request_bytes".into(),
+            (l.max_request_bytes as i64).into(),
+        );
+        limits.insert(
+            "endpoints_per_tenant".into(),
+            i64::from(l.endpoints_per_tenant).into(),
+        );
+        limits.insert(
+            "endpoints_per_consumer".into(),
+            i64::from(l.endpoints_per_consumer).into(),
+        );
+        limits.insert(
+            "max_event_ttl_seconds".into(),
+            (l.max_event_ttl_seconds as i64).into(),
+        );
+        limits.insert(
+            "max_endpoint_concurrency".into(),
+            i64::from(l.max_endpoint_concurrency).into(),
+        );
+        t.insert("limits".into(), limits.into());
+        let mut retry = toml::Table::new();
+        let r = &self.retry;
+        retry.insert(
+            "min_wait_seconds".into(),
+            i64::from(r.min_wait_seconds).into(),
+        );
+        retry.insert(
+            "max_wait_seconds".into(),
+            i64::from(r.max_wait_seconds).into(),
+        );
+        retry.insert("max_attempts".into(), i64::from(r.max_attempts).into());
+        retry.insert(
+            "max_total_window_seconds".into(),
+            (r.max_total_window_seconds as i64).into(),
+        );
+        t.insert("retry".into(), retry.into());
+        let mut delivery = toml::Table::new();
+        delivery.insert(
+            "lease_seconds".into(),
+            i64::try_from(self.delivery.lease_seconds)
+                .unwrap_or(i64::MAX)
+                .into(),
+        );
+        delivery.insert(
+            "circuit_failure_threshold".into(),
+            i64::from(self.delivery.circuit_failure_threshold).into(),
+        );
+        delivery.insert(
+            "circuit_cool_down_seconds".into(),
+            i64::try_from(self.delivery.circuit_cool_down_seconds)
+                .unwrap_or(i64::MAX)
+                .into(),
+        );
+        delivery.insert(
+            "recovery_per_second".into(),
+            i64::from(self.delivery.recovery_per_second).into(),
+        );
+        delivery.insert(
+            "shutdown_grace_seconds".into(),
+            i64::try_from(self.delivery.shutdown_grace_seconds)
+                .unwrap_or(i64::MAX)
+                .into(),
+        );
+        t.insert("delivery".into(), delivery.into());
+        let mut retention = toml::Table::new();
+        retention.insert("days".into(), i64::from(self.retention.days).into());
+        t.insert("retention".into(), retention.into());
+        toml::to_string(&t).unwrap_or_default()
+    }
+}
+
+/// Hides the password of a database URL.
+fn redact_url(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme_end), Some(at)) if at > scheme_end => {
+            let creds = &url[scheme_end + 3..at];
+            match creds.find(':') {
+                Some(colon) => format!(
+                    "{}{}:<redacted>{}",
+                    &url[..scheme_end + 3],
+                    &creds[..colon],
+                    &url[at..]
+                ),
+                None => url.to_string(),
+            }
+        }
+        _ => url.to_string(),
+    }
+}
