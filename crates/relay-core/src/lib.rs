@@ -12,7 +12,8 @@
 //! - [`autodisable`]: the failure clock that disables an endpoint after 5 days.
 //! - [`circuit`]: the per-endpoint circuit breaker.
 //! - [`retry`]: the reference retry schedule and its deterministic jitter.
-//! - [`response`]: classification of a delivery response into an outcome.
+//! - [`outcome`]: what an attempt means for its message, for every destination kind
+//!   (a kind's verdict, the schedule and deferrals applied by [`outcome::resolve`]).
 //! - [`transition`]: message state transitions.
 //! - [`window`]: whether a waiting message's attempts still fit in its delivery window.
 //! - [`sealed`]: encryption at rest of signing keys under the master key.
@@ -31,7 +32,7 @@ pub mod id;
 pub mod lifecycle;
 pub mod model;
 pub mod operational;
-pub mod response;
+pub mod outcome;
 pub mod retry;
 pub mod sealed;
 pub mod signature;

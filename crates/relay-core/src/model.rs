@@ -459,18 +459,30 @@ pub struct Attempt {
     pub trigger: AttemptTrigger,
     pub started_at: Timestamp,
     pub duration_ms: i64,
+    /// The address the delivery actually went to (or last tried).
     pub destination_ip: Option<String>,
+    /// HTTPS: the response's status code (from `detail`; `null` for other kinds).
     pub status_code: Option<i64>,
-    /// Kind of failure without a usable response (`connect`, `timeout`, `tls`, `blocked_address`, …).
+    /// The guard's or the connection's kind of failure without a usable
+    /// answer (`connect`, `timeout`, `tls`, `blocked_address`, `invalid_url`, …).
     pub error_kind: Option<String>,
+    /// Why the attempt failed: `http_<status>`, `invalid_status`, or a
+    /// transport kind; `null` on success and when the message was
+    /// dead-lettered without an answer.
+    #[schema(value_type = Option<String>)]
+    pub error_code: Option<crate::outcome::FailureCode>,
     /// Hex SHA-256 of the exact body sent.
     pub body_sha256: String,
-    /// The `webhook-signature` header sent.
+    /// The `webhook-signature` sent (HTTPS header, broker property).
     pub signature: String,
-    /// The first 8 kB of the response body, lossily decoded as UTF-8.
+    /// HTTPS: the first 8 kB of the response body, lossily decoded as UTF-8
+    /// (from `detail`; `null` for other kinds).
     pub response_body: Option<String>,
-    /// `delivered`, `retry`, `deferred` or `permanent`.
-    pub outcome: String,
+    pub outcome: crate::outcome::AttemptOutcome,
+    /// What the destination kind answered, its own shape: HTTPS
+    /// `{"status_code", "response_body"}`; a broker, what it acknowledged.
+    #[schema(value_type = Object)]
+    pub detail: serde_json::Value,
 }
 
 /// One page of a keyset-paginated list.

@@ -33,7 +33,7 @@
 use std::fmt;
 
 use crate::model::MessageState;
-use crate::response::Outcome;
+use crate::outcome::Outcome;
 use crate::time::Timestamp;
 
 /// Why a message is held.
@@ -393,7 +393,7 @@ impl fmt::Display for MessageEvent {
 /// One event of each kind (and of each outcome kind for completions), in a
 /// fixed order: the rows of the table test and the labels of the diagram.
 pub fn representative_events() -> Vec<MessageEvent> {
-    use crate::response::{FailureCode, PermanentReason};
+    use crate::outcome::{FailureCode, PermanentReason};
     let code = FailureCode::HttpStatus(500);
     let at = Timestamp::from_millis(0);
     vec![

@@ -1,94 +1,91 @@
-//! One attempt at one leased message: envelope, signature, the guarded POST,
-//! classification, and the completion to store.
+//! One attempt at one leased message, the same pipeline for every
+//! destination kind:
 //!
-//! Bytes (the HTTP exchange in `relay-net`) are kept apart from meaning (the
-//! outcome from `relay_core::response::classify` and the new message columns
-//! from `relay_core::transition::apply`). This module only wires them.
+//! 1. **prepare** (generic): envelope, size limit, signatures
+//!    ([`relay_destinations::prepare`]);
+//! 2. **deliver** (per kind): the endpoint's cached client
+//!    ([`relay_destinations::Client::deliver`]);
+//! 3. **classify** (per kind, pure): the result's [`Verdict`]
+//!    ([`relay_destinations::Delivery::classify`]), then the schedule and
+//!    deferrals ([`relay_core::outcome::resolve`], generic);
+//! 4. **complete** (generic): the state transition
+//!    ([`relay_core::transition::apply`]) and the attempt record, handed to
+//!    the completer.
+//!
+//! This module only wires them and keeps the per-endpoint cache (built
+//! client and opened signing keys, rebuilt when the endpoint changes).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use bytes::Bytes;
-use relay_core::envelope::{CONTENT_TYPE, Envelope};
 use relay_core::id::IdKind;
-use relay_core::model::{Attempt, AttemptTrigger, Destination};
-use relay_core::response::{
-    AttemptContext, AttemptResult, HealthWarning, Outcome, ResponseHeaders, TransportError,
-    classify,
+use relay_core::model::{Attempt, AttemptTrigger};
+use relay_core::outcome::{
+    AttemptContext, AttemptOutcome, HealthWarning, Outcome, Resolved, resolve,
 };
 use relay_core::retry::RetrySchedule;
 use relay_core::sealed::MasterKey;
-use relay_core::signature::{SigningKey, sign_request};
+use relay_core::signature::SigningKey;
 use relay_core::time::Timestamp;
 use relay_core::transition::{DeadLetterReason, MessageEvent, apply};
-use relay_net::{GuardError, HeaderName, HeaderValue, HttpsClient};
+use relay_destinations::{Client, Prepared, Shared};
+use relay_net::ErrorKind;
 use relay_store::{Claimed, Completion, EndpointKeyRecord, EndpointWarning, Store, keys, new_id};
-use sha2::{Digest, Sha256};
 use tracing::Instrument as _;
 
 use crate::EngineConfig;
 
-/// An endpoint's stored keys with their opened signing keys.
-type OpenedKeys = Arc<Vec<(EndpointKeyRecord, SigningKey)>>;
-
-/// Signing keys by endpoint, opened once. An entry is reused while the
-/// endpoint's `updated_at` is unchanged; key rotation must bump it.
-#[derive(Default)]
-pub struct KeyCache {
-    entries: Mutex<HashMap<String, (Timestamp, OpenedKeys)>>,
+/// What one endpoint's attempts reuse: its built client and its stored keys
+/// with their opened signing keys.
+struct Built {
+    client: Client,
+    keys: Vec<(EndpointKeyRecord, SigningKey)>,
 }
 
-impl KeyCache {
-    async fn keys_for(
-        &self,
-        store: &dyn Store,
-        master: &MasterKey,
-        endpoint_id: &str,
-        version: Timestamp,
-    ) -> Result<OpenedKeys, String> {
+/// Built clients and signing keys by endpoint, made once. An entry is reused
+/// while the endpoint's `updated_at` is unchanged: every change of the
+/// endpoint (its destination, a key rotation) bumps it, so the next attempt
+/// builds again.
+#[derive(Default)]
+pub struct EndpointCache {
+    entries: Mutex<HashMap<String, (Timestamp, Arc<Built>)>>,
+}
+
+impl EndpointCache {
+    async fn get(&self, a: &Attempter, c: &Claimed) -> Result<Arc<Built>, String> {
+        let (id, version) = (&c.endpoint.id, c.endpoint.updated_at);
         if let Ok(map) = self.entries.lock()
-            && let Some((v, keys)) = map.get(endpoint_id)
+            && let Some((v, built)) = map.get(id)
             && *v == version
         {
-            return Ok(keys.clone());
+            return Ok(built.clone());
         }
-        let records = store
-            .endpoint_keys(endpoint_id)
+        let records = a
+            .store
+            .endpoint_keys(id)
             .await
             .map_err(|e| format!("cannot load signing keys: {e}"))?;
-        let mut opened = Vec::with_capacity(records.len());
+        let mut keys = Vec::with_capacity(records.len());
         for r in records {
-            let key = keys::open(master, &r).map_err(|e| e.to_string())?;
-            opened.push((r, key));
+            let key = keys::open(&a.master, &r).map_err(|e| e.to_string())?;
+            keys.push((r, key));
         }
-        let opened = Arc::new(opened);
+        let built = Arc::new(Built {
+            client: relay_destinations::build(&c.endpoint.destination, &a.shared),
+            keys,
+        });
         if let Ok(mut map) = self.entries.lock() {
             if map.len() > 100_000 {
                 map.clear();
             }
-            map.insert(endpoint_id.to_string(), (version, opened.clone()));
+            map.insert(id.clone(), (version, built.clone()));
         }
-        Ok(opened)
+        Ok(built)
     }
 }
 
-/// The error kind of a failed exchange, for classification.
-fn transport_error(e: &GuardError) -> Option<TransportError> {
-    Some(match e.kind() {
-        "dns" => TransportError::Dns,
-        "blocked_address" => TransportError::BlockedAddress,
-        "connect" => TransportError::Connect,
-        "timeout" => TransportError::Timeout,
-        "tls" => TransportError::Tls,
-        "http" => TransportError::Protocol,
-        // invalid_url, scheme_not_allowed, port_not_allowed, credentials_in_url:
-        // the destination itself is no longer acceptable.
-        _ => return None,
-    })
-}
-
-/// Ends a claimed message without an HTTP attempt.
+/// Ends a claimed message without an attempt at the destination.
 fn end_without_attempt(
     c: &Claimed,
     owner: &str,
@@ -123,16 +120,19 @@ fn end_without_attempt(
 pub struct Attempter {
     pub store: Arc<dyn Store>,
     pub clock: Arc<dyn relay_core::time::Clock>,
-    pub client: HttpsClient,
+    /// What every kind's client is built from.
+    pub shared: Shared,
     pub master: MasterKey,
     pub config: EngineConfig,
-    pub keys: KeyCache,
+    pub endpoints: EndpointCache,
     pub metrics: Arc<crate::metrics::Metrics>,
 }
 
 impl Attempter {
     /// Makes one attempt at `c` and returns what to store. `None` only when
-    /// the message's state makes no transition legal (never for a fresh lease).
+    /// the message's state makes no transition legal (never for a fresh
+    /// lease), or the endpoint's keys cannot be loaded (the lease expires and
+    /// the message is tried again).
     pub async fn attempt(&self, c: &Claimed, trigger: AttemptTrigger) -> Option<Completion> {
         let owner = self.config.owner.as_str();
         let manual = trigger == AttemptTrigger::Manual;
@@ -141,87 +141,51 @@ impl Attempter {
             self.metrics.count_outcome("expired");
             return end_without_attempt(c, owner, MessageEvent::TtlExpired, now, manual);
         }
-        let Destination::Https(https) = &c.endpoint.destination;
-        let schema_uri =
-            relay_core::attributes::dataschema_uri(&c.event.event_type, c.event.type_version);
-        let body = match Envelope::from_event(&c.event, &c.source, Some(&schema_uri)).to_json() {
-            Ok(b) => b,
-            Err(e) => {
-                tracing::warn!(message = %c.message.id, error = %e, "the event cannot be enveloped");
-                self.metrics.count_outcome("dead_lettered");
-                return end_without_attempt(
-                    c,
-                    owner,
-                    MessageEvent::DeadLetter(DeadLetterReason::InvalidDestination),
-                    now,
-                    manual,
-                );
-            }
+        let dead_letter = |reason: DeadLetterReason| {
+            self.metrics
+                .count_outcome(AttemptOutcome::DeadLettered.as_str());
+            end_without_attempt(c, owner, MessageEvent::DeadLetter(reason), now, manual)
         };
-        if body.len() > self.config.max_payload_bytes {
-            self.metrics.count_outcome("dead_lettered");
-            return end_without_attempt(
-                c,
-                owner,
-                MessageEvent::DeadLetter(DeadLetterReason::PayloadTooLarge),
-                now,
-                manual,
-            );
-        }
-        let signing = match self
-            .keys
-            .keys_for(
-                &*self.store,
-                &self.master,
-                &c.endpoint.id,
-                c.endpoint.updated_at,
-            )
-            .await
-        {
-            Ok(k) => k,
+        let built = match self.endpoints.get(self, c).await {
+            Ok(b) => b,
             Err(e) => {
                 // Retried through the lease: a store hiccup must not end the message.
                 tracing::warn!(endpoint = %c.endpoint.id, error = %e, "signing keys unavailable; the lease will expire and the message be retried");
                 return None;
             }
         };
-        let active: Vec<SigningKey> = signing
+        let active: Vec<SigningKey> = built
+            .keys
             .iter()
             .filter(|(r, _)| r.retires_at.is_none_or(|t| t > now))
             .map(|(_, k)| k.clone())
             .collect();
-        if active.is_empty() {
-            self.metrics.count_outcome("dead_lettered");
-            return end_without_attempt(
-                c,
-                owner,
-                MessageEvent::DeadLetter(DeadLetterReason::InvalidDestination),
-                now,
-                manual,
-            );
-        }
-        let signed = sign_request(&active, &c.event.id, now, &body);
         let attempt_number = c.message.attempts_used + c.message.deferrals_used + 1;
-        let mut headers: Vec<(HeaderName, HeaderValue)> = Vec::with_capacity(6);
-        let mut header = |name: &'static str, value: &str| {
-            if let Ok(v) = HeaderValue::from_str(value) {
-                headers.push((HeaderName::from_static(name), v));
+
+        // 1. prepare
+        let prepared = match relay_destinations::prepare(&relay_destinations::Input {
+            event: &c.event,
+            source: &c.source,
+            keys: &active,
+            attempt_number,
+            max_payload_bytes: self.config.max_payload_bytes,
+            now,
+        }) {
+            Ok(p) => p,
+            Err(reason) => {
+                tracing::warn!(message = %c.message.id, reason = reason.as_str(), "the message cannot be prepared; dead-lettered");
+                return dead_letter(reason);
             }
         };
-        header("content-type", CONTENT_TYPE);
-        header("webhook-id", &signed.webhook_id);
-        header("webhook-timestamp", &signed.webhook_timestamp);
-        header("webhook-signature", &signed.webhook_signature);
-        header("relay-event-type", &c.event.event_type);
-        header("relay-attempt", &attempt_number.to_string());
-        let body_sha256 = hex::encode(Sha256::digest(&body));
 
+        // 2. deliver
         let span = tracing::info_span!(
             "attempt",
             tenant = %c.tenant_id,
             endpoint = %c.endpoint.id,
             message = %c.message.id,
             event = %c.event.id,
+            kind = c.endpoint.destination.kind(),
             attempt = attempt_number
         );
         let started = Instant::now();
@@ -231,9 +195,9 @@ impl Attempter {
         // `instrument`, not `enter`, across the await: an entered guard held
         // over an await leaks into other tasks on the worker thread and makes
         // tracing-subscriber panic ("tried to clone a span that already closed").
-        let result = self
+        let delivery = built
             .client
-            .post_url(&https.url, headers, Bytes::from(body), self.config.limits)
+            .deliver(&prepared, self.config.limits)
             .instrument(span.clone())
             .await;
         // No await below: entering is safe from here on.
@@ -245,6 +209,7 @@ impl Attempter {
         self.metrics.attempt_duration.observe(elapsed.as_secs_f64());
         let finished = self.clock.now();
 
+        // 3. classify
         // The endpoint's override as it was accepted (checked against the
         // bounds when it was set), never swapped for another schedule here.
         let schedule = RetrySchedule::stored(c.endpoint.retry_schedule_seconds.as_deref());
@@ -255,77 +220,40 @@ impl Attempter {
             deferrals_used: u32::try_from(c.message.deferrals_used).unwrap_or(u32::MAX),
             now: finished,
         };
-        let mut record = Attempt {
-            id: new_id(IdKind::Attempt, now),
-            message_id: c.message.id.clone(),
-            endpoint_id: c.endpoint.id.clone(),
-            number: 0,
-            trigger,
-            started_at: now,
-            duration_ms: elapsed.as_millis() as i64,
-            destination_ip: None,
-            status_code: None,
-            error_kind: None,
-            body_sha256,
-            signature: signed.webhook_signature.clone(),
-            response_body: None,
-            outcome: String::new(),
-        };
-        let mut warning = None;
-        let outcome = match &result {
-            Ok(response) => {
-                record.destination_ip = Some(response.remote_addr.ip().to_string());
-                record.status_code = Some(i64::from(response.status.as_u16()));
-                record.response_body =
-                    Some(String::from_utf8_lossy(&response.body_prefix).into_owned());
-                let pairs: Vec<(String, String)> = response
-                    .headers
-                    .iter()
-                    .filter_map(|(n, v)| {
-                        Some((n.as_str().to_string(), v.to_str().ok()?.to_string()))
-                    })
-                    .collect();
-                classify(
-                    &AttemptResult::Response {
-                        status: response.status.as_u16(),
-                        headers: ResponseHeaders::from_pairs(&pairs),
-                    },
-                    &ctx,
-                )
+        let resolved = resolve(delivery.classify(finished), &ctx);
+        let recorded = delivery.record();
+        let record = self.record(c, trigger, now, elapsed, &prepared, &recorded, &resolved);
+        let mut warning = recorded.error.as_ref().and_then(|(kind, text)| {
+            (*kind == ErrorKind::BlockedAddress).then(|| EndpointWarning {
+                endpoint_id: c.endpoint.id.clone(),
+                kind: kind.as_str().into(),
+                detail: text.clone(),
+                at: finished,
+            })
+        });
+
+        // 4. complete
+        let outcome = match resolved {
+            Resolved::DeadLetter(reason) => {
+                tracing::info!(
+                    reason = reason.as_str(),
+                    error_kind = record.error_kind.as_deref(),
+                    "the destination is no longer acceptable; dead-lettered"
+                );
+                self.metrics
+                    .count_outcome(AttemptOutcome::DeadLettered.as_str());
+                let mut completion = end_without_attempt(
+                    c,
+                    owner,
+                    MessageEvent::DeadLetter(reason),
+                    finished,
+                    manual,
+                )?;
+                completion.attempt = Some(record);
+                return Some(completion);
             }
-            Err(e) => {
-                record.destination_ip = e.remote_addr().map(|a| a.ip().to_string());
-                record.error_kind = Some(e.kind().to_string());
-                match transport_error(e) {
-                    Some(kind) => {
-                        if kind == TransportError::BlockedAddress {
-                            warning = Some(EndpointWarning {
-                                endpoint_id: c.endpoint.id.clone(),
-                                kind: "blocked_address".into(),
-                                detail: e.to_string(),
-                                at: finished,
-                            });
-                        }
-                        classify(&AttemptResult::NoResponse(kind), &ctx)
-                    }
-                    None => {
-                        tracing::info!(error = %e, "the destination URL is no longer allowed");
-                        self.metrics.count_outcome("dead_lettered");
-                        let mut completion = end_without_attempt(
-                            c,
-                            owner,
-                            MessageEvent::DeadLetter(DeadLetterReason::InvalidDestination),
-                            finished,
-                            manual,
-                        )?;
-                        record.outcome = "dead_lettered".into();
-                        completion.attempt = Some(record);
-                        return Some(completion);
-                    }
-                }
-            }
+            Resolved::Complete(outcome) => outcome,
         };
-        record.outcome = outcome.as_str().to_string();
         self.metrics.count_outcome(outcome.as_str());
         if outcome.is_success() {
             let latency = (finished.millis() - c.event.created_at.millis()) as f64 / 1000.0;
@@ -356,6 +284,7 @@ impl Attempter {
         tracing::info!(
             outcome = outcome.as_str(),
             status = record.status_code,
+            error_code = record.error_code.map(tracing::field::display),
             error_kind = record.error_kind.as_deref(),
             duration_ms = record.duration_ms,
             "attempt finished"
@@ -397,5 +326,45 @@ impl Attempter {
             warning,
             now: finished,
         })
+    }
+
+    /// The attempt record, the same fields for every kind.
+    #[allow(clippy::too_many_arguments)]
+    fn record(
+        &self,
+        c: &Claimed,
+        trigger: AttemptTrigger,
+        started_at: Timestamp,
+        elapsed: std::time::Duration,
+        prepared: &Prepared,
+        recorded: &relay_destinations::Record,
+        resolved: &Resolved,
+    ) -> Attempt {
+        let (outcome, error_code) = match resolved {
+            Resolved::Complete(o) => (AttemptOutcome::from(o), o.error_code()),
+            Resolved::DeadLetter(_) => (AttemptOutcome::DeadLettered, None),
+        };
+        let detail = recorded.detail.clone();
+        Attempt {
+            id: new_id(IdKind::Attempt, started_at),
+            message_id: c.message.id.clone(),
+            endpoint_id: c.endpoint.id.clone(),
+            number: 0,
+            trigger,
+            started_at,
+            duration_ms: elapsed.as_millis() as i64,
+            destination_ip: recorded.destination.map(|a| a.ip().to_string()),
+            status_code: detail.get("status_code").and_then(|v| v.as_i64()),
+            error_kind: recorded.error.as_ref().map(|(k, _)| k.as_str().to_string()),
+            error_code,
+            body_sha256: prepared.body_sha256.clone(),
+            signature: prepared.webhook_signature.clone(),
+            response_body: detail
+                .get("response_body")
+                .and_then(|v| v.as_str())
+                .map(str::to_owned),
+            outcome,
+            detail,
+        }
     }
 }

@@ -173,10 +173,10 @@ impl Dispatcher {
             attempter: Arc::new(Attempter {
                 store,
                 clock,
-                client,
+                shared: relay_destinations::Shared { https: client },
                 master,
                 config,
-                keys: attempt::KeyCache::default(),
+                endpoints: attempt::EndpointCache::default(),
                 metrics: Arc::new(Metrics::default()),
             }),
             lanes: Arc::new(lanes::Lanes::new(config_breaker)),

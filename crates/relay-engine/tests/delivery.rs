@@ -99,7 +99,7 @@ async fn a_delivery_is_a_signed_cloudevent_with_a_full_attempt_record() {
         let a = &attempts[0];
         assert_eq!(a.number, 1);
         assert_eq!(a.status_code, Some(200));
-        assert_eq!(a.outcome, "delivered");
+        assert_eq!(a.outcome.as_str(), "delivered");
         assert_eq!(a.destination_ip.as_deref(), Some("127.0.0.1"));
         assert_eq!(a.signature, sig);
         assert_eq!(a.body_sha256, hex::encode(sha2::Sha256::digest(&r.body)));
@@ -162,7 +162,7 @@ async fn the_reference_schedule_is_walked_exactly_and_ends_exhausted() {
     let attempts = e.store().list_attempts(&e.scope, &id).await.unwrap();
     assert_eq!(attempts.len(), 10);
     assert!(attempts.iter().all(|a| a.status_code == Some(503)));
-    assert_eq!(attempts.last().unwrap().outcome, "exhausted");
+    assert_eq!(attempts.last().unwrap().outcome.as_str(), "exhausted");
 }
 
 /// One response, one expected message state (the reference table).
@@ -235,7 +235,7 @@ async fn responses_follow_the_reference_table() {
             Some("aborted_by_consumer"),
             Some("http_500"),
         ),
-        // A 2xx has no retries left to stop: delivered (documented in relay_core::response).
+        // A 2xx has no retries left to stop: delivered (documented in relay-destinations/src/https/classify.rs).
         (Behavior::abort_message(), Delivered, None, None),
     ];
     for (behavior, state, reason, code) in cases {

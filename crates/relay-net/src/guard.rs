@@ -23,7 +23,8 @@ use crate::config::{ConfigError, OutboundConfig};
 use crate::policy::Policy;
 use crate::resolve::{Resolve, SystemResolver};
 use crate::target::{
-    self, CheckedUrl, TargetHost, UrlRejection, check_answer, check_host_statically, check_port,
+    self, CheckedUrl, ErrorKind, TargetHost, UrlRejection, check_answer, check_host_statically,
+    check_port,
 };
 
 /// Why an outbound connection (or exchange) did not happen or failed.
@@ -80,13 +81,13 @@ impl GuardError {
     /// The stable kind: `blocked_address`, `port_not_allowed`, `invalid_url`,
     /// `scheme_not_allowed`, `credentials_in_url`, `dns`, `connect`,
     /// `timeout`, `tls` or `http`.
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> ErrorKind {
         match self {
-            GuardError::Rejected(rejection) => rejection.code(),
-            GuardError::Connect { .. } => "connect",
-            GuardError::Timeout { .. } => "timeout",
-            GuardError::Tls { .. } => "tls",
-            GuardError::Http { .. } => "http",
+            GuardError::Rejected(rejection) => rejection.kind(),
+            GuardError::Connect { .. } => ErrorKind::Connect,
+            GuardError::Timeout { .. } => ErrorKind::Timeout,
+            GuardError::Tls { .. } => ErrorKind::Tls,
+            GuardError::Http { .. } => ErrorKind::Http,
         }
     }
 

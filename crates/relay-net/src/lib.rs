@@ -42,7 +42,7 @@ pub use config::{ConfigError, OutboundConfig};
 pub use guard::{Guard, GuardError};
 pub use policy::{Blocked, Policy};
 pub use resolve::{Resolve, ResolveFuture, StaticResolver, SystemResolver};
-pub use target::{CheckedUrl, TargetHost, UrlRejection};
+pub use target::{CheckedUrl, ErrorKind, TargetHost, UrlRejection};
 
 /// Re-exported so callers name the same `http` types as the client.
 pub use http::{HeaderMap, HeaderName, HeaderValue, StatusCode};

@@ -19,6 +19,82 @@ use crate::policy::{Blocked, Policy};
 /// The longest URL accepted.
 pub const MAX_URL_LEN: usize = 4096;
 
+/// Every way an outbound target can be refused or a connection can fail: the
+/// stable kinds of [`UrlRejection`] and [`crate::GuardError`], one enum so a
+/// destination's classification matches on it instead of on strings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// The text is not a URL or its host is not a valid host.
+    InvalidUrl,
+    /// A scheme other than the allowed one.
+    SchemeNotAllowed,
+    /// A user name or password in the URL.
+    CredentialsInUrl,
+    /// A port the operator does not allow.
+    PortNotAllowed,
+    /// The host is, or every address it resolves to is, blocked.
+    BlockedAddress,
+    /// The name does not resolve.
+    Dns,
+    /// Every verified address refused the TCP connection.
+    Connect,
+    /// A deadline passed.
+    Timeout,
+    /// The TLS handshake failed.
+    Tls,
+    /// The peer broke the protocol.
+    Http,
+}
+
+impl ErrorKind {
+    pub const ALL: [ErrorKind; 10] = [
+        ErrorKind::InvalidUrl,
+        ErrorKind::SchemeNotAllowed,
+        ErrorKind::CredentialsInUrl,
+        ErrorKind::PortNotAllowed,
+        ErrorKind::BlockedAddress,
+        ErrorKind::Dns,
+        ErrorKind::Connect,
+        ErrorKind::Timeout,
+        ErrorKind::Tls,
+        ErrorKind::Http,
+    ];
+
+    /// The stable code (API `422` codes, attempt records' `error_kind`).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::InvalidUrl => "invalid_url",
+            ErrorKind::SchemeNotAllowed => "scheme_not_allowed",
+            ErrorKind::CredentialsInUrl => "credentials_in_url",
+            ErrorKind::PortNotAllowed => "port_not_allowed",
+            ErrorKind::BlockedAddress => "blocked_address",
+            ErrorKind::Dns => "dns",
+            ErrorKind::Connect => "connect",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Tls => "tls",
+            ErrorKind::Http => "http",
+        }
+    }
+
+    /// True for the refusals of the target itself (nothing was tried, and
+    /// trying again cannot help until the destination is changed).
+    pub const fn is_refused_target(self) -> bool {
+        matches!(
+            self,
+            ErrorKind::InvalidUrl
+                | ErrorKind::SchemeNotAllowed
+                | ErrorKind::CredentialsInUrl
+                | ErrorKind::PortNotAllowed
+        )
+    }
+}
+
+impl std::fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Why a URL (or host) is refused. [`UrlRejection::code`] is the stable code
 /// the API returns with `422`.
 #[derive(Debug, thiserror::Error)]
@@ -87,13 +163,18 @@ impl UrlRejection {
     /// The stable code: `invalid_url`, `scheme_not_allowed`,
     /// `credentials_in_url`, `port_not_allowed`, `blocked_address` or `dns`.
     pub fn code(&self) -> &'static str {
+        self.kind().as_str()
+    }
+
+    /// The kind of refusal, typed.
+    pub fn kind(&self) -> ErrorKind {
         match self {
-            UrlRejection::Invalid { .. } => "invalid_url",
-            UrlRejection::SchemeNotAllowed { .. } => "scheme_not_allowed",
-            UrlRejection::CredentialsInUrl => "credentials_in_url",
-            UrlRejection::PortNotAllowed { .. } => "port_not_allowed",
-            UrlRejection::BlockedAddress { .. } => "blocked_address",
-            UrlRejection::Dns { .. } => "dns",
+            UrlRejection::Invalid { .. } => ErrorKind::InvalidUrl,
+            UrlRejection::SchemeNotAllowed { .. } => ErrorKind::SchemeNotAllowed,
+            UrlRejection::CredentialsInUrl => ErrorKind::CredentialsInUrl,
+            UrlRejection::PortNotAllowed { .. } => ErrorKind::PortNotAllowed,
+            UrlRejection::BlockedAddress { .. } => ErrorKind::BlockedAddress,
+            UrlRejection::Dns { .. } => ErrorKind::Dns,
         }
     }
 

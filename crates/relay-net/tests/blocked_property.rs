@@ -143,7 +143,7 @@ async fn assert_refused(
                 )));
             }
             Err(error) => prop_assert!(
-                error.kind() == "blocked_address",
+                error.kind() == relay_net::ErrorKind::BlockedAddress,
                 "{spelled} ({address}): {error}"
             ),
         }

@@ -382,7 +382,7 @@ async fn hosts_for_connect_get_the_same_codes() {
     for &(host, port, expected) in rows {
         let code = match strict.resolve_checked(host, port).await {
             Ok(_) => "ok",
-            Err(error) => error.kind(),
+            Err(error) => error.kind().as_str(),
         };
         if code != expected {
             failures.push(format!("{host:?}:{port}: expected {expected}, got {code}"));

@@ -122,8 +122,8 @@ pub async fn complete<X: Exec>(x: &mut X, batch: &[Completion]) -> Result<crate:
     for chunk in attempts.chunks(COMPLETION_CHUNK) {
         let mut q = SqlBuilder::new(
             "WITH v (id, message_id, tenant_id, environment, endpoint_id, trigger, started_at, \
-             duration_ms, destination_ip, status_code, error_kind, body_sha256, signature, \
-             response_body, outcome) AS (",
+             duration_ms, destination_ip, error_kind, error_code, body_sha256, signature, \
+             detail, outcome) AS (",
         );
         let rows = chunk
             .iter()
@@ -138,23 +138,23 @@ pub async fn complete<X: Exec>(x: &mut X, batch: &[Completion]) -> Result<crate:
                     Bind::Int(a.started_at.millis()),
                     Bind::Int(a.duration_ms),
                     Bind::OptText(a.destination_ip.clone()),
-                    Bind::OptInt(a.status_code),
                     Bind::OptText(a.error_kind.clone()),
+                    Bind::OptText(a.error_code.map(|c| c.to_string())),
                     Bind::Text(a.body_sha256.clone()),
                     Bind::Text(a.signature.clone()),
-                    Bind::OptText(a.response_body.clone()),
-                    Bind::Text(a.outcome.clone()),
+                    Bind::Text(a.detail.to_string()),
+                    Bind::Text(a.outcome.as_str().into()),
                 ]
             })
             .collect();
         q.rows(rows, COMPLETION_CHUNK, x.dialect().arrays).push(
             ") INSERT INTO attempts (id, message_id, tenant_id, environment, endpoint_id, number, \
-             trigger, started_at, duration_ms, destination_ip, status_code, error_kind, body_sha256, \
-             signature, response_body, outcome) \
+             trigger, started_at, duration_ms, destination_ip, error_kind, error_code, body_sha256, \
+             signature, detail, outcome) \
              SELECT v.id, v.message_id, v.tenant_id, v.environment, v.endpoint_id, \
              (SELECT COUNT(*) + 1 FROM attempts p WHERE p.message_id = v.message_id), \
-             v.trigger, v.started_at, v.duration_ms, v.destination_ip, v.status_code, v.error_kind, \
-             v.body_sha256, v.signature, v.response_body, v.outcome FROM v \
+             v.trigger, v.started_at, v.duration_ms, v.destination_ip, v.error_kind, v.error_code, \
+             v.body_sha256, v.signature, v.detail, v.outcome FROM v \
              WHERE v.id IS NOT NULL",
         );
         x.execute(&q).await?;

@@ -22,6 +22,7 @@ use serde_json::json;
 use serde_json::value::RawValue;
 
 use relay_core::model::{Attempt, AttemptTrigger};
+use relay_core::outcome::{AttemptOutcome, FailureCode};
 use relay_core::transition::Progress;
 
 mod lifecycle;

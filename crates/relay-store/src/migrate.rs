@@ -22,6 +22,8 @@ const MESSAGE_TTL: &str = include_str!("../migrations/0005_message_ttl.sql");
 const MESSAGES_BY_EVENT: &str = include_str!("../migrations/0006_messages_by_event.sql");
 const EVENT_TIME: &str = include_str!("../migrations/0007_event_time.sql");
 const CONSUMER_KIND: &str = include_str!("../migrations/0008_consumer_kind.sql");
+const ATTEMPT_RECORD_PG: &str = include_str!("../migrations/0009_attempt_record_postgres.sql");
+const ATTEMPT_RECORD_SQLITE: &str = include_str!("../migrations/0009_attempt_record_sqlite.sql");
 
 /// All migrations, oldest first. Never edit one that has shipped; add another.
 pub const MIGRATIONS: &[Migration] = &[
@@ -72,6 +74,12 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "consumer_kind",
         postgres: CONSUMER_KIND,
         sqlite: CONSUMER_KIND,
+    },
+    Migration {
+        version: 9,
+        name: "attempt_record",
+        postgres: ATTEMPT_RECORD_PG,
+        sqlite: ATTEMPT_RECORD_SQLITE,
     },
 ];
 

@@ -8,6 +8,7 @@ use relay_core::model::{
     ApiKey, Attempt, AttemptTrigger, Consumer, ConsumerKind, Destination, Endpoint, EndpointState,
     Environment, Event, Message, MessageState, SignatureScheme, Tenant,
 };
+use relay_core::outcome::{AttemptOutcome, FailureCode};
 use relay_core::time::Timestamp;
 use serde_json::value::RawValue;
 use sqlx::Row;
@@ -184,6 +185,7 @@ pub fn message(r: &impl RowExt) -> Result<Message> {
 }
 
 pub fn attempt(r: &impl RowExt) -> Result<Attempt> {
+    let detail: serde_json::Value = r.json("detail")?;
     Ok(Attempt {
         id: r.text("id")?,
         message_id: r.text("message_id")?,
@@ -193,12 +195,20 @@ pub fn attempt(r: &impl RowExt) -> Result<Attempt> {
         started_at: r.ts("started_at")?,
         duration_ms: r.int("duration_ms")?,
         destination_ip: r.opt_text("destination_ip")?,
-        status_code: r.opt_int("status_code")?,
+        status_code: detail.get("status_code").and_then(|v| v.as_i64()),
         error_kind: r.opt_text("error_kind")?,
+        error_code: r
+            .opt_text("error_code")?
+            .map(|c| parse_with("error_code", c, FailureCode::parse))
+            .transpose()?,
         body_sha256: r.text("body_sha256")?,
         signature: r.text("signature")?,
-        response_body: r.opt_text("response_body")?,
-        outcome: r.text("outcome")?,
+        response_body: detail
+            .get("response_body")
+            .and_then(|v| v.as_str())
+            .map(str::to_owned),
+        outcome: parse_with("outcome", r.text("outcome")?, AttemptOutcome::parse)?,
+        detail,
     })
 }
 

@@ -196,23 +196,12 @@ async fn validate_settings(
         return Err(ApiError::fields(errors));
     }
 
-    match &e.destination {
-        Destination::Https(https) => {
-            if https.auth.is_some() {
-                return Err(ApiError::invalid(
-                    "not_supported",
-                    "/destination/auth",
-                    "client authentication (mTLS, OAuth 2.0) is not available yet; use null",
-                ));
-            }
-            if let Err(rejection) = state.guard.check_url(&https.url).await {
-                return Err(ApiError::invalid(
-                    rejection.code(),
-                    "/destination/url",
-                    rejection.to_string(),
-                ));
-            }
-        }
+    if let Err(invalid) = relay_destinations::validate(&e.destination, &state.guard).await {
+        return Err(ApiError::invalid(
+            invalid.code,
+            invalid.pointer,
+            invalid.message,
+        ));
     }
 
     // Operational events describe the tenant's endpoints (its customers'

@@ -42,7 +42,7 @@ pub struct RecentError {
     pub at: Timestamp,
     pub status_code: Option<i64>,
     pub error_kind: Option<String>,
-    pub outcome: String,
+    pub outcome: relay_core::outcome::AttemptOutcome,
 }
 
 #[derive(Debug, Serialize, ToSchema)]

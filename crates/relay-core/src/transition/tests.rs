@@ -1,5 +1,5 @@
 use super::*;
-use crate::response::{FailureCode, HealthWarning, PermanentReason, TransportError};
+use crate::outcome::{FailureCode, HealthWarning, PermanentReason, TransportError};
 
 /// Every (state, event) pair. Columns are the states in `MessageState::ALL`
 /// order; `-` is illegal, `=` keeps the state.

@@ -224,11 +224,13 @@ pub async fn health_facts_summarise_attempts_and_backlog(s: &dyn Store) {
             a.started_at = T0.plus_seconds(i * 10);
             a.duration_ms = 100 * (i + 1);
             a.outcome = if delivered_now {
-                "delivered".into()
+                AttemptOutcome::Delivered
             } else {
-                "retry".into()
+                AttemptOutcome::Retry
             };
-            a.status_code = Some(if delivered_now { 200 } else { 503 });
+            let status = if delivered_now { 200 } else { 503 };
+            a.status_code = Some(status);
+            a.detail = serde_json::json!({"status_code": status, "response_body": "ok"});
         }
         s.complete(&[comp]).await.unwrap();
     }

@@ -19,7 +19,7 @@ pub(crate) async fn delivery_fixture(s: &dyn Store, n: usize) -> (Scope, Vec<End
     (live, endpoints)
 }
 
-pub(crate) fn attempt_for(c: &crate::Claimed, outcome: &str) -> Attempt {
+pub(crate) fn attempt_for(c: &crate::Claimed, outcome: AttemptOutcome) -> Attempt {
     Attempt {
         id: new_id(IdKind::Attempt, T0),
         message_id: c.message.id.clone(),
@@ -31,10 +31,12 @@ pub(crate) fn attempt_for(c: &crate::Claimed, outcome: &str) -> Attempt {
         destination_ip: Some("127.0.0.1".into()),
         status_code: Some(200),
         error_kind: None,
+        error_code: None,
         body_sha256: "ab".repeat(32),
         signature: "v1a,sig".into(),
         response_body: Some("ok".into()),
-        outcome: outcome.into(),
+        outcome,
+        detail: serde_json::json!({"status_code": 200, "response_body": "ok"}),
     }
 }
 
@@ -46,7 +48,7 @@ pub(crate) fn completion(c: &crate::Claimed, owner: &str, progress: Progress) ->
         lease_owner: owner.into(),
         lease_version: c.lease_version,
         progress,
-        attempt: Some(attempt_for(c, "delivered")),
+        attempt: Some(attempt_for(c, AttemptOutcome::Delivered)),
         disable_endpoint: false,
         manual: false,
         health: relay_core::circuit::Signal::Neutral,
@@ -438,7 +440,10 @@ pub async fn completions_batch_in_one_call_and_keep_retry_state(s: &dyn Store) {
             );
             if let Some(a) = comp.attempt.as_mut() {
                 a.status_code = Some(503);
-                a.outcome = "retry".into();
+                a.detail = serde_json::json!({"status_code": 503, "response_body": ""});
+                a.response_body = Some(String::new());
+                a.error_code = Some(FailureCode::HttpStatus(503));
+                a.outcome = AttemptOutcome::Retry;
             }
             comp
         })

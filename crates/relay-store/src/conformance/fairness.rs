@@ -174,7 +174,7 @@ async fn fail_at_hours(s: &dyn Store, live: &Scope, endpoint: &Endpoint, hours: 
         comp.now = at;
         if let Some(a) = comp.attempt.as_mut() {
             a.id = new_id(IdKind::Attempt, at);
-            a.outcome = "retry".into();
+            a.outcome = relay_core::outcome::AttemptOutcome::Retry;
         }
         s.complete(&[comp]).await.unwrap();
         // Due again at the next hour asked for.

@@ -1,0 +1,226 @@
+//! The cases. Each takes a started [`Harness`] and panics on a violation.
+
+use std::future::Future;
+
+use relay_core::model::MessageState;
+use relay_core::outcome::AttemptOutcome;
+use relay_core::time::Clock;
+use sha2::Digest;
+
+use crate::harness::wait_received;
+use crate::{Harness, Mode, Peer};
+
+/// Starts the harness on one backend and runs `case` with the harness's
+/// log subscriber installed (the secrets case reads what was logged).
+pub async fn run<P, F, Fut>(postgres: bool, name: &str, case: F)
+where
+    P: Peer,
+    F: FnOnce(Harness<P>) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    let Some(h) = Harness::<P>::start(postgres, name).await else {
+        return;
+    };
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(h.logs.clone())
+        .with_max_level(tracing::Level::DEBUG)
+        .with_ansi(false)
+        .finish();
+    // The test runtime is current-thread: every task of the dispatcher logs
+    // through this thread's default subscriber.
+    let _guard = tracing::subscriber::set_default(subscriber);
+    case(h).await;
+}
+
+/// One publish, one attempt, one message at the peer, and nothing more.
+pub async fn delivered_once<P: Peer>(h: Harness<P>) {
+    let id = h.publish().await;
+    assert_eq!(h.round().await, 1);
+    let got = wait_received(&h.peer, 1).await;
+    assert_eq!(got.len(), 1, "received once");
+    assert_eq!(got[0].webhook_id, id);
+    let m = h.only_message().await;
+    assert_eq!(m.state, MessageState::Delivered);
+    assert_eq!(h.round().await, 0, "nothing left to attempt");
+    h.clock.advance_millis(3_600_000);
+    assert_eq!(h.round().await, 0, "nothing to attempt an hour later");
+    assert_eq!(h.peer.received().await.len(), 1, "never delivered twice");
+}
+
+/// The signature verifies with the standalone verifier SDK and the key the
+/// consumer holds, over the exact bytes received; a changed byte fails.
+pub async fn signature_verifies<P: Peer>(h: Harness<P>) {
+    h.publish().await;
+    h.round().await;
+    let got = wait_received(&h.peer, 1).await;
+    let r = got.first().expect("a message");
+    let verifier = relay_verify::Verifier::new([h.whsec()]).expect("verifier");
+    let headers = relay_verify::SignatureHeaders {
+        id: &r.webhook_id,
+        timestamp: &r.webhook_timestamp,
+        signature: &r.webhook_signature,
+    };
+    let now = u64::try_from(h.clock.now().unix_seconds()).unwrap();
+    verifier
+        .verify_at(&headers, &r.body, now)
+        .expect("the signature verifies");
+    let mut tampered = r.body.clone();
+    tampered[0] ^= 1;
+    assert!(verifier.verify_at(&headers, &tampered, now).is_err());
+}
+
+/// The body is a CloudEvents 1.0 structured-mode event that the spec's JSON
+/// Schema accepts, with the event's attributes.
+pub async fn envelope_is_valid_cloudevents<P: Peer>(h: Harness<P>) {
+    let id = h.publish().await;
+    h.round().await;
+    let got = wait_received(&h.peer, 1).await;
+    let body: serde_json::Value =
+        serde_json::from_slice(&got.first().expect("a message").body).expect("JSON");
+    let schema: serde_json::Value = serde_json::from_str(include_str!(
+        "../../../testdata/cloudevents-v1.0.2.schema.json"
+    ))
+    .unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("schema");
+    let errors: Vec<String> = validator
+        .iter_errors(&body)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(body["specversion"], "1.0");
+    assert_eq!(body["id"], id.as_str());
+    assert_eq!(body["type"], "order.shipped");
+    assert_eq!(body["source"], "https://acme.example/merchants/42");
+    assert_eq!(body["subject"], "order/1042");
+    assert_eq!(body["data"]["order_id"], "1042");
+}
+
+/// A retryable refusal leaves the message scheduled for the schedule's next
+/// time, with an attempt recorded as a retry and its error code.
+pub async fn retryable_failure_is_a_retry<P: Peer>(h: Harness<P>) {
+    h.peer.set_mode(Mode::FailRetryable).await;
+    h.publish().await;
+    assert_eq!(h.round().await, 1);
+    let m = h.only_message().await;
+    assert_eq!(m.state, MessageState::Scheduled, "{m:?}");
+    assert_eq!(m.attempts_used, 1);
+    assert!(m.next_attempt_at.is_some_and(|t| t > h.clock.now()));
+    let a = h.attempts(&m).await;
+    assert_eq!(a.len(), 1);
+    assert_eq!(a[0].outcome, AttemptOutcome::Retry);
+    assert!(a[0].error_code.is_some(), "{:?}", a[0]);
+    assert_eq!(
+        m.last_error_code.as_deref(),
+        a[0].error_code.map(|c| c.to_string()).as_deref()
+    );
+}
+
+/// A permanent refusal ends the message at once.
+pub async fn permanent_failure_is_permanent<P: Peer>(h: Harness<P>) {
+    h.peer.set_mode(Mode::FailPermanent).await;
+    h.publish().await;
+    assert_eq!(h.round().await, 1);
+    let m = h.only_message().await;
+    assert_eq!(m.state, MessageState::FailedPermanent, "{m:?}");
+    assert!(m.terminal_reason.is_some());
+    let a = h.attempts(&m).await;
+    assert_eq!(a.len(), 1);
+    assert_eq!(a[0].outcome, AttemptOutcome::Permanent);
+    assert!(a[0].error_code.is_some());
+}
+
+/// A peer that never answers costs one attempt of at most the timeout, and
+/// the message is retried.
+pub async fn timeout_is_a_retry<P: Peer>(h: Harness<P>) {
+    h.peer.set_mode(Mode::Hang).await;
+    h.publish().await;
+    let started = std::time::Instant::now();
+    assert_eq!(h.round().await, 1);
+    assert!(
+        started.elapsed() < crate::harness::ATTEMPT_TIMEOUT * 4,
+        "{:?}",
+        started.elapsed()
+    );
+    let m = h.only_message().await;
+    assert_eq!(m.state, MessageState::Scheduled, "{m:?}");
+    let a = h.attempts(&m).await;
+    assert_eq!(a[0].outcome, AttemptOutcome::Retry);
+    assert_eq!(a[0].error_kind.as_deref(), Some("timeout"), "{:?}", a[0]);
+}
+
+/// Down: the attempt fails as a retry; up again: the next attempt delivers,
+/// once.
+pub async fn destination_down_then_up<P: Peer>(h: Harness<P>) {
+    h.peer.set_mode(Mode::Down).await;
+    h.publish().await;
+    assert_eq!(h.round().await, 1);
+    let m = h.only_message().await;
+    assert_eq!(m.state, MessageState::Scheduled, "{m:?}");
+    let a = h.attempts(&m).await;
+    assert_eq!(a[0].outcome, AttemptOutcome::Retry);
+    assert!(
+        P::down_error_kinds().contains(&a[0].error_kind.as_deref().unwrap_or("")),
+        "{:?}",
+        a[0]
+    );
+    h.peer.set_mode(Mode::Accept).await;
+    h.advance_to_next_attempt(&m);
+    assert_eq!(h.round().await, 1);
+    let m = h.only_message().await;
+    assert_eq!(m.state, MessageState::Delivered, "{m:?}");
+    assert_eq!(wait_received(&h.peer, 1).await.len(), 1);
+    assert_eq!(h.attempts(&m).await.len(), 2);
+}
+
+/// The record keeps, for every kind: the digest of the exact body, the
+/// signature sent, the address used, the duration, the outcome, the error
+/// code, and a `detail` object.
+pub async fn attempt_record_is_complete<P: Peer>(h: Harness<P>) {
+    h.publish().await;
+    h.round().await;
+    let got = wait_received(&h.peer, 1).await;
+    let r = got.first().expect("a message");
+    let m = h.only_message().await;
+    let a = &h.attempts(&m).await[0];
+    assert_eq!(a.number, 1);
+    assert_eq!(a.body_sha256, hex::encode(sha2::Sha256::digest(&r.body)));
+    assert_eq!(a.signature, r.webhook_signature);
+    assert_eq!(a.destination_ip.as_deref(), Some("127.0.0.1"));
+    assert!(a.duration_ms >= 0);
+    assert_eq!(a.outcome, AttemptOutcome::Delivered);
+    assert_eq!(a.error_code, None);
+    assert_eq!(a.error_kind, None);
+    assert!(a.detail.is_object(), "{:?}", a.detail);
+    assert_ne!(a.detail, serde_json::json!({}), "the kind says what it got");
+    assert_eq!(a.started_at, h.clock.now());
+}
+
+/// Neither the signing secret nor the destination's credentials appear in
+/// what was logged, in attempt records (success and failure), or in the
+/// `Debug` of the endpoint.
+pub async fn secrets_stay_out_of_logs_and_records<P: Peer>(h: Harness<P>) {
+    h.peer.set_mode(Mode::FailRetryable).await;
+    h.publish().await;
+    h.round().await;
+    h.peer.set_mode(Mode::Accept).await;
+    let m = h.only_message().await;
+    h.advance_to_next_attempt(&m);
+    h.round().await;
+    let whsec = h.whsec();
+    let mut secrets = vec![whsec.trim_start_matches("whsec_").to_string(), whsec];
+    secrets.extend(h.peer.secrets());
+    let logs = h.logs.text();
+    assert!(logs.contains("attempt finished"), "the logs were captured");
+    let attempts = h.attempts(&m).await;
+    assert_eq!(attempts.len(), 2);
+    let records = format!("{attempts:?} {}", serde_json::to_string(&attempts).unwrap());
+    let endpoint = format!("{:?}", h.endpoint);
+    for secret in secrets.iter().filter(|s| !s.is_empty()) {
+        assert!(!logs.contains(secret.as_str()), "a secret in the logs");
+        assert!(
+            !records.contains(secret.as_str()),
+            "a secret in the records"
+        );
+        assert!(!endpoint.contains(secret.as_str()), "a secret in Debug");
+    }
+}

@@ -1,0 +1,110 @@
+//! The compliance suite: one set of cases that every destination kind runs
+//! against its own real peer (HTTPS: `relay-receiver`; brokers: the real
+//! servers).
+//!
+//! A kind's test file implements [`Peer`] for its peer and expands
+//! [`compliance_suite!`], which makes one test per case and backend
+//! (SQLite and PostgreSQL). The [`Harness`] wires a store, the dispatcher and
+//! the outbound guard the way `relay serve` does, with the peer reached
+//! through the operator's allow list (never by bypassing the guard), and an
+//! injected clock.
+//!
+//! The cases ([`cases`]): delivered once, the signature verifies (with the
+//! standalone verifier SDK, `relay-verify`), the envelope is valid
+//! CloudEvents (the 1.0.2 JSON Schema kept in `testdata/`), a retryable
+//! failure is classified as a retry, a permanent one as permanent, a timeout,
+//! the destination down then up, the attempt record is complete, and no
+//! secret reaches the logs or the attempt records.
+
+pub mod cases;
+mod harness;
+
+pub use harness::{Harness, Received};
+
+use std::future::Future;
+
+use relay_core::model::Destination;
+use relay_net::{OutboundConfig, StaticResolver};
+
+/// How the peer answers from now on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Takes responsibility for each message (HTTPS: 2xx; a broker: its
+    /// durable acknowledgement).
+    Accept,
+    /// Refuses in a way worth retrying (HTTPS: 503).
+    FailRetryable,
+    /// Refuses in a way no retry fixes (HTTPS: 400).
+    FailPermanent,
+    /// Accepts the connection and never answers.
+    Hang,
+    /// Not listening at all.
+    Down,
+}
+
+/// A real peer of one destination kind.
+pub trait Peer: Sized + Send + Sync + 'static {
+    /// The kind's name (`destination.kind`).
+    const KIND: &'static str;
+
+    /// Starts a fresh peer. `None`: its server is not available here (the
+    /// test says `SKIPPED`, which `RELAY_TEST_REQUIRE_ALL=1` makes a failure).
+    fn start() -> impl Future<Output = Option<Self>> + Send;
+
+    /// The endpoint's destination, pointing at this peer.
+    fn destination(&self) -> Destination;
+
+    /// The operator settings that let Relay reach the peer on loopback, and
+    /// the names the resolver answers for it.
+    fn outbound(&self) -> (OutboundConfig, StaticResolver);
+
+    /// Answers this way from now on.
+    fn set_mode(&self, mode: Mode) -> impl Future<Output = ()> + Send;
+
+    /// Every message the peer has durably received, oldest first.
+    fn received(&self) -> impl Future<Output = Vec<Received>> + Send;
+
+    /// Secret values in the destination's configuration (credentials), which
+    /// must never appear in logs or records. The signing secret is checked
+    /// by the harness itself.
+    fn secrets(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// The error kinds an attempt against a peer in [`Mode::Down`] records
+    /// (HTTPS: `connect`).
+    fn down_error_kinds() -> &'static [&'static str] {
+        &["connect"]
+    }
+}
+
+/// One test per case and backend for the peer type `$peer`.
+#[macro_export]
+macro_rules! compliance_suite {
+    ($peer:ty) => {
+        $crate::compliance_suite!(@cases $peer;
+            delivered_once, signature_verifies, envelope_is_valid_cloudevents,
+            retryable_failure_is_a_retry, permanent_failure_is_permanent, timeout_is_a_retry,
+            destination_down_then_up, attempt_record_is_complete, secrets_stay_out_of_logs_and_records);
+    };
+    (@cases $peer:ty; $($case:ident),*) => {
+        mod sqlite {
+            use super::*;
+            $(
+                #[tokio::test]
+                async fn $case() {
+                    $crate::cases::run::<$peer, _, _>(false, stringify!($case), $crate::cases::$case).await;
+                }
+            )*
+        }
+        mod postgres {
+            use super::*;
+            $(
+                #[tokio::test]
+                async fn $case() {
+                    $crate::cases::run::<$peer, _, _>(true, stringify!($case), $crate::cases::$case).await;
+                }
+            )*
+        }
+    };
+}

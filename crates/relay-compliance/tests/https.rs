@@ -1,0 +1,174 @@
+//! HTTPS passes the compliance suite against `relay-receiver`, a real HTTPS
+//! server on loopback with its own CA, reached through the operator's allow
+//! list (its port, 127.0.0.1/32, its CA), never by bypassing the guard.
+
+use std::sync::{Arc, Mutex};
+
+use relay_compliance::{Mode, Peer, Received, compliance_suite};
+use relay_core::model::{Destination, HttpsDestination};
+use relay_net::{OutboundConfig, StaticResolver};
+use relay_receiver::{Behavior, Receiver, ReceiverConfig, TestCa};
+
+const HOST: &str = "hooks.compliance.test";
+
+struct State {
+    /// `None` while down.
+    receiver: Option<Receiver>,
+    mode: Mode,
+    /// Requests of the current receiver already moved to `accepted`.
+    flushed: usize,
+    /// What was answered 2xx, oldest first.
+    accepted: Vec<Received>,
+}
+
+struct HttpsPeer {
+    port: u16,
+    ca: Arc<TestCa>,
+    ca_pem: tempfile_path::Path,
+    state: Mutex<State>,
+}
+
+/// The CA file the guard trusts, kept for the peer's lifetime (the
+/// receiver's own copy goes away with a receiver that is stopped).
+mod tempfile_path {
+    pub struct Path {
+        pub dir: std::path::PathBuf,
+        pub file: std::path::PathBuf,
+    }
+    impl Drop for Path {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+fn received(r: &relay_receiver::Recorded) -> Received {
+    Received {
+        body: r.body.to_vec(),
+        webhook_id: r.header("webhook-id").unwrap_or_default().into(),
+        webhook_timestamp: r.header("webhook-timestamp").unwrap_or_default().into(),
+        webhook_signature: r.header("webhook-signature").unwrap_or_default().into(),
+    }
+}
+
+fn behavior(mode: Mode) -> Behavior {
+    match mode {
+        Mode::Accept | Mode::Down => Behavior::ok(),
+        Mode::FailRetryable => Behavior::status(503),
+        Mode::FailPermanent => Behavior::status(400),
+        Mode::Hang => Behavior::hang(),
+    }
+}
+
+impl HttpsPeer {
+    async fn listen(&self, mode: Mode) -> Receiver {
+        let listener =
+            std::net::TcpListener::bind(("127.0.0.1", self.port)).expect("rebind the port");
+        Receiver::start_on(
+            ReceiverConfig {
+                ca: Some(self.ca.clone()),
+                extra_names: vec![HOST.into()],
+                behavior: behavior(mode),
+                ..Default::default()
+            },
+            listener,
+        )
+        .await
+        .expect("receiver")
+    }
+
+    /// Moves what the current receiver accepted into `accepted`.
+    fn flush(state: &mut State) {
+        let Some(r) = &state.receiver else { return };
+        let all = r.requests();
+        if state.mode == Mode::Accept {
+            state
+                .accepted
+                .extend(all.iter().skip(state.flushed).map(received));
+        }
+        state.flushed = all.len();
+    }
+}
+
+impl Peer for HttpsPeer {
+    const KIND: &'static str = "https";
+
+    async fn start() -> Option<Self> {
+        let receiver = Receiver::start(ReceiverConfig {
+            extra_names: vec![HOST.into()],
+            ..Default::default()
+        })
+        .await
+        .expect("receiver");
+        let dir = std::env::temp_dir().join(format!("relay-compliance-{}", receiver.port()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let file = receiver.ca().write_ca_pem(&dir).expect("CA file");
+        Some(HttpsPeer {
+            port: receiver.port(),
+            ca: receiver.ca().clone(),
+            ca_pem: tempfile_path::Path { dir, file },
+            state: Mutex::new(State {
+                receiver: Some(receiver),
+                mode: Mode::Accept,
+                flushed: 0,
+                accepted: Vec::new(),
+            }),
+        })
+    }
+
+    fn destination(&self) -> Destination {
+        Destination::Https(HttpsDestination {
+            url: format!("https://{HOST}:{}/hooks", self.port),
+            auth: None,
+        })
+    }
+
+    fn outbound(&self) -> (OutboundConfig, StaticResolver) {
+        (
+            OutboundConfig {
+                allow_ports: vec![self.port],
+                allow_cidrs: vec!["127.0.0.1/32".into()],
+                block_cidrs: vec![],
+                extra_ca_certs: vec![self.ca_pem.file.clone()],
+            },
+            StaticResolver::new().with(HOST, ["127.0.0.1".parse().unwrap()]),
+        )
+    }
+
+    async fn set_mode(&self, mode: Mode) {
+        let restart = {
+            let mut s = self.state.lock().unwrap();
+            Self::flush(&mut s);
+            s.mode = mode;
+            match (&s.receiver, mode) {
+                (Some(_), Mode::Down) => {
+                    s.receiver = None;
+                    s.flushed = 0;
+                    false
+                }
+                (Some(r), _) => {
+                    r.set_behavior(behavior(mode));
+                    false
+                }
+                (None, Mode::Down) => false,
+                (None, _) => true,
+            }
+        };
+        if restart {
+            let r = self.listen(mode).await;
+            let mut s = self.state.lock().unwrap();
+            s.receiver = Some(r);
+            s.flushed = 0;
+        }
+        // Let an aborted accept loop be dropped (its port closed) now.
+        tokio::task::yield_now().await;
+    }
+
+    async fn received(&self) -> Vec<Received> {
+        let mut s = self.state.lock().unwrap();
+        Self::flush(&mut s);
+        s.accepted.clone()
+    }
+}
+
+compliance_suite!(HttpsPeer);

@@ -1,0 +1,165 @@
+//! Relay's destinations: where a message goes and what the answer means.
+//!
+//! One folder per kind (`https/` first), each with the same parts, the
+//! [`Kind`] trait:
+//!
+//! | Part | What it is |
+//! |---|---|
+//! | `Config` | the kind's configuration, what the API validates and stores (a variant of [`relay_core::model::Destination`]) |
+//! | [`Kind::validate`] | the check at registration, through the outbound guard |
+//! | [`Kind::build`] | the client built once per endpoint; the engine caches it and builds it again when the endpoint changes |
+//! | [`Kind::deliver`] | one attempt |
+//! | [`Kind::classify`] | pure: the kind's result to the generic [`Verdict`], table-tested |
+//! | [`Kind::record`] | the attempt record's address, error and per-kind `detail` |
+//!
+//! Around them, the attempt is a pipeline that is the same for every kind
+//! (`relay-engine/src/attempt.rs`): [`prepare`] (CloudEvents envelope, size
+//! limit, signatures: generic), deliver and classify (per kind), then
+//! [`relay_core::outcome::resolve`] (schedule, deferrals) and the state
+//! transition of `relay_core::transition` (generic).
+//!
+//! Kinds are dispatched statically: [`Client`] and [`Delivery`] are enums
+//! with one variant per kind, so an attempt costs no allocation or virtual
+//! call for the dispatch.
+//!
+//! Every connection a kind's client opens goes through the outbound guard of
+//! `relay-net` (resolve, check every address, connect to the verified
+//! address): client libraries get a connector, a resolver or a pinned,
+//! checked address from it, never a socket of their own.
+//!
+//! # Adding a destination kind
+//!
+//! 1. A variant of `relay_core::model::Destination` with its config type
+//!    (and its OpenAPI schema in `Destination`'s schema).
+//! 2. A folder `src/<kind>/` with `mod.rs` implementing [`Kind`] and
+//!    `classify.rs` with the pure classification and its table tests.
+//! 3. A variant in [`Client`] and [`Delivery`] and an arm in [`validate`],
+//!    [`build`], [`Client::deliver`], [`Delivery::classify`] and
+//!    [`Delivery::record`] (the compiler lists every place).
+//! 4. The compliance suite (`crates/relay-compliance`) run against the
+//!    kind's real peer: one test file that implements its `Peer`.
+
+pub mod https;
+mod prepare;
+
+use std::future::Future;
+use std::net::SocketAddr;
+
+use relay_core::model::Destination;
+use relay_core::outcome::Verdict;
+use relay_core::time::Timestamp;
+use relay_net::{ErrorKind, Guard, HttpsClient, Limits};
+
+pub use prepare::{Input, Prepared, prepare};
+
+/// What every kind's client is built from: the process's shared clients.
+#[derive(Clone)]
+pub struct Shared {
+    /// The pooled, guarded HTTPS client (its guard checks every target).
+    pub https: HttpsClient,
+}
+
+/// A destination refused at registration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invalid {
+    /// The stable code of the API's `422`.
+    pub code: &'static str,
+    /// The JSON pointer of the field at fault in the endpoint.
+    pub pointer: &'static str,
+    pub message: String,
+}
+
+/// What an attempt record keeps of one delivery, for every kind.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    /// The address actually used (or last tried).
+    pub destination: Option<SocketAddr>,
+    /// How the delivery failed without an answer, with its text (never
+    /// secret-bearing: the guard's and client's messages name hosts and
+    /// addresses, not credentials or URL paths).
+    pub error: Option<(ErrorKind, String)>,
+    /// The kind's own part: HTTPS `{status_code, response_body}`; a broker,
+    /// what it acknowledged.
+    pub detail: serde_json::Value,
+}
+
+/// One destination kind. See the crate documentation.
+pub trait Kind {
+    /// The kind's name, the endpoint's `destination.kind`.
+    const NAME: &'static str;
+    type Config;
+    type Client: Clone + Send + Sync;
+    type Result: Send;
+
+    /// Checks a configuration at registration, through the guard.
+    fn validate(
+        config: &Self::Config,
+        guard: &Guard,
+    ) -> impl Future<Output = Result<(), Invalid>> + Send;
+
+    /// Builds the client of one endpoint.
+    fn build(config: &Self::Config, shared: &Shared) -> Self::Client;
+
+    /// Makes one attempt.
+    fn deliver(
+        client: &Self::Client,
+        message: &Prepared,
+        limits: Limits,
+    ) -> impl Future<Output = Self::Result> + Send;
+
+    /// What the result means. Pure.
+    fn classify(result: &Self::Result, now: Timestamp) -> Verdict;
+
+    /// What the attempt record keeps of the result.
+    fn record(result: &Self::Result) -> Record;
+}
+
+/// Checks an endpoint's destination at registration.
+pub async fn validate(destination: &Destination, guard: &Guard) -> Result<(), Invalid> {
+    match destination {
+        Destination::Https(c) => https::Https::validate(c, guard).await,
+    }
+}
+
+/// Builds an endpoint's client.
+pub fn build(destination: &Destination, shared: &Shared) -> Client {
+    match destination {
+        Destination::Https(c) => Client::Https(https::Https::build(c, shared)),
+    }
+}
+
+/// An endpoint's built client, of its kind.
+#[derive(Clone)]
+pub enum Client {
+    Https(<https::Https as Kind>::Client),
+}
+
+/// The result of one attempt, of its kind.
+pub enum Delivery {
+    Https(<https::Https as Kind>::Result),
+}
+
+impl Client {
+    /// Makes one attempt.
+    pub async fn deliver(&self, message: &Prepared, limits: Limits) -> Delivery {
+        match self {
+            Client::Https(c) => Delivery::Https(https::Https::deliver(c, message, limits).await),
+        }
+    }
+}
+
+impl Delivery {
+    /// The kind's verdict on this result.
+    pub fn classify(&self, now: Timestamp) -> Verdict {
+        match self {
+            Delivery::Https(r) => https::Https::classify(r, now),
+        }
+    }
+
+    /// What the attempt record keeps.
+    pub fn record(&self) -> Record {
+        match self {
+            Delivery::Https(r) => https::Https::record(r),
+        }
+    }
+}
