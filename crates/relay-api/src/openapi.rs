@@ -20,7 +20,8 @@ use utoipa::openapi::{Content, Ref, RefOr, Required};
 use utoipa::{Modify, OpenApi};
 
 use crate::routes::{
-    audit, consumers, endpoints, event_types, events, health, messages, recovery, tenants,
+    audit, consumers, endpoints, event_types, events, health, messages, portal, portal_tokens,
+    recovery, tenants,
 };
 
 struct SecuritySchemes;
@@ -43,6 +44,10 @@ impl Modify for SecuritySchemes {
         components.add_security_scheme(
             "api_key",
             bearer("A tenant API key (rk_live_… or rk_test_…): one tenant, one environment."),
+        );
+        components.add_security_scheme(
+            "portal_token",
+            bearer("A portal token (rpt_…): one consumer of one tenant, for minutes to hours."),
         );
     }
 }
@@ -248,6 +253,13 @@ fn as_problem(response: &mut Response) {
         recovery::missed, recovery::cancel, recovery::resend, recovery::bulk_retry, recovery::job, recovery::test, health::get,
         events::publish, events::get,
         messages::list, messages::get, messages::attempts,
+        portal_tokens::create, portal_tokens::get, portal_tokens::revoke, portal_tokens::revoke_all,
+        portal_tokens::put_brand, portal_tokens::get_brand,
+        portal::session, portal::event_types, portal::list_endpoints, portal::create_endpoint,
+        portal::get_endpoint, portal::update_endpoint, portal::delete_endpoint,
+        portal::disable_endpoint, portal::enable_endpoint, portal::signing_keys, portal::rotate_key,
+        portal::endpoint_health, portal::send_test, portal::recover, portal::failed,
+        portal::delivery_log, portal::get_message, portal::attempts, portal::resend,
     ),
     modifiers(&SecuritySchemes, &CommonResponses)
 )]

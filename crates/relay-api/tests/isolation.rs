@@ -25,6 +25,7 @@ struct Victim {
     message_ids: Vec<String>,
     event_type: &'static str,
     job_id: String,
+    portal_token_id: String,
 }
 
 impl Victim {
@@ -33,6 +34,7 @@ impl Victim {
             self.consumer_id.clone(),
             self.event_id.clone(),
             self.job_id.clone(),
+            self.portal_token_id.clone(),
         ];
         ids.extend(self.endpoint_ids.iter().cloned());
         ids.extend(self.message_ids.iter().cloned());
@@ -50,6 +52,8 @@ impl Victim {
             "/v1/endpoints".to_string(),
             "/v1/event-types".to_string(),
             "/v1/messages".to_string(),
+            format!("/v1/portal-tokens/{}", self.portal_token_id),
+            "/v1/portal-brand".to_string(),
         ];
         for e in &self.endpoint_ids {
             paths.push(format!("/v1/endpoints/{e}"));
@@ -102,7 +106,23 @@ async fn victim(h: &Harness, key: String) -> Victim {
         .post("/v1/messages/retry", &key, json!({ "state": "exhausted" }))
         .await
         .expect(StatusCode::ACCEPTED);
+    h.put(
+        "/v1/portal-brand",
+        &key,
+        json!({ "name": "Victim", "embed_origins": ["https://victim.example"] }),
+    )
+    .await
+    .expect(StatusCode::OK);
+    let portal_token = h
+        .post(
+            "/v1/portal-tokens",
+            &key,
+            json!({ "consumer_id": consumer_id, "capabilities": ["manage_endpoints"] }),
+        )
+        .await
+        .expect(StatusCode::CREATED);
     Victim {
+        portal_token_id: id_of(&portal_token),
         job_id: id_of(&job),
         key,
         consumer_id,
@@ -422,6 +442,51 @@ fn cases(v: &Victim) -> Vec<Case> {
         None,
         ListWithoutVictim,
     );
+    // Portal tokens: the victim's consumer is unknown, its token not found.
+    add(
+        Method::POST,
+        "/v1/portal-tokens",
+        "/v1/portal-tokens".into(),
+        Some(json!({ "consumer_id": c })),
+        Status(StatusCode::UNPROCESSABLE_ENTITY, Some("unknown_reference")),
+    );
+    add(
+        Method::GET,
+        "/v1/portal-tokens/{id}",
+        format!("/v1/portal-tokens/{}", v.portal_token_id),
+        None,
+        NotFound,
+    );
+    add(
+        Method::DELETE,
+        "/v1/portal-tokens/{id}",
+        format!("/v1/portal-tokens/{}", v.portal_token_id),
+        None,
+        NotFound,
+    );
+    add(
+        Method::POST,
+        "/v1/portal-tokens/revoke-all",
+        "/v1/portal-tokens/revoke-all".into(),
+        Some(json!({ "consumer_id": c })),
+        NotFound,
+    );
+    // The brand is the caller's own (a sub-tenant's falls back to its
+    // parent's until it sets one: that is inheritance, not a leak).
+    add(
+        Method::GET,
+        "/v1/portal-brand",
+        "/v1/portal-brand".into(),
+        None,
+        Status(StatusCode::OK, None),
+    );
+    add(
+        Method::PUT,
+        "/v1/portal-brand",
+        "/v1/portal-brand".into(),
+        Some(json!({ "name": "pwned", "embed_origins": ["https://evil.example"] })),
+        Status(StatusCode::OK, None),
+    );
     // Creating the same event type name lands in the attacker's scope (201, not an update).
     add(
         Method::PUT,
@@ -573,6 +638,7 @@ fn the_table_covers_every_tenant_route() {
         message_ids: vec!["m".into()],
         event_type: "order.shipped",
         job_id: "j".into(),
+        portal_token_id: "p".into(),
     };
     let table = cases(&placeholder);
     let mut missing = Vec::new();

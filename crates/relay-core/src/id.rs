@@ -21,6 +21,7 @@ pub enum IdKind {
     Attempt,
     Job,
     Audit,
+    PortalToken,
 }
 
 impl IdKind {
@@ -36,6 +37,7 @@ impl IdKind {
             IdKind::Attempt => "atm",
             IdKind::Job => "job",
             IdKind::Audit => "aud",
+            IdKind::PortalToken => "ptk",
         }
     }
 }

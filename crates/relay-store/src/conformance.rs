@@ -47,6 +47,8 @@ mod claiming;
 pub use claiming::*;
 mod fairness;
 pub use fairness::*;
+mod portal;
+pub use portal::*;
 
 use crate::{
     Completion, ConsumerPatch, EndpointKeyRecord, EndpointLimits, EndpointWarning, MessageFilter,

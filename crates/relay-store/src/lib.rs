@@ -12,7 +12,8 @@
 //!   [`consumers`], [`endpoints`], [`publish`], [`messages`] (reads,
 //!   cancel), [`claims`], [`completions`], [`manual`] attempts, [`window`],
 //!   [`recovery`], [`jobs`], [`retention`], [`audit`], [`health`],
-//!   [`operational`] events and [`lifecycle`] (endpoint state changes).
+//!   [`operational`] events, [`lifecycle`] (endpoint state changes) and
+//!   [`portal`] (portal tokens, the tenant's portal brand).
 //! - [`roles`]: what each part of Relay needs of the store, one trait each
 //!   ([`Operator`], [`Catalog`], [`Traffic`], [`Dispatch`], [`Upkeep`]),
 //!   implemented once for every [`Backend`]; [`Store`] is all of them, and
@@ -53,6 +54,7 @@ pub mod manual;
 pub mod messages;
 pub mod migrate;
 pub mod operational;
+pub mod portal;
 pub mod postgres;
 pub mod publish;
 pub mod recovery;
@@ -70,7 +72,7 @@ pub mod window;
 
 pub use backend::{Backend, Transactions, TransactionsExt, Writes};
 pub use exec::{Commit, Exec, Tx};
-pub use roles::{Catalog, Dispatch, Operator, Store, Traffic, Upkeep};
+pub use roles::{Catalog, Dispatch, Operator, PortalStore, Store, Traffic, Upkeep};
 
 use std::sync::Arc;
 

@@ -24,6 +24,7 @@ const EVENT_TIME: &str = include_str!("../migrations/0007_event_time.sql");
 const CONSUMER_KIND: &str = include_str!("../migrations/0008_consumer_kind.sql");
 const ATTEMPT_RECORD_PG: &str = include_str!("../migrations/0009_attempt_record_postgres.sql");
 const ATTEMPT_RECORD_SQLITE: &str = include_str!("../migrations/0009_attempt_record_sqlite.sql");
+const PORTAL: &str = include_str!("../migrations/0012_portal.sql");
 
 /// All migrations, oldest first. Never edit one that has shipped; add another.
 pub const MIGRATIONS: &[Migration] = &[
@@ -80,6 +81,12 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "attempt_record",
         postgres: ATTEMPT_RECORD_PG,
         sqlite: ATTEMPT_RECORD_SQLITE,
+    },
+    Migration {
+        version: 12,
+        name: "portal",
+        postgres: PORTAL,
+        sqlite: PORTAL,
     },
 ];
 

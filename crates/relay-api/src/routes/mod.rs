@@ -11,6 +11,8 @@ pub mod events;
 pub mod health;
 pub mod messages;
 pub mod ops;
+pub mod portal;
+pub mod portal_tokens;
 pub mod recovery;
 pub mod tenants;
 
@@ -94,6 +96,20 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/v1/messages", get(messages::list))
         .route("/v1/messages/{id}", get(messages::get))
         .route("/v1/messages/{id}/attempts", get(messages::attempts))
+        .route("/v1/portal-tokens", post(portal_tokens::create))
+        .route(
+            "/v1/portal-tokens/{id}",
+            get(portal_tokens::get).delete(portal_tokens::revoke),
+        )
+        .route(
+            "/v1/portal-tokens/revoke-all",
+            post(portal_tokens::revoke_all),
+        )
+        .route(
+            "/v1/portal-brand",
+            put(portal_tokens::put_brand).get(portal_tokens::get_brand),
+        )
+        .merge(portal::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::map_response(problem_for_rejections))

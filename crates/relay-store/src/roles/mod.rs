@@ -10,6 +10,7 @@
 //!   reads, cancel, recover, replay, jobs, audit, health).
 //! - [`Dispatch`]: what the dispatcher needs to deliver.
 //! - [`Upkeep`]: the dispatcher's retention and job work.
+//! - [`PortalStore`]: the embeddable portal's tokens and the tenant's brand.
 //! - [`Transactions`](crate::Transactions): operations composed by the
 //!   caller in one transaction.
 //!
@@ -18,22 +19,31 @@
 mod catalog;
 mod dispatch;
 mod operator;
+mod portal;
 mod traffic;
 mod upkeep;
 
 pub use catalog::Catalog;
 pub use dispatch::Dispatch;
 pub use operator::Operator;
+pub use portal::PortalStore;
 pub use traffic::Traffic;
 pub use upkeep::Upkeep;
 
 /// Every role: what `relay serve` wires its parts with.
 pub trait Store:
-    Operator + Catalog + Traffic + Dispatch + Upkeep + crate::Transactions + 'static
+    Operator + Catalog + Traffic + Dispatch + Upkeep + PortalStore + crate::Transactions + 'static
 {
 }
 
 impl<S> Store for S where
-    S: Operator + Catalog + Traffic + Dispatch + Upkeep + crate::Transactions + 'static
+    S: Operator
+        + Catalog
+        + Traffic
+        + Dispatch
+        + Upkeep
+        + PortalStore
+        + crate::Transactions
+        + 'static
 {
 }

@@ -1,0 +1,596 @@
+//! The tenant's side of the embeddable portal (docs/portal.md): minting
+//! and revoking portal tokens, and the portal's brand.
+//!
+//! A portal token (`rpt_…`, 192 random bits) is shown once, at minting;
+//! only its SHA-256 is stored, like an API key's. It acts for one consumer
+//! of the minting key's tenant and environment, for 60 s to 24 h, with the
+//! capabilities it was given (none: read-only).
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use relay_core::id::IdKind;
+use relay_core::time::Timestamp;
+use relay_store::new_id;
+use relay_store::portal::{NewPortalToken, PortalToken};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::AppState;
+use crate::auth::{TenantAuth, random_hex, token_digest_hex};
+use crate::error::{ApiError, FieldError, Problem, or_not_found};
+use crate::extract::{JsonBody, OptionalJsonBody};
+
+/// Shortest and longest lifetime of a portal token, in seconds.
+pub const MIN_LIFETIME_SECONDS: u32 = 60;
+pub const MAX_LIFETIME_SECONDS: u32 = 24 * 3600;
+pub const DEFAULT_LIFETIME_SECONDS: u32 = 3600;
+/// Most origins a token (or a brand) may list.
+pub const MAX_ORIGINS: usize = 10;
+
+/// What a portal token allows beyond reading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Capability {
+    /// Add, change, disable, enable and delete the consumer's endpoints.
+    ManageEndpoints,
+    /// Rotate an endpoint's signing key.
+    RotateKeys,
+    /// Resend a message, recover an endpoint's failed messages.
+    Recover,
+    /// Send a test event to an endpoint.
+    SendTests,
+}
+
+impl Capability {
+    pub const ALL: [Capability; 4] = [
+        Capability::ManageEndpoints,
+        Capability::RotateKeys,
+        Capability::Recover,
+        Capability::SendTests,
+    ];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Capability::ManageEndpoints => "manage_endpoints",
+            Capability::RotateKeys => "rotate_keys",
+            Capability::Recover => "recover",
+            Capability::SendTests => "send_tests",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Capability> {
+        Capability::ALL.into_iter().find(|c| c.as_str() == s)
+    }
+}
+
+/// A new portal token: a prefix and 48 hex digits (192 bits).
+pub fn new_portal_token() -> String {
+    format!("rpt_{}", random_hex(24))
+}
+
+/// Whether `s` is a web origin Relay accepts in a token or a brand:
+/// `https://host[:port]` (or `http://` for `localhost` and loopback
+/// addresses, for development), lower case, no path, no wildcard. The
+/// characters are a strict set because origins end up in a
+/// `Content-Security-Policy` header.
+pub fn valid_origin(s: &str) -> bool {
+    let rest = if let Some(r) = s.strip_prefix("https://") {
+        r
+    } else if let Some(r) = s.strip_prefix("http://") {
+        let host = r.rsplit_once(':').map_or(r, |(h, _)| h);
+        if !(host == "localhost" || host == "127.0.0.1" || host == "[::1]") {
+            return false;
+        }
+        r
+    } else {
+        return false;
+    };
+    let (host, port) = match rest.rsplit_once(':') {
+        Some((h, p)) if !h.ends_with(']') || h.starts_with('[') => (h, Some(p)),
+        _ => (rest, None),
+    };
+    let host_ok = !host.is_empty()
+        && host.len() <= 253
+        && (host
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.' || b == b'-')
+            || host == "[::1]")
+        && !host.starts_with('.')
+        && !host.starts_with('-');
+    let port_ok = port.is_none_or(|p| {
+        !p.is_empty()
+            && p.len() <= 5
+            && p.bytes().all(|b| b.is_ascii_digit())
+            && p.parse::<u32>().is_ok_and(|n| (1..=65535).contains(&n))
+    });
+    host_ok && port_ok
+}
+
+fn check_origins(origins: &[String], pointer: &str, errors: &mut Vec<FieldError>) {
+    if origins.len() > MAX_ORIGINS {
+        errors.push(FieldError {
+            field: pointer.to_string(),
+            message: format!("at most {MAX_ORIGINS} origins"),
+        });
+    }
+    for (i, o) in origins.iter().enumerate() {
+        if !valid_origin(o) {
+            errors.push(FieldError {
+                field: format!("{pointer}/{i}"),
+                message: "must be an origin such as https://app.example.com (lower case, \
+                          no path; http:// only for localhost)"
+                    .into(),
+            });
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MintPortalToken {
+    /// The consumer whose portal this opens.
+    pub consumer_id: String,
+    /// 60 to 86400 seconds (default 3600).
+    #[schema(minimum = 60, maximum = 86400)]
+    pub lifetime_seconds: Option<u32>,
+    /// What the token allows beyond reading; absent or empty: read-only.
+    #[serde(default)]
+    pub capabilities: Vec<Capability>,
+    /// Origins whose pages may use the token (embedded components call the
+    /// API from them); Relay's own hosted page may always.
+    #[serde(default)]
+    pub allowed_origins: Vec<String>,
+}
+
+/// A minted token: `token` is shown this once.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PortalTokenCreated {
+    pub id: String,
+    /// `rpt_…`: pass it to the portal in the URL fragment or the component's
+    /// `token` property, never in a query string.
+    pub token: String,
+    pub consumer_id: String,
+    pub capabilities: Vec<Capability>,
+    pub allowed_origins: Vec<String>,
+    pub created_at: Timestamp,
+    pub expires_at: Timestamp,
+    /// The hosted page, relative to Relay's address, with the token in the
+    /// fragment (never sent to a server): to open in a browser tab.
+    pub url: String,
+    /// The same page for an iframe: framed only by the brand's `embed_origins`.
+    pub embed_url: String,
+}
+
+/// A portal token as listed: never the token itself.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PortalTokenOut {
+    pub id: String,
+    pub consumer_id: String,
+    pub capabilities: Vec<Capability>,
+    pub allowed_origins: Vec<String>,
+    pub created_at: Timestamp,
+    pub expires_at: Timestamp,
+    pub revoked_at: Option<Timestamp>,
+}
+
+pub fn capabilities_of(t: &PortalToken) -> Vec<Capability> {
+    t.capabilities
+        .iter()
+        .filter_map(|c| Capability::parse(c))
+        .collect()
+}
+
+#[utoipa::path(operation_id = "portal_tokens_create", post, path = "/v1/portal-tokens", tag = "portal-tokens",
+    request_body = MintPortalToken,
+    responses((status = 201, body = PortalTokenCreated), (status = 422, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn create(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    JsonBody(body): JsonBody<MintPortalToken>,
+) -> Result<(StatusCode, Json<PortalTokenCreated>), ApiError> {
+    let lifetime = body.lifetime_seconds.unwrap_or(DEFAULT_LIFETIME_SECONDS);
+    let mut errors = Vec::new();
+    if !(MIN_LIFETIME_SECONDS..=MAX_LIFETIME_SECONDS).contains(&lifetime) {
+        errors.push(FieldError {
+            field: "/lifetime_seconds".into(),
+            message: format!(
+                "must be between {MIN_LIFETIME_SECONDS} and {MAX_LIFETIME_SECONDS} seconds"
+            ),
+        });
+    }
+    check_origins(&body.allowed_origins, "/allowed_origins", &mut errors);
+    if !errors.is_empty() {
+        return Err(ApiError::fields(errors));
+    }
+    let mut capabilities = Vec::new();
+    for c in body.capabilities {
+        if !capabilities.contains(&c) {
+            capabilities.push(c);
+        }
+    }
+    let mut origins: Vec<String> = Vec::new();
+    for o in body.allowed_origins {
+        if !origins.contains(&o) {
+            origins.push(o);
+        }
+    }
+    let now = state.clock.now();
+    let secret = new_portal_token();
+    let token = PortalToken {
+        id: new_id(IdKind::PortalToken, now),
+        tenant_id: auth.scope.tenant_id.clone(),
+        environment: auth.scope.environment,
+        consumer_id: body.consumer_id,
+        capabilities: capabilities
+            .iter()
+            .map(|c| c.as_str().to_string())
+            .collect(),
+        allowed_origins: origins.clone(),
+        created_at: now,
+        expires_at: now.plus_seconds(i64::from(lifetime)),
+        revoked_at: None,
+    };
+    let audit = super::audit::entry(
+        &auth,
+        "portal_token.created",
+        &token.id,
+        serde_json::json!({
+            "consumer_id": token.consumer_id,
+            "capabilities": token.capabilities,
+            "allowed_origins": token.allowed_origins,
+            "expires_at": token.expires_at,
+        }),
+        now,
+    );
+    let new = NewPortalToken {
+        token: token.clone(),
+        token_hash: token_digest_hex(&secret),
+    };
+    state
+        .store
+        .create_portal_token(&auth.scope, &new, &audit)
+        .await
+        .map_err(|e| match e {
+            relay_store::StoreError::MissingReference(_) => ApiError::invalid(
+                "unknown_reference",
+                "/consumer_id",
+                "no consumer with this id in this environment",
+            ),
+            other => other.into(),
+        })?;
+    Ok((
+        StatusCode::CREATED,
+        Json(PortalTokenCreated {
+            url: format!("/portal#token={secret}"),
+            embed_url: format!(
+                "/portal/{}/{}#token={secret}",
+                token.tenant_id,
+                token.environment.as_str()
+            ),
+            id: token.id,
+            token: secret,
+            consumer_id: token.consumer_id,
+            capabilities,
+            allowed_origins: origins,
+            created_at: token.created_at,
+            expires_at: token.expires_at,
+        }),
+    ))
+}
+
+#[utoipa::path(operation_id = "portal_tokens_get", get, path = "/v1/portal-tokens/{id}", tag = "portal-tokens",
+    params(("id" = String, Path, description = "The portal token's id.")),
+    responses((status = 200, body = PortalTokenOut), (status = 404, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn get(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+) -> Result<Json<PortalTokenOut>, ApiError> {
+    let t = state
+        .store
+        .get_portal_token(&auth.scope, &id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("portal token"))?;
+    Ok(Json(PortalTokenOut {
+        capabilities: capabilities_of(&t),
+        id: t.id,
+        consumer_id: t.consumer_id,
+        allowed_origins: t.allowed_origins,
+        created_at: t.created_at,
+        expires_at: t.expires_at,
+        revoked_at: t.revoked_at,
+    }))
+}
+
+#[utoipa::path(operation_id = "portal_tokens_revoke", delete, path = "/v1/portal-tokens/{id}", tag = "portal-tokens",
+    params(("id" = String, Path, description = "The portal token's id.")),
+    responses((status = 204), (status = 404, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn revoke(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    let now = state.clock.now();
+    let audit = super::audit::entry(
+        &auth,
+        "portal_token.revoked",
+        &id,
+        serde_json::json!({}),
+        now,
+    );
+    state
+        .store
+        .revoke_portal_token(&auth.scope, &id, now, &audit)
+        .await
+        .map_err(or_not_found("portal token"))?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RevokeAll {
+    pub consumer_id: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RevokedAll {
+    /// Tokens revoked now (those revoked earlier are not counted).
+    pub revoked: u64,
+}
+
+#[utoipa::path(operation_id = "portal_tokens_revoke_all", post, path = "/v1/portal-tokens/revoke-all", tag = "portal-tokens",
+    request_body = RevokeAll,
+    responses((status = 200, body = RevokedAll), (status = 404, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn revoke_all(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    JsonBody(body): JsonBody<RevokeAll>,
+) -> Result<Json<RevokedAll>, ApiError> {
+    if state
+        .store
+        .get_consumer(&auth.scope, &body.consumer_id)
+        .await?
+        .is_none()
+    {
+        return Err(ApiError::not_found("consumer"));
+    }
+    let now = state.clock.now();
+    let audit = super::audit::entry(
+        &auth,
+        "portal_tokens.revoked",
+        &body.consumer_id,
+        serde_json::json!({}),
+        now,
+    );
+    let revoked = state
+        .store
+        .revoke_consumer_portal_tokens(&auth.scope, &body.consumer_id, now, &audit)
+        .await?;
+    Ok(Json(RevokedAll { revoked }))
+}
+
+/// The light or dark theme, or the viewer's preference.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Theme {
+    Light,
+    Dark,
+    #[default]
+    Auto,
+}
+
+/// The tenant's brand for its portal, applied through CSS custom
+/// properties (`--relay-primary`, …; docs/portal.md). A host page may
+/// override any of them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PortalBrand {
+    /// Shown in the portal's header (at most 100 characters).
+    pub name: Option<String>,
+    /// An `https://` image URL (at most 2000 characters).
+    pub logo_url: Option<String>,
+    /// Colours as `#rgb` or `#rrggbb`.
+    pub primary_color: Option<String>,
+    pub background_color: Option<String>,
+    pub text_color: Option<String>,
+    /// A CSS font family list of installed or host-loaded fonts, e.g.
+    /// `Inter, sans-serif` (letters, digits, spaces, commas, hyphens).
+    pub font_family: Option<String>,
+    #[serde(default)]
+    pub theme: Theme,
+    /// Origins whose pages may frame the hosted page
+    /// (`/portal/{tenant id}/{environment}`); without any, it refuses every frame.
+    #[serde(default)]
+    pub embed_origins: Vec<String>,
+}
+
+fn valid_color(s: &str) -> bool {
+    let Some(hex) = s.strip_prefix('#') else {
+        return false;
+    };
+    (hex.len() == 3 || hex.len() == 6) && hex.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+impl PortalBrand {
+    fn check(&self) -> Result<(), ApiError> {
+        let mut errors = Vec::new();
+        let mut field = |f: &str, m: &str| {
+            errors.push(FieldError {
+                field: f.to_string(),
+                message: m.to_string(),
+            })
+        };
+        if self.name.as_ref().is_some_and(|n| n.chars().count() > 100) {
+            field("/name", "at most 100 characters");
+        }
+        if let Some(u) = &self.logo_url
+            && (u.len() > 2000
+                || !u.starts_with("https://")
+                || u.bytes()
+                    .any(|b| b.is_ascii_control() || b == b' ' || b == b'"' || b == b'\''))
+        {
+            field(
+                "/logo_url",
+                "must be an https:// URL of at most 2000 characters",
+            );
+        }
+        for (name, v) in [
+            ("/primary_color", &self.primary_color),
+            ("/background_color", &self.background_color),
+            ("/text_color", &self.text_color),
+        ] {
+            if v.as_ref().is_some_and(|c| !valid_color(c)) {
+                field(name, "must be #rgb or #rrggbb");
+            }
+        }
+        if self.font_family.as_ref().is_some_and(|f| {
+            f.len() > 100
+                || f.trim().is_empty()
+                || !f
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b" ,-".contains(&b))
+        }) {
+            field(
+                "/font_family",
+                "letters, digits, spaces, commas and hyphens, at most 100 characters",
+            );
+        }
+        check_origins(&self.embed_origins, "/embed_origins", &mut errors);
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(ApiError::fields(errors))
+        }
+    }
+}
+
+/// The brand a tenant's portal shows.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PortalBrandOut {
+    #[serde(flatten)]
+    pub brand: PortalBrand,
+    /// Whose brand it is: this tenant's, its parent's (inherited), or
+    /// `null` (none set: Relay's defaults).
+    pub tenant_id: Option<String>,
+}
+
+/// The scope's effective brand: its own, else its tenant's nearest
+/// ancestor's in the same environment.
+pub async fn effective_brand(
+    state: &AppState,
+    scope: &relay_store::Scope,
+) -> Result<PortalBrandOut, ApiError> {
+    Ok(match state.store.effective_portal_brand(scope).await? {
+        Some((owner, value)) => PortalBrandOut {
+            // A stored brand was checked when it was put; one that no longer
+            // reads is shown as the defaults rather than failing the portal.
+            brand: serde_json::from_value(value).unwrap_or_default(),
+            tenant_id: Some(owner),
+        },
+        None => PortalBrandOut {
+            brand: PortalBrand::default(),
+            tenant_id: None,
+        },
+    })
+}
+
+#[utoipa::path(operation_id = "portal_brand_put", put, path = "/v1/portal-brand", tag = "portal-tokens",
+    request_body = Option<PortalBrand>,
+    responses((status = 200, body = PortalBrandOut), (status = 422, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn put_brand(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    OptionalJsonBody(body): OptionalJsonBody<PortalBrand>,
+) -> Result<Json<PortalBrandOut>, ApiError> {
+    body.check()?;
+    let value = serde_json::to_value(&body).map_err(|_| ApiError::internal())?;
+    state
+        .store
+        .put_portal_brand(&auth.scope, &value, state.clock.now())
+        .await?;
+    Ok(Json(PortalBrandOut {
+        brand: body,
+        tenant_id: Some(auth.scope.tenant_id),
+    }))
+}
+
+#[utoipa::path(operation_id = "portal_brand_get", get, path = "/v1/portal-brand", tag = "portal-tokens",
+    responses((status = 200, body = PortalBrandOut)),
+    security(("api_key" = [])))]
+pub async fn get_brand(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+) -> Result<Json<PortalBrandOut>, ApiError> {
+    Ok(Json(effective_brand(&state, &auth.scope).await?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origins_are_strict() {
+        for ok in [
+            "https://app.example.com",
+            "https://app.example.com:8443",
+            "http://localhost:3000",
+            "http://127.0.0.1:41234",
+            "http://[::1]:8080",
+        ] {
+            assert!(valid_origin(ok), "{ok}");
+        }
+        for bad in [
+            "https://app.example.com/",
+            "https://app.example.com/path",
+            "http://app.example.com",
+            "https://*.example.com",
+            "https://App.example.com",
+            "https://a.com; script-src *",
+            "https://a.com 'unsafe-inline'",
+            "https://",
+            "https://a.com:",
+            "https://a.com:99999",
+            "ftp://a.com",
+            "javascript:alert(1)",
+            "",
+        ] {
+            assert!(!valid_origin(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn tokens_are_random_and_prefixed() {
+        let t = new_portal_token();
+        assert!(t.starts_with("rpt_"));
+        assert_eq!(t.len(), 4 + 48);
+        assert_ne!(t, new_portal_token());
+    }
+
+    #[test]
+    fn brands_refuse_what_could_inject_css() {
+        let bad = PortalBrand {
+            primary_color: Some("red;}body{display:none".into()),
+            font_family: Some("x;}".into()),
+            logo_url: Some("javascript:alert(1)".into()),
+            ..Default::default()
+        };
+        assert!(bad.check().is_err());
+        let good = PortalBrand {
+            name: Some("Acme".into()),
+            primary_color: Some("#0044cc".into()),
+            font_family: Some("Inter, sans-serif".into()),
+            logo_url: Some("https://cdn.example.com/logo.png".into()),
+            theme: Theme::Dark,
+            ..Default::default()
+        };
+        assert!(good.check().is_ok());
+    }
+}
