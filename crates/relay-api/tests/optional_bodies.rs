@@ -28,6 +28,8 @@ struct World {
     tenant: String,
     consumer: String,
     endpoint: String,
+    /// A portal token of the consumer, with every capability.
+    portal: String,
 }
 
 async fn world() -> World {
@@ -42,7 +44,22 @@ async fn world() -> World {
     .expect(StatusCode::CREATED);
     let consumer = h.consumer(&key, "acme").await;
     let endpoint = id_of(&h.endpoint(&key, &consumer, &["order.shipped"]).await);
+    let portal = h
+        .post(
+            "/v1/portal-tokens",
+            &key,
+            json!({
+                "consumer_id": consumer,
+                "capabilities": ["manage_endpoints", "rotate_keys", "recover", "send_tests"],
+            }),
+        )
+        .await
+        .expect(StatusCode::CREATED)["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
     World {
+        portal,
         h,
         key,
         tenant,
@@ -57,6 +74,7 @@ impl World {
         let (id, token) = match path.split('/').nth(2) {
             Some("tenants") => (self.tenant.as_str(), OPERATOR),
             Some("consumers") => (self.consumer.as_str(), self.key.as_str()),
+            Some("portal") => (self.endpoint.as_str(), self.portal.as_str()),
             _ => (self.endpoint.as_str(), self.key.as_str()),
         };
         let path = path

@@ -746,7 +746,7 @@ async fn the_brand_is_checked_inherited_and_per_environment() {
         .await
         .expect(StatusCode::OK);
     assert_eq!(got["tenant_id"], parent.as_str());
-    assert_eq!(got["primary_color"], "#0044cc");
+    assert_eq!(got["brand"]["primary_color"], "#0044cc");
     // The test environment's portal is branded separately.
     let t = h
         .get("/v1/portal-brand", &test)
@@ -768,7 +768,7 @@ async fn the_brand_is_checked_inherited_and_per_environment() {
         .await
         .expect(StatusCode::OK);
     assert_eq!(inherited["tenant_id"], parent.as_str());
-    assert_eq!(inherited["name"], "Acme");
+    assert_eq!(inherited["brand"]["name"], "Acme");
     for (bad, field) in [
         (json!({ "primary_color": "red;}" }), "/primary_color"),
         (json!({ "font_family": "x;}body{" }), "/font_family"),

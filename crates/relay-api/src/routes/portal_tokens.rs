@@ -474,7 +474,6 @@ impl PortalBrand {
 /// The brand a tenant's portal shows.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct PortalBrandOut {
-    #[serde(flatten)]
     pub brand: PortalBrand,
     /// Whose brand it is: this tenant's, its parent's (inherited), or
     /// `null` (none set: Relay's defaults).

@@ -1,0 +1,314 @@
+//! The portal's endpoint operations: the consumer's endpoints, their keys,
+//! health, tests and recovery. Each fixes the scope ([`PortalAuth::endpoint`]),
+//! checks the capability, then runs the tenant API's handler.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use relay_core::model::{Destination, HttpsDestination, Message, Page, SignatureScheme};
+use serde::Deserialize;
+use utoipa::{IntoParams, ToSchema};
+
+use super::super::endpoints::{
+    self, CreateEndpoint, EndpointCreated, EndpointOut, KeyRotated, RotateKey, SigningKeyList,
+    UpdateEndpoint,
+};
+use super::super::health::{self, Health};
+use super::super::portal_tokens::Capability;
+use super::super::present;
+use super::super::recovery::{
+    self, EnableBody, Enabled, MissedQuery, RecoverBody, Recovered, TestSend, TestSent,
+};
+use super::PortalAuth;
+use crate::AppState;
+use crate::error::{ApiError, Problem};
+use crate::extract::{JsonBody, OptionalJsonBody, QueryParams};
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct PortalListQuery {
+    /// Page size, 1 to 250 (default 50).
+    #[param(minimum = 1, maximum = 250)]
+    pub limit: Option<u32>,
+    pub after: Option<String>,
+}
+
+#[utoipa::path(operation_id = "portal_endpoints_list", get, path = "/v1/portal/endpoints", tag = "portal",
+    params(PortalListQuery),
+    responses((status = 200, body = Page<EndpointOut>)),
+    security(("portal_token" = [])))]
+pub async fn list_endpoints(
+    State(state): State<Arc<AppState>>,
+    auth: PortalAuth,
+    QueryParams(q): QueryParams<PortalListQuery>,
+) -> Result<Json<Page<EndpointOut>>, ApiError> {
+    endpoints::list(
+        State(state),
+        auth.as_tenant(),
+        QueryParams(endpoints::EndpointQuery {
+            consumer_id: Some(auth.token.consumer_id.clone()),
+            limit: q.limit,
+            after: q.after,
+        }),
+    )
+    .await
+}
+
+/// A new endpoint of the token's consumer.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PortalCreateEndpoint {
+    /// The `https://` URL deliveries go to.
+    pub url: String,
+    pub description: Option<String>,
+    /// Event types to receive; `["*"]` receives all.
+    pub event_types: Vec<String>,
+    /// `v1a` (Ed25519, default) or `v1` (HMAC-SHA256).
+    pub signature_scheme: Option<SignatureScheme>,
+    #[schema(minimum = 1, maximum = 100_000)]
+    pub rate_limit_per_second: Option<u32>,
+    /// Disable automatically after 5 days of continuous failure (default true).
+    pub auto_disable: Option<bool>,
+}
+
+#[utoipa::path(operation_id = "portal_endpoints_create", post, path = "/v1/portal/endpoints", tag = "portal",
+    request_body = PortalCreateEndpoint,
+    responses((status = 201, body = EndpointCreated), (status = 422, body = Problem)),
+    security(("portal_token" = [])))]
+pub async fn create_endpoint(
+    State(state): State<Arc<AppState>>,
+    auth: PortalAuth,
+    JsonBody(body): JsonBody<PortalCreateEndpoint>,
+) -> Result<(StatusCode, Json<EndpointCreated>), ApiError> {
+    auth.require(Capability::ManageEndpoints)?;
+    endpoints::create(
+        State(state),
+        auth.as_tenant(),
+        JsonBody(CreateEndpoint {
+            consumer_id: auth.token.consumer_id.clone(),
+            description: body.description,
+            destination: Destination::Https(HttpsDestination {
+                url: body.url,
+                auth: None,
+            }),
+            event_types: body.event_types,
+            signature_scheme: body.signature_scheme,
+            retry_schedule_seconds: None,
+            max_concurrency: None,
+            rate_limit_per_second: body.rate_limit_per_second,
+            snapshot_fields: Vec::new(),
+            auto_disable: body.auto_disable,
+        }),
+    )
+    .await
+}
+
+#[utoipa::path(operation_id = "portal_endpoints_get", get, path = "/v1/portal/endpoints/{id}", tag = "portal",
+    params(("id" = String, Path, description = "The endpoint's id.")),
+    responses((status = 200, body = EndpointOut), (status = 404, body = Problem)),
+    security(("portal_token" = [])))]
+pub async fn get_endpoint(
+    State(state): State<Arc<AppState>>,
+    auth: PortalAuth,
+    Path(id): Path<String>,
+) -> Result<Json<EndpointOut>, ApiError> {
+    let endpoint = auth.endpoint(&state, &id).await?;
+    Ok(Json(EndpointOut {
+        warnings: endpoints::warnings_of(&endpoint),
+        endpoint,
+    }))
+}
+
+/// Changes to an endpoint; absent fields stay as they are.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PortalUpdateEndpoint {
+    pub url: Option<String>,
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>)]
+    pub description: Option<Option<String>>,
+    pub event_types: Option<Vec<String>>,
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<u32>, minimum = 1, maximum = 100_000)]
+    pub rate_limit_per_second: Option<Option<u32>>,
+    pub auto_disable: Option<bool>,
+}
+
+#[utoipa::path(operation_id = "portal_endpoints_update", patch, path = "/v1/portal/endpoints/{id}", tag = "portal",
+    params(("id" = String, Path, description = "The endpoint's id.")),
+    request_body = Option<PortalUpdateEndpoint>,
+    responses((status = 200, body = EndpointOut), (status = 404, body = Problem), (status = 422, body = Problem)),
+    security(("portal_token" = [])))]
+pub async fn update_endpoint(
+    State(state): State<Arc<AppState>>,
+    auth: PortalAuth,
+    Path(id): Path<String>,
+    OptionalJsonBody(body): OptionalJsonBody<PortalUpdateEndpoint>,
+) -> Result<Json<EndpointOut>, ApiError> {
+    auth.require(Capability::ManageEndpoints)?;
+    auth.endpoint(&state, &id).await?;
+    endpoints::update(
+        State(state),
+        auth.as_tenant(),
+        Path(id),
+        OptionalJsonBody(UpdateEndpoint {
+            description: body.description,
+            destination: body
+                .url
+                .map(|url| Destination::Https(HttpsDestination { url, auth: None })),
+            event_types: body.event_types,
+            retry_schedule_seconds: None,
+            max_concurrency: None,
+            rate_limit_per_second: body.rate_limit_per_second,
+            snapshot_fields: None,
+            auto_disable: body.auto_disable,
+            environment: None,
+            consumer_id: None,
+            signature_scheme: None,
+            id: None,
+        }),
+    )
+    .await
+}
+
+#[utoipa::path(operation_id = "portal_endpoints_delete", delete, path = "/v1/portal/endpoints/{id}", tag = "portal",
+    params(("id" = String, Path, description = "The endpoint's id.")),
+    responses((status = 204), (status = 404, body = Problem)),
+    security(("portal_token" = [])))]
+pub async fn delete_endpoint(
+    State(state): State<Arc<AppState>>,
+    auth: PortalAuth,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    auth.require(Capability::ManageEndpoints)?;
+    auth.endpoint(&state, &id).await?;
+    endpoints::delete(State(state), auth.as_tenant(), Path(id)).await
+}
+
+#[utoipa::path(operation_id = "portal_endpoints_disable", post, path = "/v1/portal/endpoints/{id}/disable", tag = "portal",
+    params(("id" = String, Path, description = "The endpoint's id.")),
+    responses((status = 200, body = EndpointOut), (status = 404, body = Problem), (status = 409, body = Problem)),
+    security(("portal_token" = [])))]
+pub async fn disable_endpoint(
+    State(state): State<Arc<AppState>>,
+    auth: PortalAuth,
+    Path(id): Path<String>,
+) -> Result<Json<EndpointOut>, ApiError> {
+    auth.require(Capability::ManageEndpoints)?;
+    auth.endpoint(&state, &id).await?;
+    recovery::disable(State(state), auth.as_tenant(), Path(id)).await
+}
+
+#[utoipa::path(operation_id = "portal_endpoints_enable", post, path = "/v1/portal/endpoints/{id}/enable", tag = "portal",
+    params(("id" = String, Path, description = "The endpoint's id.")),
+    request_body(content = Option<EnableBody>),
+    responses((status = 200, body = Enabled), (status = 404, body = Problem), (status = 409, body = Problem), (status = 422, body = Problem)),
+    security(("portal_token" = [])))]
+pub async fn enable_endpoint(
+    State(state): State<Arc<AppState>>,
+    auth: PortalAuth,
+    Path(id): Path<String>,
+    body: axum::body::Bytes,
+) -> Result<Json<Enabled>, ApiError> {
+    auth.require(Capability::ManageEndpoints)?;
+    auth.endpoint(&state, &id).await?;
+    // Enabling with `recover` also requeues: that needs `recover` too.
+    if !body.is_empty() {
+        let parsed: EnableBody = crate::extract::parse_json(&body)?;
+        if parsed.recover {
+            auth.require(Capability::Recover)?;
+        }
+    }
+    recovery::enable(State(state), auth.as_tenant(), Path(id), body).await
+}
+
+#[utoipa::path(operation_id = "portal_endpoints_signing_keys", get, path = "/v1/portal/endpoints/{id}/signing-keys", tag = "portal",
+    params(("id" = String, Path, description = "The endpoint's id.")),
+    responses((status = 200, body = SigningKeyList), (status = 404, body = Problem)),
+    security(("portal_token" = [])))]
+pub async fn signing_keys(
+    State(state): State<Arc<AppState>>,
+    auth: PortalAuth,
+    Path(id): Path<String>,
+) -> Result<Json<SigningKeyList>, ApiError> {
+    auth.endpoint(&state, &id).await?;
+    endpoints::signing_keys(State(state), auth.as_tenant(), Path(id)).await
+}
+
+#[utoipa::path(operation_id = "portal_endpoints_rotate_key", post, path = "/v1/portal/endpoints/{id}/rotate-key", tag = "portal",
+    params(("id" = String, Path, description = "The endpoint's id.")),
+    request_body = Option<RotateKey>,
+    responses((status = 200, body = KeyRotated), (status = 404, body = Problem), (status = 422, body = Problem)),
+    security(("portal_token" = [])))]
+pub async fn rotate_key(
+    State(state): State<Arc<AppState>>,
+    auth: PortalAuth,
+    Path(id): Path<String>,
+    body: OptionalJsonBody<RotateKey>,
+) -> Result<Json<KeyRotated>, ApiError> {
+    auth.require(Capability::RotateKeys)?;
+    auth.endpoint(&state, &id).await?;
+    endpoints::rotate_key(State(state), auth.as_tenant(), Path(id), body).await
+}
+
+#[utoipa::path(operation_id = "portal_endpoints_health", get, path = "/v1/portal/endpoints/{id}/health", tag = "portal",
+    params(("id" = String, Path, description = "The endpoint's id.")),
+    responses((status = 200, body = Health), (status = 404, body = Problem)),
+    security(("portal_token" = [])))]
+pub async fn endpoint_health(
+    State(state): State<Arc<AppState>>,
+    auth: PortalAuth,
+    Path(id): Path<String>,
+) -> Result<Json<Health>, ApiError> {
+    auth.endpoint(&state, &id).await?;
+    health::get(State(state), auth.as_tenant(), Path(id)).await
+}
+
+#[utoipa::path(operation_id = "portal_endpoints_test", post, path = "/v1/portal/endpoints/{id}/test", tag = "portal",
+    params(("id" = String, Path, description = "The endpoint's id.")),
+    request_body = Option<TestSend>,
+    responses((status = 200, body = TestSent), (status = 404, body = Problem), (status = 422, body = Problem)),
+    security(("portal_token" = [])))]
+pub async fn send_test(
+    State(state): State<Arc<AppState>>,
+    auth: PortalAuth,
+    Path(id): Path<String>,
+    body: OptionalJsonBody<TestSend>,
+) -> Result<Json<TestSent>, ApiError> {
+    auth.require(Capability::SendTests)?;
+    auth.endpoint(&state, &id).await?;
+    recovery::test(State(state), auth.as_tenant(), Path(id), body).await
+}
+
+#[utoipa::path(operation_id = "portal_endpoints_recover", post, path = "/v1/portal/endpoints/{id}/recover", tag = "portal",
+    params(("id" = String, Path, description = "The endpoint's id.")),
+    request_body = RecoverBody,
+    responses((status = 200, body = Recovered), (status = 404, body = Problem), (status = 409, body = Problem)),
+    security(("portal_token" = [])))]
+pub async fn recover(
+    State(state): State<Arc<AppState>>,
+    auth: PortalAuth,
+    Path(id): Path<String>,
+    body: JsonBody<RecoverBody>,
+) -> Result<Json<Recovered>, ApiError> {
+    auth.require(Capability::Recover)?;
+    auth.endpoint(&state, &id).await?;
+    recovery::recover(State(state), auth.as_tenant(), Path(id), body).await
+}
+
+#[utoipa::path(operation_id = "portal_endpoints_failed", get, path = "/v1/portal/endpoints/{id}/failed", tag = "portal",
+    params(("id" = String, Path, description = "The endpoint's id."), MissedQuery),
+    responses((status = 200, body = Page<Message>), (status = 404, body = Problem)),
+    security(("portal_token" = [])))]
+pub async fn failed(
+    State(state): State<Arc<AppState>>,
+    auth: PortalAuth,
+    Path(id): Path<String>,
+    q: QueryParams<MissedQuery>,
+) -> Result<Json<Page<Message>>, ApiError> {
+    auth.endpoint(&state, &id).await?;
+    recovery::missed(State(state), auth.as_tenant(), Path(id), q).await
+}

@@ -1,0 +1,142 @@
+//! The portal's messages: an endpoint's delivery log, a message with its
+//! payload and attempts, resend.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::{Path, State};
+use relay_core::model::{Message, MessageState, Page};
+use relay_core::time::Timestamp;
+use relay_store::MessageFilter;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use super::super::messages;
+use super::super::portal_tokens::Capability;
+use super::super::recovery::{self, Resent};
+use super::PortalAuth;
+use crate::AppState;
+use crate::error::{ApiError, Problem};
+use crate::extract::QueryParams;
+
+/// The delivery log's filters.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct DeliveryLogQuery {
+    pub state: Option<MessageState>,
+    pub event_type: Option<String>,
+    pub event_id: Option<String>,
+    /// Created at or after (RFC 3339).
+    #[param(value_type = Option<String>, format = DateTime)]
+    pub since: Option<Timestamp>,
+    /// Created before (RFC 3339).
+    #[param(value_type = Option<String>, format = DateTime)]
+    pub until: Option<Timestamp>,
+    /// Page size, 1 to 250 (default 50).
+    #[param(minimum = 1, maximum = 250)]
+    pub limit: Option<u32>,
+    /// The `next_after` of the previous page.
+    pub after: Option<String>,
+}
+
+#[utoipa::path(operation_id = "portal_endpoints_messages", get, path = "/v1/portal/endpoints/{id}/messages", tag = "portal",
+    params(("id" = String, Path, description = "The endpoint's id."), DeliveryLogQuery),
+    responses((status = 200, body = Page<Message>), (status = 404, body = Problem)),
+    security(("portal_token" = [])))]
+pub async fn delivery_log(
+    State(state): State<Arc<AppState>>,
+    auth: PortalAuth,
+    Path(id): Path<String>,
+    QueryParams(q): QueryParams<DeliveryLogQuery>,
+) -> Result<Json<Page<Message>>, ApiError> {
+    auth.endpoint(&state, &id).await?;
+    let page = super::super::page_request(q.limit, q.after)?;
+    let filter = MessageFilter {
+        endpoint_id: Some(id),
+        event_id: q.event_id,
+        state: q.state,
+        event_type: q.event_type,
+        since: q.since,
+        until: q.until,
+        ..Default::default()
+    };
+    Ok(Json(
+        state
+            .store
+            .list_messages(&auth.token.scope(), &filter, &page)
+            .await?,
+    ))
+}
+
+/// The event a message carries, as the consumer receives it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PortalEvent {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub event_type: String,
+    pub subject: Option<String>,
+    pub time: Timestamp,
+    /// The payload exactly as published.
+    #[schema(value_type = Object)]
+    pub data: Box<serde_json::value::RawValue>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PortalMessage {
+    #[serde(flatten)]
+    pub message: Message,
+    /// `null` once retention removed the event.
+    pub event: Option<PortalEvent>,
+}
+
+#[utoipa::path(operation_id = "portal_messages_get", get, path = "/v1/portal/messages/{id}", tag = "portal",
+    params(("id" = String, Path, description = "The message's id.")),
+    responses((status = 200, body = PortalMessage), (status = 404, body = Problem)),
+    security(("portal_token" = [])))]
+pub async fn get_message(
+    State(state): State<Arc<AppState>>,
+    auth: PortalAuth,
+    Path(id): Path<String>,
+) -> Result<Json<PortalMessage>, ApiError> {
+    let message = auth.message(&state, &id).await?;
+    let event = state
+        .store
+        .get_event(&auth.token.scope(), &message.event_id)
+        .await?
+        .map(|e| PortalEvent {
+            id: e.id,
+            event_type: e.event_type,
+            subject: e.subject,
+            time: e.time,
+            data: e.data,
+        });
+    Ok(Json(PortalMessage { message, event }))
+}
+
+#[utoipa::path(operation_id = "portal_messages_attempts", get, path = "/v1/portal/messages/{id}/attempts", tag = "portal",
+    params(("id" = String, Path, description = "The message's id.")),
+    responses((status = 200, body = messages::AttemptList), (status = 404, body = Problem)),
+    security(("portal_token" = [])))]
+pub async fn attempts(
+    State(state): State<Arc<AppState>>,
+    auth: PortalAuth,
+    Path(id): Path<String>,
+) -> Result<Json<messages::AttemptList>, ApiError> {
+    auth.message(&state, &id).await?;
+    messages::attempts(State(state), auth.as_tenant(), Path(id)).await
+}
+
+#[utoipa::path(operation_id = "portal_messages_resend", post, path = "/v1/portal/messages/{id}/resend", tag = "portal",
+    params(("id" = String, Path, description = "The message's id.")),
+    responses((status = 200, body = Resent), (status = 404, body = Problem), (status = 409, body = Problem)),
+    security(("portal_token" = [])))]
+pub async fn resend(
+    State(state): State<Arc<AppState>>,
+    auth: PortalAuth,
+    Path(id): Path<String>,
+) -> Result<Json<Resent>, ApiError> {
+    auth.require(Capability::Recover)?;
+    auth.message(&state, &id).await?;
+    recovery::resend(State(state), auth.as_tenant(), Path(id)).await
+}
