@@ -29,7 +29,7 @@ PARTS = [
     ("writer: BEGIN, COMMIT, savepoints", r"execute_batch|Writer::control"),
     ("writer: the rest", r"Writer::cycle|Writer::serve|relay_store::sqlite"),
     ("the bench's receiver", r"relay_receiver"),
-    ("the bench's publisher", r"relay::bench::publish|relay::bench::http"),
+    ("the bench's publisher", r"relay_bench::publish|relay_bench::http"),
     ("publish API and HTTP server", r"relay_api|hyper::server|hyper::proto::h1::role::Server|axum"),
     ("the engine's other work", r"relay_engine"),
     ("the store's other work", r"relay_store"),

@@ -43,6 +43,8 @@ mod recovery;
 pub use recovery::*;
 mod bulk;
 pub use bulk::*;
+mod seeding;
+pub use seeding::*;
 mod claiming;
 pub use claiming::*;
 mod fairness;

@@ -23,6 +23,8 @@
 //! - [`group`]: the group committer of publishes.
 //! - [`migrate`]: embedded migrations, applied by `relay migrate` and at start.
 //! - [`keys`]: signing keys generated, sealed under the master key, and opened.
+//! - [`seed`]: bulk rows and scratch databases for `relay bench`, not used
+//!   by the product.
 //! - `conformance`: the suite both backends must pass; every storage
 //!   behaviour gets a case there.
 //! - `testenv`: where every crate's tests find PostgreSQL (the local
@@ -61,6 +63,7 @@ pub mod recovery;
 pub mod retention;
 pub mod roles;
 pub mod rows;
+pub mod seed;
 pub mod settings;
 pub mod sql;
 pub mod sqlite;

@@ -87,4 +87,5 @@ conformance!(
     the_failure_clock_warns_at_72_hours_and_disables_at_5_days,
     one_success_resets_the_failure_clock,
     operational_events_reach_subscribers_without_cascading,
+    seeded_messages_read_like_published_ones,
 );

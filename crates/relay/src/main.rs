@@ -45,7 +45,7 @@ enum Command {
     /// Run a local HTTPS receiver that prints and verifies deliveries (for trying Relay out).
     Receive(receive::ReceiveArgs),
     /// Measure Relay end to end: Relay, an HTTPS receiver and a publisher in one process.
-    Bench(bench::BenchArgs),
+    Bench(relay_bench::BenchArgs),
 }
 
 #[derive(Subcommand)]

@@ -1,6 +1,6 @@
 //! `relay bench targets`: the bench's targets, each judged from the JSON
 //! report of the workload that measures it. The workloads are run by
-//! `targets_workload` in `bench.rs`; this module only reads their reports,
+//! `targets_workload` in `suite.rs`; this module only reads their reports,
 //! so the rules are table-tested without running anything.
 
 use serde_json::{Value, json};

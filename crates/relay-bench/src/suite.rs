@@ -1,0 +1,95 @@
+//! `targets`: every workload behind the bench's targets, one after the
+//! other in this process, judged by [`targets::judge`](crate::targets::judge).
+
+use super::*;
+
+/// `targets`: runs, one after the other in this process, each with a fresh
+/// Relay and database, the workloads that measure the bench's targets, and
+/// judges each target from their reports ([`targets::judge`]). In this
+/// order: `throughput` first, before any run has written (and deleted) a
+/// database of its own; `backlog` after the runs that stop cleanly, so its
+/// idle CPU is its own; `isolation` last, as its hanging attempts outlive
+/// it (a stopped dispatcher lets attempts finish for `shutdown_grace`).
+/// The peak RSS is reset before `throughput`, so it is that run's.
+/// The SQLite runs ignore `--database-url`; with it, `throughput` runs on
+/// PostgreSQL too. `--rate` and `--endpoints` are not passed on: the
+/// targets are stated at the workloads' defaults. The other flags are
+/// (`--events`, `--seconds`, `--messages`, `--queued`, `--idle-seconds`,
+/// `--concurrency`, `--endpoint-concurrency`, …), to shrink a smoke run.
+pub(crate) async fn targets_workload(
+    args: &BenchArgs,
+    relay: Host,
+    data: &Arc<str>,
+) -> anyhow::Result<Report> {
+    use targets::Run;
+    let sub = |workload: Workload, no_limit: bool, database_url: Option<String>| BenchArgs {
+        workload,
+        no_limit,
+        database_url,
+        rate: None,
+        endpoints: None,
+        ..args.clone()
+    };
+    let mut reports: Vec<(Run, Value)> = Vec::new();
+    let rss_reset = measure::reset_peak_rss();
+    let sqlite = throughput(&sub(Workload::Throughput, false, None), relay.clone(), data).await?;
+    reports.push((Run::Throughput, sqlite.json));
+    if let Some(url) = &args.database_url {
+        let pg = throughput(
+            &sub(Workload::Throughput, true, Some(url.clone())),
+            relay.clone(),
+            data,
+        )
+        .await?;
+        reports.push((Run::ThroughputPostgres, pg.json));
+    }
+    let latency_run = latency(&sub(Workload::Latency, true, None), relay.clone(), data).await?;
+    reports.push((Run::Latency, latency_run.json));
+    let backlog_run = backlog(&sub(Workload::Backlog, true, None), relay.clone(), data).await?;
+    reports.push((Run::Backlog, backlog_run.json));
+    let isolation_run = isolation(&sub(Workload::Isolation, true, None), relay, data).await?;
+    reports.push((Run::Isolation, isolation_run.json));
+    let judged = targets::judge(&reports);
+    let met = judged.iter().filter(|j| j.met == Some(true)).count();
+    let backends = if args.database_url.is_some() {
+        "sqlite, postgres"
+    } else {
+        "sqlite"
+    };
+    let mut m = common_json(args, backends);
+    m.insert(
+        "targets".into(),
+        Value::Array(judged.iter().map(targets::Judged::json).collect()),
+    );
+    m.insert("met".into(), json!(met));
+    m.insert("peak_rss_reset".into(), json!(rss_reset));
+    m.insert(
+        "runs".into(),
+        Value::Object(
+            reports
+                .into_iter()
+                .map(|(r, v)| (r.name().to_string(), v))
+                .collect(),
+        ),
+    );
+    let rows = judged
+        .iter()
+        .map(|j| {
+            let mut verdict = format!("{} ({})", j.verdict(), j.stated);
+            if !j.note.is_empty() {
+                verdict.push_str(&format!(": {}", j.note));
+            }
+            row(j.name, j.shown.clone(), verdict)
+        })
+        .collect();
+    Ok(Report {
+        third: "verdict (target)",
+        title: format!(
+            "relay bench targets: {met} of {} met, one run each, load {}",
+            judged.len(),
+            load_average()
+        ),
+        rows,
+        json: Value::Object(m),
+    })
+}
