@@ -99,6 +99,54 @@ impl MessageState {
     }
 }
 
+/// What a durable job does. Stored and answered as its name (`bulk_retry`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum JobKind {
+    /// Restarts the failed messages a filter selects (`POST /v1/messages/retry`).
+    BulkRetry,
+}
+
+impl JobKind {
+    pub const ALL: [JobKind; 1] = [JobKind::BulkRetry];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            JobKind::BulkRetry => "bulk_retry",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+/// Where a durable job is: `queued` until a worker leases it, `running`
+/// while it advances batch by batch (a lapsed lease is taken over), `done`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum JobState {
+    Queued,
+    Running,
+    Done,
+}
+
+impl JobState {
+    pub const ALL: [JobState; 3] = [JobState::Queued, JobState::Running, JobState::Done];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            JobState::Queued => "queued",
+            JobState::Running => "running",
+            JobState::Done => "done",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|st| st.as_str() == s)
+    }
+}
+
 /// A tenant of the installation (or a sub-tenant when `parent_id` is set).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Tenant {

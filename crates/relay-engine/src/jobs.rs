@@ -101,7 +101,7 @@ impl Dispatcher {
                     // Restarted messages are due now.
                     w.notify_one();
                 }
-                if progress.state == "done" {
+                if progress.state == relay_core::model::JobState::Done {
                     tracing::info!(job = %progress.id, processed = progress.processed, affected = progress.affected, "job finished");
                     finished += 1;
                     break;

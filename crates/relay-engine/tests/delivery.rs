@@ -571,9 +571,9 @@ async fn a_bulk_retry_job_restarts_failed_messages_and_they_are_delivered() {
     let now = e.clock.now();
     let job = relay_store::Job {
         id: relay_store::new_id(relay_core::id::IdKind::Job, now),
-        kind: "bulk_retry".into(),
+        kind: relay_core::model::JobKind::BulkRetry,
         parameters: serde_json::json!({"state": "failed_permanent", "error_code": "http_400"}),
-        state: "queued".into(),
+        state: relay_core::model::JobState::Queued,
         processed: 0,
         affected: 0,
         created_at: now,

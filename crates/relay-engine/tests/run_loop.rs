@@ -457,9 +457,9 @@ async fn a_paced_job_does_not_outlive_shutdown() {
     let now = e.clock.now();
     let job = relay_store::Job {
         id: relay_store::new_id(relay_core::id::IdKind::Job, now),
-        kind: "bulk_retry".into(),
+        kind: relay_core::model::JobKind::BulkRetry,
         parameters: serde_json::json!({"state": "failed_permanent", "error_code": "http_400"}),
-        state: "queued".into(),
+        state: relay_core::model::JobState::Queued,
         processed: 0,
         affected: 0,
         created_at: now,
@@ -484,7 +484,7 @@ async fn a_paced_job_does_not_outlive_shutdown() {
     loop {
         let j = e.store().get_job(&e.scope, &job.id).await.unwrap().unwrap();
         if j.affected >= relay_engine::JOB_PACE_DUE as i64 {
-            assert_ne!(j.state, "done", "{j:?}");
+            assert_ne!(j.state, relay_core::model::JobState::Done, "{j:?}");
             break;
         }
         assert!(Instant::now() < deadline, "the job never got going: {j:?}");

@@ -1,7 +1,7 @@
 //! Durable jobs (bulk retry): queued with their audit entry, leased to one
 //! worker at a time, and advanced a batch per transaction under the lease.
 
-use relay_core::model::MessageState;
+use relay_core::model::{JobState, MessageState};
 use relay_core::time::Timestamp;
 
 use crate::exec::{Exec, fetch_one, fetch_optional, scoped_row};
@@ -18,13 +18,14 @@ pub async fn create<X: Exec>(
 ) -> Result<()> {
     x.execute(&SqlBuilder::of(
         "INSERT INTO jobs (id, tenant_id, environment, kind, parameters, state, processed, affected, \
-         created_at, updated_at) VALUES ($1, $2, $3, $4, $5, 'queued', 0, 0, $6, $6)",
+         created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, 0, 0, $7, $7)",
         [
             (&job.id).into(),
             scope.tenant_id.as_str().into(),
             scope.environment.as_str().into(),
-            (&job.kind).into(),
+            job.kind.as_str().into(),
             json_text(&job.parameters).into(),
+            JobState::Queued.as_str().into(),
             job.created_at.into(),
         ],
     ))
@@ -51,6 +52,8 @@ pub async fn lease<X: Exec>(
     now: Timestamp,
     lease_until: Timestamp,
 ) -> Result<Option<LeasedJob>> {
+    // The states are written out as the partial index `jobs_pending` names
+    // them (`JobState::Queued`, `JobState::Running`), so the planner uses it.
     let next = format!(
         "SELECT id FROM jobs WHERE state IN ('queued', 'running') \
          AND (lease_until IS NULL OR lease_until < $1) ORDER BY created_at LIMIT 1{}",
@@ -61,12 +64,13 @@ pub async fn lease<X: Exec>(
     };
     let id = id.text("id")?;
     x.execute(&SqlBuilder::of(
-        "UPDATE jobs SET state = 'running', lease_owner = $2, lease_until = $3, updated_at = $4 WHERE id = $1",
+        "UPDATE jobs SET state = $5, lease_owner = $2, lease_until = $3, updated_at = $4 WHERE id = $1",
         [
             id.as_str().into(),
             owner.into(),
             lease_until.into(),
             now.into(),
+            JobState::Running.as_str().into(),
         ],
     ))
     .await?;
@@ -101,8 +105,12 @@ pub async fn advance_bulk_retry<X: Exec>(
 ) -> Result<crate::Job> {
     let found = x
         .fetch(&SqlBuilder::numbered(
-            "SELECT cursor FROM jobs WHERE id = $1 AND lease_owner = $2 AND state = 'running'",
-            [Bind::Text(job.job.id.clone()), Bind::Text(owner.into())],
+            "SELECT cursor FROM jobs WHERE id = $1 AND lease_owner = $2 AND state = $3",
+            [
+                Bind::Text(job.job.id.clone()),
+                Bind::Text(owner.into()),
+                Bind::Text(JobState::Running.as_str().into()),
+            ],
         ))
         .await?;
     let cursor = found
@@ -158,7 +166,15 @@ pub async fn advance_bulk_retry<X: Exec>(
             Bind::OptText(last),
             Bind::Int(found.len() as i64),
             Bind::Int(affected as i64),
-            Bind::Text(if finished { "done" } else { "running" }.into()),
+            Bind::Text(
+                if finished {
+                    JobState::Done
+                } else {
+                    JobState::Running
+                }
+                .as_str()
+                .into(),
+            ),
             Bind::Int(lease_until.millis()),
             Bind::Int(now.millis()),
             Bind::OptInt(finished.then_some(now.millis())),

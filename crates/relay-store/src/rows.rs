@@ -6,7 +6,7 @@
 
 use relay_core::model::{
     ApiKey, Attempt, AttemptTrigger, Consumer, ConsumerKind, Destination, Endpoint, EndpointState,
-    Environment, Event, Message, MessageState, SignatureScheme, Tenant,
+    Environment, Event, JobKind, JobState, Message, MessageState, SignatureScheme, Tenant,
 };
 use relay_core::outcome::{AttemptOutcome, FailureCode};
 use relay_core::time::Timestamp;
@@ -247,9 +247,9 @@ pub fn audit_entry(r: &impl RowExt) -> Result<AuditEntry> {
 pub fn job(r: &impl RowExt) -> Result<Job> {
     Ok(Job {
         id: r.text("id")?,
-        kind: r.text("kind")?,
+        kind: parse_with("kind", r.text("kind")?, JobKind::parse)?,
         parameters: r.json("parameters")?,
-        state: r.text("state")?,
+        state: parse_with("state", r.text("state")?, JobState::parse)?,
         processed: r.int("processed")?,
         affected: r.int("affected")?,
         created_at: r.ts("created_at")?,

@@ -286,13 +286,13 @@ pub struct AuditEntry {
 #[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
 pub struct Job {
     pub id: String,
-    /// `bulk_retry`.
-    pub kind: String,
+    /// What the job does.
+    pub kind: relay_core::model::JobKind,
     /// The filter the job was started with.
     #[schema(value_type = Object)]
     pub parameters: serde_json::Value,
-    /// `queued`, `running` or `done`.
-    pub state: String,
+    /// Where the job is.
+    pub state: relay_core::model::JobState,
     /// Messages examined so far.
     pub processed: i64,
     /// Messages whose schedule restarted so far.

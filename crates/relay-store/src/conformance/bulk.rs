@@ -207,9 +207,9 @@ pub async fn bulk_retry_jobs_advance_by_cursor_and_resume_after_a_lost_worker(s:
         .unwrap();
     let job = crate::Job {
         id: new_id(IdKind::Job, T0),
-        kind: "bulk_retry".into(),
+        kind: relay_core::model::JobKind::BulkRetry,
         parameters: json!({"error_code": "http_503"}),
-        state: "queued".into(),
+        state: relay_core::model::JobState::Queued,
         processed: 0,
         affected: 0,
         created_at: T0,
@@ -255,7 +255,7 @@ pub async fn bulk_retry_jobs_advance_by_cursor_and_resume_after_a_lost_worker(s:
         Err(StoreError::Conflict(_))
     ));
     let mut last = after_one;
-    while last.state != "done" {
+    while last.state != relay_core::model::JobState::Done {
         last = s
             .advance_bulk_retry(
                 &resumed,

@@ -228,9 +228,9 @@ pub async fn a_bulk_retry_restarts_nothing_whose_event_is_outside_retention(s: &
     s.complete(&failed).await.unwrap();
     let job = crate::Job {
         id: new_id(IdKind::Job, T0),
-        kind: "bulk_retry".into(),
+        kind: relay_core::model::JobKind::BulkRetry,
         parameters: json!({}),
-        state: "queued".into(),
+        state: relay_core::model::JobState::Queued,
         processed: 0,
         affected: 0,
         created_at: T0,

@@ -6,7 +6,7 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use relay_core::id::IdKind;
-use relay_core::model::MessageState;
+use relay_core::model::{JobKind, JobState, MessageState};
 use relay_core::time::Timestamp;
 use relay_store::new_id;
 use serde::{Deserialize, Serialize};
@@ -77,9 +77,9 @@ pub async fn bulk_retry(
     let parameters = serde_json::to_value(&body).map_err(|_| ApiError::internal())?;
     let job = relay_store::Job {
         id: new_id(IdKind::Job, now),
-        kind: "bulk_retry".into(),
+        kind: JobKind::BulkRetry,
         parameters: parameters.clone(),
-        state: "queued".into(),
+        state: JobState::Queued,
         processed: 0,
         affected: 0,
         created_at: now,
