@@ -43,6 +43,9 @@ pub struct ApiSettings {
     /// How long events, messages and attempts are kept; replay and recover
     /// refuse ranges that start earlier.
     pub retention_days: u32,
+    /// This installation's public base URL (`https://relay.example.com`):
+    /// inbound sources answer the URL to give the provider below it.
+    pub public_url: Option<String>,
 }
 
 impl Default for ApiSettings {
@@ -57,6 +60,7 @@ impl Default for ApiSettings {
             max_event_ttl_seconds: 30 * 24 * 3600,
             max_endpoint_concurrency: 100,
             retention_days: 30,
+            public_url: None,
         }
     }
 }
@@ -84,6 +88,8 @@ pub struct AppState {
     pub wake: Arc<tokio::sync::Notify>,
     /// Renders the Prometheus text for `/metrics` (set by whoever runs the dispatcher).
     pub metrics: std::sync::OnceLock<MetricsRenderer>,
+    /// Each inbound source's rate-limit bucket in this process.
+    pub inbound_buckets: routes::inbound::Buckets,
 }
 
 /// Produces the Prometheus text exposition for `/metrics`.
@@ -112,6 +118,7 @@ impl AppState {
             event_types: cache::TtlCache::default(),
             wake: Arc::new(tokio::sync::Notify::new()),
             metrics: std::sync::OnceLock::new(),
+            inbound_buckets: Default::default(),
         })
     }
 }

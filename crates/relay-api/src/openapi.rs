@@ -20,8 +20,8 @@ use utoipa::openapi::{Content, Ref, RefOr, Required};
 use utoipa::{Modify, OpenApi};
 
 use crate::routes::{
-    audit, consumers, endpoints, event_types, events, health, messages, portal, portal_tokens,
-    recovery, tenants,
+    audit, consumers, endpoints, event_types, events, health, inbound, messages, portal,
+    portal_tokens, recovery, tenants,
 };
 
 struct SecuritySchemes;
@@ -260,6 +260,9 @@ fn as_problem(response: &mut Response) {
         portal::disable_endpoint, portal::enable_endpoint, portal::signing_keys, portal::rotate_key,
         portal::endpoint_health, portal::send_test, portal::recover, portal::failed,
         portal::delivery_log, portal::get_message, portal::attempts, portal::resend,
+        inbound::create, inbound::list, inbound::get, inbound::update, inbound::delete,
+        inbound::rotate_secret, inbound::list_receipts, inbound::get_receipt, inbound::reprocess,
+        inbound::ledger, inbound::receive,
     ),
     modifiers(&SecuritySchemes, &CommonResponses)
 )]

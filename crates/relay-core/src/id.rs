@@ -22,6 +22,9 @@ pub enum IdKind {
     Job,
     Audit,
     PortalToken,
+    InboundSource,
+    Receipt,
+    LedgerEntry,
 }
 
 impl IdKind {
@@ -38,6 +41,9 @@ impl IdKind {
             IdKind::Job => "job",
             IdKind::Audit => "aud",
             IdKind::PortalToken => "ptk",
+            IdKind::InboundSource => "ins",
+            IdKind::Receipt => "rcp",
+            IdKind::LedgerEntry => "led",
         }
     }
 }

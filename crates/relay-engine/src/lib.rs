@@ -13,6 +13,7 @@
 //! - `claim` (the loop and its claims), `ahead` (look-ahead), `completer`,
 //!   `jobs`, `purge`, `rescue`, `resend`: one part of the dispatcher each;
 //!   this file holds the dispatcher's state, configuration and wiring.
+//! - [`inbound`]: the ledger writer of inbound provider webhooks' receipts.
 //! - [`lanes`]: per-endpoint concurrency limits (isolation between endpoints).
 //! - [`metrics`]: the Prometheus counters behind `/metrics`.
 //!
@@ -31,6 +32,7 @@ mod ahead;
 pub mod attempt;
 mod claim;
 mod completer;
+pub mod inbound;
 pub mod intake;
 mod jobs;
 pub mod lanes;
@@ -103,6 +105,9 @@ pub struct EngineConfig {
     /// and how many one transaction ends at most.
     pub sweep_interval: Duration,
     pub sweep_batch: u32,
+    /// Whether this process writes verified inbound receipts to the ledger
+    /// ([`inbound`]); a node that only receives leaves them to the others.
+    pub inbound_processing: bool,
 }
 
 impl EngineConfig {
@@ -130,6 +135,7 @@ impl EngineConfig {
             breaker: relay_core::circuit::BreakerConfig::default(),
             sweep_interval: Duration::from_secs(1),
             sweep_batch: 500,
+            inbound_processing: true,
         }
     }
 }
@@ -158,6 +164,8 @@ pub struct Dispatcher {
     /// Recovery attempts that may start now (`recovery_per_second`), and when
     /// that was counted.
     recovery_tokens: std::sync::Mutex<(f64, relay_core::time::Timestamp)>,
+    /// Signalled when a verified inbound receipt was written ([`inbound`]).
+    inbound_ready: Notify,
 }
 
 impl Dispatcher {
@@ -188,6 +196,7 @@ impl Dispatcher {
             intake_ready: Notify::new(),
             stopping: Default::default(),
             recovery_tokens: std::sync::Mutex::new((0.0, relay_core::time::Timestamp(0))),
+            inbound_ready: Notify::new(),
         })
     }
 
@@ -232,10 +241,18 @@ impl Dispatcher {
             }
         };
         let jobs = tokio::spawn(self.clone().jobs_loop(wake.clone(), shutdown.clone()));
+        let ledger = self.config().inbound_processing.then(|| {
+            let (me, stop) = (self.clone(), shutdown.clone());
+            tokio::spawn(async move { me.inbound_loop(stop).await })
+        });
         let run = self.run(wake, shutdown);
         tokio::spawn(async move {
             run.await;
-            let tasks = [("jobs", Some(jobs)), ("endpoint notices", Some(follower))];
+            let tasks = [
+                ("jobs", Some(jobs)),
+                ("endpoint notices", Some(follower)),
+                ("inbound ledger writer", ledger),
+            ];
             for (name, task) in tasks.into_iter().chain([("wake-up listener", listener)]) {
                 if let Some(Err(e)) = match task {
                     Some(task) => Some(task.await),

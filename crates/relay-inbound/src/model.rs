@@ -34,7 +34,6 @@ pub struct SecretInfo {
 /// An inbound source: where one provider's webhooks for one tenant arrive.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct InboundSource {
-    /// Also the unguessable part of the receiving URL (80 random bits).
     pub id: String,
     pub environment: Environment,
     pub name: String,
@@ -47,7 +46,8 @@ pub struct InboundSource {
     pub previous_secret_expires_at: Option<Timestamp>,
     pub rate_limit_per_second: u32,
     pub max_body_bytes: u32,
-    /// The path to give the provider, below this installation's public URL.
+    /// The path to give the provider, below this installation's public URL:
+    /// `/inbound/<token>`, the token 128 random bits (unguessable).
     pub path: String,
     /// The URL to give the provider, when Relay knows its public URL.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -57,8 +57,8 @@ pub struct InboundSource {
 }
 
 impl InboundSource {
-    pub fn path_of(id: &str) -> String {
-        format!("/inbound/{id}")
+    pub fn path_of(token: &str) -> String {
+        format!("/inbound/{token}")
     }
 }
 

@@ -51,6 +51,8 @@ mod fairness;
 pub use fairness::*;
 mod portal;
 pub use portal::*;
+mod inbound;
+pub use inbound::*;
 
 use crate::{
     Completion, ConsumerPatch, EndpointKeyRecord, EndpointLimits, EndpointWarning, MessageFilter,

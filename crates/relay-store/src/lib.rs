@@ -13,7 +13,8 @@
 //!   cancel), [`claims`], [`completions`], [`manual`] attempts, [`window`],
 //!   [`recovery`], [`jobs`], [`retention`], [`audit`], [`health`],
 //!   [`operational`] events, [`lifecycle`] (endpoint state changes) and
-//!   [`portal`] (portal tokens, the tenant's portal brand).
+//!   [`portal`] (portal tokens, the tenant's portal brand) and
+//!   [`inbound`] (inbound provider webhooks' sources, receipts, ledger).
 //! - [`roles`]: what each part of Relay needs of the store, one trait each
 //!   ([`Operator`], [`Catalog`], [`Traffic`], [`Dispatch`], [`Upkeep`]),
 //!   implemented once for every [`Backend`]; [`Store`] is all of them, and
@@ -48,6 +49,7 @@ pub mod event_types;
 pub mod exec;
 pub mod group;
 pub mod health;
+pub mod inbound;
 pub mod jobs;
 pub mod keys;
 pub mod lifecycle;
@@ -75,7 +77,7 @@ pub mod window;
 
 pub use backend::{Backend, Transactions, TransactionsExt, Writes};
 pub use exec::{Commit, Exec, Tx};
-pub use roles::{Catalog, Dispatch, Operator, PortalStore, Store, Traffic, Upkeep};
+pub use roles::{Catalog, Dispatch, InboundStore, Operator, PortalStore, Store, Traffic, Upkeep};
 
 use std::sync::Arc;
 

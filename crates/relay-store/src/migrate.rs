@@ -25,6 +25,7 @@ const CONSUMER_KIND: &str = include_str!("../migrations/0008_consumer_kind.sql")
 const ATTEMPT_RECORD_PG: &str = include_str!("../migrations/0009_attempt_record_postgres.sql");
 const ATTEMPT_RECORD_SQLITE: &str = include_str!("../migrations/0009_attempt_record_sqlite.sql");
 const PORTAL: &str = include_str!("../migrations/0012_portal.sql");
+const INBOUND: &str = include_str!("../migrations/0011_inbound.sql");
 
 /// All migrations, oldest first. Never edit one that has shipped; add another.
 pub const MIGRATIONS: &[Migration] = &[
@@ -81,6 +82,12 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "attempt_record",
         postgres: ATTEMPT_RECORD_PG,
         sqlite: ATTEMPT_RECORD_SQLITE,
+    },
+    Migration {
+        version: 11,
+        name: "inbound",
+        postgres: INBOUND,
+        sqlite: INBOUND,
     },
     Migration {
         version: 12,

@@ -88,4 +88,10 @@ conformance!(
     one_success_resets_the_failure_clock,
     operational_events_reach_subscribers_without_cascading,
     seeded_messages_read_like_published_ones,
+    inbound_sources_are_scoped_and_keep_their_secret_sealed,
+    a_repeated_provider_event_is_one_receipt_counted,
+    receipts_are_leased_and_written_to_the_ledger_once,
+    a_receipt_whose_leases_keep_expiring_is_left_failed,
+    rejected_receipts_are_kept_newest_first_per_source,
+    the_ledger_pages_by_keyset_and_filters_within_its_tenant,
 );

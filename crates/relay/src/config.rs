@@ -65,6 +65,10 @@ pub struct Config {
     pub retry: RetryBounds,
     pub delivery: Delivery,
     pub retention: Retention,
+    /// This installation's public base URL (`https://relay.example.com`):
+    /// inbound sources answer the URL to give a provider below it.
+    pub public_url: Option<String>,
+    pub inbound: Inbound,
 }
 
 impl Default for Config {
@@ -83,7 +87,43 @@ impl Default for Config {
             retry: RetryBounds::default(),
             delivery: Delivery::default(),
             retention: Retention::default(),
+            public_url: None,
+            inbound: Inbound::default(),
         }
+    }
+}
+
+/// `[inbound]`: inbound provider webhooks (`docs/inbound.md`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Inbound {
+    /// Whether this node writes verified receipts to the ledger; a node
+    /// that only receives leaves them to the others.
+    #[serde(deserialize_with = "boolean")]
+    pub processing: bool,
+}
+
+impl Default for Inbound {
+    fn default() -> Self {
+        Inbound { processing: true }
+    }
+}
+
+/// A boolean written as one (TOML) or as text (environment variables).
+fn boolean<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Raw {
+        Bool(bool),
+        Text(String),
+    }
+    match Raw::deserialize(d)? {
+        Raw::Bool(b) => Ok(b),
+        Raw::Text(s) => match s.trim() {
+            "true" | "1" => Ok(true),
+            "false" | "0" => Ok(false),
+            _ => Err(de::Error::custom(format!("{s:?} is not true or false"))),
+        },
     }
 }
 
@@ -296,6 +336,14 @@ impl Config {
         if self.retention.days == 0 {
             bail!("retention.days must be at least 1");
         }
+        if let Some(url) = &self.public_url {
+            let ok = (url.starts_with("https://") || url.starts_with("http://"))
+                && !url.contains(['?', '#'])
+                && url.len() <= 2048;
+            if !ok {
+                bail!("public_url must be an http(s) URL without a query or fragment");
+            }
+        }
         Ok(())
     }
 
@@ -322,6 +370,7 @@ impl Config {
             max_event_ttl_seconds: self.limits.max_event_ttl_seconds,
             max_endpoint_concurrency: self.limits.max_endpoint_concurrency,
             retention_days: self.retention.days,
+            public_url: self.public_url.clone(),
         }
     }
 }

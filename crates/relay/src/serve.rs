@@ -196,6 +196,7 @@ pub async fn start(config: &Config) -> anyhow::Result<Started> {
     engine_config.recovery_per_second = config.delivery.recovery_per_second;
     engine_config.shutdown_grace =
         std::time::Duration::from_secs(config.delivery.shutdown_grace_seconds);
+    engine_config.inbound_processing = config.inbound.processing;
     let dispatcher = relay_engine::Dispatcher::new(
         store.clone(),
         clock.clone(),

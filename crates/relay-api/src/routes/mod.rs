@@ -9,6 +9,7 @@ pub mod endpoints;
 pub mod event_types;
 pub mod events;
 pub mod health;
+pub mod inbound;
 pub mod messages;
 pub mod ops;
 pub mod portal;
@@ -110,6 +111,28 @@ pub fn router(state: Arc<AppState>) -> Router {
             put(portal_tokens::put_brand).get(portal_tokens::get_brand),
         )
         .merge(portal::routes())
+        .route(
+            "/v1/inbound-sources",
+            post(inbound::create).get(inbound::list),
+        )
+        .route(
+            "/v1/inbound-sources/{id}",
+            get(inbound::get)
+                .patch(inbound::update)
+                .delete(inbound::delete),
+        )
+        .route(
+            "/v1/inbound-sources/{id}/rotate-secret",
+            post(inbound::rotate_secret),
+        )
+        .route("/v1/inbound-receipts", get(inbound::list_receipts))
+        .route("/v1/inbound-receipts/{id}", get(inbound::get_receipt))
+        .route(
+            "/v1/inbound-receipts/{id}/reprocess",
+            post(inbound::reprocess),
+        )
+        .route("/v1/ledger", get(inbound::ledger))
+        .route("/inbound/{token}", post(inbound::receive))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::map_response(problem_for_rejections))

@@ -11,6 +11,7 @@
 //! - [`Dispatch`]: what the dispatcher needs to deliver.
 //! - [`Upkeep`]: the dispatcher's retention and job work.
 //! - [`PortalStore`]: the embeddable portal's tokens and the tenant's brand.
+//! - [`InboundStore`]: inbound provider webhooks' sources, receipts and ledger.
 //! - [`Transactions`](crate::Transactions): operations composed by the
 //!   caller in one transaction.
 //!
@@ -18,6 +19,7 @@
 
 mod catalog;
 mod dispatch;
+mod inbound;
 mod operator;
 mod portal;
 mod traffic;
@@ -25,6 +27,7 @@ mod upkeep;
 
 pub use catalog::Catalog;
 pub use dispatch::Dispatch;
+pub use inbound::InboundStore;
 pub use operator::Operator;
 pub use portal::PortalStore;
 pub use traffic::Traffic;
@@ -32,7 +35,15 @@ pub use upkeep::Upkeep;
 
 /// Every role: what `relay serve` wires its parts with.
 pub trait Store:
-    Operator + Catalog + Traffic + Dispatch + Upkeep + PortalStore + crate::Transactions + 'static
+    Operator
+    + Catalog
+    + Traffic
+    + Dispatch
+    + Upkeep
+    + PortalStore
+    + InboundStore
+    + crate::Transactions
+    + 'static
 {
 }
 
@@ -43,6 +54,7 @@ impl<S> Store for S where
         + Dispatch
         + Upkeep
         + PortalStore
+        + InboundStore
         + crate::Transactions
         + 'static
 {

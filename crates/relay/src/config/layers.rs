@@ -87,6 +87,8 @@ pub(super) const KEYS: &[(&str, &[&str])] = &[
             "retry",
             "delivery",
             "retention",
+            "public_url",
+            "inbound",
         ],
     ),
     (
@@ -128,6 +130,7 @@ pub(super) const KEYS: &[(&str, &[&str])] = &[
         ],
     ),
     ("retention", &["days"]),
+    ("inbound", &["processing"]),
 ];
 
 fn check_keys(table: &toml::Table, origin: &str) -> anyhow::Result<()> {

@@ -122,6 +122,16 @@ impl Config {
         let mut retention = toml::Table::new();
         retention.insert("days".into(), i64::from(self.retention.days).into());
         t.insert("retention".into(), retention.into());
+        t.insert(
+            "public_url".into(),
+            self.public_url
+                .clone()
+                .unwrap_or_else(|| "<unset>".into())
+                .into(),
+        );
+        let mut inbound = toml::Table::new();
+        inbound.insert("processing".into(), self.inbound.processing.into());
+        t.insert("inbound".into(), inbound.into());
         toml::to_string(&t).unwrap_or_default()
     }
 }

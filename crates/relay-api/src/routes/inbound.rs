@@ -1,0 +1,675 @@
+//! Inbound provider webhooks (see `docs/inbound.md`): the sources a tenant
+//! points providers at, the unauthenticated receiving route, the receipts
+//! and the ledger.
+//!
+//! The receiving route (`POST /inbound/{token}`) finds the source by the
+//! unguessable token of its path, takes a token of the source's rate limit
+//! (`429`), reads the raw body within the source's limit (`413`), verifies
+//! it with the preset's scheme at receipt time (`relay_inbound::verify`,
+//! with the current secret and, during a rotation's overlap, the previous
+//! one), writes the receipt durably, and only then answers: `200` for a
+//! verified request (new or repeated), `401` for a refused one (kept as a
+//! rejected receipt). The ledger writer (`relay-engine/src/inbound.rs`)
+//! processes verified receipts afterwards.
+//!
+//! Nothing the sender sends is logged but through `Debug` (escaped), and
+//! no answer echoes it; a source's secret is in no answer and no log.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use axum::Json;
+use axum::body::Body;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use relay_core::id::IdKind;
+use relay_core::model::Page;
+use relay_core::time::Timestamp;
+use relay_inbound::bucket::Bucket;
+use relay_inbound::model::{
+    DEFAULT_MAX_BODY_BYTES, DEFAULT_RATE_LIMIT_PER_SECOND, InboundSource, LedgerEntry,
+    MAX_BODY_BYTES, MAX_RATE_LIMIT_PER_SECOND, REJECTED_BODY_KEPT_BYTES, Receipt, ReceiptState,
+    SourceRecord, Verdict,
+};
+use relay_inbound::{Options, Preset, SourceSecret};
+use relay_store::inbound::{
+    LedgerFilter, NewReceipt, ReceiptFilter, Received, SourcePatch, new_token, open_secret,
+    seal_secret,
+};
+use relay_store::{StoreError, new_id};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use super::ListQuery;
+use crate::AppState;
+use crate::auth::TenantAuth;
+use crate::error::{ApiError, FieldError, Problem, or_not_found};
+use crate::extract::{JsonBody, OptionalJsonBody, QueryParams};
+
+/// The longest a rotated-out secret keeps verifying.
+pub const MAX_OVERLAP_HOURS: u32 = 168;
+
+/// Each source's rate-limit bucket in this process.
+#[derive(Default)]
+pub struct Buckets(std::sync::Mutex<HashMap<String, Bucket>>);
+
+impl Buckets {
+    /// Takes a token of `source_id`'s bucket at `now`, if it has one.
+    pub fn take(&self, source_id: &str, rate: u32, now: Timestamp) -> bool {
+        let mut map = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        map.entry(source_id.to_owned())
+            .or_insert_with(|| Bucket::full(rate, now))
+            .take(rate, now)
+    }
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateInboundSource {
+    /// What the source is for, 1 to 200 characters.
+    pub name: String,
+    pub preset: Preset,
+    /// The provider as the ledger and deduplication name it (lowercase
+    /// letters, digits, `_ . -`; default: the preset's name). Sources of
+    /// one provider share its event ids: a repeat through either counts.
+    pub provider: Option<String>,
+    /// The provider's signing secret (an HMAC key, Twilio's auth token,
+    /// SendGrid's public key, a Standard Webhooks `whsec_…`): written
+    /// once, sealed at rest, never shown again.
+    pub secret: String,
+    #[serde(default)]
+    pub options: Option<Options>,
+    /// Requests per second accepted (default 100, at most 10,000); more answer `429`.
+    pub rate_limit_per_second: Option<u32>,
+    /// Largest body accepted, in bytes (default 262,144, at most 1,048,576); larger answers `413`.
+    pub max_body_bytes: Option<u32>,
+}
+
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateInboundSource {
+    pub name: Option<String>,
+    /// Replaces the options as a whole.
+    pub options: Option<Options>,
+    pub rate_limit_per_second: Option<u32>,
+    pub max_body_bytes: Option<u32>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RotateInboundSecret {
+    /// The new secret (write-only, like at creation).
+    pub secret: String,
+    /// How long the current secret keeps verifying beside the new one,
+    /// 0 to 168 hours (default 24): the time the provider takes to switch.
+    pub overlap_hours: Option<u32>,
+}
+
+/// What the receiving route answers to a verified request.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ReceiptAccepted {
+    pub receipt_id: String,
+    /// Whether this provider event had been received before (then counted, not processed again).
+    pub duplicate: bool,
+}
+
+fn check_name(name: &str) -> Result<(), FieldError> {
+    if name.is_empty() || name.chars().count() > 200 {
+        return Err(FieldError {
+            field: "/name".into(),
+            message: "must have 1 to 200 characters".into(),
+        });
+    }
+    Ok(())
+}
+
+fn check_limits(rate: Option<u32>, max_body: Option<u32>) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    if let Some(r) = rate
+        && !(1..=MAX_RATE_LIMIT_PER_SECOND).contains(&r)
+    {
+        errors.push(FieldError {
+            field: "/rate_limit_per_second".into(),
+            message: format!("must be between 1 and {MAX_RATE_LIMIT_PER_SECOND}"),
+        });
+    }
+    if let Some(b) = max_body
+        && !(1..=MAX_BODY_BYTES).contains(&b)
+    {
+        errors.push(FieldError {
+            field: "/max_body_bytes".into(),
+            message: format!("must be between 1 and {MAX_BODY_BYTES}"),
+        });
+    }
+    errors
+}
+
+fn check_options(options: &Options, preset: Preset) -> Vec<FieldError> {
+    options
+        .check(preset)
+        .into_iter()
+        .map(|(field, message)| FieldError {
+            field: format!("/{}", field.replace('.', "/")),
+            message,
+        })
+        .collect()
+}
+
+fn check_secret(secret: &str, preset: Preset) -> Result<(), ApiError> {
+    preset
+        .check_secret(secret)
+        .map_err(|m| ApiError::invalid("invalid_secret", "/secret", m))
+}
+
+fn check_provider(p: &str) -> Result<(), FieldError> {
+    let ok = !p.is_empty()
+        && p.len() <= 64
+        && p.bytes().all(|b| {
+            b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'_' | b'.' | b'-')
+        });
+    if ok {
+        Ok(())
+    } else {
+        Err(FieldError {
+            field: "/provider".into(),
+            message: "1 to 64 of a-z, 0-9, `_`, `.`, `-`".into(),
+        })
+    }
+}
+
+fn refuse(errors: Vec<FieldError>) -> Result<(), ApiError> {
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(ApiError::fields(errors))
+    }
+}
+
+/// The source as the API shows it: with the URL to give the provider when
+/// this installation knows its public URL.
+fn shown(state: &AppState, mut source: InboundSource) -> InboundSource {
+    source.url = state
+        .settings
+        .public_url
+        .as_deref()
+        .map(|base| format!("{}{}", base.trim_end_matches('/'), source.path));
+    source
+}
+
+#[utoipa::path(operation_id = "inbound_sources_create", post, path = "/v1/inbound-sources", tag = "inbound",
+    request_body = CreateInboundSource,
+    responses((status = 201, body = InboundSource), (status = 422, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn create(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    JsonBody(body): JsonBody<CreateInboundSource>,
+) -> Result<(StatusCode, Json<InboundSource>), ApiError> {
+    let options = body.options.unwrap_or_default();
+    let mut errors: Vec<FieldError> = check_name(&body.name).err().into_iter().collect();
+    if let Some(p) = &body.provider {
+        errors.extend(check_provider(p).err());
+    }
+    errors.extend(check_limits(
+        body.rate_limit_per_second,
+        body.max_body_bytes,
+    ));
+    errors.extend(check_options(&options, body.preset));
+    refuse(errors)?;
+    check_secret(&body.secret, body.preset)?;
+    let now = state.clock.now();
+    let id = new_id(IdKind::InboundSource, now);
+    let secret = seal_secret(&state.master_key, &id, &SourceSecret::new(body.secret));
+    let record = SourceRecord {
+        source: InboundSource {
+            id,
+            environment: auth.scope.environment,
+            name: body.name,
+            preset: body.preset,
+            provider: body
+                .provider
+                .unwrap_or_else(|| body.preset.as_str().to_owned()),
+            options,
+            secret: secret.info(),
+            previous_secret_expires_at: None,
+            rate_limit_per_second: body
+                .rate_limit_per_second
+                .unwrap_or(DEFAULT_RATE_LIMIT_PER_SECOND),
+            max_body_bytes: body.max_body_bytes.unwrap_or(DEFAULT_MAX_BODY_BYTES),
+            path: InboundSource::path_of(&new_token()),
+            url: None,
+            created_at: now,
+            updated_at: now,
+        },
+        tenant_id: auth.scope.tenant_id.clone(),
+        secret,
+        previous: None,
+    };
+    state.store.create_inbound_source(&record).await?;
+    Ok((StatusCode::CREATED, Json(shown(&state, record.source))))
+}
+
+#[utoipa::path(operation_id = "inbound_sources_list", get, path = "/v1/inbound-sources", tag = "inbound", params(ListQuery),
+    responses((status = 200, body = Page<InboundSource>)), security(("api_key" = [])))]
+pub async fn list(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    QueryParams(q): QueryParams<ListQuery>,
+) -> Result<Json<Page<InboundSource>>, ApiError> {
+    let page = state
+        .store
+        .list_inbound_sources(&auth.scope, &q.page()?)
+        .await?;
+    Ok(Json(Page {
+        data: page.data.into_iter().map(|s| shown(&state, s)).collect(),
+        next_after: page.next_after,
+    }))
+}
+
+#[utoipa::path(operation_id = "inbound_sources_get", get, path = "/v1/inbound-sources/{id}", tag = "inbound",
+    params(("id" = String, Path, description = "The source's id.")),
+    responses((status = 200, body = InboundSource), (status = 404, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn get(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+) -> Result<Json<InboundSource>, ApiError> {
+    let record = state
+        .store
+        .get_inbound_source(&auth.scope, &id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("inbound source"))?;
+    Ok(Json(shown(&state, record.source)))
+}
+
+async fn current(state: &AppState, auth: &TenantAuth, id: &str) -> Result<SourceRecord, ApiError> {
+    state
+        .store
+        .get_inbound_source(&auth.scope, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("inbound source"))
+}
+
+#[utoipa::path(operation_id = "inbound_sources_update", patch, path = "/v1/inbound-sources/{id}", tag = "inbound",
+    params(("id" = String, Path, description = "The source's id.")),
+    request_body = Option<UpdateInboundSource>,
+    responses((status = 200, body = InboundSource), (status = 404, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn update(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+    OptionalJsonBody(body): OptionalJsonBody<UpdateInboundSource>,
+) -> Result<Json<InboundSource>, ApiError> {
+    let record = current(&state, &auth, &id).await?;
+    let mut errors: Vec<FieldError> = body
+        .name
+        .as_deref()
+        .and_then(|n| check_name(n).err())
+        .into_iter()
+        .collect();
+    errors.extend(check_limits(
+        body.rate_limit_per_second,
+        body.max_body_bytes,
+    ));
+    if let Some(o) = &body.options {
+        errors.extend(check_options(o, record.source.preset));
+    }
+    refuse(errors)?;
+    let patch = SourcePatch {
+        name: body.name,
+        options: body.options,
+        rate_limit_per_second: body.rate_limit_per_second,
+        max_body_bytes: body.max_body_bytes,
+        rotate: None,
+        now: state.clock.now(),
+    };
+    let updated = state
+        .store
+        .update_inbound_source(&auth.scope, &id, &patch)
+        .await
+        .map_err(or_not_found("inbound source"))?;
+    Ok(Json(shown(&state, updated.source)))
+}
+
+#[utoipa::path(operation_id = "inbound_sources_rotate_secret", post, path = "/v1/inbound-sources/{id}/rotate-secret", tag = "inbound",
+    params(("id" = String, Path, description = "The source's id.")),
+    request_body = RotateInboundSecret,
+    responses((status = 200, body = InboundSource), (status = 404, body = Problem), (status = 422, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn rotate_secret(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<RotateInboundSecret>,
+) -> Result<Json<InboundSource>, ApiError> {
+    let overlap = body.overlap_hours.unwrap_or(24);
+    if overlap > MAX_OVERLAP_HOURS {
+        return Err(ApiError::invalid(
+            "validation_failed",
+            "/overlap_hours",
+            format!("must be between 0 and {MAX_OVERLAP_HOURS}"),
+        ));
+    }
+    let record = current(&state, &auth, &id).await?;
+    check_secret(&body.secret, record.source.preset)?;
+    let now = state.clock.now();
+    let sealed = seal_secret(&state.master_key, &id, &SourceSecret::new(body.secret));
+    let until = (overlap > 0).then(|| now.plus_seconds(i64::from(overlap) * 3600));
+    let patch = SourcePatch {
+        rotate: Some((sealed, until)),
+        now,
+        ..SourcePatch::default()
+    };
+    let updated = state
+        .store
+        .update_inbound_source(&auth.scope, &id, &patch)
+        .await
+        .map_err(or_not_found("inbound source"))?;
+    Ok(Json(shown(&state, updated.source)))
+}
+
+#[utoipa::path(operation_id = "inbound_sources_delete", delete, path = "/v1/inbound-sources/{id}", tag = "inbound",
+    params(("id" = String, Path, description = "The source's id.")),
+    responses((status = 204), (status = 404, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn delete(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    state
+        .store
+        .delete_inbound_source(&auth.scope, &id, state.clock.now())
+        .await
+        .map_err(or_not_found("inbound source"))?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct ReceiptQuery {
+    pub source_id: Option<String>,
+    pub verdict: Option<Verdict>,
+    pub state: Option<ReceiptState>,
+    pub provider_event_id: Option<String>,
+    /// Page size, 1 to 250 (default 50).
+    #[param(minimum = 1, maximum = 250)]
+    pub limit: Option<u32>,
+    pub after: Option<String>,
+}
+
+#[utoipa::path(operation_id = "inbound_receipts_list", get, path = "/v1/inbound-receipts", tag = "inbound", params(ReceiptQuery),
+    responses((status = 200, body = Page<Receipt>)), security(("api_key" = [])))]
+pub async fn list_receipts(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    QueryParams(q): QueryParams<ReceiptQuery>,
+) -> Result<Json<Page<Receipt>>, ApiError> {
+    let page = super::page_request(q.limit, q.after)?;
+    let filter = ReceiptFilter {
+        source_id: q.source_id,
+        verdict: q.verdict,
+        state: q.state,
+        provider_event_id: q.provider_event_id,
+    };
+    Ok(Json(
+        state
+            .store
+            .list_receipts(&auth.scope, &filter, &page)
+            .await?,
+    ))
+}
+
+#[utoipa::path(operation_id = "inbound_receipts_get", get, path = "/v1/inbound-receipts/{id}", tag = "inbound",
+    params(("id" = String, Path, description = "The receipt's id.")),
+    responses((status = 200, body = Receipt), (status = 404, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn get_receipt(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+) -> Result<Json<Receipt>, ApiError> {
+    state
+        .store
+        .get_receipt(&auth.scope, &id)
+        .await?
+        .map(Json)
+        .ok_or_else(|| ApiError::not_found("inbound receipt"))
+}
+
+#[utoipa::path(operation_id = "inbound_receipts_reprocess", post, path = "/v1/inbound-receipts/{id}/reprocess", tag = "inbound",
+    params(("id" = String, Path, description = "The receipt's id.")),
+    responses((status = 202, body = Receipt), (status = 404, body = Problem), (status = 409, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn reprocess(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+) -> Result<(StatusCode, Json<Receipt>), ApiError> {
+    let receipt = state
+        .store
+        .reprocess_receipt(&auth.scope, &id, state.clock.now())
+        .await
+        .map_err(|e| match e {
+            StoreError::NotFound => ApiError::not_found("inbound receipt"),
+            StoreError::Conflict("receipt_rejected") => ApiError::new(
+                StatusCode::CONFLICT,
+                "receipt_rejected",
+                "a rejected receipt is kept for diagnosis and never processed",
+            ),
+            StoreError::Conflict("receipt_processing") => ApiError::new(
+                StatusCode::CONFLICT,
+                "receipt_processing",
+                "the receipt is being processed; look again in a moment",
+            ),
+            other => other.into(),
+        })?;
+    state.engine.wake_inbound();
+    Ok((StatusCode::ACCEPTED, Json(receipt)))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct LedgerQuery {
+    pub source_id: Option<String>,
+    pub provider: Option<String>,
+    /// The event type as the provider names it.
+    pub event_type: Option<String>,
+    pub provider_event_id: Option<String>,
+    pub message_id: Option<String>,
+    pub recipient: Option<String>,
+    pub receipt_id: Option<String>,
+    /// Received at or after (RFC 3339).
+    #[param(value_type = Option<String>, format = DateTime)]
+    pub since: Option<Timestamp>,
+    /// Received before (RFC 3339).
+    #[param(value_type = Option<String>, format = DateTime)]
+    pub until: Option<Timestamp>,
+    /// Page size, 1 to 250 (default 50).
+    #[param(minimum = 1, maximum = 250)]
+    pub limit: Option<u32>,
+    pub after: Option<String>,
+}
+
+#[utoipa::path(operation_id = "ledger_list", get, path = "/v1/ledger", tag = "inbound", params(LedgerQuery),
+    responses((status = 200, body = Page<LedgerEntry>)), security(("api_key" = [])))]
+pub async fn ledger(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    QueryParams(q): QueryParams<LedgerQuery>,
+) -> Result<Json<Page<LedgerEntry>>, ApiError> {
+    let page = super::page_request(q.limit, q.after)?;
+    let filter = LedgerFilter {
+        source_id: q.source_id,
+        provider: q.provider,
+        event_type: q.event_type,
+        provider_event_id: q.provider_event_id,
+        message_id: q.message_id,
+        recipient: q.recipient,
+        receipt_id: q.receipt_id,
+        received_from: q.since,
+        received_until: q.until,
+    };
+    Ok(Json(
+        state.store.list_ledger(&auth.scope, &filter, &page).await?,
+    ))
+}
+
+/// The URL the provider addressed, as it may have signed it (Twilio).
+fn addressed_url(state: &AppState, headers: &HeaderMap, uri: &Uri) -> String {
+    let path = uri.path_and_query().map_or("/", |p| p.as_str());
+    match &state.settings.public_url {
+        Some(base) => format!("{}{path}", base.trim_end_matches('/')),
+        None => {
+            let host = headers
+                .get(header::HOST)
+                .and_then(|h| h.to_str().ok())
+                .unwrap_or("localhost");
+            format!("http://{host}{path}")
+        }
+    }
+}
+
+fn too_many() -> Response {
+    let mut r = ApiError::new(
+        StatusCode::TOO_MANY_REQUESTS,
+        "rate_limited",
+        "the source's rate limit is reached; retry later",
+    )
+    .into_response();
+    r.headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    r
+}
+
+#[utoipa::path(operation_id = "inbound_receive", post, path = "/inbound/{token}", tag = "inbound",
+    params(("token" = String, Path, description = "The unguessable token of the source's path.")),
+    request_body(content = String, description = "The provider's request, as it sends it (raw bytes, any media type).", content_type = "application/octet-stream"),
+    responses(
+        (status = 200, body = ReceiptAccepted, description = "Verified and written (or a repeat, counted)."),
+        (status = 401, body = Problem, description = "The signature is missing, malformed, out of its replay window or does not match (`signature_missing`, `signature_malformed`, `signature_invalid_timestamp`, `signature_timestamp_out_of_tolerance`, `signature_no_match`, `body_malformed`, `event_id_missing`); kept as a rejected receipt."),
+        (status = 404, body = Problem, description = "No source has this path."),
+        (status = 413, body = Problem, description = "The body is larger than the source's `max_body_bytes`."),
+        (status = 429, body = Problem, description = "The source's rate limit is reached (`rate_limited`)."),
+    ))]
+pub async fn receive(
+    State(state): State<Arc<AppState>>,
+    Path(token): Path<String>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let not_found = || ApiError::not_found("inbound source");
+    if token.len() != 32 || !token.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(not_found());
+    }
+    let record = state
+        .store
+        .inbound_source_by_token(&token)
+        .await?
+        .ok_or_else(not_found)?;
+    let source = &record.source;
+    let now = state.clock.now();
+    if !state
+        .inbound_buckets
+        .take(&source.id, source.rate_limit_per_second, now)
+    {
+        return Ok(too_many());
+    }
+    let limit = source.max_body_bytes as usize;
+    let bytes = axum::body::to_bytes(body, limit).await.map_err(|_| {
+        ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+            format!("the body is larger than the source's limit ({limit} bytes)"),
+        )
+    })?;
+    let mut secrets = Vec::with_capacity(2);
+    for stored in std::iter::once(&record.secret).chain(
+        record
+            .previous
+            .iter()
+            .filter(|(_, until)| *until > now)
+            .map(|(s, _)| s),
+    ) {
+        match open_secret(&state.master_key, &source.id, stored) {
+            Ok(s) => secrets.push(s),
+            Err(e) => {
+                tracing::error!(source = %source.id, error = %e, "an inbound source's secret does not open");
+                return Err(ApiError::internal());
+            }
+        }
+    }
+    let pairs: Vec<(String, String)> = headers
+        .iter()
+        .filter_map(|(n, v)| Some((n.as_str().to_owned(), v.to_str().ok()?.to_owned())))
+        .collect();
+    let url = addressed_url(&state, &headers, &uri);
+    let request = relay_inbound::Request {
+        url: &url,
+        headers: &pairs,
+        body: &bytes,
+    };
+    let verdict = relay_inbound::verify(source.preset, &source.options, &secrets, &request, now);
+    let kept: BTreeMap<String, String> = source
+        .preset
+        .kept_headers(&source.options)
+        .into_iter()
+        .filter_map(|name| {
+            let value = request.header(&name)?.to_owned();
+            Some((name, value))
+        })
+        .collect();
+    let mut body = bytes.to_vec();
+    if verdict.is_err() {
+        body.truncate(REJECTED_BODY_KEPT_BYTES);
+    }
+    let receipt = NewReceipt {
+        id: new_id(IdKind::Receipt, now),
+        tenant_id: record.tenant_id.clone(),
+        environment: source.environment,
+        source_id: source.id.clone(),
+        provider: source.provider.clone(),
+        preset: source.preset,
+        verdict: verdict
+            .as_ref()
+            .map(|v| v.event_id.clone())
+            .map_err(|r| r.code().to_owned()),
+        url,
+        headers: kept,
+        body,
+        now,
+    };
+    let received = state.store.receive_inbound(&receipt).await?;
+    match (received, verdict) {
+        (Received::New { id }, _) => {
+            state.engine.wake_inbound();
+            Ok(Json(ReceiptAccepted {
+                receipt_id: id,
+                duplicate: false,
+            })
+            .into_response())
+        }
+        (Received::Duplicate { id, received_count }, Ok(v)) => {
+            tracing::debug!(source = %source.id, receipt = %id, event_id = ?v.event_id, received_count, "a provider event received again; counted");
+            Ok(Json(ReceiptAccepted {
+                receipt_id: id,
+                duplicate: true,
+            })
+            .into_response())
+        }
+        (Received::Duplicate { .. }, Err(_)) => Err(ApiError::internal()),
+        (Received::Rejected { id }, verdict) => {
+            let refusal = verdict.err();
+            let code = refusal.as_ref().map_or("signature_no_match", |r| r.code());
+            tracing::info!(source = %source.id, receipt = %id, refusal = code, "an inbound request was refused; kept as a rejected receipt");
+            let detail = refusal.map_or_else(|| "refused".to_owned(), |r| r.to_string());
+            Err(ApiError::new(StatusCode::UNAUTHORIZED, code, detail))
+        }
+    }
+}

@@ -1,0 +1,135 @@
+//! The ledger writer: turns verified inbound receipts into ledger entries.
+//!
+//! The receiving route (`relay-api/src/routes/inbound.rs`) writes a receipt
+//! durably, answers the provider, and wakes this task
+//! ([`Dispatcher::wake_inbound`]). The task leases due receipts from the
+//! store (`InboundStore::claim_receipts`, the store as the queue, as for
+//! messages), makes each one's ledger entries with the preset's pure rules
+//! (`relay_inbound::events`) and writes them with the receipt's completion
+//! in one transaction, applied only while the lease holds. A process that
+//! dies between the lease and the completion leaves a lease that expires;
+//! the next claim takes the receipt again, and since the ledger is unique
+//! per (receipt, ordinal) nothing is written twice. A body the preset
+//! cannot read is a lasting failure: the receipt is left `failed` with the
+//! refusal's code, and `POST /v1/inbound-receipts/{id}/reprocess` makes it
+//! due again.
+
+use std::time::Duration;
+
+use relay_core::id::IdKind;
+use relay_inbound::model::{LedgerEntry, ReceiptWork};
+use relay_inbound::{Request, events};
+use relay_store::StoreError;
+use tokio::sync::watch;
+
+use crate::Dispatcher;
+
+/// Receipts leased per claim.
+pub const INBOUND_BATCH: i64 = 64;
+
+/// The ledger entries of one leased receipt, or the refusal's code.
+pub fn entries(
+    work: &ReceiptWork,
+    now: relay_core::time::Timestamp,
+) -> Result<Vec<LedgerEntry>, &'static str> {
+    let receipt = &work.receipt;
+    let headers: Vec<(String, String)> = receipt
+        .headers
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let request = Request {
+        url: "",
+        headers: &headers,
+        body: &work.body,
+    };
+    let event_id = receipt.provider_event_id.as_deref().unwrap_or_default();
+    let found = events(receipt.preset, &work.options, event_id, &request).map_err(|r| r.code())?;
+    Ok(found
+        .into_iter()
+        .map(|e| LedgerEntry {
+            id: relay_store::new_id(IdKind::LedgerEntry, now),
+            source_id: receipt.source_id.clone(),
+            provider: receipt.provider.clone(),
+            event_type: e.event_type,
+            provider_event_id: e.provider_event_id,
+            occurred_at: e.occurred_at,
+            received_at: receipt.received_at,
+            receipt_id: receipt.id.clone(),
+            message_id: e.message_id,
+            recipient: e.recipient,
+            status: e.status,
+            recorded_at: now,
+        })
+        .collect())
+}
+
+impl Dispatcher {
+    /// Wakes the ledger writer: a new verified receipt waits.
+    pub fn wake_inbound(&self) {
+        self.inbound_ready.notify_one();
+    }
+
+    /// One round of the ledger writer at the clock's now: leases due
+    /// receipts and processes each. Returns how many it processed.
+    pub async fn process_receipts_once(&self) -> Result<usize, StoreError> {
+        let clock = &self.attempter.clock;
+        let now = clock.now();
+        let lease = i64::try_from(self.config().lease.as_millis()).unwrap_or(i64::MAX);
+        let work = self
+            .store()
+            .claim_receipts(
+                &self.config().owner,
+                now,
+                now.plus_millis(lease),
+                INBOUND_BATCH,
+            )
+            .await?;
+        let n = work.len();
+        for w in work {
+            let now = clock.now();
+            let held = match entries(&w, now) {
+                Ok(entries) => {
+                    self.store()
+                        .complete_receipt(&w.receipt.id, &w.lease, &entries, now)
+                        .await?
+                }
+                Err(code) => {
+                    tracing::warn!(receipt = %w.receipt.id, refusal = code, "an inbound receipt's body gives no ledger entry; left failed");
+                    self.store()
+                        .fail_receipt(&w.receipt.id, &w.lease, code, None)
+                        .await?
+                }
+            };
+            if !held {
+                tracing::info!(receipt = %w.receipt.id, "an inbound receipt's lease expired before its completion; another processing writes it");
+            }
+        }
+        Ok(n)
+    }
+
+    /// The ledger writer's task: processes what is due, then waits for a
+    /// wake-up, the poll interval (receipts of other nodes, expired leases)
+    /// or the shutdown signal. A receipt in hand at shutdown is finished
+    /// (one short transaction); what is leased and not yet started expires.
+    pub(crate) async fn inbound_loop(&self, mut stop: watch::Receiver<bool>) {
+        let poll = self.config().poll_interval.max(Duration::from_millis(50));
+        loop {
+            if *stop.borrow() {
+                break;
+            }
+            match self.process_receipts_once().await {
+                Ok(n) if n as i64 >= INBOUND_BATCH => continue,
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::error!(error = %e, "processing inbound receipts failed; retried")
+                }
+            }
+            tokio::select! {
+                _ = self.inbound_ready.notified() => {}
+                _ = tokio::time::sleep(poll) => {}
+                _ = stop.changed() => {}
+            }
+        }
+    }
+}
