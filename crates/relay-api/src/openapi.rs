@@ -10,6 +10,10 @@
 //! `422`, `500`, each where it applies) are added here, by `CommonResponses`,
 //! so that a new handler cannot forget them. Every problem answer is declared
 //! as `application/problem+json`.
+//!
+//! The document is the API's, for callers with a token: the URL a provider
+//! posts inbound webhooks to (`POST /inbound/{token}`, authenticated by the
+//! provider's signature) is described in `docs/inbound.md` instead.
 
 use utoipa::openapi::path::{Operation, ParameterIn};
 use utoipa::openapi::request_body::RequestBody;
@@ -262,7 +266,7 @@ fn as_problem(response: &mut Response) {
         portal::delivery_log, portal::get_message, portal::attempts, portal::resend,
         inbound::create, inbound::list, inbound::get, inbound::update, inbound::delete,
         inbound::rotate_secret, inbound::list_receipts, inbound::get_receipt, inbound::reprocess,
-        inbound::ledger, inbound::receive,
+        inbound::ledger,
     ),
     modifiers(&SecuritySchemes, &CommonResponses)
 )]

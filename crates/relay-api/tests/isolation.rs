@@ -26,6 +26,9 @@ struct Victim {
     event_type: &'static str,
     job_id: String,
     portal_token_id: String,
+    /// An inbound source, and a receipt of it in the ledger.
+    source_id: String,
+    receipt_id: String,
 }
 
 impl Victim {
@@ -35,6 +38,8 @@ impl Victim {
             self.event_id.clone(),
             self.job_id.clone(),
             self.portal_token_id.clone(),
+            self.source_id.clone(),
+            self.receipt_id.clone(),
         ];
         ids.extend(self.endpoint_ids.iter().cloned());
         ids.extend(self.message_ids.iter().cloned());
@@ -54,6 +59,11 @@ impl Victim {
             "/v1/messages".to_string(),
             format!("/v1/portal-tokens/{}", self.portal_token_id),
             "/v1/portal-brand".to_string(),
+            format!("/v1/inbound-sources/{}", self.source_id),
+            format!("/v1/inbound-receipts/{}", self.receipt_id),
+            "/v1/inbound-sources".to_string(),
+            "/v1/inbound-receipts".to_string(),
+            "/v1/ledger".to_string(),
         ];
         for e in &self.endpoint_ids {
             paths.push(format!("/v1/endpoints/{e}"));
@@ -121,8 +131,11 @@ async fn victim(h: &Harness, key: String) -> Victim {
         )
         .await
         .expect(StatusCode::CREATED);
+    let (source_id, receipt_id) = inbound(h, &key).await;
     Victim {
         portal_token_id: id_of(&portal_token),
+        source_id,
+        receipt_id,
         job_id: id_of(&job),
         key,
         consumer_id,
@@ -132,6 +145,44 @@ async fn victim(h: &Harness, key: String) -> Victim {
         message_ids,
         event_type,
     }
+}
+
+const WHSEC: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+
+/// An inbound source, and one signed request to it, processed into the
+/// ledger: (source id, receipt id).
+async fn inbound(h: &Harness, key: &str) -> (String, String) {
+    use relay_core::signature::{HmacSecret, SignedContent};
+    use relay_core::time::Clock;
+    let source = h
+        .post(
+            "/v1/inbound-sources",
+            key,
+            json!({ "name": "victim's", "preset": "standard_webhooks", "secret": WHSEC }),
+        )
+        .await
+        .expect(StatusCode::CREATED);
+    let body = json!({ "type": "email.delivered" }).to_string();
+    let ts = h.clock.now().unix_seconds().to_string();
+    let sig = HmacSecret::parse(WHSEC).unwrap().sign(&SignedContent {
+        webhook_id: "msg_victim",
+        webhook_timestamp: &ts,
+        body: body.as_bytes(),
+    });
+    let req = axum::http::Request::builder()
+        .method(Method::POST)
+        .uri(source["path"].as_str().unwrap())
+        .header("webhook-id", "msg_victim")
+        .header("webhook-timestamp", ts)
+        .header("webhook-signature", format!("v1,{sig}"))
+        .body(axum::body::Body::from(body))
+        .unwrap();
+    let r = h.request(req).await.expect(StatusCode::OK);
+    assert_eq!(h.state.engine.process_receipts_once().await.unwrap(), 1);
+    (
+        id_of(&source),
+        r["receipt_id"].as_str().unwrap().to_string(),
+    )
 }
 
 /// What the attacker's request must get.
@@ -487,6 +538,63 @@ fn cases(v: &Victim) -> Vec<Case> {
         Some(json!({ "name": "pwned", "embed_origins": ["https://evil.example"] })),
         Status(StatusCode::OK, None),
     );
+    // Inbound sources, receipts and the ledger.
+    let (s, r) = (&v.source_id, &v.receipt_id);
+    for (method, template, body) in [
+        (Method::GET, "/v1/inbound-sources/{id}", None),
+        (
+            Method::PATCH,
+            "/v1/inbound-sources/{id}",
+            Some(json!({ "name": "mine now" })),
+        ),
+        (Method::DELETE, "/v1/inbound-sources/{id}", None),
+        (
+            Method::POST,
+            "/v1/inbound-sources/{id}/rotate-secret",
+            Some(json!({ "secret": WHSEC })),
+        ),
+    ] {
+        add(
+            method,
+            template,
+            template.replace("{id}", s),
+            body,
+            NotFound,
+        );
+    }
+    for (method, template) in [
+        (Method::GET, "/v1/inbound-receipts/{id}"),
+        (Method::POST, "/v1/inbound-receipts/{id}/reprocess"),
+    ] {
+        add(
+            method,
+            template,
+            template.replace("{id}", r),
+            None,
+            NotFound,
+        );
+    }
+    for (template, path) in [
+        ("/v1/inbound-sources", "/v1/inbound-sources".to_string()),
+        ("/v1/inbound-receipts", "/v1/inbound-receipts".to_string()),
+        (
+            "/v1/inbound-receipts",
+            format!("/v1/inbound-receipts?source_id={s}"),
+        ),
+        ("/v1/ledger", "/v1/ledger".to_string()),
+        ("/v1/ledger", format!("/v1/ledger?receipt_id={r}")),
+        ("/v1/ledger", format!("/v1/ledger?source_id={s}")),
+    ] {
+        add(Method::GET, template, path, None, ListWithoutVictim);
+    }
+    // A source created by the attacker is its own.
+    add(
+        Method::POST,
+        "/v1/inbound-sources",
+        "/v1/inbound-sources".into(),
+        Some(json!({ "name": "n", "preset": "github", "secret": "s" })),
+        Status(StatusCode::CREATED, None),
+    );
     // Creating the same event type name lands in the attacker's scope (201, not an update).
     add(
         Method::PUT,
@@ -639,6 +747,8 @@ fn the_table_covers_every_tenant_route() {
         event_type: "order.shipped",
         job_id: "j".into(),
         portal_token_id: "p".into(),
+        source_id: "s".into(),
+        receipt_id: "r".into(),
     };
     let table = cases(&placeholder);
     let mut missing = Vec::new();

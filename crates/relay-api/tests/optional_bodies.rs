@@ -30,6 +30,7 @@ struct World {
     endpoint: String,
     /// A portal token of the consumer, with every capability.
     portal: String,
+    source: String,
 }
 
 async fn world() -> World {
@@ -58,8 +59,18 @@ async fn world() -> World {
         .as_str()
         .unwrap()
         .to_string();
+    let source = id_of(
+        &h.post(
+            "/v1/inbound-sources",
+            &key,
+            json!({"name": "s", "preset": "github", "secret": "s"}),
+        )
+        .await
+        .expect(StatusCode::CREATED),
+    );
     World {
         portal,
+        source,
         h,
         key,
         tenant,
@@ -75,6 +86,7 @@ impl World {
             Some("tenants") => (self.tenant.as_str(), OPERATOR),
             Some("consumers") => (self.consumer.as_str(), self.key.as_str()),
             Some("portal") => (self.endpoint.as_str(), self.portal.as_str()),
+            Some("inbound-sources") => (self.source.as_str(), self.key.as_str()),
             _ => (self.endpoint.as_str(), self.key.as_str()),
         };
         let path = path

@@ -547,16 +547,11 @@ fn too_many() -> Response {
     r
 }
 
-#[utoipa::path(operation_id = "inbound_receive", post, path = "/inbound/{token}", tag = "inbound",
-    params(("token" = String, Path, description = "The unguessable token of the source's path.")),
-    request_body(content = String, description = "The provider's request, as it sends it (raw bytes, any media type).", content_type = "application/octet-stream"),
-    responses(
-        (status = 200, body = ReceiptAccepted, description = "Verified and written (or a repeat, counted)."),
-        (status = 401, body = Problem, description = "The signature is missing, malformed, out of its replay window or does not match (`signature_missing`, `signature_malformed`, `signature_invalid_timestamp`, `signature_timestamp_out_of_tolerance`, `signature_no_match`, `body_malformed`, `event_id_missing`); kept as a rejected receipt."),
-        (status = 404, body = Problem, description = "No source has this path."),
-        (status = 413, body = Problem, description = "The body is larger than the source's `max_body_bytes`."),
-        (status = 429, body = Problem, description = "The source's rate limit is reached (`rate_limited`)."),
-    ))]
+/// `POST /inbound/{token}`: what a provider sends (see the module's
+/// documentation and `docs/inbound.md`; not in the OpenAPI document, which
+/// describes the API for callers with a token). Answers `200`
+/// [`ReceiptAccepted`], or a problem: `401` with the refusal's code (kept as
+/// a rejected receipt), `404`, `413`, `429`.
 pub async fn receive(
     State(state): State<Arc<AppState>>,
     Path(token): Path<String>,
