@@ -275,6 +275,7 @@ pub fn json_schema_field() -> utoipa::openapi::schema::Object {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Destination {
     Https(HttpsDestination),
+    RedisStream(RedisStreamDestination),
 }
 
 impl utoipa::PartialSchema for Destination {
@@ -295,6 +296,26 @@ impl utoipa::PartialSchema for Destination {
                 },
                 "required": ["kind", "url"],
                 "additionalProperties": false
+            }, {
+                "type": "object",
+                "title": "redis_stream",
+                "description": "A Redis stream: each message is one entry added with XADD (structured CloudEvents JSON in the `body` field, the Standard Webhooks values in their own fields); the entry id Redis answers is the acknowledgement. See docs/destinations.md for what Redis durability means.",
+                "properties": {
+                    "kind": {"type": "string", "enum": ["redis_stream"]},
+                    "host": {"type": "string", "description": "A host name or IP address, checked by the outbound guard at registration and at every connect."},
+                    "port": {"type": "integer", "minimum": 1, "maximum": 65535, "description": "Default 6379; the operator's `allow_ports` must include it."},
+                    "tls": {"type": "boolean", "description": "Connect with TLS (default false)."},
+                    "database": {"type": ["integer", "null"], "minimum": 0, "maximum": 15, "description": "SELECT this database first (default: none, database 0)."},
+                    "stream": {"type": "string", "minLength": 1, "maxLength": 256, "description": "The stream key."},
+                    "max_len": {"type": ["integer", "null"], "minimum": 1, "description": "Trim with `MAXLEN ~ max_len` on each XADD."},
+                    "username": {"type": ["string", "null"]},
+                    "password": {
+                        "type": ["string", "null"],
+                        "description": "Credentials are secret references only; tenant secrets are not available yet: must be `null`."
+                    }
+                },
+                "required": ["kind", "host", "stream"],
+                "additionalProperties": false
             }]
         });
         serde_json::from_value(schema).expect("the Destination schema is a valid schema")
@@ -307,6 +328,7 @@ impl Destination {
     pub const fn kind(&self) -> &'static str {
         match self {
             Destination::Https(_) => "https",
+            Destination::RedisStream(_) => "redis_stream",
         }
     }
 }
@@ -319,6 +341,31 @@ pub struct HttpsDestination {
     #[serde(default)]
     #[schema(value_type = Option<Object>)]
     pub auth: Option<serde_json::Value>,
+}
+
+/// A Redis stream (see `Destination`'s schema).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedisStreamDestination {
+    pub host: String,
+    #[serde(default = "default_redis_port")]
+    pub port: u16,
+    #[serde(default)]
+    pub tls: bool,
+    #[serde(default)]
+    pub database: Option<u32>,
+    pub stream: String,
+    #[serde(default)]
+    pub max_len: Option<u64>,
+    #[serde(default)]
+    pub username: Option<String>,
+    /// A secret reference once tenant secrets exist; must be `null` now.
+    #[serde(default)]
+    pub password: Option<String>,
+}
+
+const fn default_redis_port() -> u16 {
+    6379
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, Default)]

@@ -97,6 +97,51 @@ pub enum FailureCode {
     /// (the status itself is in the attempt's detail).
     InvalidStatus,
     Transport(TransportError),
+    /// A broker's or queue's refusal (no HTTP status to name it).
+    Refused(Refusal),
+}
+
+/// How a broker, stream or queue refused a message, for every such kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Refusal {
+    /// The credentials were refused (retried: they can be fixed).
+    AuthRefused,
+    /// The destination cannot take it now (out of memory, loading, busy, read-only replica).
+    Unavailable,
+    /// A negative acknowledgement.
+    Nack,
+    /// Nothing would receive it (an unroutable publish).
+    Unroutable,
+    /// Larger than the destination accepts.
+    TooLarge,
+    /// The stream, exchange, topic or queue does not exist or is of another type.
+    UnknownTarget,
+    /// Refused for another reason the destination named.
+    Rejected,
+}
+
+impl Refusal {
+    pub const ALL: [Refusal; 7] = [
+        Refusal::AuthRefused,
+        Refusal::Unavailable,
+        Refusal::Nack,
+        Refusal::Unroutable,
+        Refusal::TooLarge,
+        Refusal::UnknownTarget,
+        Refusal::Rejected,
+    ];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Refusal::AuthRefused => "auth_refused",
+            Refusal::Unavailable => "unavailable",
+            Refusal::Nack => "nack",
+            Refusal::Unroutable => "unroutable",
+            Refusal::TooLarge => "message_too_large",
+            Refusal::UnknownTarget => "unknown_target",
+            Refusal::Rejected => "rejected",
+        }
+    }
 }
 
 impl fmt::Display for FailureCode {
@@ -104,6 +149,7 @@ impl fmt::Display for FailureCode {
         match self {
             FailureCode::HttpStatus(s) => write!(f, "http_{s}"),
             FailureCode::InvalidStatus => f.write_str("invalid_status"),
+            FailureCode::Refused(r) => f.write_str(r.as_str()),
             FailureCode::Transport(e) => f.write_str(e.as_str()),
         }
     }
@@ -120,6 +166,9 @@ impl FailureCode {
             return (200..=599)
                 .contains(&status)
                 .then_some(FailureCode::HttpStatus(status));
+        }
+        if let Some(r) = Refusal::ALL.into_iter().find(|r| r.as_str() == s) {
+            return Some(FailureCode::Refused(r));
         }
         TransportError::parse(s).map(FailureCode::Transport)
     }
@@ -164,6 +213,8 @@ pub enum PermanentReason {
     RejectedByEndpoint,
     /// `webhook-delivery: abort-message`.
     AbortedByConsumer,
+    /// A broker, stream or queue refused the message itself.
+    RejectedByDestination,
 }
 
 impl PermanentReason {
@@ -173,6 +224,7 @@ impl PermanentReason {
             PermanentReason::EndpointGone => "endpoint_gone",
             PermanentReason::RejectedByEndpoint => "rejected_by_endpoint",
             PermanentReason::AbortedByConsumer => "aborted_by_consumer",
+            PermanentReason::RejectedByDestination => "rejected_by_destination",
         }
     }
 }
@@ -544,6 +596,7 @@ mod tests {
             FailureCode::InvalidStatus,
         ];
         codes.extend(TransportError::ALL.map(FailureCode::Transport));
+        codes.extend(Refusal::ALL.map(FailureCode::Refused));
         for code in codes {
             assert_eq!(FailureCode::parse(&code.to_string()), Some(code), "{code}");
             let json = serde_json::to_string(&code).unwrap();

@@ -1,6 +1,6 @@
 //! Relay's destinations: where a message goes and what the answer means.
 //!
-//! One folder per kind (`https/` first), each with the same parts, the
+//! One folder per kind (`https/`, `redis_stream/`), each with the same parts, the
 //! [`Kind`] trait:
 //!
 //! | Part | What it is |
@@ -41,16 +41,34 @@
 
 pub mod https;
 mod prepare;
+pub mod redis_stream;
 
 use std::future::Future;
 use std::net::SocketAddr;
 
 use relay_core::model::Destination;
-use relay_core::outcome::Verdict;
+use relay_core::outcome::{TransportError, Verdict};
 use relay_core::time::Timestamp;
 use relay_net::{ErrorKind, Guard, HttpsClient, Limits};
 
 pub use prepare::{Input, Prepared, prepare};
+
+/// The transport kind of a failed exchange, or `None` when the guard
+/// refused the target itself (nothing was tried; no retry can help).
+pub fn transport_error(kind: ErrorKind) -> Option<TransportError> {
+    Some(match kind {
+        ErrorKind::Dns => TransportError::Dns,
+        ErrorKind::BlockedAddress => TransportError::BlockedAddress,
+        ErrorKind::Connect => TransportError::Connect,
+        ErrorKind::Timeout => TransportError::Timeout,
+        ErrorKind::Tls => TransportError::Tls,
+        ErrorKind::Http | ErrorKind::Protocol => TransportError::Protocol,
+        ErrorKind::InvalidUrl
+        | ErrorKind::SchemeNotAllowed
+        | ErrorKind::CredentialsInUrl
+        | ErrorKind::PortNotAllowed => return None,
+    })
+}
 
 /// What every kind's client is built from: the process's shared clients.
 #[derive(Clone)]
@@ -118,6 +136,7 @@ pub trait Kind {
 pub async fn validate(destination: &Destination, guard: &Guard) -> Result<(), Invalid> {
     match destination {
         Destination::Https(c) => https::Https::validate(c, guard).await,
+        Destination::RedisStream(c) => redis_stream::RedisStream::validate(c, guard).await,
     }
 }
 
@@ -125,6 +144,9 @@ pub async fn validate(destination: &Destination, guard: &Guard) -> Result<(), In
 pub fn build(destination: &Destination, shared: &Shared) -> Client {
     match destination {
         Destination::Https(c) => Client::Https(https::Https::build(c, shared)),
+        Destination::RedisStream(c) => {
+            Client::RedisStream(redis_stream::RedisStream::build(c, shared))
+        }
     }
 }
 
@@ -132,11 +154,13 @@ pub fn build(destination: &Destination, shared: &Shared) -> Client {
 #[derive(Clone)]
 pub enum Client {
     Https(<https::Https as Kind>::Client),
+    RedisStream(<redis_stream::RedisStream as Kind>::Client),
 }
 
 /// The result of one attempt, of its kind.
 pub enum Delivery {
     Https(<https::Https as Kind>::Result),
+    RedisStream(<redis_stream::RedisStream as Kind>::Result),
 }
 
 impl Client {
@@ -144,6 +168,9 @@ impl Client {
     pub async fn deliver(&self, message: &Prepared, limits: Limits) -> Delivery {
         match self {
             Client::Https(c) => Delivery::Https(https::Https::deliver(c, message, limits).await),
+            Client::RedisStream(c) => {
+                Delivery::RedisStream(redis_stream::RedisStream::deliver(c, message, limits).await)
+            }
         }
     }
 }
@@ -153,6 +180,7 @@ impl Delivery {
     pub fn classify(&self, now: Timestamp) -> Verdict {
         match self {
             Delivery::Https(r) => https::Https::classify(r, now),
+            Delivery::RedisStream(r) => redis_stream::RedisStream::classify(r, now),
         }
     }
 
@@ -160,6 +188,7 @@ impl Delivery {
     pub fn record(&self) -> Record {
         match self {
             Delivery::Https(r) => https::Https::record(r),
+            Delivery::RedisStream(r) => redis_stream::RedisStream::record(r),
         }
     }
 }

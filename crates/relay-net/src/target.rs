@@ -42,12 +42,15 @@ pub enum ErrorKind {
     Timeout,
     /// The TLS handshake failed.
     Tls,
-    /// The peer broke the protocol.
+    /// The peer broke HTTP.
     Http,
+    /// The peer broke another protocol (a broker's), or the connection
+    /// broke off mid-exchange.
+    Protocol,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 10] = [
+    pub const ALL: [ErrorKind; 11] = [
         ErrorKind::InvalidUrl,
         ErrorKind::SchemeNotAllowed,
         ErrorKind::CredentialsInUrl,
@@ -58,6 +61,7 @@ impl ErrorKind {
         ErrorKind::Timeout,
         ErrorKind::Tls,
         ErrorKind::Http,
+        ErrorKind::Protocol,
     ];
 
     /// The stable code (API `422` codes, attempt records' `error_kind`).
@@ -73,6 +77,7 @@ impl ErrorKind {
             ErrorKind::Timeout => "timeout",
             ErrorKind::Tls => "tls",
             ErrorKind::Http => "http",
+            ErrorKind::Protocol => "protocol",
         }
     }
 

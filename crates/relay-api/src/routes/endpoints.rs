@@ -329,9 +329,12 @@ pub async fn create(
     ))
 }
 
-fn destination_url(e: &Endpoint) -> &str {
+/// Where the endpoint's messages go, for the audit entry: the URL, or the
+/// broker's address and stream.
+fn destination_url(e: &Endpoint) -> String {
     match &e.destination {
-        Destination::Https(h) => &h.url,
+        Destination::Https(h) => h.url.clone(),
+        Destination::RedisStream(r) => format!("redis://{}:{}/{}", r.host, r.port, r.stream),
     }
 }
 

@@ -50,11 +50,13 @@
 use std::time::{Duration, UNIX_EPOCH};
 
 use relay_core::outcome::{
-    FailureCode, HealthWarning, MAX_LOCATION_CHARS, PermanentReason, TransportError, Verdict,
+    FailureCode, HealthWarning, MAX_LOCATION_CHARS, PermanentReason, Verdict,
 };
 use relay_core::time::Timestamp;
 use relay_core::transition::DeadLetterReason;
 use relay_net::ErrorKind;
+
+pub use crate::transport_error;
 
 /// The longest `Retry-After` honoured (24 h, the longest reference wait). A
 /// consumer cannot park a message for longer than this with one response.
@@ -108,23 +110,6 @@ pub enum Exchange<'a> {
     },
     /// No usable response: the guard's or the connection's error kind.
     Failed(ErrorKind),
-}
-
-/// The transport kind of a failed exchange, or `None` when the guard
-/// refused the target itself (nothing was tried; no retry can help).
-pub fn transport_error(kind: ErrorKind) -> Option<TransportError> {
-    Some(match kind {
-        ErrorKind::Dns => TransportError::Dns,
-        ErrorKind::BlockedAddress => TransportError::BlockedAddress,
-        ErrorKind::Connect => TransportError::Connect,
-        ErrorKind::Timeout => TransportError::Timeout,
-        ErrorKind::Tls => TransportError::Tls,
-        ErrorKind::Http => TransportError::Protocol,
-        ErrorKind::InvalidUrl
-        | ErrorKind::SchemeNotAllowed
-        | ErrorKind::CredentialsInUrl
-        | ErrorKind::PortNotAllowed => return None,
-    })
 }
 
 /// Classifies one attempt. See the module documentation for the rules.
@@ -207,7 +192,9 @@ pub fn format_http_date(t: Timestamp) -> String {
 
 #[cfg(test)]
 mod tests {
-    use relay_core::outcome::{AttemptContext, MAX_DEFERRALS, Outcome, Resolved, resolve};
+    use relay_core::outcome::{
+        AttemptContext, MAX_DEFERRALS, Outcome, Resolved, TransportError, resolve,
+    };
     use relay_core::retry::{RetrySchedule, next_attempt_at};
 
     use super::*;

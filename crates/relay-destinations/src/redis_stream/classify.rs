@@ -1,0 +1,165 @@
+//! The Redis Streams kind's classification of one `XADD` into a
+//! [`Verdict`], pure and table-tested.
+//!
+//! | Result | Verdict | `error_code` |
+//! |---|---|---|
+//! | an entry id | delivered | — |
+//! | connect, dns, timeout, tls, blocked_address | retried | the transport kind |
+//! | the connection broke or the reply broke RESP | retried | `protocol` |
+//! | a target the guard now refuses (port, address rules) | dead-lettered, `invalid_destination` | — |
+//! | `-NOAUTH`, `-WRONGPASS`, `-NOPERM` | retried | `auth_refused` |
+//! | `-OOM`, `-BUSY`, `-LOADING`, `-MASTERDOWN`, `-READONLY`, `-TRYAGAIN`, `-CLUSTERDOWN`, `-MOVED`, `-ASK`, any other code | retried | `unavailable` |
+//! | `-WRONGTYPE` (the key holds something other than a stream) | permanent, `rejected_by_destination` | `unknown_target` |
+//! | `-ERR …` (the server refused this command: syntax, limits) | permanent, `rejected_by_destination` | `rejected` |
+//!
+//! Redis answers an `XADD` only after the entry is in memory: that is the
+//! acknowledgement (with AOF on, it is also in the AOF's buffer; see
+//! `docs/destinations.md` on durability).
+
+use relay_core::outcome::{FailureCode, PermanentReason, Refusal, Verdict};
+use relay_core::transition::DeadLetterReason;
+use relay_net::ErrorKind;
+
+use crate::transport_error;
+
+/// What one `XADD` came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer<'a> {
+    /// Redis answered the entry's id.
+    Added,
+    /// No answer: the guard's or the connection's kind.
+    Failed(ErrorKind),
+    /// An error reply: its first word (`OOM`, `WRONGTYPE`, …).
+    Refused(&'a str),
+}
+
+/// Classifies one attempt; see the module documentation.
+pub fn classify(answer: &Answer<'_>) -> Verdict {
+    let retry = |code| Verdict::Retry {
+        code,
+        not_before: None,
+    };
+    let permanent = |refusal| Verdict::Permanent {
+        reason: PermanentReason::RejectedByDestination,
+        code: FailureCode::Refused(refusal),
+        disable_endpoint: false,
+        health_warning: None,
+    };
+    match *answer {
+        Answer::Added => Verdict::Delivered,
+        Answer::Failed(kind) => match transport_error(kind) {
+            Some(e) => retry(FailureCode::Transport(e)),
+            None => Verdict::DeadLetter(DeadLetterReason::InvalidDestination),
+        },
+        Answer::Refused(code) => match code {
+            "NOAUTH" | "WRONGPASS" | "NOPERM" => retry(FailureCode::Refused(Refusal::AuthRefused)),
+            "WRONGTYPE" => permanent(Refusal::UnknownTarget),
+            "ERR" => permanent(Refusal::Rejected),
+            _ => retry(FailureCode::Refused(Refusal::Unavailable)),
+        },
+    }
+}
+
+/// The first word of an error reply.
+pub fn error_code(line: &str) -> &str {
+    line.split_whitespace().next().unwrap_or("")
+}
+
+#[cfg(test)]
+mod tests {
+    use relay_core::outcome::TransportError;
+
+    use super::*;
+
+    #[test]
+    fn the_table() {
+        let retry = |code| Verdict::Retry {
+            code,
+            not_before: None,
+        };
+        let rejected = |r| Verdict::Permanent {
+            reason: PermanentReason::RejectedByDestination,
+            code: FailureCode::Refused(r),
+            disable_endpoint: false,
+            health_warning: None,
+        };
+        let cases: Vec<(Answer<'static>, Verdict)> = vec![
+            (Answer::Added, Verdict::Delivered),
+            (
+                Answer::Failed(ErrorKind::Connect),
+                retry(FailureCode::Transport(TransportError::Connect)),
+            ),
+            (
+                Answer::Failed(ErrorKind::Timeout),
+                retry(FailureCode::Transport(TransportError::Timeout)),
+            ),
+            (
+                Answer::Failed(ErrorKind::Protocol),
+                retry(FailureCode::Transport(TransportError::Protocol)),
+            ),
+            (
+                Answer::Failed(ErrorKind::BlockedAddress),
+                retry(FailureCode::Transport(TransportError::BlockedAddress)),
+            ),
+            (
+                Answer::Failed(ErrorKind::PortNotAllowed),
+                Verdict::DeadLetter(DeadLetterReason::InvalidDestination),
+            ),
+            (
+                Answer::Refused("NOAUTH"),
+                retry(FailureCode::Refused(Refusal::AuthRefused)),
+            ),
+            (
+                Answer::Refused("WRONGPASS"),
+                retry(FailureCode::Refused(Refusal::AuthRefused)),
+            ),
+            (
+                Answer::Refused("NOPERM"),
+                retry(FailureCode::Refused(Refusal::AuthRefused)),
+            ),
+            (
+                Answer::Refused("OOM"),
+                retry(FailureCode::Refused(Refusal::Unavailable)),
+            ),
+            (
+                Answer::Refused("LOADING"),
+                retry(FailureCode::Refused(Refusal::Unavailable)),
+            ),
+            (
+                Answer::Refused("READONLY"),
+                retry(FailureCode::Refused(Refusal::Unavailable)),
+            ),
+            (
+                Answer::Refused("MOVED"),
+                retry(FailureCode::Refused(Refusal::Unavailable)),
+            ),
+            (
+                Answer::Refused("SOMETHINGNEW"),
+                retry(FailureCode::Refused(Refusal::Unavailable)),
+            ),
+            (
+                Answer::Refused("WRONGTYPE"),
+                rejected(Refusal::UnknownTarget),
+            ),
+            (Answer::Refused("ERR"), rejected(Refusal::Rejected)),
+        ];
+        for (answer, expected) in cases {
+            assert_eq!(classify(&answer), expected, "{answer:?}");
+        }
+        for kind in ErrorKind::ALL {
+            let v = classify(&Answer::Failed(kind));
+            assert_eq!(
+                matches!(v, Verdict::DeadLetter(_)),
+                kind.is_refused_target(),
+                "{kind}"
+            );
+        }
+    }
+
+    #[test]
+    fn error_codes_are_the_first_word() {
+        assert_eq!(error_code("WRONGTYPE Operation against a key"), "WRONGTYPE");
+        assert_eq!(error_code("OOM command not allowed"), "OOM");
+        assert_eq!(error_code(""), "");
+    }
+}

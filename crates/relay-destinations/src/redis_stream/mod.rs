@@ -1,0 +1,328 @@
+//! Redis Streams: each message is one `XADD` entry; the entry id Redis
+//! answers is the acknowledgement.
+//!
+//! - config: [`relay_core::model::RedisStreamDestination`] (host, port,
+//!   TLS, database, stream, `MAXLEN ~`; credentials must be `null` until
+//!   tenant secrets exist);
+//! - validation: the guard resolves and checks the host and port, as for an
+//!   HTTPS host;
+//! - client: a small pool of connections per endpoint, each opened through
+//!   the guard ([`relay_net::Guard::connect_checked`] or
+//!   [`relay_net::Guard::connect_tls`]), reused across attempts, dropped on
+//!   any failure;
+//! - deliver: `XADD <stream> [MAXLEN ~ n] * webhook-id … body <CloudEvents
+//!   JSON>` (structured mode; the fields are in `docs/destinations.md`);
+//! - classify: [`classify::classify`];
+//! - record: the address, the entry id or the error reply (`detail`).
+
+pub mod classify;
+mod resp;
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use relay_core::model::RedisStreamDestination;
+use relay_core::outcome::Verdict;
+use relay_core::time::Timestamp;
+use relay_net::{ErrorKind, Guard, Limits};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::time::{Instant, timeout_at};
+
+use self::classify::{Answer, error_code};
+use self::resp::Reply;
+use crate::{Invalid, Kind, Prepared, Record, Shared};
+
+/// The Redis Streams kind.
+pub struct RedisStream;
+
+/// The longest stream key accepted.
+pub const MAX_STREAM_KEY: usize = 256;
+
+/// Idle connections kept per endpoint.
+const MAX_IDLE: usize = 16;
+
+trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
+impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
+
+struct Conn {
+    io: BufReader<Box<dyn Io>>,
+    addr: SocketAddr,
+}
+
+/// An endpoint's client: its configuration and idle connections.
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    guard: Guard,
+    config: RedisStreamDestination,
+    idle: Mutex<Vec<Conn>>,
+}
+
+/// What one attempt came to.
+#[derive(Debug)]
+pub enum Result {
+    /// The entry's id.
+    Added { id: String, addr: SocketAddr },
+    /// No answer; the text names the failure (never a credential).
+    Failed {
+        kind: ErrorKind,
+        text: String,
+        addr: Option<SocketAddr>,
+    },
+    /// An error reply (at most 512 characters of it).
+    Refused { line: String, addr: SocketAddr },
+}
+
+fn failed(kind: ErrorKind, text: impl Into<String>, addr: Option<SocketAddr>) -> Result {
+    Result::Failed {
+        kind,
+        text: text.into(),
+        addr,
+    }
+}
+
+impl Inner {
+    async fn connect(
+        &self,
+        deadline: Instant,
+        limits: Limits,
+    ) -> std::result::Result<Conn, Result> {
+        let c = &self.config;
+        let (io, addr): (Box<dyn Io>, SocketAddr) = if c.tls {
+            let (s, addr) = self
+                .guard
+                .connect_tls(&c.host, c.port, limits.connect_timeout)
+                .await
+                .map_err(|e| failed(e.kind(), e.to_string(), e.remote_addr()))?;
+            (Box::new(s), addr)
+        } else {
+            let (s, addr) = self
+                .guard
+                .connect_checked(&c.host, c.port, limits.connect_timeout)
+                .await
+                .map_err(|e| failed(e.kind(), e.to_string(), e.remote_addr()))?;
+            (Box::new(s), addr)
+        };
+        let mut conn = Conn {
+            io: BufReader::new(io),
+            addr,
+        };
+        if let Some(db) = c.database {
+            let db = db.to_string();
+            match exchange(&mut conn, &[b"SELECT", db.as_bytes()], deadline).await? {
+                Reply::Simple(_) => {}
+                Reply::Error(line) => return Err(refused(line, addr)),
+                _ => {
+                    return Err(failed(
+                        ErrorKind::Protocol,
+                        "unexpected reply to SELECT",
+                        Some(addr),
+                    ));
+                }
+            }
+        }
+        Ok(conn)
+    }
+
+    async fn xadd(&self, conn: &mut Conn, m: &Prepared, deadline: Instant) -> Result {
+        let c = &self.config;
+        let attempt = m.attempt_number.to_string();
+        let max_len = c.max_len.map(|n| n.to_string());
+        let mut args: Vec<&[u8]> = vec![b"XADD", c.stream.as_bytes()];
+        if let Some(n) = &max_len {
+            args.extend([&b"MAXLEN"[..], b"~", n.as_bytes()]);
+        }
+        args.extend([
+            &b"*"[..],
+            b"webhook-id",
+            m.webhook_id.as_bytes(),
+            b"webhook-timestamp",
+            m.webhook_timestamp.as_bytes(),
+            b"webhook-signature",
+            m.webhook_signature.as_bytes(),
+            b"content-type",
+            crate::https::CONTENT_TYPE.as_bytes(),
+            b"relay-event-type",
+            m.event_type.as_bytes(),
+            b"relay-attempt",
+            attempt.as_bytes(),
+            b"body",
+            &m.body,
+        ]);
+        match exchange(conn, &args, deadline).await {
+            Ok(Reply::Bulk(Some(id))) => Result::Added {
+                id: String::from_utf8_lossy(&id).into_owned(),
+                addr: conn.addr,
+            },
+            Ok(Reply::Error(line)) => refused(line, conn.addr),
+            Ok(_) => failed(
+                ErrorKind::Protocol,
+                "unexpected reply to XADD",
+                Some(conn.addr),
+            ),
+            Err(r) => r,
+        }
+    }
+}
+
+fn refused(line: String, addr: SocketAddr) -> Result {
+    Result::Refused {
+        line: line.chars().take(512).collect(),
+        addr,
+    }
+}
+
+/// Writes one command and reads its reply before `deadline`.
+async fn exchange(
+    conn: &mut Conn,
+    args: &[&[u8]],
+    deadline: Instant,
+) -> std::result::Result<Reply, Result> {
+    let addr = Some(conn.addr);
+    let io = async {
+        conn.io.get_mut().write_all(&resp::command(args)).await?;
+        conn.io.get_mut().flush().await?;
+        resp::read(&mut conn.io).await.map_err(|e| match e {
+            resp::ReadError::Io(e) => e,
+            other => std::io::Error::other(other.to_string()),
+        })
+    };
+    match timeout_at(deadline, io).await {
+        Ok(Ok(reply)) => Ok(reply),
+        Ok(Err(e)) => Err(failed(
+            ErrorKind::Protocol,
+            format!("connection: {e}"),
+            addr,
+        )),
+        Err(_) => Err(failed(ErrorKind::Timeout, "the exchange timed out", addr)),
+    }
+}
+
+impl Kind for RedisStream {
+    const NAME: &'static str = "redis_stream";
+    type Config = RedisStreamDestination;
+    type Client = Client;
+    type Result = Result;
+
+    async fn validate(
+        c: &RedisStreamDestination,
+        guard: &Guard,
+    ) -> std::result::Result<(), Invalid> {
+        if c.password.is_some() || c.username.is_some() {
+            return Err(Invalid {
+                code: "not_supported",
+                pointer: "/destination/password",
+                message: "credentials are secret references, and tenant secrets are not available yet; use null".into(),
+            });
+        }
+        if c.stream.is_empty() || c.stream.len() > MAX_STREAM_KEY {
+            return Err(Invalid {
+                code: "invalid_stream",
+                pointer: "/destination/stream",
+                message: format!("the stream key must be 1 to {MAX_STREAM_KEY} bytes"),
+            });
+        }
+        if c.database.is_some_and(|d| d > 15) {
+            return Err(Invalid {
+                code: "invalid_database",
+                pointer: "/destination/database",
+                message: "the database must be 0 to 15".into(),
+            });
+        }
+        if c.max_len == Some(0) {
+            return Err(Invalid {
+                code: "invalid_max_len",
+                pointer: "/destination/max_len",
+                message: "max_len must be at least 1 (or null for no trimming)".into(),
+            });
+        }
+        guard
+            .resolve_checked(&c.host, c.port)
+            .await
+            .map(drop)
+            .map_err(|e| Invalid {
+                code: e.kind().as_str(),
+                pointer: "/destination/host",
+                message: e.to_string(),
+            })
+    }
+
+    fn build(config: &RedisStreamDestination, shared: &Shared) -> Client {
+        Client {
+            inner: Arc::new(Inner {
+                guard: shared.https.guard().clone(),
+                config: config.clone(),
+                idle: Mutex::new(Vec::new()),
+            }),
+        }
+    }
+
+    async fn deliver(client: &Client, message: &Prepared, limits: Limits) -> Result {
+        let inner = &client.inner;
+        let deadline = Instant::now() + limits.total_timeout;
+        let pooled = inner.idle.lock().ok().and_then(|mut idle| idle.pop());
+        let reused = pooled.is_some();
+        let mut conn = match pooled {
+            Some(c) => c,
+            None => match inner.connect(deadline, limits).await {
+                Ok(c) => c,
+                Err(r) => return r,
+            },
+        };
+        let mut result = inner.xadd(&mut conn, message, deadline).await;
+        // A pooled connection the server closed since: once more on a new one.
+        if reused
+            && matches!(
+                result,
+                Result::Failed {
+                    kind: ErrorKind::Protocol,
+                    ..
+                }
+            )
+        {
+            conn = match inner.connect(deadline, limits).await {
+                Ok(c) => c,
+                Err(r) => return r,
+            };
+            result = inner.xadd(&mut conn, message, deadline).await;
+        }
+        if !matches!(result, Result::Failed { .. })
+            && let Ok(mut idle) = inner.idle.lock()
+            && idle.len() < MAX_IDLE
+        {
+            idle.push(conn);
+        }
+        result
+    }
+
+    fn classify(result: &Result, _now: Timestamp) -> Verdict {
+        classify::classify(&match result {
+            Result::Added { .. } => Answer::Added,
+            Result::Failed { kind, .. } => Answer::Failed(*kind),
+            Result::Refused { line, .. } => Answer::Refused(error_code(line)),
+        })
+    }
+
+    fn record(result: &Result) -> Record {
+        match result {
+            Result::Added { id, addr } => Record {
+                destination: Some(*addr),
+                error: None,
+                detail: serde_json::json!({ "entry_id": id }),
+            },
+            Result::Failed { kind, text, addr } => Record {
+                destination: *addr,
+                error: Some((*kind, text.clone())),
+                detail: serde_json::json!({}),
+            },
+            Result::Refused { line, addr } => Record {
+                destination: Some(*addr),
+                error: None,
+                detail: serde_json::json!({ "error": line }),
+            },
+        }
+    }
+}
