@@ -5,8 +5,9 @@
 //! ([`Dispatcher::wake_inbound`]). The task leases due receipts from the
 //! store (`InboundStore::claim_receipts`, the store as the queue, as for
 //! messages), makes each one's ledger entries with the preset's pure rules
-//! (`relay_inbound::events`) and writes them with the receipt's completion
-//! in one transaction, applied only while the lease holds. A process that
+//! (`relay_inbound::events`) and writes them with the receipt's completion,
+//! applied only while the lease holds; a claim's receipts complete in one
+//! transaction (one commit for up to [`INBOUND_BATCH`] receipts). A process that
 //! dies between the lease and the completion leaves a lease that expires;
 //! the next claim takes the receipt again, and since the ledger is unique
 //! per (receipt, ordinal) nothing is written twice. A body the preset
@@ -86,23 +87,24 @@ impl Dispatcher {
             )
             .await?;
         let n = work.len();
+        let now = clock.now();
+        // The batch's completions share one transaction (one commit).
+        let mut done = Vec::with_capacity(n);
         for w in work {
-            let now = clock.now();
-            let held = match entries(&w, now) {
-                Ok(entries) => {
-                    self.store()
-                        .complete_receipt(&w.receipt.id, &w.lease, &entries, now)
-                        .await?
-                }
+            match entries(&w, now) {
+                Ok(entries) => done.push((w.receipt.id, w.lease, entries)),
                 Err(code) => {
                     tracing::warn!(receipt = %w.receipt.id, refusal = code, "an inbound receipt's body gives no ledger entry; left failed");
                     self.store()
                         .fail_receipt(&w.receipt.id, &w.lease, code, None)
-                        .await?
+                        .await?;
                 }
-            };
+            }
+        }
+        let held = self.store().complete_receipts(&done, now).await?;
+        for ((id, _, _), held) in done.iter().zip(held) {
             if !held {
-                tracing::info!(receipt = %w.receipt.id, "an inbound receipt's lease expired before its completion; another processing writes it");
+                tracing::info!(receipt = %id, "an inbound receipt's lease expired before its completion; another processing writes it");
             }
         }
         Ok(n)

@@ -53,6 +53,8 @@ mod portal;
 pub use portal::*;
 mod inbound;
 pub use inbound::*;
+mod inbound_ledger;
+pub use inbound_ledger::*;
 
 use crate::{
     Completion, ConsumerPatch, EndpointKeyRecord, EndpointLimits, EndpointWarning, MessageFilter,

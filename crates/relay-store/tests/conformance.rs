@@ -94,4 +94,5 @@ conformance!(
     a_receipt_whose_leases_keep_expiring_is_left_failed,
     rejected_receipts_are_kept_newest_first_per_source,
     the_ledger_pages_by_keyset_and_filters_within_its_tenant,
+    receipts_complete_in_a_batch_each_under_its_own_lease,
 );

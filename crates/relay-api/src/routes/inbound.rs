@@ -15,31 +15,22 @@
 //! Nothing the sender sends is logged but through `Debug` (escaped), and
 //! no answer echoes it; a source's secret is in no answer and no log.
 
-use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use axum::Json;
-use axum::body::Body;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
-use axum::response::{IntoResponse, Response};
+use axum::http::StatusCode;
 use relay_core::id::IdKind;
 use relay_core::model::Page;
-use relay_core::time::Timestamp;
-use relay_inbound::bucket::Bucket;
 use relay_inbound::model::{
-    DEFAULT_MAX_BODY_BYTES, DEFAULT_RATE_LIMIT_PER_SECOND, InboundSource, LedgerEntry,
-    MAX_BODY_BYTES, MAX_RATE_LIMIT_PER_SECOND, REJECTED_BODY_KEPT_BYTES, Receipt, ReceiptState,
-    SourceRecord, Verdict,
+    DEFAULT_MAX_BODY_BYTES, DEFAULT_RATE_LIMIT_PER_SECOND, InboundSource, MAX_BODY_BYTES,
+    MAX_RATE_LIMIT_PER_SECOND, SourceRecord,
 };
 use relay_inbound::{Options, Preset, SourceSecret};
-use relay_store::inbound::{
-    LedgerFilter, NewReceipt, ReceiptFilter, Received, SourcePatch, new_token, open_secret,
-    seal_secret,
-};
-use relay_store::{StoreError, new_id};
-use serde::{Deserialize, Serialize};
-use utoipa::{IntoParams, ToSchema};
+use relay_store::inbound::{SourcePatch, new_token, seal_secret};
+use relay_store::new_id;
+use serde::Deserialize;
+use utoipa::ToSchema;
 
 use super::ListQuery;
 use crate::AppState;
@@ -49,20 +40,6 @@ use crate::extract::{JsonBody, OptionalJsonBody, QueryParams};
 
 /// The longest a rotated-out secret keeps verifying.
 pub const MAX_OVERLAP_HOURS: u32 = 168;
-
-/// Each source's rate-limit bucket in this process.
-#[derive(Default)]
-pub struct Buckets(std::sync::Mutex<HashMap<String, Bucket>>);
-
-impl Buckets {
-    /// Takes a token of `source_id`'s bucket at `now`, if it has one.
-    pub fn take(&self, source_id: &str, rate: u32, now: Timestamp) -> bool {
-        let mut map = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        map.entry(source_id.to_owned())
-            .or_insert_with(|| Bucket::full(rate, now))
-            .take(rate, now)
-    }
-}
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -104,14 +81,6 @@ pub struct RotateInboundSecret {
     /// How long the current secret keeps verifying beside the new one,
     /// 0 to 168 hours (default 24): the time the provider takes to switch.
     pub overlap_hours: Option<u32>,
-}
-
-/// What the receiving route answers to a verified request.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ReceiptAccepted {
-    pub receipt_id: String,
-    /// Whether this provider event had been received before (then counted, not processed again).
-    pub duplicate: bool,
 }
 
 fn check_name(name: &str) -> Result<(), FieldError> {
@@ -388,283 +357,7 @@ pub async fn delete(
     Ok(StatusCode::NO_CONTENT)
 }
 
-#[derive(Debug, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-#[serde(deny_unknown_fields)]
-pub struct ReceiptQuery {
-    pub source_id: Option<String>,
-    pub verdict: Option<Verdict>,
-    pub state: Option<ReceiptState>,
-    pub provider_event_id: Option<String>,
-    /// Page size, 1 to 250 (default 50).
-    #[param(minimum = 1, maximum = 250)]
-    pub limit: Option<u32>,
-    pub after: Option<String>,
-}
-
-#[utoipa::path(operation_id = "inbound_receipts_list", get, path = "/v1/inbound-receipts", tag = "inbound", params(ReceiptQuery),
-    responses((status = 200, body = Page<Receipt>)), security(("api_key" = [])))]
-pub async fn list_receipts(
-    State(state): State<Arc<AppState>>,
-    auth: TenantAuth,
-    QueryParams(q): QueryParams<ReceiptQuery>,
-) -> Result<Json<Page<Receipt>>, ApiError> {
-    let page = super::page_request(q.limit, q.after)?;
-    let filter = ReceiptFilter {
-        source_id: q.source_id,
-        verdict: q.verdict,
-        state: q.state,
-        provider_event_id: q.provider_event_id,
-    };
-    Ok(Json(
-        state
-            .store
-            .list_receipts(&auth.scope, &filter, &page)
-            .await?,
-    ))
-}
-
-#[utoipa::path(operation_id = "inbound_receipts_get", get, path = "/v1/inbound-receipts/{id}", tag = "inbound",
-    params(("id" = String, Path, description = "The receipt's id.")),
-    responses((status = 200, body = Receipt), (status = 404, body = Problem)),
-    security(("api_key" = [])))]
-pub async fn get_receipt(
-    State(state): State<Arc<AppState>>,
-    auth: TenantAuth,
-    Path(id): Path<String>,
-) -> Result<Json<Receipt>, ApiError> {
-    state
-        .store
-        .get_receipt(&auth.scope, &id)
-        .await?
-        .map(Json)
-        .ok_or_else(|| ApiError::not_found("inbound receipt"))
-}
-
-#[utoipa::path(operation_id = "inbound_receipts_reprocess", post, path = "/v1/inbound-receipts/{id}/reprocess", tag = "inbound",
-    params(("id" = String, Path, description = "The receipt's id.")),
-    responses((status = 202, body = Receipt), (status = 404, body = Problem), (status = 409, body = Problem)),
-    security(("api_key" = [])))]
-pub async fn reprocess(
-    State(state): State<Arc<AppState>>,
-    auth: TenantAuth,
-    Path(id): Path<String>,
-) -> Result<(StatusCode, Json<Receipt>), ApiError> {
-    let receipt = state
-        .store
-        .reprocess_receipt(&auth.scope, &id, state.clock.now())
-        .await
-        .map_err(|e| match e {
-            StoreError::NotFound => ApiError::not_found("inbound receipt"),
-            StoreError::Conflict("receipt_rejected") => ApiError::new(
-                StatusCode::CONFLICT,
-                "receipt_rejected",
-                "a rejected receipt is kept for diagnosis and never processed",
-            ),
-            StoreError::Conflict("receipt_processing") => ApiError::new(
-                StatusCode::CONFLICT,
-                "receipt_processing",
-                "the receipt is being processed; look again in a moment",
-            ),
-            other => other.into(),
-        })?;
-    state.engine.wake_inbound();
-    Ok((StatusCode::ACCEPTED, Json(receipt)))
-}
-
-#[derive(Debug, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-#[serde(deny_unknown_fields)]
-pub struct LedgerQuery {
-    pub source_id: Option<String>,
-    pub provider: Option<String>,
-    /// The event type as the provider names it.
-    pub event_type: Option<String>,
-    pub provider_event_id: Option<String>,
-    pub message_id: Option<String>,
-    pub recipient: Option<String>,
-    pub receipt_id: Option<String>,
-    /// Received at or after (RFC 3339).
-    #[param(value_type = Option<String>, format = DateTime)]
-    pub since: Option<Timestamp>,
-    /// Received before (RFC 3339).
-    #[param(value_type = Option<String>, format = DateTime)]
-    pub until: Option<Timestamp>,
-    /// Page size, 1 to 250 (default 50).
-    #[param(minimum = 1, maximum = 250)]
-    pub limit: Option<u32>,
-    pub after: Option<String>,
-}
-
-#[utoipa::path(operation_id = "ledger_list", get, path = "/v1/ledger", tag = "inbound", params(LedgerQuery),
-    responses((status = 200, body = Page<LedgerEntry>)), security(("api_key" = [])))]
-pub async fn ledger(
-    State(state): State<Arc<AppState>>,
-    auth: TenantAuth,
-    QueryParams(q): QueryParams<LedgerQuery>,
-) -> Result<Json<Page<LedgerEntry>>, ApiError> {
-    let page = super::page_request(q.limit, q.after)?;
-    let filter = LedgerFilter {
-        source_id: q.source_id,
-        provider: q.provider,
-        event_type: q.event_type,
-        provider_event_id: q.provider_event_id,
-        message_id: q.message_id,
-        recipient: q.recipient,
-        receipt_id: q.receipt_id,
-        received_from: q.since,
-        received_until: q.until,
-    };
-    Ok(Json(
-        state.store.list_ledger(&auth.scope, &filter, &page).await?,
-    ))
-}
-
-/// The URL the provider addressed, as it may have signed it (Twilio).
-fn addressed_url(state: &AppState, headers: &HeaderMap, uri: &Uri) -> String {
-    let path = uri.path_and_query().map_or("/", |p| p.as_str());
-    match &state.settings.public_url {
-        Some(base) => format!("{}{path}", base.trim_end_matches('/')),
-        None => {
-            let host = headers
-                .get(header::HOST)
-                .and_then(|h| h.to_str().ok())
-                .unwrap_or("localhost");
-            format!("http://{host}{path}")
-        }
-    }
-}
-
-fn too_many() -> Response {
-    let mut r = ApiError::new(
-        StatusCode::TOO_MANY_REQUESTS,
-        "rate_limited",
-        "the source's rate limit is reached; retry later",
-    )
-    .into_response();
-    r.headers_mut()
-        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-    r
-}
-
-/// `POST /inbound/{token}`: what a provider sends (see the module's
-/// documentation and `docs/inbound.md`; not in the OpenAPI document, which
-/// describes the API for callers with a token). Answers `200`
-/// [`ReceiptAccepted`], or a problem: `401` with the refusal's code (kept as
-/// a rejected receipt), `404`, `413`, `429`.
-pub async fn receive(
-    State(state): State<Arc<AppState>>,
-    Path(token): Path<String>,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Body,
-) -> Result<Response, ApiError> {
-    let not_found = || ApiError::not_found("inbound source");
-    if token.len() != 32 || !token.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Err(not_found());
-    }
-    let record = state
-        .store
-        .inbound_source_by_token(&token)
-        .await?
-        .ok_or_else(not_found)?;
-    let source = &record.source;
-    let now = state.clock.now();
-    if !state
-        .inbound_buckets
-        .take(&source.id, source.rate_limit_per_second, now)
-    {
-        return Ok(too_many());
-    }
-    let limit = source.max_body_bytes as usize;
-    let bytes = axum::body::to_bytes(body, limit).await.map_err(|_| {
-        ApiError::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "payload_too_large",
-            format!("the body is larger than the source's limit ({limit} bytes)"),
-        )
-    })?;
-    let mut secrets = Vec::with_capacity(2);
-    for stored in std::iter::once(&record.secret).chain(
-        record
-            .previous
-            .iter()
-            .filter(|(_, until)| *until > now)
-            .map(|(s, _)| s),
-    ) {
-        match open_secret(&state.master_key, &source.id, stored) {
-            Ok(s) => secrets.push(s),
-            Err(e) => {
-                tracing::error!(source = %source.id, error = %e, "an inbound source's secret does not open");
-                return Err(ApiError::internal());
-            }
-        }
-    }
-    let pairs: Vec<(String, String)> = headers
-        .iter()
-        .filter_map(|(n, v)| Some((n.as_str().to_owned(), v.to_str().ok()?.to_owned())))
-        .collect();
-    let url = addressed_url(&state, &headers, &uri);
-    let request = relay_inbound::Request {
-        url: &url,
-        headers: &pairs,
-        body: &bytes,
-    };
-    let verdict = relay_inbound::verify(source.preset, &source.options, &secrets, &request, now);
-    let kept: BTreeMap<String, String> = source
-        .preset
-        .kept_headers(&source.options)
-        .into_iter()
-        .filter_map(|name| {
-            let value = request.header(&name)?.to_owned();
-            Some((name, value))
-        })
-        .collect();
-    let mut body = bytes.to_vec();
-    if verdict.is_err() {
-        body.truncate(REJECTED_BODY_KEPT_BYTES);
-    }
-    let receipt = NewReceipt {
-        id: new_id(IdKind::Receipt, now),
-        tenant_id: record.tenant_id.clone(),
-        environment: source.environment,
-        source_id: source.id.clone(),
-        provider: source.provider.clone(),
-        preset: source.preset,
-        verdict: verdict
-            .as_ref()
-            .map(|v| v.event_id.clone())
-            .map_err(|r| r.code().to_owned()),
-        url,
-        headers: kept,
-        body,
-        now,
-    };
-    let received = state.store.receive_inbound(&receipt).await?;
-    match (received, verdict) {
-        (Received::New { id }, _) => {
-            state.engine.wake_inbound();
-            Ok(Json(ReceiptAccepted {
-                receipt_id: id,
-                duplicate: false,
-            })
-            .into_response())
-        }
-        (Received::Duplicate { id, received_count }, Ok(v)) => {
-            tracing::debug!(source = %source.id, receipt = %id, event_id = ?v.event_id, received_count, "a provider event received again; counted");
-            Ok(Json(ReceiptAccepted {
-                receipt_id: id,
-                duplicate: true,
-            })
-            .into_response())
-        }
-        (Received::Duplicate { .. }, Err(_)) => Err(ApiError::internal()),
-        (Received::Rejected { id }, verdict) => {
-            let refusal = verdict.err();
-            let code = refusal.as_ref().map_or("signature_no_match", |r| r.code());
-            tracing::info!(source = %source.id, receipt = %id, refusal = code, "an inbound request was refused; kept as a rejected receipt");
-            let detail = refusal.map_or_else(|| "refused".to_owned(), |r| r.to_string());
-            Err(ApiError::new(StatusCode::UNAUTHORIZED, code, detail))
-        }
-    }
-}
+mod receipts;
+mod receive;
+pub use receipts::*;
+pub use receive::*;

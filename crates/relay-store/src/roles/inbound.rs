@@ -56,6 +56,13 @@ pub trait InboundStore: Send + Sync {
         entries: &[LedgerEntry],
         now: Timestamp,
     ) -> Result<bool>;
+    /// [`InboundStore::complete_receipt`] for each of `done` (receipt id,
+    /// lease, entries), in one transaction; whether each lease held.
+    async fn complete_receipts(
+        &self,
+        done: &[(String, String, Vec<LedgerEntry>)],
+        now: Timestamp,
+    ) -> Result<Vec<bool>>;
     /// Ends a failed processing attempt while its lease holds: due again
     /// at `retry_at`, or `failed`.
     async fn fail_receipt(
@@ -161,6 +168,24 @@ impl<B: Backend> InboundStore for B {
         let (id, lease, entries) = (id.to_owned(), lease.to_owned(), entries.to_vec());
         self.write(Commit::Durable, move |x| {
             Box::pin(async move { inbound::complete(x, &id, &lease, &entries, now).await })
+        })
+        .await
+    }
+
+    async fn complete_receipts(
+        &self,
+        done: &[(String, String, Vec<LedgerEntry>)],
+        now: Timestamp,
+    ) -> Result<Vec<bool>> {
+        let done = done.to_vec();
+        self.write(Commit::Durable, move |x| {
+            Box::pin(async move {
+                let mut held = Vec::with_capacity(done.len());
+                for (id, lease, entries) in &done {
+                    held.push(inbound::complete(x, id, lease, entries, now).await?);
+                }
+                Ok(held)
+            })
         })
         .await
     }

@@ -47,6 +47,8 @@ pub struct Settings {
     pub lease_seconds: Option<u64>,
     /// `[delivery] shutdown_grace_seconds`; `None` keeps the default.
     pub shutdown_grace_seconds: Option<u64>,
+    /// Further `RELAY_*` variables (`RELAY_INBOUND__PROCESSING=false`).
+    pub env: Vec<(String, String)>,
 }
 
 impl Settings {
@@ -59,7 +61,14 @@ impl Settings {
             ca_pem: sink.receiver.ca_pem_path().to_path_buf(),
             lease_seconds: None,
             shutdown_grace_seconds: None,
+            env: Vec::new(),
         }
+    }
+
+    /// Starts with `name=value` in the environment as well.
+    pub fn env(mut self, name: &str, value: &str) -> Settings {
+        self.env.push((name.to_string(), value.to_string()));
+        self
     }
 
     pub fn database(mut self, url: Option<&str>) -> Settings {
@@ -129,6 +138,9 @@ pub fn start(s: &Settings) -> Relay {
     }
     if let Some(g) = s.shutdown_grace_seconds {
         cmd.env("RELAY_DELIVERY__SHUTDOWN_GRACE_SECONDS", g.to_string());
+    }
+    for (k, v) in &s.env {
+        cmd.env(k, v);
     }
     let child = cmd.spawn().expect("start relay serve");
     // Owned at once, so a failure below still kills the process.

@@ -1,0 +1,152 @@
+//! Receipts (with their verdict and duplicate count), reprocessing, and
+//! the ledger.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use relay_core::model::Page;
+use relay_core::time::Timestamp;
+use relay_inbound::model::{LedgerEntry, Receipt, ReceiptState, Verdict};
+use relay_store::StoreError;
+use relay_store::inbound::{LedgerFilter, ReceiptFilter};
+use serde::Deserialize;
+use utoipa::IntoParams;
+
+use crate::AppState;
+use crate::auth::TenantAuth;
+use crate::error::{ApiError, Problem};
+use crate::extract::QueryParams;
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct ReceiptQuery {
+    pub source_id: Option<String>,
+    pub verdict: Option<Verdict>,
+    pub state: Option<ReceiptState>,
+    pub provider_event_id: Option<String>,
+    /// Page size, 1 to 250 (default 50).
+    #[param(minimum = 1, maximum = 250)]
+    pub limit: Option<u32>,
+    pub after: Option<String>,
+}
+
+#[utoipa::path(operation_id = "inbound_receipts_list", get, path = "/v1/inbound-receipts", tag = "inbound", params(ReceiptQuery),
+    responses((status = 200, body = Page<Receipt>)), security(("api_key" = [])))]
+pub async fn list_receipts(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    QueryParams(q): QueryParams<ReceiptQuery>,
+) -> Result<Json<Page<Receipt>>, ApiError> {
+    let page = crate::routes::page_request(q.limit, q.after)?;
+    let filter = ReceiptFilter {
+        source_id: q.source_id,
+        verdict: q.verdict,
+        state: q.state,
+        provider_event_id: q.provider_event_id,
+    };
+    Ok(Json(
+        state
+            .store
+            .list_receipts(&auth.scope, &filter, &page)
+            .await?,
+    ))
+}
+
+#[utoipa::path(operation_id = "inbound_receipts_get", get, path = "/v1/inbound-receipts/{id}", tag = "inbound",
+    params(("id" = String, Path, description = "The receipt's id.")),
+    responses((status = 200, body = Receipt), (status = 404, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn get_receipt(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+) -> Result<Json<Receipt>, ApiError> {
+    state
+        .store
+        .get_receipt(&auth.scope, &id)
+        .await?
+        .map(Json)
+        .ok_or_else(|| ApiError::not_found("inbound receipt"))
+}
+
+#[utoipa::path(operation_id = "inbound_receipts_reprocess", post, path = "/v1/inbound-receipts/{id}/reprocess", tag = "inbound",
+    params(("id" = String, Path, description = "The receipt's id.")),
+    responses((status = 202, body = Receipt), (status = 404, body = Problem), (status = 409, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn reprocess(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+) -> Result<(StatusCode, Json<Receipt>), ApiError> {
+    let receipt = state
+        .store
+        .reprocess_receipt(&auth.scope, &id, state.clock.now())
+        .await
+        .map_err(|e| match e {
+            StoreError::NotFound => ApiError::not_found("inbound receipt"),
+            StoreError::Conflict("receipt_rejected") => ApiError::new(
+                StatusCode::CONFLICT,
+                "receipt_rejected",
+                "a rejected receipt is kept for diagnosis and never processed",
+            ),
+            StoreError::Conflict("receipt_processing") => ApiError::new(
+                StatusCode::CONFLICT,
+                "receipt_processing",
+                "the receipt is being processed; look again in a moment",
+            ),
+            other => other.into(),
+        })?;
+    state.engine.wake_inbound();
+    Ok((StatusCode::ACCEPTED, Json(receipt)))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct LedgerQuery {
+    pub source_id: Option<String>,
+    pub provider: Option<String>,
+    /// The event type as the provider names it.
+    pub event_type: Option<String>,
+    pub provider_event_id: Option<String>,
+    pub message_id: Option<String>,
+    pub recipient: Option<String>,
+    pub receipt_id: Option<String>,
+    /// Received at or after (RFC 3339).
+    #[param(value_type = Option<String>, format = DateTime)]
+    pub since: Option<Timestamp>,
+    /// Received before (RFC 3339).
+    #[param(value_type = Option<String>, format = DateTime)]
+    pub until: Option<Timestamp>,
+    /// Page size, 1 to 250 (default 50).
+    #[param(minimum = 1, maximum = 250)]
+    pub limit: Option<u32>,
+    pub after: Option<String>,
+}
+
+#[utoipa::path(operation_id = "ledger_list", get, path = "/v1/ledger", tag = "inbound", params(LedgerQuery),
+    responses((status = 200, body = Page<LedgerEntry>)), security(("api_key" = [])))]
+pub async fn ledger(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    QueryParams(q): QueryParams<LedgerQuery>,
+) -> Result<Json<Page<LedgerEntry>>, ApiError> {
+    let page = crate::routes::page_request(q.limit, q.after)?;
+    let filter = LedgerFilter {
+        source_id: q.source_id,
+        provider: q.provider,
+        event_type: q.event_type,
+        provider_event_id: q.provider_event_id,
+        message_id: q.message_id,
+        recipient: q.recipient,
+        receipt_id: q.receipt_id,
+        received_from: q.since,
+        received_until: q.until,
+    };
+    Ok(Json(
+        state.store.list_ledger(&auth.scope, &filter, &page).await?,
+    ))
+}
