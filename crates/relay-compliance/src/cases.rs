@@ -224,3 +224,54 @@ pub async fn secrets_stay_out_of_logs_and_records<P: Peer>(h: Harness<P>) {
         assert!(!endpoint.contains(secret.as_str()), "a secret in Debug");
     }
 }
+
+/// A burst with the destination stopped in the middle and started again:
+/// every accepted event arrives (at least once), none is lost, and what was
+/// not acknowledged is retried until it is.
+pub async fn stopped_mid_burst_loses_nothing<P: Peer>(h: Harness<P>) {
+    let mut ids = Vec::new();
+    for _ in 0..15 {
+        ids.push(h.publish().await);
+    }
+    h.round().await;
+    h.peer.set_mode(Mode::Down).await;
+    for _ in 0..15 {
+        ids.push(h.publish().await);
+    }
+    // Rounds until everything due was attempted against the stopped peer.
+    while h.round().await > 0 {}
+    h.peer.set_mode(Mode::Accept).await;
+    for _ in 0..20 {
+        let waiting: Vec<_> = h
+            .messages()
+            .await
+            .into_iter()
+            .filter(|m| m.state != MessageState::Delivered)
+            .collect();
+        let Some(latest) = waiting.iter().filter_map(|m| m.next_attempt_at).max() else {
+            break;
+        };
+        assert!(
+            waiting.iter().all(|m| m.state == MessageState::Scheduled),
+            "unacknowledged messages are retried: {waiting:?}"
+        );
+        // Past every retry time and the circuit breaker's cool-down (the
+        // failures opened it): its probe succeeds and closes it.
+        let cool_down = relay_core::circuit::BreakerConfig::default().cool_down_millis;
+        h.clock
+            .set(latest.max(h.clock.now()).plus_millis(cool_down + 1_000));
+        while h.round().await > 0 {}
+    }
+    let messages = h.messages().await;
+    assert_eq!(messages.len(), ids.len());
+    assert!(
+        messages.iter().all(|m| m.state == MessageState::Delivered),
+        "{messages:?}"
+    );
+    let got = wait_received(&h.peer, ids.len()).await;
+    let mut received: Vec<String> = got.into_iter().map(|r| r.webhook_id).collect();
+    received.sort();
+    received.dedup();
+    ids.sort();
+    assert_eq!(received, ids, "every accepted event arrived");
+}

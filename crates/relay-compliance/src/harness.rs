@@ -235,6 +235,22 @@ impl<P: Peer> Harness<P> {
         }
     }
 
+    /// Every message, oldest first.
+    pub async fn messages(&self) -> Vec<Message> {
+        self.store()
+            .list_messages(
+                &self.scope,
+                &MessageFilter::default(),
+                &PageRequest {
+                    after: None,
+                    limit: 250,
+                },
+            )
+            .await
+            .unwrap()
+            .data
+    }
+
     pub async fn only_message(&self) -> Message {
         let page = self
             .store()

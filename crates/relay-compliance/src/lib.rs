@@ -13,8 +13,9 @@
 //! standalone verifier SDK, `relay-verify`), the envelope is valid
 //! CloudEvents (the 1.0.2 JSON Schema kept in `testdata/`), a retryable
 //! failure is classified as a retry, a permanent one as permanent, a timeout,
-//! the destination down then up, the attempt record is complete, and no
-//! secret reaches the logs or the attempt records.
+//! the destination down then up, the attempt record is complete, no
+//! secret reaches the logs or the attempt records, and a destination
+//! stopped in the middle of a burst loses nothing.
 
 pub mod cases;
 mod harness;
@@ -85,7 +86,8 @@ macro_rules! compliance_suite {
         $crate::compliance_suite!(@cases $peer;
             delivered_once, signature_verifies, envelope_is_valid_cloudevents,
             retryable_failure_is_a_retry, permanent_failure_is_permanent, timeout_is_a_retry,
-            destination_down_then_up, attempt_record_is_complete, secrets_stay_out_of_logs_and_records);
+            destination_down_then_up, attempt_record_is_complete, secrets_stay_out_of_logs_and_records,
+            stopped_mid_burst_loses_nothing);
     };
     (@cases $peer:ty; $($case:ident),*) => {
         mod sqlite {

@@ -141,7 +141,10 @@ impl Peer for HttpsPeer {
             Self::flush(&mut s);
             s.mode = mode;
             match (&s.receiver, mode) {
-                (Some(_), Mode::Down) => {
+                (Some(r), Mode::Down) => {
+                    // Connections the client pooled are closed on their next
+                    // request, so nothing reaches a stopped receiver.
+                    r.set_behavior(Behavior::close());
                     s.receiver = None;
                     s.flushed = 0;
                     false

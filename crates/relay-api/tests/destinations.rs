@@ -1,0 +1,68 @@
+//! Destinations of every kind through the API: each kind's configuration
+//! is checked at registration (through the guard), stored as given, and
+//! refused with the kind's own codes.
+
+mod common;
+
+use axum::http::StatusCode;
+use common::Harness;
+use serde_json::{Value, json};
+
+fn body(consumer_id: &str, destination: Value) -> Value {
+    json!({
+        "consumer_id": consumer_id,
+        "destination": destination,
+        "event_types": ["order.shipped"],
+    })
+}
+
+#[tokio::test]
+async fn a_redis_stream_endpoint_is_checked_and_stored_as_given() {
+    let h = Harness::new().await;
+    let (_, key) = h.tenant_with_key("acme", "live").await;
+    h.open_event_type(&key, "order.shipped").await;
+    let consumer = h.consumer(&key, "merchant-1").await;
+    let redis = json!({
+        "kind": "redis_stream", "host": "receiver.test", "port": 8443,
+        "stream": "orders", "max_len": 1000
+    });
+    let created = h
+        .post("/v1/endpoints", &key, body(&consumer, redis.clone()))
+        .await
+        .expect(StatusCode::CREATED);
+    let id = created["id"].as_str().unwrap().to_string();
+    let got = h
+        .get(&format!("/v1/endpoints/{id}"), &key)
+        .await
+        .expect(StatusCode::OK);
+    assert_eq!(got["destination"]["kind"], "redis_stream");
+    assert_eq!(got["destination"]["stream"], "orders");
+    assert_eq!(got["destination"]["max_len"], 1000);
+    assert_eq!(got["destination"]["tls"], false);
+
+    let refused = [
+        (json!({"password": "hunter2"}), "not_supported"),
+        (json!({"stream": ""}), "invalid_stream"),
+        (json!({"database": 16}), "invalid_database"),
+        (json!({"max_len": 0}), "invalid_max_len"),
+        (json!({"port": 6379}), "port_not_allowed"),
+        (json!({"host": "private.test"}), "blocked_address"),
+    ];
+    for (change, code) in refused {
+        let mut d = redis.clone();
+        for (k, v) in change.as_object().unwrap() {
+            d[k] = v.clone();
+        }
+        let r = h.post("/v1/endpoints", &key, body(&consumer, d)).await;
+        let problem = r.problem(StatusCode::UNPROCESSABLE_ENTITY, code);
+        assert!(
+            !problem.to_string().contains("hunter2"),
+            "a credential is never echoed: {problem}"
+        );
+    }
+    // An unknown field is refused like any other shape error.
+    let mut d = redis.clone();
+    d["url"] = json!("https://receiver.test:8443/x");
+    let r = h.post("/v1/endpoints", &key, body(&consumer, d)).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+}
