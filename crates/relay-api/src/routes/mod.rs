@@ -13,6 +13,7 @@ pub mod inbound;
 pub mod messages;
 pub mod ops;
 pub mod portal;
+pub mod portal_page;
 pub mod portal_tokens;
 pub mod recovery;
 pub mod tenants;
@@ -133,6 +134,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         )
         .route("/v1/ledger", get(inbound::ledger))
         .route("/inbound/{token}", post(inbound::receive))
+        .merge(portal_page::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::map_response(problem_for_rejections))
