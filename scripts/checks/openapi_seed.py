@@ -3,12 +3,14 @@ schemathesis configuration that uses the seeded objects.
 
 Creates, through the API itself: a tenant and a live API key, an event type
 with a sample, a consumer, an endpoint (on a loopback port nothing listens
-on), a published event and its message, and a bulk-retry job. The
+on), a published event and its message, a bulk-retry job and a portal
+token of the consumer. The
 configuration binds each path `{id}` to the real id of its kind half of the
 time, so the run sees real objects (and checks their schemas) as well as
 unknown ids. DELETE operations keep random ids, so the seeds survive the run.
 
-Usage: openapi_seed.py URL OPERATOR_TOKEN CONFIG_OUT  (prints the API key)
+Usage: openapi_seed.py URL OPERATOR_TOKEN CONFIG_OUT
+(prints the API key and a portal token of the seeded consumer)
 Only the standard library: it runs on the python of the tools' environment.
 """
 
@@ -63,6 +65,19 @@ def main():
     event = call(url, key, "GET", f"/v1/events/{published['id']}")
     message = event["messages"][0]["id"]
     job = call(url, key, "POST", "/v1/messages/retry", {"endpoint_id": endpoint["id"]})
+    # A portal token of the consumer, with every capability: the portal's
+    # operations (tag `portal`) run with it.
+    portal = call(
+        url,
+        key,
+        "POST",
+        "/v1/portal-tokens",
+        {
+            "consumer_id": consumer["id"],
+            "capabilities": ["manage_endpoints", "rotate_keys", "recover", "send_tests"],
+            "lifetime_seconds": 3600,
+        },
+    )
 
     ids = {
         "tenants": tenant["id"],
@@ -80,6 +95,8 @@ def main():
     bindings = {kind: {"path.id": kind} for kind in ids}
     bindings["tenants"]["path.key_id"] = "key_ids"
     bindings["event-types"] = {"path.name": "event_types"}
+    bindings["portal/endpoints"] = {"path.id": "endpoints"}
+    bindings["portal/messages"] = {"path.id": "messages"}
     for prefix, parameters in bindings.items():
         bound = ", ".join(
             f"{toml_string(p)} = {{ dictionary = {toml_string(d)}, probability = 0.5 }}"
@@ -94,7 +111,7 @@ def main():
         ]
     with open(config_out, "w") as f:
         f.write("\n".join(lines))
-    print(key)
+    print(key, portal["token"])
 
 
 if __name__ == "__main__":
