@@ -32,6 +32,7 @@ mod isolation;
 mod limit;
 mod measure;
 mod publish;
+mod receipts;
 mod suite;
 mod targets;
 mod throughput;
@@ -60,6 +61,7 @@ use self::isolation::isolation;
 use self::limit::{limit_for_ratios, limit_workload};
 use self::measure::{Cpu, Percentiles, micros, peak_rss_mib, round};
 use self::publish::{payload, publish};
+use self::receipts::receipts;
 use self::suite::targets_workload;
 use self::throughput::{fresh_latency, latency, paced, throughput};
 
@@ -121,6 +123,9 @@ pub enum Workload {
     /// Tenant B publishes live while tenant A bulk-retries M failed messages:
     /// B's latency with and without A's recovery running.
     Fairness,
+    /// Inbound provider webhooks at `--rate` for `--seconds`: receipts/s,
+    /// the `2xx` latency, and when the ledger writer has processed them all.
+    Receipts,
     /// Every target of the bench, measured in one command: `backlog`,
     /// `latency`, `isolation` and `throughput` on SQLite (and `throughput`
     /// on PostgreSQL with `--database-url`), each judged met or not.
@@ -158,7 +163,8 @@ pub struct BenchArgs {
     /// created next to `db` for the run and dropped afterwards. Default: SQLite.
     #[arg(long)]
     database_url: Option<String>,
-    /// Events per second (latency: 1000, isolation: 100, fairness: 50).
+    /// Events per second (latency: 1000, isolation: 100, fairness: 50,
+    /// receipts: 1000).
     #[arg(long)]
     rate: Option<f64>,
     /// How long to publish at `--rate` (latency, isolation; fairness: each
@@ -343,6 +349,7 @@ async fn run_workload(args: BenchArgs, relay: Host) -> anyhow::Result<Report> {
         Workload::Isolation => isolation(&args, relay, &data).await,
         Workload::Fairness => fairness(&args, relay, &data).await,
         Workload::Targets => targets_workload(&args, relay, &data).await,
+        Workload::Receipts => receipts(&args, relay, &data).await,
     }
 }
 

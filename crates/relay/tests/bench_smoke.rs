@@ -182,3 +182,30 @@ fn refused_publishes_end_the_run_without_waiting() {
         "it waited for deliveries that cannot come"
     );
 }
+
+/// Inbound receipts at a small rate: every one accepted and processed.
+#[test]
+fn receipts_are_accepted_and_processed() {
+    let v = bench(&[
+        "receipts",
+        "--rate",
+        "50",
+        "--seconds",
+        "2",
+        "--timeout-seconds",
+        "60",
+        "--json",
+    ]);
+    assert_eq!(v["workload"], "receipts");
+    assert_eq!(v["receipts"], 100);
+    assert_eq!(v["accepted"], 100, "every receipt answered 2xx: {v:#}");
+    assert_eq!(v["errors"], 0);
+    assert_eq!(v["processed"], true, "{v:#}");
+    for field in [
+        "/receipts_per_s",
+        "/latency_2xx_ms/p50",
+        "/latency_2xx_ms/p99",
+    ] {
+        assert!(number(&v, field) > 0.0, "{field} in {v:#}");
+    }
+}
