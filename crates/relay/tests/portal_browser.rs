@@ -194,7 +194,17 @@ fn the_portal_works_in_a_real_browser() {
     // The deliveries the page caused reached the receiver, never B's endpoint.
     let got = receiver.requests();
     assert!(got.iter().all(|r| r.path == "/portal-a"), "{got:?}");
-    assert_eq!(got.len(), 3, "a test event, a failed one, its resend");
+    // A test event, a failed one and its resend; the failed one may also
+    // have been retried on the schedule (the process runs on the system
+    // clock) before the test ended.
+    let ids: std::collections::BTreeSet<&str> =
+        got.iter().filter_map(|r| r.header("webhook-id")).collect();
+    assert_eq!(ids.len(), 2, "two test events: {got:?}");
+    assert!(
+        (3..=4).contains(&got.len()),
+        "{} requests: {got:?}",
+        got.len()
+    );
 }
 
 /// Moves the token's expiry into the past, in the database of the running
