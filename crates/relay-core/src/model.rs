@@ -580,6 +580,18 @@ pub struct Attempt {
     pub detail: serde_json::Value,
 }
 
+/// The HTTPS fields of an attempt's wire format, `status_code` and
+/// `response_body`, read from its `detail` (absent for other kinds).
+pub fn https_fields(detail: &serde_json::Value) -> (Option<i64>, Option<String>) {
+    (
+        detail.get("status_code").and_then(|v| v.as_i64()),
+        detail
+            .get("response_body")
+            .and_then(|v| v.as_str())
+            .map(str::to_owned),
+    )
+}
+
 /// One page of a keyset-paginated list.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Page<T> {

@@ -345,6 +345,7 @@ impl Attempter {
             Resolved::DeadLetter(_) => (AttemptOutcome::DeadLettered, None),
         };
         let detail = recorded.detail.clone();
+        let (status_code, response_body) = relay_core::model::https_fields(&detail);
         Attempt {
             id: new_id(IdKind::Attempt, started_at),
             message_id: c.message.id.clone(),
@@ -354,15 +355,12 @@ impl Attempter {
             started_at,
             duration_ms: elapsed.as_millis() as i64,
             destination_ip: recorded.destination.map(|a| a.ip().to_string()),
-            status_code: detail.get("status_code").and_then(|v| v.as_i64()),
+            status_code,
             error_kind: recorded.error.as_ref().map(|(k, _)| k.as_str().to_string()),
             error_code,
             body_sha256: prepared.body_sha256.clone(),
             signature: prepared.webhook_signature.clone(),
-            response_body: detail
-                .get("response_body")
-                .and_then(|v| v.as_str())
-                .map(str::to_owned),
+            response_body,
             outcome,
             detail,
         }

@@ -186,6 +186,7 @@ pub fn message(r: &impl RowExt) -> Result<Message> {
 
 pub fn attempt(r: &impl RowExt) -> Result<Attempt> {
     let detail: serde_json::Value = r.json("detail")?;
+    let (status_code, response_body) = relay_core::model::https_fields(&detail);
     Ok(Attempt {
         id: r.text("id")?,
         message_id: r.text("message_id")?,
@@ -195,7 +196,7 @@ pub fn attempt(r: &impl RowExt) -> Result<Attempt> {
         started_at: r.ts("started_at")?,
         duration_ms: r.int("duration_ms")?,
         destination_ip: r.opt_text("destination_ip")?,
-        status_code: detail.get("status_code").and_then(|v| v.as_i64()),
+        status_code,
         error_kind: r.opt_text("error_kind")?,
         error_code: r
             .opt_text("error_code")?
@@ -203,10 +204,7 @@ pub fn attempt(r: &impl RowExt) -> Result<Attempt> {
             .transpose()?,
         body_sha256: r.text("body_sha256")?,
         signature: r.text("signature")?,
-        response_body: detail
-            .get("response_body")
-            .and_then(|v| v.as_str())
-            .map(str::to_owned),
+        response_body,
         outcome: parse_with("outcome", r.text("outcome")?, AttemptOutcome::parse)?,
         detail,
     })
