@@ -41,7 +41,10 @@ async fn a_redis_stream_endpoint_is_checked_and_stored_as_given() {
     assert_eq!(got["destination"]["tls"], false);
 
     let refused = [
-        (json!({"password": "hunter2"}), "not_supported"),
+        // A password is a secret reference, never the password itself.
+        (json!({"password": "hunter2"}), "validation_failed"),
+        (json!({"password": "secret:redis-pw"}), "not_supported"),
+        (json!({"username": "relay"}), "invalid_credentials"),
         (json!({"stream": ""}), "invalid_stream"),
         (json!({"database": 16}), "invalid_database"),
         (json!({"max_len": 0}), "invalid_max_len"),

@@ -155,6 +155,7 @@ impl<P: Peer> Harness<P> {
         let (outbound, resolver) = peer.outbound();
         let guard = Guard::with_resolver(&outbound, Arc::new(resolver)).expect("guard");
         let mut config = EngineConfig::new("compliance");
+        config.secrets = peer.secret_policy();
         config.limits = Limits {
             connect_timeout: ATTEMPT_TIMEOUT,
             total_timeout: ATTEMPT_TIMEOUT,

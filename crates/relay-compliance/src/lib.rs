@@ -72,6 +72,13 @@ pub trait Peer: Sized + Send + Sync + 'static {
         Vec::new()
     }
 
+    /// What the operator allows the peer's secret references to name
+    /// (`[secrets]`): a peer whose credentials are an `env:` or `file:`
+    /// reference allows it here.
+    fn secret_policy(&self) -> relay_core::secret::SecretPolicy {
+        relay_core::secret::SecretPolicy::default()
+    }
+
     /// The error kinds an attempt against a peer in [`Mode::Down`] records
     /// (HTTPS: `connect`).
     fn down_error_kinds() -> &'static [&'static str] {

@@ -1,6 +1,10 @@
 //! Redis Streams passes the compliance suite against a real `redis-server`,
 //! a private instance on a free port (so the suite can stop it, pause its
 //! writes or fill its memory), reached through the operator's allow list.
+//! The server requires a password (`requirepass`), which the endpoint names
+//! by a `file:` secret reference the operator's policy allows: every
+//! connection authenticates, and the secrets case proves the password never
+//! reaches a log, a record or `Debug`.
 //! Its modes: retryable = `maxmemory 1` (every `XADD` answers `-OOM`);
 //! permanent = the key holds a string (`-WRONGTYPE`); hang = `CLIENT PAUSE
 //! WRITE`; down = the server stopped.
@@ -11,6 +15,7 @@ use std::time::Duration;
 
 use relay_compliance::{Mode, Peer, Received, compliance_suite};
 use relay_core::model::{Destination, RedisStreamDestination};
+use relay_core::secret::{SecretPolicy, SecretRef};
 use relay_net::{OutboundConfig, StaticResolver};
 
 const HOST: &str = "redis.compliance.test";
@@ -25,12 +30,16 @@ struct State {
 
 struct RedisPeer {
     port: u16,
+    /// The server's `requirepass`, also written to `dir/redis-password`.
+    password: String,
+    dir: tempfile::TempDir,
     state: Mutex<State>,
 }
 
-fn cli(port: u16, args: &[&str]) -> Result<String, String> {
+fn cli(port: u16, pw: &str, args: &[&str]) -> Result<String, String> {
     let out = Command::new("redis-cli")
         .args(["-h", "127.0.0.1", "-p", &port.to_string()])
+        .args(["--no-auth-warning", "-a", pw])
         .args(args)
         .output()
         .map_err(|e| format!("redis-cli: {e}"))?;
@@ -41,7 +50,7 @@ fn cli(port: u16, args: &[&str]) -> Result<String, String> {
     Ok(text)
 }
 
-fn start_server(port: u16) -> Child {
+fn start_server(port: u16, pw: &str) -> Child {
     let child = Command::new("redis-server")
         .args([
             "--port",
@@ -54,13 +63,15 @@ fn start_server(port: u16) -> Child {
             "no",
             "--loglevel",
             "warning",
+            "--requirepass",
+            pw,
         ])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .expect("start redis-server");
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while cli(port, &["PING"])
+    while cli(port, pw, &["PING"])
         .map(|o| o.trim() != "PONG")
         .unwrap_or(true)
     {
@@ -79,8 +90,8 @@ fn stop_server(child: &mut Child) {
 }
 
 /// The stream's entries (empty when the key is missing or not a stream).
-fn entries(port: u16) -> Vec<Received> {
-    let Ok(text) = cli(port, &["--json", "XRANGE", STREAM, "-", "+"]) else {
+fn entries(port: u16, pw: &str) -> Vec<Received> {
+    let Ok(text) = cli(port, pw, &["--json", "XRANGE", STREAM, "-", "+"]) else {
         return Vec::new();
     };
     let Ok(serde_json::Value::Array(items)) = serde_json::from_str(text.trim()) else {
@@ -137,13 +148,28 @@ impl Peer for RedisPeer {
             .and_then(|l| l.local_addr())
             .expect("a free port")
             .port();
+        let password = format!(
+            "rpw-{}-{:x}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos()
+        );
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        // As an operator's secret file usually is: the value and a newline.
+        std::fs::write(dir.path().join("redis-password"), format!("{password}\n"))
+            .expect("write the password file");
+        let pw = password.as_str();
         Some(RedisPeer {
             port,
             state: Mutex::new(State {
-                server: Some(start_server(port)),
+                server: Some(start_server(port, pw)),
                 mode: Mode::Accept,
                 saved: Vec::new(),
             }),
+            password,
+            dir,
         })
     }
 
@@ -156,8 +182,22 @@ impl Peer for RedisPeer {
             stream: STREAM.into(),
             max_len: Some(10_000),
             username: None,
-            password: None,
+            password: Some(SecretRef::File(format!(
+                "{}/redis-password",
+                self.dir.path().display()
+            ))),
         })
+    }
+
+    fn secret_policy(&self) -> SecretPolicy {
+        SecretPolicy {
+            allow_env_prefixes: vec![],
+            allow_file_dirs: vec![self.dir.path().display().to_string()],
+        }
+    }
+
+    fn secrets(&self) -> Vec<String> {
+        vec![self.password.clone()]
     }
 
     fn outbound(&self) -> (OutboundConfig, StaticResolver) {
@@ -173,23 +213,23 @@ impl Peer for RedisPeer {
     }
 
     async fn set_mode(&self, mode: Mode) {
-        let port = self.port;
+        let (port, pw) = (self.port, self.password.as_str());
         let mut s = self.state.lock().unwrap();
         // Leave the current mode.
         match s.mode {
             Mode::Down => {
                 if mode != Mode::Down {
-                    s.server = Some(start_server(port));
+                    s.server = Some(start_server(port, pw));
                 }
             }
             Mode::FailRetryable => {
-                cli(port, &["CONFIG", "SET", "maxmemory", "0"]).unwrap();
+                cli(port, pw, &["CONFIG", "SET", "maxmemory", "0"]).unwrap();
             }
             Mode::Hang => {
-                cli(port, &["CLIENT", "UNPAUSE"]).unwrap();
+                cli(port, pw, &["CLIENT", "UNPAUSE"]).unwrap();
             }
             Mode::FailPermanent => {
-                cli(port, &["DEL", STREAM]).unwrap();
+                cli(port, pw, &["DEL", STREAM]).unwrap();
             }
             Mode::Accept => {}
         }
@@ -197,21 +237,26 @@ impl Peer for RedisPeer {
         match mode {
             Mode::Accept => {}
             Mode::FailRetryable => {
-                cli(port, &["CONFIG", "SET", "maxmemory-policy", "noeviction"]).unwrap();
-                cli(port, &["CONFIG", "SET", "maxmemory", "1"]).unwrap();
+                cli(
+                    port,
+                    pw,
+                    &["CONFIG", "SET", "maxmemory-policy", "noeviction"],
+                )
+                .unwrap();
+                cli(port, pw, &["CONFIG", "SET", "maxmemory", "1"]).unwrap();
             }
             Mode::FailPermanent => {
-                let kept = entries(port);
+                let kept = entries(port, pw);
                 s.saved.extend(kept);
-                cli(port, &["DEL", STREAM]).unwrap();
-                cli(port, &["SET", STREAM, "not a stream"]).unwrap();
+                cli(port, pw, &["DEL", STREAM]).unwrap();
+                cli(port, pw, &["SET", STREAM, "not a stream"]).unwrap();
             }
             Mode::Hang => {
-                cli(port, &["CLIENT", "PAUSE", "60000", "WRITE"]).unwrap();
+                cli(port, pw, &["CLIENT", "PAUSE", "60000", "WRITE"]).unwrap();
             }
             Mode::Down => {
                 if s.mode != Mode::Down {
-                    let kept = entries(port);
+                    let kept = entries(port, pw);
                     s.saved.extend(kept);
                     if let Some(mut c) = s.server.take() {
                         stop_server(&mut c);
@@ -226,7 +271,7 @@ impl Peer for RedisPeer {
         let s = self.state.lock().unwrap();
         let mut all = s.saved.clone();
         if s.server.is_some() {
-            all.extend(entries(self.port));
+            all.extend(entries(self.port, &self.password));
         }
         all
     }
@@ -237,3 +282,73 @@ impl Peer for RedisPeer {
 }
 
 compliance_suite!(RedisPeer);
+
+/// The password changes on the server: the endpoint's client, holding the
+/// old value, is refused (`auth_refused`, retried); once the secret file
+/// holds the new value and the refresh interval has passed, the engine
+/// resolves it again, builds a new client and delivers. Neither password
+/// reaches the logs or the attempt records.
+async fn a_changed_password_is_picked_up(postgres: bool) {
+    use relay_core::model::MessageState;
+    use relay_core::outcome::AttemptOutcome;
+
+    relay_compliance::cases::run::<RedisPeer, _, _>(postgres, "password_change", |h| async move {
+        h.publish().await;
+        assert_eq!(h.round().await, 1);
+        assert_eq!(h.peer.received().await.len(), 1, "delivered with AUTH");
+
+        let (port, old) = (h.peer.port, h.peer.password.clone());
+        let new = format!("{old}-rotated");
+        cli(port, &old, &["CONFIG", "SET", "requirepass", &new]).unwrap();
+        // Drops Relay's pooled, already authenticated connection.
+        cli(port, &new, &["CLIENT", "KILL", "TYPE", "normal"]).unwrap();
+
+        h.publish().await;
+        assert_eq!(h.round().await, 1);
+        let waiting = h
+            .messages()
+            .await
+            .into_iter()
+            .find(|m| m.state != MessageState::Delivered)
+            .expect("the second message waits");
+        let failed = h.attempts(&waiting).await;
+        assert_eq!(failed.len(), 1);
+        assert_eq!(failed[0].outcome, AttemptOutcome::Retry);
+        assert_eq!(
+            failed[0].error_code.map(|c| c.to_string()).as_deref(),
+            Some("auth_refused"),
+            "{:?}",
+            failed[0]
+        );
+
+        std::fs::write(h.peer.dir.path().join("redis-password"), &new).unwrap();
+        h.advance_to_next_attempt(&waiting);
+        h.clock.advance_millis(30_000);
+        assert_eq!(h.round().await, 1);
+        let all = h.messages().await;
+        assert!(
+            all.iter().all(|m| m.state == MessageState::Delivered),
+            "{all:?}"
+        );
+        let count = cli(port, &new, &["XLEN", STREAM]).unwrap();
+        assert_eq!(count.trim(), "2");
+
+        let logs = h.logs.text();
+        let records = format!("{:?}", h.attempts(&waiting).await);
+        for pw in [&old, &new] {
+            assert!(!logs.contains(pw.as_str()), "a password in the logs");
+            assert!(!records.contains(pw.as_str()), "a password in the records");
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_changed_password_is_picked_up_sqlite() {
+    a_changed_password_is_picked_up(false).await;
+}
+
+#[tokio::test]
+async fn a_changed_password_is_picked_up_postgres() {
+    a_changed_password_is_picked_up(true).await;
+}

@@ -16,6 +16,7 @@
 //!   (a kind's verdict, the schedule and deferrals applied by [`outcome::resolve`]).
 //! - [`transition`]: message state transitions.
 //! - [`window`]: whether a waiting message's attempts still fit in its delivery window.
+//! - [`secret`]: secret references (`secret:`, `env:`, `file:`), secret values that never show, the operator's policy.
 //! - [`sealed`]: encryption at rest of signing keys under the master key.
 //! - [`signature`]: the Standard Webhooks signature profile (`v1` HMAC-SHA256, `v1a` Ed25519).
 //! - [`envelope`]: the CloudEvents 1.0 structured envelope.
@@ -35,6 +36,7 @@ pub mod operational;
 pub mod outcome;
 pub mod retry;
 pub mod sealed;
+pub mod secret;
 pub mod signature;
 pub mod time;
 pub mod traceparent;

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use utoipa::ToSchema;
 
+use crate::secret::SecretRef;
 use crate::time::Timestamp;
 
 /// Each tenant has two separate worlds of data: `live` and `test`.
@@ -308,10 +309,11 @@ impl utoipa::PartialSchema for Destination {
                     "database": {"type": ["integer", "null"], "minimum": 0, "maximum": 15, "description": "SELECT this database first (default: none, database 0)."},
                     "stream": {"type": "string", "minLength": 1, "maxLength": 256, "description": "The stream key."},
                     "max_len": {"type": ["integer", "null"], "minimum": 1, "description": "Trim with `MAXLEN ~ max_len` on each XADD."},
-                    "username": {"type": ["string", "null"]},
+                    "username": {"type": ["string", "null"], "description": "The ACL user (Redis 6+) to `AUTH` as; needs `password`."},
                     "password": {
                         "type": ["string", "null"],
-                        "description": "Credentials are secret references only; tenant secrets are not available yet: must be `null`."
+                        "pattern": "^(secret:|env:|file:/)",
+                        "description": "A secret reference (`secret:NAME`, `env:NAME` or `file:/path`), never the password itself: Relay sends `AUTH [username] password` on every new connection. See docs/secrets.md."
                     }
                 },
                 "required": ["kind", "host", "stream"],
@@ -329,6 +331,20 @@ impl Destination {
         match self {
             Destination::Https(_) => "https",
             Destination::RedisStream(_) => "redis_stream",
+        }
+    }
+
+    /// Every secret reference of the configuration, with the JSON pointer of
+    /// its field in the endpoint (for the API's `422`). A client is built
+    /// from their resolved values (`relay_destinations::build`).
+    pub fn secret_refs(&self) -> Vec<(&'static str, &SecretRef)> {
+        match self {
+            Destination::Https(_) => Vec::new(),
+            Destination::RedisStream(r) => r
+                .password
+                .iter()
+                .map(|p| ("/destination/password", p))
+                .collect(),
         }
     }
 }
@@ -359,9 +375,9 @@ pub struct RedisStreamDestination {
     pub max_len: Option<u64>,
     #[serde(default)]
     pub username: Option<String>,
-    /// A secret reference once tenant secrets exist; must be `null` now.
+    /// A reference to the password, never the password itself.
     #[serde(default)]
-    pub password: Option<String>,
+    pub password: Option<SecretRef>,
 }
 
 const fn default_redis_port() -> u16 {

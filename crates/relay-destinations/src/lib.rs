@@ -7,7 +7,7 @@
 //! |---|---|
 //! | `Config` | the kind's configuration, what the API validates and stores (a variant of [`relay_core::model::Destination`]) |
 //! | [`Kind::validate`] | the check at registration, through the outbound guard |
-//! | [`Kind::build`] | the client built once per endpoint; the engine caches it and builds it again when the endpoint changes |
+//! | [`Kind::build`] | the client built once per endpoint from its configuration and the resolved values of its secret references ([`Secrets`]); the engine caches it and builds it again when the endpoint or a referenced secret changes |
 //! | [`Kind::deliver`] | one attempt |
 //! | [`Kind::classify`] | pure: the kind's result to the generic [`Verdict`], table-tested |
 //! | [`Kind::record`] | the attempt record's address, error and per-kind `detail` |
@@ -22,6 +22,14 @@
 //! with one variant per kind, so an attempt costs no allocation or virtual
 //! call for the dispatch.
 //!
+//! Credentials are never in a configuration: a password, token or key is a
+//! [`relay_core::secret::SecretRef`] field (`Option<SecretRef>`), listed by
+//! [`Destination::secret_refs`]. The caller (the engine) resolves every
+//! reference before [`build`], which is synchronous; the kind's `build`
+//! takes its values with [`Secrets::require`] and keeps them as
+//! [`relay_core::secret::SecretValue`]s, which never show in `Debug`, logs,
+//! errors or attempt records.
+//!
 //! Every connection a kind's client opens goes through the outbound guard of
 //! `relay-net` (resolve, check every address, connect to the verified
 //! address): client libraries get a connector, a resolver or a pinned,
@@ -30,7 +38,8 @@
 //! # Adding a destination kind
 //!
 //! 1. A variant of `relay_core::model::Destination` with its config type
-//!    (and its OpenAPI schema in `Destination`'s schema).
+//!    (and its OpenAPI schema in `Destination`'s schema); its credentials
+//!    are `Option<SecretRef>` fields, listed in `Destination::secret_refs`.
 //! 2. A folder `src/<kind>/` with `mod.rs` implementing [`Kind`] and
 //!    `classify.rs` with the pure classification and its table tests.
 //! 3. A variant in [`Client`] and [`Delivery`] and an arm in [`validate`],
@@ -48,6 +57,7 @@ use std::net::SocketAddr;
 
 use relay_core::model::Destination;
 use relay_core::outcome::{TransportError, Verdict};
+use relay_core::secret::{Secrets, Unresolved};
 use relay_core::time::Timestamp;
 use relay_net::{ErrorKind, Guard, HttpsClient, Limits};
 
@@ -115,8 +125,13 @@ pub trait Kind {
         guard: &Guard,
     ) -> impl Future<Output = Result<(), Invalid>> + Send;
 
-    /// Builds the client of one endpoint.
-    fn build(config: &Self::Config, shared: &Shared) -> Self::Client;
+    /// Builds the client of one endpoint, with the resolved values of its
+    /// secret references ([`Secrets::require`]).
+    fn build(
+        config: &Self::Config,
+        shared: &Shared,
+        secrets: &Secrets,
+    ) -> Result<Self::Client, Unresolved>;
 
     /// Makes one attempt.
     fn deliver(
@@ -140,14 +155,20 @@ pub async fn validate(destination: &Destination, guard: &Guard) -> Result<(), In
     }
 }
 
-/// Builds an endpoint's client.
-pub fn build(destination: &Destination, shared: &Shared) -> Client {
-    match destination {
-        Destination::Https(c) => Client::Https(https::Https::build(c, shared)),
+/// Builds an endpoint's client. `secrets` holds the resolved value of
+/// every reference of [`Destination::secret_refs`]; a missing one is
+/// [`Unresolved`].
+pub fn build(
+    destination: &Destination,
+    shared: &Shared,
+    secrets: &Secrets,
+) -> Result<Client, Unresolved> {
+    Ok(match destination {
+        Destination::Https(c) => Client::Https(https::Https::build(c, shared, secrets)?),
         Destination::RedisStream(c) => {
-            Client::RedisStream(redis_stream::RedisStream::build(c, shared))
+            Client::RedisStream(redis_stream::RedisStream::build(c, shared, secrets)?)
         }
-    }
+    })
 }
 
 /// An endpoint's built client, of its kind.

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use relay_core::model::{Destination, HttpsDestination, RedisStreamDestination};
+use relay_core::secret::{SecretRef, SecretValue, Secrets};
 use relay_net::{Guard, OutboundConfig, StaticResolver};
 
 fn guard(allow_loopback: bool) -> Guard {
@@ -50,9 +51,27 @@ async fn redis_stream_configurations() {
         }
     };
     assert_eq!(code(redis(|_| {})).await, None);
+    let pw = || Some(SecretRef::Secret("redis-pw".into()));
+    assert_eq!(code(redis(|r| r.password = pw())).await, None);
     assert_eq!(
-        code(redis(|r| r.password = Some("hunter2".into()))).await,
-        Some(("not_supported", "/destination/password"))
+        code(redis(|r| {
+            r.username = Some("relay".into());
+            r.password = pw();
+        }))
+        .await,
+        None
+    );
+    assert_eq!(
+        code(redis(|r| r.username = Some("relay".into()))).await,
+        Some(("invalid_credentials", "/destination/password"))
+    );
+    assert_eq!(
+        code(redis(|r| {
+            r.username = Some("re lay".into());
+            r.password = pw();
+        }))
+        .await,
+        Some(("invalid_credentials", "/destination/username"))
     );
     assert_eq!(
         code(redis(|r| r.stream = String::new())).await,
@@ -84,11 +103,36 @@ async fn redis_stream_configurations() {
             .await,
         Ok(())
     );
-    // The refusal never echoes a credential.
-    let e = relay_destinations::validate(&redis(|r| r.password = Some("hunter2".into())), &g)
-        .await
-        .unwrap_err();
-    assert!(!format!("{e:?}").contains("hunter2"));
+}
+
+#[test]
+fn a_plain_password_is_not_a_reference_and_is_never_echoed() {
+    let body = serde_json::json!({
+        "kind": "redis_stream", "host": "redis.example", "stream": "s", "password": "hunter2"
+    });
+    let e = serde_json::from_value::<Destination>(body)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("secret reference"), "{e}");
+    assert!(!e.contains("hunter2"), "{e}");
+}
+
+#[test]
+fn building_a_client_needs_every_reference_resolved() {
+    let shared = relay_destinations::Shared {
+        https: relay_net::HttpsClient::new(guard(false)),
+    };
+    let r = SecretRef::Env("RELAY_SECRET_REDIS".into());
+    let d = redis(|c| c.password = Some(r.clone()));
+    assert_eq!(d.secret_refs(), vec![("/destination/password", &r)]);
+    assert_eq!(
+        relay_destinations::build(&d, &shared, &Secrets::new()).err(),
+        Some(relay_core::secret::Unresolved(r.clone()))
+    );
+    let mut s = Secrets::new();
+    s.insert(r, SecretValue::from("hunter2"));
+    assert!(relay_destinations::build(&d, &shared, &s).is_ok());
+    assert!(relay_destinations::build(&redis(|_| {}), &shared, &Secrets::new()).is_ok());
 }
 
 #[tokio::test]

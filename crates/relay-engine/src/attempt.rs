@@ -26,6 +26,7 @@ use relay_core::outcome::{
 };
 use relay_core::retry::RetrySchedule;
 use relay_core::sealed::MasterKey;
+use relay_core::secret::{SecretRef, Secrets};
 use relay_core::signature::SigningKey;
 use relay_core::time::Timestamp;
 use relay_core::transition::{DeadLetterReason, MessageEvent, apply};
@@ -36,52 +37,107 @@ use tracing::Instrument as _;
 
 use crate::EngineConfig;
 
-/// What one endpoint's attempts reuse: its built client and its stored keys
-/// with their opened signing keys.
+/// What one endpoint's attempts reuse: its built client, the resolved
+/// secrets it was built with, and its stored keys with their opened signing
+/// keys.
 struct Built {
     client: Client,
+    secrets: Secrets,
     keys: Vec<(EndpointKeyRecord, SigningKey)>,
+}
+
+/// One endpoint's cache entry: what was built for which version of the
+/// endpoint, and when its secrets were last resolved (the engine's clock).
+struct Entry {
+    version: Timestamp,
+    resolved_at: Timestamp,
+    built: Arc<Built>,
 }
 
 /// Built clients and signing keys by endpoint, made once. An entry is reused
 /// while the endpoint's `updated_at` is unchanged: every change of the
 /// endpoint (its destination, a key rotation) bumps it, so the next attempt
-/// builds again.
+/// builds again. An endpoint with secret references resolves them again
+/// once `secret_refresh` has passed, and builds its client again when a
+/// value changed (a tenant secret replaced, a file rewritten).
 #[derive(Default)]
 pub struct EndpointCache {
-    entries: Mutex<HashMap<String, (Timestamp, Arc<Built>)>>,
+    entries: Mutex<HashMap<String, Entry>>,
 }
 
 impl EndpointCache {
     async fn get(&self, a: &Attempter, c: &Claimed) -> Result<Arc<Built>, String> {
         let (id, version) = (&c.endpoint.id, c.endpoint.updated_at);
-        if let Ok(map) = self.entries.lock()
-            && let Some((v, built)) = map.get(id)
-            && *v == version
+        let refs: Vec<SecretRef> = c
+            .endpoint
+            .destination
+            .secret_refs()
+            .into_iter()
+            .map(|(_, r)| r.clone())
+            .collect();
+        let now = a.clock.now();
+        let refresh_ms = i64::try_from(a.config.secret_refresh.as_millis()).unwrap_or(i64::MAX);
+        let cached = self.entries.lock().ok().and_then(|map| {
+            map.get(id)
+                .filter(|e| e.version == version)
+                .map(|e| (e.built.clone(), e.resolved_at))
+        });
+        if let Some((built, resolved_at)) = &cached
+            && (refs.is_empty() || now.0.saturating_sub(resolved_at.0) < refresh_ms)
         {
             return Ok(built.clone());
         }
-        let records = a
-            .store
-            .endpoint_keys(id)
+        let secrets = a
+            .resolver
+            .resolve(&c.tenant_id, &refs)
             .await
-            .map_err(|e| format!("cannot load signing keys: {e}"))?;
-        let mut keys = Vec::with_capacity(records.len());
-        for r in records {
-            let key = keys::open(&a.master, &r).map_err(|e| e.to_string())?;
-            keys.push((r, key));
-        }
+            .map_err(|e| format!("cannot resolve a secret reference: {e}"))?;
+        let keys = match &cached {
+            // Same endpoint version, same secrets: keep the client (and its connections).
+            Some((built, _)) if built.secrets.same(&secrets) => {
+                self.insert(id, version, now, built.clone());
+                return Ok(built.clone());
+            }
+            Some((built, _)) => built.keys.clone(),
+            None => {
+                let records = a
+                    .store
+                    .endpoint_keys(id)
+                    .await
+                    .map_err(|e| format!("cannot load signing keys: {e}"))?;
+                let mut keys = Vec::with_capacity(records.len());
+                for r in records {
+                    let key = keys::open(&a.master, &r).map_err(|e| e.to_string())?;
+                    keys.push((r, key));
+                }
+                keys
+            }
+        };
+        let client = relay_destinations::build(&c.endpoint.destination, &a.shared, &secrets)
+            .map_err(|e| e.to_string())?;
         let built = Arc::new(Built {
-            client: relay_destinations::build(&c.endpoint.destination, &a.shared),
+            client,
+            secrets,
             keys,
         });
+        self.insert(id, version, now, built.clone());
+        Ok(built)
+    }
+
+    fn insert(&self, id: &str, version: Timestamp, resolved_at: Timestamp, built: Arc<Built>) {
         if let Ok(mut map) = self.entries.lock() {
             if map.len() > 100_000 {
                 map.clear();
             }
-            map.insert(id.clone(), (version, built.clone()));
+            map.insert(
+                id.to_string(),
+                Entry {
+                    version,
+                    resolved_at,
+                    built,
+                },
+            );
         }
-        Ok(built)
     }
 }
 
@@ -125,6 +181,8 @@ pub struct Attempter {
     pub master: MasterKey,
     pub config: EngineConfig,
     pub endpoints: EndpointCache,
+    /// Resolves endpoints' secret references (`config.secrets` is its policy).
+    pub resolver: crate::secrets::Resolver,
     pub metrics: Arc<crate::metrics::Metrics>,
 }
 
@@ -149,8 +207,9 @@ impl Attempter {
         let built = match self.endpoints.get(self, c).await {
             Ok(b) => b,
             Err(e) => {
-                // Retried through the lease: a store hiccup must not end the message.
-                tracing::warn!(endpoint = %c.endpoint.id, error = %e, "signing keys unavailable; the lease will expire and the message be retried");
+                // Retried through the lease: a store hiccup or a secret
+                // that cannot be read now must not end the message.
+                tracing::warn!(endpoint = %c.endpoint.id, error = %e, "the endpoint's client cannot be built (signing keys or secrets unavailable); the lease will expire and the message be retried");
                 return None;
             }
         };

@@ -14,6 +14,7 @@
 //!   `jobs`, `purge`, `rescue`, `resend`: one part of the dispatcher each;
 //!   this file holds the dispatcher's state, configuration and wiring.
 //! - [`inbound`]: the ledger writer of inbound provider webhooks' receipts.
+//! - [`secrets`]: resolving secret references (`secret:`, `env:`, `file:`).
 //! - [`lanes`]: per-endpoint concurrency limits (isolation between endpoints).
 //! - [`metrics`]: the Prometheus counters behind `/metrics`.
 //!
@@ -41,6 +42,7 @@ pub mod metrics;
 mod purge;
 mod rescue;
 mod resend;
+pub mod secrets;
 pub mod sweep;
 
 use std::collections::{HashMap, VecDeque};
@@ -108,6 +110,11 @@ pub struct EngineConfig {
     /// Whether this process writes verified inbound receipts to the ledger
     /// ([`inbound`]); a node that only receives leaves them to the others.
     pub inbound_processing: bool,
+    /// What `env:` and `file:` secret references may name (`[secrets]`).
+    pub secrets: relay_core::secret::SecretPolicy,
+    /// How long an endpoint's resolved secrets are used before they are
+    /// resolved again (a changed value rebuilds the endpoint's client).
+    pub secret_refresh: Duration,
 }
 
 impl EngineConfig {
@@ -136,6 +143,8 @@ impl EngineConfig {
             sweep_interval: Duration::from_secs(1),
             sweep_batch: 500,
             inbound_processing: true,
+            secrets: Default::default(),
+            secret_refresh: Duration::from_secs(30),
         }
     }
 }
@@ -183,6 +192,7 @@ impl Dispatcher {
                 clock,
                 shared: relay_destinations::Shared { https: client },
                 master,
+                resolver: secrets::Resolver::new(config.secrets.clone()),
                 config,
                 endpoints: attempt::EndpointCache::default(),
                 metrics: Arc::new(Metrics::default()),

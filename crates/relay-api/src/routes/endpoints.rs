@@ -203,6 +203,14 @@ async fn validate_settings(
             invalid.message,
         ));
     }
+    // Secret references parse, but nothing resolves them at registration yet.
+    if let Some((pointer, _)) = e.destination.secret_refs().first() {
+        return Err(ApiError::invalid(
+            "not_supported",
+            pointer,
+            "secret references are not available yet; use null",
+        ));
+    }
 
     // Operational events describe the tenant's endpoints (its customers'
     // among them): only the tenant's own consumer may subscribe to them. `*`

@@ -68,11 +68,15 @@ impl Kind for Https {
             })
     }
 
-    fn build(config: &HttpsDestination, shared: &Shared) -> Client {
-        Client {
+    fn build(
+        config: &HttpsDestination,
+        shared: &Shared,
+        _secrets: &relay_core::secret::Secrets,
+    ) -> std::result::Result<Client, relay_core::secret::Unresolved> {
+        Ok(Client {
             client: shared.https.clone(),
             url: config.url.clone(),
-        }
+        })
     }
 
     async fn deliver(client: &Client, message: &Prepared, limits: Limits) -> Result {

@@ -2,14 +2,16 @@
 //! answers is the acknowledgement.
 //!
 //! - config: [`relay_core::model::RedisStreamDestination`] (host, port,
-//!   TLS, database, stream, `MAXLEN ~`; credentials must be `null` until
-//!   tenant secrets exist);
+//!   TLS, database, stream, `MAXLEN ~`, `username` and a `password`
+//!   secret reference);
 //! - validation: the guard resolves and checks the host and port, as for an
 //!   HTTPS host;
 //! - client: a small pool of connections per endpoint, each opened through
 //!   the guard ([`relay_net::Guard::connect_checked`] or
-//!   [`relay_net::Guard::connect_tls`]), reused across attempts, dropped on
-//!   any failure;
+//!   [`relay_net::Guard::connect_tls`]), authenticated with `AUTH
+//!   [username] password` when a password is configured (its resolved value
+//!   is held as a [`SecretValue`], never logged or recorded), reused across
+//!   attempts, dropped on any failure;
 //! - deliver: `XADD <stream> [MAXLEN ~ n] * webhook-id … body <CloudEvents
 //!   JSON>` (structured mode; the fields are in `docs/destinations.md`);
 //! - classify: [`classify::classify`];
@@ -23,6 +25,7 @@ use std::sync::{Arc, Mutex};
 
 use relay_core::model::RedisStreamDestination;
 use relay_core::outcome::Verdict;
+use relay_core::secret::{SecretValue, Secrets, Unresolved};
 use relay_core::time::Timestamp;
 use relay_net::{ErrorKind, Guard, Limits};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
@@ -58,6 +61,8 @@ pub struct Client {
 struct Inner {
     guard: Guard,
     config: RedisStreamDestination,
+    /// The resolved `password` reference.
+    password: Option<SecretValue>,
     idle: Mutex<Vec<Conn>>,
 }
 
@@ -110,6 +115,25 @@ impl Inner {
             io: BufReader::new(io),
             addr,
         };
+        if let Some(password) = &self.password {
+            let mut args: Vec<&[u8]> = vec![b"AUTH"];
+            if let Some(user) = &c.username {
+                args.push(user.as_bytes());
+            }
+            args.push(password.expose());
+            match exchange(&mut conn, &args, deadline).await? {
+                Reply::Simple(_) => {}
+                // A server's error line could quote what it was sent.
+                Reply::Error(line) => return Err(refused(redact(line, password), addr)),
+                _ => {
+                    return Err(failed(
+                        ErrorKind::Protocol,
+                        "unexpected reply to AUTH",
+                        Some(addr),
+                    ));
+                }
+            }
+        }
         if let Some(db) = c.database {
             let db = db.to_string();
             match exchange(&mut conn, &[b"SELECT", db.as_bytes()], deadline).await? {
@@ -168,6 +192,14 @@ impl Inner {
     }
 }
 
+/// `line` without the secret's text in it.
+fn redact(line: String, secret: &SecretValue) -> String {
+    match secret.expose_str() {
+        Some(s) if !s.is_empty() && line.contains(s) => line.replace(s, "<redacted>"),
+        _ => line,
+    }
+}
+
 fn refused(line: String, addr: SocketAddr) -> Result {
     Result::Refused {
         line: line.chars().take(512).collect(),
@@ -211,11 +243,22 @@ impl Kind for RedisStream {
         c: &RedisStreamDestination,
         guard: &Guard,
     ) -> std::result::Result<(), Invalid> {
-        if c.password.is_some() || c.username.is_some() {
+        if c.username.is_some() && c.password.is_none() {
             return Err(Invalid {
-                code: "not_supported",
+                code: "invalid_credentials",
                 pointer: "/destination/password",
-                message: "credentials are secret references, and tenant secrets are not available yet; use null".into(),
+                message: "a username needs a password (a secret reference)".into(),
+            });
+        }
+        if c.username.as_deref().is_some_and(|u| {
+            u.is_empty() || u.len() > 256 || u.chars().any(|ch| ch.is_control() || ch == ' ')
+        }) {
+            return Err(Invalid {
+                code: "invalid_credentials",
+                pointer: "/destination/username",
+                message:
+                    "the username must be 1 to 256 characters without spaces or control characters"
+                        .into(),
             });
         }
         if c.stream.is_empty() || c.stream.len() > MAX_STREAM_KEY {
@@ -250,14 +293,23 @@ impl Kind for RedisStream {
             })
     }
 
-    fn build(config: &RedisStreamDestination, shared: &Shared) -> Client {
-        Client {
+    fn build(
+        config: &RedisStreamDestination,
+        shared: &Shared,
+        secrets: &Secrets,
+    ) -> std::result::Result<Client, Unresolved> {
+        let password = match &config.password {
+            Some(r) => Some(secrets.require(r)?.clone()),
+            None => None,
+        };
+        Ok(Client {
             inner: Arc::new(Inner {
                 guard: shared.https.guard().clone(),
                 config: config.clone(),
+                password,
                 idle: Mutex::new(Vec::new()),
             }),
-        }
+        })
     }
 
     async fn deliver(client: &Client, message: &Prepared, limits: Limits) -> Result {

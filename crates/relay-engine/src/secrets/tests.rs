@@ -1,0 +1,111 @@
+use super::*;
+
+fn policy(dirs: &[&std::path::Path]) -> SecretPolicy {
+    SecretPolicy {
+        allow_env_prefixes: vec!["PAT".into(), "RELAY_TEST_UNSET_".into()],
+        allow_file_dirs: dirs.iter().map(|d| d.display().to_string()).collect(),
+    }
+}
+
+fn code(r: Result<SecretValue, ResolveError>) -> &'static str {
+    match r {
+        Ok(_) => "ok",
+        Err(e) => {
+            assert!(e.to_string().contains(&e.reference.to_string()), "{e}");
+            e.code
+        }
+    }
+}
+
+#[tokio::test]
+async fn environment_variables_resolve_only_where_the_policy_allows() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = Resolver::new(policy(&[dir.path()]));
+    let path = std::env::var_os("PATH").expect("PATH is set");
+    let got = r
+        .resolve_one("t", &SecretRef::Env("PATH".into()))
+        .await
+        .unwrap();
+    assert_eq!(got.expose(), path.as_encoded_bytes());
+    assert_eq!(
+        code(r.resolve_one("t", &SecretRef::Env("HOME".into())).await),
+        "secret_env_not_allowed"
+    );
+    assert_eq!(
+        code(
+            r.resolve_one("t", &SecretRef::Env("RELAY_TEST_UNSET_SURELY".into()))
+                .await
+        ),
+        "secret_env_unset"
+    );
+    assert_eq!(
+        code(
+            Resolver::default()
+                .resolve_one("t", &SecretRef::Env("PATH".into()))
+                .await
+        ),
+        "secret_env_not_allowed"
+    );
+}
+
+#[tokio::test]
+async fn files_resolve_inside_the_allowed_directories_only() {
+    let allowed = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let r = Resolver::new(policy(&[allowed.path()]));
+    let at = |name: &str| SecretRef::File(format!("{}/{name}", allowed.path().display()));
+
+    std::fs::write(allowed.path().join("pw"), "hunter2\n").unwrap();
+    std::fs::write(allowed.path().join("crlf"), "hunter2\r\n").unwrap();
+    std::fs::write(allowed.path().join("raw"), b"\x00\xffkey").unwrap();
+    std::fs::write(allowed.path().join("empty"), "\n").unwrap();
+    std::fs::write(allowed.path().join("big"), vec![b'x'; 64 * 1024 + 1]).unwrap();
+    std::fs::create_dir(allowed.path().join("sub")).unwrap();
+    std::fs::write(outside.path().join("other"), "elsewhere").unwrap();
+    std::os::unix::fs::symlink(outside.path().join("other"), allowed.path().join("link")).unwrap();
+    std::os::unix::fs::symlink(allowed.path().join("pw"), allowed.path().join("inner")).unwrap();
+
+    let value = |r: Result<SecretValue, ResolveError>| r.unwrap().expose().to_vec();
+    assert_eq!(value(r.resolve_one("t", &at("pw")).await), b"hunter2");
+    assert_eq!(value(r.resolve_one("t", &at("crlf")).await), b"hunter2");
+    assert_eq!(value(r.resolve_one("t", &at("raw")).await), b"\x00\xffkey");
+    assert_eq!(value(r.resolve_one("t", &at("inner")).await), b"hunter2");
+    let cases = [
+        (at("empty"), "secret_file_unreadable"),
+        (at("big"), "secret_file_unreadable"),
+        (at("sub"), "secret_file_unreadable"),
+        (at("missing"), "secret_file_unreadable"),
+        (at("link"), "secret_file_not_allowed"),
+        (
+            SecretRef::File(format!("{}/other", outside.path().display())),
+            "secret_file_not_allowed",
+        ),
+    ];
+    for (reference, want) in cases {
+        assert_eq!(
+            code(r.resolve_one("t", &reference).await),
+            want,
+            "{reference}"
+        );
+    }
+    // A refusal names the reference, never the content.
+    let e = r.resolve_one("t", &at("link")).await.unwrap_err();
+    assert!(!format!("{e} {e:?}").contains("elsewhere"));
+}
+
+#[tokio::test]
+async fn a_set_of_references_resolves_each_once_or_fails_on_the_first() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a"), "A").unwrap();
+    let r = Resolver::new(policy(&[dir.path()]));
+    let a = SecretRef::File(format!("{}/a", dir.path().display()));
+    let got = r.resolve("t", &[a.clone(), a.clone()]).await.unwrap();
+    assert_eq!(got.len(), 1);
+    assert_eq!(got.get(&a).unwrap().expose(), b"A");
+    let missing = SecretRef::Env("RELAY_TEST_UNSET_X".into());
+    let e = r
+        .resolve("t", &[a.clone(), missing.clone()])
+        .await
+        .unwrap_err();
+    assert_eq!(e.reference, missing);
+}
