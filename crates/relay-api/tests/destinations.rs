@@ -69,3 +69,63 @@ async fn a_redis_stream_endpoint_is_checked_and_stored_as_given() {
     let r = h.post("/v1/endpoints", &key, body(&consumer, d)).await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
 }
+
+#[tokio::test]
+async fn a_nats_jetstream_endpoint_is_checked_and_stored_as_given() {
+    let h = Harness::new().await;
+    let (_, key) = h.tenant_with_key("acme", "live").await;
+    h.open_event_type(&key, "order.shipped").await;
+    let consumer = h.consumer(&key, "merchant-1").await;
+    let nats = json!({
+        "kind": "nats_jetstream", "host": "receiver.test", "port": 8443,
+        "subject": "orders.{environment}.{event_type}", "stream": "ORDERS"
+    });
+    let created = h
+        .post("/v1/endpoints", &key, body(&consumer, nats.clone()))
+        .await
+        .expect(StatusCode::CREATED);
+    let id = created["id"].as_str().unwrap().to_string();
+    let got = h
+        .get(&format!("/v1/endpoints/{id}"), &key)
+        .await
+        .expect(StatusCode::OK);
+    assert_eq!(got["destination"]["kind"], "nats_jetstream");
+    assert_eq!(
+        got["destination"]["subject"],
+        "orders.{environment}.{event_type}"
+    );
+    assert_eq!(got["destination"]["stream"], "ORDERS");
+    assert_eq!(got["destination"]["tls"], false);
+
+    let refused = [
+        // Credentials are secret references, never the values themselves.
+        (json!({"password": "hunter2"}), "validation_failed"),
+        (json!({"token": "hunter2"}), "validation_failed"),
+        (json!({"token": "secret:nats-token"}), "not_supported"),
+        (json!({"username": "relay"}), "invalid_credentials"),
+        (json!({"subject": "orders.*"}), "invalid_subject"),
+        (
+            json!({"subject": "$JS.API.STREAM.DELETE.ORDERS"}),
+            "invalid_subject",
+        ),
+        (json!({"stream": "a.b"}), "invalid_stream"),
+        (json!({"port": 4222}), "port_not_allowed"),
+        (json!({"host": "private.test"}), "blocked_address"),
+    ];
+    for (change, code) in refused {
+        let mut d = nats.clone();
+        for (k, v) in change.as_object().unwrap() {
+            d[k] = v.clone();
+        }
+        let r = h.post("/v1/endpoints", &key, body(&consumer, d)).await;
+        let problem = r.problem(StatusCode::UNPROCESSABLE_ENTITY, code);
+        assert!(
+            !problem.to_string().contains("hunter2"),
+            "a credential is never echoed: {problem}"
+        );
+    }
+    let mut d = nats.clone();
+    d["url"] = json!("nats://receiver.test:8443");
+    let r = h.post("/v1/endpoints", &key, body(&consumer, d)).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+}

@@ -277,6 +277,7 @@ pub fn json_schema_field() -> utoipa::openapi::schema::Object {
 pub enum Destination {
     Https(HttpsDestination),
     RedisStream(RedisStreamDestination),
+    NatsJetstream(NatsJetstreamDestination),
 }
 
 impl utoipa::PartialSchema for Destination {
@@ -318,6 +319,31 @@ impl utoipa::PartialSchema for Destination {
                 },
                 "required": ["kind", "host", "stream"],
                 "additionalProperties": false
+            }, {
+                "type": "object",
+                "title": "nats_jetstream",
+                "description": "A NATS JetStream subject: each message is one JetStream publish (structured CloudEvents JSON as the payload, the Standard Webhooks values as NATS headers, `Nats-Msg-Id` the event id); the PubAck naming the stream and sequence is the acknowledgement. See docs/destinations.md.",
+                "properties": {
+                    "kind": {"type": "string", "enum": ["nats_jetstream"]},
+                    "host": {"type": "string", "description": "A host name or IP address, checked by the outbound guard at registration and at every connect."},
+                    "port": {"type": "integer", "minimum": 1, "maximum": 65535, "description": "Default 4222; the operator's `allow_ports` must include it."},
+                    "tls": {"type": "boolean", "description": "Upgrade to TLS after the server's INFO (default false)."},
+                    "subject": {"type": "string", "minLength": 1, "maxLength": 256, "description": "The subject published to: dot-separated tokens, each a literal (printable ASCII without `*`, `>`, `{`, `}`) or a whole-token placeholder `{event_type}`, `{environment}`; the first token does not start with `$`."},
+                    "stream": {"type": ["string", "null"], "minLength": 1, "maxLength": 256, "description": "The stream the subject must be bound to (sent as `Nats-Expected-Stream`); a publish that lands elsewhere is refused."},
+                    "username": {"type": ["string", "null"], "description": "The NATS user to connect as; needs `password`."},
+                    "password": {
+                        "type": ["string", "null"],
+                        "pattern": "^(secret:|env:|file:/)",
+                        "description": "A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the user's password, never the password itself. See docs/secrets.md."
+                    },
+                    "token": {
+                        "type": ["string", "null"],
+                        "pattern": "^(secret:|env:|file:/)",
+                        "description": "A secret reference to an authentication token (instead of `username` and `password`), never the token itself."
+                    }
+                },
+                "required": ["kind", "host", "subject"],
+                "additionalProperties": false
             }]
         });
         serde_json::from_value(schema).expect("the Destination schema is a valid schema")
@@ -331,6 +357,7 @@ impl Destination {
         match self {
             Destination::Https(_) => "https",
             Destination::RedisStream(_) => "redis_stream",
+            Destination::NatsJetstream(_) => "nats_jetstream",
         }
     }
 
@@ -344,6 +371,12 @@ impl Destination {
                 .password
                 .iter()
                 .map(|p| ("/destination/password", p))
+                .collect(),
+            Destination::NatsJetstream(n) => n
+                .password
+                .iter()
+                .map(|p| ("/destination/password", p))
+                .chain(n.token.iter().map(|t| ("/destination/token", t)))
                 .collect(),
         }
     }
@@ -382,6 +415,34 @@ pub struct RedisStreamDestination {
 
 const fn default_redis_port() -> u16 {
     6379
+}
+
+/// A NATS JetStream subject (see `Destination`'s schema).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NatsJetstreamDestination {
+    pub host: String,
+    #[serde(default = "default_nats_port")]
+    pub port: u16,
+    #[serde(default)]
+    pub tls: bool,
+    /// The subject, or a template of it (`docs/destinations.md`).
+    pub subject: String,
+    /// The stream the subject must be bound to (`Nats-Expected-Stream`).
+    #[serde(default)]
+    pub stream: Option<String>,
+    #[serde(default)]
+    pub username: Option<String>,
+    /// A reference to the user's password, never the password itself.
+    #[serde(default)]
+    pub password: Option<SecretRef>,
+    /// A reference to an authentication token, never the token itself.
+    #[serde(default)]
+    pub token: Option<SecretRef>,
+}
+
+const fn default_nats_port() -> u16 {
+    4222
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, Default)]

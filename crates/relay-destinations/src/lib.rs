@@ -1,6 +1,6 @@
 //! Relay's destinations: where a message goes and what the answer means.
 //!
-//! One folder per kind (`https/`, `redis_stream/`), each with the same parts, the
+//! One folder per kind (`https/`, `redis_stream/`, `nats_jetstream/`), each with the same parts, the
 //! [`Kind`] trait:
 //!
 //! | Part | What it is |
@@ -49,6 +49,7 @@
 //!    kind's real peer: one test file that implements its `Peer`.
 
 pub mod https;
+pub mod nats_jetstream;
 mod prepare;
 pub mod redis_stream;
 
@@ -152,6 +153,7 @@ pub async fn validate(destination: &Destination, guard: &Guard) -> Result<(), In
     match destination {
         Destination::Https(c) => https::Https::validate(c, guard).await,
         Destination::RedisStream(c) => redis_stream::RedisStream::validate(c, guard).await,
+        Destination::NatsJetstream(c) => nats_jetstream::NatsJetstream::validate(c, guard).await,
     }
 }
 
@@ -168,6 +170,9 @@ pub fn build(
         Destination::RedisStream(c) => {
             Client::RedisStream(redis_stream::RedisStream::build(c, shared, secrets)?)
         }
+        Destination::NatsJetstream(c) => {
+            Client::NatsJetstream(nats_jetstream::NatsJetstream::build(c, shared, secrets)?)
+        }
     })
 }
 
@@ -176,12 +181,14 @@ pub fn build(
 pub enum Client {
     Https(<https::Https as Kind>::Client),
     RedisStream(<redis_stream::RedisStream as Kind>::Client),
+    NatsJetstream(<nats_jetstream::NatsJetstream as Kind>::Client),
 }
 
 /// The result of one attempt, of its kind.
 pub enum Delivery {
     Https(<https::Https as Kind>::Result),
     RedisStream(<redis_stream::RedisStream as Kind>::Result),
+    NatsJetstream(<nats_jetstream::NatsJetstream as Kind>::Result),
 }
 
 impl Client {
@@ -192,6 +199,9 @@ impl Client {
             Client::RedisStream(c) => {
                 Delivery::RedisStream(redis_stream::RedisStream::deliver(c, message, limits).await)
             }
+            Client::NatsJetstream(c) => Delivery::NatsJetstream(
+                nats_jetstream::NatsJetstream::deliver(c, message, limits).await,
+            ),
         }
     }
 }
@@ -202,6 +212,7 @@ impl Delivery {
         match self {
             Delivery::Https(r) => https::Https::classify(r, now),
             Delivery::RedisStream(r) => redis_stream::RedisStream::classify(r, now),
+            Delivery::NatsJetstream(r) => nats_jetstream::NatsJetstream::classify(r, now),
         }
     }
 
@@ -210,6 +221,7 @@ impl Delivery {
         match self {
             Delivery::Https(r) => https::Https::record(r),
             Delivery::RedisStream(r) => redis_stream::RedisStream::record(r),
+            Delivery::NatsJetstream(r) => nats_jetstream::NatsJetstream::record(r),
         }
     }
 }

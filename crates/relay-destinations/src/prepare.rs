@@ -4,7 +4,7 @@
 
 use bytes::Bytes;
 use relay_core::envelope::Envelope;
-use relay_core::model::Event;
+use relay_core::model::{Environment, Event};
 use relay_core::signature::{SigningKey, sign_request};
 use relay_core::time::Timestamp;
 use relay_core::transition::DeadLetterReason;
@@ -26,6 +26,8 @@ pub struct Prepared {
     pub webhook_signature: String,
     /// The event's type (HTTPS: `relay-event-type`).
     pub event_type: String,
+    /// The event's environment (a broker's subject or routing key may name it).
+    pub environment: Environment,
     /// 1-based attempt number (HTTPS: `relay-attempt`).
     pub attempt_number: i64,
 }
@@ -66,6 +68,7 @@ pub fn prepare(input: &Input<'_>) -> Result<Prepared, DeadLetterReason> {
         webhook_timestamp: signed.webhook_timestamp,
         webhook_signature: signed.webhook_signature,
         event_type: event.event_type.clone(),
+        environment: event.environment,
         attempt_number: input.attempt_number,
     })
 }

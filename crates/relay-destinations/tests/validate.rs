@@ -2,13 +2,15 @@
 
 use std::sync::Arc;
 
-use relay_core::model::{Destination, HttpsDestination, RedisStreamDestination};
+use relay_core::model::{
+    Destination, HttpsDestination, NatsJetstreamDestination, RedisStreamDestination,
+};
 use relay_core::secret::{SecretRef, SecretValue, Secrets};
 use relay_net::{Guard, OutboundConfig, StaticResolver};
 
 fn guard(allow_loopback: bool) -> Guard {
     let config = OutboundConfig {
-        allow_ports: vec![6379],
+        allow_ports: vec![6379, 4222],
         allow_cidrs: if allow_loopback {
             vec!["127.0.0.1/32".into()]
         } else {
@@ -158,4 +160,134 @@ async fn https_configurations() {
             .code,
         "blocked_address"
     );
+}
+
+fn nats(f: impl FnOnce(&mut NatsJetstreamDestination)) -> Destination {
+    let mut n = NatsJetstreamDestination {
+        host: "redis.example".into(),
+        port: 4222,
+        tls: false,
+        subject: "orders.{environment}.{event_type}".into(),
+        stream: Some("ORDERS".into()),
+        username: None,
+        password: None,
+        token: None,
+    };
+    f(&mut n);
+    Destination::NatsJetstream(n)
+}
+
+#[tokio::test]
+async fn nats_jetstream_configurations() {
+    let g = guard(false);
+    let code = |d: Destination| {
+        let g = g.clone();
+        async move {
+            relay_destinations::validate(&d, &g)
+                .await
+                .err()
+                .map(|e| (e.code, e.pointer))
+        }
+    };
+    assert_eq!(code(nats(|_| {})).await, None);
+    assert_eq!(code(nats(|n| n.stream = None)).await, None);
+    assert_eq!(code(nats(|n| n.subject = "orders".into())).await, None);
+    let pw = || Some(SecretRef::Secret("nats-pw".into()));
+    assert_eq!(
+        code(nats(|n| {
+            n.username = Some("relay".into());
+            n.password = pw();
+        }))
+        .await,
+        None
+    );
+    assert_eq!(code(nats(|n| n.token = pw())).await, None);
+    assert_eq!(
+        code(nats(|n| n.username = Some("relay".into()))).await,
+        Some(("invalid_credentials", "/destination/password"))
+    );
+    assert_eq!(
+        code(nats(|n| n.password = pw())).await,
+        Some(("invalid_credentials", "/destination/username"))
+    );
+    assert_eq!(
+        code(nats(|n| {
+            n.username = Some("relay".into());
+            n.password = pw();
+            n.token = pw();
+        }))
+        .await,
+        Some(("invalid_credentials", "/destination/token"))
+    );
+    assert_eq!(
+        code(nats(|n| {
+            n.username = Some("re lay".into());
+            n.password = pw();
+        }))
+        .await,
+        Some(("invalid_credentials", "/destination/username"))
+    );
+    for subject in [
+        "",
+        "a..b",
+        "a.*",
+        "a.>",
+        "a b",
+        "$JS.API.STREAM.DELETE.X",
+        "a.{nope}",
+    ] {
+        assert_eq!(
+            code(nats(|n| n.subject = subject.into())).await,
+            Some(("invalid_subject", "/destination/subject")),
+            "{subject}"
+        );
+    }
+    for stream in ["", "a.b", "a b", "a*"] {
+        assert_eq!(
+            code(nats(|n| n.stream = Some(stream.into()))).await,
+            Some(("invalid_stream", "/destination/stream")),
+            "{stream}"
+        );
+    }
+    assert_eq!(
+        code(nats(|n| n.port = 4223)).await,
+        Some(("port_not_allowed", "/destination/host"))
+    );
+    assert_eq!(
+        code(nats(|n| n.host = "local.example".into())).await,
+        Some(("blocked_address", "/destination/host")),
+        "loopback is refused unless the operator allows it"
+    );
+    assert_eq!(
+        relay_destinations::validate(&nats(|n| n.host = "local.example".into()), &guard(true))
+            .await,
+        Ok(())
+    );
+    // A plain token is not a reference, and is never echoed.
+    let e = serde_json::from_value::<Destination>(serde_json::json!({
+        "kind": "nats_jetstream", "host": "redis.example", "subject": "s", "token": "hunter2"
+    }))
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("secret reference") && !e.contains("hunter2"), "{e}");
+    // Building needs both references resolved.
+    let shared = relay_destinations::Shared {
+        https: relay_net::HttpsClient::new(guard(false)),
+    };
+    let (p, t) = (
+        SecretRef::Secret("nats-pw".into()),
+        SecretRef::Secret("nats-token".into()),
+    );
+    let d = nats(|n| {
+        n.username = Some("relay".into());
+        n.password = Some(p.clone());
+    });
+    assert_eq!(d.secret_refs(), vec![("/destination/password", &p)]);
+    assert!(relay_destinations::build(&d, &shared, &Secrets::new()).is_err());
+    let mut s = Secrets::new();
+    s.insert(p, SecretValue::from("hunter2"));
+    assert!(relay_destinations::build(&d, &shared, &s).is_ok());
+    let d = nats(|n| n.token = Some(t.clone()));
+    assert_eq!(d.secret_refs(), vec![("/destination/token", &t)]);
+    assert!(relay_destinations::build(&d, &shared, &s).is_err());
 }

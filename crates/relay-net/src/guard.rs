@@ -4,9 +4,10 @@
 //! checks URLs at registration ([`Guard::check_url`]) and, for every
 //! connection, resolves again, checks every candidate address and connects
 //! only to a verified one ([`Guard::resolve_checked`],
-//! [`Guard::connect_checked`], [`Guard::connect_tls`]). The registration
-//! check is early feedback; the connect-time check is what defeats DNS
-//! rebinding.
+//! [`Guard::connect_checked`], [`Guard::connect_tls`], and
+//! [`Guard::upgrade_tls`] for protocols that upgrade a checked
+//! connection). The registration check is early feedback; the connect-time
+//! check is what defeats DNS rebinding.
 
 use std::io;
 use std::net::SocketAddr;
@@ -268,6 +269,25 @@ impl Guard {
         let target = target::parse_host(host)?;
         let (tcp, addr) = self.connect_checked(host, port, timeout).await?;
         handshake(&self.tls_connector(), &target, tcp, addr, deadline, timeout).await
+    }
+
+    /// A TLS handshake with `host`'s name over a connection that
+    /// [`Guard::connect_checked`] opened to it, all within `timeout`: for
+    /// protocols that start in plain text and upgrade (NATS sends its `INFO`
+    /// before the handshake). Pass only a stream from `connect_checked` for
+    /// the same `host`.
+    pub async fn upgrade_tls(
+        &self,
+        host: &str,
+        tcp: TcpStream,
+        addr: SocketAddr,
+        timeout: Duration,
+    ) -> Result<TlsStream<TcpStream>, GuardError> {
+        let deadline = Instant::now() + timeout;
+        let target = target::parse_host(host)?;
+        handshake(&self.tls_connector(), &target, tcp, addr, deadline, timeout)
+            .await
+            .map(|(stream, _)| stream)
     }
 
     async fn resolve_name(&self, name: &str) -> Result<Vec<std::net::IpAddr>, UrlRejection> {

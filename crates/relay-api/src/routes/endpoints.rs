@@ -343,6 +343,7 @@ fn destination_url(e: &Endpoint) -> String {
     match &e.destination {
         Destination::Https(h) => h.url.clone(),
         Destination::RedisStream(r) => format!("redis://{}:{}/{}", r.host, r.port, r.stream),
+        Destination::NatsJetstream(n) => format!("nats://{}:{}/{}", n.host, n.port, n.subject),
     }
 }
 

@@ -1,0 +1,285 @@
+//! NATS JetStream passes the compliance suite against a real `nats-server`
+//! with JetStream: a private instance on a free port with its own store
+//! directory (so the suite can stop and restart it, freeze it or change the
+//! stream's limits), reached through the operator's allow list. The
+//! endpoint publishes to the template `relay.{environment}.{event_type}`,
+//! bound to the stream `RELAY` (`relay.>`). Its modes: retryable = the
+//! stream is full (`max_msgs` reached, `discard: new`: JetStream error
+//! 10077); permanent = `max_msg_size` smaller than the message (10054);
+//! hang = the server stopped with SIGSTOP; down = the server stopped, then
+//! started again on the same store directory.
+
+#[path = "nats/admin.rs"]
+mod admin;
+
+use std::path::PathBuf;
+use std::process::Child;
+use std::sync::Mutex;
+
+use relay_compliance::{Mode, Peer, Received, compliance_suite};
+use relay_core::model::{Destination, NatsJetstreamDestination};
+use relay_net::{OutboundConfig, StaticResolver};
+use serde_json::json;
+
+use admin::Admin;
+
+const HOST: &str = "nats.compliance.test";
+const STREAM: &str = "RELAY";
+const SUBJECT: &str = "relay.{environment}.{event_type}";
+
+struct State {
+    server: Option<Child>,
+    mode: Mode,
+    /// What the stream held when the server was stopped.
+    saved: Vec<Received>,
+}
+
+struct NatsPeer {
+    port: u16,
+    dir: PathBuf,
+    state: Mutex<State>,
+}
+
+fn admin(port: u16) -> Admin {
+    Admin::connect(port).expect("the test's NATS connection")
+}
+
+fn limits(port: u16, limits: serde_json::Value) {
+    admin(port)
+        .put_stream(STREAM, &["relay.>"], limits)
+        .expect("the stream's configuration");
+}
+
+fn stored(port: u16) -> Vec<Received> {
+    let Ok(mut a) = Admin::connect(port) else {
+        return Vec::new();
+    };
+    a.messages(STREAM)
+        .unwrap_or_default()
+        .into_iter()
+        // The filler of the retryable mode has no headers.
+        .filter(|m| !m.header("webhook-id").is_empty())
+        .map(|m| {
+            assert_eq!(
+                m.subject, "relay.live.order.shipped",
+                "the subject template"
+            );
+            assert_eq!(m.header("Nats-Msg-Id"), m.header("webhook-id"));
+            assert_eq!(m.header("content-type"), "application/cloudevents+json");
+            Received {
+                webhook_id: m.header("webhook-id").to_string(),
+                webhook_timestamp: m.header("webhook-timestamp").to_string(),
+                webhook_signature: m.header("webhook-signature").to_string(),
+                body: m.data,
+            }
+        })
+        .collect()
+}
+
+impl Drop for NatsPeer {
+    fn drop(&mut self) {
+        if let Ok(mut s) = self.state.lock()
+            && let Some(mut c) = s.server.take()
+        {
+            admin::stop_server(&mut c);
+        }
+        admin::remove_dir(&self.dir);
+    }
+}
+
+impl Peer for NatsPeer {
+    const KIND: &'static str = "nats_jetstream";
+
+    async fn start() -> Option<Self> {
+        if !admin::available() {
+            relay_store::testenv::skip(
+                "nats_jetstream compliance",
+                "nats-server is not installed (Debian: apt-get install nats-server)",
+            );
+            return None;
+        }
+        let port = admin::free_port();
+        let dir = admin::store_dir(port);
+        let server = admin::start_server(port, &dir);
+        limits(port, json!({}));
+        Some(NatsPeer {
+            port,
+            dir,
+            state: Mutex::new(State {
+                server: Some(server),
+                mode: Mode::Accept,
+                saved: Vec::new(),
+            }),
+        })
+    }
+
+    fn destination(&self) -> Destination {
+        Destination::NatsJetstream(NatsJetstreamDestination {
+            host: HOST.into(),
+            port: self.port,
+            tls: false,
+            subject: SUBJECT.into(),
+            stream: Some(STREAM.into()),
+            username: None,
+            password: None,
+            token: None,
+        })
+    }
+
+    fn outbound(&self) -> (OutboundConfig, StaticResolver) {
+        (
+            OutboundConfig {
+                allow_ports: vec![self.port],
+                allow_cidrs: vec!["127.0.0.1/32".into()],
+                block_cidrs: vec![],
+                extra_ca_certs: vec![],
+            },
+            StaticResolver::new().with(HOST, ["127.0.0.1".parse().unwrap()]),
+        )
+    }
+
+    async fn set_mode(&self, mode: Mode) {
+        let port = self.port;
+        let mut s = self.state.lock().unwrap();
+        // Leave the current mode.
+        match s.mode {
+            Mode::Down => {
+                if mode != Mode::Down {
+                    s.server = Some(admin::start_server(port, &self.dir));
+                }
+            }
+            Mode::Hang => {
+                if let Some(c) = &s.server {
+                    admin::signal(c, "-CONT");
+                }
+            }
+            Mode::FailRetryable | Mode::FailPermanent => limits(port, json!({})),
+            Mode::Accept => {}
+        }
+        // Enter the new one.
+        match mode {
+            Mode::Accept => {}
+            Mode::FailRetryable => {
+                // Full: as many messages as it holds, plus one the test
+                // writes itself when it holds none (JetStream reads
+                // `max_msgs: 0` as no limit).
+                let held = stored(port).len();
+                if held == 0 {
+                    let mut a = admin(port);
+                    a.request("relay.filler", b"filler").unwrap();
+                }
+                let held = admin(port).messages(STREAM).unwrap().len();
+                limits(port, json!({"max_msgs": held}));
+            }
+            Mode::FailPermanent => limits(port, json!({"max_msg_size": 16})),
+            Mode::Hang => {
+                if let Some(c) = &s.server {
+                    admin::signal(c, "-STOP");
+                }
+            }
+            Mode::Down => {
+                if s.mode != Mode::Down {
+                    s.saved = stored(port);
+                    if let Some(mut c) = s.server.take() {
+                        admin::stop_server(&mut c);
+                    }
+                }
+            }
+        }
+        s.mode = mode;
+    }
+
+    async fn received(&self) -> Vec<Received> {
+        let s = self.state.lock().unwrap();
+        if s.server.is_none() {
+            return s.saved.clone();
+        }
+        stored(self.port)
+    }
+
+    fn down_error_kinds() -> &'static [&'static str] {
+        &["connect"]
+    }
+}
+
+compliance_suite!(NatsPeer);
+
+/// What each refusal is recorded as: the stream full (10077, retried as
+/// `unavailable`), a message over the stream's `max_msg_size` (10054,
+/// `message_too_large`), no stream bound to the subject (no responders,
+/// retried as `unknown_target`), and the PubAck itself.
+#[tokio::test]
+async fn refusals_are_recorded_with_jetstream_codes() {
+    relay_compliance::cases::run::<NatsPeer, _, _>(false, "codes", |h| async move {
+        let last = |code: &'static str| {
+            let h = &h;
+            async move {
+                let m = h.messages().await.into_iter().last().expect("a message");
+                let a = h.attempts(&m).await.into_iter().last().expect("an attempt");
+                assert_eq!(
+                    a.error_code.map(|c| c.to_string()).as_deref(),
+                    Some(code),
+                    "{a:?}"
+                );
+                a.detail
+            }
+        };
+        h.publish().await;
+        h.round().await;
+        let m = h.only_message().await;
+        let a = &h.attempts(&m).await[0];
+        assert_eq!(a.detail["stream"], STREAM);
+        assert_eq!(a.detail["seq"], 1);
+        assert_eq!(a.detail["duplicate"], false);
+        assert_eq!(a.detail["subject"], "relay.live.order.shipped");
+
+        h.peer.set_mode(Mode::FailRetryable).await;
+        h.publish().await;
+        h.round().await;
+        let d = last("unavailable").await;
+        assert_eq!(d["error"]["err_code"], 10077, "{d}");
+
+        h.peer.set_mode(Mode::FailPermanent).await;
+        h.publish().await;
+        h.round().await;
+        let d = last("message_too_large").await;
+        assert_eq!(d["error"]["err_code"], 10054, "{d}");
+
+        h.peer.set_mode(Mode::Accept).await;
+        admin(h.peer.port)
+            .api(&format!("$JS.API.STREAM.DELETE.{STREAM}"), &json!({}))
+            .unwrap();
+        h.publish().await;
+        h.round().await;
+        let d = last("unknown_target").await;
+        assert_eq!(d["error"]["status"], 503, "{d}");
+    })
+    .await;
+}
+
+/// A publish the stream already holds (the same `Nats-Msg-Id` within its
+/// duplicate window, as after a PubAck lost on the way back) is acknowledged
+/// as a duplicate and stored once.
+#[tokio::test]
+async fn a_retried_publish_is_stored_once() {
+    relay_compliance::cases::run::<NatsPeer, _, _>(false, "dedup", |h| async move {
+        // The id the harness gives its first event, stored before Relay's
+        // publish.
+        let ack = admin(h.peer.port).publish_with_id(
+            "relay.live.order.shipped",
+            "evt_compliance_1",
+            b"first",
+        );
+        assert_eq!(ack["seq"], 1, "{ack}");
+        h.publish().await;
+        assert_eq!(h.round().await, 1);
+        let m = h.only_message().await;
+        assert_eq!(m.state, relay_core::model::MessageState::Delivered);
+        let a = &h.attempts(&m).await[0];
+        assert_eq!(a.detail["duplicate"], true, "{:?}", a.detail);
+        assert_eq!(a.detail["seq"], 1);
+        let all = admin(h.peer.port).messages(STREAM).unwrap();
+        assert_eq!(all.len(), 1, "stored once");
+    })
+    .await;
+}

@@ -1,0 +1,500 @@
+//! NATS JetStream: each message is one JetStream publish; the PubAck
+//! naming the stream and sequence is the acknowledgement.
+//!
+//! - config: [`relay_core::model::NatsJetstreamDestination`] (host, port,
+//!   TLS, subject or subject template, expected stream, `username` and a
+//!   `password` secret reference or a `token` secret reference, whose
+//!   resolved values are held as [`SecretValue`]s and sent only in
+//!   `CONNECT`);
+//! - validation: the subject template ([`subject`]), then the guard
+//!   resolves and checks the host and port, as for an HTTPS host;
+//! - client: Relay's own minimal NATS client ([`proto`], [`conn`]): one
+//!   connection per endpoint, opened through the guard
+//!   ([`relay_net::Guard::connect_checked`], then
+//!   [`relay_net::Guard::upgrade_tls`] after the server's `INFO` when TLS is
+//!   on), shared by the endpoint's attempts, rebuilt after any failure;
+//! - deliver: `HPUB <subject> <inbox>.<n>` with `Nats-Msg-Id` = the event
+//!   id (the server drops a retried publish it already stored and answers
+//!   `duplicate: true`), the Standard Webhooks values as headers and the
+//!   CloudEvents JSON as the payload; then the reply on `<inbox>.<n>`;
+//! - classify: [`classify::classify`];
+//! - record: the address, the subject, the stream and sequence, or the
+//!   refusal (`detail`).
+
+pub mod classify;
+mod conn;
+mod proto;
+pub mod subject;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use relay_core::model::NatsJetstreamDestination;
+use relay_core::outcome::Verdict;
+use relay_core::secret::{SecretValue, Secrets, Unresolved};
+use relay_core::time::Timestamp;
+use relay_net::{ErrorKind, Guard, Limits};
+use tokio::time::{Instant, timeout_at};
+
+use self::classify::Answer;
+use self::conn::{Conn, ConnectError, Reply};
+use self::proto::{Credentials, Headers};
+use self::subject::{Template, Values};
+use crate::{Invalid, Kind, Prepared, Record, Shared};
+
+/// The NATS JetStream kind.
+pub struct NatsJetstream;
+
+/// The longest expected stream name accepted.
+pub const MAX_STREAM_NAME: usize = 256;
+
+/// An endpoint's client: its configuration and its connection.
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    guard: Guard,
+    config: NatsJetstreamDestination,
+    /// The resolved `password` and `token` references.
+    password: Option<SecretValue>,
+    token: Option<SecretValue>,
+    /// Checked at registration; `None` only for a stored configuration
+    /// that no longer parses (every attempt is then refused).
+    subject: Option<Template>,
+    conn: tokio::sync::Mutex<Option<Arc<Conn>>>,
+}
+
+/// How the destination refused a publish.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// A reply with a status and no PubAck (503: no responders).
+    Status(u16),
+    /// The PubAck's `error`.
+    Api {
+        code: u16,
+        err_code: u32,
+        description: String,
+    },
+    /// The server's `-ERR` (at most 512 characters of it).
+    Server(String),
+    /// Larger than the server's `max_payload`; not sent.
+    TooLarge { size: usize, max_payload: usize },
+    /// A header value with CR or LF; not sent.
+    BadHeader(&'static str),
+}
+
+/// What one attempt came to.
+#[derive(Debug)]
+pub enum Result {
+    /// The PubAck.
+    Acked {
+        subject: String,
+        stream: String,
+        seq: u64,
+        duplicate: bool,
+        addr: SocketAddr,
+    },
+    /// No answer; the text names the failure (never a credential).
+    Failed {
+        kind: ErrorKind,
+        text: String,
+        addr: Option<SocketAddr>,
+    },
+    /// The destination said no.
+    Refused {
+        subject: String,
+        refusal: Refusal,
+        addr: Option<SocketAddr>,
+    },
+}
+
+fn failed(kind: ErrorKind, text: impl Into<String>, addr: Option<SocketAddr>) -> Result {
+    Result::Failed {
+        kind,
+        text: text.into(),
+        addr,
+    }
+}
+
+fn server_text(text: &str) -> String {
+    text.chars().take(512).collect()
+}
+
+/// Reads a PubAck (or its error) from a reply's payload.
+fn pub_ack(subject: String, payload: &[u8], addr: SocketAddr) -> Result {
+    let Ok(v) = serde_json::from_slice::<serde_json::Value>(payload) else {
+        return failed(
+            ErrorKind::Protocol,
+            "the reply is not a PubAck (not JSON)",
+            Some(addr),
+        );
+    };
+    if let Some(e) = v.get("error") {
+        return Result::Refused {
+            subject,
+            refusal: Refusal::Api {
+                code: e["code"]
+                    .as_u64()
+                    .and_then(|c| u16::try_from(c).ok())
+                    .unwrap_or(0),
+                err_code: e["err_code"]
+                    .as_u64()
+                    .and_then(|c| u32::try_from(c).ok())
+                    .unwrap_or(0),
+                description: server_text(e["description"].as_str().unwrap_or("")),
+            },
+            addr: Some(addr),
+        };
+    }
+    match (v["stream"].as_str(), v["seq"].as_u64()) {
+        (Some(stream), Some(seq)) if !stream.is_empty() => Result::Acked {
+            subject,
+            stream: stream.to_string(),
+            seq,
+            duplicate: v["duplicate"].as_bool().unwrap_or(false),
+            addr,
+        },
+        _ => failed(
+            ErrorKind::Protocol,
+            "the reply is not a PubAck (no stream and sequence)",
+            Some(addr),
+        ),
+    }
+}
+
+impl Inner {
+    fn credentials(&self) -> Credentials<'_> {
+        Credentials {
+            user: self.config.username.as_deref(),
+            pass: self.password.as_ref().and_then(SecretValue::expose_str),
+            token: self.token.as_ref().and_then(SecretValue::expose_str),
+        }
+    }
+
+    /// The server's text without a secret's value in it (a server could
+    /// quote what it was sent).
+    fn redact(&self, text: &str) -> String {
+        let mut t = server_text(text);
+        for s in [&self.password, &self.token].into_iter().flatten() {
+            if let Some(v) = s.expose_str().filter(|v| !v.is_empty()) {
+                t = t.replace(v, "<redacted>");
+            }
+        }
+        t
+    }
+
+    /// The endpoint's live connection, or a new one. `bool`: reused.
+    async fn connection(
+        &self,
+        subject: &str,
+        limits: Limits,
+        deadline: Instant,
+    ) -> std::result::Result<(Arc<Conn>, bool), Result> {
+        let Ok(mut slot) = timeout_at(deadline, self.conn.lock()).await else {
+            return Err(failed(
+                ErrorKind::Timeout,
+                "waited for the endpoint's connection until the timeout",
+                None,
+            ));
+        };
+        if let Some(c) = slot.as_ref().filter(|c| !c.is_dead()) {
+            return Ok((Arc::clone(c), true));
+        }
+        *slot = None;
+        match Conn::open(
+            &self.guard,
+            &self.config,
+            self.credentials(),
+            limits,
+            deadline,
+        )
+        .await
+        {
+            Ok(c) => {
+                *slot = Some(Arc::clone(&c));
+                Ok((c, false))
+            }
+            Err(ConnectError::Failed { kind, text, addr }) => Err(failed(kind, text, addr)),
+            Err(ConnectError::Refused { text, addr }) => Err(Result::Refused {
+                subject: subject.to_string(),
+                refusal: Refusal::Server(self.redact(&text)),
+                addr: Some(addr),
+            }),
+        }
+    }
+
+    async fn publish(&self, conn: &Conn, subject: &str, m: &Prepared, deadline: Instant) -> Result {
+        let addr = Some(conn.addr);
+        let refused = |refusal| Result::Refused {
+            subject: subject.to_string(),
+            refusal,
+            addr,
+        };
+        let attempt = m.attempt_number.to_string();
+        let mut headers: Vec<(&str, &str)> = vec![
+            ("Nats-Msg-Id", &m.webhook_id),
+            ("webhook-id", &m.webhook_id),
+            ("webhook-timestamp", &m.webhook_timestamp),
+            ("webhook-signature", &m.webhook_signature),
+            ("content-type", crate::https::CONTENT_TYPE),
+            ("relay-event-type", &m.event_type),
+            ("relay-attempt", &attempt),
+        ];
+        if let Some(stream) = &self.config.stream {
+            headers.push(("Nats-Expected-Stream", stream));
+        }
+        if let Some((name, _)) = headers.iter().find(|(_, v)| !proto::header_value_ok(v)) {
+            return refused(Refusal::BadHeader(name));
+        }
+        if m.body.len() > conn.max_payload {
+            return refused(Refusal::TooLarge {
+                size: m.body.len(),
+                max_payload: conn.max_payload,
+            });
+        }
+        let Some((token, reply, rx)) = conn.register(subject) else {
+            return failed(ErrorKind::Protocol, "the connection closed", addr);
+        };
+        let frame = proto::hpub(subject, &reply, &headers, &m.body);
+        let sent = async {
+            conn.write(&frame).await?;
+            Ok::<_, std::io::Error>(rx.await)
+        };
+        match timeout_at(deadline, sent).await {
+            Err(_) => {
+                conn.forget(token);
+                // Unanswered: the connection is suspect; the next attempt
+                // opens a new one (a retried publish is deduplicated).
+                conn.kill("an attempt timed out");
+                failed(ErrorKind::Timeout, "no PubAck before the timeout", addr)
+            }
+            Ok(Err(e)) => {
+                conn.kill("a write failed");
+                failed(ErrorKind::Protocol, format!("connection: {e}"), addr)
+            }
+            Ok(Ok(Err(_))) => failed(ErrorKind::Protocol, "the connection closed", addr),
+            Ok(Ok(Ok(Reply::Closed(why)))) => failed(
+                ErrorKind::Protocol,
+                format!("the connection closed: {why}"),
+                addr,
+            ),
+            Ok(Ok(Ok(Reply::ServerErr(text)))) => refused(Refusal::Server(self.redact(&text))),
+            Ok(Ok(Ok(Reply::Msg { headers, payload }))) => {
+                let status = headers.as_deref().and_then(|h| Headers::parse(h).status);
+                match status {
+                    Some(s) => refused(Refusal::Status(s)),
+                    None => pub_ack(subject.to_string(), &payload, conn.addr),
+                }
+            }
+        }
+    }
+}
+
+impl Kind for NatsJetstream {
+    const NAME: &'static str = "nats_jetstream";
+    type Config = NatsJetstreamDestination;
+    type Client = Client;
+    type Result = Result;
+
+    async fn validate(
+        c: &NatsJetstreamDestination,
+        guard: &Guard,
+    ) -> std::result::Result<(), Invalid> {
+        let invalid = |pointer, message: &str| Invalid {
+            code: "invalid_credentials",
+            pointer,
+            message: message.into(),
+        };
+        match (&c.username, &c.password, &c.token) {
+            (Some(_), None, _) => {
+                return Err(invalid(
+                    "/destination/password",
+                    "a username needs a password (a secret reference)",
+                ));
+            }
+            (None, Some(_), _) => {
+                return Err(invalid(
+                    "/destination/username",
+                    "a password needs a username",
+                ));
+            }
+            (Some(_), Some(_), Some(_)) => {
+                return Err(invalid(
+                    "/destination/token",
+                    "either a token or a username and password, not both",
+                ));
+            }
+            _ => {}
+        }
+        if c.username.as_deref().is_some_and(|u| {
+            u.is_empty() || u.len() > 256 || u.chars().any(|ch| ch.is_control() || ch == ' ')
+        }) {
+            return Err(invalid(
+                "/destination/username",
+                "the username must be 1 to 256 characters without spaces or control characters",
+            ));
+        }
+        Template::parse(&c.subject).map_err(|message| Invalid {
+            code: "invalid_subject",
+            pointer: "/destination/subject",
+            message,
+        })?;
+        if let Some(s) = &c.stream
+            && (s.is_empty()
+                || s.len() > MAX_STREAM_NAME
+                || !s.bytes().all(|b| {
+                    b.is_ascii_graphic() && !matches!(b, b'.' | b'*' | b'>' | b'/' | b'\\')
+                }))
+        {
+            return Err(Invalid {
+                code: "invalid_stream",
+                pointer: "/destination/stream",
+                message: format!(
+                    "the stream name must be 1 to {MAX_STREAM_NAME} printable ASCII characters without `.`, `*`, `>`, `/`, `\\` or spaces"
+                ),
+            });
+        }
+        guard
+            .resolve_checked(&c.host, c.port)
+            .await
+            .map(drop)
+            .map_err(|e| Invalid {
+                code: e.kind().as_str(),
+                pointer: "/destination/host",
+                message: e.to_string(),
+            })
+    }
+
+    fn build(
+        config: &NatsJetstreamDestination,
+        shared: &Shared,
+        secrets: &Secrets,
+    ) -> std::result::Result<Client, Unresolved> {
+        let resolve = |r: &Option<relay_core::secret::SecretRef>| match r {
+            Some(r) => secrets.require(r).map(|v| Some(v.clone())),
+            None => Ok(None),
+        };
+        Ok(Client {
+            inner: Arc::new(Inner {
+                guard: shared.https.guard().clone(),
+                config: config.clone(),
+                password: resolve(&config.password)?,
+                token: resolve(&config.token)?,
+                subject: Template::parse(&config.subject).ok(),
+                conn: tokio::sync::Mutex::new(None),
+            }),
+        })
+    }
+
+    async fn deliver(client: &Client, message: &Prepared, limits: Limits) -> Result {
+        let inner = &client.inner;
+        let deadline = Instant::now() + limits.total_timeout;
+        let Some(template) = &inner.subject else {
+            return failed(
+                ErrorKind::InvalidUrl,
+                "the stored subject is not a valid subject template",
+                None,
+            );
+        };
+        let subject = template.render(&Values {
+            event_type: &message.event_type,
+            environment: message.environment,
+        });
+        let (conn, reused) = match inner.connection(&subject, limits, deadline).await {
+            Ok(c) => c,
+            Err(r) => return r,
+        };
+        let result = inner.publish(&conn, &subject, message, deadline).await;
+        // A kept connection the server closed since: once more on a new one
+        // (a publish that was stored after all is deduplicated by its id).
+        if reused
+            && matches!(
+                result,
+                Result::Failed {
+                    kind: ErrorKind::Protocol,
+                    ..
+                }
+            )
+        {
+            conn.kill("replaced");
+            let (conn, _) = match inner.connection(&subject, limits, deadline).await {
+                Ok(c) => c,
+                Err(r) => return r,
+            };
+            return inner.publish(&conn, &subject, message, deadline).await;
+        }
+        result
+    }
+
+    fn classify(result: &Result, _now: Timestamp) -> Verdict {
+        classify::classify(&match result {
+            Result::Acked { .. } => Answer::Acked,
+            Result::Failed { kind, .. } => Answer::Failed(*kind),
+            Result::Refused { refusal, .. } => match refusal {
+                Refusal::Status(s) => Answer::Status(*s),
+                Refusal::Api { code, err_code, .. } => Answer::Api {
+                    code: *code,
+                    err_code: *err_code,
+                },
+                Refusal::Server(text) => Answer::Server(text),
+                Refusal::TooLarge { .. } => Answer::TooLarge,
+                Refusal::BadHeader(_) => Answer::BadHeader,
+            },
+        })
+    }
+
+    fn record(result: &Result) -> Record {
+        match result {
+            Result::Acked {
+                subject,
+                stream,
+                seq,
+                duplicate,
+                addr,
+            } => Record {
+                destination: Some(*addr),
+                error: None,
+                detail: serde_json::json!({
+                    "subject": subject, "stream": stream, "seq": seq, "duplicate": duplicate,
+                }),
+            },
+            Result::Failed { kind, text, addr } => Record {
+                destination: *addr,
+                error: Some((*kind, text.clone())),
+                detail: serde_json::json!({}),
+            },
+            Result::Refused {
+                subject,
+                refusal,
+                addr,
+            } => Record {
+                destination: *addr,
+                error: None,
+                detail: serde_json::json!({ "subject": subject, "error": refusal_detail(refusal) }),
+            },
+        }
+    }
+}
+
+fn refusal_detail(r: &Refusal) -> serde_json::Value {
+    match r {
+        Refusal::Status(503) => {
+            serde_json::json!({"status": 503, "description": "no responders: no stream is bound to the subject"})
+        }
+        Refusal::Status(s) => serde_json::json!({ "status": s }),
+        Refusal::Api {
+            code,
+            err_code,
+            description,
+        } => serde_json::json!({ "code": code, "err_code": err_code, "description": description }),
+        Refusal::Server(text) => serde_json::json!({ "server_error": text }),
+        Refusal::TooLarge { size, max_payload } => {
+            serde_json::json!({ "size": size, "max_payload": max_payload })
+        }
+        Refusal::BadHeader(name) => {
+            serde_json::json!({ "description": format!("the {name} header would hold CR or LF") })
+        }
+    }
+}
