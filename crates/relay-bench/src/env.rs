@@ -54,7 +54,10 @@ impl Env {
         let mut outbound = toml::Table::new();
         outbound.insert(
             "allow_ports".into(),
-            toml::Value::Array(vec![i64::from(port).into()]),
+            toml::Value::Array(vec![
+                i64::from(port).into(),
+                i64::from(args.nats_port).into(),
+            ]),
         );
         outbound.insert(
             "allow_cidrs".into(),

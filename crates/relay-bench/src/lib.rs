@@ -16,11 +16,11 @@
 //! This crate is on no production path: the `relay` binary hands [`run`] a
 //! [`Launch`], the way to start a Relay from a configuration file exactly as
 //! `relay serve` does, so the dependencies still point down (the bench knows
-//! the store, for its seed data, and the receiver; not the API or the
-//! dispatcher). Map: `env` a run's Relay, tenant, endpoints and receiver;
+//! the store, for its seed data, the receiver, and the destinations' clients
+//! for the raw side of `nats`; not the API or the dispatcher). Map: `env` a run's Relay, tenant, endpoints and receiver;
 //! `publish` the publisher; `track` arrivals and latencies; `limit` the
 //! ceiling; one module per workload (`throughput` also holds `fanout` and
-//! `latency`; `backlog`, `isolation`, `fairness`); `suite` runs `targets`,
+//! `latency`; `backlog`, `isolation`, `fairness`, `receipts`, `nats`); `suite` runs `targets`,
 //! judged by `targets`; `http` the API client; `measure` CPU, RSS,
 //! percentiles.
 
@@ -31,6 +31,7 @@ mod http;
 mod isolation;
 mod limit;
 mod measure;
+mod nats;
 mod publish;
 mod receipts;
 mod suite;
@@ -126,6 +127,10 @@ pub enum Workload {
     /// Inbound provider webhooks at `--rate` for `--seconds`: receipts/s,
     /// the `2xx` latency, and when the ledger writer has processed them all.
     Receipts,
+    /// NATS JetStream: E events delivered to one `nats_jetstream` endpoint
+    /// against the kind's client alone publishing as many messages with the
+    /// same concurrency (PubAck awaited), in one run.
+    Nats,
     /// Every target of the bench, measured in one command: `backlog`,
     /// `latency`, `isolation` and `throughput` on SQLite (and `throughput`
     /// on PostgreSQL with `--database-url`), each judged met or not.
@@ -197,6 +202,9 @@ pub struct BenchArgs {
     /// Give up waiting for deliveries after this long.
     #[arg(long, default_value_t = 300)]
     timeout_seconds: u64,
+    /// The port of the NATS server with JetStream on 127.0.0.1 (`nats`).
+    #[arg(long, default_value_t = 4222)]
+    nats_port: u16,
     /// Worker threads of the bench's own runtime (receiver, publisher).
     #[arg(long, default_value_t = 2)]
     bench_threads: usize,
@@ -350,6 +358,7 @@ async fn run_workload(args: BenchArgs, relay: Host) -> anyhow::Result<Report> {
         Workload::Fairness => fairness(&args, relay, &data).await,
         Workload::Targets => targets_workload(&args, relay, &data).await,
         Workload::Receipts => receipts(&args, relay, &data).await,
+        Workload::Nats => nats::nats(&args, relay, &data).await,
     }
 }
 

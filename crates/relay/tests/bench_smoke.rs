@@ -209,3 +209,25 @@ fn receipts_are_accepted_and_processed() {
         assert!(number(&v, field) > 0.0, "{field} in {v:#}");
     }
 }
+
+/// NATS JetStream against the server on 4222: every event stored in the
+/// stream once, the raw client's publishes all acknowledged.
+#[test]
+fn nats_delivers_every_message() {
+    if std::net::TcpStream::connect(("127.0.0.1", 4222)).is_err() {
+        relay_store::testenv::skip(
+            "relay bench nats",
+            "no NATS server on 127.0.0.1:4222 (.ci/run starts one)",
+        );
+        return;
+    }
+    let v = bench(&["nats", "--events", "200", "--json"]);
+    assert_eq!(v["workload"], "nats");
+    assert_eq!(v["delivered"], 200, "{v:#}");
+    assert_eq!(v["raw_failures"], 0, "{v:#}");
+    assert_eq!(v["stream_messages"], 400, "{v:#}");
+    assert_eq!(v["complete"], true, "{v:#}");
+    for field in ["/relay_deliveries_per_s", "/raw_publishes_per_s", "/ratio"] {
+        assert!(number(&v, field) > 0.0, "{field} in {v:#}");
+    }
+}
