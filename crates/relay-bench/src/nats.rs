@@ -158,7 +158,12 @@ async fn raw_run(
     let shared = Shared {
         https: HttpsClient::new(guard),
     };
-    let client = relay_destinations::build(&Destination::NatsJetstream(destination), &shared);
+    let client = relay_destinations::build(
+        &Destination::NatsJetstream(destination),
+        &shared,
+        &relay_core::secret::Secrets::new(),
+    )
+    .map_err(|e| anyhow::anyhow!("unresolved: {}", e.0))?;
     let messages = Arc::new(messages);
     let next = Arc::new(AtomicUsize::new(0));
     let failures = Arc::new(AtomicU64::new(0));

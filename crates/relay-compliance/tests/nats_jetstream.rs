@@ -7,7 +7,11 @@
 //! stream is full (`max_msgs` reached, `discard: new`: JetStream error
 //! 10077); permanent = `max_msg_size` smaller than the message (10054);
 //! hang = the server stopped with SIGSTOP; down = the server stopped, then
-//! started again on the same store directory.
+//! started again on the same store directory. The server requires a user
+//! and password; the endpoint names the password by a `file:` secret
+//! reference the operator's policy allows, so every connection
+//! authenticates, and the secrets case proves the password never reaches a
+//! log, a record or `Debug`.
 
 #[path = "nats/admin.rs"]
 mod admin;
@@ -18,6 +22,7 @@ use std::sync::Mutex;
 
 use relay_compliance::{Mode, Peer, Received, compliance_suite};
 use relay_core::model::{Destination, NatsJetstreamDestination};
+use relay_core::secret::{SecretPolicy, SecretRef};
 use relay_net::{OutboundConfig, StaticResolver};
 use serde_json::json;
 
@@ -37,21 +42,24 @@ struct State {
 struct NatsPeer {
     port: u16,
     dir: PathBuf,
+    /// The server's password, also written to `secrets/nats-password`.
+    password: String,
+    secrets: tempfile::TempDir,
     state: Mutex<State>,
 }
 
-fn admin(port: u16) -> Admin {
-    Admin::connect(port).expect("the test's NATS connection")
+fn admin(port: u16, pw: &str) -> Admin {
+    Admin::connect(port, pw).expect("the test's NATS connection")
 }
 
-fn limits(port: u16, limits: serde_json::Value) {
-    admin(port)
+fn limits(port: u16, pw: &str, limits: serde_json::Value) {
+    admin(port, pw)
         .put_stream(STREAM, &["relay.>"], limits)
         .expect("the stream's configuration");
 }
 
-fn stored(port: u16) -> Vec<Received> {
-    let Ok(mut a) = Admin::connect(port) else {
+fn stored(port: u16, pw: &str) -> Vec<Received> {
+    let Ok(mut a) = Admin::connect(port, pw) else {
         return Vec::new();
     };
     a.messages(STREAM)
@@ -100,11 +108,28 @@ impl Peer for NatsPeer {
         }
         let port = admin::free_port();
         let dir = admin::store_dir(port);
-        let server = admin::start_server(port, &dir);
-        limits(port, json!({}));
+        let password = format!(
+            "npw-{}-{:x}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos()
+        );
+        let secrets = tempfile::tempdir().expect("a temporary directory");
+        // As an operator's secret file usually is: the value and a newline.
+        std::fs::write(
+            secrets.path().join("nats-password"),
+            format!("{password}\n"),
+        )
+        .expect("write the password file");
+        let server = admin::start_server(port, &dir, &password);
+        limits(port, &password, json!({}));
         Some(NatsPeer {
             port,
             dir,
+            password,
+            secrets,
             state: Mutex::new(State {
                 server: Some(server),
                 mode: Mode::Accept,
@@ -120,10 +145,24 @@ impl Peer for NatsPeer {
             tls: false,
             subject: SUBJECT.into(),
             stream: Some(STREAM.into()),
-            username: None,
-            password: None,
+            username: Some(admin::USER.into()),
+            password: Some(SecretRef::File(format!(
+                "{}/nats-password",
+                self.secrets.path().display()
+            ))),
             token: None,
         })
+    }
+
+    fn secret_policy(&self) -> SecretPolicy {
+        SecretPolicy {
+            allow_env_prefixes: vec![],
+            allow_file_dirs: vec![self.secrets.path().display().to_string()],
+        }
+    }
+
+    fn secrets(&self) -> Vec<String> {
+        vec![self.password.clone()]
     }
 
     fn outbound(&self) -> (OutboundConfig, StaticResolver) {
@@ -139,13 +178,13 @@ impl Peer for NatsPeer {
     }
 
     async fn set_mode(&self, mode: Mode) {
-        let port = self.port;
+        let (port, pw) = (self.port, self.password.as_str());
         let mut s = self.state.lock().unwrap();
         // Leave the current mode.
         match s.mode {
             Mode::Down => {
                 if mode != Mode::Down {
-                    s.server = Some(admin::start_server(port, &self.dir));
+                    s.server = Some(admin::start_server(port, &self.dir, pw));
                 }
             }
             Mode::Hang => {
@@ -153,7 +192,7 @@ impl Peer for NatsPeer {
                     admin::signal(c, "-CONT");
                 }
             }
-            Mode::FailRetryable | Mode::FailPermanent => limits(port, json!({})),
+            Mode::FailRetryable | Mode::FailPermanent => limits(port, pw, json!({})),
             Mode::Accept => {}
         }
         // Enter the new one.
@@ -163,15 +202,15 @@ impl Peer for NatsPeer {
                 // Full: as many messages as it holds, plus one the test
                 // writes itself when it holds none (JetStream reads
                 // `max_msgs: 0` as no limit).
-                let held = stored(port).len();
+                let held = stored(port, pw).len();
                 if held == 0 {
-                    let mut a = admin(port);
+                    let mut a = admin(port, pw);
                     a.request("relay.filler", b"filler").unwrap();
                 }
-                let held = admin(port).messages(STREAM).unwrap().len();
-                limits(port, json!({"max_msgs": held}));
+                let held = admin(port, pw).messages(STREAM).unwrap().len();
+                limits(port, pw, json!({"max_msgs": held}));
             }
-            Mode::FailPermanent => limits(port, json!({"max_msg_size": 16})),
+            Mode::FailPermanent => limits(port, pw, json!({"max_msg_size": 16})),
             Mode::Hang => {
                 if let Some(c) = &s.server {
                     admin::signal(c, "-STOP");
@@ -179,7 +218,7 @@ impl Peer for NatsPeer {
             }
             Mode::Down => {
                 if s.mode != Mode::Down {
-                    s.saved = stored(port);
+                    s.saved = stored(port, pw);
                     if let Some(mut c) = s.server.take() {
                         admin::stop_server(&mut c);
                     }
@@ -194,7 +233,7 @@ impl Peer for NatsPeer {
         if s.server.is_none() {
             return s.saved.clone();
         }
-        stored(self.port)
+        stored(self.port, &self.password)
     }
 
     fn down_error_kinds() -> &'static [&'static str] {
@@ -246,7 +285,7 @@ async fn refusals_are_recorded_with_jetstream_codes() {
         assert_eq!(d["error"]["err_code"], 10054, "{d}");
 
         h.peer.set_mode(Mode::Accept).await;
-        admin(h.peer.port)
+        admin(h.peer.port, &h.peer.password)
             .api(&format!("$JS.API.STREAM.DELETE.{STREAM}"), &json!({}))
             .unwrap();
         h.publish().await;
@@ -265,7 +304,7 @@ async fn a_retried_publish_is_stored_once() {
     relay_compliance::cases::run::<NatsPeer, _, _>(false, "dedup", |h| async move {
         // The id the harness gives its first event, stored before Relay's
         // publish.
-        let ack = admin(h.peer.port).publish_with_id(
+        let ack = admin(h.peer.port, &h.peer.password).publish_with_id(
             "relay.live.order.shipped",
             "evt_compliance_1",
             b"first",
@@ -278,8 +317,43 @@ async fn a_retried_publish_is_stored_once() {
         let a = &h.attempts(&m).await[0];
         assert_eq!(a.detail["duplicate"], true, "{:?}", a.detail);
         assert_eq!(a.detail["seq"], 1);
-        let all = admin(h.peer.port).messages(STREAM).unwrap();
+        let all = admin(h.peer.port, &h.peer.password)
+            .messages(STREAM)
+            .unwrap();
         assert_eq!(all.len(), 1, "stored once");
+    })
+    .await;
+}
+
+/// A password the server refuses: the attempt is retried as `auth_refused`
+/// with the server's `-ERR` in the record, and the value sent is nowhere.
+#[tokio::test]
+async fn a_refused_password_is_retried_as_auth_refused() {
+    relay_compliance::cases::run::<NatsPeer, _, _>(false, "auth", |h| async move {
+        let wrong = "wrong-nats-password-5e1f";
+        // The client is built (and the reference resolved) at the first
+        // attempt.
+        std::fs::write(h.peer.secrets.path().join("nats-password"), wrong).unwrap();
+        h.publish().await;
+        assert_eq!(h.round().await, 1);
+        let m = h.only_message().await;
+        assert_eq!(m.state, relay_core::model::MessageState::Scheduled, "{m:?}");
+        let a = &h.attempts(&m).await[0];
+        assert_eq!(
+            a.error_code.map(|c| c.to_string()).as_deref(),
+            Some("auth_refused"),
+            "{a:?}"
+        );
+        let err = a.detail["error"]["server_error"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(err.contains("Authorization Violation"), "{:?}", a.detail);
+        let everything = format!(
+            "{a:?} {} {}",
+            h.logs.text(),
+            serde_json::to_string(a).unwrap()
+        );
+        assert!(!everything.contains(wrong), "the refused password leaked");
     })
     .await;
 }

@@ -269,7 +269,10 @@ async fn nats_jetstream_configurations() {
     }))
     .unwrap_err()
     .to_string();
-    assert!(e.contains("secret reference") && !e.contains("hunter2"), "{e}");
+    assert!(
+        e.contains("secret reference") && !e.contains("hunter2"),
+        "{e}"
+    );
     // Building needs both references resolved.
     let shared = relay_destinations::Shared {
         https: relay_net::HttpsClient::new(guard(false)),

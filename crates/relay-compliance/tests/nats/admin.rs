@@ -58,18 +58,22 @@ pub fn remove_dir(dir: &Path) {
     let _ = std::fs::remove_dir_all(dir);
 }
 
-/// Starts `nats-server -js` on `port` with its store in `dir`, and waits
-/// until it answers.
-pub fn start_server(port: u16, dir: &Path) -> Child {
+/// The user every private server requires.
+pub const USER: &str = "relay";
+
+/// Starts `nats-server -js` on `port` with its store in `dir`, requiring
+/// the user [`USER`] with `password`, and waits until it answers.
+pub fn start_server(port: u16, dir: &Path, password: &str) -> Child {
     let child = Command::new("nats-server")
         .args(["-a", "127.0.0.1", "-p", &port.to_string(), "-js", "-sd"])
         .arg(dir)
+        .args(["--user", USER, "--pass", password])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .expect("start nats-server");
     let deadline = Instant::now() + Duration::from_secs(10);
-    while Admin::connect(port).is_err() {
+    while Admin::connect(port, password).is_err() {
         assert!(Instant::now() < deadline, "nats-server did not answer");
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -110,7 +114,7 @@ fn line(io: &mut BufReader<TcpStream>) -> std::io::Result<String> {
 }
 
 impl Admin {
-    pub fn connect(port: u16) -> std::io::Result<Admin> {
+    pub fn connect(port: u16, password: &str) -> std::io::Result<Admin> {
         let tcp = TcpStream::connect(("127.0.0.1", port))?;
         tcp.set_read_timeout(Some(Duration::from_secs(5)))?;
         let mut io = BufReader::new(tcp);
@@ -118,8 +122,12 @@ impl Admin {
         if !info.starts_with("INFO ") {
             return Err(std::io::Error::other(info));
         }
+        let connect = json!({
+            "verbose": false, "headers": true, "no_responders": true,
+            "user": USER, "pass": password,
+        });
         io.get_mut().write_all(
-            b"CONNECT {\"verbose\":false,\"headers\":true,\"no_responders\":true}\r\nPING\r\nSUB _INBOX.admin.* 1\r\n",
+            format!("CONNECT {connect}\r\nPING\r\nSUB _INBOX.admin.* 1\r\n").as_bytes(),
         )?;
         loop {
             match line(&mut io)?.as_str() {
