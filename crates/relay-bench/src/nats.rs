@@ -131,6 +131,7 @@ fn raw_messages(events: u64, data: &str) -> anyhow::Result<Vec<Prepared>> {
                 keys: std::slice::from_ref(&key),
                 attempt_number: 1,
                 max_payload_bytes: 1 << 20,
+                content_mode: Default::default(),
                 now,
             })
             .map_err(|r| anyhow::anyhow!("cannot prepare: {}", r.as_str()))

@@ -2,7 +2,7 @@
 
 use std::future::Future;
 
-use relay_core::model::MessageState;
+use relay_core::model::{ContentMode, MessageState};
 use relay_core::outcome::AttemptOutcome;
 use relay_core::time::Clock;
 use sha2::Digest;
@@ -18,7 +18,17 @@ where
     F: FnOnce(Harness<P>) -> Fut,
     Fut: Future<Output = ()>,
 {
-    let Some(h) = Harness::<P>::start(postgres, name).await else {
+    run_in(postgres, name, ContentMode::Structured, case).await;
+}
+
+/// [`run`] with the endpoint in content mode `mode`.
+pub async fn run_in<P, F, Fut>(postgres: bool, name: &str, mode: ContentMode, case: F)
+where
+    P: Peer,
+    F: FnOnce(Harness<P>) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    let Some(h) = Harness::<P>::start(postgres, name, mode).await else {
         return;
     };
     let subscriber = tracing_subscriber::fmt()
@@ -75,24 +85,58 @@ pub async fn envelope_is_valid_cloudevents<P: Peer>(h: Harness<P>) {
     let id = h.publish().await;
     h.round().await;
     let got = wait_received(&h.peer, 1).await;
-    let body: serde_json::Value =
-        serde_json::from_slice(&got.first().expect("a message").body).expect("JSON");
-    let schema: serde_json::Value = serde_json::from_str(include_str!(
-        "../../../testdata/cloudevents-v1.0.2.schema.json"
-    ))
-    .unwrap();
-    let validator = jsonschema::validator_for(&schema).expect("schema");
-    let errors: Vec<String> = validator
-        .iter_errors(&body)
-        .map(|e| e.to_string())
-        .collect();
-    assert!(errors.is_empty(), "{errors:?}");
-    assert_eq!(body["specversion"], "1.0");
+    let r = got.first().expect("a message");
+    assert!(r.binary.is_none(), "structured mode by default");
+    let body: serde_json::Value = serde_json::from_slice(&r.body).expect("JSON");
+    assert_valid_cloudevent(&body);
     assert_eq!(body["id"], id.as_str());
-    assert_eq!(body["type"], "order.shipped");
-    assert_eq!(body["source"], "https://acme.example/merchants/42");
-    assert_eq!(body["subject"], "order/1042");
-    assert_eq!(body["data"]["order_id"], "1042");
+}
+
+/// Binary content mode: the peer's binding carries every context attribute
+/// of the event (checked against the CloudEvents JSON Schema once put back
+/// together with `data`), the body is the published data, and the signature
+/// over the body verifies with the standalone verifier SDK.
+pub async fn binary_mode_carries_the_event<P: Peer>(h: Harness<P>) {
+    let id = h.publish().await;
+    h.round().await;
+    let got = wait_received(&h.peer, 1).await;
+    let r = got.first().expect("a message");
+    let attributes = r.binary.as_ref().expect("a binary-mode message");
+    let data: serde_json::Value = serde_json::from_slice(&r.body).expect("the body is the data");
+    let mut event = serde_json::Map::new();
+    for (name, value) in attributes {
+        // A binding carries every value as a string (`seq` too), which
+        // the schema accepts for extensions.
+        event.insert(name.clone(), serde_json::Value::String(value.clone()));
+    }
+    event.insert("data".into(), data);
+    let event = serde_json::Value::Object(event);
+    assert_valid_cloudevent(&event);
+    assert_eq!(event["id"], id.as_str());
+    assert_eq!(event["datacontenttype"], "application/json");
+    assert!(
+        event["dataschema"]
+            .as_str()
+            .is_some_and(|s| s.contains("order.shipped"))
+    );
+    assert!(
+        event["time"]
+            .as_str()
+            .and_then(relay_core::time::Timestamp::parse_rfc3339)
+            .is_some(),
+        "time is RFC 3339: {}",
+        event["time"]
+    );
+    let verifier = relay_verify::Verifier::new([h.whsec()]).expect("verifier");
+    let headers = relay_verify::SignatureHeaders {
+        id: &r.webhook_id,
+        timestamp: &r.webhook_timestamp,
+        signature: &r.webhook_signature,
+    };
+    let now = u64::try_from(h.clock.now().unix_seconds()).unwrap();
+    verifier
+        .verify_at(&headers, &r.body, now)
+        .expect("the signature over the data verifies");
 }
 
 /// A retryable refusal leaves the message scheduled for the schedule's next
@@ -274,4 +318,24 @@ pub async fn stopped_mid_burst_loses_nothing<P: Peer>(h: Harness<P>) {
     received.dedup();
     ids.sort();
     assert_eq!(received, ids, "every accepted event arrived");
+}
+
+/// The CloudEvents 1.0.2 JSON Schema accepts `event`, and it is version 1.0
+/// of the event this harness publishes.
+fn assert_valid_cloudevent(event: &serde_json::Value) {
+    let schema: serde_json::Value = serde_json::from_str(include_str!(
+        "../../../testdata/cloudevents-v1.0.2.schema.json"
+    ))
+    .unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("schema");
+    let errors: Vec<String> = validator
+        .iter_errors(event)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(event["specversion"], "1.0");
+    assert_eq!(event["type"], "order.shipped");
+    assert_eq!(event["source"], "https://acme.example/merchants/42");
+    assert_eq!(event["subject"], "order/1042");
+    assert_eq!(event["data"]["order_id"], "1042");
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use relay_core::id::IdKind;
 use relay_core::model::{
-    Attempt, Consumer, ConsumerKind, Endpoint, EndpointState, Environment, Message,
+    Attempt, Consumer, ConsumerKind, ContentMode, Endpoint, EndpointState, Environment, Message,
     SignatureScheme, Tenant,
 };
 use relay_core::sealed::MasterKey;
@@ -30,6 +30,10 @@ pub struct Received {
     pub webhook_id: String,
     pub webhook_timestamp: String,
     pub webhook_signature: String,
+    /// A binary-mode message's CloudEvents context attributes, named as in
+    /// the specification (`id`, `datacontenttype`, …) after the peer undid
+    /// its binding's naming; `None` for a structured-mode message.
+    pub binary: Option<Vec<(String, String)>>,
 }
 
 /// What the harness's log subscriber wrote, for the secrets case.
@@ -84,7 +88,7 @@ pub const ATTEMPT_TIMEOUT: Duration = Duration::from_millis(1500);
 impl<P: Peer> Harness<P> {
     /// `None` when the backend or the peer is not available (already said
     /// `SKIPPED`).
-    pub async fn start(postgres: bool, test: &str) -> Option<Harness<P>> {
+    pub async fn start(postgres: bool, test: &str, mode: ContentMode) -> Option<Harness<P>> {
         let db = if postgres {
             TestDb::postgres(&format!("compliance {} {test}", P::KIND)).await?
         } else {
@@ -125,7 +129,10 @@ impl<P: Peer> Harness<P> {
             consumer_id: consumer.id.clone(),
             environment: Environment::Live,
             description: None,
-            destination: peer.destination(),
+            destination: peer
+                .destination()
+                .with_content_mode(mode)
+                .expect("the kind has this content mode"),
             event_types: vec!["order.shipped".into()],
             signature_scheme: SignatureScheme::V1,
             retry_schedule_seconds: None,

@@ -15,12 +15,16 @@
 //! failure is classified as a retry, a permanent one as permanent, a timeout,
 //! the destination down then up, the attempt record is complete, no
 //! secret reaches the logs or the attempt records, and a destination
-//! stopped in the middle of a burst loses nothing.
+//! stopped in the middle of a burst loses nothing. A kind with a binary
+//! content mode (`compliance_suite!(Peer; binary)`) also shows that its
+//! binding carries every attribute and that the signature over the data
+//! verifies.
 
 pub mod cases;
 mod harness;
 
 pub use harness::{Harness, Received};
+pub use relay_core::model::ContentMode;
 
 use std::future::Future;
 
@@ -95,6 +99,24 @@ macro_rules! compliance_suite {
             retryable_failure_is_a_retry, permanent_failure_is_permanent, timeout_is_a_retry,
             destination_down_then_up, attempt_record_is_complete, secrets_stay_out_of_logs_and_records,
             stopped_mid_burst_loses_nothing);
+    };
+    // A kind with a binary content mode (every broker) also runs the
+    // binary-mode case.
+    ($peer:ty; binary) => {
+        $crate::compliance_suite!($peer);
+        mod binary {
+            use super::*;
+            #[tokio::test]
+            async fn sqlite_binary_mode_carries_the_event() {
+                $crate::cases::run_in::<$peer, _, _>(false, "binary_mode_carries_the_event",
+                    $crate::ContentMode::Binary, $crate::cases::binary_mode_carries_the_event).await;
+            }
+            #[tokio::test]
+            async fn postgres_binary_mode_carries_the_event() {
+                $crate::cases::run_in::<$peer, _, _>(true, "binary_mode_carries_the_event",
+                    $crate::ContentMode::Binary, $crate::cases::binary_mode_carries_the_event).await;
+            }
+        }
     };
     (@cases $peer:ty; $($case:ident),*) => {
         mod sqlite {

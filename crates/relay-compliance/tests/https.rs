@@ -48,6 +48,7 @@ fn received(r: &relay_receiver::Recorded) -> Received {
         webhook_id: r.header("webhook-id").unwrap_or_default().into(),
         webhook_timestamp: r.header("webhook-timestamp").unwrap_or_default().into(),
         webhook_signature: r.header("webhook-signature").unwrap_or_default().into(),
+        binary: None,
     }
 }
 

@@ -79,6 +79,7 @@ fn stored(port: u16, pw: &str) -> Vec<Received> {
                 webhook_timestamp: m.header("webhook-timestamp").to_string(),
                 webhook_signature: m.header("webhook-signature").to_string(),
                 body: m.data,
+                binary: None,
             }
         })
         .collect()

@@ -109,11 +109,26 @@ fn entries(port: u16, pw: &str) -> Vec<Received> {
                     .unwrap_or_default()
                     .to_string()
             };
+            // Binary mode (docs/destinations.md): `ce-<attribute>` fields,
+            // `datacontenttype` as the entry's `content-type`.
+            let ce: Vec<(String, String)> = fields
+                .chunks(2)
+                .filter_map(|kv| {
+                    let name = kv[0].as_str()?.strip_prefix("ce-")?;
+                    Some((name.to_string(), kv[1].as_str()?.to_string()))
+                })
+                .collect();
+            let binary = (!ce.is_empty()).then(|| {
+                let mut attributes = ce;
+                attributes.push(("datacontenttype".into(), get("content-type")));
+                attributes
+            });
             Received {
                 body: get("body").into_bytes(),
                 webhook_id: get("webhook-id"),
                 webhook_timestamp: get("webhook-timestamp"),
                 webhook_signature: get("webhook-signature"),
+                binary,
             }
         })
         .collect()
@@ -186,6 +201,7 @@ impl Peer for RedisPeer {
                 "{}/redis-password",
                 self.dir.path().display()
             ))),
+            content_mode: Default::default(),
         })
     }
 
@@ -281,7 +297,7 @@ impl Peer for RedisPeer {
     }
 }
 
-compliance_suite!(RedisPeer);
+compliance_suite!(RedisPeer; binary);
 
 /// The password changes on the server: the endpoint's client, holding the
 /// old value, is refused (`auth_refused`, retried); once the secret file

@@ -184,6 +184,42 @@ impl<'a> Envelope<'a> {
         out.push(b'}');
         Ok(out)
     }
+    /// The context attributes of binary content mode, in the order of
+    /// [`Envelope::to_json`], each as its canonical string (an Integer as
+    /// decimal, a Timestamp as RFC 3339): what a binding puts in headers or
+    /// properties (`ce-id`, `cloudEvents_id`, …) while `data` is the body.
+    /// `datacontenttype` is among them whenever `data` is present; bindings
+    /// that carry it as the message's own content type map it there.
+    pub fn attributes(&self) -> Result<Vec<(&'static str, String)>, EnvelopeError> {
+        self.validate()?;
+        let mut out = Vec::with_capacity(11);
+        out.push(("specversion", SPEC_VERSION.to_owned()));
+        out.push(("id", self.id.to_owned()));
+        out.push(("source", self.source.to_owned()));
+        out.push(("type", self.event_type.to_owned()));
+        if let Some(subject) = self.subject {
+            out.push(("subject", subject.to_owned()));
+        }
+        if let Some(time) = self.time {
+            out.push(("time", time.to_rfc3339()));
+        }
+        if self.data.is_some() {
+            out.push(("datacontenttype", DATA_CONTENT_TYPE.to_owned()));
+        }
+        if let Some(schema) = self.dataschema {
+            out.push(("dataschema", schema.to_owned()));
+        }
+        if let Some(seq) = self.seq {
+            out.push(("seq", seq.to_string()));
+        }
+        if let Some(tp) = self.traceparent {
+            out.push(("traceparent", tp.to_owned()));
+        }
+        if let Some(env) = self.environment {
+            out.push(("environment", env.as_str().to_owned()));
+        }
+        Ok(out)
+    }
 }
 
 fn string_attr(out: &mut Vec<u8>, name: &str, value: &str) -> Result<(), EnvelopeError> {

@@ -301,7 +301,7 @@ impl utoipa::PartialSchema for Destination {
             }, {
                 "type": "object",
                 "title": "redis_stream",
-                "description": "A Redis stream: each message is one entry added with XADD (structured CloudEvents JSON in the `body` field, the Standard Webhooks values in their own fields); the entry id Redis answers is the acknowledgement. See docs/destinations.md for what Redis durability means.",
+                "description": "A Redis stream: each message is one entry added with XADD (the CloudEvent in the `body` field, structured or binary by `content_mode`, the Standard Webhooks values in their own fields); the entry id Redis answers is the acknowledgement. See docs/destinations.md for what Redis durability means.",
                 "properties": {
                     "kind": {"type": "string", "enum": ["redis_stream"]},
                     "host": {"type": "string", "description": "A host name or IP address, checked by the outbound guard at registration and at every connect."},
@@ -310,6 +310,7 @@ impl utoipa::PartialSchema for Destination {
                     "database": {"type": ["integer", "null"], "minimum": 0, "maximum": 15, "description": "SELECT this database first (default: none, database 0)."},
                     "stream": {"type": "string", "minLength": 1, "maxLength": 256, "description": "The stream key."},
                     "max_len": {"type": ["integer", "null"], "minimum": 1, "description": "Trim with `MAXLEN ~ max_len` on each XADD."},
+                    "content_mode": {"type": "string", "enum": ["structured", "binary"], "description": "`structured` (default): the CloudEvents JSON in `body`; `binary`: `data` in `body` and each context attribute in a field `ce-<name>`."},
                     "username": {"type": ["string", "null"], "description": "The ACL user (Redis 6+) to `AUTH` as; needs `password`."},
                     "password": {
                         "type": ["string", "null"],
@@ -380,6 +381,29 @@ impl Destination {
                 .collect(),
         }
     }
+
+    /// How its messages carry the CloudEvent (HTTPS: always structured).
+    pub const fn content_mode(&self) -> ContentMode {
+        match self {
+            Destination::Https(_) | Destination::NatsJetstream(_) => ContentMode::Structured,
+            Destination::RedisStream(c) => c.content_mode,
+        }
+    }
+
+    /// The same destination in content mode `mode`, or `None` when the
+    /// kind has no such mode (HTTPS is structured only; NATS's binary mode
+    /// is not wired yet).
+    pub fn with_content_mode(mut self, mode: ContentMode) -> Option<Destination> {
+        match &mut self {
+            Destination::Https(_) | Destination::NatsJetstream(_) => {
+                if mode != ContentMode::Structured {
+                    return None;
+                }
+            }
+            Destination::RedisStream(c) => c.content_mode = mode,
+        }
+        Some(self)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -411,6 +435,9 @@ pub struct RedisStreamDestination {
     /// A reference to the password, never the password itself.
     #[serde(default)]
     pub password: Option<SecretRef>,
+    /// Structured (the default) or binary: see `docs/destinations.md`.
+    #[serde(default)]
+    pub content_mode: ContentMode,
 }
 
 const fn default_redis_port() -> u16 {
@@ -443,6 +470,30 @@ pub struct NatsJetstreamDestination {
 
 const fn default_nats_port() -> u16 {
     4222
+}
+
+/// How a message carries its CloudEvent (the CloudEvents protocol bindings'
+/// two content modes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ContentMode {
+    /// The whole event as one `application/cloudevents+json` body (the
+    /// default): the signature covers every attribute and the data.
+    #[default]
+    Structured,
+    /// `data` is the body (`application/json`); the context attributes are
+    /// headers or properties named by the kind's binding. The signature
+    /// covers the body, so the attributes are not signed.
+    Binary,
+}
+
+impl ContentMode {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ContentMode::Structured => "structured",
+            ContentMode::Binary => "binary",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, Default)]

@@ -1,21 +1,31 @@
 //! The generic first step of every attempt, whatever the kind: the
-//! CloudEvents envelope, the delivery size limit and the Standard Webhooks
-//! signature over the exact bytes sent.
+//! CloudEvent in the endpoint's content mode, the delivery size limit and the
+//! Standard Webhooks signature over the exact body sent.
 
 use bytes::Bytes;
-use relay_core::envelope::Envelope;
-use relay_core::model::{Environment, Event};
+use relay_core::envelope::{CONTENT_TYPE, DATA_CONTENT_TYPE, Envelope};
+use relay_core::model::{ContentMode, Environment, Event};
 use relay_core::signature::{SigningKey, sign_request};
 use relay_core::time::Timestamp;
 use relay_core::transition::DeadLetterReason;
 use sha2::{Digest, Sha256};
 
 /// A message ready to hand to a destination: the body and the signature
-/// values every kind carries (HTTPS as headers, brokers as properties).
+/// values every kind carries (HTTPS as headers, brokers as headers,
+/// properties or fields).
 #[derive(Debug, Clone)]
 pub struct Prepared {
-    /// The CloudEvents structured-mode JSON body, exactly as sent.
+    /// The body exactly as sent and signed: the CloudEvents structured JSON,
+    /// or in binary mode the event's `data`.
     pub body: Bytes,
+    /// The body's content type: `application/cloudevents+json`
+    /// (structured) or the `datacontenttype` (binary).
+    pub content_type: &'static str,
+    pub content_mode: ContentMode,
+    /// Binary mode: the CloudEvents context attributes (`datacontenttype`
+    /// included), in order, for the kind's binding to name (`ce-id`,
+    /// `cloudEvents_id`, …). Empty in structured mode.
+    pub attributes: Vec<(&'static str, String)>,
     /// Hex SHA-256 of `body`.
     pub body_sha256: String,
     /// `webhook-id`: the event id.
@@ -28,6 +38,9 @@ pub struct Prepared {
     pub event_type: String,
     /// The event's environment (a broker's subject or routing key may name it).
     pub environment: Environment,
+    /// The event's ordering key: the one it was published with, else its
+    /// subject. Kinds that partition map it to their partition key.
+    pub ordering_key: Option<String>,
     /// 1-based attempt number (HTTPS: `relay-attempt`).
     pub attempt_number: i64,
 }
@@ -42,6 +55,7 @@ pub struct Input<'a> {
     pub attempt_number: i64,
     /// The largest body the destination is sent.
     pub max_payload_bytes: usize,
+    pub content_mode: ContentMode,
     pub now: Timestamp,
 }
 
@@ -51,9 +65,19 @@ pub struct Input<'a> {
 pub fn prepare(input: &Input<'_>) -> Result<Prepared, DeadLetterReason> {
     let event = input.event;
     let schema_uri = relay_core::attributes::dataschema_uri(&event.event_type, event.type_version);
-    let body = Envelope::from_event(event, input.source, Some(&schema_uri))
-        .to_json()
-        .map_err(|_| DeadLetterReason::InvalidDestination)?;
+    let envelope = Envelope::from_event(event, input.source, Some(&schema_uri));
+    let (body, content_type, attributes) = match input.content_mode {
+        ContentMode::Structured => (envelope.to_json(), CONTENT_TYPE, Vec::new()),
+        ContentMode::Binary => match envelope.attributes() {
+            Ok(attributes) => (
+                Ok(event.data.get().as_bytes().to_vec()),
+                DATA_CONTENT_TYPE,
+                attributes,
+            ),
+            Err(e) => (Err(e), DATA_CONTENT_TYPE, Vec::new()),
+        },
+    };
+    let body = body.map_err(|_| DeadLetterReason::InvalidDestination)?;
     if body.len() > input.max_payload_bytes {
         return Err(DeadLetterReason::PayloadTooLarge);
     }
@@ -64,11 +88,18 @@ pub fn prepare(input: &Input<'_>) -> Result<Prepared, DeadLetterReason> {
     Ok(Prepared {
         body_sha256: hex::encode(Sha256::digest(&body)),
         body: Bytes::from(body),
+        content_type,
+        content_mode: input.content_mode,
+        attributes,
         webhook_id: signed.webhook_id,
         webhook_timestamp: signed.webhook_timestamp,
         webhook_signature: signed.webhook_signature,
         event_type: event.event_type.clone(),
         environment: event.environment,
+        ordering_key: event.ordering_key.clone().or_else(|| event.subject.clone()),
         attempt_number: input.attempt_number,
     })
 }
+
+#[cfg(test)]
+mod tests;

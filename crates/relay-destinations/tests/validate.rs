@@ -35,6 +35,7 @@ fn redis(f: impl FnOnce(&mut RedisStreamDestination)) -> Destination {
         max_len: None,
         username: None,
         password: None,
+        content_mode: Default::default(),
     };
     f(&mut r);
     Destination::RedisStream(r)

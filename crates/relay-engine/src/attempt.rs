@@ -228,6 +228,7 @@ impl Attempter {
             keys: &active,
             attempt_number,
             max_payload_bytes: self.config.max_payload_bytes,
+            content_mode: c.endpoint.destination.content_mode(),
             now,
         }) {
             Ok(p) => p,

@@ -478,3 +478,65 @@ proptest::proptest! {
         }
     }
 }
+
+/// Binary mode carries the same attributes as the structured body, with the
+/// same values (as strings), and no `data`.
+#[test]
+fn binary_attributes_match_the_structured_body() {
+    let data = raw(r#"{"order":"o_1"}"#);
+    for (e, minimal_case) in [(full(&data), false), (minimal(), true)] {
+        let attrs = e.attributes().unwrap();
+        let body = object(&json(&e));
+        let names: Vec<&str> = attrs.iter().map(|(n, _)| *n).collect();
+        let expected: Vec<&str> = body
+            .keys()
+            .map(String::as_str)
+            .filter(|k| *k != "data")
+            .collect();
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        let mut expected_sorted = expected.clone();
+        expected_sorted.sort_unstable();
+        assert_eq!(sorted, expected_sorted, "minimal: {minimal_case}");
+        for (name, value) in &attrs {
+            let want = match &body[*name] {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            assert_eq!(value, &want, "{name}");
+        }
+    }
+    // The order is the structured body's.
+    let names: Vec<&str> = full(&data)
+        .attributes()
+        .unwrap()
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "specversion",
+            "id",
+            "source",
+            "type",
+            "subject",
+            "time",
+            "datacontenttype",
+            "dataschema",
+            "seq",
+            "traceparent",
+            "environment"
+        ]
+    );
+}
+
+#[test]
+fn binary_attributes_are_checked_like_the_body() {
+    let mut e = minimal();
+    e.event_type = "";
+    assert_eq!(
+        e.attributes(),
+        Err(EnvelopeError::Empty { attribute: "type" })
+    );
+}

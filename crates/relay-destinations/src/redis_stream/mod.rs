@@ -12,8 +12,9 @@
 //!   [username] password` when a password is configured (its resolved value
 //!   is held as a [`SecretValue`], never logged or recorded), reused across
 //!   attempts, dropped on any failure;
-//! - deliver: `XADD <stream> [MAXLEN ~ n] * webhook-id … body <CloudEvents
-//!   JSON>` (structured mode; the fields are in `docs/destinations.md`);
+//! - deliver: `XADD <stream> [MAXLEN ~ n] * webhook-id … body <body>`: in
+//!   structured mode the CloudEvents JSON; in binary mode `ce-<attribute>`
+//!   fields and the data (the fields are in `docs/destinations.md`);
 //! - classify: [`classify::classify`];
 //! - record: the address, the entry id or the error reply (`detail`).
 
@@ -155,6 +156,14 @@ impl Inner {
         let c = &self.config;
         let attempt = m.attempt_number.to_string();
         let max_len = c.max_len.map(|n| n.to_string());
+        // Binary mode: `ce-<attribute>` fields; `datacontenttype` is the
+        // entry's `content-type`, as in the HTTP binding.
+        let ce_fields: Vec<(String, &str)> = m
+            .attributes
+            .iter()
+            .filter(|(name, _)| *name != "datacontenttype")
+            .map(|(name, value)| (format!("ce-{name}"), value.as_str()))
+            .collect();
         let mut args: Vec<&[u8]> = vec![b"XADD", c.stream.as_bytes()];
         if let Some(n) = &max_len {
             args.extend([&b"MAXLEN"[..], b"~", n.as_bytes()]);
@@ -168,14 +177,16 @@ impl Inner {
             b"webhook-signature",
             m.webhook_signature.as_bytes(),
             b"content-type",
-            crate::https::CONTENT_TYPE.as_bytes(),
+            m.content_type.as_bytes(),
             b"relay-event-type",
             m.event_type.as_bytes(),
             b"relay-attempt",
             attempt.as_bytes(),
-            b"body",
-            &m.body,
         ]);
+        for (name, value) in &ce_fields {
+            args.extend([name.as_bytes(), value.as_bytes()]);
+        }
+        args.extend([&b"body"[..], &m.body]);
         match exchange(conn, &args, deadline).await {
             Ok(Reply::Bulk(Some(id))) => Result::Added {
                 id: String::from_utf8_lossy(&id).into_owned(),
