@@ -129,3 +129,74 @@ async fn a_nats_jetstream_endpoint_is_checked_and_stored_as_given() {
     let r = h.post("/v1/endpoints", &key, body(&consumer, d)).await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
 }
+
+#[tokio::test]
+async fn a_rabbitmq_endpoint_is_checked_and_stored_as_given() {
+    let h = Harness::new().await;
+    let (_, key) = h.tenant_with_key("acme", "live").await;
+    h.open_event_type(&key, "order.shipped").await;
+    let consumer = h.consumer(&key, "merchant-1").await;
+    let rabbit = json!({
+        "kind": "rabbitmq", "host": "receiver.test", "port": 8443,
+        "exchange": "orders", "routing_key": "{environment}.{event_type}"
+    });
+    let created = h
+        .post("/v1/endpoints", &key, body(&consumer, rabbit.clone()))
+        .await
+        .expect(StatusCode::CREATED);
+    let id = created["id"].as_str().unwrap().to_string();
+    let got = h
+        .get(&format!("/v1/endpoints/{id}"), &key)
+        .await
+        .expect(StatusCode::OK);
+    assert_eq!(got["destination"]["kind"], "rabbitmq");
+    assert_eq!(got["destination"]["exchange"], "orders");
+    assert_eq!(
+        got["destination"]["routing_key"],
+        "{environment}.{event_type}"
+    );
+    assert_eq!(got["destination"]["virtual_host"], "/", "the default");
+    assert_eq!(got["destination"]["tls"], false);
+
+    let refused = [
+        // A password is a secret reference, never the password itself.
+        (
+            json!({"username": "relay", "password": "hunter2"}),
+            "validation_failed",
+        ),
+        (
+            json!({"username": "relay", "password": "secret:amqp-pw"}),
+            "not_supported",
+        ),
+        (json!({"username": "relay"}), "invalid_credentials"),
+        (
+            json!({"password": "env:RELAY_SECRET_AMQP"}),
+            "invalid_credentials",
+        ),
+        (json!({"virtual_host": ""}), "invalid_virtual_host"),
+        (json!({"exchange": "e".repeat(256)}), "invalid_exchange"),
+        (json!({"routing_key": "{subject}"}), "invalid_routing_key"),
+        (json!({"port": 5672}), "port_not_allowed"),
+        (json!({"host": "private.test"}), "blocked_address"),
+    ];
+    for (change, code) in refused {
+        let mut d = rabbit.clone();
+        for (k, v) in change.as_object().unwrap() {
+            d[k] = v.clone();
+        }
+        let r = h.post("/v1/endpoints", &key, body(&consumer, d)).await;
+        let problem = r.problem(StatusCode::UNPROCESSABLE_ENTITY, code);
+        assert!(
+            !problem.to_string().contains("hunter2"),
+            "a credential is never echoed: {problem}"
+        );
+    }
+    let mut d = rabbit.clone();
+    d.as_object_mut().unwrap().remove("exchange");
+    let r = h.post("/v1/endpoints", &key, body(&consumer, d)).await;
+    assert_eq!(
+        r.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "the exchange is required"
+    );
+}

@@ -278,6 +278,8 @@ pub enum Destination {
     Https(HttpsDestination),
     RedisStream(RedisStreamDestination),
     NatsJetstream(NatsJetstreamDestination),
+    #[serde(rename = "rabbitmq")]
+    RabbitMq(RabbitMqDestination),
 }
 
 impl utoipa::PartialSchema for Destination {
@@ -345,6 +347,28 @@ impl utoipa::PartialSchema for Destination {
                 },
                 "required": ["kind", "host", "subject"],
                 "additionalProperties": false
+            }, {
+                "type": "object",
+                "title": "rabbitmq",
+                "description": "A RabbitMQ (AMQP 0-9-1) exchange: each message is one persistent publish with `mandatory` set, on a channel in confirm mode; the broker's `basic.ack` of that publish is the acknowledgement, a `basic.nack` a failure, a `basic.return` (unroutable) not a success. The Standard Webhooks values are message headers. See docs/destinations.md.",
+                "properties": {
+                    "kind": {"type": "string", "enum": ["rabbitmq"]},
+                    "host": {"type": "string", "description": "A host name or IP address, checked by the outbound guard at registration and at every connect."},
+                    "port": {"type": "integer", "minimum": 1, "maximum": 65535, "description": "Default 5672; the operator's `allow_ports` must include it."},
+                    "tls": {"type": "boolean", "description": "Connect with TLS (default false; usually port 5671)."},
+                    "virtual_host": {"type": "string", "minLength": 1, "maxLength": 255, "description": "Default `/`."},
+                    "exchange": {"type": "string", "maxLength": 255, "description": "The exchange published to; `\"\"` is the default exchange (the routing key names a queue)."},
+                    "content_mode": {"type": "string", "enum": ["structured", "binary"], "description": "`structured` (default): the CloudEvents JSON as the body (`application/cloudevents+json`); `binary`: `data` as the body, `content-type` = `datacontenttype`, and each other context attribute as a header `cloudEvents_<name>` (the CloudEvents AMQP binding)."},
+                    "routing_key": {"type": "string", "description": "The routing key, a template: `{event_type}` (the event type), `{environment}` (`live` or `test`) and `{ordering_key}` (the event's ordering key, else its subject) are filled in per message, `{{` and `}}` are literal braces; at most 255 bytes once filled in. Default `{event_type}`."},
+                    "username": {"type": ["string", "null"], "description": "The user to log in as (PLAIN); needs `password`. Both `null`: the broker's default `guest`/`guest`."},
+                    "password": {
+                        "type": ["string", "null"],
+                        "pattern": "^(secret:|env:|file:/)",
+                        "description": "A secret reference (`secret:NAME`, `env:NAME` or `file:/path`), never the password itself; needs `username`. See docs/secrets.md."
+                    }
+                },
+                "required": ["kind", "host", "exchange"],
+                "additionalProperties": false
             }]
         });
         serde_json::from_value(schema).expect("the Destination schema is a valid schema")
@@ -359,6 +383,7 @@ impl Destination {
             Destination::Https(_) => "https",
             Destination::RedisStream(_) => "redis_stream",
             Destination::NatsJetstream(_) => "nats_jetstream",
+            Destination::RabbitMq(_) => "rabbitmq",
         }
     }
 
@@ -379,6 +404,11 @@ impl Destination {
                 .map(|p| ("/destination/password", p))
                 .chain(n.token.iter().map(|t| ("/destination/token", t)))
                 .collect(),
+            Destination::RabbitMq(r) => r
+                .password
+                .iter()
+                .map(|p| ("/destination/password", p))
+                .collect(),
         }
     }
 
@@ -387,6 +417,7 @@ impl Destination {
         match self {
             Destination::Https(_) | Destination::NatsJetstream(_) => ContentMode::Structured,
             Destination::RedisStream(c) => c.content_mode,
+            Destination::RabbitMq(c) => c.content_mode,
         }
     }
 
@@ -401,6 +432,7 @@ impl Destination {
                 }
             }
             Destination::RedisStream(c) => c.content_mode = mode,
+            Destination::RabbitMq(c) => c.content_mode = mode,
         }
         Some(self)
     }
@@ -494,6 +526,44 @@ impl ContentMode {
             ContentMode::Binary => "binary",
         }
     }
+}
+
+/// A RabbitMQ exchange (see `Destination`'s schema).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RabbitMqDestination {
+    pub host: String,
+    #[serde(default = "default_amqp_port")]
+    pub port: u16,
+    #[serde(default)]
+    pub tls: bool,
+    #[serde(default = "default_virtual_host")]
+    pub virtual_host: String,
+    pub exchange: String,
+    /// A template: `{event_type}`, `{environment}` (see docs/destinations.md).
+    #[serde(default = "default_routing_key")]
+    pub routing_key: String,
+    /// The user to log in as; `null` with `password` `null`: `guest`.
+    #[serde(default)]
+    pub username: Option<String>,
+    /// A reference to the password, never the password itself.
+    #[serde(default)]
+    pub password: Option<SecretRef>,
+    /// Structured (the default) or binary: see `docs/destinations.md`.
+    #[serde(default)]
+    pub content_mode: ContentMode,
+}
+
+const fn default_amqp_port() -> u16 {
+    5672
+}
+
+fn default_virtual_host() -> String {
+    "/".into()
+}
+
+fn default_routing_key() -> String {
+    "{event_type}".into()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, Default)]

@@ -1,6 +1,6 @@
 //! Relay's destinations: where a message goes and what the answer means.
 //!
-//! One folder per kind (`https/`, `redis_stream/`, `nats_jetstream/`), each with the same parts, the
+//! One folder per kind (`https/`, `redis_stream/`, `nats_jetstream/`, `rabbitmq/`), each with the same parts, the
 //! [`Kind`] trait:
 //!
 //! | Part | What it is |
@@ -51,6 +51,7 @@
 pub mod https;
 pub mod nats_jetstream;
 mod prepare;
+pub mod rabbitmq;
 pub mod redis_stream;
 
 use std::future::Future;
@@ -154,6 +155,7 @@ pub async fn validate(destination: &Destination, guard: &Guard) -> Result<(), In
         Destination::Https(c) => https::Https::validate(c, guard).await,
         Destination::RedisStream(c) => redis_stream::RedisStream::validate(c, guard).await,
         Destination::NatsJetstream(c) => nats_jetstream::NatsJetstream::validate(c, guard).await,
+        Destination::RabbitMq(c) => rabbitmq::RabbitMq::validate(c, guard).await,
     }
 }
 
@@ -173,6 +175,9 @@ pub fn build(
         Destination::NatsJetstream(c) => {
             Client::NatsJetstream(nats_jetstream::NatsJetstream::build(c, shared, secrets)?)
         }
+        Destination::RabbitMq(c) => {
+            Client::RabbitMq(rabbitmq::RabbitMq::build(c, shared, secrets)?)
+        }
     })
 }
 
@@ -182,6 +187,7 @@ pub enum Client {
     Https(<https::Https as Kind>::Client),
     RedisStream(<redis_stream::RedisStream as Kind>::Client),
     NatsJetstream(<nats_jetstream::NatsJetstream as Kind>::Client),
+    RabbitMq(<rabbitmq::RabbitMq as Kind>::Client),
 }
 
 /// The result of one attempt, of its kind.
@@ -189,6 +195,7 @@ pub enum Delivery {
     Https(<https::Https as Kind>::Result),
     RedisStream(<redis_stream::RedisStream as Kind>::Result),
     NatsJetstream(<nats_jetstream::NatsJetstream as Kind>::Result),
+    RabbitMq(<rabbitmq::RabbitMq as Kind>::Result),
 }
 
 impl Client {
@@ -202,6 +209,9 @@ impl Client {
             Client::NatsJetstream(c) => Delivery::NatsJetstream(
                 nats_jetstream::NatsJetstream::deliver(c, message, limits).await,
             ),
+            Client::RabbitMq(c) => {
+                Delivery::RabbitMq(rabbitmq::RabbitMq::deliver(c, message, limits).await)
+            }
         }
     }
 }
@@ -213,6 +223,7 @@ impl Delivery {
             Delivery::Https(r) => https::Https::classify(r, now),
             Delivery::RedisStream(r) => redis_stream::RedisStream::classify(r, now),
             Delivery::NatsJetstream(r) => nats_jetstream::NatsJetstream::classify(r, now),
+            Delivery::RabbitMq(r) => rabbitmq::RabbitMq::classify(r, now),
         }
     }
 
@@ -222,6 +233,7 @@ impl Delivery {
             Delivery::Https(r) => https::Https::record(r),
             Delivery::RedisStream(r) => redis_stream::RedisStream::record(r),
             Delivery::NatsJetstream(r) => nats_jetstream::NatsJetstream::record(r),
+            Delivery::RabbitMq(r) => rabbitmq::RabbitMq::record(r),
         }
     }
 }

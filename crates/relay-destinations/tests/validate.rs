@@ -3,14 +3,15 @@
 use std::sync::Arc;
 
 use relay_core::model::{
-    Destination, HttpsDestination, NatsJetstreamDestination, RedisStreamDestination,
+    Destination, HttpsDestination, NatsJetstreamDestination, RabbitMqDestination,
+    RedisStreamDestination,
 };
 use relay_core::secret::{SecretRef, SecretValue, Secrets};
 use relay_net::{Guard, OutboundConfig, StaticResolver};
 
 fn guard(allow_loopback: bool) -> Guard {
     let config = OutboundConfig {
-        allow_ports: vec![6379, 4222],
+        allow_ports: vec![6379, 4222, 5672],
         allow_cidrs: if allow_loopback {
             vec!["127.0.0.1/32".into()]
         } else {
@@ -136,6 +137,113 @@ fn building_a_client_needs_every_reference_resolved() {
     s.insert(r, SecretValue::from("hunter2"));
     assert!(relay_destinations::build(&d, &shared, &s).is_ok());
     assert!(relay_destinations::build(&redis(|_| {}), &shared, &Secrets::new()).is_ok());
+}
+
+fn rabbitmq(f: impl FnOnce(&mut RabbitMqDestination)) -> Destination {
+    let mut r = RabbitMqDestination {
+        host: "redis.example".into(),
+        port: 5672,
+        tls: false,
+        virtual_host: "/".into(),
+        exchange: "events".into(),
+        routing_key: "{environment}.{event_type}".into(),
+        username: None,
+        password: None,
+        content_mode: Default::default(),
+    };
+    f(&mut r);
+    Destination::RabbitMq(r)
+}
+
+#[tokio::test]
+async fn rabbitmq_configurations() {
+    let g = guard(false);
+    let code = |d: Destination| {
+        let g = g.clone();
+        async move {
+            relay_destinations::validate(&d, &g)
+                .await
+                .err()
+                .map(|e| (e.code, e.pointer))
+        }
+    };
+    assert_eq!(code(rabbitmq(|_| {})).await, None);
+    assert_eq!(
+        code(rabbitmq(|r| r.exchange = String::new())).await,
+        None,
+        "the default exchange"
+    );
+    let pw = SecretRef::Env("RELAY_SECRET_AMQP".into());
+    assert_eq!(
+        code(rabbitmq(|r| r.password = Some(pw.clone()))).await,
+        Some(("invalid_credentials", "/destination/username"))
+    );
+    assert_eq!(
+        code(rabbitmq(|r| r.username = Some("relay".into()))).await,
+        Some(("invalid_credentials", "/destination/password"))
+    );
+    assert_eq!(
+        code(rabbitmq(|r| {
+            r.username = Some("relay".into());
+            r.password = Some(pw.clone());
+        }))
+        .await,
+        None
+    );
+    assert_eq!(
+        code(rabbitmq(|r| {
+            r.username = Some("a\u{0}b".into());
+            r.password = Some(pw.clone());
+        }))
+        .await,
+        Some(("invalid_credentials", "/destination/username"))
+    );
+    assert_eq!(
+        code(rabbitmq(|r| r.virtual_host = String::new())).await,
+        Some(("invalid_virtual_host", "/destination/virtual_host"))
+    );
+    assert_eq!(
+        code(rabbitmq(|r| r.exchange = "e".repeat(256))).await,
+        Some(("invalid_exchange", "/destination/exchange"))
+    );
+    assert_eq!(
+        code(rabbitmq(|r| r.exchange = "a\nb".into())).await,
+        Some(("invalid_exchange", "/destination/exchange"))
+    );
+    for bad in ["{nope}", "{type", "a}", &"k".repeat(256)] {
+        assert_eq!(
+            code(rabbitmq(|r| r.routing_key = bad.into())).await,
+            Some(("invalid_routing_key", "/destination/routing_key")),
+            "{bad}"
+        );
+    }
+    assert_eq!(
+        code(rabbitmq(|r| r.port = 5671)).await,
+        Some(("port_not_allowed", "/destination/host"))
+    );
+    assert_eq!(
+        code(rabbitmq(|r| r.host = "local.example".into())).await,
+        Some(("blocked_address", "/destination/host")),
+        "loopback is refused unless the operator allows it"
+    );
+    assert_eq!(
+        relay_destinations::validate(&rabbitmq(|r| r.host = "local.example".into()), &guard(true))
+            .await,
+        Ok(())
+    );
+    // The client needs the password's resolved value.
+    let shared = relay_destinations::Shared {
+        https: relay_net::HttpsClient::new(guard(false)),
+    };
+    let d = rabbitmq(|r| {
+        r.username = Some("relay".into());
+        r.password = Some(pw.clone());
+    });
+    assert_eq!(d.secret_refs(), vec![("/destination/password", &pw)]);
+    assert!(relay_destinations::build(&d, &shared, &Secrets::new()).is_err());
+    let mut s = Secrets::new();
+    s.insert(pw, SecretValue::from("hunter2"));
+    assert!(relay_destinations::build(&d, &shared, &s).is_ok());
 }
 
 #[tokio::test]

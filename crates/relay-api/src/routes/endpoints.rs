@@ -344,6 +344,10 @@ fn destination_url(e: &Endpoint) -> String {
         Destination::Https(h) => h.url.clone(),
         Destination::RedisStream(r) => format!("redis://{}:{}/{}", r.host, r.port, r.stream),
         Destination::NatsJetstream(n) => format!("nats://{}:{}/{}", n.host, n.port, n.subject),
+        Destination::RabbitMq(r) => format!(
+            "amqp://{}:{}/{}/{}",
+            r.host, r.port, r.virtual_host, r.exchange
+        ),
     }
 }
 
