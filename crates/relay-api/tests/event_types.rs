@@ -121,10 +121,8 @@ async fn other_catalog_fields_are_validated() {
         )
         .await;
     r.problem(StatusCode::UNPROCESSABLE_ENTITY, "validation_failed");
-    assert_eq!(
-        r.error_fields(),
-        vec!["/personal_data_fields/1", "/personal_data_fields/2"]
-    );
+    // The first bad entry of a list is named.
+    assert_eq!(r.error_fields(), vec!["/personal_data_fields/1"]);
     let r = h
         .put(
             "/v1/event-types/order.created",
@@ -138,7 +136,12 @@ async fn other_catalog_fields_are_validated() {
         .put(
             "/v1/event-types/order.created",
             &key,
-            json!({ "schema": {}, "description": "Orders", "personal_data_fields": ["/customer/email"] }),
+            json!({
+                "schema": customer_schema(),
+                "description": "Orders",
+                "thin_fields": ["/id", "/customer/id"],
+                "personal_data_fields": ["/customer/email"]
+            }),
         )
         .await
         .expect(StatusCode::CREATED);
@@ -147,6 +150,86 @@ async fn other_catalog_fields_are_validated() {
         et["versions"][0]["personal_data_fields"],
         json!(["/customer/email"])
     );
+    assert_eq!(
+        et["versions"][0]["thin_fields"],
+        json!(["/id", "/customer/id"])
+    );
+}
+
+fn customer_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "id": { "type": "string" },
+            "customer": {
+                "type": "object",
+                "properties": { "id": {}, "email": {}, "name": {} }
+            }
+        }
+    })
+}
+
+#[tokio::test]
+async fn field_lists_name_fields_the_schema_declares() {
+    let h = Harness::new().await;
+    let (_, key) = h.tenant_with_key("acme", "live").await;
+    let cases: &[(Value, &[&str])] = &[
+        // not in the schema (a typo), in either list
+        (json!({ "thin_fields": ["/ID"] }), &["/thin_fields/0"]),
+        (
+            json!({ "personal_data_fields": ["/customer/phone"] }),
+            &["/personal_data_fields/0"],
+        ),
+        // listed twice
+        (
+            json!({ "thin_fields": ["/id", "/id"] }),
+            &["/thin_fields/1"],
+        ),
+        // a thin field holding personal data, at any depth
+        (
+            json!({ "thin_fields": ["/id", "/customer"], "personal_data_fields": ["/customer/email"] }),
+            &["/thin_fields/1"],
+        ),
+        (
+            json!({ "thin_fields": ["/customer/email"], "personal_data_fields": ["/customer"] }),
+            &["/thin_fields/0"],
+        ),
+        (
+            json!({ "thin_fields": (0..65).map(|i| format!("/f{i}")).collect::<Vec<_>>() }),
+            &["/thin_fields"],
+        ),
+    ];
+    for (lists, fields) in cases {
+        let mut body = lists.clone();
+        body["schema"] = customer_schema();
+        let r = h.put("/v1/event-types/order.created", &key, body).await;
+        r.problem(StatusCode::UNPROCESSABLE_ENTITY, "validation_failed");
+        assert_eq!(r.error_fields(), *fields, "{lists}");
+    }
+    // A permissive schema declares no field.
+    let r = h
+        .put(
+            "/v1/event-types/order.created",
+            &key,
+            json!({ "schema": {}, "thin_fields": ["/id"] }),
+        )
+        .await;
+    r.problem(StatusCode::UNPROCESSABLE_ENTITY, "validation_failed");
+    // Changing the thin fields opens a version; the first keeps its own.
+    let body = |thin: &[&str]| json!({ "schema": customer_schema(), "thin_fields": thin });
+    h.put("/v1/event-types/order.created", &key, body(&["/id"]))
+        .await
+        .expect(StatusCode::CREATED);
+    let et = h
+        .put(
+            "/v1/event-types/order.created",
+            &key,
+            body(&["/id", "/customer/id"]),
+        )
+        .await
+        .expect(StatusCode::OK);
+    assert_eq!(et["current_version"], 2);
+    assert_eq!(et["versions"][0]["thin_fields"], json!(["/id"]));
 }
 
 fn order_schema() -> Value {

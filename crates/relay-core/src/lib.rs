@@ -17,6 +17,7 @@
 //! - [`transition`]: message state transitions.
 //! - [`window`]: whether a waiting message's attempts still fit in its delivery window.
 //! - [`secret`]: secret references (`secret:`, `env:`, `file:`), secret values that never show, the operator's policy.
+//! - [`shape`]: thin events and snapshots: field paths, their check against a schema, the projection of `data`.
 //! - [`sealed`]: encryption at rest of signing keys under the master key.
 //! - [`signature`]: the Standard Webhooks signature profile (`v1` HMAC-SHA256, `v1a` Ed25519).
 //! - [`envelope`]: the CloudEvents 1.0 structured envelope.
@@ -37,6 +38,7 @@ pub mod outcome;
 pub mod retry;
 pub mod sealed;
 pub mod secret;
+pub mod shape;
 pub mod signature;
 pub mod time;
 pub mod traceparent;

@@ -180,7 +180,12 @@ pub struct EventTypeVersion {
     /// A sample payload (valid against `schema`), used by the test action and the portal.
     #[schema(value_type = Option<Object>)]
     pub sample: Option<serde_json::Value>,
-    /// JSON Pointers (`/customer/email`) to fields that carry personal data.
+    /// Fields always sent, even to a thin endpoint: identifiers a consumer
+    /// needs to fetch the rest (field paths, `relay_core::shape`). Never
+    /// personal data.
+    pub thin_fields: Vec<String>,
+    /// Fields (field paths such as `/customer/email`) that carry personal
+    /// data: an endpoint's allow list takes them only by explicit choice.
     pub personal_data_fields: Vec<String>,
     pub created_at: Timestamp,
 }

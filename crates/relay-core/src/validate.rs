@@ -151,22 +151,6 @@ pub fn client_id(id: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// A JSON Pointer (RFC 6901) naming a field, e.g. `/customer/email`.
-pub fn json_pointer(p: &str) -> Result<(), String> {
-    if !p.starts_with('/') || p.len() < 2 {
-        return Err(format!(
-            "`{p}` is not a JSON Pointer to a field (such as /customer/email)"
-        ));
-    }
-    let mut chars = p.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '~' && !matches!(chars.next(), Some('0' | '1')) {
-            return Err(format!("`{p}` has a `~` not followed by 0 or 1"));
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -219,15 +203,6 @@ mod tests {
         for bad in ["", "has space", "tab\t", "ümlaut", &"x".repeat(256)] {
             assert!(client_id(bad).is_err(), "{bad}");
         }
-    }
-
-    #[test]
-    fn json_pointers() {
-        assert!(json_pointer("/email").is_ok());
-        assert!(json_pointer("/a~1b/c~0").is_ok());
-        assert!(json_pointer("email").is_err());
-        assert!(json_pointer("/").is_err());
-        assert!(json_pointer("/a~2").is_err());
     }
 }
 

@@ -27,6 +27,7 @@ fn version(row: &impl RowExt) -> Result<EventTypeVersion> {
         version: row.int("version")?,
         schema: row.json("schema_json")?,
         sample: row.opt_json("sample_json")?,
+        thin_fields: row.json("thin_fields")?,
         personal_data_fields: row.json("personal_data_fields")?,
         created_at: row.ts("created_at")?,
     })
@@ -51,6 +52,7 @@ pub async fn put<X: Exec>(
     let schema = json_text(&put.schema);
     let sample = put.sample.as_ref().map(json_text);
     let pd_fields = json_text(&put.personal_data_fields);
+    let thin_fields = json_text(&put.thin_fields);
     let [tenant, env, name] = key(scope, &put.name);
     let current = fetch_optional(
         x,
@@ -69,8 +71,8 @@ pub async fn put<X: Exec>(
     let insert_version = |version: i64| {
         SqlBuilder::of(
             "INSERT INTO event_type_versions (tenant_id, environment, name, version, \
-             schema_json, sample_json, personal_data_fields, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+             schema_json, sample_json, thin_fields, personal_data_fields, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
             [
                 tenant.clone(),
                 env.clone(),
@@ -78,6 +80,7 @@ pub async fn put<X: Exec>(
                 version.into(),
                 schema.as_str().into(),
                 sample.clone().into(),
+                thin_fields.as_str().into(),
                 pd_fields.as_str().into(),
                 put.now.into(),
             ],
@@ -103,17 +106,18 @@ pub async fn put<X: Exec>(
         }
         Some(current) => {
             let [t, e, n] = key(scope, &put.name);
-            let stored: serde_json::Value = crate::exec::fetch_one(
+            let stored = crate::exec::fetch_one(
                 x,
                 &SqlBuilder::of(
-                    "SELECT schema_json FROM event_type_versions WHERE tenant_id = $1 \
+                    "SELECT schema_json, thin_fields FROM event_type_versions WHERE tenant_id = $1 \
                      AND environment = $2 AND name = $3 AND version = $4",
                     [t, e, n, current.into()],
                 ),
             )
-            .await?
-            .json("schema_json")?;
-            let outcome = if stored != put.schema {
+            .await?;
+            let stored_schema: serde_json::Value = stored.json("schema_json")?;
+            let stored_thin: Vec<String> = stored.json("thin_fields")?;
+            let outcome = if stored_schema != put.schema || stored_thin != put.thin_fields {
                 x.execute(&insert_version(current + 1))
                     .await
                     .map_err(|e| e.unique_as("event_type_concurrent_update"))?;

@@ -24,6 +24,7 @@ const EVENT_TIME: &str = include_str!("../migrations/0007_event_time.sql");
 const CONSUMER_KIND: &str = include_str!("../migrations/0008_consumer_kind.sql");
 const ATTEMPT_RECORD_PG: &str = include_str!("../migrations/0009_attempt_record_postgres.sql");
 const ATTEMPT_RECORD_SQLITE: &str = include_str!("../migrations/0009_attempt_record_sqlite.sql");
+const THIN_FIELDS: &str = include_str!("../migrations/0010_thin_fields.sql");
 const PORTAL: &str = include_str!("../migrations/0012_portal.sql");
 const INBOUND: &str = include_str!("../migrations/0011_inbound.sql");
 
@@ -82,6 +83,12 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "attempt_record",
         postgres: ATTEMPT_RECORD_PG,
         sqlite: ATTEMPT_RECORD_SQLITE,
+    },
+    Migration {
+        version: 10,
+        name: "thin_fields",
+        postgres: THIN_FIELDS,
+        sqlite: THIN_FIELDS,
     },
     Migration {
         version: 11,

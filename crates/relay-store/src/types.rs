@@ -32,7 +32,8 @@ pub struct ApiKeyGrant {
     pub key: ApiKey,
 }
 
-/// `PUT /v1/event-types/{name}`: a changed schema opens a new version; otherwise
+/// `PUT /v1/event-types/{name}`: a changed schema or changed thin fields open
+/// a new version (what a pinned endpoint receives never changes); otherwise
 /// the current version's sample and personal-data fields are updated in place.
 #[derive(Debug, Clone)]
 pub struct PutEventType {
@@ -40,6 +41,7 @@ pub struct PutEventType {
     pub description: String,
     pub schema: serde_json::Value,
     pub sample: Option<serde_json::Value>,
+    pub thin_fields: Vec<String>,
     pub personal_data_fields: Vec<String>,
     pub now: Timestamp,
 }

@@ -6,7 +6,7 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use relay_core::model::EventType;
-use relay_core::validate;
+use relay_core::{shape, validate};
 use relay_store::{PutEventType, PutEventTypeOutcome};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -28,9 +28,62 @@ pub struct PutEventTypeBody {
     /// A sample payload; it must satisfy `schema`.
     #[schema(value_type = Option<Object>)]
     pub sample: Option<serde_json::Value>,
-    /// JSON Pointers to fields that carry personal data.
+    /// Fields always sent, even to a thin endpoint: identifiers a consumer
+    /// needs to fetch the full event (`GET /v1/events/{id}`). JSON Pointers
+    /// through object members that the schema declares (a pointer through an
+    /// array applies to each element); at most 64; never personal data.
+    /// Changing them opens a new version.
+    #[serde(default)]
+    pub thin_fields: Vec<String>,
+    /// Fields that carry personal data: JSON Pointers the schema declares,
+    /// as for `thin_fields`. An endpoint's snapshot takes them only with
+    /// `allow_personal_data`, and with a warning.
     #[serde(default)]
     pub personal_data_fields: Vec<String>,
+}
+
+/// The version's field lists: each a list of field paths the schema
+/// declares, and no thin field holding personal data.
+fn check_field_lists(body: &PutEventTypeBody, errors: &mut Vec<FieldError>) {
+    let mut parsed = Vec::with_capacity(2);
+    for (name, list) in [
+        ("thin_fields", &body.thin_fields),
+        ("personal_data_fields", &body.personal_data_fields),
+    ] {
+        match shape::parse_list(list) {
+            Ok(paths) => {
+                for (i, p) in paths.iter().enumerate() {
+                    if let Err(message) = shape::check_in_schema(&body.schema, p) {
+                        errors.push(FieldError {
+                            field: format!("/{name}/{i}"),
+                            message,
+                        });
+                    }
+                }
+                parsed.push(paths);
+            }
+            Err(e) => {
+                errors.push(FieldError {
+                    field: match e.index() {
+                        Some(i) => format!("/{name}/{i}"),
+                        None => format!("/{name}"),
+                    },
+                    message: e.to_string(),
+                });
+                parsed.push(Vec::new());
+            }
+        }
+    }
+    let (thin, personal) = (&parsed[0], &parsed[1]);
+    for (t, p) in shape::thin_personal_overlaps(thin, personal) {
+        let i = thin.iter().position(|x| x == t).unwrap_or_default();
+        errors.push(FieldError {
+            field: format!("/thin_fields/{i}"),
+            message: format!(
+                "`{t}` holds personal data (`{p}` is in personal_data_fields); thin fields are sent to every endpoint, so they never do"
+            ),
+        });
+    }
 }
 
 /// A built-in operational event type (`relay_core::operational`) as a catalog entry.
@@ -46,6 +99,7 @@ pub fn built_in(name: &str, environment: relay_core::model::Environment) -> Opti
             version: 1,
             schema,
             sample: Some(sample),
+            thin_fields: vec![],
             personal_data_fields: vec![],
             created_at: epoch,
         }],
@@ -98,14 +152,7 @@ pub async fn put(
             message: "must be at most 2000 characters".into(),
         });
     }
-    for (i, p) in body.personal_data_fields.iter().enumerate() {
-        if let Err(m) = validate::json_pointer(p) {
-            errors.push(FieldError {
-                field: format!("/personal_data_fields/{i}"),
-                message: m,
-            });
-        }
-    }
+    check_field_lists(&body, &mut errors);
     if let Err(m) = validate::json_nesting(&body.schema) {
         errors.push(FieldError {
             field: "/schema".into(),
@@ -134,6 +181,7 @@ pub async fn put(
                 description: body.description,
                 schema: body.schema,
                 sample: body.sample,
+                thin_fields: body.thin_fields,
                 personal_data_fields: body.personal_data_fields,
                 now: state.clock.now(),
             },

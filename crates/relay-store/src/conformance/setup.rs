@@ -95,6 +95,7 @@ pub async fn event_types_version_on_schema_change(s: &dyn Store) {
         description: "An order left the warehouse".into(),
         schema: json!({"type": "object", "required": ["order_id"]}),
         sample: Some(json!({"order_id": 1})),
+        thin_fields: vec![],
         personal_data_fields: vec![],
         now: T0,
     };
@@ -116,6 +117,18 @@ pub async fn event_types_version_on_schema_change(s: &dyn Store) {
     assert_eq!(outcome, PutEventTypeOutcome::NewVersion);
     assert_eq!((et.current_version, et.versions.len()), (2, 2));
     assert_eq!(et.current().unwrap().schema, put.schema);
+    // Changed thin fields change what thin endpoints receive: a new version,
+    // and the earlier ones keep theirs.
+    put.thin_fields = vec!["/order_id".into()];
+    let (et, outcome) = s.put_event_type(&live, &put).await.unwrap();
+    assert_eq!(outcome, PutEventTypeOutcome::NewVersion);
+    assert_eq!((et.current_version, et.versions.len()), (3, 3));
+    assert_eq!(et.versions[2].thin_fields, vec!["/order_id".to_string()]);
+    assert!(et.versions[1].thin_fields.is_empty());
+    assert_eq!(et.versions[2].schema, et.versions[1].schema);
+    let (et, outcome) = s.put_event_type(&live, &put).await.unwrap();
+    assert_eq!(outcome, PutEventTypeOutcome::Updated);
+    assert_eq!(et.current_version, 3);
     // Environments are separate catalogs.
     let test = scope(&t, Environment::Test);
     assert_eq!(
