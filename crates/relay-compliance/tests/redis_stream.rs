@@ -202,6 +202,7 @@ impl Peer for RedisPeer {
                 self.dir.path().display()
             ))),
             content_mode: Default::default(),
+            wait_aof: None,
         })
     }
 
@@ -367,4 +368,81 @@ async fn a_changed_password_is_picked_up_sqlite() {
 #[tokio::test]
 async fn a_changed_password_is_picked_up_postgres() {
     a_changed_password_is_picked_up(true).await;
+}
+
+/// The server's version, as `(major, minor)`.
+fn version(port: u16, pw: &str) -> (u32, u32) {
+    let info = cli(port, pw, &["INFO", "server"]).unwrap();
+    let v = info
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("redis_version:"))
+        .expect("INFO server names the version");
+    let mut parts = v.split('.').map(|p| p.parse().unwrap_or(0));
+    (parts.next().unwrap_or(0), parts.next().unwrap_or(0))
+}
+
+/// `wait_aof`: `WAITAOF` after the `XADD`, success only when it confirms.
+/// A server that cannot confirm (Redis before 7.2 has no `WAITAOF`; 7.2+
+/// refuses `local: 1` with `appendonly no`, as this server runs) answers
+/// `-ERR`: the configuration cannot work there, so the message is
+/// dead-lettered as `invalid_destination`, with the server's answer in the
+/// record. On 7.2+ the same endpoint delivers once AOF is turned on, its
+/// record naming the confirmed fsync.
+async fn wait_aof_is_required_when_asked(postgres: bool) {
+    use relay_core::model::{MessageState, WaitAof};
+    use relay_core::time::Clock;
+
+    relay_compliance::cases::run::<RedisPeer, _, _>(postgres, "wait_aof", |h| async move {
+        let mut endpoint = h.endpoint.clone();
+        let Destination::RedisStream(d) = &mut endpoint.destination else {
+            unreachable!()
+        };
+        d.wait_aof = Some(WaitAof {
+            local: 1,
+            replicas: 0,
+            timeout_ms: 500,
+        });
+        endpoint.updated_at = h.clock.now();
+        h.store()
+            .update_endpoint(&h.scope, &endpoint, None)
+            .await
+            .unwrap();
+
+        h.publish().await;
+        assert_eq!(h.round().await, 1);
+        let m = h.only_message().await;
+        assert_eq!(m.state, MessageState::DeadLettered, "{m:?}");
+        assert_eq!(m.terminal_reason.as_deref(), Some("invalid_destination"));
+        let a = &h.attempts(&m).await[0];
+        let err = a.detail["wait_aof"]["error"].as_str().unwrap_or_default();
+        assert!(err.starts_with("ERR"), "{:?}", a.detail);
+        assert_eq!(a.detail["wait_aof"]["confirmed"], false);
+        assert!(
+            a.detail["entry_id"].is_string(),
+            "the XADD itself succeeded"
+        );
+
+        let (port, pw) = (h.peer.port, h.peer.password.clone());
+        if version(port, &pw) >= (7, 2) {
+            cli(port, &pw, &["CONFIG", "SET", "appendonly", "yes"]).unwrap();
+            h.publish().await;
+            assert_eq!(h.round().await, 1);
+            let m = h.messages().await.into_iter().last().unwrap();
+            assert_eq!(m.state, MessageState::Delivered, "{m:?}");
+            let a = &h.attempts(&m).await[0];
+            assert_eq!(a.detail["wait_aof"]["confirmed"], true, "{:?}", a.detail);
+            assert_eq!(a.detail["wait_aof"]["local"], 1);
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn wait_aof_is_required_when_asked_sqlite() {
+    wait_aof_is_required_when_asked(false).await;
+}
+
+#[tokio::test]
+async fn wait_aof_is_required_when_asked_postgres() {
+    wait_aof_is_required_when_asked(true).await;
 }

@@ -318,6 +318,16 @@ impl utoipa::PartialSchema for Destination {
                     "stream": {"type": "string", "minLength": 1, "maxLength": 256, "description": "The stream key."},
                     "max_len": {"type": ["integer", "null"], "minimum": 1, "description": "Trim with `MAXLEN ~ max_len` on each XADD."},
                     "content_mode": {"type": "string", "enum": ["structured", "binary"], "description": "`structured` (default): the CloudEvents JSON in `body`; `binary`: `data` in `body` and each context attribute in a field `ce-<name>`."},
+                    "wait_aof": {
+                        "type": ["object", "null"],
+                        "description": "Send `WAITAOF local replicas timeout_ms` after each XADD (Redis 7.2+) and count the delivery only when the server confirms the fsyncs asked for; fewer is retried, a server without WAITAOF (or `local: 1` with `appendonly no`) dead-letters the message as `invalid_destination`. Default: none (the XADD reply alone).",
+                        "properties": {
+                            "local": {"type": "integer", "enum": [0, 1], "description": "1 (default): the server's own AOF must be fsynced."},
+                            "replicas": {"type": "integer", "minimum": 0, "description": "Replicas whose AOF must be fsynced (default 0)."},
+                            "timeout_ms": {"type": "integer", "minimum": 1, "maximum": 60000, "description": "How long the server waits (default 1000)."}
+                        },
+                        "additionalProperties": false
+                    },
                     "username": {"type": ["string", "null"], "description": "The ACL user (Redis 6+) to `AUTH` as; needs `password`."},
                     "password": {
                         "type": ["string", "null"],
@@ -330,13 +340,14 @@ impl utoipa::PartialSchema for Destination {
             }, {
                 "type": "object",
                 "title": "nats_jetstream",
-                "description": "A NATS JetStream subject: each message is one JetStream publish (structured CloudEvents JSON as the payload, the Standard Webhooks values as NATS headers, `Nats-Msg-Id` the event id); the PubAck naming the stream and sequence is the acknowledgement. See docs/destinations.md.",
+                "description": "A NATS JetStream subject: each message is one JetStream publish (the CloudEvent structured or binary by `content_mode`, the Standard Webhooks values as NATS headers, `Nats-Msg-Id` the event id); the PubAck naming the stream and sequence is the acknowledgement. See docs/destinations.md.",
                 "properties": {
                     "kind": {"type": "string", "enum": ["nats_jetstream"]},
                     "host": {"type": "string", "description": "A host name or IP address, checked by the outbound guard at registration and at every connect."},
                     "port": {"type": "integer", "minimum": 1, "maximum": 65535, "description": "Default 4222; the operator's `allow_ports` must include it."},
                     "tls": {"type": "boolean", "description": "Upgrade to TLS after the server's INFO (default false)."},
-                    "subject": {"type": "string", "minLength": 1, "maxLength": 256, "description": "The subject published to: dot-separated tokens, each a literal (printable ASCII without `*`, `>`, `{`, `}`) or a whole-token placeholder `{event_type}`, `{environment}`; the first token does not start with `$`."},
+                    "subject": {"type": "string", "minLength": 1, "maxLength": 256, "description": "The subject published to: dot-separated tokens, each a literal (printable ASCII without `*`, `>`, `{`, `}`) or a whole-token placeholder `{event_type}`, `{environment}`, `{ordering_key}` (the event's ordering key, else its subject, as one token: bytes a token may not hold written `%XX`; `_` when it has neither); the first token does not start with `$`."},
+                    "content_mode": {"type": "string", "enum": ["structured", "binary"], "description": "`structured` (default): the CloudEvents JSON as the payload (`content-type: application/cloudevents+json`); `binary`: `data` as the payload and each context attribute as a header `ce-<name>` (the CloudEvents NATS binding; values percent-encoded), `content-type` = `datacontenttype`."},
                     "stream": {"type": ["string", "null"], "minLength": 1, "maxLength": 256, "description": "The stream the subject must be bound to (sent as `Nats-Expected-Stream`); a publish that lands elsewhere is refused."},
                     "username": {"type": ["string", "null"], "description": "The NATS user to connect as; needs `password`."},
                     "password": {
@@ -420,22 +431,23 @@ impl Destination {
     /// How its messages carry the CloudEvent (HTTPS: always structured).
     pub const fn content_mode(&self) -> ContentMode {
         match self {
-            Destination::Https(_) | Destination::NatsJetstream(_) => ContentMode::Structured,
+            Destination::Https(_) => ContentMode::Structured,
+            Destination::NatsJetstream(c) => c.content_mode,
             Destination::RedisStream(c) => c.content_mode,
             Destination::RabbitMq(c) => c.content_mode,
         }
     }
 
     /// The same destination in content mode `mode`, or `None` when the
-    /// kind has no such mode (HTTPS is structured only; NATS's binary mode
-    /// is not wired yet).
+    /// kind has no such mode (HTTPS is structured only).
     pub fn with_content_mode(mut self, mode: ContentMode) -> Option<Destination> {
         match &mut self {
-            Destination::Https(_) | Destination::NatsJetstream(_) => {
+            Destination::Https(_) => {
                 if mode != ContentMode::Structured {
                     return None;
                 }
             }
+            Destination::NatsJetstream(c) => c.content_mode = mode,
             Destination::RedisStream(c) => c.content_mode = mode,
             Destination::RabbitMq(c) => c.content_mode = mode,
         }
@@ -475,6 +487,34 @@ pub struct RedisStreamDestination {
     /// Structured (the default) or binary: see `docs/destinations.md`.
     #[serde(default)]
     pub content_mode: ContentMode,
+    /// Wait for the AOF fsync after each `XADD` (`WAITAOF`, Redis 7.2+).
+    #[serde(default)]
+    pub wait_aof: Option<WaitAof>,
+}
+
+/// `WAITAOF numlocal numreplicas timeout` after each `XADD`: success only
+/// once the entry is fsynced to the AOF of the server (`local: 1`) and of
+/// `replicas` replicas.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WaitAof {
+    /// 1: the server itself must have fsynced it (needs `appendonly yes`); 0: not.
+    #[serde(default = "default_wait_aof_local")]
+    pub local: u8,
+    /// How many replicas must have fsynced it.
+    #[serde(default)]
+    pub replicas: u32,
+    /// How long the server waits for them (1 to 60000).
+    #[serde(default = "default_wait_aof_timeout_ms")]
+    pub timeout_ms: u32,
+}
+
+const fn default_wait_aof_local() -> u8 {
+    1
+}
+
+const fn default_wait_aof_timeout_ms() -> u32 {
+    1000
 }
 
 const fn default_redis_port() -> u16 {
@@ -503,6 +543,9 @@ pub struct NatsJetstreamDestination {
     /// A reference to an authentication token, never the token itself.
     #[serde(default)]
     pub token: Option<SecretRef>,
+    /// Structured (the default) or binary: see `docs/destinations.md`.
+    #[serde(default)]
+    pub content_mode: ContentMode,
 }
 
 const fn default_nats_port() -> u16 {

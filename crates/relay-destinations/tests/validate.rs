@@ -37,6 +37,7 @@ fn redis(f: impl FnOnce(&mut RedisStreamDestination)) -> Destination {
         username: None,
         password: None,
         content_mode: Default::default(),
+        wait_aof: None,
     };
     f(&mut r);
     Destination::RedisStream(r)
@@ -93,6 +94,24 @@ async fn redis_stream_configurations() {
         code(redis(|r| r.max_len = Some(0))).await,
         Some(("invalid_max_len", "/destination/max_len"))
     );
+    let wait = |local, replicas, timeout_ms| {
+        redis(move |r| {
+            r.wait_aof = Some(relay_core::model::WaitAof {
+                local,
+                replicas,
+                timeout_ms,
+            })
+        })
+    };
+    assert_eq!(code(wait(1, 0, 1000)).await, None);
+    assert_eq!(code(wait(0, 2, 60_000)).await, None);
+    for (local, replicas, timeout_ms) in [(2, 0, 1000), (0, 0, 1000), (1, 0, 0), (1, 0, 60_001)] {
+        assert_eq!(
+            code(wait(local, replicas, timeout_ms)).await,
+            Some(("invalid_wait_aof", "/destination/wait_aof")),
+            "{local} {replicas} {timeout_ms}"
+        );
+    }
     assert_eq!(
         code(redis(|r| r.port = 6380)).await,
         Some(("port_not_allowed", "/destination/host"))
@@ -281,6 +300,7 @@ fn nats(f: impl FnOnce(&mut NatsJetstreamDestination)) -> Destination {
         username: None,
         password: None,
         token: None,
+        content_mode: Default::default(),
     };
     f(&mut n);
     Destination::NatsJetstream(n)
@@ -301,6 +321,13 @@ async fn nats_jetstream_configurations() {
     assert_eq!(code(nats(|_| {})).await, None);
     assert_eq!(code(nats(|n| n.stream = None)).await, None);
     assert_eq!(code(nats(|n| n.subject = "orders".into())).await, None);
+    assert_eq!(
+        code(nats(
+            |n| n.subject = "orders.{environment}.{ordering_key}".into()
+        ))
+        .await,
+        None
+    );
     let pw = || Some(SecretRef::Secret("nats-pw".into()));
     assert_eq!(
         code(nats(|n| {

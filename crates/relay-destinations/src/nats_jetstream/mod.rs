@@ -16,11 +16,14 @@
 //! - deliver: `HPUB <subject> <inbox>.<n>` with `Nats-Msg-Id` = the event
 //!   id (the server drops a retried publish it already stored and answers
 //!   `duplicate: true`), the Standard Webhooks values as headers and the
-//!   CloudEvents JSON as the payload; then the reply on `<inbox>.<n>`;
+//!   CloudEvents JSON as the payload (structured mode), or the data as the
+//!   payload and the attributes as `ce-` headers ([`binding`], binary
+//!   mode); then the reply on `<inbox>.<n>`;
 //! - classify: [`classify::classify`];
 //! - record: the address, the subject, the stream and sequence, or the
 //!   refusal (`detail`).
 
+pub mod binding;
 pub mod classify;
 mod conn;
 mod proto;
@@ -233,12 +236,15 @@ impl Inner {
             addr,
         };
         let attempt = m.attempt_number.to_string();
+        let ce = binding::ce_headers(m);
         let mut headers: Vec<(&str, &str)> = vec![
             ("Nats-Msg-Id", &m.webhook_id),
             ("webhook-id", &m.webhook_id),
             ("webhook-timestamp", &m.webhook_timestamp),
             ("webhook-signature", &m.webhook_signature),
-            ("content-type", crate::https::CONTENT_TYPE),
+            // Structured: `application/cloudevents+json`; binary: the
+            // `datacontenttype` (also in `ce-datacontenttype`).
+            ("content-type", m.content_type),
             ("relay-event-type", &m.event_type),
             ("relay-attempt", &attempt),
         ];
@@ -248,6 +254,9 @@ impl Inner {
         if let Some((name, _)) = headers.iter().find(|(_, v)| !proto::header_value_ok(v)) {
             return refused(Refusal::BadHeader(name));
         }
+        // The binding's headers: percent-encoded, so always valid.
+        let mut headers: Vec<(&str, &str)> = headers;
+        headers.extend(ce.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         if m.body.len() > conn.max_payload {
             return refused(Refusal::TooLarge {
                 size: m.body.len(),
@@ -401,6 +410,7 @@ impl Kind for NatsJetstream {
         let subject = template.render(&Values {
             event_type: &message.event_type,
             environment: message.environment,
+            ordering_key: message.ordering_key.as_deref(),
         });
         let (conn, reused) = match inner.connection(&subject, limits, deadline).await {
             Ok(c) => c,

@@ -10,6 +10,11 @@
 //! |---|---|
 //! | `{event_type}` | the event type, one token per segment (`order.shipped` → `order.shipped`) |
 //! | `{environment}` | `live` or `test` |
+//! | `{ordering_key}` | the event's ordering key (its subject when published without one) as **one** token: each byte that a token may not hold (`.`, `*`, `>`, `{`, `}`, `%`, space, anything outside printable ASCII) is written `%XX` (upper-case hex), so one key is always the same token; `_` when the event has neither |
+//!
+//! With the ordering key as one token, a server-side subject mapping
+//! partitions by it: `{{partition(N,k)}}` over the token's wildcard puts
+//! every event of one key in the same partition (docs/destinations.md).
 //!
 //! The first token may not start with `$` (`$JS.API.…`, `$SYS.…` are the
 //! server's own API: a publish there is a command, not a message).
@@ -23,6 +28,7 @@ pub const MAX_SUBJECT: usize = 256;
 enum Part {
     EventType,
     Environment,
+    OrderingKey,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,6 +48,26 @@ pub struct Template {
 pub struct Values<'a> {
     pub event_type: &'a str,
     pub environment: Environment,
+    pub ordering_key: Option<&'a str>,
+}
+
+/// The token an ordering key becomes when none is set.
+pub const NO_ORDERING_KEY: &str = "_";
+
+/// Appends `key` as one subject token (see the module's table).
+pub fn push_key_token(out: &mut String, key: Option<&str>) {
+    match key {
+        None | Some("") => out.push_str(NO_ORDERING_KEY),
+        Some(k) => {
+            for b in k.bytes() {
+                if b.is_ascii_graphic() && !matches!(b, b'.' | b'*' | b'>' | b'{' | b'}' | b'%') {
+                    out.push(char::from(b));
+                } else {
+                    out.push_str(&format!("%{b:02X}"));
+                }
+            }
+        }
+    }
 }
 
 fn literal_ok(token: &str) -> bool {
@@ -63,9 +89,10 @@ impl Template {
             let token = match raw {
                 "{event_type}" => Token::Placeholder(Part::EventType),
                 "{environment}" => Token::Placeholder(Part::Environment),
+                "{ordering_key}" => Token::Placeholder(Part::OrderingKey),
                 t if t.starts_with('{') || t.ends_with('}') => {
                     return Err(format!(
-                        "unknown placeholder `{t}`: use {{event_type}} or {{environment}} as a whole token"
+                        "unknown placeholder `{t}`: use {{event_type}}, {{environment}} or {{ordering_key}} as a whole token"
                     ));
                 }
                 "" => {
@@ -100,6 +127,7 @@ impl Template {
                 Token::Literal(s) => out.push_str(s),
                 Token::Placeholder(Part::EventType) => out.push_str(v.event_type),
                 Token::Placeholder(Part::Environment) => out.push_str(v.environment.as_str()),
+                Token::Placeholder(Part::OrderingKey) => push_key_token(&mut out, v.ordering_key),
             }
         }
         out
@@ -115,6 +143,7 @@ mod tests {
         let v = Values {
             event_type: "order.shipped",
             environment: Environment::Live,
+            ordering_key: Some("customer-42"),
         };
         let cases = [
             ("relay.events", Some("relay.events")),
@@ -124,6 +153,12 @@ mod tests {
             ),
             ("{event_type}", Some("order.shipped")),
             ("a-b_c.D9~", Some("a-b_c.D9~")),
+            ("orders.{ordering_key}", Some("orders.customer-42")),
+            (
+                "{environment}.{event_type}.{ordering_key}",
+                Some("live.order.shipped.customer-42"),
+            ),
+            ("a.{ordering_key}x", None),
             ("", None),
             ("a..b", None),
             (".a", None),
@@ -150,5 +185,36 @@ mod tests {
             Template::parse("x.{environment}").unwrap().render(&test),
             "x.test"
         );
+    }
+
+    #[test]
+    fn an_ordering_key_is_one_token() {
+        let t = Template::parse("o.{ordering_key}").unwrap();
+        let render = |key| {
+            t.render(&Values {
+                event_type: "a",
+                environment: Environment::Live,
+                ordering_key: key,
+            })
+        };
+        let cases = [
+            (None, "o._"),
+            (Some(""), "o._"),
+            (Some("customer-42"), "o.customer-42"),
+            (Some("a.b"), "o.a%2Eb"),
+            (Some("*>"), "o.%2A%3E"),
+            (Some("{x}"), "o.%7Bx%7D"),
+            (Some("50% off"), "o.50%25%20off"),
+            (Some("é"), "o.%C3%A9"),
+            (Some("tab\t"), "o.tab%09"),
+        ];
+        for (key, want) in cases {
+            let got = render(key);
+            assert_eq!(got, want, "{key:?}");
+            // One token, and a valid literal one.
+            let token = got.strip_prefix("o.").unwrap();
+            assert!(!token.contains('.'), "{got}");
+            assert!(Template::parse(&got).is_ok(), "{got}");
+        }
     }
 }

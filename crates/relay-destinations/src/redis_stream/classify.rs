@@ -11,6 +11,10 @@
 //! | `-OOM`, `-BUSY`, `-LOADING`, `-MASTERDOWN`, `-READONLY`, `-TRYAGAIN`, `-CLUSTERDOWN`, `-MOVED`, `-ASK`, any other code | retried | `unavailable` |
 //! | `-WRONGTYPE` (the key holds something other than a stream) | permanent, `rejected_by_destination` | `unknown_target` |
 //! | `-ERR …` (the server refused this command: syntax, limits) | permanent, `rejected_by_destination` | `rejected` |
+//! | with `wait_aof`: `WAITAOF` confirmed all the fsyncs asked for | delivered | — |
+//! | with `wait_aof`: fewer fsyncs than asked before its timeout | retried | `unavailable` |
+//! | with `wait_aof`: `-ERR` to `WAITAOF` (no such command before Redis 7.2; `local: 1` with `appendonly no`; a replica) | dead-lettered, `invalid_destination` (the configuration cannot work with this server) | — |
+//! | with `wait_aof`: another error to `WAITAOF` | as the same error to `XADD` | |
 //!
 //! Redis answers an `XADD` only after the entry is in memory: that is the
 //! acknowledgement (with AOF on, it is also in the AOF's buffer; see
@@ -31,6 +35,10 @@ pub enum Answer<'a> {
     Failed(ErrorKind),
     /// An error reply: its first word (`OOM`, `WRONGTYPE`, …).
     Refused(&'a str),
+    /// Added, but `WAITAOF` confirmed fewer fsyncs than asked.
+    Unconfirmed,
+    /// Added, but `WAITAOF` got an error reply: its first word.
+    AofRefused(&'a str),
 }
 
 /// Classifies one attempt; see the module documentation.
@@ -51,7 +59,9 @@ pub fn classify(answer: &Answer<'_>) -> Verdict {
             Some(e) => retry(FailureCode::Transport(e)),
             None => Verdict::DeadLetter(DeadLetterReason::InvalidDestination),
         },
-        Answer::Refused(code) => match code {
+        Answer::Unconfirmed => retry(FailureCode::Refused(Refusal::Unavailable)),
+        Answer::AofRefused("ERR") => Verdict::DeadLetter(DeadLetterReason::InvalidDestination),
+        Answer::AofRefused(code) | Answer::Refused(code) => match code {
             "NOAUTH" | "WRONGPASS" | "NOPERM" => retry(FailureCode::Refused(Refusal::AuthRefused)),
             "WRONGTYPE" => permanent(Refusal::UnknownTarget),
             "ERR" => permanent(Refusal::Rejected),
@@ -142,6 +152,22 @@ mod tests {
                 rejected(Refusal::UnknownTarget),
             ),
             (Answer::Refused("ERR"), rejected(Refusal::Rejected)),
+            (
+                Answer::Unconfirmed,
+                retry(FailureCode::Refused(Refusal::Unavailable)),
+            ),
+            (
+                Answer::AofRefused("ERR"),
+                Verdict::DeadLetter(DeadLetterReason::InvalidDestination),
+            ),
+            (
+                Answer::AofRefused("NOPERM"),
+                retry(FailureCode::Refused(Refusal::AuthRefused)),
+            ),
+            (
+                Answer::AofRefused("LOADING"),
+                retry(FailureCode::Refused(Refusal::Unavailable)),
+            ),
         ];
         for (answer, expected) in cases {
             assert_eq!(classify(&answer), expected, "{answer:?}");

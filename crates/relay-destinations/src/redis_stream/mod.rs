@@ -14,7 +14,9 @@
 //!   attempts, dropped on any failure;
 //! - deliver: `XADD <stream> [MAXLEN ~ n] * webhook-id … body <body>`: in
 //!   structured mode the CloudEvents JSON; in binary mode `ce-<attribute>`
-//!   fields and the data (the fields are in `docs/destinations.md`);
+//!   fields and the data (the fields are in `docs/destinations.md`); with
+//!   `wait_aof`, `WAITAOF local replicas timeout` pipelined after it, and
+//!   success only when it confirms the fsyncs asked for;
 //! - classify: [`classify::classify`];
 //! - record: the address, the entry id or the error reply (`detail`).
 
@@ -70,8 +72,29 @@ struct Inner {
 /// What one attempt came to.
 #[derive(Debug)]
 pub enum Result {
-    /// The entry's id.
-    Added { id: String, addr: SocketAddr },
+    /// The entry's id (and, with `wait_aof`, the fsyncs `WAITAOF`
+    /// confirmed: local, replicas).
+    Added {
+        id: String,
+        addr: SocketAddr,
+        aof: Option<(i64, i64)>,
+    },
+    /// The entry was added but `WAITAOF` confirmed fewer fsyncs than asked
+    /// (local, replicas) before its timeout.
+    Unconfirmed {
+        id: String,
+        local: i64,
+        replicas: i64,
+        addr: SocketAddr,
+    },
+    /// The entry was added but the server refused `WAITAOF` (at most 512
+    /// characters of its error: no such command before Redis 7.2,
+    /// `appendonly no` with `local: 1`, a replica).
+    AofRefused {
+        id: String,
+        line: String,
+        addr: SocketAddr,
+    },
     /// No answer; the text names the failure (never a credential).
     Failed {
         kind: ErrorKind,
@@ -187,18 +210,74 @@ impl Inner {
             args.extend([name.as_bytes(), value.as_bytes()]);
         }
         args.extend([&b"body"[..], &m.body]);
-        match exchange(conn, &args, deadline).await {
-            Ok(Reply::Bulk(Some(id))) => Result::Added {
-                id: String::from_utf8_lossy(&id).into_owned(),
-                addr: conn.addr,
+        let mut out = resp::command(&args);
+        let wait = c.wait_aof;
+        if let Some(w) = wait {
+            let (l, r, t) = (
+                w.local.to_string(),
+                w.replicas.to_string(),
+                w.timeout_ms.to_string(),
+            );
+            out.extend(resp::command(&[
+                &b"WAITAOF"[..],
+                l.as_bytes(),
+                r.as_bytes(),
+                t.as_bytes(),
+            ]));
+        }
+        let replies =
+            match exchange_raw(conn, &out, 1 + usize::from(wait.is_some()), deadline).await {
+                Ok(r) => r,
+                Err(r) => return r,
+            };
+        let addr = conn.addr;
+        let mut replies = replies.into_iter();
+        let id = match replies.next() {
+            Some(Reply::Bulk(Some(id))) => String::from_utf8_lossy(&id).into_owned(),
+            Some(Reply::Error(line)) => return refused(line, addr),
+            _ => return failed(ErrorKind::Protocol, "unexpected reply to XADD", Some(addr)),
+        };
+        let Some(w) = wait else {
+            return Result::Added {
+                id,
+                addr,
+                aof: None,
+            };
+        };
+        match replies.next() {
+            Some(Reply::Array(Some(a))) => match a.as_slice() {
+                [Reply::Integer(local), Reply::Integer(replicas)] => {
+                    if *local >= i64::from(w.local) && *replicas >= i64::from(w.replicas) {
+                        Result::Added {
+                            id,
+                            addr,
+                            aof: Some((*local, *replicas)),
+                        }
+                    } else {
+                        Result::Unconfirmed {
+                            id,
+                            local: *local,
+                            replicas: *replicas,
+                            addr,
+                        }
+                    }
+                }
+                _ => failed(
+                    ErrorKind::Protocol,
+                    "unexpected reply to WAITAOF",
+                    Some(addr),
+                ),
             },
-            Ok(Reply::Error(line)) => refused(line, conn.addr),
-            Ok(_) => failed(
+            Some(Reply::Error(line)) => Result::AofRefused {
+                id,
+                line: line.chars().take(512).collect(),
+                addr,
+            },
+            _ => failed(
                 ErrorKind::Protocol,
-                "unexpected reply to XADD",
-                Some(conn.addr),
+                "unexpected reply to WAITAOF",
+                Some(addr),
             ),
-            Err(r) => r,
         }
     }
 }
@@ -224,17 +303,33 @@ async fn exchange(
     args: &[&[u8]],
     deadline: Instant,
 ) -> std::result::Result<Reply, Result> {
+    let mut replies = exchange_raw(conn, &resp::command(args), 1, deadline).await?;
+    Ok(replies.pop().unwrap_or(Reply::Bulk(None)))
+}
+
+/// Writes `out` (`n` commands, pipelined) and reads their `n` replies
+/// before `deadline`.
+async fn exchange_raw(
+    conn: &mut Conn,
+    out: &[u8],
+    n: usize,
+    deadline: Instant,
+) -> std::result::Result<Vec<Reply>, Result> {
     let addr = Some(conn.addr);
     let io = async {
-        conn.io.get_mut().write_all(&resp::command(args)).await?;
+        conn.io.get_mut().write_all(out).await?;
         conn.io.get_mut().flush().await?;
-        resp::read(&mut conn.io).await.map_err(|e| match e {
-            resp::ReadError::Io(e) => e,
-            other => std::io::Error::other(other.to_string()),
-        })
+        let mut replies = Vec::with_capacity(n);
+        for _ in 0..n {
+            replies.push(resp::read(&mut conn.io).await.map_err(|e| match e {
+                resp::ReadError::Io(e) => e,
+                other => std::io::Error::other(other.to_string()),
+            })?);
+        }
+        Ok::<_, std::io::Error>(replies)
     };
     match timeout_at(deadline, io).await {
-        Ok(Ok(reply)) => Ok(reply),
+        Ok(Ok(replies)) => Ok(replies),
         Ok(Err(e)) => Err(failed(
             ErrorKind::Protocol,
             format!("connection: {e}"),
@@ -284,6 +379,17 @@ impl Kind for RedisStream {
                 code: "invalid_database",
                 pointer: "/destination/database",
                 message: "the database must be 0 to 15".into(),
+            });
+        }
+        if let Some(w) = c.wait_aof
+            && (w.local > 1
+                || (w.local == 0 && w.replicas == 0)
+                || !(1..=60_000).contains(&w.timeout_ms))
+        {
+            return Err(Invalid {
+                code: "invalid_wait_aof",
+                pointer: "/destination/wait_aof",
+                message: "wait_aof needs local 0 or 1, at least one fsync to wait for (local 1 or replicas 1 or more), and timeout_ms from 1 to 60000".into(),
             });
         }
         if c.max_len == Some(0) {
@@ -364,6 +470,8 @@ impl Kind for RedisStream {
     fn classify(result: &Result, _now: Timestamp) -> Verdict {
         classify::classify(&match result {
             Result::Added { .. } => Answer::Added,
+            Result::Unconfirmed { .. } => Answer::Unconfirmed,
+            Result::AofRefused { line, .. } => Answer::AofRefused(error_code(line)),
             Result::Failed { kind, .. } => Answer::Failed(*kind),
             Result::Refused { line, .. } => Answer::Refused(error_code(line)),
         })
@@ -371,10 +479,37 @@ impl Kind for RedisStream {
 
     fn record(result: &Result) -> Record {
         match result {
-            Result::Added { id, addr } => Record {
+            Result::Added { id, addr, aof } => Record {
                 destination: Some(*addr),
                 error: None,
-                detail: serde_json::json!({ "entry_id": id }),
+                detail: match aof {
+                    None => serde_json::json!({ "entry_id": id }),
+                    Some((local, replicas)) => serde_json::json!({
+                        "entry_id": id,
+                        "wait_aof": {"local": local, "replicas": replicas, "confirmed": true},
+                    }),
+                },
+            },
+            Result::Unconfirmed {
+                id,
+                local,
+                replicas,
+                addr,
+            } => Record {
+                destination: Some(*addr),
+                error: None,
+                detail: serde_json::json!({
+                    "entry_id": id,
+                    "wait_aof": {"local": local, "replicas": replicas, "confirmed": false},
+                }),
+            },
+            Result::AofRefused { id, line, addr } => Record {
+                destination: Some(*addr),
+                error: None,
+                detail: serde_json::json!({
+                    "entry_id": id,
+                    "wait_aof": {"error": line, "confirmed": false},
+                }),
             },
             Result::Failed { kind, text, addr } => Record {
                 destination: *addr,
