@@ -42,6 +42,19 @@ where
     case(h).await;
 }
 
+/// [`run`] with a second endpoint beside the peer's (`h.neighbour`).
+pub async fn run_with_neighbour<P, F, Fut>(postgres: bool, name: &str, case: F)
+where
+    P: Peer,
+    F: FnOnce(Harness<P>) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    let Some(h) = Harness::<P>::start_with_neighbour(postgres, name).await else {
+        return;
+    };
+    case(h).await;
+}
+
 /// One publish, one attempt, one message at the peer, and nothing more.
 pub async fn delivered_once<P: Peer>(h: Harness<P>) {
     let id = h.publish().await;
@@ -190,6 +203,55 @@ pub async fn timeout_is_a_retry<P: Peer>(h: Harness<P>) {
     let a = h.attempts(&m).await;
     assert_eq!(a[0].outcome, AttemptOutcome::Retry);
     assert_eq!(a[0].error_kind.as_deref(), Some("timeout"), "{:?}", a[0]);
+}
+
+/// A peer that hangs holds only its own endpoint's slots: with every slot
+/// of the peer's endpoint taken by an attempt that will time out, another
+/// endpoint (HTTPS, its own receiver) delivers meanwhile, within the same
+/// round, long before the hung attempts end.
+pub async fn a_hung_peer_holds_only_its_endpoint<P: Peer>(h: Harness<P>) {
+    let n = h.neighbour.as_ref().expect("run with a neighbour");
+    h.peer.set_mode(Mode::Hang).await;
+    // More than the endpoint's slots (`max_concurrency` 10).
+    for _ in 0..12 {
+        h.publish().await;
+    }
+    for _ in 0..5 {
+        h.publish_to_neighbour().await;
+    }
+    let started = std::time::Instant::now();
+    let (_, (arrived, after)) = tokio::join!(h.round(), async {
+        let got = n
+            .receiver
+            .wait_for(5, crate::harness::ATTEMPT_TIMEOUT * 4)
+            .await;
+        (got.map(|g| g.len()).unwrap_or(0), started.elapsed())
+    });
+    let round = started.elapsed();
+    assert_eq!(arrived, 5, "the neighbour received its messages");
+    assert!(
+        after < crate::harness::ATTEMPT_TIMEOUT,
+        "the neighbour waited for the hung peer: its deliveries took {after:?}, the round {round:?}"
+    );
+    assert!(
+        round >= crate::harness::ATTEMPT_TIMEOUT,
+        "the peer's attempts hung until their timeout: {round:?}"
+    );
+    h.peer.set_mode(Mode::Accept).await;
+    let messages = h.messages().await;
+    let (theirs, ours): (Vec<_>, Vec<_>) = messages
+        .iter()
+        .partition(|m| m.endpoint_id == n.endpoint.id);
+    assert_eq!(theirs.len(), 5);
+    assert!(
+        theirs.iter().all(|m| m.state == MessageState::Delivered),
+        "{theirs:?}"
+    );
+    assert_eq!(ours.len(), 12);
+    assert!(
+        ours.iter().all(|m| m.state != MessageState::Delivered),
+        "{ours:?}"
+    );
 }
 
 /// Down: the attempt fails as a retry; up again: the next attempt delivers,

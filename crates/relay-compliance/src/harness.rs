@@ -77,6 +77,9 @@ pub struct Harness<P: Peer> {
     /// looks for it).
     pub key: SigningKey,
     pub logs: Logs,
+    /// A second endpoint (HTTPS, its own receiver) when the case asked for
+    /// one ([`Harness::start_with_neighbour`]).
+    pub neighbour: Option<crate::neighbour::Neighbour>,
     published: Mutex<u32>,
 }
 
@@ -89,6 +92,20 @@ impl<P: Peer> Harness<P> {
     /// `None` when the backend or the peer is not available (already said
     /// `SKIPPED`).
     pub async fn start(postgres: bool, test: &str, mode: ContentMode) -> Option<Harness<P>> {
+        Harness::start_opts(postgres, test, mode, false).await
+    }
+
+    /// [`Harness::start`] with a [`crate::neighbour::Neighbour`] endpoint.
+    pub async fn start_with_neighbour(postgres: bool, test: &str) -> Option<Harness<P>> {
+        Harness::start_opts(postgres, test, ContentMode::Structured, true).await
+    }
+
+    async fn start_opts(
+        postgres: bool,
+        test: &str,
+        mode: ContentMode,
+        neighbour: bool,
+    ) -> Option<Harness<P>> {
         let db = if postgres {
             TestDb::postgres(&format!("compliance {} {test}", P::KIND)).await?
         } else {
@@ -159,7 +176,21 @@ impl<P: Peer> Harness<P> {
             )
             .await
             .unwrap();
-        let (outbound, resolver) = peer.outbound();
+        let (mut outbound, resolver) = peer.outbound();
+        let (neighbour, resolver) = if neighbour {
+            let (n, r) = crate::neighbour::Neighbour::start(
+                &*store,
+                &scope,
+                &master,
+                now,
+                &mut outbound,
+                resolver,
+            )
+            .await;
+            (Some(n), r)
+        } else {
+            (None, resolver)
+        };
         let guard = Guard::with_resolver(&outbound, Arc::new(resolver)).expect("guard");
         let mut config = EngineConfig::new("compliance");
         config.secrets = peer.secret_policy();
@@ -184,6 +215,7 @@ impl<P: Peer> Harness<P> {
             endpoint,
             key,
             logs: Logs::default(),
+            neighbour,
             published: Mutex::new(0),
         })
     }
@@ -194,12 +226,22 @@ impl<P: Peer> Harness<P> {
 
     /// Publishes one `order.shipped` event; returns its id.
     pub async fn publish(&self) -> String {
+        self.publish_as("evt_compliance", "order.shipped").await
+    }
+
+    /// Publishes one event only the neighbour subscribes to.
+    pub async fn publish_to_neighbour(&self) -> String {
+        self.publish_as("evt_neighbour", crate::neighbour::NEIGHBOUR_EVENT_TYPE)
+            .await
+    }
+
+    async fn publish_as(&self, prefix: &str, event_type: &str) -> String {
         let n = {
             let mut p = self.published.lock().unwrap();
             *p += 1;
             *p
         };
-        let id = format!("evt_compliance_{n}");
+        let id = format!("{prefix}_{n}");
         let now = self.clock.now();
         let outcome = self
             .store()
@@ -207,7 +249,7 @@ impl<P: Peer> Harness<P> {
                 &self.scope,
                 NewEvent {
                     id: id.clone(),
-                    event_type: "order.shipped".into(),
+                    event_type: event_type.into(),
                     type_version: 1,
                     subject: Some("order/1042".into()),
                     data: RawValue::from_string(r#"{"order_id":"1042","carrier":"DHL"}"#.into())

@@ -18,10 +18,13 @@
 //! stopped in the middle of a burst loses nothing. A kind with a binary
 //! content mode (`compliance_suite!(Peer; binary)`) also shows that its
 //! binding carries every attribute and that the signature over the data
-//! verifies.
+//! verifies. Every kind also shows that a peer that hangs holds only its
+//! own endpoint's slots: another endpoint ([`neighbour`]) keeps delivering
+//! meanwhile.
 
 pub mod cases;
 mod harness;
+pub mod neighbour;
 
 pub use harness::{Harness, Received};
 pub use relay_core::model::ContentMode;
@@ -99,6 +102,19 @@ macro_rules! compliance_suite {
             retryable_failure_is_a_retry, permanent_failure_is_permanent, timeout_is_a_retry,
             destination_down_then_up, attempt_record_is_complete, secrets_stay_out_of_logs_and_records,
             stopped_mid_burst_loses_nothing);
+        mod isolation {
+            use super::*;
+            #[tokio::test]
+            async fn sqlite_a_hung_peer_holds_only_its_endpoint() {
+                $crate::cases::run_with_neighbour::<$peer, _, _>(false, "a_hung_peer_holds_only_its_endpoint",
+                    $crate::cases::a_hung_peer_holds_only_its_endpoint).await;
+            }
+            #[tokio::test]
+            async fn postgres_a_hung_peer_holds_only_its_endpoint() {
+                $crate::cases::run_with_neighbour::<$peer, _, _>(true, "a_hung_peer_holds_only_its_endpoint",
+                    $crate::cases::a_hung_peer_holds_only_its_endpoint).await;
+            }
+        }
     };
     // A kind with a binary content mode (every broker) also runs the
     // binary-mode case.
