@@ -21,6 +21,17 @@ impl Env {
         relay: Host,
         endpoints: &[EndpointSpec],
     ) -> anyhow::Result<Env> {
+        Env::start_with(args, relay, endpoints, &[]).await
+    }
+
+    /// As [`Env::start`], Relay's guard also allowing `ports` (a broker's)
+    /// on 127.0.0.1.
+    pub(crate) async fn start_with(
+        args: &BenchArgs,
+        relay: Host,
+        endpoints: &[EndpointSpec],
+        ports: &[u16],
+    ) -> anyhow::Result<Env> {
         let dir = tempfile::Builder::new().prefix("relay-bench-").tempdir()?;
         let ca = Arc::new(TestCa::generate());
         let ca_pem = ca.write_ca_pem(dir.path())?;
@@ -54,10 +65,12 @@ impl Env {
         let mut outbound = toml::Table::new();
         outbound.insert(
             "allow_ports".into(),
-            toml::Value::Array(vec![
-                i64::from(port).into(),
-                i64::from(args.nats_port).into(),
-            ]),
+            toml::Value::Array(
+                std::iter::once(port)
+                    .chain(ports.iter().copied())
+                    .map(|p| i64::from(p).into())
+                    .collect(),
+            ),
         );
         outbound.insert(
             "allow_cidrs".into(),

@@ -17,14 +17,18 @@
 //! [`Launch`], the way to start a Relay from a configuration file exactly as
 //! `relay serve` does, so the dependencies still point down (the bench knows
 //! the store, for its seed data, the receiver, and the destinations' clients
-//! for the raw side of `nats`; not the API or the dispatcher). Map: `env` a run's Relay, tenant, endpoints and receiver;
+//! for the raw side of the broker workloads; not the API or the
+//! dispatcher). Map: `env` a run's Relay, tenant, endpoints and receiver;
 //! `publish` the publisher; `track` arrivals and latencies; `limit` the
 //! ceiling; one module per workload (`throughput` also holds `fanout` and
-//! `latency`; `backlog`, `isolation`, `fairness`, `receipts`, `nats`); `suite` runs `targets`,
+//! `latency`; `backlog`, `isolation`, `fairness`, `receipts`); `broker` the
+//! broker workload and the `Broker` trait, with one module per broker
+//! (`nats`, `redis`, `rabbitmq`); `suite` runs `targets`,
 //! judged by `targets`; `http` the API client; `measure` CPU, RSS,
 //! percentiles.
 
 mod backlog;
+mod broker;
 mod env;
 mod fairness;
 mod http;
@@ -33,7 +37,9 @@ mod limit;
 mod measure;
 mod nats;
 mod publish;
+mod rabbitmq;
 mod receipts;
+mod redis;
 mod suite;
 mod targets;
 mod throughput;
@@ -131,6 +137,12 @@ pub enum Workload {
     /// against the kind's client alone publishing as many messages with the
     /// same concurrency (PubAck awaited), in one run.
     Nats,
+    /// Redis Streams: as `nats`, to a `redis_stream` endpoint (the `XADD`
+    /// reply's entry id is the acknowledgement).
+    Redis,
+    /// RabbitMQ: as `nats`, to a `rabbitmq` endpoint (persistent, mandatory
+    /// publishes; the publisher confirm is the acknowledgement).
+    Rabbitmq,
     /// Every target of the bench, measured in one command: `backlog`,
     /// `latency`, `isolation` and `throughput` on SQLite (and `throughput`
     /// on PostgreSQL with `--database-url`), each judged met or not.
@@ -205,6 +217,12 @@ pub struct BenchArgs {
     /// The port of the NATS server with JetStream on 127.0.0.1 (`nats`).
     #[arg(long, default_value_t = 4222)]
     nats_port: u16,
+    /// The port of the Redis server on 127.0.0.1 (`redis`).
+    #[arg(long, default_value_t = 6379)]
+    redis_port: u16,
+    /// The port of the RabbitMQ broker on 127.0.0.1, `guest`/`guest` (`rabbitmq`).
+    #[arg(long, default_value_t = 5672)]
+    rabbitmq_port: u16,
     /// Worker threads of the bench's own runtime (receiver, publisher).
     #[arg(long, default_value_t = 2)]
     bench_threads: usize,
@@ -358,7 +376,14 @@ async fn run_workload(args: BenchArgs, relay: Host) -> anyhow::Result<Report> {
         Workload::Fairness => fairness(&args, relay, &data).await,
         Workload::Targets => targets_workload(&args, relay, &data).await,
         Workload::Receipts => receipts(&args, relay, &data).await,
-        Workload::Nats => nats::nats(&args, relay, &data).await,
+        Workload::Nats => broker::run(&args, relay, &data, nats::nats(args.nats_port).await?).await,
+        Workload::Redis => {
+            broker::run(&args, relay, &data, redis::redis(args.redis_port).await?).await
+        }
+        Workload::Rabbitmq => {
+            let broker = rabbitmq::rabbitmq(args.rabbitmq_port).await?;
+            broker::run(&args, relay, &data, broker).await
+        }
     }
 }
 

@@ -210,24 +210,45 @@ fn receipts_are_accepted_and_processed() {
     }
 }
 
-/// NATS JetStream against the server on 4222: every event stored in the
-/// stream once, the raw client's publishes all acknowledged.
-#[test]
-fn nats_delivers_every_message() {
-    if std::net::TcpStream::connect(("127.0.0.1", 4222)).is_err() {
+/// A broker workload against the broker on `port`: every event stored
+/// once on each side, the raw client's publishes all acknowledged, the
+/// same JSON keys for every kind.
+fn broker_delivers_every_message(workload: &str, port: u16, kind: &str) {
+    if std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
         relay_store::testenv::skip(
-            "relay bench nats",
-            "no NATS server on 127.0.0.1:4222 (.ci/run starts one)",
+            &format!("relay bench {workload}"),
+            &format!("nothing listens on 127.0.0.1:{port} (.ci/run starts it)"),
         );
         return;
     }
-    let v = bench(&["nats", "--events", "200", "--json"]);
-    assert_eq!(v["workload"], "nats");
+    let v = bench(&[workload, "--events", "200", "--json"]);
+    assert_eq!(v["workload"], workload);
+    assert_eq!(v["broker"], kind);
     assert_eq!(v["delivered"], 200, "{v:#}");
+    assert_eq!(v["relay_stored"], 200, "{v:#}");
     assert_eq!(v["raw_failures"], 0, "{v:#}");
-    assert_eq!(v["stream_messages"], 400, "{v:#}");
+    assert_eq!(v["raw_stored"], 200, "{v:#}");
     assert_eq!(v["complete"], true, "{v:#}");
+    assert!(v["ack"].is_string(), "{v:#}");
     for field in ["/relay_deliveries_per_s", "/raw_publishes_per_s", "/ratio"] {
         assert!(number(&v, field) > 0.0, "{field} in {v:#}");
     }
+}
+
+/// NATS JetStream against the server on 4222 (PubAck).
+#[test]
+fn nats_delivers_every_message() {
+    broker_delivers_every_message("nats", 4222, "nats_jetstream");
+}
+
+/// Redis Streams against the server on 6379 (the XADD entry id).
+#[test]
+fn redis_delivers_every_message() {
+    broker_delivers_every_message("redis", 6379, "redis_stream");
+}
+
+/// RabbitMQ against the broker on 5672 (publisher confirms).
+#[test]
+fn rabbitmq_delivers_every_message() {
+    broker_delivers_every_message("rabbitmq", 5672, "rabbitmq");
 }
