@@ -12,6 +12,9 @@ use utoipa::ToSchema;
 use crate::secret::SecretRef;
 use crate::time::Timestamp;
 
+mod mqtt;
+pub use mqtt::{MqttDestination, MqttVersion};
+
 /// Each tenant has two separate worlds of data: `live` and `test`.
 /// An API key belongs to exactly one of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
@@ -285,6 +288,7 @@ pub enum Destination {
     NatsJetstream(NatsJetstreamDestination),
     #[serde(rename = "rabbitmq")]
     RabbitMq(RabbitMqDestination),
+    Mqtt(MqttDestination),
 }
 
 impl utoipa::PartialSchema for Destination {
@@ -385,6 +389,28 @@ impl utoipa::PartialSchema for Destination {
                 },
                 "required": ["kind", "host", "exchange"],
                 "additionalProperties": false
+            }, {
+                "type": "object",
+                "title": "mqtt",
+                "description": "An MQTT topic (MQTT 5 or 3.1.1): each message is one QoS 1 PUBLISH; the broker's PUBACK of that very packet identifier is the acknowledgement (MQTT 5: a reason code of 0x80 or more is a failure; 0x10 \"no matching subscribers\" is a success). MQTT 5 carries the Standard Webhooks values as user properties; MQTT 3.1.1 has no properties and carries no signature. See docs/destinations.md.",
+                "properties": {
+                    "kind": {"type": "string", "enum": ["mqtt"]},
+                    "host": {"type": "string", "description": "A host name or IP address, checked by the outbound guard at registration and at every connect."},
+                    "port": {"type": "integer", "minimum": 1, "maximum": 65535, "description": "Default 1883; with TLS usually 8883. The operator's `allow_ports` must include it."},
+                    "tls": {"type": "boolean", "description": "Connect with TLS (default false)."},
+                    "topic": {"type": "string", "minLength": 1, "maxLength": 1024, "description": "The topic published to, a template: `{event_type}`, `{environment}` (`live` or `test`) and `{ordering_key}` (the event's ordering key, else its subject) are filled in per message, `{{` and `}}` are literal braces. No wildcards (`+`, `#`), no NUL, not starting with `$`."},
+                    "protocol_version": {"type": "string", "enum": ["5", "3.1.1"], "description": "Default `5`. MQTT 3.1.1 allows only `structured` content mode and carries no signature values (no properties)."},
+                    "client_id": {"type": ["string", "null"], "minLength": 1, "maxLength": 128, "description": "The connection's client identifier (printable ASCII without spaces); `null` (default): `relay` and 18 random hex digits, new per connection. Two connections with one identifier take each other over: leave it `null` when several Relay processes deliver."},
+                    "username": {"type": ["string", "null"], "minLength": 1, "maxLength": 256, "description": "The user name sent in CONNECT."},
+                    "password": {
+                        "type": ["string", "null"],
+                        "pattern": "^(secret:|env:|file:/)",
+                        "description": "A secret reference (`secret:NAME`, `env:NAME` or `file:/path`), never the password itself; needs `username`. See docs/secrets.md."
+                    },
+                    "content_mode": {"type": "string", "enum": ["structured", "binary"], "description": "`structured` (default): the CloudEvents JSON as the payload (MQTT 5: content type `application/cloudevents+json`); `binary` (MQTT 5 only): `data` as the payload, the content type property = `datacontenttype`, and each other context attribute as a user property of its own name (the CloudEvents MQTT binding)."}
+                },
+                "required": ["kind", "host", "topic"],
+                "additionalProperties": false
             }]
         });
         serde_json::from_value(schema).expect("the Destination schema is a valid schema")
@@ -400,6 +426,7 @@ impl Destination {
             Destination::RedisStream(_) => "redis_stream",
             Destination::NatsJetstream(_) => "nats_jetstream",
             Destination::RabbitMq(_) => "rabbitmq",
+            Destination::Mqtt(_) => "mqtt",
         }
     }
 
@@ -425,6 +452,11 @@ impl Destination {
                 .iter()
                 .map(|p| ("/destination/password", p))
                 .collect(),
+            Destination::Mqtt(m) => m
+                .password
+                .iter()
+                .map(|p| ("/destination/password", p))
+                .collect(),
         }
     }
 
@@ -435,6 +467,7 @@ impl Destination {
             Destination::NatsJetstream(c) => c.content_mode,
             Destination::RedisStream(c) => c.content_mode,
             Destination::RabbitMq(c) => c.content_mode,
+            Destination::Mqtt(c) => c.content_mode,
         }
     }
 
@@ -450,6 +483,7 @@ impl Destination {
             Destination::NatsJetstream(c) => c.content_mode = mode,
             Destination::RedisStream(c) => c.content_mode = mode,
             Destination::RabbitMq(c) => c.content_mode = mode,
+            Destination::Mqtt(c) => c.content_mode = mode,
         }
         Some(self)
     }

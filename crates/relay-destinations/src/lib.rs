@@ -1,6 +1,6 @@
 //! Relay's destinations: where a message goes and what the answer means.
 //!
-//! One folder per kind (`https/`, `redis_stream/`, `nats_jetstream/`, `rabbitmq/`), each with the same parts, the
+//! One folder per kind (`https/`, `redis_stream/`, `nats_jetstream/`, `rabbitmq/`, `mqtt/`), each with the same parts, the
 //! [`Kind`] trait:
 //!
 //! | Part | What it is |
@@ -49,6 +49,7 @@
 //!    kind's real peer: one test file that implements its `Peer`.
 
 pub mod https;
+pub mod mqtt;
 pub mod nats_jetstream;
 mod prepare;
 pub mod rabbitmq;
@@ -156,6 +157,7 @@ pub async fn validate(destination: &Destination, guard: &Guard) -> Result<(), In
         Destination::RedisStream(c) => redis_stream::RedisStream::validate(c, guard).await,
         Destination::NatsJetstream(c) => nats_jetstream::NatsJetstream::validate(c, guard).await,
         Destination::RabbitMq(c) => rabbitmq::RabbitMq::validate(c, guard).await,
+        Destination::Mqtt(c) => mqtt::Mqtt::validate(c, guard).await,
     }
 }
 
@@ -178,6 +180,7 @@ pub fn build(
         Destination::RabbitMq(c) => {
             Client::RabbitMq(rabbitmq::RabbitMq::build(c, shared, secrets)?)
         }
+        Destination::Mqtt(c) => Client::Mqtt(mqtt::Mqtt::build(c, shared, secrets)?),
     })
 }
 
@@ -188,6 +191,7 @@ pub enum Client {
     RedisStream(<redis_stream::RedisStream as Kind>::Client),
     NatsJetstream(<nats_jetstream::NatsJetstream as Kind>::Client),
     RabbitMq(<rabbitmq::RabbitMq as Kind>::Client),
+    Mqtt(<mqtt::Mqtt as Kind>::Client),
 }
 
 /// The result of one attempt, of its kind.
@@ -196,6 +200,7 @@ pub enum Delivery {
     RedisStream(<redis_stream::RedisStream as Kind>::Result),
     NatsJetstream(<nats_jetstream::NatsJetstream as Kind>::Result),
     RabbitMq(<rabbitmq::RabbitMq as Kind>::Result),
+    Mqtt(<mqtt::Mqtt as Kind>::Result),
 }
 
 impl Client {
@@ -212,6 +217,7 @@ impl Client {
             Client::RabbitMq(c) => {
                 Delivery::RabbitMq(rabbitmq::RabbitMq::deliver(c, message, limits).await)
             }
+            Client::Mqtt(c) => Delivery::Mqtt(mqtt::Mqtt::deliver(c, message, limits).await),
         }
     }
 }
@@ -224,6 +230,7 @@ impl Delivery {
             Delivery::RedisStream(r) => redis_stream::RedisStream::classify(r, now),
             Delivery::NatsJetstream(r) => nats_jetstream::NatsJetstream::classify(r, now),
             Delivery::RabbitMq(r) => rabbitmq::RabbitMq::classify(r, now),
+            Delivery::Mqtt(r) => mqtt::Mqtt::classify(r, now),
         }
     }
 
@@ -234,6 +241,7 @@ impl Delivery {
             Delivery::RedisStream(r) => redis_stream::RedisStream::record(r),
             Delivery::NatsJetstream(r) => nats_jetstream::NatsJetstream::record(r),
             Delivery::RabbitMq(r) => rabbitmq::RabbitMq::record(r),
+            Delivery::Mqtt(r) => mqtt::Mqtt::record(r),
         }
     }
 }

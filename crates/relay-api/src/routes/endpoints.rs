@@ -348,6 +348,10 @@ fn destination_url(e: &Endpoint) -> String {
             "amqp://{}:{}/{}/{}",
             r.host, r.port, r.virtual_host, r.exchange
         ),
+        Destination::Mqtt(m) => {
+            let scheme = if m.tls { "mqtts" } else { "mqtt" };
+            format!("{scheme}://{}:{}/{}", m.host, m.port, m.topic)
+        }
     }
 }
 

@@ -1,0 +1,151 @@
+use relay_core::model::{Environment, Event, SignatureScheme};
+use relay_core::signature::SigningKey;
+use relay_net::{OutboundConfig, StaticResolver};
+use serde_json::value::RawValue;
+
+use super::*;
+use crate::Input;
+
+fn prepared(mode: ContentMode) -> Prepared {
+    let now = Timestamp::from_millis(1_800_000_000_000);
+    let event = Event {
+        id: "evt_1".into(),
+        event_type: "order.shipped".into(),
+        type_version: 1,
+        environment: Environment::Live,
+        subject: Some("order/1042".into()),
+        data: RawValue::from_string(r#"{"order_id":"1042"}"#.into()).unwrap(),
+        consumer_id: None,
+        ordering_key: None,
+        seq: None,
+        traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".into(),
+        expires_at: None,
+        time: now,
+        created_at: now,
+    };
+    crate::prepare(&Input {
+        event: &event,
+        source: "https://acme.example",
+        keys: &[SigningKey::generate(SignatureScheme::V1, [3; 32])],
+        attempt_number: 2,
+        max_payload_bytes: 1 << 20,
+        content_mode: mode,
+        now,
+    })
+    .unwrap()
+}
+
+#[test]
+fn structured_properties_carry_the_signature_and_the_format() {
+    let p = prepared(ContentMode::Structured);
+    let props = properties(&p);
+    assert_eq!(
+        props.content_type.as_deref(),
+        Some("application/cloudevents+json")
+    );
+    assert_eq!(props.user("webhook-id"), Some("evt_1"));
+    assert_eq!(
+        props.user("webhook-timestamp"),
+        Some(p.webhook_timestamp.as_str())
+    );
+    assert_eq!(
+        props.user("webhook-signature"),
+        Some(p.webhook_signature.as_str())
+    );
+    assert_eq!(props.user("relay-event-type"), Some("order.shipped"));
+    assert_eq!(props.user("relay-attempt"), Some("2"));
+    assert_eq!(
+        props.user("id"),
+        None,
+        "structured: the attributes are in the body"
+    );
+}
+
+#[test]
+fn binary_properties_are_the_attributes_by_their_own_names() {
+    let p = prepared(ContentMode::Binary);
+    let props = properties(&p);
+    assert_eq!(props.content_type.as_deref(), Some("application/json"));
+    for (name, value) in &p.attributes {
+        if *name == "datacontenttype" {
+            assert_eq!(props.user(name), None);
+        } else {
+            assert_eq!(props.user(name), Some(value.as_str()), "{name}");
+        }
+    }
+    assert_eq!(props.user("specversion"), Some("1.0"));
+    assert_eq!(props.user("webhook-id"), Some("evt_1"));
+}
+
+#[test]
+fn random_client_ids_are_what_every_broker_accepts() {
+    let a = random_client_id();
+    assert_eq!(a.len(), 23, "{a}");
+    assert!(
+        a.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+    );
+    assert_ne!(a, random_client_id());
+}
+
+fn client(password: &str) -> Client {
+    let guard = Guard::with_resolver(
+        &OutboundConfig {
+            allow_ports: vec![1883],
+            allow_cidrs: vec![],
+            block_cidrs: vec![],
+            extra_ca_certs: vec![],
+        },
+        Arc::new(StaticResolver::new()),
+    )
+    .unwrap();
+    let r = relay_core::secret::SecretRef::Secret("pw".into());
+    let mut s = Secrets::new();
+    s.insert(r.clone(), SecretValue::from(password));
+    Mqtt::build(
+        &MqttDestination {
+            host: "mqtt.example".into(),
+            port: 1883,
+            tls: false,
+            topic: "t".into(),
+            protocol_version: MqttVersion::V5,
+            client_id: None,
+            username: Some("relay".into()),
+            password: Some(r),
+            content_mode: ContentMode::Structured,
+        },
+        &Shared {
+            https: relay_net::HttpsClient::new(guard),
+        },
+        &s,
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_broker_quoting_the_password_is_redacted() {
+    let c = client("hunter2");
+    let text = c
+        .inner
+        .redact(Some("bad password hunter2 for relay".into()))
+        .unwrap();
+    assert_eq!(text, "bad password <redacted> for relay");
+    let r = Result::Refused {
+        topic: "t".into(),
+        refusal: Refusal::ConnAck {
+            version: MqttVersion::V5,
+            code: 0x86,
+            reason: Some(text),
+        },
+        addr: None,
+    };
+    let record = Mqtt::record(&r);
+    assert!(!format!("{r:?} {record:?}").contains("hunter2"));
+    assert_eq!(record.detail["error"]["connack"]["reason_code"], 0x86);
+    assert_eq!(
+        record.detail["error"]["connack"]["description"],
+        "bad user name or password"
+    );
+    let long = c.inner.redact(Some("x".repeat(2000))).unwrap();
+    assert_eq!(long.len(), 512);
+}
