@@ -200,3 +200,68 @@ async fn a_rabbitmq_endpoint_is_checked_and_stored_as_given() {
         "the exchange is required"
     );
 }
+
+#[tokio::test]
+async fn an_mqtt_endpoint_is_checked_and_stored_as_given() {
+    let h = Harness::new().await;
+    let (_, key) = h.tenant_with_key("acme", "live").await;
+    h.open_event_type(&key, "order.shipped").await;
+    let consumer = h.consumer(&key, "merchant-1").await;
+    let mqtt = json!({
+        "kind": "mqtt", "host": "receiver.test", "port": 8443,
+        "topic": "relay/{environment}/{event_type}"
+    });
+    let created = h
+        .post("/v1/endpoints", &key, body(&consumer, mqtt.clone()))
+        .await
+        .expect(StatusCode::CREATED);
+    let id = created["id"].as_str().unwrap().to_string();
+    let got = h
+        .get(&format!("/v1/endpoints/{id}"), &key)
+        .await
+        .expect(StatusCode::OK);
+    assert_eq!(got["destination"]["kind"], "mqtt");
+    assert_eq!(
+        got["destination"]["topic"],
+        "relay/{environment}/{event_type}"
+    );
+    assert_eq!(got["destination"]["protocol_version"], "5", "the default");
+    assert_eq!(got["destination"]["content_mode"], "structured");
+
+    let refused = [
+        (
+            json!({"username": "relay", "password": "hunter2"}),
+            "validation_failed",
+        ),
+        (
+            json!({"password": "env:RELAY_SECRET_MQTT"}),
+            "invalid_credentials",
+        ),
+        (
+            json!({"protocol_version": "3.1.1", "content_mode": "binary"}),
+            "binary_needs_mqtt5",
+        ),
+        (json!({"protocol_version": "4"}), "validation_failed"),
+        (json!({"topic": "relay/#"}), "invalid_topic"),
+        (json!({"client_id": "has space"}), "invalid_client_id"),
+        (json!({"port": 1883}), "port_not_allowed"),
+        (json!({"host": "private.test"}), "blocked_address"),
+    ];
+    for (change, code) in refused {
+        let mut d = mqtt.clone();
+        for (k, v) in change.as_object().unwrap() {
+            d[k] = v.clone();
+        }
+        let r = h.post("/v1/endpoints", &key, body(&consumer, d)).await;
+        let problem = r.problem(StatusCode::UNPROCESSABLE_ENTITY, code);
+        assert!(
+            !problem.to_string().contains("hunter2"),
+            "a credential is never echoed: {problem}"
+        );
+    }
+    let mut binary = mqtt.clone();
+    binary["content_mode"] = "binary".into();
+    h.post("/v1/endpoints", &key, body(&consumer, binary))
+        .await
+        .expect(StatusCode::CREATED);
+}
