@@ -23,7 +23,7 @@
 //! ceiling; one module per workload (`throughput` also holds `fanout` and
 //! `latency`; `backlog`, `isolation`, `fairness`, `receipts`); `broker` the
 //! broker workload and the `Broker` trait, with one module per broker
-//! (`nats`, `redis`, `rabbitmq`); `suite` runs `targets`,
+//! (`nats`, `redis`, `rabbitmq`, `mqtt`); `suite` runs `targets`,
 //! judged by `targets`; `http` the API client; `measure` CPU, RSS,
 //! percentiles.
 
@@ -35,6 +35,7 @@ mod http;
 mod isolation;
 mod limit;
 mod measure;
+mod mqtt;
 mod nats;
 mod publish;
 mod rabbitmq;
@@ -143,6 +144,9 @@ pub enum Workload {
     /// RabbitMQ: as `nats`, to a `rabbitmq` endpoint (persistent, mandatory
     /// publishes; the publisher confirm is the acknowledgement).
     Rabbitmq,
+    /// MQTT: as `nats`, to an `mqtt` endpoint (MQTT 5, QoS 1; the
+    /// `PUBACK` of each publish's packet identifier is the acknowledgement).
+    Mqtt,
     /// Every target of the bench, measured in one command: `backlog`,
     /// `latency`, `isolation` and `throughput` on SQLite (and `throughput`
     /// on PostgreSQL with `--database-url`), each judged met or not.
@@ -223,6 +227,10 @@ pub struct BenchArgs {
     /// The port of the RabbitMQ broker on 127.0.0.1, `guest`/`guest` (`rabbitmq`).
     #[arg(long, default_value_t = 5672)]
     rabbitmq_port: u16,
+    /// The port of the MQTT broker on 127.0.0.1 (`mqtt`; anonymous
+    /// publishing allowed).
+    #[arg(long, default_value_t = 1883)]
+    mqtt_port: u16,
     /// Worker threads of the bench's own runtime (receiver, publisher).
     #[arg(long, default_value_t = 2)]
     bench_threads: usize,
@@ -384,6 +392,7 @@ async fn run_workload(args: BenchArgs, relay: Host) -> anyhow::Result<Report> {
             let broker = rabbitmq::rabbitmq(args.rabbitmq_port).await?;
             broker::run(&args, relay, &data, broker).await
         }
+        Workload::Mqtt => broker::run(&args, relay, &data, mqtt::mqtt(args.mqtt_port).await?).await,
     }
 }
 

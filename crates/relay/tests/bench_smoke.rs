@@ -252,3 +252,10 @@ fn redis_delivers_every_message() {
 fn rabbitmq_delivers_every_message() {
     broker_delivers_every_message("rabbitmq", 5672, "rabbitmq");
 }
+
+/// MQTT against the broker on 1883 (the PUBACK of each packet identifier;
+/// the bench's own subscriber counts what the broker hands on).
+#[test]
+fn mqtt_delivers_every_message() {
+    broker_delivers_every_message("mqtt", 1883, "mqtt");
+}
