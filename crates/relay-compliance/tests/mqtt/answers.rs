@@ -343,3 +343,69 @@ async fn an_idle_connection_is_kept_alive() {
         "the same connection, after a PINGREQ"
     );
 }
+
+/// `tls: true`: the connection is TLS through the guard, the broker's
+/// certificate verified against the host name (trusted through the
+/// operator's `extra_ca_certs`); a name the certificate does not carry is
+/// a `tls` failure, retried.
+#[tokio::test]
+async fn tls_is_verified_against_the_host_name() {
+    let certs = tempfile::tempdir().unwrap();
+    let ca = relay_receiver::TestCa::generate();
+    let leaf = ca.leaf().without_defaults().name(super::HOST).build();
+    let d = certs.path();
+    std::fs::write(d.join("server.pem"), leaf.cert_pem()).unwrap();
+    std::fs::write(d.join("server.key"), leaf.key_pem()).unwrap();
+    let ca_pem = ca.write_ca_pem(d).unwrap();
+    let tls_port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let extra = format!(
+        "listener {tls_port} 127.0.0.1\ncertfile {0}/server.pem\nkeyfile {0}/server.key\n",
+        d.display()
+    );
+    let Some(b) = broker(&extra).await else {
+        return;
+    };
+    let consumer = Consumer::start(b.port, "relay/#").await;
+    let (p, whsec) = prepared("evt_tls_1", ContentMode::Structured);
+    let guard = |host: &str| {
+        let (mut config, _) = outbound(tls_port);
+        config.extra_ca_certs = vec![ca_pem.clone()];
+        let resolver = relay_net::StaticResolver::new().with(host, ["127.0.0.1".parse().unwrap()]);
+        Guard::with_resolver(&config, Arc::new(resolver)).unwrap()
+    };
+    let build = |host: &str| {
+        let mut dest = destination(tls_port, &b.password_file(), MqttVersion::V5);
+        dest.host = host.into();
+        dest.tls = true;
+        let dest = Destination::Mqtt(dest);
+        let mut secrets = Secrets::new();
+        for (_, r) in dest.secret_refs() {
+            secrets.insert(r.clone(), SecretValue::from(b.password.as_str()));
+        }
+        relay_destinations::build(
+            &dest,
+            &Shared {
+                https: HttpsClient::new(guard(host)),
+            },
+            &secrets,
+        )
+        .unwrap()
+    };
+    let (v, detail) = deliver(&build(super::HOST), &p).await;
+    assert_eq!(v, Verdict::Delivered, "{detail}");
+    let got = consumer.wait_for(1).await;
+    verify(&whsec, got.first().expect("a message"));
+
+    let (v, _) = deliver(&build("other.compliance.test"), &p).await;
+    assert_eq!(
+        v,
+        Verdict::Retry {
+            code: FailureCode::Transport(relay_core::outcome::TransportError::Tls),
+            not_before: None,
+        }
+    );
+}
