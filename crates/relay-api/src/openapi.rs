@@ -250,7 +250,7 @@ fn as_problem(response: &mut Response) {
         event_types::put, event_types::get, event_types::list,
         consumers::create, consumers::list, consumers::get, consumers::update, consumers::delete,
         endpoints::create, endpoints::list, endpoints::get, endpoints::update, endpoints::delete,
-        endpoints::signing_keys, endpoints::rotate_key,
+        endpoints::signing_keys, endpoints::rotate_key, endpoints::payload::versions,
         audit::list,
         recovery::pause, recovery::resume, recovery::enable, recovery::disable, recovery::recover,
         recovery::replay,

@@ -272,6 +272,7 @@ fn bound_for(n: usize, id: &str, time: Timestamp, subject: &str) -> usize {
         seq: None,
         traceparent: Some(TP),
         environment: Some(Environment::Live),
+        endpoint_version: None,
     })
     .unwrap()
 }

@@ -275,7 +275,11 @@ async fn retry_schedules_and_other_settings_must_fit_the_bounds() {
             json!({ "rate_limit_per_second": 100_001 }),
             "/rate_limit_per_second",
         ),
-        (json!({ "snapshot_fields": ["/a"] }), "/snapshot_fields"),
+        (json!({ "snapshot_fields": ["a"] }), "/snapshot_fields/0"),
+        (
+            json!({ "snapshot_fields": ["/a", "*"] }),
+            "/snapshot_fields/1",
+        ),
         (json!({ "description": "d".repeat(501) }), "/description"),
     ];
     for (extra, field) in &bad {

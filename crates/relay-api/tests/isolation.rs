@@ -410,6 +410,13 @@ fn cases(v: &Victim) -> Vec<Case> {
             None,
             NotFound,
         );
+        add(
+            Method::GET,
+            "/v1/endpoints/{id}/versions",
+            format!("/v1/endpoints/{e}/versions"),
+            None,
+            NotFound,
+        );
     }
     add(
         Method::GET,

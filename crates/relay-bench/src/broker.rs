@@ -94,6 +94,7 @@ fn raw_messages(events: u64, data: &str) -> anyhow::Result<Vec<Prepared>> {
                 max_payload_bytes: 1 << 20,
                 content_mode: Default::default(),
                 now,
+                shaped: None,
             })
             .map_err(|r| anyhow::anyhow!("cannot prepare: {}", r.as_str()))
         })
@@ -199,6 +200,8 @@ async fn measure<B: Broker>(
             "destination": relay_destination,
             "event_types": ["bench.published"],
             "max_concurrency": concurrency,
+            // The whole payload, as the raw client sends it.
+            "snapshot_fields": ["*"],
         })),
     )
     .await?;

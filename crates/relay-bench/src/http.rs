@@ -203,6 +203,8 @@ impl Tenant {
             "consumer_id": self.consumer_id,
             "destination": {"kind": "https", "url": url},
             "event_types": [event_type],
+            // Whole payloads: what the bench has always measured.
+            "snapshot_fields": ["*"],
         });
         if let Some(c) = max_concurrency {
             body["max_concurrency"] = json!(c);

@@ -115,7 +115,9 @@ pub fn event_time(time: Timestamp, now: Timestamp) -> Result<(), String> {
 /// An upper bound of the length of `e`'s delivered body, in bytes, for any
 /// consumer and sequence number: `e.source` and `e.seq` are ignored and the
 /// longest of each is counted ([`MAX_SOURCE_LEN`], `i64::MIN` written as a
-/// String). Every other attribute counts as given. The bound is sound because
+/// String), and so is the longest endpoint version an attempt may add.
+/// Every other attribute counts as given (an endpoint's shape of `data` is
+/// never longer than `data`: `relay_core::shape::project`). The bound is sound because
 /// [`source`] refuses longer sources, in the API and in the envelope alike.
 ///
 /// The payload is not copied: the body is built around a one-byte stand-in
@@ -126,6 +128,7 @@ pub fn delivered_len_bound(e: &Envelope<'_>) -> Result<usize, EnvelopeError> {
     let shell = Envelope {
         source: &longest_source,
         seq: Some(i64::MIN),
+        endpoint_version: Some(i64::MIN),
         data: e.data.map(|_| &*stand_in),
         ..*e
     };
@@ -269,6 +272,7 @@ mod tests {
             seq: None,
             traceparent: Some(TP),
             environment: Some(Environment::Live),
+            endpoint_version: None,
         }
     }
 
@@ -296,18 +300,26 @@ mod tests {
                     Some(i64::MAX),
                     Some(i64::MIN),
                 ] {
-                    let actual = Envelope { source, seq, ..e };
-                    let len = actual.to_json().map(|b| b.len());
-                    assert!(
-                        len.as_ref().is_ok_and(|l| *l <= bound),
-                        "{len:?} > {bound} for {source} {seq:?}"
-                    );
+                    for endpoint_version in [None, Some(1), Some(i64::MAX), Some(i64::MIN)] {
+                        let actual = Envelope {
+                            source,
+                            seq,
+                            endpoint_version,
+                            ..e
+                        };
+                        let len = actual.to_json().map(|b| b.len());
+                        assert!(
+                            len.as_ref().is_ok_and(|l| *l <= bound),
+                            "{len:?} > {bound} for {source} {seq:?} {endpoint_version:?}"
+                        );
+                    }
                 }
             }
-            // Reached with the longest source and sequence number.
+            // Reached with the longest source, sequence number and endpoint version.
             let worst = Envelope {
                 source: &longest,
                 seq: Some(i64::MIN),
+                endpoint_version: Some(i64::MIN),
                 ..e
             };
             assert_eq!(worst.to_json().map(|b| b.len()).ok(), Some(bound));
@@ -334,7 +346,7 @@ mod tests {
             let data = raw(&json);
             let e = envelope(Some(&data), Some("s"));
             let bound = delivered_len_bound(&e).unwrap_or(0);
-            let actual = Envelope { source: &source, seq, ..e };
+            let actual = Envelope { source: &source, seq, endpoint_version: seq, ..e };
             let len = actual.to_json().map(|b| b.len()).unwrap_or(usize::MAX);
             proptest::prop_assert!(len <= bound, "{} > {}", len, bound);
         }

@@ -8,7 +8,8 @@
 //! Attributes, in this order: `specversion` ("1.0"), `id`, `source`, `type`,
 //! `subject`, `time` (RFC 3339, UTC, milliseconds), `datacontenttype`
 //! ("application/json", present exactly when `data` is), `dataschema`, and
-//! the extensions `seq`, `traceparent`, `environment`, then `data`. An
+//! the extensions `seq`, `traceparent`, `environment`, `endpointversion`
+//! (the endpoint version that shaped `data`), then `data`. An
 //! attribute without a value is omitted, never written as `null`.
 //!
 //! `seq` is a CloudEvents Integer, which is 32-bit signed; a value outside that
@@ -37,6 +38,9 @@ pub const DATA_CONTENT_TYPE: &str = "application/json";
 /// The CloudEvents version written.
 pub const SPEC_VERSION: &str = "1.0";
 
+/// The extension attribute naming the endpoint version that shaped `data`.
+pub const ENDPOINT_VERSION: &str = "endpointversion";
+
 /// One event as delivered, borrowing its parts.
 #[derive(Debug, Clone, Copy)]
 pub struct Envelope<'a> {
@@ -57,6 +61,10 @@ pub struct Envelope<'a> {
     /// A W3C version-00 `traceparent`.
     pub traceparent: Option<&'a str>,
     pub environment: Option<Environment>,
+    /// The endpoint version whose settings shaped `data` (the extension
+    /// `endpointversion`); absent when `data` is the event's whole data as
+    /// published before endpoint versions existed.
+    pub endpoint_version: Option<i64>,
 }
 
 /// An attribute value that would make the event invalid.
@@ -115,6 +123,7 @@ impl<'a> Envelope<'a> {
             seq: event.seq,
             traceparent: Some(event.traceparent.as_str()).filter(|t| !t.is_empty()),
             environment: Some(event.environment),
+            endpoint_version: None,
         }
     }
 
@@ -177,6 +186,13 @@ impl<'a> Envelope<'a> {
         if let Some(env) = self.environment {
             string_attr(&mut out, "environment", env.as_str())?;
         }
+        if let Some(v) = self.endpoint_version {
+            match i32::try_from(v) {
+                Ok(small) => write!(out, ",\"{ENDPOINT_VERSION}\":{small}")
+                    .map_err(|_| EnvelopeError::Encoding)?,
+                Err(_) => string_attr(&mut out, ENDPOINT_VERSION, &v.to_string())?,
+            }
+        }
         if let Some(data) = self.data {
             out.extend_from_slice(b",\"data\":");
             out.extend_from_slice(data.get().as_bytes());
@@ -217,6 +233,9 @@ impl<'a> Envelope<'a> {
         }
         if let Some(env) = self.environment {
             out.push(("environment", env.as_str().to_owned()));
+        }
+        if let Some(v) = self.endpoint_version {
+            out.push((ENDPOINT_VERSION, v.to_string()));
         }
         Ok(out)
     }

@@ -5,6 +5,8 @@
 //! lease owners never appear here, so a value of these types is always safe to
 //! return to its owner.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use utoipa::ToSchema;
@@ -723,13 +725,62 @@ pub struct Endpoint {
     pub retry_schedule_seconds: Option<Vec<u32>>,
     pub max_concurrency: u32,
     pub rate_limit_per_second: Option<u32>,
+    /// The snapshot allow list: fields (JSON Pointers) sent beyond the
+    /// event type version's thin fields, or `["*"]` for every field. Empty:
+    /// thin.
     pub snapshot_fields: Vec<String>,
+    /// Whether the snapshot may carry fields the event type marks as
+    /// personal data; without it they are never sent.
+    pub allow_personal_data: bool,
+    /// The event type version that shapes this endpoint's payloads, by
+    /// event type. A type not named here is shaped by the version that was
+    /// current when the endpoint version started (else its first).
+    #[schema(value_type = Object, additional_properties = true)]
+    pub event_type_versions: BTreeMap<String, i64>,
+    /// The endpoint version: 1 at creation; each change of
+    /// `snapshot_fields`, `allow_personal_data` or `event_type_versions`
+    /// opens the next. Messages keep the version they were produced for.
     pub version: i64,
+    /// When the current version started.
+    pub version_started_at: Timestamp,
     pub state: EndpointState,
     pub disabled_reason: Option<String>,
     pub auto_disable: bool,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
+}
+
+/// One version of an endpoint's payload settings, kept after the next
+/// opens: the messages produced for it are shaped by it for life.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct EndpointVersion {
+    pub version: i64,
+    pub snapshot_fields: Vec<String>,
+    pub allow_personal_data: bool,
+    #[schema(value_type = Object, additional_properties = true)]
+    pub event_type_versions: BTreeMap<String, i64>,
+    pub started_at: Timestamp,
+}
+
+impl Endpoint {
+    /// The payload settings of its current version.
+    pub fn current_version(&self) -> EndpointVersion {
+        EndpointVersion {
+            version: self.version,
+            snapshot_fields: self.snapshot_fields.clone(),
+            allow_personal_data: self.allow_personal_data,
+            event_type_versions: self.event_type_versions.clone(),
+            started_at: self.version_started_at,
+        }
+    }
+
+    /// Whether `next` changes what this endpoint's payloads hold, so that it
+    /// must open a new endpoint version.
+    pub fn payload_changed(&self, next: &Endpoint) -> bool {
+        self.snapshot_fields != next.snapshot_fields
+            || self.allow_personal_data != next.allow_personal_data
+            || self.event_type_versions != next.event_type_versions
+    }
 }
 
 /// A published event as stored. `data` keeps the exact bytes the tenant sent.
@@ -783,6 +834,10 @@ pub struct Message {
     pub endpoint_id: String,
     pub event_type: String,
     pub environment: Environment,
+    /// The endpoint version the message was produced for, whose settings
+    /// shape its payload at every attempt; absent for messages produced
+    /// before endpoint versions existed (they carry the event's whole data).
+    pub endpoint_version: Option<i64>,
     pub state: MessageState,
     /// Attempts that counted against the schedule.
     pub attempts_used: i64,

@@ -346,6 +346,77 @@ pub fn shaping_version(
         .map(|(v, _)| *v)
 }
 
+/// One event type version's fields as stored (`thin_fields` and
+/// `personal_data_fields` as registered).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypeFields {
+    pub version: i64,
+    pub created_at: Timestamp,
+    pub thin_fields: Vec<String>,
+    pub personal_data_fields: Vec<String>,
+}
+
+/// An endpoint version's shape for one event type, parsed once and reused
+/// for every message it shapes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shape {
+    /// The event type version that shapes the payload ([`shaping_version`]);
+    /// `None` when the type has no version (nothing is thin then).
+    pub type_version: Option<i64>,
+    pub thin: Vec<FieldPath>,
+    pub personal: Vec<FieldPath>,
+    pub allow: Allow,
+    pub allow_personal_data: bool,
+}
+
+impl Shape {
+    /// The shape an endpoint version (its allow list, its personal-data
+    /// choice, the version it pins for this type, when it started) gives the
+    /// event type whose versions are `types`. The lists were checked when
+    /// they were registered; one that no longer parses is an error, never a
+    /// payload with fields that were not meant to be there.
+    pub fn resolve(
+        snapshot_fields: &[String],
+        allow_personal_data: bool,
+        pinned: Option<i64>,
+        started_at: Timestamp,
+        types: &[TypeFields],
+    ) -> Result<Shape, ListError> {
+        let versions: Vec<(i64, Timestamp)> =
+            types.iter().map(|t| (t.version, t.created_at)).collect();
+        let type_version = shaping_version(pinned, &versions, started_at);
+        let fields = types.iter().find(|t| Some(t.version) == type_version);
+        let (thin, personal) = match fields {
+            Some(t) => (
+                parse_list(&t.thin_fields)?,
+                parse_list(&t.personal_data_fields)?,
+            ),
+            None => (Vec::new(), Vec::new()),
+        };
+        Ok(Shape {
+            type_version,
+            thin,
+            personal,
+            allow: parse_allow_list(snapshot_fields)?,
+            allow_personal_data,
+        })
+    }
+
+    pub fn plan(&self) -> Plan<'_> {
+        Plan {
+            thin: &self.thin,
+            personal: &self.personal,
+            allow: &self.allow,
+            allow_personal_data: self.allow_personal_data,
+        }
+    }
+
+    /// The payload of an event whose stored `data` is `data` ([`shape`]).
+    pub fn apply(&self, data: &str) -> Result<String, serde_json::Error> {
+        shape(data, &self.plan())
+    }
+}
+
 mod project;
 pub use project::{omit, project};
 

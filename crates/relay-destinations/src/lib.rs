@@ -64,7 +64,7 @@ use relay_core::secret::{Secrets, Unresolved};
 use relay_core::time::Timestamp;
 use relay_net::{ErrorKind, Guard, HttpsClient, Limits};
 
-pub use prepare::{Input, Prepared, prepare};
+pub use prepare::{Input, Prepared, Shaped, prepare};
 
 /// The transport kind of a failed exchange, or `None` when the guard
 /// refused the target itself (nothing was tried; no retry can help).

@@ -8,6 +8,7 @@ use relay_core::model::{ContentMode, Environment, Event};
 use relay_core::signature::{SigningKey, sign_request};
 use relay_core::time::Timestamp;
 use relay_core::transition::DeadLetterReason;
+use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
 /// A message ready to hand to a destination: the body and the signature
@@ -57,6 +58,22 @@ pub struct Input<'a> {
     pub max_payload_bytes: usize,
     pub content_mode: ContentMode,
     pub now: Timestamp,
+    /// The endpoint version's shape of the event's `data`
+    /// (`relay_core::shape`); `None` sends the whole data (messages produced
+    /// before endpoint versions, Relay's operational events).
+    pub shaped: Option<Shaped<'a>>,
+}
+
+/// A payload shaped by an endpoint version.
+#[derive(Debug, Clone, Copy)]
+pub struct Shaped<'a> {
+    /// The projection of the event's `data`.
+    pub data: &'a RawValue,
+    /// The endpoint version that shaped it (the `endpointversion` extension).
+    pub endpoint_version: i64,
+    /// The event type version whose fields shaped it (the `dataschema`);
+    /// `None` keeps the event's own.
+    pub type_version: Option<i64>,
 }
 
 /// Builds, checks and signs the body. An `Err` ends the message without an
@@ -64,13 +81,22 @@ pub struct Input<'a> {
 /// no active key.
 pub fn prepare(input: &Input<'_>) -> Result<Prepared, DeadLetterReason> {
     let event = input.event;
-    let schema_uri = relay_core::attributes::dataschema_uri(&event.event_type, event.type_version);
-    let envelope = Envelope::from_event(event, input.source, Some(&schema_uri));
+    let schema_version = input
+        .shaped
+        .and_then(|s| s.type_version)
+        .unwrap_or(event.type_version);
+    let schema_uri = relay_core::attributes::dataschema_uri(&event.event_type, schema_version);
+    let mut envelope = Envelope::from_event(event, input.source, Some(&schema_uri));
+    if let Some(shaped) = input.shaped {
+        envelope.data = Some(shaped.data);
+        envelope.endpoint_version = Some(shaped.endpoint_version);
+    }
+    let data = envelope.data.unwrap_or(&event.data);
     let (body, content_type, attributes) = match input.content_mode {
         ContentMode::Structured => (envelope.to_json(), CONTENT_TYPE, Vec::new()),
         ContentMode::Binary => match envelope.attributes() {
             Ok(attributes) => (
-                Ok(event.data.get().as_bytes().to_vec()),
+                Ok(data.get().as_bytes().to_vec()),
                 DATA_CONTENT_TYPE,
                 attributes,
             ),

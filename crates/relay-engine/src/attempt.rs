@@ -181,6 +181,8 @@ pub struct Attempter {
     pub master: MasterKey,
     pub config: EngineConfig,
     pub endpoints: EndpointCache,
+    /// Endpoint versions' shapes of event data.
+    pub shapes: crate::shapes::ShapeCache,
     /// Resolves endpoints' secret references (`config.secrets` is its policy).
     pub resolver: crate::secrets::Resolver,
     pub metrics: Arc<crate::metrics::Metrics>,
@@ -222,6 +224,21 @@ impl Attempter {
         let attempt_number = c.message.attempts_used + c.message.deferrals_used + 1;
 
         // 1. prepare
+        let payload = match self
+            .shapes
+            .payload(&*self.store, c, now, &self.metrics)
+            .await
+        {
+            Ok(p) => p,
+            Err(crate::shapes::ShapeError::Unavailable(e)) => {
+                tracing::warn!(message = %c.message.id, error = %e, "the payload's shape cannot be read; the lease will expire and the message be retried");
+                return None;
+            }
+            Err(crate::shapes::ShapeError::Invalid(e)) => {
+                tracing::warn!(message = %c.message.id, error = %e, "the payload cannot be shaped; dead-lettered");
+                return dead_letter(DeadLetterReason::InvalidDestination);
+            }
+        };
         let prepared = match relay_destinations::prepare(&relay_destinations::Input {
             event: &c.event,
             source: &c.source,
@@ -230,6 +247,11 @@ impl Attempter {
             max_payload_bytes: self.config.max_payload_bytes,
             content_mode: c.endpoint.destination.content_mode(),
             now,
+            shaped: payload.as_ref().map(|p| relay_destinations::Shaped {
+                data: p.data.as_deref().unwrap_or(&c.event.data),
+                endpoint_version: p.endpoint_version,
+                type_version: p.type_version,
+            }),
         }) {
             Ok(p) => p,
             Err(reason) => {

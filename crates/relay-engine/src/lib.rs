@@ -43,6 +43,7 @@ mod purge;
 mod rescue;
 mod resend;
 pub mod secrets;
+pub mod shapes;
 pub mod sweep;
 
 use std::collections::{HashMap, VecDeque};
@@ -195,6 +196,7 @@ impl Dispatcher {
                 resolver: secrets::Resolver::new(config.secrets.clone()),
                 config,
                 endpoints: attempt::EndpointCache::default(),
+                shapes: shapes::ShapeCache::default(),
                 metrics: Arc::new(Metrics::default()),
             }),
             lanes: Arc::new(lanes::Lanes::new(config_breaker)),

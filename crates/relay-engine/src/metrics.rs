@@ -75,6 +75,8 @@ pub struct Metrics {
     pub ahead_given_back: AtomicU64,
     /// Messages leased at publish, handed over without a claim.
     pub leased_at_publish: AtomicU64,
+    /// Thin payloads (no snapshot fields) over the 20 kB they should stay under.
+    pub thin_payloads_oversize: AtomicU64,
 }
 
 impl Metrics {
@@ -158,6 +160,11 @@ impl Metrics {
                 "relay_leased_at_publish_total",
                 "Messages leased as they were published and handed to this process's dispatcher (no claim).",
                 self.leased_at_publish.load(Ordering::Relaxed),
+            ),
+            (
+                "relay_thin_payloads_oversize_total",
+                "Attempts whose thin payload (an endpoint without snapshot fields) was over 20 kB: the event type's thin fields hold more than identifiers.",
+                self.thin_payloads_oversize.load(Ordering::Relaxed),
             ),
         ];
         for (name, help, v) in counters {

@@ -48,6 +48,7 @@ fn cloudevent(id: &str, amount: u32) -> Vec<u8> {
         seq: Some(42),
         traceparent: Some("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
         environment: Some(Environment::Live),
+        endpoint_version: None,
     }
     .to_json()
     .expect("valid envelope")

@@ -37,6 +37,8 @@ mod setup;
 pub use setup::*;
 mod publishing;
 pub use publishing::*;
+mod versions;
+pub use versions::*;
 mod delivery;
 pub use delivery::*;
 mod recovery;
@@ -58,8 +60,8 @@ pub use inbound_ledger::*;
 
 use crate::{
     Completion, ConsumerPatch, EndpointKeyRecord, EndpointLimits, EndpointWarning, MessageFilter,
-    NewApiKey, NewEvent, Operator, PageRequest, PutEventType, PutEventTypeOutcome, Scope, Store,
-    StoreError, new_id, progress_of,
+    NewApiKey, NewEvent, Operator, PageRequest, PutEventType, PutEventTypeOutcome, Scope, ShapeKey,
+    Store, StoreError, new_id, progress_of,
 };
 
 /// A store made for one test, removed when dropped (SQLite) or by `cleanup` (PostgreSQL).
@@ -179,8 +181,11 @@ pub(crate) fn endpoint_value(sc: &Scope, consumer_id: &str, types: &[&str]) -> E
         retry_schedule_seconds: None,
         max_concurrency: 10,
         rate_limit_per_second: None,
-        snapshot_fields: vec![],
+        snapshot_fields: vec!["*".into()],
+        allow_personal_data: true,
+        event_type_versions: Default::default(),
         version: 1,
+        version_started_at: T0,
         state: EndpointState::Active,
         disabled_reason: None,
         auto_disable: true,

@@ -4,22 +4,23 @@
 
 use std::collections::BTreeSet;
 
-use relay_core::model::{Endpoint, Page};
+use relay_core::model::{Endpoint, EndpointVersion, Page};
 use relay_core::time::Timestamp;
 
 use crate::exec::{Exec, fetch_one, fetch_optional, scoped_row};
 use crate::rows::{self, RowExt};
 use crate::sql::{Bind, LIVE_STATES_SQL, SqlBuilder, json_text};
 use crate::{
-    AuditEntry, EndpointKeyRecord, EndpointLimits, PageRequest, Result, Scope, StoreError, audit,
+    AuditEntry, EndpointKeyRecord, EndpointLimits, PageRequest, Result, Scope, ShapeKey,
+    ShapeSource, StoreError, audit,
 };
 
 const BY_ID: &str = "SELECT * FROM endpoints WHERE tenant_id = $1 AND environment = $2 AND id = $3 \
      AND deleted_at IS NULL";
 
 /// The endpoint's changeable columns, in the order both the insert
-/// (`$5`..`$17`) and the update (`$4`..`$16`) expect them.
-fn fields(e: &Endpoint) -> [Bind; 13] {
+/// (`$5`..`$20`) and the update (`$4`..`$19`) expect them.
+fn fields(e: &Endpoint) -> [Bind; 16] {
     [
         (&e.description).into(),
         e.destination.kind().into(),
@@ -34,7 +35,92 @@ fn fields(e: &Endpoint) -> [Bind; 13] {
         e.state.as_str().into(),
         (&e.disabled_reason).into(),
         i64::from(e.auto_disable).into(),
+        i64::from(e.allow_personal_data).into(),
+        json_text(&e.event_type_versions).into(),
+        e.version_started_at.into(),
     ]
+}
+
+/// Records the endpoint's current version (its payload settings) unless it
+/// is recorded already: versions never change once written.
+async fn insert_version<X: Exec>(x: &mut X, e: &Endpoint) -> Result<()> {
+    x.execute(&SqlBuilder::of(
+        "INSERT INTO endpoint_versions (endpoint_id, version, snapshot_fields_json, \
+         allow_personal_data, event_type_versions_json, started_at) VALUES ($1, $2, $3, $4, $5, $6) \
+         ON CONFLICT (endpoint_id, version) DO NOTHING",
+        [
+            (&e.id).into(),
+            e.version.into(),
+            json_text(&e.snapshot_fields).into(),
+            i64::from(e.allow_personal_data).into(),
+            json_text(&e.event_type_versions).into(),
+            e.version_started_at.into(),
+        ],
+    ))
+    .await?;
+    Ok(())
+}
+
+/// What shapes the payloads of one endpoint version's messages of one event
+/// type (see [`ShapeSource`]).
+pub async fn shape_source<X: Exec>(x: &mut X, key: &ShapeKey) -> Result<Option<ShapeSource>> {
+    let Some(row) = fetch_optional(
+        x,
+        &SqlBuilder::of(
+            "SELECT * FROM endpoint_versions WHERE endpoint_id = $1 AND version = $2",
+            [(&key.endpoint_id).into(), key.endpoint_version.into()],
+        ),
+    )
+    .await?
+    else {
+        return Ok(None);
+    };
+    let endpoint = rows::endpoint_version(&row)?;
+    let type_versions = x
+        .fetch(&SqlBuilder::of(
+            "SELECT version, created_at, thin_fields, personal_data_fields FROM event_type_versions \
+             WHERE tenant_id = $1 AND environment = $2 AND name = $3 ORDER BY version",
+            [
+                (&key.tenant_id).into(),
+                key.environment.as_str().into(),
+                (&key.event_type).into(),
+            ],
+        ))
+        .await?
+        .iter()
+        .map(|r| {
+            Ok(relay_core::shape::TypeFields {
+                version: r.int("version")?,
+                created_at: r.ts("created_at")?,
+                thin_fields: r.json("thin_fields")?,
+                personal_data_fields: r.json("personal_data_fields")?,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Some(ShapeSource {
+        endpoint,
+        type_versions,
+    }))
+}
+
+/// An endpoint's versions, oldest first.
+pub async fn versions<X: Exec>(
+    x: &mut X,
+    scope: &Scope,
+    id: &str,
+) -> Result<Option<Vec<EndpointVersion>>> {
+    if scoped_row(x, BY_ID, scope, id).await?.is_none() {
+        return Ok(None);
+    }
+    x.fetch(&SqlBuilder::of(
+        "SELECT * FROM endpoint_versions WHERE endpoint_id = $1 ORDER BY version",
+        [id.into()],
+    ))
+    .await?
+    .iter()
+    .map(rows::endpoint_version)
+    .collect::<Result<Vec<_>>>()
+    .map(Some)
 }
 
 async fn insert_subscriptions<X: Exec>(x: &mut X, scope: &Scope, e: &Endpoint) -> Result<()> {
@@ -146,13 +232,15 @@ pub async fn create<X: Exec>(
         "INSERT INTO endpoints (id, tenant_id, environment, consumer_id, description, kind, \
          destination_json, event_types_json, signature_scheme, retry_schedule_json, max_concurrency, \
          rate_limit_per_second, snapshot_fields_json, version, state, disabled_reason, auto_disable, \
-         created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, \
-         $15, $16, $17, $18, $19)",
+         allow_personal_data, event_type_versions_json, version_started_at, created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, \
+         $19, $20, $21, $22)",
         binds,
     ))
     .await
     .map_err(|err| err.unique_as("endpoint_id"))?;
     insert_subscriptions(x, scope, e).await?;
+    insert_version(x, e).await?;
     for k in keys {
         insert_key(x, &e.id, k).await?;
     }
@@ -301,7 +389,8 @@ pub async fn update<X: Exec>(
             "UPDATE endpoints SET description = $4, kind = $5, destination_json = $6, event_types_json = $7, \
              signature_scheme = $8, retry_schedule_json = $9, max_concurrency = $10, \
              rate_limit_per_second = $11, snapshot_fields_json = $12, version = $13, state = $14, \
-             disabled_reason = $15, auto_disable = $16, updated_at = $17 \
+             disabled_reason = $15, auto_disable = $16, allow_personal_data = $17, \
+             event_type_versions_json = $18, version_started_at = $19, updated_at = $20 \
              WHERE tenant_id = $1 AND environment = $2 AND id = $3 AND deleted_at IS NULL",
             binds,
         ))
@@ -315,6 +404,7 @@ pub async fn update<X: Exec>(
     ))
     .await?;
     insert_subscriptions(x, scope, e).await?;
+    insert_version(x, e).await?;
     audit::insert_opt(x, scope, audit).await
 }
 

@@ -58,8 +58,10 @@ pub async fn publish_to_endpoint<X: Exec>(
     let message_id = crate::new_id(relay_core::id::IdKind::Message, ev.now);
     x.execute(&SqlBuilder::of(
         "INSERT INTO messages (id, tenant_id, environment, event_id, endpoint_id, event_type, state, \
-         next_attempt_at, lease_owner, lease_until, lease_version, created_at, updated_at, expires_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, 'scheduled', $7, $8, $9, 1, $7, $7, $10)",
+         next_attempt_at, lease_owner, lease_until, lease_version, created_at, updated_at, expires_at, \
+         endpoint_version) \
+         VALUES ($1, $2, $3, $4, $5, $6, 'scheduled', $7, $8, $9, 1, $7, $7, $10, \
+         (SELECT version FROM endpoints WHERE id = $5))",
         [
             message_id.as_str().into(),
             scope.tenant_id.as_str().into(),

@@ -25,6 +25,7 @@ const CONSUMER_KIND: &str = include_str!("../migrations/0008_consumer_kind.sql")
 const ATTEMPT_RECORD_PG: &str = include_str!("../migrations/0009_attempt_record_postgres.sql");
 const ATTEMPT_RECORD_SQLITE: &str = include_str!("../migrations/0009_attempt_record_sqlite.sql");
 const THIN_FIELDS: &str = include_str!("../migrations/0010_thin_fields.sql");
+const ENDPOINT_VERSIONS: &str = include_str!("../migrations/0014_endpoint_versions.sql");
 const PORTAL: &str = include_str!("../migrations/0012_portal.sql");
 const INBOUND: &str = include_str!("../migrations/0011_inbound.sql");
 
@@ -101,6 +102,12 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "portal",
         postgres: PORTAL,
         sqlite: PORTAL,
+    },
+    Migration {
+        version: 14,
+        name: "endpoint_versions",
+        postgres: ENDPOINT_VERSIONS,
+        sqlite: ENDPOINT_VERSIONS,
     },
 ];
 

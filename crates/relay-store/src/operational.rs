@@ -35,7 +35,7 @@ pub async fn emit_operational<X: Exec>(
     let (tenant_id, environment) = (scope.text("tenant_id")?, scope.text("environment")?);
     let targets = x
         .fetch(&SqlBuilder::numbered(
-            "SELECT e.id, e.state FROM endpoint_subscriptions s JOIN endpoints e ON e.id = s.endpoint_id \
+            "SELECT e.id, e.state, e.version FROM endpoint_subscriptions s JOIN endpoints e ON e.id = s.endpoint_id \
              JOIN consumers c ON c.id = e.consumer_id \
              WHERE s.tenant_id = $1 AND s.environment = $2 AND s.event_type = $3 AND e.deleted_at IS NULL \
              AND c.kind = 'tenant' ORDER BY e.id",
@@ -68,23 +68,24 @@ pub async fn emit_operational<X: Exec>(
         ],
     ))
     .await?;
-    let endpoints: Vec<(String, MessageState)> = targets
+    let endpoints: Vec<(String, i64, MessageState)> = targets
         .iter()
         .map(|t| {
             let state = EndpointState::parse(&t.text("state")?)
                 .map(EndpointState::initial_message_state)
                 .unwrap_or(MessageState::Held);
-            Ok((t.text("id")?, state))
+            Ok((t.text("id")?, t.int("version")?, state))
         })
         .collect::<Result<_>>()?;
     let messages: Vec<NewMessage<'_>> = endpoints
         .iter()
-        .map(|(endpoint_id, state)| NewMessage {
+        .map(|(endpoint_id, endpoint_version, state)| NewMessage {
             tenant_id: &tenant_id,
             environment: &environment,
             event_id: &event_id,
             event_type,
             endpoint_id,
+            endpoint_version: *endpoint_version,
             state: *state,
             at: now,
             lease: None,

@@ -231,6 +231,7 @@ pub async fn publish_batch<X: Exec>(
                 })?;
                 found.push(Target {
                     id: t.text("id")?,
+                    version: t.int("version")?,
                     state: endpoint_state.initial_message_state(),
                     max_concurrency: u32::try_from(t.int("max_concurrency")?).unwrap_or(1),
                     rate_limited: t.opt_int("rate_limit_per_second")?.is_some_and(|r| r > 0),
@@ -273,6 +274,7 @@ pub async fn publish_batch<X: Exec>(
                 event_id: &e.id,
                 event_type: &e.event_type,
                 endpoint_id: &target.id,
+                endpoint_version: target.version,
                 state: target.state,
                 at: e.created_at,
                 lease: reserved
@@ -322,6 +324,7 @@ pub async fn publish_batch<X: Exec>(
                         endpoint_id: endpoint.id.clone(),
                         event_type: event.event_type.clone(),
                         environment: event.environment,
+                        endpoint_version: Some(m.endpoint_version),
                         state: MessageState::InFlight,
                         attempts_used: 0,
                         deferrals_used: 0,
@@ -404,6 +407,8 @@ async fn lease_oldest<X: Exec>(
 /// An endpoint a publish fans out to, as the fan-out read it.
 struct Target<R> {
     id: String,
+    /// Its current version, which its new messages record.
+    version: i64,
     /// The state its new messages start in.
     state: MessageState,
     max_concurrency: u32,
@@ -429,7 +434,7 @@ pub async fn insert_messages<X: Exec>(
     let mut ids = Vec::with_capacity(messages.len());
     const MESSAGE_COLUMNS: &str = "id, tenant_id, environment, event_id, endpoint_id, event_type, \
         state, next_attempt_at, lease_owner, lease_until, lease_version, created_at, updated_at, \
-        expires_at";
+        expires_at, endpoint_version";
     for chunk in messages.chunks(FANOUT_CHUNK) {
         let mut rows = Vec::with_capacity(chunk.len());
         for m in chunk {
@@ -454,6 +459,7 @@ pub async fn insert_messages<X: Exec>(
                 Bind::Int(at),
                 Bind::Int(at),
                 Bind::OptInt(m.expires_at.map(Timestamp::millis)),
+                Bind::Int(m.endpoint_version),
             ]);
             ids.push(id);
         }

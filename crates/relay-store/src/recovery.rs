@@ -121,8 +121,8 @@ pub async fn replay<X: Exec>(
         created += x
             .execute(&SqlBuilder::of(
                 "INSERT INTO messages (id, tenant_id, environment, event_id, endpoint_id, event_type, state, \
-                 next_attempt_at, priority, created_at, updated_at, expires_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, $9, $9, $10) \
+                 next_attempt_at, priority, created_at, updated_at, expires_at, endpoint_version) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, $9, $9, $10, $11) \
                  ON CONFLICT (endpoint_id, event_id) DO NOTHING",
                 [
                     crate::new_id(relay_core::id::IdKind::Message, now).into(),
@@ -135,6 +135,7 @@ pub async fn replay<X: Exec>(
                     next.into(),
                     now.into(),
                     e.opt_ts("expires_at")?.into(),
+                    endpoint.version.into(),
                 ],
             ))
             .await?;

@@ -6,7 +6,8 @@
 
 use relay_core::model::{
     ApiKey, Attempt, AttemptTrigger, Consumer, ConsumerKind, Destination, Endpoint, EndpointState,
-    Environment, Event, JobKind, JobState, Message, MessageState, SignatureScheme, Tenant,
+    EndpointVersion, Environment, Event, JobKind, JobState, Message, MessageState, SignatureScheme,
+    Tenant,
 };
 use relay_core::outcome::{AttemptOutcome, FailureCode};
 use relay_core::time::Timestamp;
@@ -135,12 +136,25 @@ pub fn endpoint(r: &impl RowExt) -> Result<Endpoint> {
             .map(|v| to_u32("rate_limit_per_second", v))
             .transpose()?,
         snapshot_fields: r.json("snapshot_fields_json")?,
+        allow_personal_data: r.int("allow_personal_data")? != 0,
+        event_type_versions: r.json("event_type_versions_json")?,
         version: r.int("version")?,
+        version_started_at: r.ts("version_started_at")?,
         state: parse_with("state", r.text("state")?, EndpointState::parse)?,
         disabled_reason: r.opt_text("disabled_reason")?,
         auto_disable: r.int("auto_disable")? != 0,
         created_at: r.ts("created_at")?,
         updated_at: r.ts("updated_at")?,
+    })
+}
+
+pub fn endpoint_version(r: &impl RowExt) -> Result<EndpointVersion> {
+    Ok(EndpointVersion {
+        version: r.int("version")?,
+        snapshot_fields: r.json("snapshot_fields_json")?,
+        allow_personal_data: r.int("allow_personal_data")? != 0,
+        event_type_versions: r.json("event_type_versions_json")?,
+        started_at: r.ts("started_at")?,
     })
 }
 
@@ -173,6 +187,7 @@ pub fn message(r: &impl RowExt) -> Result<Message> {
         endpoint_id: r.text("endpoint_id")?,
         event_type: r.text("event_type")?,
         environment: r.environment("environment")?,
+        endpoint_version: r.opt_int("endpoint_version")?,
         state: parse_with("state", r.text("state")?, MessageState::parse)?,
         attempts_used: r.int("attempts_used")?,
         deferrals_used: r.int("deferrals_used")?,

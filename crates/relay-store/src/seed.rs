@@ -74,8 +74,9 @@ pub async fn messages<X: Exec>(
     x.execute(&SqlBuilder::numbered(
         &format!(
             "{with}INSERT INTO messages (id, tenant_id, environment, event_id, endpoint_id, event_type, \
-             state, attempts_used, next_attempt_at, created_at, updated_at) \
-             SELECT 'msg_' || $5 || i, $3, $4, $5 || i, $6, $7, $8, $9, $10, $11, $11 FROM {from}"
+             state, attempts_used, next_attempt_at, created_at, updated_at, endpoint_version) \
+             SELECT 'msg_' || $5 || i, $3, $4, $5 || i, $6, $7, $8, $9, $10, $11, $11, \
+             (SELECT version FROM endpoints WHERE id = $6) FROM {from}"
         ),
         [
             Bind::Int(first),

@@ -94,7 +94,7 @@ impl Bind {
     }
 }
 
-/// Messages inserted per statement when a publish fans out (13 values a row,
+/// Messages inserted per statement when a publish fans out (15 values a row,
 /// well under both backends' limits on bound parameters).
 pub const FANOUT_CHUNK: usize = 200;
 
@@ -105,6 +105,8 @@ pub struct NewMessage<'a> {
     pub event_id: &'a str,
     pub event_type: &'a str,
     pub endpoint_id: &'a str,
+    /// The endpoint's version at fan-out (see `Message::endpoint_version`).
+    pub endpoint_version: i64,
     pub state: relay_core::model::MessageState,
     /// Created (and, when scheduled, due) at.
     pub at: relay_core::time::Timestamp,

@@ -388,3 +388,22 @@ pub enum EndpointNotice {
     /// committed meanwhile were not told.
     Reconnected,
 }
+
+/// Which payload shape a message needs: its endpoint version and its event
+/// type, in its tenant and environment.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ShapeKey {
+    pub tenant_id: String,
+    pub environment: relay_core::model::Environment,
+    pub endpoint_id: String,
+    pub endpoint_version: i64,
+    pub event_type: String,
+}
+
+/// What shapes one endpoint version's payloads of one event type: the
+/// endpoint version's settings and the event type's versions' fields.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShapeSource {
+    pub endpoint: relay_core::model::EndpointVersion,
+    pub type_versions: Vec<relay_core::shape::TypeFields>,
+}

@@ -89,6 +89,7 @@ fn pad_for(target: usize, id: &str, time: Timestamp) -> usize {
             seq: None,
             traceparent: Some(TP),
             environment: Some(Environment::Live),
+            endpoint_version: None,
         })
         .unwrap()
     };

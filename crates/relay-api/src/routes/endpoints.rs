@@ -7,6 +7,7 @@
 //! bounds. The environment and the consumer are fixed at creation. An
 //! endpoint's signing keys (listing, rotation) are in `keys`.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use axum::Json;
@@ -31,6 +32,7 @@ use crate::error::{ApiError, FieldError, Problem, or_not_found};
 use crate::extract::{JsonBody, OptionalJsonBody, QueryParams};
 
 mod keys;
+pub mod payload;
 pub use keys::*;
 
 pub const WILDCARD_WARNING: &str = "subscribed to all event types (*): this endpoint receives every current and future event type you publish (Relay's operational events must be named)";
@@ -54,9 +56,23 @@ pub struct CreateEndpoint {
     pub max_concurrency: Option<u32>,
     #[schema(minimum = 1, maximum = 100_000)]
     pub rate_limit_per_second: Option<u32>,
-    /// Snapshot allow list. Not available yet: must be empty.
+    /// The snapshot allow list: fields (JSON Pointers such as
+    /// `/customer/id`; through an array they apply to each element) sent
+    /// beyond each event type version's thin fields, or `["*"]` for every
+    /// field (with a warning). Empty (the default): thin events.
     #[serde(default)]
     pub snapshot_fields: Vec<String>,
+    /// Send fields the event types mark as personal data when the snapshot
+    /// names them (with a warning). Default false: such a list is refused,
+    /// and personal data is never sent.
+    #[serde(default)]
+    pub allow_personal_data: bool,
+    /// Pins: the event type version that shapes this endpoint's payloads,
+    /// by event type. A type not pinned takes the version current when the
+    /// endpoint version starts.
+    #[serde(default)]
+    #[schema(value_type = Object, additional_properties = true)]
+    pub event_type_versions: BTreeMap<String, i64>,
     /// Disable automatically after 5 days of continuous failure (default true).
     pub auto_disable: Option<bool>,
 }
@@ -79,7 +95,14 @@ pub struct UpdateEndpoint {
     #[serde(default, deserialize_with = "present")]
     #[schema(value_type = Option<u32>, minimum = 1, maximum = 100_000)]
     pub rate_limit_per_second: Option<Option<u32>>,
+    /// A new allow list opens a new endpoint version.
     pub snapshot_fields: Option<Vec<String>>,
+    /// A change opens a new endpoint version.
+    pub allow_personal_data: Option<bool>,
+    /// New pins open a new endpoint version (which also takes, for every
+    /// type not pinned, the version current then).
+    #[schema(value_type = Option<Object>, additional_properties = true)]
+    pub event_type_versions: Option<BTreeMap<String, i64>>,
     pub auto_disable: Option<bool>,
     // Immutable: named here so the error can say so instead of "unknown field".
     // `present` makes even `null` count as an attempt to change them.
@@ -183,12 +206,6 @@ async fn validate_settings(
             "must be between 1 and 100000".into(),
         );
     }
-    if !e.snapshot_fields.is_empty() {
-        field(
-            "/snapshot_fields",
-            "snapshots are not available yet; leave the list empty".into(),
-        );
-    }
     if let (Some(code), [only]) = (schedule_code, errors.as_slice()) {
         return Err(ApiError::invalid(code, &only.field, only.message.clone()));
     }
@@ -279,14 +296,18 @@ pub async fn create(
         max_concurrency: body.max_concurrency.unwrap_or(10),
         rate_limit_per_second: body.rate_limit_per_second,
         snapshot_fields: body.snapshot_fields,
+        allow_personal_data: body.allow_personal_data,
+        event_type_versions: body.event_type_versions,
         version: 1,
+        version_started_at: now,
         state: EndpointState::Active,
         disabled_reason: None,
         auto_disable: body.auto_disable.unwrap_or(true),
         created_at: now,
         updated_at: now,
     };
-    let warnings = validate_settings(&state, &auth.scope, &mut endpoint, true).await?;
+    let mut warnings = validate_settings(&state, &auth.scope, &mut endpoint, true).await?;
+    warnings.extend(payload::check(&state, &auth.scope, &endpoint, now).await?);
     let (key_record, key) = relay_store::keys::generate(
         &state.master_key,
         &endpoint.id,
@@ -472,8 +493,15 @@ pub async fn update(
     if let Some(r) = body.rate_limit_per_second {
         endpoint.rate_limit_per_second = r;
     }
+    let before = endpoint.clone();
     if let Some(f) = body.snapshot_fields {
         endpoint.snapshot_fields = f;
+    }
+    if let Some(a) = body.allow_personal_data {
+        endpoint.allow_personal_data = a;
+    }
+    if let Some(p) = body.event_type_versions {
+        endpoint.event_type_versions = p;
     }
     // Turning automatic disabling off (or on again) is audited with the
     // change, in its transaction.
@@ -483,7 +511,13 @@ pub async fn update(
     }
     let now = state.clock.now();
     endpoint.updated_at = now;
-    let warnings = validate_settings(&state, &auth.scope, &mut endpoint, sets_schedule).await?;
+    if before.payload_changed(&endpoint) {
+        endpoint.version += 1;
+        endpoint.version_started_at = now;
+    }
+    let mut warnings = validate_settings(&state, &auth.scope, &mut endpoint, sets_schedule).await?;
+    warnings
+        .extend(payload::check(&state, &auth.scope, &endpoint, endpoint.version_started_at).await?);
     let audit = (endpoint.auto_disable != auto_disable_was).then(|| {
         super::audit::entry(
             &auth,

@@ -178,6 +178,7 @@ pub async fn publish(
             seq: None,
             traceparent: Some(&trace),
             environment: Some(auth.scope.environment),
+            endpoint_version: None,
         },
         state.engine.config().max_payload_bytes,
     )?;

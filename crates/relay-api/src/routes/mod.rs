@@ -79,6 +79,10 @@ pub fn router(state: Arc<AppState>) -> Router {
             get(endpoints::signing_keys),
         )
         .route("/v1/endpoints/{id}/rotate-key", post(endpoints::rotate_key))
+        .route(
+            "/v1/endpoints/{id}/versions",
+            get(endpoints::payload::versions),
+        )
         .route("/v1/audit-log", get(audit::list))
         .route("/v1/endpoints/{id}/pause", post(recovery::pause))
         .route("/v1/endpoints/{id}/resume", post(recovery::resume))

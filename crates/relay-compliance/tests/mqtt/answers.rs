@@ -52,6 +52,7 @@ fn prepared(id: &str, mode: ContentMode) -> (Prepared, String) {
         max_payload_bytes: 1 << 20,
         content_mode: mode,
         now: NOW,
+        shaped: None,
     })
     .expect("prepared");
     (p, whsec)

@@ -45,6 +45,7 @@ fn prepared(now: Timestamp) -> (Prepared, String) {
         max_payload_bytes: 1 << 20,
         content_mode: relay_core::model::ContentMode::Structured,
         now,
+        shaped: None,
     })
     .expect("prepared");
     (p, whsec)

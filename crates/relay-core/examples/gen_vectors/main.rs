@@ -114,6 +114,7 @@ fn envelope(id: &str) -> Vec<u8> {
         seq: Some(7),
         traceparent: Some("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
         environment: Some(Environment::Live),
+        endpoint_version: None,
     };
     match env.to_json() {
         Ok(b) => b,

@@ -22,6 +22,7 @@ fn full(data: &RawValue) -> Envelope<'_> {
         seq: Some(42),
         traceparent: Some(TP),
         environment: Some(Environment::Live),
+        endpoint_version: None,
     }
 }
 
@@ -37,6 +38,7 @@ fn minimal() -> Envelope<'static> {
         seq: None,
         traceparent: None,
         environment: None,
+        endpoint_version: None,
     }
 }
 

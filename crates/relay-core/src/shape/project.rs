@@ -57,10 +57,12 @@ impl<'a> Selection<'a> {
 /// The projection of `data` (an event's stored JSON) onto `fields`: an
 /// object holding only the selected members, in `data`'s own order, each
 /// selected value copied byte for byte. A path through an array applies to
-/// every element (an element that is not an object becomes `null`, so
-/// positions are kept); a member whose value holds nothing selected is left
-/// out; `data` that is not an object projects to `{}`. Deterministic: the
-/// same bytes and fields give the same bytes.
+/// every element that is an object (or an array, again), and elements
+/// that are neither hold no field and are left out; a member whose value
+/// holds nothing selected is left out; `data` that is not an object
+/// projects to `{}`. Deterministic (the same bytes and fields give the same
+/// bytes), and never longer than `data`, so a payload accepted at publish
+/// fits the delivery limit whatever the endpoint's shape.
 pub fn project(data: &str, fields: &[&FieldPath]) -> Result<String, serde_json::Error> {
     let selection = Selection::of(fields);
     let mut out = String::with_capacity(data.len().min(4096));
@@ -129,44 +131,40 @@ fn project_nested(
         }
         Ok(true)
     } else if text.starts_with('[') {
-        let elements: Vec<&RawValue> = serde_json::from_str(text)?;
-        out.push('[');
-        for (i, element) in elements.into_iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            project_element(element, selection, out)?;
-        }
-        out.push(']');
+        project_elements(raw, selection, out)?;
         Ok(true)
     } else {
         Ok(false)
     }
 }
 
-/// One array element: an object's projection (`{}` when nothing in it is
-/// selected), a nested array's elements, anything else `null`.
-fn project_element(
+/// The elements of an array: each object's projection (`{}` when nothing
+/// in it is selected), each nested array's; an element that is neither
+/// holds no field and is left out. The result is never longer than `raw`.
+fn project_elements(
     raw: &RawValue,
     selection: &Selection<'_>,
     out: &mut String,
 ) -> Result<(), serde_json::Error> {
-    let text = raw.get();
-    if text.starts_with('{') {
-        project_object(raw, selection, out)?;
-    } else if text.starts_with('[') {
-        let elements: Vec<&RawValue> = serde_json::from_str(text)?;
-        out.push('[');
-        for (i, element) in elements.into_iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            project_element(element, selection, out)?;
+    let elements: Vec<&RawValue> = serde_json::from_str(raw.get())?;
+    out.push('[');
+    let mut first = true;
+    for element in elements {
+        let text = element.get();
+        if !(text.starts_with('{') || text.starts_with('[')) {
+            continue;
         }
-        out.push(']');
-    } else {
-        out.push_str("null");
+        if !first {
+            out.push(',');
+        }
+        first = false;
+        if text.starts_with('{') {
+            project_object(element, selection, out)?;
+        } else {
+            project_elements(element, selection, out)?;
+        }
     }
+    out.push(']');
     Ok(())
 }
 

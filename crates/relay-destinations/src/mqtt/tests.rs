@@ -31,6 +31,7 @@ fn prepared(mode: ContentMode) -> Prepared {
         max_payload_bytes: 1 << 20,
         content_mode: mode,
         now,
+        shaped: None,
     })
     .unwrap()
 }

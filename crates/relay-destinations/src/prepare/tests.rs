@@ -25,6 +25,15 @@ fn event(subject: Option<&str>, ordering_key: Option<&str>) -> Event {
 }
 
 fn run(event: &Event, mode: ContentMode, max: usize) -> Result<Prepared, DeadLetterReason> {
+    run_shaped(event, mode, max, None)
+}
+
+fn run_shaped(
+    event: &Event,
+    mode: ContentMode,
+    max: usize,
+    shaped: Option<Shaped<'_>>,
+) -> Result<Prepared, DeadLetterReason> {
     let key = SigningKey::generate(SignatureScheme::V1a, [3; 32]);
     prepare(&Input {
         event,
@@ -34,6 +43,7 @@ fn run(event: &Event, mode: ContentMode, max: usize) -> Result<Prepared, DeadLet
         max_payload_bytes: max,
         content_mode: mode,
         now: Timestamp::from_millis(1_764_478_400_000),
+        shaped,
     })
 }
 
@@ -68,6 +78,40 @@ fn structured_mode_sends_and_signs_the_whole_event() {
     assert_eq!(body["id"], "evt_1");
     assert_eq!(body["data"]["order"], "o_1");
     assert!(verifies(&p));
+}
+
+#[test]
+fn a_shaped_payload_replaces_data_and_names_its_versions() {
+    let thin = RawValue::from_string(r#"{"order":"o_1"}"#.into()).unwrap();
+    let shaped = Shaped {
+        data: &thin,
+        endpoint_version: 3,
+        type_version: Some(1),
+    };
+    let e = event(Some("order_1"), None);
+    let p = run_shaped(&e, ContentMode::Structured, 1 << 20, Some(shaped)).unwrap();
+    let body: serde_json::Value = serde_json::from_slice(&p.body).unwrap();
+    assert_eq!(body["data"], serde_json::json!({"order": "o_1"}));
+    assert_eq!(body["endpointversion"], 3);
+    assert_eq!(body["dataschema"], "urn:relay:event-type:order.shipped:v1");
+    assert!(verifies(&p));
+    let p = run_shaped(&e, ContentMode::Binary, 1 << 20, Some(shaped)).unwrap();
+    assert_eq!(&p.body[..], br#"{"order":"o_1"}"#);
+    assert!(p.attributes.contains(&("endpointversion", "3".to_string())));
+    assert!(verifies(&p));
+    // Without a type version the event's own names the schema.
+    let p = run_shaped(
+        &e,
+        ContentMode::Structured,
+        1 << 20,
+        Some(Shaped {
+            type_version: None,
+            ..shaped
+        }),
+    )
+    .unwrap();
+    let body: serde_json::Value = serde_json::from_slice(&p.body).unwrap();
+    assert_eq!(body["dataschema"], "urn:relay:event-type:order.shipped:v2");
 }
 
 #[test]

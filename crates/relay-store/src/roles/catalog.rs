@@ -6,14 +6,14 @@
 //! isolation is enforced at the lowest layer.
 
 use async_trait::async_trait;
-use relay_core::model::{Consumer, Endpoint, EventType, Page};
+use relay_core::model::{Consumer, Endpoint, EndpointVersion, EventType, Page};
 use relay_core::time::Timestamp;
 
 use crate::backend::Backend;
 use crate::exec::Commit;
 use crate::{
     AuditEntry, ConsumerPatch, EndpointKeyRecord, EndpointLimits, PageRequest, PutEventType,
-    PutEventTypeOutcome, Result, Scope, consumers, endpoints, event_types,
+    PutEventTypeOutcome, Result, Scope, ShapeKey, ShapeSource, consumers, endpoints, event_types,
 };
 
 #[async_trait]
@@ -51,6 +51,16 @@ pub trait Catalog: Send + Sync {
     ) -> Result<()>;
     /// The endpoint's signing keys, newest first (retired ones included).
     async fn endpoint_keys(&self, endpoint_id: &str) -> Result<Vec<EndpointKeyRecord>>;
+    /// The endpoint's versions (its payload settings), oldest first; `None`
+    /// when there is no such endpoint.
+    async fn endpoint_versions(
+        &self,
+        scope: &Scope,
+        id: &str,
+    ) -> Result<Option<Vec<EndpointVersion>>>;
+    /// What shapes the payloads of one endpoint version's messages of one
+    /// event type; `None` when that endpoint version is not recorded.
+    async fn shape_source(&self, key: &ShapeKey) -> Result<Option<ShapeSource>>;
     /// Adds `key` as the endpoint's newest signing key and sets its scheme;
     /// every older key that would sign past `retire_at` retires then. Audited
     /// with `audit` in the same transaction. Returns all keys, newest first.
@@ -183,6 +193,18 @@ impl<B: Backend> Catalog for B {
 
     async fn endpoint_keys(&self, endpoint_id: &str) -> Result<Vec<EndpointKeyRecord>> {
         endpoints::keys(&mut *self.reader().await?, endpoint_id).await
+    }
+
+    async fn endpoint_versions(
+        &self,
+        scope: &Scope,
+        id: &str,
+    ) -> Result<Option<Vec<EndpointVersion>>> {
+        endpoints::versions(&mut *self.reader().await?, scope, id).await
+    }
+
+    async fn shape_source(&self, key: &ShapeKey) -> Result<Option<ShapeSource>> {
+        endpoints::shape_source(&mut *self.reader().await?, key).await
     }
 
     async fn rotate_endpoint_key(

@@ -642,7 +642,9 @@ impl Tenant {
         self.endpoint_for(&self.consumer_id, url, scheme)
     }
 
-    /// Creates an HTTPS endpoint of `consumer_id` at `url`.
+    /// Creates an HTTPS endpoint of `consumer_id` at `url`, with a snapshot
+    /// of every field (the tests here look at whole payloads; thin ones are
+    /// `payloads.rs`'s).
     pub fn endpoint_for(&self, consumer_id: &str, url: &str, scheme: &str) -> Value {
         self.api.expect(
             "POST",
@@ -653,6 +655,7 @@ impl Tenant {
                 "event_types": [EVENT_TYPE],
                 "signature_scheme": scheme,
                 "max_concurrency": 100,
+                "snapshot_fields": ["*"],
             })),
             201,
         )

@@ -100,6 +100,8 @@ pub async fn create_endpoint(
             max_concurrency: None,
             rate_limit_per_second: body.rate_limit_per_second,
             snapshot_fields: Vec::new(),
+            allow_personal_data: false,
+            event_type_versions: Default::default(),
             auto_disable: body.auto_disable,
         }),
     )
@@ -164,6 +166,8 @@ pub async fn update_endpoint(
             max_concurrency: None,
             rate_limit_per_second: body.rate_limit_per_second,
             snapshot_fields: None,
+            allow_personal_data: None,
+            event_type_versions: None,
             auto_disable: body.auto_disable,
             environment: None,
             consumer_id: None,

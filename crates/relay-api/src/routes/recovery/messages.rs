@@ -179,6 +179,7 @@ pub async fn test(
             seq: None,
             traceparent: Some(&traceparent),
             environment: Some(auth.scope.environment),
+            endpoint_version: None,
         },
         state.engine.config().max_payload_bytes,
     )?;

@@ -1,0 +1,203 @@
+//! An endpoint's payload settings (thin events and snapshots): the snapshot
+//! allow list, the personal-data choice and the event type versions it
+//! pins, checked against the catalog; and its versions.
+//!
+//! An allow list names fields across every event type the endpoint
+//! receives, so a field need not be in every type's schema; one that no
+//! subscribed type declares is accepted with a warning (it sends nothing
+//! until a type declares it). A field that a subscribed type marks as
+//! personal data needs `allow_personal_data`, and is then accepted with a
+//! warning; without the flag it is refused. The engine removes personal
+//! data from the payload of an endpoint without the flag in any case (a
+//! wildcard subscription, or a type marked later), so the check here is
+//! the early answer, not the only guard.
+//!
+//! No allow list can exceed the delivery limit: a payload is a projection
+//! of the published data and never longer than it, and a publish whose
+//! whole event does not fit the limit is refused at publish.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::{Path, State};
+use relay_core::model::{Endpoint, EndpointVersion, EventType, EventTypeVersion};
+use relay_core::shape::{self, Allow, FieldPath};
+use relay_core::time::Timestamp;
+use relay_store::Scope;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::AppState;
+use crate::auth::TenantAuth;
+use crate::error::{ApiError, FieldError, Problem};
+
+pub const EVERYTHING_WARNING: &str = "snapshot of every field (*): this endpoint receives each event's whole data, and any field later added to it";
+
+/// The versions of an endpoint's payload settings.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct EndpointVersionList {
+    /// Oldest first; the last is the current one.
+    pub data: Vec<EndpointVersion>,
+}
+
+/// The catalog versions whose fields an endpoint version's payloads take:
+/// for each event type it names (subscription or pin), the version a new
+/// endpoint version starting `now` is shaped by.
+async fn shaping_versions(
+    state: &AppState,
+    scope: &Scope,
+    e: &Endpoint,
+    now: Timestamp,
+) -> Result<Vec<(EventType, EventTypeVersion)>, ApiError> {
+    let mut names: Vec<&str> = e
+        .event_types
+        .iter()
+        .map(String::as_str)
+        .filter(|t| *t != "*" && !relay_core::operational::is_operational(t))
+        .collect();
+    names.extend(e.event_type_versions.keys().map(String::as_str));
+    names.sort_unstable();
+    names.dedup();
+    let mut out = Vec::with_capacity(names.len());
+    for name in names {
+        let Some(et) = state.store.get_event_type(scope, name).await? else {
+            return Err(ApiError::invalid(
+                "unknown_event_type",
+                &format!("/event_type_versions/{}", pointer_token(name)),
+                format!("`{name}` is not in the event catalog"),
+            ));
+        };
+        let pinned = e.event_type_versions.get(name).copied();
+        if let Some(p) = pinned
+            && !et.versions.iter().any(|v| v.version == p)
+        {
+            return Err(ApiError::invalid(
+                "unknown_event_type_version",
+                &format!("/event_type_versions/{}", pointer_token(name)),
+                format!(
+                    "`{name}` has no version {p} (its versions are 1 to {})",
+                    et.current_version
+                ),
+            ));
+        }
+        let versions: Vec<(i64, Timestamp)> = et
+            .versions
+            .iter()
+            .map(|v| (v.version, v.created_at))
+            .collect();
+        let chosen = shape::shaping_version(pinned, &versions, now)
+            .and_then(|n| et.versions.iter().find(|v| v.version == n).cloned());
+        if let Some(v) = chosen {
+            out.push((et, v));
+        }
+    }
+    Ok(out)
+}
+
+/// A member name as a JSON Pointer token.
+fn pointer_token(name: &str) -> String {
+    name.replace('~', "~0").replace('/', "~1")
+}
+
+/// Checks `e`'s payload settings against the catalog (as of `now`, when a
+/// new endpoint version would start) and returns their warnings.
+pub async fn check(
+    state: &AppState,
+    scope: &Scope,
+    e: &Endpoint,
+    now: Timestamp,
+) -> Result<Vec<String>, ApiError> {
+    let allow = shape::parse_allow_list(&e.snapshot_fields).map_err(|err| {
+        ApiError::fields(vec![FieldError {
+            field: match err.index() {
+                Some(i) => format!("/snapshot_fields/{i}"),
+                None => "/snapshot_fields".into(),
+            },
+            message: err.to_string(),
+        }])
+    })?;
+    let versions = shaping_versions(state, scope, e, now).await?;
+    let mut warnings = Vec::new();
+    if allow == Allow::Everything {
+        warnings.push(EVERYTHING_WARNING.to_string());
+    }
+    if let Allow::Fields(fields) = &allow {
+        for f in fields {
+            let declared = versions
+                .iter()
+                .any(|(_, v)| shape::check_in_schema(&v.schema, f).is_ok());
+            if !declared {
+                warnings.push(format!(
+                    "snapshot field `{f}` is not declared by the schema of any event type this endpoint names; it sends nothing until one does"
+                ));
+            }
+        }
+    }
+    // Personal data the settings would send, by event type.
+    let mut personal: Vec<(String, Vec<String>)> = Vec::new();
+    for (et, v) in &versions {
+        let marked = shape::parse_list(&v.personal_data_fields).unwrap_or_default();
+        let sent: Vec<&FieldPath> = match &allow {
+            Allow::Everything => marked.iter().collect(),
+            Allow::Fields(f) => shape::personal_in_allow_list(f, &marked),
+        };
+        if !sent.is_empty() {
+            personal.push((
+                et.name.clone(),
+                sent.iter().map(|p| p.as_str().to_string()).collect(),
+            ));
+        }
+    }
+    let listed = || {
+        personal
+            .iter()
+            .map(|(t, f)| format!("{t} (v{}): {}", version_of(&versions, t), f.join(", ")))
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    if !personal.is_empty() && !e.allow_personal_data && allow != Allow::Everything {
+        return Err(ApiError::invalid(
+            "personal_data_not_allowed",
+            "/snapshot_fields",
+            format!(
+                "the snapshot would send fields marked as personal data ({}); set allow_personal_data to send them",
+                listed()
+            ),
+        ));
+    }
+    if !personal.is_empty() {
+        warnings.push(if e.allow_personal_data {
+            format!("this endpoint receives personal data: {}", listed())
+        } else {
+            format!(
+                "fields marked as personal data are left out of this endpoint's snapshot ({}); set allow_personal_data to send them",
+                listed()
+            )
+        });
+    }
+    Ok(warnings)
+}
+
+fn version_of(versions: &[(EventType, EventTypeVersion)], name: &str) -> i64 {
+    versions
+        .iter()
+        .find(|(et, _)| et.name == name)
+        .map_or(0, |(_, v)| v.version)
+}
+
+#[utoipa::path(operation_id = "endpoints_versions", get, path = "/v1/endpoints/{id}/versions", tag = "endpoints",
+    params(("id" = String, Path, description = "The endpoint's id.")),
+    responses((status = 200, body = EndpointVersionList), (status = 404, body = Problem)),
+    security(("api_key" = [])))]
+pub async fn versions(
+    State(state): State<Arc<AppState>>,
+    auth: TenantAuth,
+    Path(id): Path<String>,
+) -> Result<Json<EndpointVersionList>, ApiError> {
+    state
+        .store
+        .endpoint_versions(&auth.scope, &id)
+        .await?
+        .map(|data| Json(EndpointVersionList { data }))
+        .ok_or_else(|| ApiError::not_found("endpoint"))
+}

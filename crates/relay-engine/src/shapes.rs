@@ -1,0 +1,154 @@
+//! The payload an attempt sends: the event's `data` shaped by the endpoint
+//! version its message was produced for (`relay_core::shape`).
+//!
+//! A shape depends on the endpoint version's settings and the event type's
+//! versions' fields, which never change once written (an event type
+//! version's personal-data fields excepted: they may be marked later, and
+//! are read again after [`TTL_MILLIS`]), so shapes are read once per
+//! (endpoint version, event type) and kept, and a message is shaped the
+//! same at every attempt, resend, recovery and replay. Shaping at attempt
+//! rather than at fan-out stores one copy of the data per event, not one
+//! per endpoint.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use relay_core::shape::{Allow, Shape, THIN_TARGET_BYTES};
+use relay_core::time::Timestamp;
+use relay_store::{Claimed, ShapeKey, Store};
+use serde_json::value::RawValue;
+
+use crate::metrics::Metrics;
+
+/// How long a shape is kept before it is read again.
+pub const TTL_MILLIS: i64 = 30_000;
+/// Shapes kept at most; the cache is emptied beyond.
+const MAX_ENTRIES: usize = 100_000;
+
+/// Why a message's payload cannot be shaped now.
+#[derive(Debug)]
+pub enum ShapeError {
+    /// The store could not be read: the lease expires and the attempt is
+    /// made again.
+    Unavailable(String),
+    /// The endpoint version is not recorded, or its lists no longer parse:
+    /// sending anything could send what was not meant to be sent.
+    Invalid(String),
+}
+
+/// A shaped payload and what shaped it.
+#[derive(Debug)]
+pub struct Payload {
+    /// The shaped data; `None` when the shape keeps the event's data as it
+    /// is (`*`, no personal data to remove), so it is not copied.
+    pub data: Option<Box<RawValue>>,
+    pub endpoint_version: i64,
+    pub type_version: Option<i64>,
+}
+
+/// Shapes by (endpoint version, event type), with the time each was read.
+#[derive(Default)]
+pub struct ShapeCache {
+    entries: Mutex<HashMap<ShapeKey, (Timestamp, Arc<Shape>)>>,
+}
+
+impl ShapeCache {
+    /// The payload `c`'s attempt sends instead of the event's whole data;
+    /// `None` sends the whole data: a message produced before endpoint
+    /// versions, or one of Relay's operational events (they describe the
+    /// tenant's own endpoints and reach only its own consumer).
+    pub async fn payload(
+        &self,
+        store: &dyn Store,
+        c: &Claimed,
+        now: Timestamp,
+        metrics: &Metrics,
+    ) -> Result<Option<Payload>, ShapeError> {
+        let Some(endpoint_version) = c.message.endpoint_version else {
+            return Ok(None);
+        };
+        if relay_core::operational::is_operational(&c.event.event_type) {
+            return Ok(None);
+        }
+        let key = ShapeKey {
+            tenant_id: c.tenant_id.clone(),
+            environment: c.message.environment,
+            endpoint_id: c.endpoint.id.clone(),
+            endpoint_version,
+            event_type: c.event.event_type.clone(),
+        };
+        let shape = self.shape(store, key, now).await?;
+        if shape.allow == Allow::Everything
+            && (shape.allow_personal_data || shape.personal.is_empty())
+        {
+            return Ok(Some(Payload {
+                data: None,
+                endpoint_version,
+                type_version: shape.type_version,
+            }));
+        }
+        let data = shape
+            .apply(c.event.data.get())
+            .and_then(RawValue::from_string)
+            .map_err(|e| ShapeError::Invalid(format!("the event's data cannot be shaped: {e}")))?;
+        if shape.allow == Allow::thin() && data.get().len() > THIN_TARGET_BYTES {
+            metrics
+                .thin_payloads_oversize
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            tracing::warn!(
+                event_type = %c.event.event_type,
+                type_version = shape.type_version,
+                bytes = data.get().len(),
+                "a thin payload is over 20 kB: the event type version's thin fields should name identifiers only"
+            );
+        }
+        Ok(Some(Payload {
+            data: Some(data),
+            endpoint_version,
+            type_version: shape.type_version,
+        }))
+    }
+
+    async fn shape(
+        &self,
+        store: &dyn Store,
+        key: ShapeKey,
+        now: Timestamp,
+    ) -> Result<Arc<Shape>, ShapeError> {
+        let cached = self.entries.lock().ok().and_then(|map| {
+            map.get(&key)
+                .filter(|(at, _)| now.0.saturating_sub(at.0) < TTL_MILLIS)
+                .map(|(_, s)| s.clone())
+        });
+        if let Some(shape) = cached {
+            return Ok(shape);
+        }
+        let source = store
+            .shape_source(&key)
+            .await
+            .map_err(|e| ShapeError::Unavailable(e.to_string()))?
+            .ok_or_else(|| {
+                ShapeError::Invalid(format!(
+                    "endpoint version {} of {} is not recorded",
+                    key.endpoint_version, key.endpoint_id
+                ))
+            })?;
+        let v = &source.endpoint;
+        let shape = Shape::resolve(
+            &v.snapshot_fields,
+            v.allow_personal_data,
+            v.event_type_versions.get(&key.event_type).copied(),
+            v.started_at,
+            &source.type_versions,
+        )
+        .map_err(|e| ShapeError::Invalid(format!("a stored field list does not parse: {e}")))?;
+        let shape = Arc::new(shape);
+        if let Ok(mut map) = self.entries.lock() {
+            if map.len() >= MAX_ENTRIES {
+                map.clear();
+            }
+            map.insert(key, (now, shape.clone()));
+        }
+        Ok(shape)
+    }
+}

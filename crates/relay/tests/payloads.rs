@@ -1,0 +1,274 @@
+//! Thin events and snapshots end to end (issue 26): `relay serve` with real
+//! HTTPS receivers. A thin endpoint receives the event type version's thin
+//! fields only and never personal data; a snapshot endpoint its allow list
+//! too; an endpoint keeps the shape of its version after the event type
+//! gains a version, and after a second endpoint version opens, including
+//! when a message of the first is resent; personal data needs the
+//! endpoint's explicit choice.
+
+mod harness;
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use harness::{Settings, Sink, id_of, path_and_id, start, tenant};
+use relay_receiver::{Behavior, Recorded};
+use serde_json::{Value, json};
+
+const TYPE: &str = "order.paid";
+
+fn schema(with_account: bool) -> Value {
+    let mut s = json!({
+        "type": "object",
+        "properties": {
+            "id": { "type": "string" },
+            "customer": {
+                "type": "object",
+                "properties": { "id": {}, "email": {}, "name": {} }
+            },
+            "lines": { "type": "array", "items": {
+                "type": "object", "properties": { "sku": {}, "price": {} }
+            } },
+            "total": { "type": "integer" }
+        }
+    });
+    if with_account {
+        s["properties"]["account"] = json!({ "type": "string" });
+    }
+    s
+}
+
+fn data(id: &str) -> Value {
+    json!({
+        "id": id,
+        "account": "acct_9",
+        "customer": { "id": "cus_1", "email": "ann@example.com", "name": "Ann" },
+        "lines": [{ "sku": "A", "price": 5 }, { "sku": "B", "price": 7 }],
+        "total": 12
+    })
+}
+
+fn body_of(r: &Recorded) -> Value {
+    serde_json::from_slice(&r.body).expect("a JSON body")
+}
+
+/// The deliveries to `path` of event `id`, oldest first.
+fn deliveries<'a>(requests: &'a [Recorded], path: &str, id: &str) -> Vec<&'a Recorded> {
+    requests
+        .iter()
+        .filter(|r| path_and_id(r).is_some_and(|(p, i)| p == path && i == id))
+        .collect()
+}
+
+#[test]
+fn endpoints_receive_the_shape_of_their_version() {
+    let sink = Sink::start(Behavior::ok());
+    let dir = tempfile::tempdir().unwrap();
+    let relay = start(&Settings::new(dir.path(), &sink));
+    let t = tenant(&relay.url, "shapes");
+    let api = &t.api;
+    let put_type = |with_account: bool, thin: &[&str]| {
+        let (status, body) = api
+            .try_call(
+                "PUT",
+                &format!("/v1/event-types/{TYPE}"),
+                Some(&json!({
+                    "schema": schema(with_account),
+                    "thin_fields": thin,
+                    "personal_data_fields": ["/customer/email", "/customer/name"],
+                })),
+            )
+            .unwrap();
+        assert!(status == 200 || status == 201, "{status} {body}");
+        body
+    };
+    put_type(false, &["/id", "/customer/id"]);
+    let endpoint = |path: &str, extra: Value| {
+        let mut body = json!({
+            "consumer_id": t.consumer_id,
+            "destination": { "kind": "https", "url": sink.receiver.url(path) },
+            "event_types": [TYPE],
+        });
+        for (k, v) in extra.as_object().unwrap() {
+            body[k] = v.clone();
+        }
+        api.try_call("POST", "/v1/endpoints", Some(&body)).unwrap()
+    };
+
+    // Thin by default; a snapshot adds its fields.
+    let (s, thin) = endpoint("/thin", json!({}));
+    assert_eq!(s, 201, "{thin}");
+    assert_eq!(thin["version"], 1);
+    let (s, snap) = endpoint(
+        "/snap",
+        json!({ "snapshot_fields": ["/total", "/lines/sku"] }),
+    );
+    assert_eq!(s, 201, "{snap}");
+    // Personal data only by explicit choice, and then with a warning.
+    let (s, refused) = endpoint("/pii", json!({ "snapshot_fields": ["/customer"] }));
+    assert_eq!(s, 422, "{refused}");
+    assert_eq!(refused["code"], "personal_data_not_allowed", "{refused}");
+    assert!(
+        refused["detail"]
+            .as_str()
+            .unwrap()
+            .contains("/customer/email")
+    );
+    let (s, pii) = endpoint(
+        "/pii",
+        json!({ "snapshot_fields": ["/customer"], "allow_personal_data": true }),
+    );
+    assert_eq!(s, 201, "{pii}");
+    let warnings = pii["warnings"].to_string();
+    assert!(
+        warnings.contains("personal data") && warnings.contains("/customer/email"),
+        "{pii}"
+    );
+    let (s, all) = endpoint("/all", json!({ "snapshot_fields": ["*"] }));
+    assert_eq!(s, 201, "{all}");
+    assert!(all["warnings"].to_string().contains("every field"), "{all}");
+
+    let publish = |id: &str| {
+        api.expect(
+            "POST",
+            "/v1/events",
+            Some(&json!({ "id": id, "type": TYPE, "subject": "order/1", "data": data(id) })),
+            202,
+        );
+    };
+    let wait = |wanted: &[(&str, &str)]| -> Vec<Recorded> {
+        let wanted: HashSet<(String, String)> = wanted
+            .iter()
+            .map(|(p, i)| (p.to_string(), i.to_string()))
+            .collect();
+        sink.wait_for_all(
+            &wanted,
+            path_and_id,
+            Instant::now() + Duration::from_secs(30),
+        )
+        .unwrap_or_else(|e| panic!("deliveries missing: {e}\n{}", relay.log_tail(20)))
+    };
+
+    // Event type v1 without `account`: the data carries it, no one thin gets it.
+    let mut data1 = data("o1");
+    data1.as_object_mut().unwrap().remove("account");
+    api.expect(
+        "POST",
+        "/v1/events",
+        Some(&json!({ "id": "o1", "type": TYPE, "subject": "order/1", "data": data1 })),
+        202,
+    );
+    let got = wait(&[
+        ("/thin", "o1"),
+        ("/snap", "o1"),
+        ("/pii", "o1"),
+        ("/all", "o1"),
+    ]);
+    let first = |path: &str, id: &str| body_of(deliveries(&got, path, id)[0]);
+    let thin1 = first("/thin", "o1");
+    assert_eq!(
+        thin1["data"],
+        json!({ "id": "o1", "customer": { "id": "cus_1" } })
+    );
+    assert_eq!(thin1["endpointversion"], 1);
+    assert_eq!(thin1["dataschema"], "urn:relay:event-type:order.paid:v1");
+    assert_eq!(
+        first("/snap", "o1")["data"],
+        json!({ "id": "o1", "customer": { "id": "cus_1" }, "lines": [{ "sku": "A" }, { "sku": "B" }], "total": 12 })
+    );
+    assert_eq!(
+        first("/pii", "o1")["data"],
+        json!({ "id": "o1", "customer": { "id": "cus_1", "email": "ann@example.com", "name": "Ann" } })
+    );
+    // `*` without the flag: everything but personal data.
+    assert_eq!(
+        first("/all", "o1")["data"],
+        json!({ "id": "o1", "customer": { "id": "cus_1" }, "lines": [{ "sku": "A", "price": 5 }, { "sku": "B", "price": 7 }], "total": 12 })
+    );
+
+    // The event type gains a version whose thin fields add `account`: the
+    // endpoints stay on v1's shape.
+    let et = put_type(true, &["/id", "/customer/id", "/account"]);
+    assert_eq!(et["current_version"], 2, "{et}");
+    publish("o2");
+    let got = wait(&[("/thin", "o2"), ("/snap", "o2")]);
+    let thin2 = body_of(deliveries(&got, "/thin", "o2")[0]);
+    assert_eq!(
+        thin2["data"],
+        json!({ "id": "o2", "customer": { "id": "cus_1" } })
+    );
+    assert_eq!(thin2["dataschema"], "urn:relay:event-type:order.paid:v1");
+
+    // A new allow list opens endpoint version 2, which takes the type's v2.
+    let snap_id = id_of(&snap);
+    let patched = api.expect(
+        "PATCH",
+        &format!("/v1/endpoints/{snap_id}"),
+        Some(&json!({ "snapshot_fields": ["/total"] })),
+        200,
+    );
+    assert_eq!(patched["version"], 2, "{patched}");
+    let versions = api.get(&format!("/v1/endpoints/{snap_id}/versions"));
+    assert_eq!(versions["data"].as_array().unwrap().len(), 2, "{versions}");
+    assert_eq!(
+        versions["data"][0]["snapshot_fields"],
+        json!(["/total", "/lines/sku"])
+    );
+    assert_eq!(versions["data"][1]["snapshot_fields"], json!(["/total"]));
+    // A change that is not about the payload opens no version.
+    let same = api.expect(
+        "PATCH",
+        &format!("/v1/endpoints/{snap_id}"),
+        Some(&json!({ "description": "orders" })),
+        200,
+    );
+    assert_eq!(same["version"], 2);
+    publish("o3");
+    let got = wait(&[("/snap", "o3"), ("/thin", "o3")]);
+    let snap3 = body_of(deliveries(&got, "/snap", "o3")[0]);
+    assert_eq!(
+        snap3["data"],
+        json!({ "id": "o3", "account": "acct_9", "customer": { "id": "cus_1" }, "total": 12 })
+    );
+    assert_eq!(snap3["endpointversion"], 2);
+    assert_eq!(snap3["dataschema"], "urn:relay:event-type:order.paid:v2");
+
+    // A message of version 1, resent now, is shaped as it was.
+    let messages = api.list_all(&format!("/v1/messages?endpoint_id={snap_id}"));
+    let m1 = messages
+        .iter()
+        .find(|m| m["event_id"] == "o1")
+        .expect("o1's message");
+    assert_eq!(m1["endpoint_version"], 1, "{m1}");
+    api.expect(
+        "POST",
+        &format!("/v1/messages/{}/resend", id_of(m1)),
+        None,
+        200,
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let resent = loop {
+        let all = sink.receiver.requests();
+        let d = deliveries(&all, "/snap", "o1");
+        if d.len() >= 2 {
+            break body_of(d[1]);
+        }
+        assert!(Instant::now() < deadline, "the resend did not arrive");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(resent["data"], first("/snap", "o1")["data"]);
+    assert_eq!(resent["endpointversion"], 1);
+
+    // Personal data never reached the thin or the snapshot endpoint.
+    for r in sink.receiver.requests() {
+        let text = String::from_utf8_lossy(&r.body);
+        if r.path != "/pii" {
+            assert!(!text.contains("ann@example.com"), "{} got {text}", r.path);
+            assert!(!text.contains("\"Ann\""), "{} got {text}", r.path);
+        }
+    }
+    // The full event is one authorized read away.
+    let full = api.get("/v1/events/o1");
+    assert_eq!(full["data"]["customer"]["email"], "ann@example.com");
+    relay.assert_no_panic();
+}
