@@ -3,8 +3,8 @@ schemathesis configuration that uses the seeded objects.
 
 Creates, through the API itself: a tenant and a live API key, an event type
 with a sample, a consumer, an endpoint (on a loopback port nothing listens
-on), a published event and its message, a bulk-retry job and a portal
-token of the consumer. The
+on), a published event and its message, a bulk-retry job, a portal
+token of the consumer and a tenant secret. The
 configuration binds each path `{id}` to the real id of its kind half of the
 time, so the run sees real objects (and checks their schemas) as well as
 unknown ids. DELETE operations keep random ids, so the seeds survive the run.
@@ -79,6 +79,8 @@ def main():
         },
     )
 
+    call(url, key, "PUT", "/v1/secrets/seeded-secret", {"value": "check-openapi-value"})
+
     ids = {
         "tenants": tenant["id"],
         "consumers": consumer["id"],
@@ -92,9 +94,11 @@ def main():
         lines += [f"[dictionaries.{kind}]", f"values = [{toml_string(value)}]", ""]
     lines += ["[dictionaries.key_ids]", f"values = [{toml_string(api_key['id'])}]", ""]
     lines += ["[dictionaries.event_types]", 'values = ["order.created"]', ""]
+    lines += ["[dictionaries.secrets]", 'values = ["seeded-secret"]', ""]
     bindings = {kind: {"path.id": kind} for kind in ids}
     bindings["tenants"]["path.key_id"] = "key_ids"
     bindings["event-types"] = {"path.name": "event_types"}
+    bindings["secrets"] = {"path.name": "secrets"}
     bindings["portal/endpoints"] = {"path.id": "endpoints"}
     bindings["portal/messages"] = {"path.id": "messages"}
     for prefix, parameters in bindings.items():

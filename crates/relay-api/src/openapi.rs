@@ -25,7 +25,7 @@ use utoipa::{Modify, OpenApi};
 
 use crate::routes::{
     audit, consumers, endpoints, event_types, events, health, inbound, messages, portal,
-    portal_tokens, recovery, tenants,
+    portal_tokens, recovery, secrets, tenants,
 };
 
 struct SecuritySchemes;
@@ -267,6 +267,7 @@ fn as_problem(response: &mut Response) {
         inbound::create, inbound::list, inbound::get, inbound::update, inbound::delete,
         inbound::rotate_secret, inbound::list_receipts, inbound::get_receipt, inbound::reprocess,
         inbound::ledger,
+        secrets::put, secrets::list, secrets::get, secrets::delete,
     ),
     modifiers(&SecuritySchemes, &CommonResponses)
 )]

@@ -43,7 +43,16 @@ async fn a_redis_stream_endpoint_is_checked_and_stored_as_given() {
     let refused = [
         // A password is a secret reference, never the password itself.
         (json!({"password": "hunter2"}), "validation_failed"),
-        (json!({"password": "secret:redis-pw"}), "not_supported"),
+        // A reference resolves at registration, under the operator's policy.
+        (json!({"password": "secret:redis-pw"}), "secret_not_found"),
+        (
+            json!({"password": "env:REDIS_PW"}),
+            "secret_env_not_allowed",
+        ),
+        (
+            json!({"password": "file:/run/secrets/redis"}),
+            "secret_file_not_allowed",
+        ),
         (json!({"username": "relay"}), "invalid_credentials"),
         (json!({"stream": ""}), "invalid_stream"),
         (json!({"database": 16}), "invalid_database"),
@@ -101,7 +110,7 @@ async fn a_nats_jetstream_endpoint_is_checked_and_stored_as_given() {
         // Credentials are secret references, never the values themselves.
         (json!({"password": "hunter2"}), "validation_failed"),
         (json!({"token": "hunter2"}), "validation_failed"),
-        (json!({"token": "secret:nats-token"}), "not_supported"),
+        (json!({"token": "secret:nats-token"}), "secret_not_found"),
         (json!({"username": "relay"}), "invalid_credentials"),
         (json!({"subject": "orders.*"}), "invalid_subject"),
         (
@@ -166,7 +175,7 @@ async fn a_rabbitmq_endpoint_is_checked_and_stored_as_given() {
         ),
         (
             json!({"username": "relay", "password": "secret:amqp-pw"}),
-            "not_supported",
+            "secret_not_found",
         ),
         (json!({"username": "relay"}), "invalid_credentials"),
         (

@@ -32,6 +32,8 @@ pub const MAX_NAME: usize = 64;
 pub const MAX_ENV_NAME: usize = 128;
 /// The longest path of a `file:` reference.
 pub const MAX_PATH: usize = 1024;
+/// The largest secret value: a tenant secret's, a secret file's.
+pub const MAX_VALUE_BYTES: usize = 64 * 1024;
 
 /// Where a secret's value comes from. Written `secret:NAME`, `env:NAME` or
 /// `file:/absolute/path`.

@@ -32,7 +32,9 @@ use relay_core::time::Timestamp;
 use relay_core::transition::{DeadLetterReason, MessageEvent, apply};
 use relay_destinations::{Client, Prepared, Shared};
 use relay_net::ErrorKind;
-use relay_store::{Claimed, Completion, EndpointKeyRecord, EndpointWarning, Store, keys, new_id};
+use relay_store::{
+    Claimed, Completion, EndpointKeyRecord, EndpointWarning, Scope, Store, keys, new_id,
+};
 use tracing::Instrument as _;
 
 use crate::EngineConfig;
@@ -51,6 +53,10 @@ struct Built {
 struct Entry {
     version: Timestamp,
     resolved_at: Timestamp,
+    /// The endpoint's scope and its tenant secrets' names (for
+    /// [`EndpointCache::secret_changed`]).
+    scope: Scope,
+    tenant_secrets: Vec<String>,
     built: Arc<Built>,
 }
 
@@ -59,13 +65,29 @@ struct Entry {
 /// endpoint (its destination, a key rotation) bumps it, so the next attempt
 /// builds again. An endpoint with secret references resolves them again
 /// once `secret_refresh` has passed, and builds its client again when a
-/// value changed (a tenant secret replaced, a file rewritten).
+/// value changed (a tenant secret replaced, a file rewritten). A tenant
+/// secret replaced or deleted through this process's API is noticed at
+/// once ([`EndpointCache::secret_changed`]); through another node's, within
+/// `secret_refresh`.
 #[derive(Default)]
 pub struct EndpointCache {
     entries: Mutex<HashMap<String, Entry>>,
 }
 
 impl EndpointCache {
+    /// The tenant secret `name` of `scope` changed: every endpoint naming it
+    /// resolves its secrets again at its next attempt (and builds its client
+    /// again if a value differs).
+    pub fn secret_changed(&self, scope: &Scope, name: &str) {
+        if let Ok(mut map) = self.entries.lock() {
+            for e in map.values_mut() {
+                if e.scope == *scope && e.tenant_secrets.iter().any(|n| n == name) {
+                    e.resolved_at = Timestamp(i64::MIN);
+                }
+            }
+        }
+    }
+
     async fn get(&self, a: &Attempter, c: &Claimed) -> Result<Arc<Built>, String> {
         let (id, version) = (&c.endpoint.id, c.endpoint.updated_at);
         let refs: Vec<SecretRef> = c
@@ -87,15 +109,19 @@ impl EndpointCache {
         {
             return Ok(built.clone());
         }
+        let scope = Scope {
+            tenant_id: c.tenant_id.clone(),
+            environment: c.message.environment,
+        };
         let secrets = a
             .resolver
-            .resolve(&c.tenant_id, &refs)
+            .resolve(&scope, &refs)
             .await
             .map_err(|e| format!("cannot resolve a secret reference: {e}"))?;
         let keys = match &cached {
             // Same endpoint version, same secrets: keep the client (and its connections).
             Some((built, _)) if built.secrets.same(&secrets) => {
-                self.insert(id, version, now, built.clone());
+                self.insert(id, version, now, &scope, &refs, built.clone());
                 return Ok(built.clone());
             }
             Some((built, _)) => built.keys.clone(),
@@ -120,11 +146,26 @@ impl EndpointCache {
             secrets,
             keys,
         });
-        self.insert(id, version, now, built.clone());
+        self.insert(id, version, now, &scope, &refs, built.clone());
         Ok(built)
     }
 
-    fn insert(&self, id: &str, version: Timestamp, resolved_at: Timestamp, built: Arc<Built>) {
+    fn insert(
+        &self,
+        id: &str,
+        version: Timestamp,
+        resolved_at: Timestamp,
+        scope: &Scope,
+        refs: &[SecretRef],
+        built: Arc<Built>,
+    ) {
+        let tenant_secrets = refs
+            .iter()
+            .filter_map(|r| match r {
+                SecretRef::Secret(name) => Some(name.clone()),
+                _ => None,
+            })
+            .collect();
         if let Ok(mut map) = self.entries.lock() {
             if map.len() > 100_000 {
                 map.clear();
@@ -134,6 +175,8 @@ impl EndpointCache {
                 Entry {
                     version,
                     resolved_at,
+                    scope: scope.clone(),
+                    tenant_secrets,
                     built,
                 },
             );

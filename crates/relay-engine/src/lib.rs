@@ -187,13 +187,15 @@ impl Dispatcher {
         config: EngineConfig,
     ) -> Arc<Self> {
         let (config_breaker, config_max_in_flight) = (config.breaker, config.max_in_flight);
+        let resolver = secrets::Resolver::new(config.secrets.clone())
+            .with_tenant_secrets(store.clone(), master.clone());
         Arc::new(Dispatcher {
             attempter: Arc::new(Attempter {
                 store,
                 clock,
                 shared: relay_destinations::Shared { https: client },
                 master,
-                resolver: secrets::Resolver::new(config.secrets.clone()),
+                resolver,
                 config,
                 endpoints: attempt::EndpointCache::default(),
                 shapes: shapes::ShapeCache::default(),
@@ -218,6 +220,18 @@ impl Dispatcher {
 
     pub fn config(&self) -> &EngineConfig {
         &self.attempter.config
+    }
+
+    /// Resolves secret references under the operator's policy (the API
+    /// checks a destination's references with it at registration).
+    pub fn resolver(&self) -> &secrets::Resolver {
+        &self.attempter.resolver
+    }
+
+    /// The tenant secret `name` of `scope` was replaced or deleted: the
+    /// endpoints naming it resolve it again at their next attempt.
+    pub fn secret_changed(&self, scope: &relay_store::Scope, name: &str) {
+        self.attempter.endpoints.secret_changed(scope, name);
     }
 
     fn store(&self) -> &dyn Store {

@@ -2,7 +2,8 @@
 //! the engine (an endpoint's client is built from them) and the API (a
 //! reference is checked at registration).
 //!
-//! - `secret:NAME`: the tenant's secret, opened with the master key;
+//! - `secret:NAME`: the secret of the endpoint's tenant and environment
+//!   (`relay_store::secrets`), opened with the master key;
 //! - `env:NAME`: the process's environment variable, if the operator's
 //!   policy allows its prefix and it is set;
 //! - `file:/path`: the file's content (at most [`MAX_FILE_BYTES`], one
@@ -11,10 +12,14 @@
 //!
 //! Errors name the reference, never a value.
 
+use std::sync::Arc;
+
+use relay_core::sealed::MasterKey;
 use relay_core::secret::{SecretPolicy, SecretRef, SecretValue, Secrets};
+use relay_store::{Scope, Store};
 
 /// The largest secret file read.
-pub const MAX_FILE_BYTES: u64 = 64 * 1024;
+pub const MAX_FILE_BYTES: u64 = relay_core::secret::MAX_VALUE_BYTES as u64;
 
 /// Why a reference did not resolve.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -26,37 +31,68 @@ pub struct ResolveError {
     pub message: String,
 }
 
-/// Resolves references under the operator's policy.
-#[derive(Debug, Clone, Default)]
+/// Where `secret:NAME` references are read: the store's tenant secrets,
+/// opened with the master key.
+#[derive(Clone)]
+struct TenantSecrets {
+    store: Arc<dyn Store>,
+    master: MasterKey,
+}
+
+/// Resolves references under the operator's policy. Without a store
+/// ([`Resolver::new`] alone) a `secret:` reference does not resolve.
+#[derive(Clone, Default)]
 pub struct Resolver {
     pub policy: SecretPolicy,
+    tenant: Option<TenantSecrets>,
+}
+
+impl std::fmt::Debug for Resolver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Resolver")
+            .field("policy", &self.policy)
+            .field("tenant_secrets", &self.tenant.is_some())
+            .finish()
+    }
 }
 
 impl Resolver {
     pub fn new(policy: SecretPolicy) -> Self {
-        Resolver { policy }
+        Resolver {
+            policy,
+            tenant: None,
+        }
     }
 
-    /// The values of every reference of `refs`, or the first that fails.
+    /// Resolves `secret:NAME` from `store`'s tenant secrets too.
+    pub fn with_tenant_secrets(mut self, store: Arc<dyn Store>, master: MasterKey) -> Self {
+        self.tenant = Some(TenantSecrets { store, master });
+        self
+    }
+
+    /// The values of every reference of `refs` for an object of `scope`,
+    /// or the first that fails.
     pub async fn resolve(
         &self,
-        tenant_id: &str,
+        scope: &Scope,
         refs: &[SecretRef],
     ) -> Result<Secrets, ResolveError> {
         let mut out = Secrets::new();
         for r in refs {
             if out.get(r).is_none() {
-                let value = self.resolve_one(tenant_id, r).await?;
+                let value = self.resolve_one(scope, r).await?;
                 out.insert(r.clone(), value);
             }
         }
         Ok(out)
     }
 
-    /// The value of one reference.
+    /// The value of one reference for an object of `scope` (a tenant
+    /// secret is `scope`'s own: another tenant's or environment's is not
+    /// found).
     pub async fn resolve_one(
         &self,
-        _tenant_id: &str,
+        scope: &Scope,
         r: &SecretRef,
     ) -> Result<SecretValue, ResolveError> {
         let err = |code: &'static str, message: &str| ResolveError {
@@ -68,10 +104,27 @@ impl Resolver {
             .permits(r)
             .map_err(|e| err(e.code(), &e.to_string()))?;
         match r {
-            SecretRef::Secret(_) => Err(err(
-                "secret_not_found",
-                "tenant secrets are not available yet",
-            )),
+            SecretRef::Secret(name) => {
+                let not_found = || {
+                    err(
+                        "secret_not_found",
+                        "no tenant secret of this name (PUT /v1/secrets/{name} creates it)",
+                    )
+                };
+                let tenant = self.tenant.as_ref().ok_or_else(not_found)?;
+                let (_, sealed) = tenant
+                    .store
+                    .get_sealed_secret(scope, name)
+                    .await
+                    .map_err(|_| err("secret_unavailable", "the store cannot be read now"))?
+                    .ok_or_else(not_found)?;
+                relay_store::secrets::open(&tenant.master, scope, name, &sealed).map_err(|_| {
+                    err(
+                        "secret_unavailable",
+                        "the stored secret does not open with this master key",
+                    )
+                })
+            }
             SecretRef::Env(name) => match std::env::var_os(name) {
                 Some(v) if !v.is_empty() => {
                     use std::os::unix::ffi::OsStringExt;

@@ -57,6 +57,8 @@ mod inbound;
 pub use inbound::*;
 mod inbound_ledger;
 pub use inbound_ledger::*;
+mod secrets;
+pub use secrets::*;
 
 use crate::{
     Completion, ConsumerPatch, EndpointKeyRecord, EndpointLimits, EndpointWarning, MessageFilter,

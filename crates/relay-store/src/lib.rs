@@ -14,7 +14,8 @@
 //!   [`recovery`], [`jobs`], [`retention`], [`audit`], [`health`],
 //!   [`operational`] events, [`lifecycle`] (endpoint state changes) and
 //!   [`portal`] (portal tokens, the tenant's portal brand) and
-//!   [`inbound`] (inbound provider webhooks' sources, receipts, ledger).
+//!   [`inbound`] (inbound provider webhooks' sources, receipts, ledger)
+//!   and [`secrets`] (tenant secrets, sealed under the master key).
 //! - [`roles`]: what each part of Relay needs of the store, one trait each
 //!   ([`Operator`], [`Catalog`], [`Traffic`], [`Dispatch`], [`Upkeep`]),
 //!   implemented once for every [`Backend`]; [`Store`] is all of them, and
@@ -65,6 +66,7 @@ pub mod recovery;
 pub mod retention;
 pub mod roles;
 pub mod rows;
+pub mod secrets;
 pub mod seed;
 pub mod settings;
 pub mod sql;
@@ -77,7 +79,9 @@ pub mod window;
 
 pub use backend::{Backend, Transactions, TransactionsExt, Writes};
 pub use exec::{Commit, Exec, Tx};
-pub use roles::{Catalog, Dispatch, InboundStore, Operator, PortalStore, Store, Traffic, Upkeep};
+pub use roles::{
+    Catalog, Dispatch, InboundStore, Operator, PortalStore, SecretStore, Store, Traffic, Upkeep,
+};
 
 use std::sync::Arc;
 

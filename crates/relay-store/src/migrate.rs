@@ -28,6 +28,7 @@ const THIN_FIELDS: &str = include_str!("../migrations/0010_thin_fields.sql");
 const ENDPOINT_VERSIONS: &str = include_str!("../migrations/0014_endpoint_versions.sql");
 const PORTAL: &str = include_str!("../migrations/0012_portal.sql");
 const INBOUND: &str = include_str!("../migrations/0011_inbound.sql");
+const TENANT_SECRETS: &str = include_str!("../migrations/0013_tenant_secrets.sql");
 
 /// All migrations, oldest first. Never edit one that has shipped; add another.
 pub const MIGRATIONS: &[Migration] = &[
@@ -102,6 +103,12 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "portal",
         postgres: PORTAL,
         sqlite: PORTAL,
+    },
+    Migration {
+        version: 13,
+        name: "tenant_secrets",
+        postgres: TENANT_SECRETS,
+        sqlite: TENANT_SECRETS,
     },
     Migration {
         version: 14,

@@ -70,6 +70,8 @@ conformance!(
     portal_tokens_are_found_by_hash_within_their_scope,
     portal_tokens_are_revoked_one_or_all_of_a_consumer,
     portal_brands_are_kept_per_tenant_and_inherited,
+    tenant_secrets_are_sealed_replaced_listed_and_deleted,
+    a_secret_change_commits_with_its_audit_entry,
     an_audit_entry_commits_with_its_change_or_not_at_all,
     recover_restarts_failed_and_unattempted_messages_in_range,
     a_manual_lease_excludes_automatic_attempts_and_vice_versa,

@@ -69,6 +69,7 @@ pub struct Config {
     /// inbound sources answer the URL to give a provider below it.
     pub public_url: Option<String>,
     pub inbound: Inbound,
+    pub secrets: Secrets,
 }
 
 impl Default for Config {
@@ -89,6 +90,7 @@ impl Default for Config {
             retention: Retention::default(),
             public_url: None,
             inbound: Inbound::default(),
+            secrets: Secrets::default(),
         }
     }
 }
@@ -107,6 +109,113 @@ impl Default for Inbound {
     fn default() -> Self {
         Inbound { processing: true }
     }
+}
+
+/// `[secrets]`: what tenants' secret references may name besides their own
+/// tenant secrets (`docs/security.md`). By default neither `env:` nor
+/// `file:` references are allowed.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Secrets {
+    /// `env:NAME` is allowed when NAME starts with one of these prefixes.
+    #[serde(deserialize_with = "strings")]
+    pub allow_env_prefixes: Vec<String>,
+    /// `file:/path` is allowed when the path is inside one of these
+    /// absolute directories (checked again once links are followed).
+    #[serde(deserialize_with = "strings")]
+    pub allow_file_dirs: Vec<String>,
+    /// How often an endpoint's references are resolved again (a changed
+    /// value rebuilds its client); a tenant secret replaced through this
+    /// node's API is noticed at once.
+    #[serde(deserialize_with = "number")]
+    pub refresh_seconds: u64,
+}
+
+impl Default for Secrets {
+    fn default() -> Self {
+        Secrets {
+            allow_env_prefixes: Vec::new(),
+            allow_file_dirs: Vec::new(),
+            refresh_seconds: 30,
+        }
+    }
+}
+
+impl Secrets {
+    pub fn policy(&self) -> relay_core::secret::SecretPolicy {
+        relay_core::secret::SecretPolicy {
+            allow_env_prefixes: self.allow_env_prefixes.clone(),
+            allow_file_dirs: self.allow_file_dirs.clone(),
+        }
+    }
+
+    /// Refuses what would let a tenant read Relay's own configuration: an
+    /// empty prefix or one matching `RELAY_…` variables (the master key,
+    /// the database URL), a relative directory, or one holding the data
+    /// directory or the master key file.
+    fn validate(
+        &self,
+        data_dir: &std::path::Path,
+        master_key_file: Option<&std::path::Path>,
+    ) -> anyhow::Result<()> {
+        for p in &self.allow_env_prefixes {
+            if p.is_empty() || "RELAY_".starts_with(p.as_str()) || p.starts_with("RELAY_") {
+                bail!(
+                    "secrets.allow_env_prefixes: {p:?} would let tenants read Relay's own RELAY_ variables; use a prefix of your own (APP_SECRET_)"
+                );
+            }
+        }
+        let absolute = |p: &std::path::Path| {
+            std::path::absolute(p)
+                .map(|p| p.display().to_string())
+                .unwrap_or_default()
+        };
+        let protected: Vec<String> = std::iter::once(absolute(data_dir))
+            .chain(master_key_file.map(absolute))
+            .collect();
+        for d in &self.allow_file_dirs {
+            let trimmed = d.trim_end_matches('/');
+            let plain = trimmed
+                .strip_prefix('/')
+                .is_none_or(|rest| rest.split('/').all(|c| !matches!(c, "" | "." | "..")));
+            if !d.starts_with('/') || !plain {
+                bail!(
+                    "secrets.allow_file_dirs: {d:?} is not an absolute directory without `.` or `..`"
+                );
+            }
+            if protected
+                .iter()
+                .any(|p| p == d.trim_end_matches('/') || relay_core::secret::path_inside(p, d))
+            {
+                bail!(
+                    "secrets.allow_file_dirs: {d:?} holds the data directory or the master key file"
+                );
+            }
+        }
+        if self.refresh_seconds == 0 {
+            bail!("secrets.refresh_seconds must be at least 1");
+        }
+        Ok(())
+    }
+}
+
+/// A list written as one (TOML) or as comma-separated text (environment variables).
+fn strings<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Raw {
+        List(Vec<String>),
+        Text(String),
+    }
+    Ok(match Raw::deserialize(d)? {
+        Raw::List(l) => l,
+        Raw::Text(s) => s
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect(),
+    })
 }
 
 /// A boolean written as one (TOML) or as text (environment variables).
@@ -336,6 +445,8 @@ impl Config {
         if self.retention.days == 0 {
             bail!("retention.days must be at least 1");
         }
+        self.secrets
+            .validate(&self.data_dir, self.master_key_file.as_deref())?;
         if let Some(url) = &self.public_url {
             let ok = (url.starts_with("https://") || url.starts_with("http://"))
                 && !url.contains(['?', '#'])

@@ -220,13 +220,13 @@ async fn validate_settings(
             invalid.message,
         ));
     }
-    // Secret references parse, but nothing resolves them at registration yet.
-    if let Some((pointer, _)) = e.destination.secret_refs().first() {
-        return Err(ApiError::invalid(
-            "not_supported",
-            pointer,
-            "secret references are not available yet; use null",
-        ));
+    // Every secret reference resolves now, under the operator's policy, or
+    // the endpoint is refused: a typo is found at registration, not at the
+    // first delivery. The answer names the reference, never a value.
+    for (pointer, reference) in e.destination.secret_refs() {
+        if let Err(err) = state.engine.resolver().resolve_one(scope, reference).await {
+            return Err(ApiError::invalid(err.code, pointer, err.to_string()));
+        }
     }
 
     // Operational events describe the tenant's endpoints (its customers'

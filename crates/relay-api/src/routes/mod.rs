@@ -16,6 +16,7 @@ pub mod portal;
 pub mod portal_page;
 pub mod portal_tokens;
 pub mod recovery;
+pub mod secrets;
 pub mod tenants;
 
 use std::sync::Arc;
@@ -137,6 +138,11 @@ pub fn router(state: Arc<AppState>) -> Router {
             post(inbound::reprocess),
         )
         .route("/v1/ledger", get(inbound::ledger))
+        .route("/v1/secrets", get(secrets::list))
+        .route(
+            "/v1/secrets/{name}",
+            put(secrets::put).get(secrets::get).delete(secrets::delete),
+        )
         .route("/inbound/{token}", post(inbound::receive))
         .merge(portal_page::routes())
         .fallback(not_found)

@@ -150,16 +150,30 @@ impl Harness {
     }
 
     pub async fn with_settings(settings: ApiSettings) -> Harness {
-        let db = TestDb::sqlite().await;
+        Harness::build(
+            TestDb::sqlite().await,
+            settings,
+            guard(),
+            relay_engine::EngineConfig::new("api-test"),
+        )
+        .await
+    }
+
+    /// A router over `db`, with this guard and dispatcher configuration.
+    pub async fn build(
+        db: TestDb,
+        settings: ApiSettings,
+        guard: Arc<Guard>,
+        engine: relay_engine::EngineConfig,
+    ) -> Harness {
         let clock = Arc::new(ManualClock::new(T0));
         let master = relay_core::sealed::MasterKey::from_bytes([7; 32]);
-        let guard = guard();
         let engine = relay_engine::Dispatcher::new(
             db.store.clone(),
             clock.clone(),
             relay_net::HttpsClient::new((*guard).clone()),
             master.clone(),
-            relay_engine::EngineConfig::new("api-test"),
+            engine,
         );
         let state = AppState::new(
             db.store.clone(),

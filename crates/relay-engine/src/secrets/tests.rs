@@ -1,4 +1,12 @@
 use super::*;
+use relay_core::model::Environment;
+
+fn sc() -> Scope {
+    Scope {
+        tenant_id: "t".into(),
+        environment: Environment::Live,
+    }
+}
 
 fn policy(dirs: &[&std::path::Path]) -> SecretPolicy {
     SecretPolicy {
@@ -23,17 +31,17 @@ async fn environment_variables_resolve_only_where_the_policy_allows() {
     let r = Resolver::new(policy(&[dir.path()]));
     let path = std::env::var_os("PATH").expect("PATH is set");
     let got = r
-        .resolve_one("t", &SecretRef::Env("PATH".into()))
+        .resolve_one(&sc(), &SecretRef::Env("PATH".into()))
         .await
         .unwrap();
     assert_eq!(got.expose(), path.as_encoded_bytes());
     assert_eq!(
-        code(r.resolve_one("t", &SecretRef::Env("HOME".into())).await),
+        code(r.resolve_one(&sc(), &SecretRef::Env("HOME".into())).await),
         "secret_env_not_allowed"
     );
     assert_eq!(
         code(
-            r.resolve_one("t", &SecretRef::Env("RELAY_TEST_UNSET_SURELY".into()))
+            r.resolve_one(&sc(), &SecretRef::Env("RELAY_TEST_UNSET_SURELY".into()))
                 .await
         ),
         "secret_env_unset"
@@ -41,7 +49,7 @@ async fn environment_variables_resolve_only_where_the_policy_allows() {
     assert_eq!(
         code(
             Resolver::default()
-                .resolve_one("t", &SecretRef::Env("PATH".into()))
+                .resolve_one(&sc(), &SecretRef::Env("PATH".into()))
                 .await
         ),
         "secret_env_not_allowed"
@@ -66,10 +74,13 @@ async fn files_resolve_inside_the_allowed_directories_only() {
     std::os::unix::fs::symlink(allowed.path().join("pw"), allowed.path().join("inner")).unwrap();
 
     let value = |r: Result<SecretValue, ResolveError>| r.unwrap().expose().to_vec();
-    assert_eq!(value(r.resolve_one("t", &at("pw")).await), b"hunter2");
-    assert_eq!(value(r.resolve_one("t", &at("crlf")).await), b"hunter2");
-    assert_eq!(value(r.resolve_one("t", &at("raw")).await), b"\x00\xffkey");
-    assert_eq!(value(r.resolve_one("t", &at("inner")).await), b"hunter2");
+    assert_eq!(value(r.resolve_one(&sc(), &at("pw")).await), b"hunter2");
+    assert_eq!(value(r.resolve_one(&sc(), &at("crlf")).await), b"hunter2");
+    assert_eq!(
+        value(r.resolve_one(&sc(), &at("raw")).await),
+        b"\x00\xffkey"
+    );
+    assert_eq!(value(r.resolve_one(&sc(), &at("inner")).await), b"hunter2");
     let cases = [
         (at("empty"), "secret_file_unreadable"),
         (at("big"), "secret_file_unreadable"),
@@ -83,13 +94,13 @@ async fn files_resolve_inside_the_allowed_directories_only() {
     ];
     for (reference, want) in cases {
         assert_eq!(
-            code(r.resolve_one("t", &reference).await),
+            code(r.resolve_one(&sc(), &reference).await),
             want,
             "{reference}"
         );
     }
     // A refusal names the reference, never the content.
-    let e = r.resolve_one("t", &at("link")).await.unwrap_err();
+    let e = r.resolve_one(&sc(), &at("link")).await.unwrap_err();
     assert!(!format!("{e} {e:?}").contains("elsewhere"));
 }
 
@@ -99,13 +110,82 @@ async fn a_set_of_references_resolves_each_once_or_fails_on_the_first() {
     std::fs::write(dir.path().join("a"), "A").unwrap();
     let r = Resolver::new(policy(&[dir.path()]));
     let a = SecretRef::File(format!("{}/a", dir.path().display()));
-    let got = r.resolve("t", &[a.clone(), a.clone()]).await.unwrap();
+    let got = r.resolve(&sc(), &[a.clone(), a.clone()]).await.unwrap();
     assert_eq!(got.len(), 1);
     assert_eq!(got.get(&a).unwrap().expose(), b"A");
     let missing = SecretRef::Env("RELAY_TEST_UNSET_X".into());
     let e = r
-        .resolve("t", &[a.clone(), missing.clone()])
+        .resolve(&sc(), &[a.clone(), missing.clone()])
         .await
         .unwrap_err();
     assert_eq!(e.reference, missing);
+}
+
+#[tokio::test]
+async fn tenant_secrets_resolve_in_their_own_scope_only() {
+    use relay_core::id::IdKind;
+    use relay_core::model::Tenant;
+    use relay_core::time::Timestamp;
+    use relay_store::secrets::{PutSecret, seal};
+
+    let db = relay_store::conformance::TestDb::sqlite().await;
+    let now = Timestamp(1_800_000_000_000);
+    let mut scopes = Vec::new();
+    for name in ["a", "b"] {
+        let t = Tenant {
+            id: relay_store::new_id(IdKind::Tenant, now),
+            name: name.into(),
+            parent_id: None,
+            created_at: now,
+        };
+        db.store.create_tenant(&t).await.unwrap();
+        scopes.push(Scope {
+            tenant_id: t.id,
+            environment: Environment::Live,
+        });
+    }
+    let master = MasterKey::from_bytes([3; 32]);
+    let put = PutSecret {
+        name: "redis-pw".into(),
+        sealed_value: seal(&master, &scopes[0], "redis-pw", &"hunter2".into()),
+        now,
+    };
+    db.store.put_secret(&scopes[0], &put, None).await.unwrap();
+    let reference = SecretRef::Secret("redis-pw".into());
+
+    let r = Resolver::default().with_tenant_secrets(db.store.clone(), master.clone());
+    let got = r.resolve_one(&scopes[0], &reference).await.unwrap();
+    assert_eq!(got.expose(), b"hunter2");
+    let test = Scope {
+        environment: Environment::Test,
+        ..scopes[0].clone()
+    };
+    for other in [&scopes[1], &test] {
+        assert_eq!(
+            code(r.resolve_one(other, &reference).await),
+            "secret_not_found"
+        );
+    }
+    assert_eq!(
+        code(
+            r.resolve_one(&scopes[0], &SecretRef::Secret("missing".into()))
+                .await
+        ),
+        "secret_not_found"
+    );
+    // Another master key cannot open it, and says so without the value.
+    let wrong =
+        Resolver::default().with_tenant_secrets(db.store.clone(), MasterKey::from_bytes([4; 32]));
+    let e = wrong.resolve_one(&scopes[0], &reference).await.unwrap_err();
+    assert_eq!(e.code, "secret_unavailable");
+    assert!(!format!("{e} {e:?} {wrong:?}").contains("hunter2"));
+    // Without a store a tenant secret is not found.
+    assert_eq!(
+        code(
+            Resolver::default()
+                .resolve_one(&scopes[0], &reference)
+                .await
+        ),
+        "secret_not_found"
+    );
 }

@@ -12,6 +12,7 @@
 //! - [`Upkeep`]: the dispatcher's retention and job work.
 //! - [`PortalStore`]: the embeddable portal's tokens and the tenant's brand.
 //! - [`InboundStore`]: inbound provider webhooks' sources, receipts and ledger.
+//! - [`SecretStore`]: tenant secrets, sealed under the master key.
 //! - [`Transactions`](crate::Transactions): operations composed by the
 //!   caller in one transaction.
 //!
@@ -22,6 +23,7 @@ mod dispatch;
 mod inbound;
 mod operator;
 mod portal;
+mod secrets;
 mod traffic;
 mod upkeep;
 
@@ -30,6 +32,7 @@ pub use dispatch::Dispatch;
 pub use inbound::InboundStore;
 pub use operator::Operator;
 pub use portal::PortalStore;
+pub use secrets::SecretStore;
 pub use traffic::Traffic;
 pub use upkeep::Upkeep;
 
@@ -42,6 +45,7 @@ pub trait Store:
     + Upkeep
     + PortalStore
     + InboundStore
+    + SecretStore
     + crate::Transactions
     + 'static
 {
@@ -55,6 +59,7 @@ impl<S> Store for S where
         + Upkeep
         + PortalStore
         + InboundStore
+        + SecretStore
         + crate::Transactions
         + 'static
 {

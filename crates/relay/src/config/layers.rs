@@ -89,6 +89,7 @@ pub(super) const KEYS: &[(&str, &[&str])] = &[
             "retention",
             "public_url",
             "inbound",
+            "secrets",
         ],
     ),
     (
@@ -131,6 +132,10 @@ pub(super) const KEYS: &[(&str, &[&str])] = &[
     ),
     ("retention", &["days"]),
     ("inbound", &["processing"]),
+    (
+        "secrets",
+        &["allow_env_prefixes", "allow_file_dirs", "refresh_seconds"],
+    ),
 ];
 
 fn check_keys(table: &toml::Table, origin: &str) -> anyhow::Result<()> {

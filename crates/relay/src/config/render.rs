@@ -132,6 +132,23 @@ impl Config {
         let mut inbound = toml::Table::new();
         inbound.insert("processing".into(), self.inbound.processing.into());
         t.insert("inbound".into(), inbound.into());
+        let mut secrets = toml::Table::new();
+        let strs = |v: &[String]| toml::Value::Array(v.iter().map(|s| s.clone().into()).collect());
+        secrets.insert(
+            "allow_env_prefixes".into(),
+            strs(&self.secrets.allow_env_prefixes),
+        );
+        secrets.insert(
+            "allow_file_dirs".into(),
+            strs(&self.secrets.allow_file_dirs),
+        );
+        secrets.insert(
+            "refresh_seconds".into(),
+            i64::try_from(self.secrets.refresh_seconds)
+                .unwrap_or(i64::MAX)
+                .into(),
+        );
+        t.insert("secrets".into(), secrets.into());
         toml::to_string(&t).unwrap_or_default()
     }
 }

@@ -214,3 +214,89 @@ fn master_keys_take_hex_or_base64() {
     assert!(parse_master_key("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=").is_ok());
     assert!(parse_master_key("AAAA").is_err());
 }
+
+#[test]
+fn the_secret_policy_loads_and_refuses_what_would_expose_relay_itself() {
+    let defaults = Config::load_from(&Flags::default(), &[]).unwrap();
+    assert_eq!(
+        defaults.secrets.policy(),
+        relay_core::secret::SecretPolicy::default(),
+        "env: and file: are refused by default"
+    );
+    assert_eq!(defaults.secrets.refresh_seconds, 30);
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("relay.toml");
+    std::fs::write(
+        &file,
+        "[secrets]\nallow_env_prefixes = [\"APP_SECRET_\"]\nallow_file_dirs = [\"/run/secrets\"]\nrefresh_seconds = 5\n",
+    )
+    .unwrap();
+    let c = Config::load_from(
+        &Flags {
+            config: Some(file),
+            ..Default::default()
+        },
+        &[],
+    )
+    .unwrap();
+    assert_eq!(c.secrets.allow_env_prefixes, ["APP_SECRET_"]);
+    assert_eq!(c.secrets.allow_file_dirs, ["/run/secrets"]);
+    assert_eq!(c.secrets.refresh_seconds, 5);
+    let printed = c.render_redacted();
+    assert!(printed.contains("[secrets]"), "{printed}");
+
+    let c = Config::load_from(
+        &Flags::default(),
+        &env(&[
+            ("RELAY_SECRETS__ALLOW_ENV_PREFIXES", "APP_A_, APP_B_"),
+            (
+                "RELAY_SECRETS__ALLOW_FILE_DIRS",
+                "/run/secrets,/etc/relay-secrets",
+            ),
+        ]),
+    )
+    .unwrap();
+    assert_eq!(c.secrets.allow_env_prefixes, ["APP_A_", "APP_B_"]);
+    assert_eq!(
+        c.secrets.allow_file_dirs,
+        ["/run/secrets", "/etc/relay-secrets"]
+    );
+
+    let refused = [
+        ("RELAY_SECRETS__ALLOW_ENV_PREFIXES", "RELAY_"),
+        ("RELAY_SECRETS__ALLOW_ENV_PREFIXES", "REL"),
+        ("RELAY_SECRETS__ALLOW_ENV_PREFIXES", "RELAY_MASTER"),
+        ("RELAY_SECRETS__ALLOW_FILE_DIRS", "relative/dir"),
+        ("RELAY_SECRETS__ALLOW_FILE_DIRS", "/run/../etc"),
+        ("RELAY_SECRETS__ALLOW_FILE_DIRS", "/"),
+        ("RELAY_SECRETS__REFRESH_SECONDS", "0"),
+    ];
+    for (k, v) in refused {
+        assert!(
+            Config::load_from(&Flags::default(), &env(&[(k, v)])).is_err(),
+            "{k}={v} should be refused"
+        );
+    }
+    // The directory holding the data directory or the master key file.
+    let data = dir.path().join("data");
+    let holds_data = Config::load_from(
+        &Flags {
+            data_dir: Some(data),
+            ..Default::default()
+        },
+        &env(&[(
+            "RELAY_SECRETS__ALLOW_FILE_DIRS",
+            &dir.path().display().to_string(),
+        )]),
+    );
+    assert!(holds_data.is_err());
+    let holds_key = Config::load_from(
+        &Flags::default(),
+        &env(&[
+            ("RELAY_MASTER_KEY_FILE", "/run/secrets/master.key"),
+            ("RELAY_SECRETS__ALLOW_FILE_DIRS", "/run/secrets"),
+        ]),
+    );
+    assert!(holds_key.is_err());
+}
