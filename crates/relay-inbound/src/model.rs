@@ -21,12 +21,13 @@ pub const REJECTED_KEPT_PER_SOURCE: i64 = 100;
 pub const REJECTED_BODY_KEPT_BYTES: usize = 8 * 1024;
 
 /// Where a source's secret is: a sealed value written through the API, or
-/// a reference to a tenant secret.
+/// a secret reference (`relay_core::secret`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct SecretInfo {
     /// `value` (written once, sealed, never shown) or `reference`.
     pub kind: String,
-    /// The reference (`secret:NAME`) when `kind` is `reference`.
+    /// The reference (`secret:NAME`, `env:NAME`, `file:/path`) when `kind`
+    /// is `reference`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reference: Option<String>,
 }
@@ -67,7 +68,8 @@ impl InboundSource {
 pub enum StoredSecret {
     /// `rk1:…`, sealed under the master key, bound to the source id.
     Sealed(String),
-    /// `secret:NAME`.
+    /// A secret reference (`secret:NAME`, `env:NAME`, `file:/path`),
+    /// resolved at every receipt.
     Reference(String),
 }
 

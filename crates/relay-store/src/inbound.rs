@@ -27,7 +27,7 @@ use relay_inbound::{Options, Preset, SourceSecret};
 use crate::exec::{Exec, fetch_optional, scoped_row};
 use crate::rows::RowExt;
 use crate::sql::SqlBuilder;
-use crate::{PageRequest, Result, Scope, StoreError};
+use crate::{AuditEntry, PageRequest, Result, Scope, StoreError};
 
 fn random<const N: usize>() -> [u8; N] {
     let mut b = [0u8; N];
@@ -69,8 +69,10 @@ fn stored_text(s: &StoredSecret) -> &str {
     }
 }
 
+/// A stored secret column: a reference (`secret:`, `env:`, `file:`) or a
+/// sealed value (`rk1:…`, which never parses as a reference).
 fn stored_of(text: String) -> StoredSecret {
-    if text.starts_with("secret:") {
+    if relay_core::secret::SecretRef::parse(&text).is_ok() {
         StoredSecret::Reference(text)
     } else {
         StoredSecret::Sealed(text)
@@ -183,8 +185,13 @@ fn token_of(source: &InboundSource) -> Result<&str> {
         .ok_or_else(|| StoreError::Corrupt(format!("source path `{}`", source.path)))
 }
 
-/// Creates a source (its path's token must be fresh: [`new_token`]).
-pub async fn create_source<X: Exec>(x: &mut X, rec: &SourceRecord) -> Result<()> {
+/// Creates a source (its path's token must be fresh: [`new_token`]), with
+/// `audit` (if any) in the same transaction.
+pub async fn create_source<X: Exec>(
+    x: &mut X,
+    rec: &SourceRecord,
+    audit: Option<&AuditEntry>,
+) -> Result<()> {
     let s = &rec.source;
     let (prev, prev_until) = match &rec.previous {
         Some((p, t)) => (Some(stored_text(p).to_owned()), Some(*t)),
@@ -215,7 +222,11 @@ pub async fn create_source<X: Exec>(x: &mut X, rec: &SourceRecord) -> Result<()>
     ))
     .await
     .map_err(|e| e.unique_as("inbound_source_token"))?;
-    Ok(())
+    let scope = Scope {
+        tenant_id: rec.tenant_id.clone(),
+        environment: s.environment,
+    };
+    crate::audit::insert_opt(x, &scope, audit).await
 }
 
 const SOURCE_BY_ID: &str = "SELECT * FROM inbound_sources WHERE tenant_id = $1 \
@@ -280,12 +291,14 @@ pub struct SourcePatch {
     pub now: Timestamp,
 }
 
-/// Applies `patch` to the live source `id`; returns it as it is now.
+/// Applies `patch` to the live source `id`, with `audit` (if any) in the
+/// same transaction; returns it as it is now.
 pub async fn update_source<X: Exec>(
     x: &mut X,
     scope: &Scope,
     id: &str,
     patch: &SourcePatch,
+    audit: Option<&AuditEntry>,
 ) -> Result<SourceRecord> {
     let lock = x.dialect().for_update;
     let row = scoped_row(x, &format!("{SOURCE_BY_ID}{lock}"), scope, id)
@@ -333,16 +346,19 @@ pub async fn update_source<X: Exec>(
         ],
     ))
     .await?;
+    crate::audit::insert_opt(x, scope, audit).await?;
     Ok(rec)
 }
 
 /// Deletes the source: its path answers no more; its receipts and ledger
-/// entries stay (verified receipts not yet processed still are).
+/// entries stay (verified receipts not yet processed still are). `audit`
+/// (if any) is written in the same transaction.
 pub async fn delete_source<X: Exec>(
     x: &mut X,
     scope: &Scope,
     id: &str,
     now: Timestamp,
+    audit: Option<&AuditEntry>,
 ) -> Result<()> {
     let done = x
         .execute(&SqlBuilder::of(
@@ -359,7 +375,7 @@ pub async fn delete_source<X: Exec>(
     if done == 0 {
         return Err(StoreError::NotFound);
     }
-    Ok(())
+    crate::audit::insert_opt(x, scope, audit).await
 }
 
 mod receipts;

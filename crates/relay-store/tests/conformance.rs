@@ -72,6 +72,7 @@ conformance!(
     portal_brands_are_kept_per_tenant_and_inherited,
     tenant_secrets_are_sealed_replaced_listed_and_deleted,
     a_secret_change_commits_with_its_audit_entry,
+    inbound_sources_keep_secret_references_and_are_audited,
     an_audit_entry_commits_with_its_change_or_not_at_all,
     recover_restarts_failed_and_unattempted_messages_in_range,
     a_manual_lease_excludes_automatic_attempts_and_vice_versa,

@@ -12,6 +12,12 @@
 //! rejected receipt). The ledger writer (`relay-engine/src/inbound.rs`)
 //! processes verified receipts afterwards.
 //!
+//! A source's secret is a write-only value (sealed under the master key)
+//! or a secret reference (`secret_ref`), resolved in the source's tenant
+//! and environment at registration and at every receipt (`503
+//! source_secret_unavailable` when the current one does not resolve).
+//! Creating, changing, rotating and deleting a source are audited.
+//!
 //! Nothing the sender sends is logged but through `Debug` (escaped), and
 //! no answer echoes it; a source's secret is in no answer and no log.
 
@@ -22,17 +28,19 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use relay_core::id::IdKind;
 use relay_core::model::Page;
+use relay_core::secret::SecretRef;
 use relay_inbound::model::{
     DEFAULT_MAX_BODY_BYTES, DEFAULT_RATE_LIMIT_PER_SECOND, InboundSource, MAX_BODY_BYTES,
-    MAX_RATE_LIMIT_PER_SECOND, SourceRecord,
+    MAX_RATE_LIMIT_PER_SECOND, SourceRecord, StoredSecret,
 };
 use relay_inbound::{Options, Preset, SourceSecret};
 use relay_store::inbound::{SourcePatch, new_token, seal_secret};
-use relay_store::new_id;
+use relay_store::{Scope, new_id};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
 use super::ListQuery;
+use super::audit::entry;
 use crate::AppState;
 use crate::auth::TenantAuth;
 use crate::error::{ApiError, FieldError, Problem, or_not_found};
@@ -40,6 +48,17 @@ use crate::extract::{JsonBody, OptionalJsonBody, QueryParams};
 
 /// The longest a rotated-out secret keeps verifying.
 pub const MAX_OVERLAP_HOURS: u32 = 168;
+
+/// A secret value in a request body: `Debug` never shows it.
+#[derive(Deserialize)]
+#[serde(transparent)]
+pub struct WriteOnly(pub String);
+
+impl std::fmt::Debug for WriteOnly {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("<redacted>")
+    }
+}
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -53,8 +72,17 @@ pub struct CreateInboundSource {
     pub provider: Option<String>,
     /// The provider's signing secret (an HMAC key, Twilio's auth token,
     /// SendGrid's public key, a Standard Webhooks `whsec_…`): written
-    /// once, sealed at rest, never shown again.
-    pub secret: String,
+    /// once, sealed at rest, never shown again. Give this or `secret_ref`.
+    #[serde(default)]
+    #[schema(value_type = Option<String>, write_only)]
+    pub secret: Option<WriteOnly>,
+    /// Instead of `secret`: where the secret is, as a secret reference
+    /// (`secret:NAME` for a tenant secret, or `env:NAME`, `file:/path`
+    /// where the operator allows them). It is resolved at every receipt,
+    /// so a replaced tenant secret verifies from the next request.
+    #[serde(default)]
+    #[schema(value_type = Option<String>, example = "secret:stripe-signing")]
+    pub secret_ref: Option<SecretRef>,
     #[serde(default)]
     pub options: Option<Options>,
     /// Requests per second accepted (default 100, at most 10,000); more answer `429`.
@@ -76,8 +104,14 @@ pub struct UpdateInboundSource {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RotateInboundSecret {
-    /// The new secret (write-only, like at creation).
-    pub secret: String,
+    /// The new secret (write-only, like at creation). Give this or `secret_ref`.
+    #[serde(default)]
+    #[schema(value_type = Option<String>, write_only)]
+    pub secret: Option<WriteOnly>,
+    /// Instead of `secret`: the new secret as a secret reference.
+    #[serde(default)]
+    #[schema(value_type = Option<String>, example = "secret:stripe-signing-2")]
+    pub secret_ref: Option<SecretRef>,
     /// How long the current secret keeps verifying beside the new one,
     /// 0 to 168 hours (default 24): the time the provider takes to switch.
     pub overlap_hours: Option<u32>,
@@ -125,10 +159,61 @@ fn check_options(options: &Options, preset: Preset) -> Vec<FieldError> {
         .collect()
 }
 
-fn check_secret(secret: &str, preset: Preset) -> Result<(), ApiError> {
+fn check_secret(secret: &str, preset: Preset, field: &str) -> Result<(), ApiError> {
     preset
         .check_secret(secret)
-        .map_err(|m| ApiError::invalid("invalid_secret", "/secret", m))
+        .map_err(|m| ApiError::invalid("invalid_secret", field, m))
+}
+
+/// The secret to store for source `id`: the value sealed, or the reference
+/// once it resolves (in the caller's scope, under the operator's policy)
+/// to a secret the preset accepts. Exactly one of the two is given.
+async fn stored_secret(
+    state: &AppState,
+    scope: &Scope,
+    id: &str,
+    preset: Preset,
+    secret: Option<WriteOnly>,
+    secret_ref: Option<SecretRef>,
+) -> Result<StoredSecret, ApiError> {
+    match (secret, secret_ref) {
+        (Some(WriteOnly(value)), None) => {
+            check_secret(&value, preset, "/secret")?;
+            Ok(seal_secret(
+                &state.master_key,
+                id,
+                &SourceSecret::new(value),
+            ))
+        }
+        (None, Some(reference)) => {
+            let value = state
+                .engine
+                .resolver()
+                .resolve_one(scope, &reference)
+                .await
+                .map_err(|e| ApiError::invalid(e.code, "/secret_ref", e.to_string()))?;
+            let text = value.expose_str().ok_or_else(|| {
+                ApiError::invalid(
+                    "invalid_secret",
+                    "/secret_ref",
+                    "the referenced secret is not UTF-8 text",
+                )
+            })?;
+            check_secret(text, preset, "/secret_ref")?;
+            Ok(StoredSecret::Reference(reference.to_string()))
+        }
+        _ => Err(ApiError::invalid(
+            "validation_failed",
+            "/secret",
+            "give the secret as `secret` (a value) or `secret_ref` (a reference), one of the two",
+        )),
+    }
+}
+
+/// What an audit entry says of a source's secret: its kind and reference,
+/// never a value.
+fn secret_parameters(secret: &StoredSecret) -> serde_json::Value {
+    serde_json::to_value(secret.info()).unwrap_or_default()
 }
 
 fn check_provider(p: &str) -> Result<(), FieldError> {
@@ -186,10 +271,17 @@ pub async fn create(
     ));
     errors.extend(check_options(&options, body.preset));
     refuse(errors)?;
-    check_secret(&body.secret, body.preset)?;
     let now = state.clock.now();
     let id = new_id(IdKind::InboundSource, now);
-    let secret = seal_secret(&state.master_key, &id, &SourceSecret::new(body.secret));
+    let secret = stored_secret(
+        &state,
+        &auth.scope,
+        &id,
+        body.preset,
+        body.secret,
+        body.secret_ref,
+    )
+    .await?;
     let record = SourceRecord {
         source: InboundSource {
             id,
@@ -215,7 +307,21 @@ pub async fn create(
         secret,
         previous: None,
     };
-    state.store.create_inbound_source(&record).await?;
+    let audit = entry(
+        &auth,
+        "inbound_source.created",
+        &record.source.id,
+        serde_json::json!({
+            "preset": record.source.preset,
+            "provider": record.source.provider,
+            "secret": secret_parameters(&record.secret),
+        }),
+        now,
+    );
+    state
+        .store
+        .create_inbound_source(&record, Some(&audit))
+        .await?;
     Ok((StatusCode::CREATED, Json(shown(&state, record.source))))
 }
 
@@ -287,17 +393,37 @@ pub async fn update(
         errors.extend(check_options(o, record.source.preset));
     }
     refuse(errors)?;
+    let now = state.clock.now();
+    let changed: Vec<&str> = [
+        ("name", body.name.is_some()),
+        ("options", body.options.is_some()),
+        (
+            "rate_limit_per_second",
+            body.rate_limit_per_second.is_some(),
+        ),
+        ("max_body_bytes", body.max_body_bytes.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(field, given)| given.then_some(field))
+    .collect();
+    let audit = entry(
+        &auth,
+        "inbound_source.updated",
+        &id,
+        serde_json::json!({ "fields": changed }),
+        now,
+    );
     let patch = SourcePatch {
         name: body.name,
         options: body.options,
         rate_limit_per_second: body.rate_limit_per_second,
         max_body_bytes: body.max_body_bytes,
         rotate: None,
-        now: state.clock.now(),
+        now,
     };
     let updated = state
         .store
-        .update_inbound_source(&auth.scope, &id, &patch)
+        .update_inbound_source(&auth.scope, &id, &patch, Some(&audit))
         .await
         .map_err(or_not_found("inbound source"))?;
     Ok(Json(shown(&state, updated.source)))
@@ -305,14 +431,14 @@ pub async fn update(
 
 #[utoipa::path(operation_id = "inbound_sources_rotate_secret", post, path = "/v1/inbound-sources/{id}/rotate-secret", tag = "inbound",
     params(("id" = String, Path, description = "The source's id.")),
-    request_body = RotateInboundSecret,
+    request_body = Option<RotateInboundSecret>,
     responses((status = 200, body = InboundSource), (status = 404, body = Problem), (status = 422, body = Problem)),
     security(("api_key" = [])))]
 pub async fn rotate_secret(
     State(state): State<Arc<AppState>>,
     auth: TenantAuth,
     Path(id): Path<String>,
-    JsonBody(body): JsonBody<RotateInboundSecret>,
+    OptionalJsonBody(body): OptionalJsonBody<RotateInboundSecret>,
 ) -> Result<Json<InboundSource>, ApiError> {
     let overlap = body.overlap_hours.unwrap_or(24);
     if overlap > MAX_OVERLAP_HOURS {
@@ -323,18 +449,35 @@ pub async fn rotate_secret(
         ));
     }
     let record = current(&state, &auth, &id).await?;
-    check_secret(&body.secret, record.source.preset)?;
     let now = state.clock.now();
-    let sealed = seal_secret(&state.master_key, &id, &SourceSecret::new(body.secret));
+    let secret = stored_secret(
+        &state,
+        &auth.scope,
+        &id,
+        record.source.preset,
+        body.secret,
+        body.secret_ref,
+    )
+    .await?;
     let until = (overlap > 0).then(|| now.plus_seconds(i64::from(overlap) * 3600));
+    let audit = entry(
+        &auth,
+        "inbound_source.secret_rotated",
+        &id,
+        serde_json::json!({
+            "overlap_hours": overlap,
+            "secret": secret_parameters(&secret),
+        }),
+        now,
+    );
     let patch = SourcePatch {
-        rotate: Some((sealed, until)),
+        rotate: Some((secret, until)),
         now,
         ..SourcePatch::default()
     };
     let updated = state
         .store
-        .update_inbound_source(&auth.scope, &id, &patch)
+        .update_inbound_source(&auth.scope, &id, &patch, Some(&audit))
         .await
         .map_err(or_not_found("inbound source"))?;
     Ok(Json(shown(&state, updated.source)))
@@ -349,9 +492,17 @@ pub async fn delete(
     auth: TenantAuth,
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
+    let now = state.clock.now();
+    let audit = entry(
+        &auth,
+        "inbound_source.deleted",
+        &id,
+        serde_json::json!({}),
+        now,
+    );
     state
         .store
-        .delete_inbound_source(&auth.scope, &id, state.clock.now())
+        .delete_inbound_source(&auth.scope, &id, now, Some(&audit))
         .await
         .map_err(or_not_found("inbound source"))?;
     Ok(StatusCode::NO_CONTENT)

@@ -6,8 +6,8 @@
 //!
 //! Replacing or deleting a secret tells this process's dispatcher at once
 //! (the endpoints naming it resolve it again at their next attempt); other
-//! nodes notice within their refresh interval. A secret an endpoint still
-//! names cannot be deleted (`409 secret_in_use`).
+//! nodes notice within their refresh interval. A secret an endpoint or an
+//! inbound source still names cannot be deleted (`409 secret_in_use`).
 
 use std::sync::Arc;
 
@@ -189,11 +189,46 @@ async fn endpoints_naming(
     }
 }
 
+/// The ids of the scope's inbound sources whose current secret is
+/// `secret:<name>` (one rotated out keeps verifying only while it
+/// resolves).
+async fn sources_naming(
+    state: &AppState,
+    scope: &Scope,
+    name: &str,
+) -> Result<Vec<String>, ApiError> {
+    let wanted = SecretRef::Secret(name.to_string()).to_string();
+    let mut users = Vec::new();
+    let mut after = None;
+    loop {
+        let page = state
+            .store
+            .list_inbound_sources(
+                scope,
+                &PageRequest {
+                    after: after.take(),
+                    limit: 250,
+                },
+            )
+            .await?;
+        users.extend(
+            page.data
+                .iter()
+                .filter(|s| s.secret.reference.as_deref() == Some(wanted.as_str()))
+                .map(|s| s.id.clone()),
+        );
+        match page.next_after {
+            Some(next) => after = Some(next),
+            None => return Ok(users),
+        }
+    }
+}
+
 #[utoipa::path(operation_id = "secrets_delete", delete, path = "/v1/secrets/{name}", tag = "secrets",
     params(("name" = String, Path, description = "The secret's name.")),
     responses((status = 204), (status = 404, body = Problem),
               (status = 422, description = "Not a secret name (`invalid_secret_name`).", body = Problem),
-              (status = 409, description = "An endpoint still names the secret (`secret_in_use`); change it first.", body = Problem)),
+              (status = 409, description = "An endpoint or an inbound source still names the secret (`secret_in_use`); change it first.", body = Problem)),
     security(("api_key" = [])))]
 pub async fn delete(
     State(state): State<Arc<AppState>>,
@@ -201,14 +236,15 @@ pub async fn delete(
     Path(name): Path<String>,
 ) -> Result<StatusCode, ApiError> {
     check_name(&name)?;
-    let users = endpoints_naming(&state, &auth.scope, &name).await?;
+    let mut users = endpoints_naming(&state, &auth.scope, &name).await?;
+    users.extend(sources_naming(&state, &auth.scope, &name).await?);
     if !users.is_empty() {
         let shown: Vec<&str> = users.iter().take(10).map(String::as_str).collect();
         return Err(ApiError::new(
             StatusCode::CONFLICT,
             "secret_in_use",
             format!(
-                "{} endpoint(s) name secret:{name} ({}); point them elsewhere first",
+                "{} endpoint(s) or inbound source(s) name secret:{name} ({}); point them elsewhere first",
                 users.len(),
                 shown.join(", ")
             ),

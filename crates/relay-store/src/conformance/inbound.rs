@@ -55,7 +55,9 @@ pub(super) fn source_record(
 
 pub(super) async fn source(s: &dyn Store, sc: &Scope, name: &str) -> SourceRecord {
     let (rec, _) = source_record(sc, name, Preset::Stripe);
-    s.create_inbound_source(&rec).await.expect("create source");
+    s.create_inbound_source(&rec, None)
+        .await
+        .expect("create source");
     rec
 }
 
@@ -100,7 +102,7 @@ pub async fn inbound_sources_are_scoped_and_keep_their_secret_sealed(s: &dyn Sto
     let t = tenant(s, "a").await;
     let live = scope(&t, Environment::Live);
     let (rec, secret) = source_record(&live, "payments", Preset::Stripe);
-    s.create_inbound_source(&rec).await.unwrap();
+    s.create_inbound_source(&rec, None).await.unwrap();
     let master = MasterKey::from_bytes(MASTER);
 
     let got = s
@@ -156,7 +158,7 @@ pub async fn inbound_sources_are_scoped_and_keep_their_secret_sealed(s: &dyn Sto
         ..SourcePatch::default()
     };
     let rotated = s
-        .update_inbound_source(&live, &rec.source.id, &patch)
+        .update_inbound_source(&live, &rec.source.id, &patch, None)
         .await
         .unwrap();
     assert_eq!(rotated.source.name, "payments (eu)");
@@ -185,21 +187,23 @@ pub async fn inbound_sources_are_scoped_and_keep_their_secret_sealed(s: &dyn Sto
         ..SourcePatch::default()
     };
     let again = s
-        .update_inbound_source(&live, &rec.source.id, &patch)
+        .update_inbound_source(&live, &rec.source.id, &patch, None)
         .await
         .unwrap();
     assert!(again.previous.is_none());
     assert!(matches!(
-        s.update_inbound_source(&test, &rec.source.id, &patch).await,
+        s.update_inbound_source(&test, &rec.source.id, &patch, None)
+            .await,
         Err(StoreError::NotFound)
     ));
 
     // Delete: gone from reads and from its path.
     assert!(matches!(
-        s.delete_inbound_source(&test, &rec.source.id, T0).await,
+        s.delete_inbound_source(&test, &rec.source.id, T0, None)
+            .await,
         Err(StoreError::NotFound)
     ));
-    s.delete_inbound_source(&live, &rec.source.id, T0.plus_seconds(3))
+    s.delete_inbound_source(&live, &rec.source.id, T0.plus_seconds(3), None)
         .await
         .unwrap();
     assert!(s.inbound_source_by_token(&token).await.unwrap().is_none());
@@ -267,7 +271,7 @@ pub async fn a_repeated_provider_event_is_one_receipt_counted(s: &dyn Store) {
     ));
     let (mut gh, _) = source_record(&live, "gh", Preset::Github);
     gh.source.provider = "github".into();
-    s.create_inbound_source(&gh).await.unwrap();
+    s.create_inbound_source(&gh, None).await.unwrap();
     assert!(matches!(
         s.receive_inbound(&receipt(&gh, Ok("evt_1"), T0))
             .await

@@ -154,3 +154,121 @@ pub async fn a_secret_change_commits_with_its_audit_entry(s: &dyn Store) {
     assert!(s.delete_secret(&live, "one", Some(&audit)).await.is_err());
     assert!(s.get_secret(&live, "one").await.unwrap().is_some());
 }
+
+/// An inbound source's signing secret may be a reference instead of a
+/// sealed value; rotation keeps the other as the previous one, whichever
+/// kind each is; creating, changing, rotating and deleting a source are
+/// audited in their own transactions.
+pub async fn inbound_sources_keep_secret_references_and_are_audited(s: &dyn Store) {
+    use crate::inbound::SourcePatch;
+    use relay_inbound::Preset;
+    use relay_inbound::model::StoredSecret;
+
+    let master = MasterKey::from_bytes([5; 32]);
+    let t = tenant(s, "a").await;
+    let live = scope(&t, Environment::Live);
+    let (mut rec, _) = super::inbound::source_record(&live, "stripe", Preset::Stripe);
+    rec.secret = StoredSecret::Reference("secret:stripe-signing".into());
+    rec.source.secret = rec.secret.info();
+    let id = rec.source.id.clone();
+    s.create_inbound_source(&rec, Some(&entry("inbound_source.created", &id)))
+        .await
+        .unwrap();
+    let got = s.get_inbound_source(&live, &id).await.unwrap().unwrap();
+    assert_eq!(got, rec);
+    assert_eq!(got.source.secret.kind, "reference");
+    assert_eq!(
+        got.source.secret.reference.as_deref(),
+        Some("secret:stripe-signing")
+    );
+
+    // To a sealed value, the reference verifying beside it for an hour.
+    let sealed =
+        crate::inbound::seal_secret(&master, &id, &relay_inbound::SourceSecret::new("whsec_new"));
+    let until = T0.plus_seconds(3600);
+    let rotate = SourcePatch {
+        rotate: Some((sealed.clone(), Some(until))),
+        now: T0.plus_seconds(1),
+        ..SourcePatch::default()
+    };
+    let rotated = s
+        .update_inbound_source(
+            &live,
+            &id,
+            &rotate,
+            Some(&entry("inbound_source.secret_rotated", &id)),
+        )
+        .await
+        .unwrap();
+    assert_eq!(rotated.secret, sealed);
+    assert_eq!(
+        rotated.previous,
+        Some((
+            StoredSecret::Reference("secret:stripe-signing".into()),
+            until
+        ))
+    );
+    // And to an `env:` reference, the sealed value now the previous one.
+    let rotate = SourcePatch {
+        rotate: Some((
+            StoredSecret::Reference("env:APP_STRIPE".into()),
+            Some(until),
+        )),
+        now: T0.plus_seconds(2),
+        ..SourcePatch::default()
+    };
+    s.update_inbound_source(&live, &id, &rotate, None)
+        .await
+        .unwrap();
+    let reread = s.get_inbound_source(&live, &id).await.unwrap().unwrap();
+    assert_eq!(
+        reread.secret,
+        StoredSecret::Reference("env:APP_STRIPE".into())
+    );
+    assert_eq!(reread.previous, Some((sealed, until)));
+
+    let rename = SourcePatch {
+        name: Some("stripe (eu)".into()),
+        now: T0.plus_seconds(3),
+        ..SourcePatch::default()
+    };
+    s.update_inbound_source(
+        &live,
+        &id,
+        &rename,
+        Some(&entry("inbound_source.updated", &id)),
+    )
+    .await
+    .unwrap();
+    s.delete_inbound_source(
+        &live,
+        &id,
+        T0.plus_seconds(4),
+        Some(&entry("inbound_source.deleted", &id)),
+    )
+    .await
+    .unwrap();
+    let audit = s.list_audit(&live, &page(10)).await.unwrap().data;
+    let actions: Vec<&str> = audit.iter().map(|a| a.action.as_str()).collect();
+    assert_eq!(
+        actions,
+        [
+            "inbound_source.created",
+            "inbound_source.secret_rotated",
+            "inbound_source.updated",
+            "inbound_source.deleted"
+        ]
+    );
+    assert!(audit.iter().all(|a| a.target == id));
+
+    // A failed audit write rolls the creation back.
+    let (other, _) = super::inbound::source_record(&live, "github", Preset::Github);
+    let dup = audit[0].clone();
+    assert!(s.create_inbound_source(&other, Some(&dup)).await.is_err());
+    assert!(
+        s.get_inbound_source(&live, &other.source.id)
+            .await
+            .unwrap()
+            .is_none()
+    );
+}

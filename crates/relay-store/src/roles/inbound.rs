@@ -15,11 +15,16 @@ use relay_inbound::model::{InboundSource, LedgerEntry, Receipt, ReceiptWork, Sou
 use crate::backend::Backend;
 use crate::exec::Commit;
 use crate::inbound::{self, LedgerFilter, NewReceipt, ReceiptFilter, Received, SourcePatch};
-use crate::{PageRequest, Result, Scope};
+use crate::{AuditEntry, PageRequest, Result, Scope};
 
 #[async_trait]
 pub trait InboundStore: Send + Sync {
-    async fn create_inbound_source(&self, record: &SourceRecord) -> Result<()>;
+    /// Creates the source, with `audit` (if any) in the same transaction.
+    async fn create_inbound_source(
+        &self,
+        record: &SourceRecord,
+        audit: Option<&AuditEntry>,
+    ) -> Result<()>;
     async fn get_inbound_source(&self, scope: &Scope, id: &str) -> Result<Option<SourceRecord>>;
     async fn list_inbound_sources(
         &self,
@@ -28,14 +33,22 @@ pub trait InboundStore: Send + Sync {
     ) -> Result<Page<InboundSource>>;
     /// The live source whose receiving path has `token`, of any tenant.
     async fn inbound_source_by_token(&self, token: &str) -> Result<Option<SourceRecord>>;
-    /// Applies `patch` (`NotFound` for no live source `id`).
+    /// Applies `patch` (`NotFound` for no live source `id`), with `audit`
+    /// (if any) in the same transaction.
     async fn update_inbound_source(
         &self,
         scope: &Scope,
         id: &str,
         patch: &SourcePatch,
+        audit: Option<&AuditEntry>,
     ) -> Result<SourceRecord>;
-    async fn delete_inbound_source(&self, scope: &Scope, id: &str, now: Timestamp) -> Result<()>;
+    async fn delete_inbound_source(
+        &self,
+        scope: &Scope,
+        id: &str,
+        now: Timestamp,
+        audit: Option<&AuditEntry>,
+    ) -> Result<()>;
 
     /// Writes a receipt durably (before the receiving route answers).
     async fn receive_inbound(&self, receipt: &NewReceipt) -> Result<Received>;
@@ -90,10 +103,14 @@ pub trait InboundStore: Send + Sync {
 
 #[async_trait]
 impl<B: Backend> InboundStore for B {
-    async fn create_inbound_source(&self, record: &SourceRecord) -> Result<()> {
-        let record = record.clone();
+    async fn create_inbound_source(
+        &self,
+        record: &SourceRecord,
+        audit: Option<&AuditEntry>,
+    ) -> Result<()> {
+        let (record, audit) = (record.clone(), audit.cloned());
         self.write(Commit::Durable, move |x| {
-            Box::pin(async move { inbound::create_source(x, &record).await })
+            Box::pin(async move { inbound::create_source(x, &record, audit.as_ref()).await })
         })
         .await
     }
@@ -119,18 +136,30 @@ impl<B: Backend> InboundStore for B {
         scope: &Scope,
         id: &str,
         patch: &SourcePatch,
+        audit: Option<&AuditEntry>,
     ) -> Result<SourceRecord> {
-        let (scope, id, patch) = (scope.clone(), id.to_owned(), patch.clone());
+        let (scope, id, patch, audit) =
+            (scope.clone(), id.to_owned(), patch.clone(), audit.cloned());
         self.write(Commit::Durable, move |x| {
-            Box::pin(async move { inbound::update_source(x, &scope, &id, &patch).await })
+            Box::pin(
+                async move { inbound::update_source(x, &scope, &id, &patch, audit.as_ref()).await },
+            )
         })
         .await
     }
 
-    async fn delete_inbound_source(&self, scope: &Scope, id: &str, now: Timestamp) -> Result<()> {
-        let (scope, id) = (scope.clone(), id.to_owned());
+    async fn delete_inbound_source(
+        &self,
+        scope: &Scope,
+        id: &str,
+        now: Timestamp,
+        audit: Option<&AuditEntry>,
+    ) -> Result<()> {
+        let (scope, id, audit) = (scope.clone(), id.to_owned(), audit.cloned());
         self.write(Commit::Durable, move |x| {
-            Box::pin(async move { inbound::delete_source(x, &scope, &id, now).await })
+            Box::pin(
+                async move { inbound::delete_source(x, &scope, &id, now, audit.as_ref()).await },
+            )
         })
         .await
     }

@@ -10,11 +10,13 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use relay_core::id::IdKind;
+use relay_core::secret::SecretRef;
 use relay_core::time::Timestamp;
+use relay_inbound::SourceSecret;
 use relay_inbound::bucket::Bucket;
-use relay_inbound::model::REJECTED_BODY_KEPT_BYTES;
+use relay_inbound::model::{REJECTED_BODY_KEPT_BYTES, StoredSecret};
 use relay_store::inbound::{NewReceipt, Received, open_secret};
-use relay_store::new_id;
+use relay_store::{Scope, new_id};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -54,6 +56,36 @@ fn addressed_url(state: &AppState, headers: &HeaderMap, uri: &Uri) -> String {
                 .and_then(|h| h.to_str().ok())
                 .unwrap_or("localhost");
             format!("http://{host}{path}")
+        }
+    }
+}
+
+/// A source's secret: its sealed value opened, or its reference resolved
+/// in the source's scope (a tenant secret is read at every receipt, so a
+/// replaced one verifies from the next request). The error names the
+/// reference, never a value.
+async fn source_secret(
+    state: &AppState,
+    scope: &Scope,
+    source_id: &str,
+    stored: &StoredSecret,
+) -> Result<SourceSecret, String> {
+    match stored {
+        StoredSecret::Sealed(_) => {
+            open_secret(&state.master_key, source_id, stored).map_err(|e| e.to_string())
+        }
+        StoredSecret::Reference(text) => {
+            let reference = SecretRef::parse(text).map_err(|e| e.to_string())?;
+            let value = state
+                .engine
+                .resolver()
+                .resolve_one(scope, &reference)
+                .await
+                .map_err(|e| e.to_string())?;
+            value
+                .expose_str()
+                .map(SourceSecret::new)
+                .ok_or_else(|| format!("{reference}: not UTF-8 text"))
         }
     }
 }
@@ -107,19 +139,31 @@ pub async fn receive(
             format!("the body is larger than the source's limit ({limit} bytes)"),
         )
     })?;
+    let scope = Scope {
+        tenant_id: record.tenant_id.clone(),
+        environment: source.environment,
+    };
     let mut secrets = Vec::with_capacity(2);
-    for stored in std::iter::once(&record.secret).chain(
-        record
-            .previous
-            .iter()
-            .filter(|(_, until)| *until > now)
-            .map(|(s, _)| s),
-    ) {
-        match open_secret(&state.master_key, &source.id, stored) {
+    let previous = record
+        .previous
+        .iter()
+        .filter(|(_, until)| *until > now)
+        .map(|(s, _)| s);
+    for (i, stored) in std::iter::once(&record.secret).chain(previous).enumerate() {
+        match source_secret(&state, &scope, &source.id, stored).await {
             Ok(s) => secrets.push(s),
+            // The secret before a rotation that no longer resolves only
+            // stops verifying; the current one must.
+            Err(e) if i > 0 => {
+                tracing::warn!(source = %source.id, error = %e, "an inbound source's previous secret is unavailable; only the current one verifies");
+            }
             Err(e) => {
-                tracing::error!(source = %source.id, error = %e, "an inbound source's secret does not open");
-                return Err(ApiError::internal());
+                tracing::error!(source = %source.id, error = %e, "an inbound source's secret is unavailable; the request is refused for the provider to retry");
+                return Err(ApiError::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "source_secret_unavailable",
+                    "the source's signing secret cannot be read now; retry later",
+                ));
             }
         }
     }
