@@ -64,6 +64,8 @@ impl Victim {
             "/v1/inbound-sources".to_string(),
             "/v1/inbound-receipts".to_string(),
             "/v1/ledger".to_string(),
+            "/v1/secrets".to_string(),
+            "/v1/secrets/victim-secret".to_string(),
         ];
         for e in &self.endpoint_ids {
             paths.push(format!("/v1/endpoints/{e}"));
@@ -132,6 +134,13 @@ async fn victim(h: &Harness, key: String) -> Victim {
         .await
         .expect(StatusCode::CREATED);
     let (source_id, receipt_id) = inbound(h, &key).await;
+    h.put(
+        "/v1/secrets/victim-secret",
+        &key,
+        json!({ "value": "victim-value" }),
+    )
+    .await
+    .expect(StatusCode::CREATED);
     Victim {
         portal_token_id: id_of(&portal_token),
         source_id,
@@ -594,6 +603,31 @@ fn cases(v: &Victim) -> Vec<Case> {
     ] {
         add(Method::GET, template, path, None, ListWithoutVictim);
     }
+    // Tenant secrets: another scope's is not found, and a secret of the
+    // same name put by the attacker is its own (the victim's is unchanged).
+    for method in [Method::GET, Method::DELETE] {
+        add(
+            method,
+            "/v1/secrets/{name}",
+            "/v1/secrets/victim-secret".into(),
+            None,
+            Status(StatusCode::NOT_FOUND, Some("secret_not_found")),
+        );
+    }
+    add(
+        Method::GET,
+        "/v1/secrets",
+        "/v1/secrets".into(),
+        None,
+        ListWithoutVictim,
+    );
+    add(
+        Method::PUT,
+        "/v1/secrets/{name}",
+        "/v1/secrets/victim-secret".into(),
+        Some(json!({ "value": "attacker-value" })),
+        Status(StatusCode::CREATED, None),
+    );
     // A source created by the attacker is its own.
     add(
         Method::POST,

@@ -132,6 +132,15 @@ async fn every_optional_body_may_be_left_out() {
             .expect(StatusCode::OK);
         }
         let r = send_empty(&w.h, method, &concrete, token).await;
+        if path.ends_with("/rotate-secret") {
+            // Its fields are each optional, but one of `secret` and
+            // `secret_ref` must be given: the empty body is read as `{}`
+            // and refused for its content, not as a malformed request.
+            if r.status != StatusCode::UNPROCESSABLE_ENTITY {
+                faults.push(format!("{method} {path}: {} {}", r.status, r.text()));
+            }
+            continue;
+        }
         if !r.status.is_success() {
             faults.push(format!("{method} {path}: {} {}", r.status, r.text()));
         }
