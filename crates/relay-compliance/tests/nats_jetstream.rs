@@ -398,7 +398,8 @@ async fn a_refused_password_is_retried_as_auth_refused() {
 
 /// `{ordering_key}` in the subject: the event's ordering key (else its
 /// subject) as one token, the bytes a token may not hold percent-encoded,
-/// so a server-side subject mapping can partition by that token.
+/// so a server-side subject mapping partitions by that token (the mapping
+/// docs/destinations.md shows: one key, one partition).
 #[tokio::test]
 async fn the_ordering_key_is_one_subject_token() {
     relay_compliance::cases::run::<NatsPeer, _, _>(false, "ordering_key", |h| async move {
@@ -449,6 +450,62 @@ async fn the_ordering_key_is_one_subject_token() {
                 "relay.live.tenant%2E42%20%C3%BC%2A"
             ]
         );
+        // Partitioned by the server's subject mapping (`admin::PARTITIONS`):
+        // every event of one key lands in the same one of 4 partitions.
+        let mut endpoint = endpoint.clone();
+        let Destination::NatsJetstream(d) = &mut endpoint.destination else {
+            unreachable!()
+        };
+        d.subject = "relay.part.{ordering_key}".into();
+        h.clock.advance_millis(1000);
+        endpoint.updated_at = h.clock.now();
+        h.store()
+            .update_endpoint(&h.scope, &endpoint, None)
+            .await
+            .unwrap();
+        let keys = ["tenant.42", "customer-7", "tenant.42", "a b", "customer-7"];
+        for (i, key) in keys.iter().enumerate() {
+            let now = h.clock.now();
+            h.store()
+                .publish(
+                    &h.scope,
+                    relay_store::NewEvent {
+                        id: format!("evt_part_{i}"),
+                        event_type: "order.shipped".into(),
+                        type_version: 1,
+                        subject: None,
+                        data: serde_json::value::RawValue::from_string("{}".into()).unwrap(),
+                        consumer_id: None,
+                        ordering_key: Some((*key).into()),
+                        traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+                            .into(),
+                        expires_at: None,
+                        time: now,
+                        now,
+                    },
+                )
+                .await
+                .unwrap();
+        }
+        assert_eq!(h.round().await, keys.len());
+        let stored = admin(h.peer.port, &h.peer.password)
+            .messages(STREAM)
+            .unwrap();
+        let parted: Vec<&str> = stored
+            .iter()
+            .filter_map(|m| m.subject.strip_prefix("relay.part."))
+            .collect();
+        assert_eq!(parted.len(), keys.len(), "{parted:?}");
+        let mut partition_of = std::collections::HashMap::new();
+        for rest in parted {
+            let (partition, token) = rest.split_once('.').expect("partition.token");
+            assert!(["0", "1", "2", "3"].contains(&partition), "{rest}");
+            let seen = partition_of.entry(token).or_insert(partition);
+            assert_eq!(*seen, partition, "one key, one partition: {rest}");
+        }
+        let mut tokens: Vec<_> = partition_of.into_keys().collect();
+        tokens.sort();
+        assert_eq!(tokens, ["a%20b", "customer-7", "tenant%2E42"]);
     })
     .await;
 }

@@ -61,10 +61,21 @@ pub fn remove_dir(dir: &Path) {
 /// The user every private server requires.
 pub const USER: &str = "relay";
 
+/// The subject mapping every private server applies: NATS's partitioning
+/// by a subject token (docs/destinations.md, "Ordering key"), the token
+/// after `relay.part.` hashed into one of 4 partitions.
+pub const PARTITIONS: &str =
+    r#"mappings = { "relay.part.*": "relay.part.{{partition(4,1)}}.{{wildcard(1)}}" }"#;
+
 /// Starts `nats-server -js` on `port` with its store in `dir`, requiring
-/// the user [`USER`] with `password`, and waits until it answers.
+/// the user [`USER`] with `password`, with the mapping [`PARTITIONS`], and
+/// waits until it answers.
 pub fn start_server(port: u16, dir: &Path, password: &str) -> Child {
+    let config = dir.join("partitions.conf");
+    std::fs::write(&config, PARTITIONS).expect("write the server's configuration");
     let child = Command::new("nats-server")
+        .arg("-c")
+        .arg(&config)
         .args(["-a", "127.0.0.1", "-p", &port.to_string(), "-js", "-sd"])
         .arg(dir)
         .args(["--user", USER, "--pass", password])
