@@ -68,6 +68,7 @@ impl Neighbour {
             destination: Destination::Https(HttpsDestination {
                 url: receiver.url_for_host(NEIGHBOUR_HOST, "/neighbour"),
                 auth: None,
+                headers: Vec::new(),
             }),
             event_types: vec![NEIGHBOUR_EVENT_TYPE.into()],
             signature_scheme: SignatureScheme::V1,

@@ -1,13 +1,18 @@
 //! HTTPS passes the compliance suite against `relay-receiver`, a real HTTPS
 //! server on loopback with its own CA, reached through the operator's allow
 //! list (its port, 127.0.0.1/32, its CA), never by bypassing the guard.
+//! The endpoint has two custom headers: a literal one and an
+//! `Authorization` whose value is a `file:` secret reference the operator's
+//! policy allows; the secrets case proves that value never reaches a log, a
+//! record or `Debug`, and [`custom_headers_arrive`] that both arrive.
 
 use std::sync::{Arc, Mutex};
 
 use relay_compliance::{Mode, Peer, Received, compliance_suite};
-use relay_core::model::{Destination, HttpsDestination};
+use relay_core::model::{Destination, HttpsDestination, HttpsHeader};
+use relay_core::secret::{SecretPolicy, SecretRef};
 use relay_net::{OutboundConfig, StaticResolver};
-use relay_receiver::{Behavior, Receiver, ReceiverConfig, TestCa};
+use relay_receiver::{Behavior, Receiver, ReceiverConfig, Reply, TestCa};
 
 const HOST: &str = "hooks.compliance.test";
 
@@ -25,6 +30,9 @@ struct HttpsPeer {
     port: u16,
     ca: Arc<TestCa>,
     ca_pem: tempfile_path::Path,
+    /// The file holding the `Authorization` value, and that value.
+    token_file: std::path::PathBuf,
+    token: String,
     state: Mutex<State>,
 }
 
@@ -104,7 +112,18 @@ impl Peer for HttpsPeer {
         let dir = std::env::temp_dir().join(format!("relay-compliance-{}", receiver.port()));
         std::fs::create_dir_all(&dir).expect("temp dir");
         let file = receiver.ca().write_ca_pem(&dir).expect("CA file");
+        let token = format!(
+            "Bearer relay-compliance-{:x}",
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos()
+        );
+        let token_file = dir.join("token");
+        std::fs::write(&token_file, &token).expect("token file");
         Some(HttpsPeer {
+            token_file,
+            token,
             port: receiver.port(),
             ca: receiver.ca().clone(),
             ca_pem: tempfile_path::Path { dir, file },
@@ -121,7 +140,32 @@ impl Peer for HttpsPeer {
         Destination::Https(HttpsDestination {
             url: format!("https://{HOST}:{}/hooks", self.port),
             auth: None,
+            headers: vec![
+                HttpsHeader {
+                    name: "X-Tenant".into(),
+                    value: Some("acme".into()),
+                    secret: None,
+                },
+                HttpsHeader {
+                    name: "Authorization".into(),
+                    value: None,
+                    secret: Some(SecretRef::File(
+                        self.token_file.to_string_lossy().into_owned(),
+                    )),
+                },
+            ],
         })
+    }
+
+    fn secret_policy(&self) -> SecretPolicy {
+        SecretPolicy {
+            allow_env_prefixes: vec![],
+            allow_file_dirs: vec![self.ca_pem.dir.to_string_lossy().into_owned()],
+        }
+    }
+
+    fn secrets(&self) -> Vec<String> {
+        vec![self.token.clone()]
     }
 
     fn outbound(&self) -> (OutboundConfig, StaticResolver) {
@@ -176,3 +220,60 @@ impl Peer for HttpsPeer {
 }
 
 compliance_suite!(HttpsPeer);
+
+/// The endpoint's custom headers arrive with every request, the secret
+/// reference resolved, after Relay's own headers (which they cannot replace).
+#[tokio::test]
+async fn custom_headers_arrive() {
+    relay_compliance::cases::run::<HttpsPeer, _, _>(
+        false,
+        "custom_headers_arrive",
+        |h| async move {
+            h.publish().await;
+            assert_eq!(h.round().await, 1);
+            assert_eq!(h.peer.received().await.len(), 1);
+            let s = h.peer.state.lock().unwrap();
+            let requests = s.receiver.as_ref().expect("up").requests();
+            assert_eq!(requests.len(), 1);
+            let r = &requests[0];
+            assert_eq!(r.header("x-tenant"), Some("acme"));
+            assert_eq!(r.header("authorization"), Some(h.peer.token.as_str()));
+            assert_eq!(
+                r.header("content-type"),
+                Some("application/cloudevents+json")
+            );
+            let count = |n: &str| r.headers.iter().filter(|(k, _)| k == n).count();
+            assert_eq!(count("authorization"), 1);
+            assert_eq!(count("webhook-signature"), 1);
+        },
+    )
+    .await;
+}
+
+/// A receiver that echoes the secret header's value in its answer puts no
+/// secret in the attempt record: the recorded body has `[redacted]` instead.
+#[tokio::test]
+async fn an_echoed_secret_is_redacted_from_the_record() {
+    relay_compliance::cases::run::<HttpsPeer, _, _>(false, "echoed_secret", |h| async move {
+        let echo = format!("you sent {} and acme", h.peer.token);
+        {
+            let s = h.peer.state.lock().unwrap();
+            s.receiver
+                .as_ref()
+                .expect("up")
+                .set_behavior(Behavior::reply(Reply::new(400).with_body(echo)));
+        }
+        h.publish().await;
+        assert_eq!(h.round().await, 1);
+        let m = h.only_message().await;
+        let attempts = h.attempts(&m).await;
+        assert_eq!(attempts.len(), 1);
+        let records = serde_json::to_string(&attempts).unwrap();
+        assert!(!records.contains(&h.peer.token), "{records}");
+        assert!(
+            records.contains("you sent [redacted] and acme"),
+            "{records}"
+        );
+    })
+    .await;
+}

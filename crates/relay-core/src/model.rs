@@ -307,6 +307,25 @@ impl utoipa::PartialSchema for Destination {
                     "auth": {
                         "type": ["object", "null"],
                         "description": "Client authentication (mTLS, OAuth 2.0). Not available yet: must be `null`."
+                    },
+                    "headers": {
+                        "type": "array",
+                        "maxItems": 10,
+                        "description": "Static headers sent with every request, in order. Each has a `name` (an HTTP token, at most 256 bytes, unique ignoring case) and exactly one of `value` (printable ASCII, at most 1024 bytes, no leading or trailing space) or `secret` (a secret reference to the value, which must satisfy the same rule once resolved). They cannot set `Host`, `Content-Type`, `Content-Length`, `Content-Encoding`, hop-by-hop headers (`Connection`, `Transfer-Encoding`, `TE`, `Trailer`, `Upgrade`, `Keep-Alive`, `Expect`, `Proxy-*`), the Standard Webhooks headers (`webhook-*`) or Relay's own (`relay-*`). Absent when empty.",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "name": {"type": "string", "minLength": 1, "maxLength": 256},
+                                "value": {"type": "string", "maxLength": 1024},
+                                "secret": {
+                                    "type": "string",
+                                    "pattern": "^(secret:|env:|file:/)",
+                                    "description": "A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the header's value, never the value itself. See docs/secrets.md."
+                                }
+                            },
+                            "required": ["name"],
+                            "additionalProperties": false
+                        }
                     }
                 },
                 "required": ["kind", "url"],
@@ -437,7 +456,12 @@ impl Destination {
     /// from their resolved values (`relay_destinations::build`).
     pub fn secret_refs(&self) -> Vec<(&'static str, &SecretRef)> {
         match self {
-            Destination::Https(_) => Vec::new(),
+            Destination::Https(h) => h
+                .headers
+                .iter()
+                .filter_map(|h| h.secret.as_ref())
+                .map(|s| ("/destination/headers", s))
+                .collect(),
             Destination::RedisStream(r) => r
                 .password
                 .iter()
@@ -499,6 +523,25 @@ pub struct HttpsDestination {
     #[serde(default)]
     #[schema(value_type = Option<Object>)]
     pub auth: Option<serde_json::Value>,
+    /// Static headers sent with every request, in order (at most 10; see
+    /// `docs/destinations.md`). Absent when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schema(value_type = Vec<Object>)]
+    pub headers: Vec<HttpsHeader>,
+}
+
+/// One custom header of an HTTPS endpoint: its `name` and either a literal
+/// `value` or a `secret` reference to the value (exactly one of them; the
+/// kind checks it at registration).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HttpsHeader {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// A reference to the value, never the value itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secret: Option<SecretRef>,
 }
 
 /// A Redis stream (see `Destination`'s schema).

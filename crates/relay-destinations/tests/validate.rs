@@ -272,6 +272,7 @@ async fn https_configurations() {
         Destination::Https(HttpsDestination {
             url: url.into(),
             auth: None,
+            headers: Vec::new(),
         })
     };
     assert_eq!(

@@ -28,6 +28,7 @@ async fn add_endpoint(e: &Env, consumer_id: &str, path: &str, types: &[&str]) ->
         destination: Destination::Https(HttpsDestination {
             url: e.receiver.url_for_host("receiver.test", path),
             auth: None,
+            headers: Vec::new(),
         }),
         event_types: types.iter().map(|t| t.to_string()).collect(),
         state: EndpointState::Active,

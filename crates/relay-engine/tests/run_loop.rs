@@ -246,6 +246,7 @@ async fn a_hanging_endpoint_holds_only_its_own_lane() {
     slow.destination = relay_core::model::Destination::Https(relay_core::model::HttpsDestination {
         url: e.receiver.url_for_host("receiver.test", "/slow"),
         auth: None,
+        headers: Vec::new(),
     });
     e.store()
         .create_endpoint(

@@ -177,6 +177,7 @@ pub(crate) fn endpoint_value(sc: &Scope, consumer_id: &str, types: &[&str]) -> E
         destination: Destination::Https(HttpsDestination {
             url: "https://hooks.example.com/relay".into(),
             auth: None,
+            headers: Vec::new(),
         }),
         event_types: types.iter().map(|t| t.to_string()).collect(),
         signature_scheme: SignatureScheme::V1a,

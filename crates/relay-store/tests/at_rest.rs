@@ -65,6 +65,7 @@ async fn no_key_material_is_stored_in_clear() {
             destination: Destination::Https(HttpsDestination {
                 url: "https://hooks.example.com/".into(),
                 auth: None,
+                headers: Vec::new(),
             }),
             event_types: vec![],
             signature_scheme: scheme,

@@ -1,19 +1,21 @@
 //! HTTPS webhooks: a signed `POST` of the CloudEvents body to the
 //! endpoint's URL through the guarded, pooled client of `relay-net`.
 //!
-//! - config: [`relay_core::model::HttpsDestination`] (URL; `auth` must be
-//!   `null` until client authentication lands);
-//! - validation: the guard's registration check of the URL
-//!   ([`relay_net::Guard::check_url`]: scheme, port, credentials, every
-//!   address the name resolves to);
-//! - client: the shared pooled [`HttpsClient`] and the URL, which the guard
-//!   checks again at every connection;
-//! - deliver: one `POST` with the Standard Webhooks headers;
+//! - config: [`relay_core::model::HttpsDestination`] (URL, custom headers;
+//!   `auth` must be `null` until client authentication lands);
+//! - validation: the custom headers ([`headers::check`]) and the guard's
+//!   registration check of the URL ([`relay_net::Guard::check_url`]:
+//!   scheme, port, credentials, every address the name resolves to);
+//! - client: the shared pooled [`HttpsClient`], the URL, which the guard
+//!   checks again at every connection, and the custom headers with their
+//!   secret references resolved (marked sensitive; never in `Debug`);
+//! - deliver: one `POST` with the Standard Webhooks headers and the custom ones;
 //! - classify: [`classify`], the reference's response table;
 //! - record: the address used, the status code and the first 8 kB of the
 //!   response (`detail`).
 
 pub mod classify;
+pub mod headers;
 
 use relay_core::model::HttpsDestination;
 use relay_core::outcome::Verdict;
@@ -29,11 +31,23 @@ pub use relay_core::envelope::CONTENT_TYPE;
 /// The HTTPS kind.
 pub struct Https;
 
-/// An endpoint's built HTTPS client.
+/// An endpoint's built HTTPS client. Its `Debug` names the custom headers,
+/// never their values.
 #[derive(Clone)]
 pub struct Client {
     client: HttpsClient,
     url: String,
+    headers: Vec<(HeaderName, HeaderValue)>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self.headers.iter().map(|(n, _)| n.as_str()).collect();
+        f.debug_struct("Client")
+            .field("url", &self.url)
+            .field("headers", &names)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The result of one `POST`.
@@ -49,6 +63,7 @@ impl Kind for Https {
         config: &HttpsDestination,
         guard: &Guard,
     ) -> std::result::Result<(), Invalid> {
+        headers::check(&config.headers)?;
         if config.auth.is_some() {
             return Err(Invalid {
                 code: "not_supported",
@@ -71,16 +86,46 @@ impl Kind for Https {
     fn build(
         config: &HttpsDestination,
         shared: &Shared,
-        _secrets: &relay_core::secret::Secrets,
+        secrets: &relay_core::secret::Secrets,
     ) -> std::result::Result<Client, relay_core::secret::Unresolved> {
+        let mut built = Vec::with_capacity(config.headers.len());
+        for h in &config.headers {
+            // Checked at registration ([`headers::check`]).
+            let Ok(name) = HeaderName::from_bytes(h.name.as_bytes()) else {
+                continue;
+            };
+            let value = match (&h.value, &h.secret) {
+                (_, Some(reference)) => {
+                    let secret = secrets.require(reference)?;
+                    // A resolved value that is no header value is as good
+                    // as none: the client is not built and the engine says so.
+                    if !headers::valid_value(secret.expose()) {
+                        return Err(relay_core::secret::Unresolved(reference.clone()));
+                    }
+                    let Ok(mut v) = HeaderValue::from_bytes(secret.expose()) else {
+                        return Err(relay_core::secret::Unresolved(reference.clone()));
+                    };
+                    v.set_sensitive(true);
+                    v
+                }
+                (Some(value), None) => match HeaderValue::from_str(value) {
+                    Ok(v) => v,
+                    Err(_) => continue,
+                },
+                (None, None) => continue,
+            };
+            built.push((name, value));
+        }
         Ok(Client {
             client: shared.https.clone(),
             url: config.url.clone(),
+            headers: built,
         })
     }
 
     async fn deliver(client: &Client, message: &Prepared, limits: Limits) -> Result {
-        let mut headers: Vec<(HeaderName, HeaderValue)> = Vec::with_capacity(6);
+        let mut headers: Vec<(HeaderName, HeaderValue)> =
+            Vec::with_capacity(6 + client.headers.len());
         let mut header = |name: &'static str, value: &str| {
             if let Ok(v) = HeaderValue::from_str(value) {
                 headers.push((HeaderName::from_static(name), v));
@@ -92,10 +137,18 @@ impl Kind for Https {
         header("webhook-signature", &message.webhook_signature);
         header("relay-event-type", &message.event_type);
         header("relay-attempt", &message.attempt_number.to_string());
-        client
+        headers.extend(client.headers.iter().cloned());
+        let mut result = client
             .client
             .post_url(&client.url, headers, message.body.clone(), limits)
-            .await
+            .await;
+        // A receiver that echoes its request puts no secret in the record.
+        if let Ok(response) = &mut result {
+            for (_, v) in client.headers.iter().filter(|(_, v)| v.is_sensitive()) {
+                response.body_prefix = redact(&response.body_prefix, v.as_bytes());
+            }
+        }
+        result
     }
 
     fn classify(result: &Result, now: Timestamp) -> Verdict {
@@ -136,5 +189,33 @@ impl Kind for Https {
                 detail: serde_json::json!({}),
             },
         }
+    }
+}
+
+/// `body` with every occurrence of `secret` replaced by `[redacted]`.
+fn redact(body: &bytes::Bytes, secret: &[u8]) -> bytes::Bytes {
+    if secret.is_empty() || !body.windows(secret.len()).any(|w| w == secret) {
+        return body.clone();
+    }
+    let mut out = Vec::with_capacity(body.len());
+    let mut rest: &[u8] = body;
+    while let Some(at) = rest.windows(secret.len()).position(|w| w == secret) {
+        out.extend_from_slice(&rest[..at]);
+        out.extend_from_slice(b"[redacted]");
+        rest = &rest[at + secret.len()..];
+    }
+    out.extend_from_slice(rest);
+    out.into()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn redact_replaces_every_occurrence() {
+        let r = |b: &str, s: &str| super::redact(&bytes::Bytes::from(b.to_string()), s.as_bytes());
+        assert_eq!(r("a TOK b TOK", "TOK"), "a [redacted] b [redacted]");
+        assert_eq!(r("nothing", "TOK"), "nothing");
+        assert_eq!(r("TOKTOK", "TOK"), "[redacted][redacted]");
+        assert_eq!(r("x", ""), "x");
     }
 }

@@ -159,6 +159,7 @@ impl Env {
             destination: Destination::Https(HttpsDestination {
                 url: receiver.url_for_host(setup.host, "/hooks"),
                 auth: None,
+                headers: Vec::new(),
             }),
             event_types: vec!["order.shipped".into()],
             signature_scheme: setup.scheme,

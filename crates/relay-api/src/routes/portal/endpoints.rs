@@ -93,6 +93,7 @@ pub async fn create_endpoint(
             destination: Destination::Https(HttpsDestination {
                 url: body.url,
                 auth: None,
+                headers: Vec::new(),
             }),
             event_types: body.event_types,
             signature_scheme: body.signature_scheme,
@@ -151,16 +152,25 @@ pub async fn update_endpoint(
     OptionalJsonBody(body): OptionalJsonBody<PortalUpdateEndpoint>,
 ) -> Result<Json<EndpointOut>, ApiError> {
     auth.require(Capability::ManageEndpoints)?;
-    auth.endpoint(&state, &id).await?;
+    let current = auth.endpoint(&state, &id).await?;
+    // A new URL keeps the endpoint's custom headers (set through the API).
+    let headers = match current.destination {
+        Destination::Https(h) => h.headers,
+        _ => Vec::new(),
+    };
     endpoints::update(
         State(state),
         auth.as_tenant(),
         Path(id),
         OptionalJsonBody(UpdateEndpoint {
             description: body.description,
-            destination: body
-                .url
-                .map(|url| Destination::Https(HttpsDestination { url, auth: None })),
+            destination: body.url.map(|url| {
+                Destination::Https(HttpsDestination {
+                    url,
+                    auth: None,
+                    headers,
+                })
+            }),
             event_types: body.event_types,
             retry_schedule_seconds: None,
             max_concurrency: None,

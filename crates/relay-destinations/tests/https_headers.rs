@@ -1,0 +1,134 @@
+//! An HTTPS endpoint's custom headers: refused at registration through the
+//! kind's check, listed as secret references, and built into a client whose
+//! `Debug` never shows a value.
+
+use std::sync::Arc;
+
+use relay_core::model::{Destination, HttpsDestination, HttpsHeader};
+use relay_core::secret::{SecretRef, SecretValue, Secrets};
+use relay_destinations::Kind as _;
+use relay_destinations::https::Https;
+use relay_destinations::{Shared, build, validate};
+use relay_net::{Guard, HttpsClient, OutboundConfig, StaticResolver};
+
+const TOKEN: &str = "Bearer s3cr3t-t0k3n";
+
+fn guard() -> Guard {
+    let config = OutboundConfig {
+        allow_ports: vec![],
+        allow_cidrs: vec![],
+        block_cidrs: vec![],
+        extra_ca_certs: vec![],
+    };
+    let resolver = StaticResolver::new().with("hooks.example", ["8.8.8.8".parse().unwrap()]);
+    Guard::with_resolver(&config, Arc::new(resolver)).unwrap()
+}
+
+fn token_ref() -> SecretRef {
+    SecretRef::Secret("hook-token".into())
+}
+
+fn config(headers: Vec<HttpsHeader>) -> HttpsDestination {
+    HttpsDestination {
+        url: "https://hooks.example/in".into(),
+        auth: None,
+        headers,
+    }
+}
+
+fn headers() -> Vec<HttpsHeader> {
+    vec![
+        HttpsHeader {
+            name: "X-Tenant".into(),
+            value: Some("acme".into()),
+            secret: None,
+        },
+        HttpsHeader {
+            name: "Authorization".into(),
+            value: None,
+            secret: Some(token_ref()),
+        },
+    ]
+}
+
+fn shared() -> Shared {
+    Shared {
+        https: HttpsClient::new(guard()),
+    }
+}
+
+#[tokio::test]
+async fn registration_checks_the_headers_before_the_url() {
+    let ok = Destination::Https(config(headers()));
+    assert_eq!(validate(&ok, &guard()).await, Ok(()));
+    let mut reserved = headers();
+    reserved[0].name = "Webhook-Signature".into();
+    let e = validate(&Destination::Https(config(reserved)), &guard())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (e.code, e.pointer),
+        ("reserved_header", "/destination/headers")
+    );
+}
+
+#[test]
+fn the_secret_references_are_listed_for_the_engine() {
+    let d = Destination::Https(config(headers()));
+    assert_eq!(
+        d.secret_refs(),
+        vec![("/destination/headers", &token_ref())]
+    );
+}
+
+#[test]
+fn the_stored_form_has_the_reference_never_a_value() {
+    let d = Destination::Https(config(headers()));
+    let json = serde_json::to_value(&d).unwrap();
+    assert_eq!(
+        json["headers"],
+        serde_json::json!([
+            {"name": "X-Tenant", "value": "acme"},
+            {"name": "Authorization", "secret": "secret:hook-token"}
+        ])
+    );
+    // No headers: the stored form is what it was before headers existed.
+    let bare = serde_json::to_value(Destination::Https(config(vec![]))).unwrap();
+    assert_eq!(
+        bare,
+        serde_json::json!({"kind": "https", "url": "https://hooks.example/in", "auth": null})
+    );
+    assert_eq!(
+        serde_json::from_value::<Destination>(bare).unwrap(),
+        Destination::Https(config(vec![]))
+    );
+}
+
+#[test]
+fn a_client_is_built_only_from_a_resolved_valid_value() {
+    let d = Destination::Https(config(headers()));
+    assert!(build(&d, &shared(), &Secrets::new()).is_err(), "unresolved");
+    for bad in ["Bearer x\r\nHost: evil", " lead", "é"] {
+        let mut s = Secrets::new();
+        s.insert(token_ref(), SecretValue::from(bad));
+        let e = build(&d, &shared(), &s).err().expect("refused");
+        assert!(
+            !e.to_string().contains(bad),
+            "the error names the reference only"
+        );
+    }
+    let mut s = Secrets::new();
+    s.insert(token_ref(), SecretValue::from(TOKEN));
+    assert!(build(&d, &shared(), &s).is_ok());
+}
+
+#[test]
+fn the_client_debug_names_headers_never_values() {
+    let mut s = Secrets::new();
+    s.insert(token_ref(), SecretValue::from(TOKEN));
+    let client = Https::build(&config(headers()), &shared(), &s).unwrap();
+    let debug = format!("{client:?}");
+    assert!(debug.contains("authorization"), "{debug}");
+    assert!(!debug.contains("s3cr3t"), "{debug}");
+    assert!(!debug.contains("acme"), "{debug}");
+}
