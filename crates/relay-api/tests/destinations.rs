@@ -274,3 +274,84 @@ async fn an_mqtt_endpoint_is_checked_and_stored_as_given() {
         .await
         .expect(StatusCode::CREATED);
 }
+
+#[tokio::test]
+async fn an_https_endpoint_with_custom_headers_is_checked_and_stored_as_given() {
+    let h = Harness::new().await;
+    let (_, key) = h.tenant_with_key("acme", "live").await;
+    h.open_event_type(&key, "order.shipped").await;
+    let consumer = h.consumer(&key, "merchant-1").await;
+    let headers = json!([{"name": "X-Tenant", "value": "acme"}]);
+    let https = json!({
+        "kind": "https", "url": "https://receiver.test:8443/hook", "headers": headers
+    });
+    let created = h
+        .post("/v1/endpoints", &key, body(&consumer, https.clone()))
+        .await
+        .expect(StatusCode::CREATED);
+    let id = created["id"].as_str().unwrap().to_string();
+    let got = h
+        .get(&format!("/v1/endpoints/{id}"), &key)
+        .await
+        .expect(StatusCode::OK);
+    assert_eq!(got["destination"]["headers"], headers);
+
+    let refused = [
+        // A secret header's value is a secret reference, never the value itself.
+        (
+            json!([{"name": "Authorization", "secret": "hunter2"}]),
+            "validation_failed",
+        ),
+        (
+            json!([{"name": "X-A", "value": "hunter2", "other": 1}]),
+            "validation_failed",
+        ),
+        (
+            json!([{"name": "X A", "value": "hunter2"}]),
+            "invalid_header_name",
+        ),
+        (
+            json!([{"name": "Host", "value": "hunter2"}]),
+            "reserved_header",
+        ),
+        (
+            json!([{"name": "Content-Type", "value": "hunter2"}]),
+            "reserved_header",
+        ),
+        (
+            json!([{"name": "webhook-signature", "value": "hunter2"}]),
+            "reserved_header",
+        ),
+        (
+            json!([{"name": "Relay-Attempt", "value": "hunter2"}]),
+            "reserved_header",
+        ),
+        (
+            json!([{"name": "X-A", "value": "hunter2\r\nX-B: c"}]),
+            "invalid_header_value",
+        ),
+        (json!([{"name": "X-A"}]), "invalid_header_value"),
+        (
+            json!([{"name": "X-A", "value": "hunter2"}, {"name": "x-a", "value": "b"}]),
+            "duplicate_header",
+        ),
+        (
+            json!(
+                (0..11)
+                    .map(|i| json!({"name": format!("X-{i}"), "value": "hunter2"}))
+                    .collect::<Vec<_>>()
+            ),
+            "too_many_headers",
+        ),
+    ];
+    for (headers, code) in refused {
+        let mut d = https.clone();
+        d["headers"] = headers;
+        let r = h.post("/v1/endpoints", &key, body(&consumer, d)).await;
+        let problem = r.problem(StatusCode::UNPROCESSABLE_ENTITY, code);
+        assert!(
+            !problem.to_string().contains("hunter2"),
+            "a value is never echoed: {problem}"
+        );
+    }
+}
