@@ -355,3 +355,56 @@ async fn an_https_endpoint_with_custom_headers_is_checked_and_stored_as_given() 
         );
     }
 }
+
+/// A custom header's `secret` resolves at registration like any reference
+/// (its pointer `/destination/headers`); answers hold the reference, never
+/// the value.
+#[tokio::test]
+async fn an_https_header_secret_resolves_at_registration_and_is_never_answered() {
+    const VALUE: &str = "Bearer hdr-s3cr3t-value";
+    let h = Harness::new().await;
+    let (_, key) = h.tenant_with_key("acme", "live").await;
+    h.open_event_type(&key, "order.shipped").await;
+    let consumer = h.consumer(&key, "merchant-1").await;
+    let https = |reference: &str| {
+        json!({
+            "kind": "https", "url": "https://receiver.test:8443/hook",
+            "headers": [{"name": "Authorization", "secret": reference}]
+        })
+    };
+    let r = h
+        .post(
+            "/v1/endpoints",
+            &key,
+            body(&consumer, https("secret:hooks-token")),
+        )
+        .await;
+    let problem = r.problem(StatusCode::UNPROCESSABLE_ENTITY, "secret_not_found");
+    assert!(
+        problem.to_string().contains("/destination/headers"),
+        "{problem}"
+    );
+    h.put("/v1/secrets/hooks-token", &key, json!({ "value": VALUE }))
+        .await
+        .expect(StatusCode::CREATED);
+    let created = h
+        .post(
+            "/v1/endpoints",
+            &key,
+            body(&consumer, https("secret:hooks-token")),
+        )
+        .await
+        .expect(StatusCode::CREATED);
+    let id = created["id"].as_str().unwrap().to_string();
+    let got = h
+        .get(&format!("/v1/endpoints/{id}"), &key)
+        .await
+        .expect(StatusCode::OK);
+    assert_eq!(
+        got["destination"]["headers"],
+        json!([{"name": "Authorization", "secret": "secret:hooks-token"}])
+    );
+    for answer in [created, got] {
+        assert!(!answer.to_string().contains("s3cr3t"), "{answer}");
+    }
+}
