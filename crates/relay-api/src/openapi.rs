@@ -25,7 +25,7 @@ use utoipa::{Modify, OpenApi};
 
 use crate::routes::{
     audit, consumers, endpoints, event_types, events, health, inbound, messages, portal,
-    portal_tokens, recovery, secrets, tenants,
+    portal_tokens, recovery, secrets, system_events, tenants,
 };
 
 struct SecuritySchemes;
@@ -247,6 +247,7 @@ fn as_problem(response: &mut Response) {
     ),
     paths(
         tenants::create, tenants::list, tenants::get, tenants::create_key, tenants::list_keys, tenants::revoke_key,
+        system_events::publish,
         event_types::put, event_types::get, event_types::list,
         consumers::create, consumers::list, consumers::get, consumers::update, consumers::delete,
         endpoints::create, endpoints::list, endpoints::get, endpoints::update, endpoints::delete,

@@ -22,7 +22,7 @@ async fn names_follow_noun_verb_past() {
         "invoice.paid",
         "webhook_delivery.attempt_exhausted",
         "shop.order.created",
-        "message.read",
+        "notice.read",
     ] {
         h.put(&format!("/v1/event-types/{good}"), &key, body.clone())
             .await
@@ -61,7 +61,7 @@ async fn names_follow_noun_verb_past() {
     // The five created here plus the built-in operational types.
     assert_eq!(
         names.len(),
-        5 + relay_core::operational::ALL.len(),
+        5 + relay_core::operational::all().count(),
         "{list}"
     );
     h.get("/v1/event-types/order.ship", &key)
@@ -502,13 +502,20 @@ async fn operational_event_types_are_built_in_and_reserved() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    for op in relay_core::operational::ALL {
+    for op in relay_core::operational::all() {
         assert!(names.contains(&op), "{op} is in every catalog");
         let one = h
             .get(&format!("/v1/event-types/{op}"), &key)
             .await
             .expect(StatusCode::OK);
         assert!(one["versions"][0]["sample"].is_object());
+        assert!(
+            !one["versions"][0]["thin_fields"]
+                .as_array()
+                .unwrap()
+                .is_empty(),
+            "{one}"
+        );
         h.put(
             &format!("/v1/event-types/{op}"),
             &key,
@@ -555,7 +562,7 @@ async fn operational_event_types_are_built_in_and_reserved() {
         .await
         .expect(StatusCode::OK);
     assert_eq!(customer["kind"], "customer");
-    for op in relay_core::operational::ALL {
+    for op in relay_core::operational::all() {
         h.post("/v1/endpoints", &key, endpoint_body(&c, &["*", op]))
             .await
             .problem(

@@ -54,9 +54,9 @@ pub struct ShapeCache {
 
 impl ShapeCache {
     /// The payload `c`'s attempt sends instead of the event's whole data;
-    /// `None` sends the whole data: a message produced before endpoint
-    /// versions, or one of Relay's operational events (they describe the
-    /// tenant's own endpoints and reach only its own consumer).
+    /// `None` sends the whole data (a message produced before endpoint
+    /// versions). Relay's built-in types are shaped by their built-in
+    /// fields (`relay_core::operational::type_fields`).
     pub async fn payload(
         &self,
         store: &dyn Store,
@@ -67,9 +67,6 @@ impl ShapeCache {
         let Some(endpoint_version) = c.message.endpoint_version else {
             return Ok(None);
         };
-        if relay_core::operational::is_operational(&c.event.event_type) {
-            return Ok(None);
-        }
         let key = ShapeKey {
             tenant_id: c.tenant_id.clone(),
             environment: c.message.environment,
@@ -134,12 +131,20 @@ impl ShapeCache {
                 ))
             })?;
         let v = &source.endpoint;
+        let built_in: Vec<_> = relay_core::operational::type_fields(&key.event_type)
+            .into_iter()
+            .collect();
+        let types = if built_in.is_empty() {
+            &source.type_versions
+        } else {
+            &built_in
+        };
         let shape = Shape::resolve(
             &v.snapshot_fields,
             v.allow_personal_data,
             v.event_type_versions.get(&key.event_type).copied(),
             v.started_at,
-            &source.type_versions,
+            types,
         )
         .map_err(|e| ShapeError::Invalid(format!("a stored field list does not parse: {e}")))?;
         let shape = Arc::new(shape);

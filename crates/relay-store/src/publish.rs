@@ -215,8 +215,15 @@ pub async fn publish_batch<X: Exec>(
                 .push(" AND s.environment = ")
                 .bind(Bind::Text(env.into()))
                 .push(" AND s.event_type IN (")
-                .bind(Bind::Text(e.event_type.clone()))
-                .push(", '*')) AND e.deleted_at IS NULL");
+                .bind(Bind::Text(e.event_type.clone()));
+            // Relay's built-in types reach only endpoints that name them
+            // (`*` never includes them; only the tenant's own consumer may
+            // name them).
+            if relay_core::operational::is_operational(&e.event_type) {
+                fanout.push(")) AND e.deleted_at IS NULL");
+            } else {
+                fanout.push(", '*')) AND e.deleted_at IS NULL");
+            }
             if let Some(c) = &e.consumer_id {
                 fanout
                     .push(" AND e.consumer_id = ")

@@ -272,3 +272,98 @@ fn endpoints_receive_the_shape_of_their_version() {
     assert_eq!(full["data"]["customer"]["email"], "ann@example.com");
     relay.assert_no_panic();
 }
+
+#[test]
+fn system_events_reach_only_the_tenants_own_endpoints_that_name_them_thin() {
+    let sink = Sink::start(Behavior::ok());
+    let dir = tempfile::tempdir().unwrap();
+    let relay = start(&Settings::new(dir.path(), &sink));
+    let t = tenant(&relay.url, "system");
+    let op = relay.operator();
+    let tenant_id = op
+        .list_all("/v1/tenants")
+        .iter()
+        .find(|x| x["name"] == "system")
+        .map(id_of)
+        .expect("the tenant");
+    let own = t.api.expect(
+        "POST",
+        "/v1/consumers",
+        Some(&json!({ "external_id": "ourselves", "kind": "tenant" })),
+        201,
+    );
+    let endpoint = |consumer: &str, path: &str, types: Value| {
+        t.api.expect(
+            "POST",
+            "/v1/endpoints",
+            Some(&json!({
+                "consumer_id": consumer,
+                "destination": { "kind": "https", "url": sink.receiver.url(path) },
+                "event_types": types,
+            })),
+            201,
+        )
+    };
+    endpoint(&id_of(&own), "/named", json!(["email.bounced"]));
+    endpoint(&id_of(&own), "/wildcard", json!(["*"]));
+    let customer = t.endpoint(&sink.receiver.url("/customer"), "v1a");
+    let _ = customer;
+
+    let path = format!("/v1/tenants/{tenant_id}/system-events");
+    let sample = relay_core::operational::definition("email.bounced")
+        .unwrap()
+        .sample;
+    let published = op.expect(
+        "POST",
+        &path,
+        Some(&json!({ "environment": "live", "id": "sys_1", "type": "email.bounced", "data": sample })),
+        202,
+    );
+    assert_eq!(published["messages_created"], 1, "{published}");
+    // Bad input: a type that is not a system one, a webhook operation
+    // (Relay publishes those itself), a payload against the schema.
+    for (body, code) in [
+        (
+            json!({ "environment": "live", "type": "order.paid", "data": {} }),
+            "unknown_system_event_type",
+        ),
+        (
+            json!({ "environment": "live", "type": "webhook.attempt_exhausted", "data": {} }),
+            "unknown_system_event_type",
+        ),
+        (
+            json!({ "environment": "live", "type": "email.bounced", "data": { "bounce_type": "lost" } }),
+            "schema_violation",
+        ),
+    ] {
+        let (status, answer) = op.try_call("POST", &path, Some(&body)).unwrap();
+        assert_eq!(
+            (status, answer["code"].as_str()),
+            (422, Some(code)),
+            "{answer}"
+        );
+    }
+    let wanted: HashSet<(String, String)> = [("/named".to_string(), "sys_1".to_string())].into();
+    let got = sink
+        .wait_for_all(
+            &wanted,
+            path_and_id,
+            Instant::now() + Duration::from_secs(30),
+        )
+        .unwrap_or_else(|e| panic!("{e}\n{}", relay.log_tail(20)));
+    let ce = body_of(deliveries(&got, "/named", "sys_1")[0]);
+    assert_eq!(ce["type"], "email.bounced");
+    assert_eq!(ce["dataschema"], "urn:relay:event-type:email.bounced:v1");
+    assert_eq!(
+        ce["data"],
+        json!({ "notification_id": "ntf_1", "delivery_id": "dlv_1",
+                "recipient_external_id": "user_42", "workflow_key": "order-updates",
+                "bounce_type": "hard" }),
+        "thin: the ids and the bounce type, no address"
+    );
+    // Only the endpoint that names it has a message: not the tenant's `*`,
+    // not a customer's.
+    let event = t.api.get("/v1/events/sys_1");
+    assert_eq!(event["messages"].as_array().unwrap().len(), 1, "{event}");
+    relay.assert_no_panic();
+}

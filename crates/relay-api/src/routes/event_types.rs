@@ -88,19 +88,19 @@ fn check_field_lists(body: &PutEventTypeBody, errors: &mut Vec<FieldError>) {
 
 /// A built-in operational event type (`relay_core::operational`) as a catalog entry.
 pub fn built_in(name: &str, environment: relay_core::model::Environment) -> Option<EventType> {
-    let (description, schema, sample) = relay_core::operational::definition(name)?;
+    let d = relay_core::operational::definition(name)?;
     let epoch = relay_core::time::Timestamp(0);
     Some(EventType {
         name: name.to_string(),
-        description: description.to_string(),
+        description: d.description.to_string(),
         environment,
         current_version: 1,
         versions: vec![relay_core::model::EventTypeVersion {
             version: 1,
-            schema,
-            sample: Some(sample),
-            thin_fields: vec![],
-            personal_data_fields: vec![],
+            schema: d.schema,
+            sample: Some(d.sample),
+            thin_fields: d.thin_fields,
+            personal_data_fields: d.personal_data_fields,
             created_at: epoch,
         }],
         created_at: epoch,
@@ -222,10 +222,6 @@ pub async fn list(
     auth: TenantAuth,
 ) -> Result<Json<EventTypeList>, ApiError> {
     let mut data = state.store.list_event_types(&auth.scope).await?;
-    data.extend(
-        relay_core::operational::ALL
-            .iter()
-            .filter_map(|n| built_in(n, auth.scope.environment)),
-    );
+    data.extend(relay_core::operational::all().filter_map(|n| built_in(n, auth.scope.environment)));
     Ok(Json(EventTypeList { data }))
 }

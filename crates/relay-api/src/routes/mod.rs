@@ -17,6 +17,7 @@ pub mod portal_page;
 pub mod portal_tokens;
 pub mod recovery;
 pub mod secrets;
+pub mod system_events;
 pub mod tenants;
 
 use std::sync::Arc;
@@ -45,6 +46,10 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route(
             "/v1/tenants/{id}/api-keys",
             post(tenants::create_key).get(tenants::list_keys),
+        )
+        .route(
+            "/v1/tenants/{id}/system-events",
+            post(system_events::publish),
         )
         .route(
             "/v1/tenants/{id}/api-keys/{key_id}",

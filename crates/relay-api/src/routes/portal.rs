@@ -275,8 +275,7 @@ pub async fn event_types(
         .is_some_and(|c| c.kind == ConsumerKind::Tenant);
     if own {
         data.extend(
-            relay_core::operational::ALL
-                .iter()
+            relay_core::operational::all()
                 .filter_map(|n| super::event_types::built_in(n, scope.environment)),
         );
     }

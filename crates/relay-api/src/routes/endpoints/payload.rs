@@ -53,14 +53,18 @@ async fn shaping_versions(
         .event_types
         .iter()
         .map(String::as_str)
-        .filter(|t| *t != "*" && !relay_core::operational::is_operational(t))
+        .filter(|t| *t != "*")
         .collect();
     names.extend(e.event_type_versions.keys().map(String::as_str));
     names.sort_unstable();
     names.dedup();
     let mut out = Vec::with_capacity(names.len());
     for name in names {
-        let Some(et) = state.store.get_event_type(scope, name).await? else {
+        let et = match crate::routes::event_types::built_in(name, scope.environment) {
+            Some(built_in) => Some(built_in),
+            None => state.store.get_event_type(scope, name).await?,
+        };
+        let Some(et) = et else {
             return Err(ApiError::invalid(
                 "unknown_event_type",
                 &format!("/event_type_versions/{}", pointer_token(name)),
