@@ -345,7 +345,11 @@ async fn a_schema_change_opens_a_new_version() {
         .get("/v1/event-types/order.created", &key)
         .await
         .expect(StatusCode::OK);
-    assert_eq!(read, et);
+    // The PUT answer is the event type with its warnings.
+    let mut put_answer = et.clone();
+    assert_eq!(put_answer["warnings"], serde_json::json!([]));
+    put_answer.as_object_mut().unwrap().remove("warnings");
+    assert_eq!(read, put_answer);
 
     // Publishing validates against version 2 and records it.
     let r = h
@@ -592,4 +596,35 @@ async fn operational_event_types_are_built_in_and_reserved() {
     )
     .await
     .any_problem();
+}
+
+#[tokio::test]
+async fn a_thin_payload_over_20_kb_is_reported() {
+    let h = Harness::new().await;
+    let (_, key) = h.tenant_with_key("acme", "live").await;
+    let schema = json!({ "type": "object", "properties": { "id": {}, "blob": {} } });
+    let body = |thin: &[&str]| {
+        json!({
+            "schema": schema,
+            "sample": { "id": "o1", "blob": "x".repeat(20_001) },
+            "thin_fields": thin,
+        })
+    };
+    let small = h
+        .put("/v1/event-types/doc.uploaded", &key, body(&["/id"]))
+        .await
+        .expect(StatusCode::CREATED);
+    assert_eq!(small["warnings"], json!([]));
+    let big = h
+        .put(
+            "/v1/event-types/doc.uploaded",
+            &key,
+            body(&["/id", "/blob"]),
+        )
+        .await
+        .expect(StatusCode::OK);
+    assert!(
+        big["warnings"][0].as_str().unwrap().contains("20 kB"),
+        "{big}"
+    );
 }

@@ -126,8 +126,8 @@ pub struct EventTypeList {
 #[utoipa::path(operation_id = "event_types_put", put, path = "/v1/event-types/{name}", tag = "event-types",
     params(("name" = String, Path, description = "The event type's name, e.g. `order.created`.")),
     request_body = PutEventTypeBody,
-    responses((status = 201, description = "created", body = EventType),
-              (status = 200, description = "updated, or a new version opened", body = EventType),
+    responses((status = 201, description = "created", body = EventTypeOut),
+              (status = 200, description = "updated, or a new version opened", body = EventTypeOut),
               (status = 422, body = Problem)),
     security(("api_key" = [])))]
 pub async fn put(
@@ -135,7 +135,7 @@ pub async fn put(
     auth: TenantAuth,
     Path(name): Path<String>,
     JsonBody(body): JsonBody<PutEventTypeBody>,
-) -> Result<(StatusCode, Json<EventType>), ApiError> {
+) -> Result<(StatusCode, Json<EventTypeOut>), ApiError> {
     if relay_core::operational::is_operational(&name) {
         return Err(reserved(&name));
     }
@@ -192,7 +192,39 @@ pub async fn put(
         PutEventTypeOutcome::Created => StatusCode::CREATED,
         PutEventTypeOutcome::NewVersion | PutEventTypeOutcome::Updated => StatusCode::OK,
     };
-    Ok((status, Json(et)))
+    let warnings = et.current().map(thin_warnings).unwrap_or_default();
+    Ok((
+        status,
+        Json(EventTypeOut {
+            event_type: et,
+            warnings,
+        }),
+    ))
+}
+
+/// An event type as `PUT` answers it, with the warnings its current version
+/// deserves.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct EventTypeOut {
+    #[serde(flatten)]
+    pub event_type: EventType,
+    pub warnings: Vec<String>,
+}
+
+/// A thin payload should stay under 20 kB (the reference): the version's
+/// sample, projected onto its thin fields, says whether it does.
+fn thin_warnings(v: &relay_core::model::EventTypeVersion) -> Vec<String> {
+    let (Some(sample), Ok(thin)) = (&v.sample, shape::parse_list(&v.thin_fields)) else {
+        return Vec::new();
+    };
+    let fields: Vec<&shape::FieldPath> = thin.iter().collect();
+    match shape::project(&sample.to_string(), &fields) {
+        Ok(p) if p.len() > shape::THIN_TARGET_BYTES => vec![format!(
+            "the sample's thin payload is {} bytes, over the 20 kB a thin event should stay under: thin fields should name identifiers only",
+            p.len()
+        )],
+        _ => Vec::new(),
+    }
 }
 
 #[utoipa::path(operation_id = "event_types_get", get, path = "/v1/event-types/{name}", tag = "event-types",
