@@ -232,7 +232,15 @@ pub async fn publish(
             },
         )
         .await?;
-    // Messages leased at publish are with the dispatcher already.
+    Ok(published(&state, outcome))
+}
+
+/// A publish's answer (`202`, or `200` for a duplicate), once the
+/// dispatcher has been woken for the messages it did not lease at publish.
+pub(crate) fn published(
+    state: &AppState,
+    outcome: relay_store::PublishOutcome,
+) -> (StatusCode, Json<Published>) {
     if outcome.messages_created > outcome.messages_leased {
         state.wake.notify_one();
     }
@@ -241,14 +249,14 @@ pub async fn publish(
     } else {
         StatusCode::ACCEPTED
     };
-    Ok((
+    (
         status,
         Json(Published {
             event: outcome.event,
             messages_created: outcome.messages_created,
             duplicate: outcome.duplicate,
         }),
-    ))
+    )
 }
 
 #[utoipa::path(operation_id = "events_get", get, path = "/v1/events/{id}", tag = "events",

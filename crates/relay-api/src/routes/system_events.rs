@@ -132,20 +132,5 @@ pub async fn publish(
             },
         )
         .await?;
-    if outcome.messages_created > outcome.messages_leased {
-        state.wake.notify_one();
-    }
-    let status = if outcome.duplicate {
-        StatusCode::OK
-    } else {
-        StatusCode::ACCEPTED
-    };
-    Ok((
-        status,
-        Json(Published {
-            event: outcome.event,
-            messages_created: outcome.messages_created,
-            duplicate: outcome.duplicate,
-        }),
-    ))
+    Ok(super::events::published(&state, outcome))
 }
