@@ -54,6 +54,7 @@ pub mod nats_jetstream;
 mod prepare;
 pub mod rabbitmq;
 pub mod redis_stream;
+mod template;
 
 use std::future::Future;
 use std::net::SocketAddr;

@@ -14,21 +14,15 @@
 //! without wildcards or NUL (an ordering key may hold them; such a message
 //! is dead-lettered as `invalid_destination`).
 
+use crate::template::Placeholders;
+
 /// The longest topic accepted (MQTT allows 65535 bytes; brokers often
 /// fewer).
 pub const MAX_TOPIC: usize = 1024;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Part {
-    Literal(String),
-    Type,
-    Environment,
-    OrderingKey,
-}
-
 /// A parsed topic template.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Template(Vec<Part>);
+pub struct Template(Placeholders);
 
 /// Why a topic name is not one MQTT can publish to.
 fn topic_error(t: &str) -> Option<String> {
@@ -56,46 +50,7 @@ impl Template {
         if t.starts_with('$') {
             return Err("topics starting with `$` belong to the broker".into());
         }
-        let mut parts = Vec::new();
-        let mut literal = String::new();
-        let mut rest = t;
-        while let Some(c) = rest.chars().next() {
-            if let Some(r) = rest.strip_prefix("{{") {
-                literal.push('{');
-                rest = r;
-            } else if let Some(r) = rest.strip_prefix("}}") {
-                literal.push('}');
-                rest = r;
-            } else if c == '{' {
-                let end = rest.find('}').ok_or_else(|| {
-                    "an unclosed `{` (write `{{` for a literal brace)".to_string()
-                })?;
-                let part = match &rest[1..end] {
-                    "event_type" => Part::Type,
-                    "environment" => Part::Environment,
-                    "ordering_key" => Part::OrderingKey,
-                    other => {
-                        return Err(format!(
-                            "unknown placeholder `{{{other}}}` (known: `{{event_type}}`, `{{environment}}`, `{{ordering_key}}`)"
-                        ));
-                    }
-                };
-                if !literal.is_empty() {
-                    parts.push(Part::Literal(std::mem::take(&mut literal)));
-                }
-                parts.push(part);
-                rest = &rest[end + 1..];
-            } else if c == '}' {
-                return Err("a lone `}` (write `}}` for a literal brace)".into());
-            } else {
-                literal.push(c);
-                rest = &rest[c.len_utf8()..];
-            }
-        }
-        if !literal.is_empty() {
-            parts.push(Part::Literal(literal));
-        }
-        let t = Template(parts);
+        let t = Template(Placeholders::parse(t)?);
         match topic_error(&t.fill("", "", "")) {
             Some(e) => Err(e),
             None => Ok(t),
@@ -103,16 +58,7 @@ impl Template {
     }
 
     fn fill(&self, event_type: &str, environment: &str, ordering_key: &str) -> String {
-        let mut topic = String::new();
-        for part in &self.0 {
-            topic.push_str(match part {
-                Part::Literal(s) => s,
-                Part::Type => event_type,
-                Part::Environment => environment,
-                Part::OrderingKey => ordering_key,
-            });
-        }
-        topic
+        self.0.fill(event_type, environment, ordering_key)
     }
 
     /// The topic of one message, or why it is not a topic name.

@@ -10,64 +10,19 @@
 //! `{{` and `}}` stand for literal braces; any other brace is refused at
 //! registration. The expanded key must fit AMQP's short string (255 bytes).
 
+use crate::template::Placeholders;
+
 /// The longest routing key AMQP carries.
 pub const MAX_ROUTING_KEY: usize = 255;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Part {
-    Literal(String),
-    Type,
-    Environment,
-    OrderingKey,
-}
-
 /// A parsed routing key template.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Template(Vec<Part>);
+pub struct Template(Placeholders);
 
 impl Template {
     /// Parses a template; the error says what is wrong with it.
     pub fn parse(t: &str) -> Result<Template, String> {
-        let mut parts = Vec::new();
-        let mut literal = String::new();
-        let mut rest = t;
-        while let Some(c) = rest.chars().next() {
-            if let Some(r) = rest.strip_prefix("{{") {
-                literal.push('{');
-                rest = r;
-            } else if let Some(r) = rest.strip_prefix("}}") {
-                literal.push('}');
-                rest = r;
-            } else if c == '{' {
-                let end = rest.find('}').ok_or_else(|| {
-                    "an unclosed `{` (write `{{` for a literal brace)".to_string()
-                })?;
-                let part = match &rest[1..end] {
-                    "event_type" => Part::Type,
-                    "environment" => Part::Environment,
-                    "ordering_key" => Part::OrderingKey,
-                    other => {
-                        return Err(format!(
-                            "unknown placeholder `{{{other}}}` (known: `{{event_type}}`, `{{environment}}`, `{{ordering_key}}`)"
-                        ));
-                    }
-                };
-                if !literal.is_empty() {
-                    parts.push(Part::Literal(std::mem::take(&mut literal)));
-                }
-                parts.push(part);
-                rest = &rest[end + 1..];
-            } else if c == '}' {
-                return Err("a lone `}` (write `}}` for a literal brace)".into());
-            } else {
-                literal.push(c);
-                rest = &rest[c.len_utf8()..];
-            }
-        }
-        if !literal.is_empty() {
-            parts.push(Part::Literal(literal));
-        }
-        let t = Template(parts);
+        let t = Template(Placeholders::parse(t)?);
         if t.expand("", "", "").len() > MAX_ROUTING_KEY {
             return Err(format!(
                 "the routing key's fixed text is longer than {MAX_ROUTING_KEY} bytes"
@@ -78,16 +33,7 @@ impl Template {
 
     /// The key of one message.
     pub fn expand(&self, event_type: &str, environment: &str, ordering_key: &str) -> String {
-        let mut key = String::new();
-        for part in &self.0 {
-            key.push_str(match part {
-                Part::Literal(s) => s,
-                Part::Type => event_type,
-                Part::Environment => environment,
-                Part::OrderingKey => ordering_key,
-            });
-        }
-        key
+        self.0.fill(event_type, environment, ordering_key)
     }
 }
 
