@@ -277,3 +277,52 @@ async fn an_echoed_secret_is_redacted_from_the_record() {
     })
     .await;
 }
+
+/// A secret reference that does not resolve at the attempt (here the
+/// `file:` secret removed) is a recorded, retried attempt that uses up one
+/// of the schedule's attempts and warns the endpoint, naming the reference
+/// and never a value; once the secret is back, the next attempt delivers.
+#[tokio::test]
+async fn an_unresolvable_secret_is_a_recorded_retried_attempt() {
+    relay_compliance::cases::run::<HttpsPeer, _, _>(false, "unresolvable_secret", |h| async move {
+        std::fs::remove_file(&h.peer.token_file).expect("remove the secret file");
+        h.publish().await;
+        assert_eq!(h.round().await, 1);
+        let m = h.only_message().await;
+        assert_eq!(m.state, relay_core::model::MessageState::Scheduled, "{m:?}");
+        assert_eq!(m.attempts_used, 1, "{m:?}");
+        assert_eq!(m.last_error_code.as_deref(), Some("secret_unresolved"));
+        let attempts = h.attempts(&m).await;
+        assert_eq!(attempts.len(), 1);
+        let a = &attempts[0];
+        assert_eq!(a.outcome, relay_core::outcome::AttemptOutcome::Retry);
+        assert_eq!(
+            a.error_code,
+            Some(relay_core::outcome::FailureCode::SecretUnresolved)
+        );
+        assert_eq!(a.destination_ip, None);
+        let detail = a.detail.to_string();
+        let reference = format!("file:{}", h.peer.token_file.display());
+        assert!(detail.contains(&reference), "{detail}");
+        assert!(h.peer.received().await.is_empty(), "nothing was sent");
+        let warnings = h
+            .store()
+            .endpoint_warnings(&h.endpoint.id, 10)
+            .await
+            .unwrap();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert_eq!(warnings[0].kind, "secret_unresolved");
+        assert!(warnings[0].detail.contains(&reference), "{warnings:?}");
+
+        std::fs::write(&h.peer.token_file, &h.peer.token).expect("restore the secret");
+        h.advance_to_next_attempt(&m);
+        assert_eq!(h.round().await, 1);
+        let m = h.only_message().await;
+        assert_eq!(m.state, relay_core::model::MessageState::Delivered, "{m:?}");
+        assert_eq!(m.attempts_used, 2);
+        assert_eq!(h.peer.received().await.len(), 1);
+        let records = serde_json::to_string(&h.attempts(&m).await).unwrap();
+        assert!(!records.contains(&h.peer.token), "{records}");
+    })
+    .await;
+}

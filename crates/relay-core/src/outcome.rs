@@ -99,6 +99,10 @@ pub enum FailureCode {
     Transport(TransportError),
     /// A broker's or queue's refusal (no HTTP status to name it).
     Refused(Refusal),
+    /// A secret reference of the endpoint's destination did not resolve
+    /// (a tenant secret deleted, an environment variable unset, a file
+    /// unreadable, or a value the destination cannot use): nothing was sent.
+    SecretUnresolved,
 }
 
 /// How a broker, stream or queue refused a message, for every such kind.
@@ -149,6 +153,7 @@ impl fmt::Display for FailureCode {
         match self {
             FailureCode::HttpStatus(s) => write!(f, "http_{s}"),
             FailureCode::InvalidStatus => f.write_str("invalid_status"),
+            FailureCode::SecretUnresolved => f.write_str("secret_unresolved"),
             FailureCode::Refused(r) => f.write_str(r.as_str()),
             FailureCode::Transport(e) => f.write_str(e.as_str()),
         }
@@ -160,6 +165,9 @@ impl FailureCode {
     pub fn parse(s: &str) -> Option<Self> {
         if s == "invalid_status" {
             return Some(FailureCode::InvalidStatus);
+        }
+        if s == "secret_unresolved" {
+            return Some(FailureCode::SecretUnresolved);
         }
         if let Some(status) = s.strip_prefix("http_") {
             let status: u16 = status.parse().ok()?;
@@ -194,7 +202,10 @@ impl utoipa::PartialSchema for FailureCode {
             .schema_type(utoipa::openapi::schema::Type::String)
             .description(Some(
                 "Why the attempt failed: `http_<status>` for an HTTP answer, `invalid_status`, \
-                 or a transport kind (`connect`, `dns`, `timeout`, `tls`, `blocked_address`, `protocol`).",
+                 a transport kind (`connect`, `dns`, `timeout`, `tls`, `blocked_address`, `protocol`), \
+                 a destination's refusal (`auth_refused`, `unavailable`, `nack`, `unroutable`, \
+                 `message_too_large`, `unknown_target`, `rejected`), or `secret_unresolved` \
+                 (a secret reference of the destination did not resolve; nothing was sent).",
             ))
             .into()
     }

@@ -22,7 +22,7 @@ use std::time::Instant;
 use relay_core::id::IdKind;
 use relay_core::model::{Attempt, AttemptTrigger};
 use relay_core::outcome::{
-    AttemptContext, AttemptOutcome, HealthWarning, Outcome, Resolved, resolve,
+    AttemptContext, AttemptOutcome, FailureCode, HealthWarning, Outcome, Resolved, Verdict, resolve,
 };
 use relay_core::retry::RetrySchedule;
 use relay_core::sealed::MasterKey;
@@ -88,7 +88,7 @@ impl EndpointCache {
         }
     }
 
-    async fn get(&self, a: &Attempter, c: &Claimed) -> Result<Arc<Built>, String> {
+    async fn get(&self, a: &Attempter, c: &Claimed) -> Result<Arc<Built>, Unbuilt> {
         let (id, version) = (&c.endpoint.id, c.endpoint.updated_at);
         let refs: Vec<SecretRef> = c
             .endpoint
@@ -113,34 +113,41 @@ impl EndpointCache {
             tenant_id: c.tenant_id.clone(),
             environment: c.message.environment,
         };
-        let secrets = a
-            .resolver
-            .resolve(&scope, &refs)
-            .await
-            .map_err(|e| format!("cannot resolve a secret reference: {e}"))?;
         let keys = match &cached {
-            // Same endpoint version, same secrets: keep the client (and its connections).
-            Some((built, _)) if built.secrets.same(&secrets) => {
-                self.insert(id, version, now, &scope, &refs, built.clone());
-                return Ok(built.clone());
-            }
             Some((built, _)) => built.keys.clone(),
-            None => {
-                let records = a
-                    .store
-                    .endpoint_keys(id)
-                    .await
-                    .map_err(|e| format!("cannot load signing keys: {e}"))?;
-                let mut keys = Vec::with_capacity(records.len());
-                for r in records {
-                    let key = keys::open(&a.master, &r).map_err(|e| e.to_string())?;
-                    keys.push((r, key));
-                }
-                keys
+            None => load_keys(a, id).await.map_err(Unbuilt::Unavailable)?,
+        };
+        let secrets = match a.resolver.resolve(&scope, &refs).await {
+            Ok(s) => s,
+            // The store could not be read now: not the tenant's doing.
+            Err(e) if e.code == "secret_unavailable" => {
+                return Err(Unbuilt::Unavailable(format!(
+                    "cannot resolve a secret reference: {e}"
+                )));
+            }
+            Err(e) => {
+                return Err(Unbuilt::Secret {
+                    message: e.to_string(),
+                    keys,
+                });
             }
         };
-        let client = relay_destinations::build(&c.endpoint.destination, &a.shared, &secrets)
-            .map_err(|e| e.to_string())?;
+        if let Some((built, _)) = &cached
+            && built.secrets.same(&secrets)
+        {
+            // Same endpoint version, same secrets: keep the client (and its connections).
+            self.insert(id, version, now, &scope, &refs, built.clone());
+            return Ok(built.clone());
+        }
+        let client = match relay_destinations::build(&c.endpoint.destination, &a.shared, &secrets) {
+            Ok(client) => client,
+            Err(e) => {
+                return Err(Unbuilt::Secret {
+                    message: format!("{}: the value cannot be used by this destination", e.0),
+                    keys,
+                });
+            }
+        };
         let built = Arc::new(Built {
             client,
             secrets,
@@ -182,6 +189,41 @@ impl EndpointCache {
             );
         }
     }
+}
+
+/// Why an endpoint's client could not be built.
+enum Unbuilt {
+    /// Relay's own trouble (the store cannot be read now): the lease
+    /// expires and the message is tried again, no attempt used.
+    Unavailable(String),
+    /// A secret reference of the destination did not resolve, or its value
+    /// does not fit: the tenant's configuration, so a failed attempt is
+    /// recorded and retried on the schedule, and the endpoint warned.
+    /// `message` names the reference, never a value.
+    Secret {
+        message: String,
+        keys: Vec<(EndpointKeyRecord, SigningKey)>,
+    },
+}
+
+/// The endpoint's stored signing keys, opened.
+async fn load_keys(
+    a: &Attempter,
+    id: &str,
+) -> Result<Vec<(EndpointKeyRecord, SigningKey)>, String> {
+    let records = a
+        .store
+        .endpoint_keys(id)
+        .await
+        .map_err(|e| format!("cannot load signing keys: {e}"))?;
+    let mut keys = Vec::with_capacity(records.len());
+    for r in records {
+        keys.push((
+            r.clone(),
+            keys::open(&a.master, &r).map_err(|e| e.to_string())?,
+        ));
+    }
+    Ok(keys)
 }
 
 /// Ends a claimed message without an attempt at the destination.
@@ -250,16 +292,20 @@ impl Attempter {
             end_without_attempt(c, owner, MessageEvent::DeadLetter(reason), now, manual)
         };
         let built = match self.endpoints.get(self, c).await {
-            Ok(b) => b,
-            Err(e) => {
-                // Retried through the lease: a store hiccup or a secret
-                // that cannot be read now must not end the message.
+            Ok(b) => Ok(b),
+            Err(Unbuilt::Unavailable(e)) => {
+                // Retried through the lease: a store hiccup must not end
+                // the message or use up its attempts.
                 tracing::warn!(endpoint = %c.endpoint.id, error = %e, "the endpoint's client cannot be built (signing keys or secrets unavailable); the lease will expire and the message be retried");
                 return None;
             }
+            Err(Unbuilt::Secret { message, keys }) => Err((message, keys)),
         };
-        let active: Vec<SigningKey> = built
-            .keys
+        let all_keys = match &built {
+            Ok(b) => &b.keys,
+            Err((_, keys)) => keys,
+        };
+        let active: Vec<SigningKey> = all_keys
             .iter()
             .filter(|(r, _)| r.retires_at.is_none_or(|t| t > now))
             .map(|(_, k)| k.clone())
@@ -314,27 +360,55 @@ impl Attempter {
             attempt = attempt_number
         );
         let started = Instant::now();
-        self.metrics
-            .in_flight
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        // `instrument`, not `enter`, across the await: an entered guard held
-        // over an await leaks into other tasks on the worker thread and makes
-        // tracing-subscriber panic ("tried to clone a span that already closed").
-        let delivery = built
-            .client
-            .deliver(&prepared, self.config.limits)
-            .instrument(span.clone())
-            .await;
+        let delivery = match &built {
+            Ok(built) => {
+                self.metrics
+                    .in_flight
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                // `instrument`, not `enter`, across the await: an entered guard held
+                // over an await leaks into other tasks on the worker thread and makes
+                // tracing-subscriber panic ("tried to clone a span that already closed").
+                let delivery = built
+                    .client
+                    .deliver(&prepared, self.config.limits)
+                    .instrument(span.clone())
+                    .await;
+                self.metrics
+                    .in_flight
+                    .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+                Some(delivery)
+            }
+            Err(_) => None,
+        };
         // No await below: entering is safe from here on.
         let _entered = span.enter();
-        self.metrics
-            .in_flight
-            .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
         let elapsed = started.elapsed();
         self.metrics.attempt_duration.observe(elapsed.as_secs_f64());
         let finished = self.clock.now();
 
         // 3. classify
+        let (verdict, recorded) = match (&delivery, &built) {
+            (Some(d), _) => (d.classify(finished), d.record()),
+            // Nothing was sent: the attempt is recorded as a retried
+            // failure, so the schedule, the endpoint's health and the
+            // tenant's view all see it (before, the lease expired again
+            // and again without using an attempt).
+            (None, built) => {
+                let message = built.as_ref().err().map_or("", |(m, _)| m.as_str());
+                tracing::warn!(error = %message, "a secret reference of the endpoint did not resolve; nothing was sent");
+                (
+                    Verdict::Retry {
+                        code: FailureCode::SecretUnresolved,
+                        not_before: None,
+                    },
+                    relay_destinations::Record {
+                        destination: None,
+                        error: None,
+                        detail: serde_json::json!({ "secret": message }),
+                    },
+                )
+            }
+        };
         // The endpoint's override as it was accepted (checked against the
         // bounds when it was set), never swapped for another schedule here.
         let schedule = RetrySchedule::stored(c.endpoint.retry_schedule_seconds.as_deref());
@@ -345,8 +419,7 @@ impl Attempter {
             deferrals_used: u32::try_from(c.message.deferrals_used).unwrap_or(u32::MAX),
             now: finished,
         };
-        let resolved = resolve(delivery.classify(finished), &ctx);
-        let recorded = delivery.record();
+        let resolved = resolve(verdict, &ctx);
         let record = self.record(c, trigger, now, elapsed, &prepared, &recorded, &resolved);
         let mut warning = recorded.error.as_ref().and_then(|(kind, text)| {
             (*kind == ErrorKind::BlockedAddress).then(|| EndpointWarning {
@@ -356,6 +429,14 @@ impl Attempter {
                 at: finished,
             })
         });
+        if let Err((message, _)) = &built {
+            warning = Some(EndpointWarning {
+                endpoint_id: c.endpoint.id.clone(),
+                kind: FailureCode::SecretUnresolved.to_string(),
+                detail: message.clone(),
+                at: finished,
+            });
+        }
 
         // 4. complete
         let outcome = match resolved {

@@ -127,6 +127,7 @@ fn codes_and_outcomes_are_stable_strings_that_read_back() {
         FailureCode::HttpStatus(503),
         FailureCode::HttpStatus(599),
         FailureCode::InvalidStatus,
+        FailureCode::SecretUnresolved,
     ];
     codes.extend(TransportError::ALL.map(FailureCode::Transport));
     codes.extend(Refusal::ALL.map(FailureCode::Refused));
