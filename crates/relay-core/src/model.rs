@@ -15,7 +15,12 @@ use crate::secret::SecretRef;
 use crate::time::Timestamp;
 
 mod mqtt;
+mod object_storage;
 pub use mqtt::{MqttDestination, MqttVersion};
+pub use object_storage::{
+    S3_MAX_BYTES, S3_MAX_EVENTS, S3_MAX_WAIT_SECONDS, S3Addressing, S3Batch, S3Compression,
+    S3Destination,
+};
 
 /// Each tenant has two separate worlds of data: `live` and `test`.
 /// An API key belongs to exactly one of them.
@@ -291,6 +296,8 @@ pub enum Destination {
     #[serde(rename = "rabbitmq")]
     RabbitMq(RabbitMqDestination),
     Mqtt(MqttDestination),
+    #[serde(rename = "s3")]
+    S3(S3Destination),
 }
 
 impl utoipa::PartialSchema for Destination {
@@ -434,6 +441,10 @@ impl utoipa::PartialSchema for Destination {
                 "additionalProperties": false
             }]
         });
+        let mut schema = schema;
+        if let Some(kinds) = schema["oneOf"].as_array_mut() {
+            kinds.push(object_storage::schema());
+        }
         serde_json::from_value(schema).expect("the Destination schema is a valid schema")
     }
 }
@@ -448,6 +459,7 @@ impl Destination {
             Destination::NatsJetstream(_) => "nats_jetstream",
             Destination::RabbitMq(_) => "rabbitmq",
             Destination::Mqtt(_) => "mqtt",
+            Destination::S3(_) => "s3",
         }
     }
 
@@ -483,13 +495,14 @@ impl Destination {
                 .iter()
                 .map(|p| ("/destination/password", p))
                 .collect(),
+            Destination::S3(s) => s.secret_refs(),
         }
     }
 
-    /// How its messages carry the CloudEvent (HTTPS: always structured).
+    /// How its messages carry the CloudEvent (HTTPS and object storage: always structured).
     pub const fn content_mode(&self) -> ContentMode {
         match self {
-            Destination::Https(_) => ContentMode::Structured,
+            Destination::Https(_) | Destination::S3(_) => ContentMode::Structured,
             Destination::NatsJetstream(c) => c.content_mode,
             Destination::RedisStream(c) => c.content_mode,
             Destination::RabbitMq(c) => c.content_mode,
@@ -498,10 +511,10 @@ impl Destination {
     }
 
     /// The same destination in content mode `mode`, or `None` when the
-    /// kind has no such mode (HTTPS is structured only).
+    /// kind has no such mode (HTTPS and object storage are structured only).
     pub fn with_content_mode(mut self, mode: ContentMode) -> Option<Destination> {
         match &mut self {
-            Destination::Https(_) => {
+            Destination::Https(_) | Destination::S3(_) => {
                 if mode != ContentMode::Structured {
                     return None;
                 }

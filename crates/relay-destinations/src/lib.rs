@@ -1,6 +1,6 @@
 //! Relay's destinations: where a message goes and what the answer means.
 //!
-//! One folder per kind (`https/`, `redis_stream/`, `nats_jetstream/`, `rabbitmq/`, `mqtt/`), each with the same parts, the
+//! One folder per kind (`https/`, `redis_stream/`, `nats_jetstream/`, `rabbitmq/`, `mqtt/`, `s3/`), each with the same parts, the
 //! [`Kind`] trait:
 //!
 //! | Part | What it is |
@@ -54,6 +54,7 @@ pub mod nats_jetstream;
 mod prepare;
 pub mod rabbitmq;
 pub mod redis_stream;
+pub mod s3;
 mod template;
 
 use std::future::Future;
@@ -159,6 +160,7 @@ pub async fn validate(destination: &Destination, guard: &Guard) -> Result<(), In
         Destination::NatsJetstream(c) => nats_jetstream::NatsJetstream::validate(c, guard).await,
         Destination::RabbitMq(c) => rabbitmq::RabbitMq::validate(c, guard).await,
         Destination::Mqtt(c) => mqtt::Mqtt::validate(c, guard).await,
+        Destination::S3(c) => s3::S3::validate(c, guard).await,
     }
 }
 
@@ -182,6 +184,7 @@ pub fn build(
             Client::RabbitMq(rabbitmq::RabbitMq::build(c, shared, secrets)?)
         }
         Destination::Mqtt(c) => Client::Mqtt(mqtt::Mqtt::build(c, shared, secrets)?),
+        Destination::S3(c) => Client::S3(s3::S3::build(c, shared, secrets)?),
     })
 }
 
@@ -193,6 +196,7 @@ pub enum Client {
     NatsJetstream(<nats_jetstream::NatsJetstream as Kind>::Client),
     RabbitMq(<rabbitmq::RabbitMq as Kind>::Client),
     Mqtt(<mqtt::Mqtt as Kind>::Client),
+    S3(<s3::S3 as Kind>::Client),
 }
 
 /// The result of one attempt, of its kind.
@@ -202,6 +206,7 @@ pub enum Delivery {
     NatsJetstream(<nats_jetstream::NatsJetstream as Kind>::Result),
     RabbitMq(<rabbitmq::RabbitMq as Kind>::Result),
     Mqtt(<mqtt::Mqtt as Kind>::Result),
+    S3(<s3::S3 as Kind>::Result),
 }
 
 impl Client {
@@ -219,6 +224,7 @@ impl Client {
                 Delivery::RabbitMq(rabbitmq::RabbitMq::deliver(c, message, limits).await)
             }
             Client::Mqtt(c) => Delivery::Mqtt(mqtt::Mqtt::deliver(c, message, limits).await),
+            Client::S3(c) => Delivery::S3(s3::S3::deliver(c, message, limits).await),
         }
     }
 }
@@ -232,6 +238,7 @@ impl Delivery {
             Delivery::NatsJetstream(r) => nats_jetstream::NatsJetstream::classify(r, now),
             Delivery::RabbitMq(r) => rabbitmq::RabbitMq::classify(r, now),
             Delivery::Mqtt(r) => mqtt::Mqtt::classify(r, now),
+            Delivery::S3(r) => s3::S3::classify(r, now),
         }
     }
 
@@ -243,6 +250,7 @@ impl Delivery {
             Delivery::NatsJetstream(r) => nats_jetstream::NatsJetstream::record(r),
             Delivery::RabbitMq(r) => rabbitmq::RabbitMq::record(r),
             Delivery::Mqtt(r) => mqtt::Mqtt::record(r),
+            Delivery::S3(r) => s3::S3::record(r),
         }
     }
 }

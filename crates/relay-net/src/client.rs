@@ -213,11 +213,7 @@ impl HttpsClient {
         self.post(&url, headers, body, limits).await
     }
 
-    /// POSTs `body` to `url` with `headers`.
-    ///
-    /// `Host`, `Content-Length` and `Transfer-Encoding` are set by the
-    /// client; values for them in `headers` are ignored. A `User-Agent` is
-    /// added when `headers` has none.
+    /// POSTs `body` to `url` with `headers` ([`HttpsClient::send`]).
     pub async fn post(
         &self,
         url: &CheckedUrl,
@@ -225,9 +221,27 @@ impl HttpsClient {
         body: Bytes,
         limits: Limits,
     ) -> Result<Response, GuardError> {
+        self.send(Method::POST, url, headers, body, limits).await
+    }
+
+    /// Sends `body` to `url` with `method` and `headers` (object storage
+    /// `PUT`s through this).
+    ///
+    /// `Host`, `Content-Length` and `Transfer-Encoding` are set by the
+    /// client; values for them in `headers` are ignored. A `User-Agent` is
+    /// added when `headers` has none. The URL is parsed by the caller
+    /// ([`Guard::parse_url`]); every connection is checked by the guard.
+    pub async fn send(
+        &self,
+        method: Method,
+        url: &CheckedUrl,
+        headers: Vec<(HeaderName, HeaderValue)>,
+        body: Bytes,
+        limits: Limits,
+    ) -> Result<Response, GuardError> {
         let start = Instant::now();
         let deadline = start + limits.total_timeout;
-        let request = build_request(url, headers, body)?;
+        let request = build_request(method, url, headers, body)?;
         let mut remote = None;
         let result = timeout_at(
             deadline,
@@ -427,6 +441,7 @@ impl HttpsClient {
 }
 
 fn build_request(
+    method: Method,
     url: &CheckedUrl,
     headers: Vec<(HeaderName, HeaderValue)>,
     body: Bytes,
@@ -435,7 +450,7 @@ fn build_request(
     let host = HeaderValue::from_str(&url.host_header())
         .map_err(|e| invalid(format!("host header: {e}")))?;
     let mut request = Request::builder()
-        .method(Method::POST)
+        .method(method)
         .version(Version::HTTP_11)
         .uri(url.path_and_query())
         .body(Full::new(body.clone()))

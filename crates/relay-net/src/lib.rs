@@ -45,4 +45,4 @@ pub use resolve::{Resolve, ResolveFuture, StaticResolver, SystemResolver};
 pub use target::{CheckedUrl, ErrorKind, TargetHost, UrlRejection};
 
 /// Re-exported so callers name the same `http` types as the client.
-pub use http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
+pub use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};

@@ -373,6 +373,7 @@ fn destination_url(e: &Endpoint) -> String {
             let scheme = if m.tls { "mqtts" } else { "mqtt" };
             format!("{scheme}://{}:{}/{}", m.host, m.port, m.topic)
         }
+        Destination::S3(s) => format!("s3://{}/{}", s.bucket, s.prefix),
     }
 }
 

@@ -193,7 +193,7 @@ impl Kind for Https {
 }
 
 /// `body` with every occurrence of `secret` replaced by `[redacted]`.
-fn redact(body: &bytes::Bytes, secret: &[u8]) -> bytes::Bytes {
+pub(crate) fn redact(body: &bytes::Bytes, secret: &[u8]) -> bytes::Bytes {
     if secret.is_empty() || !body.windows(secret.len()).any(|w| w == secret) {
         return body.clone();
     }
