@@ -25,6 +25,8 @@ pub enum IdKind {
     InboundSource,
     Receipt,
     LedgerEntry,
+    /// An object storage endpoint's batch (one object).
+    Batch,
 }
 
 impl IdKind {
@@ -44,6 +46,7 @@ impl IdKind {
             IdKind::InboundSource => "ins",
             IdKind::Receipt => "rcp",
             IdKind::LedgerEntry => "led",
+            IdKind::Batch => "bat",
         }
     }
 }

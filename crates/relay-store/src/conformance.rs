@@ -59,6 +59,8 @@ mod inbound_ledger;
 pub use inbound_ledger::*;
 mod secrets;
 pub use secrets::*;
+mod batches;
+pub use batches::*;
 
 use crate::{
     Completion, ConsumerPatch, EndpointKeyRecord, EndpointLimits, EndpointWarning, MessageFilter,

@@ -58,6 +58,7 @@ pub mod live_claim;
 pub mod manual;
 pub mod messages;
 pub mod migrate;
+pub mod object_batches;
 pub mod operational;
 pub mod portal;
 pub mod postgres;
@@ -80,7 +81,8 @@ pub mod window;
 pub use backend::{Backend, Transactions, TransactionsExt, Writes};
 pub use exec::{Commit, Exec, Tx};
 pub use roles::{
-    Catalog, Dispatch, InboundStore, Operator, PortalStore, SecretStore, Store, Traffic, Upkeep,
+    Catalog, Dispatch, InboundStore, ObjectBatches, Operator, PortalStore, SecretStore, Store,
+    Traffic, Upkeep,
 };
 
 use std::sync::Arc;

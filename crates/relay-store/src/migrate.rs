@@ -29,6 +29,7 @@ const ENDPOINT_VERSIONS: &str = include_str!("../migrations/0014_endpoint_versio
 const PORTAL: &str = include_str!("../migrations/0012_portal.sql");
 const INBOUND: &str = include_str!("../migrations/0011_inbound.sql");
 const TENANT_SECRETS: &str = include_str!("../migrations/0013_tenant_secrets.sql");
+const OBJECT_BATCHES: &str = include_str!("../migrations/0015_object_batches.sql");
 
 /// All migrations, oldest first. Never edit one that has shipped; add another.
 pub const MIGRATIONS: &[Migration] = &[
@@ -115,6 +116,12 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "endpoint_versions",
         postgres: ENDPOINT_VERSIONS,
         sqlite: ENDPOINT_VERSIONS,
+    },
+    Migration {
+        version: 15,
+        name: "object_batches",
+        postgres: OBJECT_BATCHES,
+        sqlite: OBJECT_BATCHES,
     },
 ];
 

@@ -29,6 +29,8 @@ macro_rules! conformance {
 }
 
 conformance!(
+    object_batches_are_recorded_while_their_leases_hold_and_leased_again_whole,
+    held_members_are_not_leased_with_their_batch,
     migrations_are_idempotent,
     composed_operations_commit_or_roll_back_together,
     settings_keep_the_first_value,

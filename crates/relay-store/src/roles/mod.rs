@@ -13,11 +13,13 @@
 //! - [`PortalStore`]: the embeddable portal's tokens and the tenant's brand.
 //! - [`InboundStore`]: inbound provider webhooks' sources, receipts and ledger.
 //! - [`SecretStore`]: tenant secrets, sealed under the master key.
+//! - [`ObjectBatches`]: object storage endpoints' batches.
 //! - [`Transactions`](crate::Transactions): operations composed by the
 //!   caller in one transaction.
 //!
 //! [`Store`] is all of them, for wiring (`Arc<dyn Store>`).
 
+mod batches;
 mod catalog;
 mod dispatch;
 mod inbound;
@@ -27,6 +29,7 @@ mod secrets;
 mod traffic;
 mod upkeep;
 
+pub use batches::ObjectBatches;
 pub use catalog::Catalog;
 pub use dispatch::Dispatch;
 pub use inbound::InboundStore;
@@ -46,6 +49,7 @@ pub trait Store:
     + PortalStore
     + InboundStore
     + SecretStore
+    + ObjectBatches
     + crate::Transactions
     + 'static
 {
@@ -60,6 +64,7 @@ impl<S> Store for S where
         + PortalStore
         + InboundStore
         + SecretStore
+        + ObjectBatches
         + crate::Transactions
         + 'static
 {
