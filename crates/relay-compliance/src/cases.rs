@@ -384,7 +384,7 @@ pub async fn stopped_mid_burst_loses_nothing<P: Peer>(h: Harness<P>) {
 
 /// The CloudEvents 1.0.2 JSON Schema accepts `event`, and it is version 1.0
 /// of the event this harness publishes.
-fn assert_valid_cloudevent(event: &serde_json::Value) {
+pub fn assert_valid_cloudevent(event: &serde_json::Value) {
     let schema: serde_json::Value = serde_json::from_str(include_str!(
         "../../../testdata/cloudevents-v1.0.2.schema.json"
     ))

@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use relay_core::id::IdKind;
-use relay_core::model::{Attempt, AttemptTrigger};
+use relay_core::model::{Attempt, AttemptTrigger, Destination};
 use relay_core::outcome::{
     AttemptContext, AttemptOutcome, FailureCode, HealthWarning, Outcome, Resolved, Verdict, resolve,
 };
@@ -30,7 +30,7 @@ use relay_core::secret::{SecretRef, Secrets};
 use relay_core::signature::SigningKey;
 use relay_core::time::Timestamp;
 use relay_core::transition::{DeadLetterReason, MessageEvent, apply};
-use relay_destinations::{Client, Prepared, Shared};
+use relay_destinations::{Client, Shared};
 use relay_net::ErrorKind;
 use relay_store::{
     Claimed, Completion, EndpointKeyRecord, EndpointWarning, Scope, Store, keys, new_id,
@@ -42,10 +42,25 @@ use crate::EngineConfig;
 /// What one endpoint's attempts reuse: its built client, the resolved
 /// secrets it was built with, and its stored keys with their opened signing
 /// keys.
-struct Built {
-    client: Client,
+pub(crate) struct Built {
+    pub(crate) client: Client,
     secrets: Secrets,
     keys: Vec<(EndpointKeyRecord, SigningKey)>,
+}
+
+impl Built {
+    /// The signing keys that sign at `now` (not retired).
+    pub(crate) fn active_keys(&self, now: Timestamp) -> Vec<SigningKey> {
+        active_keys(&self.keys, now)
+    }
+}
+
+/// Of `keys`, those that sign at `now` (not retired).
+fn active_keys(keys: &[(EndpointKeyRecord, SigningKey)], now: Timestamp) -> Vec<SigningKey> {
+    keys.iter()
+        .filter(|(r, _)| r.retires_at.is_none_or(|t| t > now))
+        .map(|(_, k)| k.clone())
+        .collect()
 }
 
 /// One endpoint's cache entry: what was built for which version of the
@@ -88,7 +103,7 @@ impl EndpointCache {
         }
     }
 
-    async fn get(&self, a: &Attempter, c: &Claimed) -> Result<Arc<Built>, Unbuilt> {
+    pub(crate) async fn get(&self, a: &Attempter, c: &Claimed) -> Result<Arc<Built>, Unbuilt> {
         let (id, version) = (&c.endpoint.id, c.endpoint.updated_at);
         let refs: Vec<SecretRef> = c
             .endpoint
@@ -192,7 +207,7 @@ impl EndpointCache {
 }
 
 /// Why an endpoint's client could not be built.
-enum Unbuilt {
+pub(crate) enum Unbuilt {
     /// Relay's own trouble (the store cannot be read now): the lease
     /// expires and the message is tried again, no attempt used.
     Unavailable(String),
@@ -204,6 +219,14 @@ enum Unbuilt {
         message: String,
         keys: Vec<(EndpointKeyRecord, SigningKey)>,
     },
+}
+
+impl std::fmt::Display for Unbuilt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unbuilt::Unavailable(m) | Unbuilt::Secret { message: m, .. } => f.write_str(m),
+        }
+    }
 }
 
 /// The endpoint's stored signing keys, opened.
@@ -257,6 +280,24 @@ fn end_without_attempt(
     })
 }
 
+/// What is known of one attempt at a message once it was made, for
+/// [`Attempter::conclude`].
+#[derive(Clone, Copy)]
+pub(crate) struct Facts<'a> {
+    pub c: &'a Claimed,
+    pub trigger: AttemptTrigger,
+    pub started_at: Timestamp,
+    pub elapsed: std::time::Duration,
+    pub finished: Timestamp,
+    /// Of the bytes sent (an object storage batch: its object).
+    pub body_sha256: &'a str,
+    pub signature: &'a str,
+    /// Whose jitter the retry schedule uses: the message's id; for the
+    /// members of an object storage batch, the batch's id, so they stay
+    /// due together.
+    pub jitter_key: &'a str,
+}
+
 /// Everything one attempt needs, shared by all attempts.
 pub struct Attempter {
     pub store: Arc<dyn Store>,
@@ -271,13 +312,17 @@ pub struct Attempter {
     /// Resolves endpoints' secret references (`config.secrets` is its policy).
     pub resolver: crate::secrets::Resolver,
     pub metrics: Arc<crate::metrics::Metrics>,
+    /// Object storage endpoints' open batches (`crate::batches`).
+    pub batches: crate::batches::Batches,
 }
 
 impl Attempter {
-    /// Makes one attempt at `c` and returns what to store. `None` only when
+    /// Makes one attempt at `c` and returns what to store. `None` when
     /// the message's state makes no transition legal (never for a fresh
     /// lease), or the endpoint's keys cannot be loaded (the lease expires and
-    /// the message is tried again).
+    /// the message is tried again), or the message joined its object
+    /// storage endpoint's open batch, which completes it when it is written
+    /// (`crate::batches`).
     pub async fn attempt(&self, c: &Claimed, trigger: AttemptTrigger) -> Option<Completion> {
         let owner = self.config.owner.as_str();
         let manual = trigger == AttemptTrigger::Manual;
@@ -305,12 +350,22 @@ impl Attempter {
             Ok(b) => &b.keys,
             Err((_, keys)) => keys,
         };
-        let active: Vec<SigningKey> = all_keys
-            .iter()
-            .filter(|(r, _)| r.retires_at.is_none_or(|t| t > now))
-            .map(|(_, k)| k.clone())
-            .collect();
+        let active = active_keys(all_keys, now);
         let attempt_number = c.message.attempts_used + c.message.deferrals_used + 1;
+        // Object storage: a message in a stored batch is written with it
+        // again (`crate::batches`). (A secret that does not resolve is
+        // recorded below as for any kind: nothing is written.)
+        let object_storage = matches!(c.endpoint.destination, Destination::S3(_)) && built.is_ok();
+        if object_storage {
+            match self.batch_of(c).await {
+                Ok(Some(batch)) => return self.rewrite_batch(c, trigger, &batch).await,
+                Ok(None) => {}
+                Err(e) => {
+                    tracing::warn!(message = %c.message.id, error = %e, "the message's batch cannot be read; the lease will expire and the message be retried");
+                    return None;
+                }
+            }
+        }
 
         // 1. prepare
         let payload = match self
@@ -348,6 +403,11 @@ impl Attempter {
                 return dead_letter(reason);
             }
         };
+
+        if object_storage {
+            // Written with its batch, which completes it (or, manual, now).
+            return self.join_batch(c, trigger, prepared.body).await;
+        }
 
         // 2. deliver
         let span = tracing::info_span!(
@@ -409,18 +469,52 @@ impl Attempter {
                 )
             }
         };
+        let facts = Facts {
+            c,
+            trigger,
+            started_at: now,
+            elapsed,
+            finished,
+            body_sha256: &prepared.body_sha256,
+            signature: &prepared.webhook_signature,
+            jitter_key: &c.message.id,
+        };
+        let unresolved = built.as_ref().err().map(|(message, _)| message.as_str());
+        self.conclude(&facts, verdict, &recorded, unresolved)
+    }
+
+    /// Steps 3 and 4 of one attempt at `facts.c` whose result `verdict`
+    /// and record `recorded` are known: the schedule and deferrals, the
+    /// state transition, the attempt record, the completion to store.
+    /// `unresolved`: nothing was sent because a secret reference did not
+    /// resolve (the endpoint is warned).
+    pub(crate) fn conclude(
+        &self,
+        facts: &Facts<'_>,
+        verdict: Verdict,
+        recorded: &relay_destinations::Record,
+        unresolved: Option<&str>,
+    ) -> Option<Completion> {
+        let Facts {
+            c,
+            trigger,
+            finished,
+            ..
+        } = *facts;
+        let owner = self.config.owner.as_str();
+        let manual = trigger == AttemptTrigger::Manual;
         // The endpoint's override as it was accepted (checked against the
         // bounds when it was set), never swapped for another schedule here.
         let schedule = RetrySchedule::stored(c.endpoint.retry_schedule_seconds.as_deref());
         let ctx = AttemptContext {
             schedule: &schedule,
-            message_id: &c.message.id,
+            message_id: facts.jitter_key,
             attempts_used: u32::try_from(c.message.attempts_used).unwrap_or(u32::MAX),
             deferrals_used: u32::try_from(c.message.deferrals_used).unwrap_or(u32::MAX),
             now: finished,
         };
         let resolved = resolve(verdict, &ctx);
-        let record = self.record(c, trigger, now, elapsed, &prepared, &recorded, &resolved);
+        let record = self.record(facts, recorded, &resolved);
         let mut warning = recorded.error.as_ref().and_then(|(kind, text)| {
             (*kind == ErrorKind::BlockedAddress).then(|| EndpointWarning {
                 endpoint_id: c.endpoint.id.clone(),
@@ -429,11 +523,11 @@ impl Attempter {
                 at: finished,
             })
         });
-        if let Err((message, _)) = &built {
+        if let Some(message) = unresolved {
             warning = Some(EndpointWarning {
                 endpoint_id: c.endpoint.id.clone(),
                 kind: FailureCode::SecretUnresolved.to_string(),
-                detail: message.clone(),
+                detail: message.to_string(),
                 at: finished,
             });
         }
@@ -535,17 +629,13 @@ impl Attempter {
     }
 
     /// The attempt record, the same fields for every kind.
-    #[allow(clippy::too_many_arguments)]
     fn record(
         &self,
-        c: &Claimed,
-        trigger: AttemptTrigger,
-        started_at: Timestamp,
-        elapsed: std::time::Duration,
-        prepared: &Prepared,
+        facts: &Facts<'_>,
         recorded: &relay_destinations::Record,
         resolved: &Resolved,
     ) -> Attempt {
+        let c = facts.c;
         let (outcome, error_code) = match resolved {
             Resolved::Complete(o) => (AttemptOutcome::from(o), o.error_code()),
             Resolved::DeadLetter(_) => (AttemptOutcome::DeadLettered, None),
@@ -553,19 +643,19 @@ impl Attempter {
         let detail = recorded.detail.clone();
         let (status_code, response_body) = relay_core::model::https_fields(&detail);
         Attempt {
-            id: new_id(IdKind::Attempt, started_at),
+            id: new_id(IdKind::Attempt, facts.started_at),
             message_id: c.message.id.clone(),
             endpoint_id: c.endpoint.id.clone(),
             number: 0,
-            trigger,
-            started_at,
-            duration_ms: elapsed.as_millis() as i64,
+            trigger: facts.trigger,
+            started_at: facts.started_at,
+            duration_ms: facts.elapsed.as_millis() as i64,
             destination_ip: recorded.destination.map(|a| a.ip().to_string()),
             status_code,
             error_kind: recorded.error.as_ref().map(|(k, _)| k.as_str().to_string()),
             error_code,
-            body_sha256: prepared.body_sha256.clone(),
-            signature: prepared.webhook_signature.clone(),
+            body_sha256: facts.body_sha256.to_string(),
+            signature: facts.signature.to_string(),
             response_body,
             outcome,
             detail,

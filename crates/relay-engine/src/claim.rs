@@ -227,7 +227,21 @@ impl Dispatcher {
         if !completions.is_empty() {
             self.complete(&completions).await?;
         }
+        self.write_due_batches().await;
         Ok(n)
+    }
+
+    /// Writes the object storage batches due now (`crate::batches`); gives
+    /// back those of endpoints stopped meanwhile.
+    pub(crate) async fn write_due_batches(&self) {
+        let now = self.attempter.clock.now();
+        let back = self
+            .attempter
+            .write_due_batches(now, |e| self.is_stopped(e))
+            .await;
+        if !back.is_empty() {
+            self.give_back(&back).await;
+        }
     }
 
     pub(crate) async fn run(
@@ -277,6 +291,15 @@ impl Dispatcher {
                 if let Err(e) = self.rescue().await {
                     tracing::error!(error = %e, "lease rescue failed");
                 }
+            }
+            if self
+                .attempter
+                .batches
+                .next_deadline()
+                .is_some_and(|d| d <= self.attempter.clock.now())
+            {
+                let me = self.clone();
+                tasks.spawn(async move { me.write_due_batches().await });
             }
             self.start_ahead(&mut tasks, &tx).await;
             let free = permits.available_permits().min(cfg.claim_batch as usize) as u32;
@@ -355,6 +378,13 @@ impl Dispatcher {
                 wait.min(AHEAD_SWEEP)
             } else {
                 wait
+            };
+            // An object storage batch closes by time.
+            let wait = match self.attempter.batches.next_deadline() {
+                Some(d) => wait.min(Duration::from_millis(
+                    (d.millis() - now.millis()).max(1) as u64
+                )),
+                None => wait,
             };
             // Recovery due but out of tokens: back when some have come in.
             let wait = if behind_full_lanes && rate_limited {

@@ -217,6 +217,25 @@ impl Lanes {
 
     /// Frees the slot an attempt held and tells the breaker how it went.
     pub fn done(&self, endpoint_id: &str, signal: Signal, now: Timestamp) {
+        self.done_without_slot(endpoint_id, signal, now);
+        let mut was_full = false;
+        if let Ok(mut m) = self.lanes.lock()
+            && let Some(lane) = m.get_mut(endpoint_id)
+        {
+            was_full = lane.0 >= lane.1;
+            lane.0 = lane.0.saturating_sub(1);
+            if lane.0 == 0 {
+                m.remove(endpoint_id);
+            }
+        }
+        if was_full {
+            self.freed.notify_one();
+        }
+    }
+
+    /// Tells the endpoint's breaker how an attempt that held no lane slot
+    /// went (an object storage batch closed by time).
+    pub fn done_without_slot(&self, endpoint_id: &str, signal: Signal, now: Timestamp) {
         if let Ok(mut c) = self.circuits.lock() {
             let before = c.get(endpoint_id).copied().unwrap_or_default();
             let after = before.record(signal, now, self.breaker);
@@ -232,19 +251,6 @@ impl Lanes {
             } else {
                 c.insert(endpoint_id.to_string(), after);
             }
-        }
-        let mut was_full = false;
-        if let Ok(mut m) = self.lanes.lock()
-            && let Some(lane) = m.get_mut(endpoint_id)
-        {
-            was_full = lane.0 >= lane.1;
-            lane.0 = lane.0.saturating_sub(1);
-            if lane.0 == 0 {
-                m.remove(endpoint_id);
-            }
-        }
-        if was_full {
-            self.freed.notify_one();
         }
     }
 

@@ -31,6 +31,7 @@
 
 mod ahead;
 pub mod attempt;
+pub mod batches;
 mod claim;
 mod completer;
 pub mod inbound;
@@ -189,6 +190,7 @@ impl Dispatcher {
         let (config_breaker, config_max_in_flight) = (config.breaker, config.max_in_flight);
         let resolver = secrets::Resolver::new(config.secrets.clone())
             .with_tenant_secrets(store.clone(), master.clone());
+        let lanes = Arc::new(lanes::Lanes::new(config_breaker));
         Arc::new(Dispatcher {
             attempter: Arc::new(Attempter {
                 store,
@@ -200,8 +202,9 @@ impl Dispatcher {
                 endpoints: attempt::EndpointCache::default(),
                 shapes: shapes::ShapeCache::default(),
                 metrics: Arc::new(Metrics::default()),
+                batches: batches::Batches::new(lanes.clone()),
             }),
-            lanes: Arc::new(lanes::Lanes::new(config_breaker)),
+            lanes,
             recovery_in_flight: Default::default(),
             recovery_cursor: Default::default(),
             recovery_freed: Notify::new(),

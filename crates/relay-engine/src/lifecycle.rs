@@ -41,6 +41,11 @@ impl Dispatcher {
             return;
         }
         self.stop(endpoint_id);
+        // An object storage endpoint's open batch: nothing of it was written.
+        let open = self.attempter.batches.take_endpoint(endpoint_id);
+        if !open.is_empty() {
+            self.give_back(&open).await;
+        }
         let queued: Vec<crate::Ahead> = match self.ahead.lock() {
             Ok(mut s) => {
                 let q = s.queues.remove(endpoint_id).unwrap_or_default();
