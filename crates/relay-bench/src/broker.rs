@@ -62,7 +62,7 @@ pub(crate) trait Broker {
 
 /// The messages the raw side publishes: prepared as Relay prepares them
 /// (structured mode, one Ed25519 signature), ids `raw-<i>`.
-fn raw_messages(events: u64, data: &str) -> anyhow::Result<Vec<Prepared>> {
+pub(crate) fn raw_messages(events: u64, data: &str) -> anyhow::Result<Vec<Prepared>> {
     let key = SigningKey::generate(SignatureScheme::V1a, random_bytes::<32>());
     let now = Timestamp::from_millis(i64::try_from(
         std::time::SystemTime::now()

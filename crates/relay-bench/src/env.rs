@@ -32,6 +32,27 @@ impl Env {
         endpoints: &[EndpointSpec],
         ports: &[u16],
     ) -> anyhow::Result<Env> {
+        Env::start_opts(args, relay, endpoints, ports, &[]).await
+    }
+
+    /// As [`Env::start_with`] with no endpoints, Relay's guard also
+    /// trusting the CAs `cas` (an S3 server's).
+    pub(crate) async fn start_trusting(
+        args: &BenchArgs,
+        relay: Host,
+        ports: &[u16],
+        cas: &[std::path::PathBuf],
+    ) -> anyhow::Result<Env> {
+        Env::start_opts(args, relay, &[], ports, cas).await
+    }
+
+    async fn start_opts(
+        args: &BenchArgs,
+        relay: Host,
+        endpoints: &[EndpointSpec],
+        ports: &[u16],
+        cas: &[std::path::PathBuf],
+    ) -> anyhow::Result<Env> {
         let dir = tempfile::Builder::new().prefix("relay-bench-").tempdir()?;
         let ca = Arc::new(TestCa::generate());
         let ca_pem = ca.write_ca_pem(dir.path())?;
@@ -78,7 +99,12 @@ impl Env {
         );
         outbound.insert(
             "extra_ca_certs".into(),
-            toml::Value::Array(vec![ca_pem.display().to_string().into()]),
+            toml::Value::Array(
+                std::iter::once(&ca_pem)
+                    .chain(cas)
+                    .map(|p| p.display().to_string().into())
+                    .collect(),
+            ),
         );
         toml.insert("outbound".into(), outbound.into());
         let mut limits = toml::Table::new();

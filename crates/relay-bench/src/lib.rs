@@ -23,7 +23,8 @@
 //! ceiling; one module per workload (`throughput` also holds `fanout` and
 //! `latency`; `backlog`, `isolation`, `fairness`, `receipts`); `broker` the
 //! broker workload and the `Broker` trait, with one module per broker
-//! (`nats`, `redis`, `rabbitmq`, `mqtt`); `suite` runs `targets`,
+//! (`nats`, `redis`, `rabbitmq`, `mqtt`); `s3` object storage against a
+//! moto server of its own; `suite` runs `targets`,
 //! judged by `targets`; `http` the API client; `measure` CPU, RSS,
 //! percentiles.
 
@@ -41,6 +42,7 @@ mod publish;
 mod rabbitmq;
 mod receipts;
 mod redis;
+mod s3;
 mod suite;
 mod targets;
 mod throughput;
@@ -147,6 +149,12 @@ pub enum Workload {
     /// MQTT: as `nats`, to an `mqtt` endpoint (MQTT 5, QoS 1; the
     /// `PUBACK` of each publish's packet identifier is the acknowledgement).
     Mqtt,
+    /// S3-compatible object storage: E events delivered to one `s3`
+    /// endpoint with the default batch (500 events an object) into a
+    /// private moto server (`--moto-server`), beside the kind's client
+    /// alone writing as many objects of the same size: events/s and
+    /// objects/s of each, and their ratio.
+    S3,
     /// Every target of the bench, measured in one command: `backlog`,
     /// `latency`, `isolation` and `throughput` on SQLite (and `throughput`
     /// on PostgreSQL with `--database-url`), each judged met or not.
@@ -231,6 +239,10 @@ pub struct BenchArgs {
     /// publishing allowed).
     #[arg(long, default_value_t = 1883)]
     mqtt_port: u16,
+    /// The moto server program (`s3`; PyPI `moto[server]`), started on a
+    /// free port on 127.0.0.1 for the run.
+    #[arg(long, default_value = ".test-env/venv/bin/moto_server")]
+    moto_server: std::path::PathBuf,
     /// Worker threads of the bench's own runtime (receiver, publisher).
     #[arg(long, default_value_t = 2)]
     bench_threads: usize,
@@ -393,6 +405,7 @@ async fn run_workload(args: BenchArgs, relay: Host) -> anyhow::Result<Report> {
             broker::run(&args, relay, &data, broker).await
         }
         Workload::Mqtt => broker::run(&args, relay, &data, mqtt::mqtt(args.mqtt_port).await?).await,
+        Workload::S3 => s3::s3(&args, relay, &data).await,
     }
 }
 

@@ -61,7 +61,7 @@ pub async fn delivered_once<P: Peer>(h: Harness<P>) {
     assert_eq!(h.round().await, 1);
     let got = wait_received(&h.peer, 1).await;
     assert_eq!(got.len(), 1, "received once");
-    assert_eq!(got[0].webhook_id, id);
+    assert_eq!(P::event_ids(&got[0]), vec![id]);
     let m = h.only_message().await;
     assert_eq!(m.state, MessageState::Delivered);
     assert_eq!(h.round().await, 0, "nothing left to attempt");
@@ -375,7 +375,7 @@ pub async fn stopped_mid_burst_loses_nothing<P: Peer>(h: Harness<P>) {
         "{messages:?}"
     );
     let got = wait_received(&h.peer, ids.len()).await;
-    let mut received: Vec<String> = got.into_iter().map(|r| r.webhook_id).collect();
+    let mut received: Vec<String> = got.iter().flat_map(P::event_ids).collect();
     received.sort();
     received.dedup();
     ids.sort();

@@ -86,6 +86,13 @@ pub trait Peer: Sized + Send + Sync + 'static {
         relay_core::secret::SecretPolicy::default()
     }
 
+    /// The ids of the events a received message carries: its
+    /// `webhook-id` (every kind delivers an event as one message whose
+    /// `webhook-id` is the event id), or, for a batched kind, the ids of
+    /// the events its lines hold.
+    fn event_ids(received: &Received) -> Vec<String> {
+        vec![received.webhook_id.clone()]
+    }
     /// The error kinds an attempt against a peer in [`Mode::Down`] records
     /// (HTTPS: `connect`).
     fn down_error_kinds() -> &'static [&'static str] {

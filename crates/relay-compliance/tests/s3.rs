@@ -18,6 +18,13 @@ mod engine;
 mod moto;
 #[path = "s3/peer.rs"]
 mod peer;
+#[path = "s3/proxy.rs"]
+mod proxy;
+
+// The shared suite, each message a batch (an object) of its own: the
+// service refusing a wrong secret (retryable), a deleted bucket
+// (permanent), hanging and down behind a loopback relay.
+relay_compliance::compliance_suite!(peer::S3Peer);
 
 use std::time::Duration;
 

@@ -131,6 +131,27 @@ impl Moto {
         serde_json::from_slice(&out.stdout).expect("moto_admin.py prints JSON")
     }
 
+    /// Deletes [`BUCKET`] (and what it holds): writes to it are then
+    /// refused `404 NoSuchBucket`.
+    pub fn delete_bucket(&self) {
+        self.admin(&[
+            "delete-bucket",
+            BUCKET,
+            &self.access_key_id,
+            &self.secret_access_key,
+        ]);
+    }
+
+    /// Makes [`BUCKET`] again.
+    pub fn create_bucket(&self) {
+        self.admin(&[
+            "create-bucket",
+            BUCKET,
+            &self.access_key_id,
+            &self.secret_access_key,
+        ]);
+    }
+
     /// Every object of [`BUCKET`], read with boto3.
     pub fn objects(&self) -> Vec<Object> {
         let all = self.admin(&["read", BUCKET, &self.access_key_id, &self.secret_access_key]);

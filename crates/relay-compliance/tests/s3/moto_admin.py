@@ -6,6 +6,8 @@ independent implementation of S3 and of AWS Signature Version 4).
                                                 # that may do everything, and the
                                                 # bucket; prints {"access_key_id",
                                                 # "secret_access_key"}
+    moto_admin.py URL CA_PEM delete-bucket|create-bucket BUCKET KEY_ID SECRET
+                                                # an empty bucket gone, made again
     moto_admin.py URL CA_PEM read BUCKET KEY_ID SECRET
                                                 # every object of BUCKET: prints
                                                 # [{"key", "etag", "content_type",
@@ -72,10 +74,24 @@ def read(url, ca, bucket, key_id, secret):
     print(json.dumps(out))
 
 
+def bucket(url, ca, verb, name, key_id, secret):
+    s3 = client("s3", url, ca, key_id, secret)
+    if verb == "delete-bucket":
+        for page in s3.get_paginator("list_objects_v2").paginate(Bucket=name):
+            for item in page.get("Contents", []):
+                s3.delete_object(Bucket=name, Key=item["Key"])
+        s3.delete_bucket(Bucket=name)
+    else:
+        s3.create_bucket(Bucket=name)
+    print("{}")
+
+
 def main():
     url, ca, verb = sys.argv[1:4]
     if verb == "setup":
         setup(url, ca, sys.argv[4])
+    elif verb in ("delete-bucket", "create-bucket"):
+        bucket(url, ca, verb, *sys.argv[4:7])
     elif verb == "read":
         read(url, ca, *sys.argv[4:7])
     else:

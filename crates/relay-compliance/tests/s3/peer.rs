@@ -1,9 +1,17 @@
 //! The moto server as the compliance harness's peer: an `s3` endpoint
-//! whose credentials are `file:` secret references (the operator's policy
-//! allows the test's directory), so a test can make the service refuse
-//! them (a wrong secret in the file) and accept them again.
+//! reaching moto through a loopback TCP relay (`proxy.rs`: hang, down), whose
+//! credentials are `file:` secret references (the operator's policy allows
+//! the test's directory), so a test can make the service refuse them (a
+//! wrong secret in the file: `403`, retried) and remove the bucket (`404
+//! NoSuchBucket`, permanent).
+//!
+//! For the shared suite every message is a batch of its own (`max_events`
+//! 1, written as soon as it is attempted); the dispatcher's batch cases
+//! (`engine.rs`) configure their own limits.
 
 use std::cell::Cell;
+use std::io::Read as _;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use relay_compliance::{Mode, Peer, Received};
 use relay_core::model::{Destination, S3Addressing, S3Batch, S3Compression, S3Destination};
@@ -11,6 +19,7 @@ use relay_core::secret::{SecretPolicy, SecretRef};
 use relay_net::{OutboundConfig, StaticResolver};
 
 use super::moto::{self, BUCKET, Moto};
+use super::proxy::{Proxy, Relaying};
 
 thread_local! {
     /// What the next peer started on this thread (a test's, whose runtime
@@ -27,9 +36,11 @@ pub fn configure(batch: S3Batch, compression: S3Compression) {
 
 pub struct S3Peer {
     pub moto: Moto,
+    proxy: Proxy,
     dir: tempfile::TempDir,
     batch: S3Batch,
     compression: S3Compression,
+    bucket_gone: AtomicBool,
 }
 
 impl S3Peer {
@@ -58,18 +69,25 @@ impl Peer for S3Peer {
             }
         };
         let moto = Moto::start(python).await;
+        let proxy = Proxy::start(moto.port).await;
         let dir = tempfile::Builder::new()
             .prefix("relay-s3-secrets-")
             .tempdir()
             .unwrap();
-        let (batch, compression) = NEXT
-            .with(Cell::take)
-            .unwrap_or((S3Batch::default(), S3Compression::None));
+        let (batch, compression) = NEXT.with(Cell::take).unwrap_or((
+            S3Batch {
+                max_events: 1,
+                ..S3Batch::default()
+            },
+            S3Compression::None,
+        ));
         let peer = S3Peer {
             moto,
+            proxy,
             dir,
             batch,
             compression,
+            bucket_gone: AtomicBool::new(false),
         };
         std::fs::write(peer.key_file(), &peer.moto.access_key_id).unwrap();
         peer.write_secret(&peer.moto.secret_access_key);
@@ -81,7 +99,7 @@ impl Peer for S3Peer {
             bucket: BUCKET.into(),
             prefix: "relay/".into(),
             region: "us-east-1".into(),
-            endpoint_url: Some(self.moto.url()),
+            endpoint_url: Some(format!("https://127.0.0.1:{}", self.proxy.port)),
             addressing: S3Addressing::Path,
             access_key_id: SecretRef::File(self.key_file()),
             secret_access_key: SecretRef::File(self.secret_file()),
@@ -94,7 +112,7 @@ impl Peer for S3Peer {
     fn outbound(&self) -> (OutboundConfig, StaticResolver) {
         (
             OutboundConfig {
-                allow_ports: vec![self.moto.port],
+                allow_ports: vec![self.proxy.port],
                 allow_cidrs: vec!["127.0.0.1/32".into()],
                 block_cidrs: vec![],
                 extra_ca_certs: vec![self.moto.ca_pem.clone()],
@@ -105,11 +123,24 @@ impl Peer for S3Peer {
 
     async fn set_mode(&self, mode: Mode) {
         match mode {
-            Mode::Accept => self.write_secret(&self.moto.secret_access_key),
+            Mode::Accept => {
+                self.write_secret(&self.moto.secret_access_key);
+                if self.bucket_gone.swap(false, Ordering::SeqCst) {
+                    self.moto.create_bucket();
+                }
+                self.proxy.set(Relaying::Through).await;
+            }
             // The service's own signature check refuses it (403
-            // SignatureDoesNotMatch: retried, `auth_refused`).
+            // SignatureDoesNotMatch: retried, `auth_refused`) once the
+            // endpoint's client reads the file (at its first build, or
+            // after the engine's `secret_refresh`).
             Mode::FailRetryable => self.write_secret("not-the-secret-0123456789"),
-            other => panic!("the S3 cases do not use {other:?}"),
+            Mode::FailPermanent => {
+                self.moto.delete_bucket();
+                self.bucket_gone.store(true, Ordering::SeqCst);
+            }
+            Mode::Hang => self.proxy.set(Relaying::Hang).await,
+            Mode::Down => self.proxy.set(Relaying::Down).await,
         }
     }
 
@@ -137,6 +168,26 @@ impl Peer for S3Peer {
             .collect()
     }
 
+    /// An object's events: the `id` of each of its lines (inflated first
+    /// when it is gzip).
+    fn event_ids(received: &Received) -> Vec<String> {
+        let mut text = Vec::new();
+        if received.body.starts_with(&[0x1f, 0x8b]) {
+            flate2::read::GzDecoder::new(&received.body[..])
+                .read_to_end(&mut text)
+                .expect("the object inflates");
+        } else {
+            text = received.body.clone();
+        }
+        text.split(|b| *b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| {
+                let event: serde_json::Value = serde_json::from_slice(l).expect("a JSON line");
+                event["id"].as_str().expect("an id").to_string()
+            })
+            .collect()
+    }
+
     fn secrets(&self) -> Vec<String> {
         vec![
             self.moto.access_key_id.clone(),
@@ -149,5 +200,11 @@ impl Peer for S3Peer {
             allow_env_prefixes: vec![],
             allow_file_dirs: vec![self.dir.path().display().to_string()],
         }
+    }
+
+    /// A stopped service refuses new connections (`connect`); a pooled
+    /// connection it closed may be found closed only when used (`http`).
+    fn down_error_kinds() -> &'static [&'static str] {
+        &["connect", "http"]
     }
 }

@@ -162,6 +162,19 @@ pub fn object_url(c: &S3Destination, key: &str) -> Option<(String, String)> {
     })
 }
 
+/// The URL of the bucket itself and its signed path (`CreateBucket`).
+pub fn bucket_url(c: &S3Destination) -> Option<(String, String)> {
+    let service = c.service_url();
+    let (scheme, authority) = authority(&service)?;
+    Some(match c.addressing {
+        S3Addressing::Path => (
+            format!("{scheme}://{authority}/{}", c.bucket),
+            format!("/{}", c.bucket),
+        ),
+        S3Addressing::VirtualHost => (format!("{scheme}://{}.{authority}/", c.bucket), "/".into()),
+    })
+}
+
 /// The URL the guard checks at registration: the service as requests
 /// address it (with the bucket's host name for `virtual_host`).
 pub fn registration_url(c: &S3Destination) -> Option<String> {

@@ -171,11 +171,50 @@ impl Client {
                 "the service URL makes no object URL".into(),
             ));
         };
+        self.signed_put(&url, &path, body, content_type, meta, now, limits)
+            .await
+    }
+
+    /// Makes the bucket (S3's `CreateBucket`, a `PUT` of the bucket with
+    /// no body: the region's default location). Relay never calls it on
+    /// a delivery path; `relay bench s3` makes its own bucket with it.
+    pub async fn create_bucket(&self, limits: Limits) -> Result<Response, Failure> {
+        let Some((url, path)) = config::bucket_url(&self.inner.config) else {
+            return Err(Failure::Unaddressable(
+                "the service URL makes no bucket URL".into(),
+            ));
+        };
+        let empty = bytes::Bytes::new();
+        self.signed_put(
+            &url,
+            &path,
+            empty,
+            "application/octet-stream",
+            &[],
+            now(),
+            limits,
+        )
+        .await
+    }
+
+    /// A `PUT` of `body` to `url`, whose signed path is `path`.
+    #[allow(clippy::too_many_arguments)]
+    async fn signed_put(
+        &self,
+        url: &str,
+        path: &str,
+        body: bytes::Bytes,
+        content_type: &str,
+        meta: &[(&str, &str)],
+        now: Timestamp,
+        limits: Limits,
+    ) -> Result<Response, Failure> {
+        let c = &self.inner.config;
         let checked = self
             .inner
             .https
             .guard()
-            .parse_url(&url)
+            .parse_url(url)
             .map_err(|e| Failure::Guard(GuardError::Rejected(e)))?;
         let host = checked.host_header();
         let amz_date = sigv4::amz_date(now);
@@ -209,7 +248,7 @@ impl Client {
         let authorization = sigv4::sign(
             &sigv4::Request {
                 method: "PUT",
-                path: &path,
+                path,
                 query: &[],
                 headers: &signed,
                 payload_sha256: &payload,
