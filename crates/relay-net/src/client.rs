@@ -1,6 +1,7 @@
 //! The guarded HTTPS client the delivery engine posts webhooks with.
 //!
-//! HTTP/1.1 over TLS, one keep-alive pool per `(host, port)`. Every new
+//! HTTP/1.1 over TLS, one keep-alive pool per `(host, port, client
+//! identity)`. Every new
 //! connection goes through [`Guard::connect_checked`] (resolve, check every
 //! address, connect to a verified one) and a TLS handshake that verifies the
 //! certificate for the original host name; the `Host` header is the original
@@ -8,8 +9,19 @@
 //! no proxy is ever used (nothing here reads the environment), and at most
 //! `max_response_body` bytes of a response body are read: past that the
 //! connection is dropped.
+//!
+//! Mutual TLS: [`HttpsClient::with_identity`] is a view of the same client
+//! (guard, pool, URL cache) whose new connections present a
+//! [`ClientIdentity`]; its connections are pooled under the identity's
+//! fingerprint, apart from every other identity's and from those without
+//! one. A server that refuses the certificate does so with a TLS alert: in
+//! the handshake (TLS 1.2, or a server that checks early) or, with TLS
+//! 1.3, on the first read after the request was written (the client's part
+//! of the handshake is over before the server checks). Both are
+//! [`GuardError::Tls`].
 
 use std::collections::HashMap;
+use std::io;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -26,6 +38,7 @@ use tokio::time::{Instant, timeout_at};
 use tokio_rustls::TlsConnector;
 
 use crate::guard::{Guard, GuardError, handshake};
+use crate::identity::ClientIdentity;
 use crate::target::{CheckedUrl, UrlRejection};
 
 /// Limits for one request.
@@ -94,7 +107,8 @@ impl Default for PoolSettings {
 const MAX_HEAD_BYTES: usize = 64 * 1024;
 const DEFAULT_USER_AGENT: &str = concat!("Relay/", env!("CARGO_PKG_VERSION"));
 
-type PoolKey = (String, u16);
+/// `(host, port, the client identity's fingerprint)`.
+type PoolKey = (String, u16, Option<[u8; 32]>);
 
 struct Connection {
     sender: http1::SendRequest<Full<Bytes>>,
@@ -118,7 +132,8 @@ impl Connection {
 
 struct Inner {
     guard: Guard,
-    tls: TlsConnector,
+    /// The guard's configuration with ALPN `http/1.1`, no client identity.
+    tls_config: Arc<rustls::ClientConfig>,
     pool: Mutex<Pool>,
     settings: PoolSettings,
     /// [`Guard::parse_url`]'s answers by URL: the parse is the same for
@@ -131,7 +146,7 @@ struct Inner {
 /// URLs whose parse [`Inner::parsed`] keeps at most (then it starts over).
 const PARSED_URLS: usize = 10_000;
 
-/// Idle connections by `(host, port)`, and when stale ones were last swept.
+/// Idle connections by [`PoolKey`], and when stale ones were last swept.
 struct Pool {
     idle: HashMap<PoolKey, Vec<Connection>>,
     swept: Instant,
@@ -140,16 +155,24 @@ struct Pool {
 /// How often a check-in sweeps every host's idle connections.
 const SWEEP_EVERY: Duration = Duration::from_secs(1);
 
+/// How one client view makes TLS connections: with no identity, or with one.
+struct Tls {
+    connector: TlsConnector,
+    identity: Option<ClientIdentity>,
+}
+
 /// The guarded HTTPS client. Cheap to clone (clones share the pool).
 #[derive(Clone)]
 pub struct HttpsClient {
     inner: Arc<Inner>,
+    tls: Arc<Tls>,
 }
 
 impl std::fmt::Debug for HttpsClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HttpsClient")
             .field("settings", &self.inner.settings)
+            .field("identity", &self.tls.identity)
             .finish_non_exhaustive()
     }
 }
@@ -164,10 +187,15 @@ impl HttpsClient {
     pub fn with_pool(guard: Guard, settings: PoolSettings) -> HttpsClient {
         let mut config = (*guard.tls_config()).clone();
         config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        let config = Arc::new(config);
         HttpsClient {
+            tls: Arc::new(Tls {
+                connector: TlsConnector::from(Arc::clone(&config)),
+                identity: None,
+            }),
             inner: Arc::new(Inner {
                 guard,
-                tls: TlsConnector::from(Arc::new(config)),
+                tls_config: config,
                 pool: Mutex::new(Pool {
                     idle: HashMap::new(),
                     swept: Instant::now(),
@@ -176,6 +204,26 @@ impl HttpsClient {
                 parsed: Mutex::new(HashMap::new()),
             }),
         }
+    }
+
+    /// This client presenting `identity` to servers that ask for a client
+    /// certificate: the same guard, pool and limits, its own TLS
+    /// configuration (built here, once; keep the returned client), and its
+    /// connections pooled apart under the identity's fingerprint.
+    pub fn with_identity(&self, identity: &ClientIdentity) -> HttpsClient {
+        let config = crate::tls::with_identity(&self.inner.tls_config, identity);
+        HttpsClient {
+            inner: Arc::clone(&self.inner),
+            tls: Arc::new(Tls {
+                connector: TlsConnector::from(Arc::new(config)),
+                identity: Some(identity.clone()),
+            }),
+        }
+    }
+
+    /// The identity this client presents, if any.
+    pub fn identity(&self) -> Option<&ClientIdentity> {
+        self.tls.identity.as_ref()
     }
 
     /// `url` parsed by the guard ([`Guard::parse_url`]), from the cache when
@@ -267,7 +315,11 @@ impl HttpsClient {
         deadline: Instant,
         remote: &mut Option<SocketAddr>,
     ) -> Result<Response, GuardError> {
-        let key: PoolKey = (url.host_str(), url.port());
+        let key: PoolKey = (
+            url.host_str(),
+            url.port(),
+            self.tls.identity.as_ref().map(ClientIdentity::fingerprint),
+        );
         let mut request = request;
         let (mut conn, reused, response) = loop {
             let (mut conn, reused) = match self.checkout(&key).await {
@@ -285,10 +337,18 @@ impl HttpsClient {
                         // written: nothing was sent, so use a new connection.
                         Some(unsent) if reused => request = unsent,
                         _ => {
-                            return Err(GuardError::Http {
-                                addr,
-                                source: error.into_error(),
-                            });
+                            let source = error.into_error();
+                            // A TLS alert on the first read: with TLS 1.3
+                            // the server checks a client certificate (or its
+                            // absence) only after the client's handshake.
+                            if let Some(tls) = tls_error(&source) {
+                                return Err(GuardError::Tls {
+                                    host: url.host().to_string(),
+                                    addr,
+                                    source: io::Error::new(io::ErrorKind::InvalidData, tls),
+                                });
+                            }
+                            return Err(GuardError::Http { addr, source });
                         }
                     }
                 }
@@ -363,7 +423,7 @@ impl HttpsClient {
             .connect_checked(&url.host_str(), url.port(), budget)
             .await?;
         let (tls, addr) = handshake(
-            &self.inner.tls,
+            &self.tls.connector,
             url.host(),
             tcp,
             addr,
@@ -438,6 +498,24 @@ impl HttpsClient {
             conn.close();
         }
     }
+}
+
+/// The TLS error under a failed exchange, if a TLS error ended it (an
+/// alert the server sent, or a record that did not decrypt).
+fn tls_error(error: &hyper::Error) -> Option<rustls::Error> {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(e) = source {
+        if let Some(io) = e.downcast_ref::<io::Error>()
+            && let Some(tls) = io.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>())
+        {
+            return Some(tls.clone());
+        }
+        if let Some(tls) = e.downcast_ref::<rustls::Error>() {
+            return Some(tls.clone());
+        }
+        source = e.source();
+    }
+    None
 }
 
 fn build_request(

@@ -17,6 +17,8 @@
 //! - [`guard`]: [`Guard`]: `check_url` at registration; `resolve_checked`,
 //!   `connect_checked`, `connect_tls` at connect time; [`GuardError`] kinds.
 //! - [`tls`]: the shared rustls client configuration (ring provider).
+//! - [`identity`]: [`ClientIdentity`], a client certificate chain and key
+//!   for mutual TLS.
 //! - [`loopback`]: connections to this machine's own services (`relay bench`),
 //!   loopback addresses only.
 //! - [`client`]: [`HttpsClient`], the pooled, guarded HTTP/1.1 client for
@@ -31,6 +33,7 @@
 pub mod client;
 pub mod config;
 pub mod guard;
+pub mod identity;
 pub mod loopback;
 pub mod policy;
 pub mod resolve;
@@ -40,6 +43,7 @@ pub mod tls;
 pub use client::{HttpsClient, Limits, PoolSettings, Response};
 pub use config::{ConfigError, OutboundConfig};
 pub use guard::{Guard, GuardError};
+pub use identity::{ClientIdentity, IdentityError, IdentityPart};
 pub use policy::{Blocked, Policy};
 pub use resolve::{Resolve, ResolveFuture, StaticResolver, SystemResolver};
 pub use target::{CheckedUrl, ErrorKind, TargetHost, UrlRejection};

@@ -2,17 +2,23 @@
 //!
 //! Built once: the ring crypto provider (the only one in Relay's graph), the
 //! bundled web PKI roots (`webpki-roots`) plus the operator's
-//! `extra_ca_certs`, TLS 1.2 and 1.3, no client certificate. The server name
+//! `extra_ca_certs`, TLS 1.2 and 1.3, no client certificate
+//! ([`with_identity`] makes the configuration of one mutual-TLS client
+//! identity from it). The server name
 //! given to the handshake is always the original host name, never the
 //! resolved address, so SNI and certificate verification are about the name
 //! the tenant registered.
 
 use std::sync::Arc;
 
+use rustls::client::Resumption;
+use rustls::crypto::CryptoProvider;
 use rustls::pki_types::ServerName;
+use rustls::sign::SingleCertAndKey;
 use rustls::{ClientConfig, RootCertStore};
 
 use crate::config::{ConfigError, OutboundConfig, read_pem_certs};
+use crate::identity::ClientIdentity;
 use crate::target::TargetHost;
 
 /// Builds the client configuration from the bundled roots and the
@@ -30,13 +36,30 @@ pub fn client_config(config: &OutboundConfig) -> Result<ClientConfig, ConfigErro
                 })?;
         }
     }
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let config = ClientConfig::builder_with_provider(provider)
+    let config = ClientConfig::builder_with_provider(provider())
         .with_safe_default_protocol_versions()
         .map_err(ConfigError::Tls)?
         .with_root_certificates(roots)
         .with_no_client_auth();
     Ok(config)
+}
+
+/// The crypto provider of every TLS configuration in Relay (ring).
+pub fn provider() -> Arc<CryptoProvider> {
+    Arc::new(rustls::crypto::ring::default_provider())
+}
+
+/// `base` presenting `identity` when a server asks for a client
+/// certificate: the same provider, roots, versions and ALPN, and a session
+/// cache of its own, so a session resumed later is one this identity
+/// authenticated (a TLS 1.3 resumption carries the first handshake's client
+/// authentication: sharing the cache with another identity, or none, would
+/// lend it).
+pub fn with_identity(base: &ClientConfig, identity: &ClientIdentity) -> ClientConfig {
+    let mut config = base.clone();
+    config.client_auth_cert_resolver = Arc::new(SingleCertAndKey::from(identity.certified()));
+    config.resumption = Resumption::default();
+    config
 }
 
 /// The name to verify the certificate against (and send as SNI for names).

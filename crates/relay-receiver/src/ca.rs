@@ -6,7 +6,9 @@
 //! By default a leaf names `localhost`, `127.0.0.1` and `::1`; the
 //! [`LeafBuilder`] adds or replaces names. [`TestCa::client_config`] is a
 //! rustls client configuration that trusts this CA and nothing else, for
-//! test clients and the benchmark's own client.
+//! test clients and the benchmark's own client. [`TestCa::client_cert`]
+//! issues a client certificate (mutual TLS) that a receiver requiring
+//! this CA's clients accepts ([`LeafCert::server_config_with`]).
 //!
 //! Everything uses rustls' `ring` provider, never aws-lc.
 
@@ -21,7 +23,9 @@ use rcgen::{
     ExtendedKeyUsagePurpose, IsCa, KeyPair, KeyUsagePurpose,
 };
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+use rustls::server::WebPkiClientVerifier;
 use rustls::{ClientConfig, RootCertStore, ServerConfig};
+use sha2::{Digest, Sha256};
 
 /// The names a leaf certificate carries unless told otherwise.
 pub const DEFAULT_LEAF_NAMES: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
@@ -52,10 +56,18 @@ impl TestCa {
     /// If key generation or self-signing fails, which only a broken crypto
     /// provider can cause.
     pub fn generate() -> TestCa {
+        TestCa::generate_named("Relay test CA")
+    }
+
+    /// A new CA with a fresh key and the common name `name`.
+    ///
+    /// # Panics
+    /// As [`TestCa::generate`].
+    pub fn generate_named(name: &str) -> TestCa {
         let mut params =
             CertificateParams::new(Vec::<String>::new()).expect("CA parameters without names");
         let mut dn = DistinguishedName::new();
-        dn.push(DnType::CommonName, "Relay test CA");
+        dn.push(DnType::CommonName, name);
         params.distinguished_name = dn;
         params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
         params.key_usages = vec![
@@ -114,7 +126,19 @@ impl TestCa {
         LeafBuilder {
             ca: self,
             names: DEFAULT_LEAF_NAMES.iter().map(|n| n.to_string()).collect(),
+            client: false,
         }
+    }
+
+    /// A client certificate (extended key usage `clientAuth`) whose common
+    /// name and DNS name are `name`, for mutual TLS.
+    pub fn client_cert(&self, name: &str) -> LeafCert {
+        LeafBuilder {
+            ca: self,
+            names: vec![name.to_string()],
+            client: true,
+        }
+        .build()
     }
 
     /// A leaf certificate for `localhost`, `127.0.0.1` and `::1`.
@@ -128,6 +152,8 @@ impl TestCa {
 pub struct LeafBuilder<'a> {
     ca: &'a TestCa,
     names: Vec<String>,
+    /// A client certificate (`clientAuth`) rather than a server's.
+    client: bool,
 }
 
 impl LeafBuilder<'_> {
@@ -173,7 +199,11 @@ impl LeafBuilder<'_> {
         dn.push(DnType::CommonName, self.names[0].as_str());
         params.distinguished_name = dn;
         params.key_usages = vec![KeyUsagePurpose::DigitalSignature];
-        params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
+        params.extended_key_usages = vec![if self.client {
+            ExtendedKeyUsagePurpose::ClientAuth
+        } else {
+            ExtendedKeyUsagePurpose::ServerAuth
+        }];
         let key = KeyPair::generate().expect("generate a leaf key");
         let cert = params
             .signed_by(&key, &self.ca.issuer)
@@ -185,6 +215,7 @@ impl LeafBuilder<'_> {
             key_der: key.serialize_der(),
             key_pem: key.serialize_pem(),
             ca_der: self.ca.ca_cert_der(),
+            ca_pem: self.ca.ca_cert_pem(),
         }
     }
 }
@@ -198,6 +229,7 @@ pub struct LeafCert {
     key_der: Vec<u8>,
     key_pem: String,
     ca_der: CertificateDer<'static>,
+    ca_pem: String,
 }
 
 impl fmt::Debug for LeafCert {
@@ -219,6 +251,18 @@ impl LeafCert {
         &self.cert_pem
     }
 
+    /// The leaf, then the CA, as PEM: the chain a client presents.
+    pub fn chain_pem(&self) -> String {
+        format!("{}{}", self.cert_pem, self.ca_pem)
+    }
+
+    /// SHA-256 of the leaf certificate's DER, lower-case hex (what
+    /// [`Recorded::client_cert_sha256`](crate::Recorded::client_cert_sha256)
+    /// holds for a client that presented it).
+    pub fn sha256_hex(&self) -> String {
+        sha256_hex(&self.cert_der)
+    }
+
     /// The leaf's private key as PKCS#8 PEM.
     pub fn key_pem(&self) -> &str {
         &self.key_pem
@@ -237,13 +281,52 @@ impl LeafCert {
     /// A rustls server configuration (ring provider, TLS 1.2 and 1.3, ALPN
     /// `http/1.1`, no client authentication) presenting this certificate.
     pub fn server_config(&self) -> Arc<ServerConfig> {
-        let mut config = ServerConfig::builder_with_provider(crypto_provider())
-            .with_safe_default_protocol_versions()
-            .expect("ring supports the default protocol versions")
-            .with_no_client_auth()
+        self.server_config_with(None, false)
+    }
+
+    /// [`LeafCert::server_config`] that requires a client certificate
+    /// issued by `client_ca` when given (a client without one, or with
+    /// another CA's, fails the handshake with an alert), and speaks TLS 1.2
+    /// only when `tls12_only`.
+    pub fn server_config_with(
+        &self,
+        client_ca: Option<&TestCa>,
+        tls12_only: bool,
+    ) -> Arc<ServerConfig> {
+        let builder = if tls12_only {
+            ServerConfig::builder_with_provider(crypto_provider())
+                .with_protocol_versions(&[&rustls::version::TLS12])
+        } else {
+            ServerConfig::builder_with_provider(crypto_provider())
+                .with_safe_default_protocol_versions()
+        }
+        .expect("ring supports TLS 1.2 and 1.3");
+        let builder = match client_ca {
+            Some(ca) => builder.with_client_cert_verifier(
+                WebPkiClientVerifier::builder_with_provider(
+                    Arc::new(ca.root_store()),
+                    crypto_provider(),
+                )
+                .build()
+                .expect("a verifier over one CA"),
+            ),
+            None => builder.with_no_client_auth(),
+        };
+        let mut config = builder
             .with_single_cert(self.cert_chain(), self.key_der())
             .expect("the leaf key matches its certificate");
         config.alpn_protocols = vec![b"http/1.1".to_vec()];
         Arc::new(config)
     }
+}
+
+/// SHA-256 of `der`, lower-case hex.
+pub(crate) fn sha256_hex(der: &[u8]) -> String {
+    use std::fmt::Write as _;
+    Sha256::digest(der)
+        .iter()
+        .fold(String::with_capacity(64), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
 }

@@ -48,6 +48,14 @@ pub struct ReceiverConfig {
     /// requests only (and still account concurrency and verify signatures),
     /// so memory stays flat over any number of requests.
     pub record_bodies: bool,
+    /// Mutual TLS: when set, every client must present a certificate
+    /// issued by this CA ([`TestCa::client_cert`]); one without, or with
+    /// another CA's, fails the handshake (counted by
+    /// [`Receiver::tls_failures`]). What a client presented is recorded in
+    /// [`Recorded::client_cert_sha256`].
+    pub client_ca: Option<Arc<TestCa>>,
+    /// Speak TLS 1.2 only (default: 1.2 and 1.3).
+    pub tls12_only: bool,
 }
 
 impl Default for ReceiverConfig {
@@ -60,6 +68,8 @@ impl Default for ReceiverConfig {
             verify: None,
             verify_tolerance_seconds: relay_core::signature::DEFAULT_TOLERANCE_SECONDS,
             record_bodies: true,
+            client_ca: None,
+            tls12_only: false,
         }
     }
 }
@@ -133,6 +143,7 @@ pub(crate) struct Shared {
     tolerance_seconds: i64,
     invalid_signatures: AtomicU64,
     connections: AtomicU64,
+    tls_failures: AtomicU64,
     pub(crate) bytes_streamed: AtomicU64,
     arrival_hook: RwLock<Option<ArrivalHook>>,
 }
@@ -193,7 +204,9 @@ impl Receiver {
             .clone()
             .unwrap_or_else(|| Arc::new(TestCa::generate()));
         let leaf = ca.leaf().names(config.extra_names.iter().cloned()).build();
-        let acceptor = TlsAcceptor::from(leaf.server_config());
+        let acceptor = TlsAcceptor::from(
+            leaf.server_config_with(config.client_ca.as_deref(), config.tls12_only),
+        );
         let ca_dir = tempfile::Builder::new()
             .prefix("relay-receiver-")
             .tempdir()?;
@@ -214,6 +227,7 @@ impl Receiver {
             tolerance_seconds: config.verify_tolerance_seconds,
             invalid_signatures: AtomicU64::new(0),
             connections: AtomicU64::new(0),
+            tls_failures: AtomicU64::new(0),
             bytes_streamed: AtomicU64::new(0),
             arrival_hook: RwLock::new(None),
         });
@@ -397,6 +411,12 @@ impl Receiver {
     /// TCP connections accepted so far.
     pub fn connections(&self) -> u64 {
         self.shared.connections.load(Ordering::Relaxed)
+    }
+
+    /// TLS handshakes that failed (with mutual TLS: a client that presented
+    /// no certificate, or one the receiver does not trust).
+    pub fn tls_failures(&self) -> u64 {
+        self.shared.tls_failures.load(Ordering::Relaxed)
     }
 
     /// Body bytes produced so far by [`Behavior::Stream`] answers.

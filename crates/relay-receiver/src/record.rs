@@ -36,6 +36,10 @@ pub struct Recorded {
     /// The TLS SNI server name the client sent; `None` when it sent none
     /// (clients send none when connecting to an IP address).
     pub sni: Option<String>,
+    /// With mutual TLS: SHA-256 (lower-case hex) of the leaf certificate
+    /// the client presented ([`LeafCert::sha256_hex`](crate::LeafCert::sha256_hex));
+    /// `None` when it presented none.
+    pub client_cert_sha256: Option<String>,
     /// Which TCP connection the request came on (one id per accepted
     /// connection, from 0): equal ids prove keep-alive reuse.
     pub connection_id: u64,

@@ -98,6 +98,7 @@ impl Shared {
             received_at_system,
             remote_addr: conn.remote,
             sni: conn.sni.clone(),
+            client_cert_sha256: conn.client_cert_sha256.clone(),
             connection_id: conn.id,
             request_on_connection: nth,
             signature_valid,
@@ -202,6 +203,7 @@ struct ConnInfo {
     id: u64,
     remote: SocketAddr,
     sni: Option<String>,
+    client_cert_sha256: Option<String>,
 }
 
 /// The service error that makes hyper drop the connection without answering.
@@ -285,10 +287,22 @@ async fn serve_connection(
     shared: Arc<Shared>,
 ) {
     let Ok(tls) = acceptor.accept(tcp).await else {
+        shared.tls_failures.fetch_add(1, Ordering::Relaxed);
         return;
     };
     let sni = tls.get_ref().1.server_name().map(str::to_owned);
-    let conn = Arc::new(ConnInfo { id, remote, sni });
+    let client_cert_sha256 = tls
+        .get_ref()
+        .1
+        .peer_certificates()
+        .and_then(<[_]>::first)
+        .map(|leaf| crate::ca::sha256_hex(leaf));
+    let conn = Arc::new(ConnInfo {
+        id,
+        remote,
+        sni,
+        client_cert_sha256,
+    });
     let nth = Cell::new(0u64);
     let service = service_fn(move |request| {
         let n = nth.get();
