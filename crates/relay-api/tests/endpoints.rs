@@ -79,12 +79,18 @@ async fn unsafe_urls_are_refused_with_the_guards_code() {
             .await
             .expect(StatusCode::CREATED);
     }
-    // Only null auth for now.
+    // `auth` is a closed object: an unknown member is a shape error; `{}`
+    // is no client authentication, as `null` is.
     let mut body = with_url(&c, GOOD_URL);
     body["destination"]["auth"] = json!({ "kind": "mtls" });
     h.post("/v1/endpoints", &key, body)
         .await
-        .problem(StatusCode::UNPROCESSABLE_ENTITY, "not_supported");
+        .problem(StatusCode::UNPROCESSABLE_ENTITY, "validation_failed");
+    let mut body = with_url(&c, GOOD_URL);
+    body["destination"]["auth"] = json!({});
+    h.post("/v1/endpoints", &key, body)
+        .await
+        .expect(StatusCode::CREATED);
     // An unknown destination kind is a shape error.
     h.post(
         "/v1/endpoints",

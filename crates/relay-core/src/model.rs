@@ -14,8 +14,12 @@ use utoipa::ToSchema;
 use crate::secret::SecretRef;
 use crate::time::Timestamp;
 
+mod https_auth;
 mod mqtt;
 mod object_storage;
+pub use https_auth::{
+    CLIENT_CERTIFICATE_CHAIN_POINTER, CLIENT_CERTIFICATE_KEY_POINTER, ClientCertificate, HttpsAuth,
+};
 pub use mqtt::{MqttDestination, MqttVersion};
 pub use object_storage::{
     S3_MAX_BYTES, S3_MAX_EVENTS, S3_MAX_WAIT_SECONDS, S3Addressing, S3Batch, S3Compression,
@@ -313,7 +317,28 @@ impl utoipa::PartialSchema for Destination {
                     "url": {"type": "string"},
                     "auth": {
                         "type": ["object", "null"],
-                        "description": "Client authentication (mTLS, OAuth 2.0). Not available yet: must be `null`."
+                        "description": "Client authentication besides the signature; `null` or absent: none. See docs/destinations.md.",
+                        "properties": {
+                            "client_certificate": {
+                                "type": ["object", "null"],
+                                "description": "Mutual TLS: the certificate chain and private key Relay presents when the receiver asks for a client certificate. Both are secret references, never the PEM itself; at registration they must resolve, the chain must be PEM certificates (leaf first), the key an unencrypted PEM private key (PKCS#8, PKCS#1 RSA or SEC1 EC) matching the leaf.",
+                                "properties": {
+                                    "chain": {
+                                        "type": "string",
+                                        "pattern": "^(secret:|env:|file:/)",
+                                        "description": "A secret reference to the PEM certificate chain, the leaf first."
+                                    },
+                                    "key": {
+                                        "type": "string",
+                                        "pattern": "^(secret:|env:|file:/)",
+                                        "description": "A secret reference to the leaf's PEM private key."
+                                    }
+                                },
+                                "required": ["chain", "key"],
+                                "additionalProperties": false
+                            }
+                        },
+                        "additionalProperties": false
                     },
                     "headers": {
                         "type": "array",
@@ -473,6 +498,7 @@ impl Destination {
                 .iter()
                 .filter_map(|h| h.secret.as_ref())
                 .map(|s| ("/destination/headers", s))
+                .chain(h.auth.iter().flat_map(HttpsAuth::secret_refs))
                 .collect(),
             Destination::RedisStream(r) => r
                 .password
@@ -532,10 +558,11 @@ impl Destination {
 #[serde(deny_unknown_fields)]
 pub struct HttpsDestination {
     pub url: String,
-    /// Client authentication (mTLS, OAuth 2.0). Not available yet: must be `null`.
+    /// Client authentication besides the signature (mutual TLS); `null`
+    /// or absent: none.
     #[serde(default)]
     #[schema(value_type = Option<Object>)]
-    pub auth: Option<serde_json::Value>,
+    pub auth: Option<HttpsAuth>,
     /// Static headers sent with every request, in order (at most 10; see
     /// `docs/destinations.md`). Absent when empty.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

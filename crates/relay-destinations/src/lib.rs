@@ -164,6 +164,21 @@ pub async fn validate(destination: &Destination, guard: &Guard) -> Result<(), In
     }
 }
 
+/// Checks the resolved values of an endpoint's secret references at
+/// registration, where a kind needs more of them than that they resolve
+/// (HTTPS: a client certificate chain and key that parse and match).
+/// `secrets` holds the value of every reference of
+/// [`Destination::secret_refs`].
+pub fn check_values(destination: &Destination, secrets: &Secrets) -> Result<(), Invalid> {
+    match destination {
+        Destination::Https(c) => https::mtls::check(c, secrets),
+        Destination::RedisStream(_)
+        | Destination::NatsJetstream(_)
+        | Destination::RabbitMq(_)
+        | Destination::Mqtt(_) => Ok(()),
+    }
+}
+
 /// Builds an endpoint's client. `secrets` holds the resolved value of
 /// every reference of [`Destination::secret_refs`]; a missing one is
 /// [`Unresolved`].

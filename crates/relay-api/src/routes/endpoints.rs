@@ -223,11 +223,22 @@ async fn validate_settings(
     // Every secret reference resolves now, under the operator's policy, or
     // the endpoint is refused: a typo is found at registration, not at the
     // first delivery. The answer names the reference, never a value.
+    let mut values = relay_core::secret::Secrets::new();
     for (pointer, reference) in e.destination.secret_refs() {
-        if let Err(err) = state.engine.resolver().resolve_one(scope, reference).await {
-            return Err(ApiError::invalid(err.code, pointer, err.to_string()));
+        match state.engine.resolver().resolve_one(scope, reference).await {
+            Ok(value) => values.insert(reference.clone(), value),
+            Err(err) => return Err(ApiError::invalid(err.code, pointer, err.to_string())),
         }
     }
+    // Values a kind must be able to use (a client certificate and its key).
+    if let Err(invalid) = relay_destinations::check_values(&e.destination, &values) {
+        return Err(ApiError::invalid(
+            invalid.code,
+            invalid.pointer,
+            invalid.message,
+        ));
+    }
+    drop(values);
 
     // Operational events describe the tenant's endpoints (its customers'
     // among them): only the tenant's own consumer may subscribe to them. `*`

@@ -1,14 +1,18 @@
 //! HTTPS webhooks: a signed `POST` of the CloudEvents body to the
 //! endpoint's URL through the guarded, pooled client of `relay-net`.
 //!
-//! - config: [`relay_core::model::HttpsDestination`] (URL, custom headers;
-//!   `auth` must be `null` until client authentication lands);
+//! - config: [`relay_core::model::HttpsDestination`] (URL, custom headers,
+//!   `auth`: a client certificate for mutual TLS);
 //! - validation: the custom headers ([`headers::check`]) and the guard's
 //!   registration check of the URL ([`relay_net::Guard::check_url`]:
-//!   scheme, port, credentials, every address the name resolves to);
-//! - client: the shared pooled [`HttpsClient`], the URL, which the guard
-//!   checks again at every connection, and the custom headers with their
-//!   secret references resolved (marked sensitive; never in `Debug`);
+//!   scheme, port, credentials, every address the name resolves to); once
+//!   the secret references resolve, the client certificate and key
+//!   ([`mtls::check`]);
+//! - client: the shared pooled [`HttpsClient`] (with the endpoint's client
+//!   identity, [`HttpsClient::with_identity`], when it has one), the URL,
+//!   which the guard checks again at every connection, and the custom
+//!   headers with their secret references resolved (marked sensitive;
+//!   never in `Debug`);
 //! - deliver: one `POST` with the Standard Webhooks headers and the custom ones;
 //! - classify: [`classify`], the reference's response table;
 //! - record: the address used, the status code and the first 8 kB of the
@@ -16,6 +20,7 @@
 
 pub mod classify;
 pub mod headers;
+pub mod mtls;
 
 use relay_core::model::HttpsDestination;
 use relay_core::outcome::Verdict;
@@ -32,7 +37,8 @@ pub use relay_core::envelope::CONTENT_TYPE;
 pub struct Https;
 
 /// An endpoint's built HTTPS client. Its `Debug` names the custom headers,
-/// never their values.
+/// never their values, and the client certificate by its fingerprint,
+/// never its key.
 #[derive(Clone)]
 pub struct Client {
     client: HttpsClient,
@@ -46,7 +52,18 @@ impl std::fmt::Debug for Client {
         f.debug_struct("Client")
             .field("url", &self.url)
             .field("headers", &names)
+            .field(
+                "client_certificate",
+                &self.client.identity().map(|i| i.fingerprint_hex()),
+            )
             .finish_non_exhaustive()
+    }
+}
+
+impl Client {
+    /// The client certificate presented in the TLS handshake, if any.
+    pub fn identity(&self) -> Option<&relay_net::ClientIdentity> {
+        self.client.identity()
     }
 }
 
@@ -64,14 +81,6 @@ impl Kind for Https {
         guard: &Guard,
     ) -> std::result::Result<(), Invalid> {
         headers::check(&config.headers)?;
-        if config.auth.is_some() {
-            return Err(Invalid {
-                code: "not_supported",
-                pointer: "/destination/auth",
-                message: "client authentication (mTLS, OAuth 2.0) is not available yet; use null"
-                    .into(),
-            });
-        }
         guard
             .check_url(&config.url)
             .await
@@ -116,8 +125,12 @@ impl Kind for Https {
             };
             built.push((name, value));
         }
+        let client = match mtls::identity(config, secrets)? {
+            Some(identity) => shared.https.with_identity(&identity),
+            None => shared.https.clone(),
+        };
         Ok(Client {
-            client: shared.https.clone(),
+            client,
             url: config.url.clone(),
             headers: built,
         })

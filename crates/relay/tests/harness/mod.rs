@@ -328,16 +328,21 @@ pub struct Sink {
 
 impl Sink {
     pub fn start(behavior: Behavior) -> Sink {
+        Sink::start_with(ReceiverConfig {
+            behavior,
+            ..ReceiverConfig::default()
+        })
+    }
+
+    /// A receiver started with `config` (mutual TLS, TLS 1.2 only, …).
+    pub fn start_with(config: ReceiverConfig) -> Sink {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
             .build()
             .expect("receiver runtime");
         let receiver = rt
-            .block_on(Receiver::start(ReceiverConfig {
-                behavior,
-                ..ReceiverConfig::default()
-            }))
+            .block_on(Receiver::start(config))
             .expect("start the receiver");
         Sink { receiver, rt }
     }

@@ -153,10 +153,11 @@ pub async fn update_endpoint(
 ) -> Result<Json<EndpointOut>, ApiError> {
     auth.require(Capability::ManageEndpoints)?;
     let current = auth.endpoint(&state, &id).await?;
-    // A new URL keeps the endpoint's custom headers (set through the API).
-    let headers = match current.destination {
-        Destination::Https(h) => h.headers,
-        _ => Vec::new(),
+    // A new URL keeps the endpoint's custom headers and client
+    // authentication (set through the API).
+    let (headers, client_auth) = match current.destination {
+        Destination::Https(h) => (h.headers, h.auth),
+        _ => (Vec::new(), None),
     };
     endpoints::update(
         State(state),
@@ -167,7 +168,7 @@ pub async fn update_endpoint(
             destination: body.url.map(|url| {
                 Destination::Https(HttpsDestination {
                     url,
-                    auth: None,
+                    auth: client_auth,
                     headers,
                 })
             }),
