@@ -44,3 +44,57 @@ async fn the_client_certificate_is_presented() {
     )
     .await;
 }
+
+/// A key replaced since registration by one that is not the chain's (a
+/// rotation half done) sends nothing: the attempt is recorded as
+/// `secret_unresolved` naming the key's reference, retried, the key in no
+/// record or warning; once the right key is back, the next attempt
+/// delivers with the certificate.
+#[tokio::test]
+async fn a_key_that_no_longer_matches_is_a_recorded_retried_attempt() {
+    relay_compliance::cases::run::<Mtls, _, _>(false, "mismatched_key", |h| async move {
+        let client = h.peer.client.as_ref().expect("mutual TLS");
+        let other = client.ca.client_cert("relay-other");
+        std::fs::write(&client.key_file, other.key_pem()).expect("replace the key");
+        h.publish().await;
+        assert_eq!(h.round().await, 1);
+        let m = h.only_message().await;
+        assert_eq!(m.state, relay_core::model::MessageState::Scheduled, "{m:?}");
+        assert_eq!(m.last_error_code.as_deref(), Some("secret_unresolved"));
+        let attempts = h.attempts(&m).await;
+        assert_eq!(attempts.len(), 1);
+        assert_eq!(
+            attempts[0].outcome,
+            relay_core::outcome::AttemptOutcome::Retry
+        );
+        let reference = format!("file:{}", client.key_file.display());
+        let detail = attempts[0].detail.to_string();
+        assert!(detail.contains(&reference), "{detail}");
+        assert!(h.peer.received().await.is_empty(), "nothing was sent");
+        let warnings = h
+            .store()
+            .endpoint_warnings(&h.endpoint.id, 10)
+            .await
+            .unwrap();
+        let seen = format!("{detail} {warnings:?}");
+        for key in [client.cert.key_pem(), other.key_pem()] {
+            for line in key.lines().filter(|l| !l.starts_with("-----")) {
+                assert!(!seen.contains(line), "a private key: {seen}");
+            }
+        }
+
+        std::fs::write(&client.key_file, client.cert.key_pem()).expect("restore the key");
+        h.advance_to_next_attempt(&m);
+        assert_eq!(h.round().await, 1);
+        let m = h.only_message().await;
+        assert_eq!(m.state, relay_core::model::MessageState::Delivered, "{m:?}");
+        let s = h.peer.state.lock().unwrap();
+        let requests = s.receiver.as_ref().expect("up").requests();
+        assert_eq!(requests.len(), 1);
+        assert_eq!(
+            requests[0].client_cert_sha256.as_deref(),
+            Some(client.cert.sha256_hex().as_str())
+        );
+    })
+    .await;
+}

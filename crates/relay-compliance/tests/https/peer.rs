@@ -34,7 +34,7 @@ pub struct HttpsPeer<const MTLS: bool> {
     ca: Arc<TestCa>,
     ca_pem: tempfile_path::Path,
     /// The file holding the `Authorization` value, and that value.
-    token_file: std::path::PathBuf,
+    pub token_file: std::path::PathBuf,
     pub token: String,
     /// With mutual TLS: the CA the receiver trusts for clients, the
     /// endpoint's certificate and the files of its chain and key.
@@ -46,8 +46,8 @@ pub struct HttpsPeer<const MTLS: bool> {
 pub struct ClientCert {
     pub ca: Arc<TestCa>,
     pub cert: LeafCert,
-    chain_file: std::path::PathBuf,
-    key_file: std::path::PathBuf,
+    pub chain_file: std::path::PathBuf,
+    pub key_file: std::path::PathBuf,
 }
 
 /// The CA file the guard trusts, kept for the peer's lifetime (the
