@@ -175,7 +175,8 @@ pub fn check_values(destination: &Destination, secrets: &Secrets) -> Result<(), 
         Destination::RedisStream(_)
         | Destination::NatsJetstream(_)
         | Destination::RabbitMq(_)
-        | Destination::Mqtt(_) => Ok(()),
+        | Destination::Mqtt(_)
+        | Destination::S3(_) => Ok(()),
     }
 }
 
