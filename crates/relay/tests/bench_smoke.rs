@@ -259,3 +259,38 @@ fn rabbitmq_delivers_every_message() {
 fn mqtt_delivers_every_message() {
     broker_delivers_every_message("mqtt", 1883, "mqtt");
 }
+
+/// Object storage against a moto server the bench starts itself (the test
+/// environment's `moto_server`, beside its Python): 1000 events, two full
+/// objects on each side, every line read back.
+#[test]
+fn s3_writes_every_message() {
+    let moto = relay_receiver::judges::python().with_file_name("moto_server");
+    if !moto.is_file() {
+        relay_store::testenv::skip(
+            "relay bench s3",
+            &format!(
+                "{} is missing (scripts/test installs moto[server])",
+                moto.display()
+            ),
+        );
+        return;
+    }
+    let moto = moto.display().to_string();
+    let v = bench(&["s3", "--events", "1000", "--moto-server", &moto, "--json"]);
+    assert_eq!(v["workload"], "s3");
+    assert_eq!(v["objects"], 2, "{v:#}");
+    assert_eq!(v["relay_objects"], 2, "{v:#}");
+    assert_eq!(v["relay_stored"], 1000, "{v:#}");
+    assert_eq!(v["raw_failures"], 0, "{v:#}");
+    assert_eq!(v["raw_stored"], 1000, "{v:#}");
+    assert_eq!(v["complete"], true, "{v:#}");
+    for field in [
+        "/relay_events_per_s",
+        "/relay_objects_per_s",
+        "/raw_events_per_s",
+        "/ratio",
+    ] {
+        assert!(number(&v, field) > 0.0, "{field} in {v:#}");
+    }
+}
