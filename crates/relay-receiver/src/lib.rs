@@ -18,6 +18,10 @@
 //!   [`Receiver::push_script`]): a status with headers and body, a
 //!   server-side delay, never answering, an endless or huge streamed body,
 //!   or closing the connection.
+//! - [`oauth`]: [`OAuthIssuer`], a real OAuth 2.0 token endpoint (client
+//!   credentials, `client_secret_basic` and `client_secret_post`) a receiver
+//!   serves ([`Receiver::serve_token_endpoint`]), and the bearer-token check
+//!   a receiver applies to every request ([`Receiver::require_bearer`]).
 //! - [`record`]: [`Recorded`], one received request, and
 //!   [`Recorded::to_judge_json`], the captured-request JSON the judges read.
 //! - [`judges`]: [`Judges`], the project's judges (`scripts/judges/`) run by
@@ -52,12 +56,14 @@ pub mod behavior;
 mod body;
 pub mod ca;
 pub mod judges;
+pub mod oauth;
 pub mod receiver;
 pub mod record;
 
 pub use behavior::{Behavior, Reply};
 pub use ca::{DEFAULT_LEAF_NAMES, LeafBuilder, LeafCert, TestCa, crypto_provider};
 pub use judges::Judges;
+pub use oauth::{OAuthIssuer, TokenRequest};
 pub use receiver::{Arrival, ArrivalHook, Receiver, ReceiverConfig, Timeout};
 pub use record::Recorded;
 /// Re-exported: the key type of [`ReceiverConfig::verify`].

@@ -20,6 +20,7 @@ use tokio_rustls::TlsAcceptor;
 
 use crate::behavior::Behavior;
 use crate::ca::{LeafCert, TestCa};
+use crate::oauth::OAuthIssuer;
 use crate::record::Recorded;
 
 mod serve;
@@ -146,9 +147,34 @@ pub(crate) struct Shared {
     tls_failures: AtomicU64,
     pub(crate) bytes_streamed: AtomicU64,
     arrival_hook: RwLock<Option<ArrivalHook>>,
+    oauth: RwLock<OAuthRoles>,
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+/// The OAuth 2.0 parts a receiver plays ([`crate::oauth`]).
+#[derive(Debug, Default, Clone)]
+struct OAuthRoles {
+    /// The token endpoint's path and its issuer.
+    token_endpoint: Option<(String, Arc<OAuthIssuer>)>,
+    /// Every other request needs a bearer token of this issuer.
+    bearer: Option<Arc<OAuthIssuer>>,
+}
+
+impl Shared {
+    /// For a request to `path`: the issuer whose token endpoint it is, and
+    /// the issuer whose bearer token it needs.
+    pub(crate) fn oauth_roles(
+        &self,
+        path: &str,
+    ) -> (Option<Arc<OAuthIssuer>>, Option<Arc<OAuthIssuer>>) {
+        let roles = self.oauth.read().unwrap_or_else(PoisonError::into_inner);
+        match &roles.token_endpoint {
+            Some((p, issuer)) if p == path => (Some(Arc::clone(issuer)), None),
+            _ => (None, roles.bearer.clone()),
+        }
+    }
+}
+
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
@@ -230,6 +256,7 @@ impl Receiver {
             tls_failures: AtomicU64::new(0),
             bytes_streamed: AtomicU64::new(0),
             arrival_hook: RwLock::new(None),
+            oauth: RwLock::new(OAuthRoles::default()),
         });
         let accept_task = tokio::spawn(accept_loop(listener, acceptor, Arc::clone(&shared)));
         Ok(Receiver {
@@ -345,6 +372,30 @@ impl Receiver {
     pub fn script_remaining(&self) -> usize {
         let b = lock(&self.shared.behaviors);
         b.script.len() + b.path_scripts.values().map(VecDeque::len).sum::<usize>()
+    }
+
+    // ----- OAuth 2.0 ----------------------------------------------------
+
+    /// Serves `issuer`'s OAuth 2.0 token endpoint at `path` (client
+    /// credentials; see [`crate::oauth`]). Its requests are recorded like
+    /// any other.
+    pub fn serve_token_endpoint(&self, path: &str, issuer: Arc<OAuthIssuer>) {
+        self.shared
+            .oauth
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .token_endpoint = Some((path.to_owned(), issuer));
+    }
+
+    /// From now on, every request (but the token endpoint's) needs
+    /// `Authorization: Bearer <a valid token of issuer>`; one without gets
+    /// `401` (recorded, and answered before any script or behaviour is used).
+    pub fn require_bearer(&self, issuer: Arc<OAuthIssuer>) {
+        self.shared
+            .oauth
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .bearer = Some(issuer);
     }
 
     // ----- what arrived -------------------------------------------------

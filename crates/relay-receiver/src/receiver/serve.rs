@@ -25,7 +25,7 @@ use tokio::task::JoinSet;
 use tokio_rustls::TlsAcceptor;
 
 use super::{Arrival, PathLoad, Shared, lock};
-use crate::behavior::Behavior;
+use crate::behavior::{Behavior, Reply};
 use crate::body::ReplyBody;
 use crate::record::Recorded;
 
@@ -225,9 +225,9 @@ async fn handle(
     request: Request<Incoming>,
 ) -> Result<Response<ReplyBody>, Closed> {
     let guard = InFlight::begin(&shared, request.uri().path());
-    let behavior = shared.next_behavior(request.uri().path());
+    let (token_issuer, bearer_issuer) = shared.oauth_roles(request.uri().path());
     let (parts, mut body) = request.into_parts();
-    let body = if shared.record_bodies || shared.verify.is_some() {
+    let body = if shared.record_bodies || shared.verify.is_some() || token_issuer.is_some() {
         body.collect().await.map_err(|_| Closed)?.to_bytes()
     } else {
         while let Some(frame) = body.frame().await {
@@ -235,7 +235,18 @@ async fn handle(
         }
         Bytes::new()
     };
-    shared.record(&conn, nth, &parts, body);
+    shared.record(&conn, nth, &parts, body.clone());
+    let oauth_reply = match (&token_issuer, &bearer_issuer) {
+        (Some(issuer), _) => Some(issuer.answer(parts.method.as_str(), &parts.headers, &body)),
+        (None, Some(issuer)) if !issuer.bearer_valid(&parts.headers) => {
+            Some(Reply::new(401).with_header("www-authenticate", "Bearer error=\"invalid_token\""))
+        }
+        _ => None,
+    };
+    let behavior = match oauth_reply {
+        Some(reply) => Arc::new(Behavior::Respond(reply)),
+        None => shared.next_behavior(parts.uri.path()),
+    };
     drop(parts);
 
     let mut next: &Behavior = &behavior;
