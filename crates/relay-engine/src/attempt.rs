@@ -151,8 +151,7 @@ impl EndpointCache {
             && built.secrets.same(&secrets)
         {
             // Same endpoint version, same secrets: keep the client (and its connections).
-            self.insert(id, version, now, &scope, &refs, built.clone());
-            return Ok(built.clone());
+            return Ok(self.insert(id, version, now, &scope, &refs, built.clone()));
         }
         let client = match relay_destinations::build(&c.endpoint.destination, &a.shared, &secrets) {
             Ok(client) => client,
@@ -168,10 +167,14 @@ impl EndpointCache {
             secrets,
             keys,
         });
-        self.insert(id, version, now, &scope, &refs, built.clone());
-        Ok(built)
+        Ok(self.insert(id, version, now, &scope, &refs, built))
     }
 
+    /// Keeps `built` for the endpoint and returns the client to use: the
+    /// one already kept when concurrent attempts built the same endpoint
+    /// version with the same secrets (the first one kept wins, so they all
+    /// share one client: its connections, and its OAuth 2.0 token cache,
+    /// whose concurrent misses then make one token request).
     fn insert(
         &self,
         id: &str,
@@ -180,7 +183,7 @@ impl EndpointCache {
         scope: &Scope,
         refs: &[SecretRef],
         built: Arc<Built>,
-    ) {
+    ) -> Arc<Built> {
         let tenant_secrets = refs
             .iter()
             .filter_map(|r| match r {
@@ -188,21 +191,29 @@ impl EndpointCache {
                 _ => None,
             })
             .collect();
-        if let Ok(mut map) = self.entries.lock() {
-            if map.len() > 100_000 {
-                map.clear();
-            }
-            map.insert(
-                id.to_string(),
-                Entry {
-                    version,
-                    resolved_at,
-                    scope: scope.clone(),
-                    tenant_secrets,
-                    built,
-                },
-            );
+        let Ok(mut map) = self.entries.lock() else {
+            return built;
+        };
+        if map.len() > 100_000 {
+            map.clear();
         }
+        let built = match map.get(id) {
+            Some(e) if e.version == version && e.built.secrets.same(&built.secrets) => {
+                e.built.clone()
+            }
+            _ => built,
+        };
+        map.insert(
+            id.to_string(),
+            Entry {
+                version,
+                resolved_at,
+                scope: scope.clone(),
+                tenant_secrets,
+                built: built.clone(),
+            },
+        );
+        built
     }
 }
 
