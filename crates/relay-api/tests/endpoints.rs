@@ -91,6 +91,11 @@ async fn unsafe_urls_are_refused_with_the_guards_code() {
     h.post("/v1/endpoints", &key, body)
         .await
         .expect(StatusCode::CREATED);
+    let mut body = with_url(&c, GOOD_URL);
+    body["destination"]["auth"] = Value::Null;
+    h.post("/v1/endpoints", &key, body)
+        .await
+        .expect(StatusCode::CREATED);
     // An unknown destination kind is a shape error.
     h.post(
         "/v1/endpoints",
@@ -619,4 +624,124 @@ async fn turning_automatic_disabling_off_is_audited_with_the_change() {
     let (action, parameters) = after.last().unwrap();
     assert_eq!(action, "endpoint.auto_disable_changed");
     assert_eq!(parameters, &json!({"from": true, "to": false}));
+}
+
+/// OAuth 2.0 client credentials at registration: the token URL is checked
+/// by the guard like the endpoint's, the client id, scopes and audience by
+/// RFC 6749's rules, the client secret must resolve, and a custom
+/// `Authorization` header cannot be combined with it; the answer shows the
+/// secret's reference, never a value.
+#[tokio::test]
+async fn oauth2_credentials_are_checked_at_registration() {
+    let h = Harness::new().await;
+    let (_, key) = h.tenant_with_key("acme", "live").await;
+    let c = h.consumer(&key, "acme").await;
+    h.put(
+        "/v1/secrets/oauth-client",
+        &key,
+        json!({ "value": "the-client-secret-value" }),
+    )
+    .await
+    .expect(StatusCode::CREATED);
+    let with_oauth = |oauth2: Value, headers: Value| {
+        let mut body = with_url(&c, GOOD_URL);
+        body["destination"]["auth"] = json!({ "oauth2": oauth2 });
+        body["destination"]["headers"] = headers;
+        body
+    };
+    let good = json!({
+        "token_url": "https://receiver.test:8443/oauth/token",
+        "client_id": "relay",
+        "client_secret": "secret:oauth-client",
+        "scopes": ["hooks:write"],
+        "audience": "https://api.example",
+        "method": "client_secret_post",
+    });
+    let created = h
+        .post("/v1/endpoints", &key, with_oauth(good.clone(), json!([])))
+        .await
+        .expect(StatusCode::CREATED);
+    assert_eq!(created["destination"]["auth"]["oauth2"], good);
+    assert!(!created.to_string().contains("the-client-secret-value"));
+    let with = |field: &str, value: Value| {
+        let mut o = good.clone();
+        o[field] = value;
+        o
+    };
+    let cases = [
+        (
+            with("token_url", json!("http://receiver.test:8443/t")),
+            json!([]),
+            "scheme_not_allowed",
+            "/destination/auth/oauth2/token_url",
+        ),
+        (
+            with("token_url", json!("https://receiver.test:9999/t")),
+            json!([]),
+            "port_not_allowed",
+            "/destination/auth/oauth2/token_url",
+        ),
+        (
+            with("token_url", json!("https://private.test/t")),
+            json!([]),
+            "blocked_address",
+            "/destination/auth/oauth2/token_url",
+        ),
+        (
+            with("token_url", json!("https://u:p@receiver.test:8443/t")),
+            json!([]),
+            "credentials_in_url",
+            "/destination/auth/oauth2/token_url",
+        ),
+        (
+            with("client_id", json!("")),
+            json!([]),
+            "invalid_client_id",
+            "/destination/auth/oauth2/client_id",
+        ),
+        (
+            with("scopes", json!(["a b"])),
+            json!([]),
+            "invalid_scope",
+            "/destination/auth/oauth2/scopes",
+        ),
+        (
+            with("audience", json!("")),
+            json!([]),
+            "invalid_audience",
+            "/destination/auth/oauth2/audience",
+        ),
+        (
+            good.clone(),
+            json!([{ "name": "Authorization", "value": "Bearer x" }]),
+            "authorization_header_conflict",
+            "/destination/headers",
+        ),
+        (
+            with("client_secret", json!("secret:missing")),
+            json!([]),
+            "secret_not_found",
+            "/destination/auth/oauth2/client_secret",
+        ),
+    ];
+    for (oauth2, headers, code, pointer) in cases {
+        let p = h
+            .post("/v1/endpoints", &key, with_oauth(oauth2, headers))
+            .await
+            .problem(StatusCode::UNPROCESSABLE_ENTITY, code);
+        assert_eq!(p["errors"][0]["field"], pointer, "{p}");
+    }
+    // A secret value where a reference belongs, an unknown member or method:
+    // shape errors.
+    for oauth2 in [
+        with("client_secret", json!("the-client-secret-value")),
+        with("method", json!("private_key_jwt")),
+        with("grant", json!("password")),
+    ] {
+        let r = h
+            .post("/v1/endpoints", &key, with_oauth(oauth2, json!([])))
+            .await;
+        let p = r.problem(StatusCode::UNPROCESSABLE_ENTITY, "validation_failed");
+        assert!(!p.to_string().contains("the-client-secret-value"), "{p}");
+    }
 }

@@ -101,6 +101,18 @@ pub(crate) fn raw_messages(events: u64, data: &str) -> anyhow::Result<Vec<Prepar
         .collect()
 }
 
+/// The wall clock, for a kind's client built here without a Relay.
+pub(crate) struct WallClock;
+
+impl relay_core::time::Clock for WallClock {
+    fn now(&self) -> relay_core::time::Timestamp {
+        let ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+        relay_core::time::Timestamp::from_millis(ms)
+    }
+}
+
 /// The kind's client alone: `concurrency` workers publishing `messages`,
 /// each awaiting its acknowledgement. Returns (seconds, failures).
 async fn raw_run(
@@ -120,6 +132,7 @@ async fn raw_run(
     )?;
     let shared = Shared {
         https: HttpsClient::new(guard),
+        clock: Arc::new(WallClock),
     };
     let client =
         relay_destinations::build(&destination, &shared, &relay_core::secret::Secrets::new())

@@ -118,6 +118,7 @@ fn clients(moto: &Moto) -> anyhow::Result<(HttpsClient, s3::Client)> {
     secrets.insert(d.secret_access_key.clone(), SecretValue::from(SECRET));
     let shared = Shared {
         https: https.clone(),
+        clock: std::sync::Arc::new(crate::broker::WallClock),
     };
     let Client::S3(client) = relay_destinations::build(&Destination::S3(d), &shared, &secrets)
         .map_err(|e| anyhow::anyhow!("unresolved: {}", e.0))?

@@ -92,6 +92,7 @@ fn client(m: &Moto, d: &S3Destination, key_id: &str, secret: &str) -> relay_dest
         &Destination::S3(d.clone()),
         &Shared {
             https: HttpsClient::new(guard(m)),
+            clock: std::sync::Arc::new(relay_core::time::ManualClock::default()),
         },
         &secrets,
     )
@@ -324,6 +325,7 @@ async fn the_service_certificate_is_verified() {
         &Destination::S3(d),
         &Shared {
             https: HttpsClient::new(guard),
+            clock: std::sync::Arc::new(relay_core::time::ManualClock::default()),
         },
         &secrets,
     )

@@ -18,7 +18,8 @@ mod https_auth;
 mod mqtt;
 mod object_storage;
 pub use https_auth::{
-    CLIENT_CERTIFICATE_CHAIN_POINTER, CLIENT_CERTIFICATE_KEY_POINTER, ClientCertificate, HttpsAuth,
+    CLIENT_CERTIFICATE_CHAIN_POINTER, CLIENT_CERTIFICATE_KEY_POINTER, ClientAuthMethod,
+    ClientCertificate, HttpsAuth, OAUTH2_CLIENT_SECRET_POINTER, OAuth2ClientCredentials,
 };
 pub use mqtt::{MqttDestination, MqttVersion};
 pub use object_storage::{
@@ -336,6 +337,24 @@ impl utoipa::PartialSchema for Destination {
                                 },
                                 "required": ["chain", "key"],
                                 "additionalProperties": false
+                            },
+                            "oauth2": {
+                                "type": ["object", "null"],
+                                "description": "OAuth 2.0 client credentials (RFC 6749 section 4.4): Relay fetches a token from `token_url` (through the outbound guard, like the endpoint), caches it until shortly before it expires, and sends `Authorization: Bearer <token>` with every request; a `401` from the endpoint fetches a new token and tries once more in the same attempt. Cannot be combined with a custom `Authorization` header.",
+                                "properties": {
+                                    "token_url": {"type": "string", "maxLength": 2048, "description": "The token endpoint: `https://`, a port the operator allows, no credentials in it."},
+                                    "client_id": {"type": "string", "minLength": 1, "maxLength": 256, "description": "Printable ASCII (RFC 6749 VSCHAR)."},
+                                    "client_secret": {
+                                        "type": "string",
+                                        "pattern": "^(secret:|env:|file:/)",
+                                        "description": "A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the client secret, never the secret itself. See docs/secrets.md."
+                                    },
+                                    "scopes": {"type": "array", "maxItems": 32, "items": {"type": "string", "minLength": 1, "maxLength": 128}, "description": "Scope tokens (RFC 6749 NQCHAR, no spaces), sent space-separated as `scope`; default none."},
+                                    "audience": {"type": ["string", "null"], "minLength": 1, "maxLength": 512, "description": "Sent as the `audience` parameter when set (printable ASCII)."},
+                                    "method": {"type": "string", "enum": ["client_secret_basic", "client_secret_post"], "description": "`client_secret_basic` (default): HTTP Basic with the form-urlencoded id and secret; `client_secret_post`: both in the form body."}
+                                },
+                                "required": ["token_url", "client_id", "client_secret"],
+                                "additionalProperties": false
                             }
                         },
                         "additionalProperties": false
@@ -558,8 +577,8 @@ impl Destination {
 #[serde(deny_unknown_fields)]
 pub struct HttpsDestination {
     pub url: String,
-    /// Client authentication besides the signature (mutual TLS); `null`
-    /// or absent: none.
+    /// Client authentication besides the signature (mutual TLS, OAuth 2.0
+    /// client credentials); `null` or absent: none.
     #[serde(default)]
     #[schema(value_type = Option<Object>)]
     pub auth: Option<HttpsAuth>,

@@ -26,6 +26,9 @@ use crate::retry::{RetrySchedule, next_attempt_at};
 use crate::time::Timestamp;
 use crate::transition::DeadLetterReason;
 
+mod token;
+pub use token::{OAuthError, TokenFailure};
+
 /// Deferrals that do not use up an attempt, per message.
 pub const MAX_DEFERRALS: u32 = 3;
 
@@ -103,6 +106,9 @@ pub enum FailureCode {
     /// (a tenant secret deleted, an environment variable unset, a file
     /// unreadable, or a value the destination cannot use): nothing was sent.
     SecretUnresolved,
+    /// The OAuth 2.0 token the request needed could not be fetched (the
+    /// endpoint itself was not tried).
+    Token(TokenFailure),
 }
 
 /// How a broker, stream or queue refused a message, for every such kind.
@@ -156,6 +162,7 @@ impl fmt::Display for FailureCode {
             FailureCode::SecretUnresolved => f.write_str("secret_unresolved"),
             FailureCode::Refused(r) => f.write_str(r.as_str()),
             FailureCode::Transport(e) => f.write_str(e.as_str()),
+            FailureCode::Token(t) => t.fmt(f),
         }
     }
 }
@@ -177,6 +184,9 @@ impl FailureCode {
         }
         if let Some(r) = Refusal::ALL.into_iter().find(|r| r.as_str() == s) {
             return Some(FailureCode::Refused(r));
+        }
+        if let Some(t) = TokenFailure::parse(s) {
+            return Some(FailureCode::Token(t));
         }
         TransportError::parse(s).map(FailureCode::Transport)
     }
@@ -204,8 +214,11 @@ impl utoipa::PartialSchema for FailureCode {
                 "Why the attempt failed: `http_<status>` for an HTTP answer, `invalid_status`, \
                  a transport kind (`connect`, `dns`, `timeout`, `tls`, `blocked_address`, `protocol`), \
                  a destination's refusal (`auth_refused`, `unavailable`, `nack`, `unroutable`, \
-                 `message_too_large`, `unknown_target`, `rejected`), or `secret_unresolved` \
-                 (a secret reference of the destination did not resolve; nothing was sent).",
+                 `message_too_large`, `unknown_target`, `rejected`), `secret_unresolved` \
+                 (a secret reference of the destination did not resolve; nothing was sent), \
+                 or an OAuth 2.0 token fetch that failed (`token_unreachable`, \
+                 `token_http_<status>`, `token_<OAuth error code>`, `token_invalid_response`; \
+                 nothing was sent).",
             ))
             .into()
     }
@@ -249,6 +262,13 @@ pub enum HealthWarning {
         /// The `Location` it pointed to, at most [`MAX_LOCATION_CHARS`] characters.
         location: Option<String>,
     },
+    /// The OAuth 2.0 token endpoint refused the endpoint's client
+    /// credentials or its request (an OAuth error code, or a 4xx without
+    /// one, or an answer without a token): the configuration needs a fix.
+    TokenRefused {
+        /// The failure, as its code says it.
+        failure: TokenFailure,
+    },
 }
 
 /// The longest `Location` kept in a health warning.
@@ -258,6 +278,7 @@ impl HealthWarning {
     pub const fn code(&self) -> &'static str {
         match self {
             HealthWarning::RedirectNotFollowed { .. } => "redirect_not_followed",
+            HealthWarning::TokenRefused { .. } => "oauth_token_refused",
         }
     }
 }

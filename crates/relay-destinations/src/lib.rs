@@ -85,11 +85,15 @@ pub fn transport_error(kind: ErrorKind) -> Option<TransportError> {
     })
 }
 
-/// What every kind's client is built from: the process's shared clients.
+/// What every kind's client is built from: the process's shared clients
+/// and its clock.
 #[derive(Clone)]
 pub struct Shared {
     /// The pooled, guarded HTTPS client (its guard checks every target).
     pub https: HttpsClient,
+    /// The engine's clock (a client that keeps time-bound state, such as
+    /// the HTTPS kind's OAuth 2.0 tokens, reads "now" from it).
+    pub clock: std::sync::Arc<dyn relay_core::time::Clock>,
 }
 
 /// A destination refused at registration.
@@ -255,6 +259,16 @@ impl Delivery {
             Delivery::RabbitMq(r) => rabbitmq::RabbitMq::classify(r, now),
             Delivery::Mqtt(r) => mqtt::Mqtt::classify(r, now),
             Delivery::S3(r) => s3::S3::classify(r, now),
+        }
+    }
+
+    /// A health warning the result calls for beside its verdict (HTTPS: a
+    /// token endpoint that refused the client credentials); redirect
+    /// warnings come with their permanent verdict instead.
+    pub fn health_warning(&self) -> Option<relay_core::outcome::HealthWarning> {
+        match self {
+            Delivery::Https(r) => r.health_warning(),
+            _ => None,
         }
     }
 

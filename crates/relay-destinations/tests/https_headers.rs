@@ -54,6 +54,7 @@ fn headers() -> Vec<HttpsHeader> {
 fn shared() -> Shared {
     Shared {
         https: HttpsClient::new(guard()),
+        clock: Arc::new(relay_core::time::ManualClock::default()),
     }
 }
 

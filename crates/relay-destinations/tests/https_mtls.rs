@@ -32,6 +32,7 @@ fn destination() -> Destination {
                 chain: chain_ref(),
                 key: key_ref(),
             }),
+            oauth2: None,
         }),
         headers: vec![],
     })
@@ -47,6 +48,7 @@ fn secrets(chain: &str, key: &str) -> Secrets {
 fn shared() -> Shared {
     Shared {
         https: HttpsClient::new(guard()),
+        clock: std::sync::Arc::new(relay_core::time::ManualClock::default()),
     }
 }
 

@@ -144,6 +144,7 @@ fn a_plain_password_is_not_a_reference_and_is_never_echoed() {
 fn building_a_client_needs_every_reference_resolved() {
     let shared = relay_destinations::Shared {
         https: relay_net::HttpsClient::new(guard(false)),
+        clock: std::sync::Arc::new(relay_core::time::ManualClock::default()),
     };
     let r = SecretRef::Env("RELAY_SECRET_REDIS".into());
     let d = redis(|c| c.password = Some(r.clone()));
@@ -253,6 +254,7 @@ async fn rabbitmq_configurations() {
     // The client needs the password's resolved value.
     let shared = relay_destinations::Shared {
         https: relay_net::HttpsClient::new(guard(false)),
+        clock: std::sync::Arc::new(relay_core::time::ManualClock::default()),
     };
     let d = rabbitmq(|r| {
         r.username = Some("relay".into());
@@ -413,6 +415,7 @@ async fn nats_jetstream_configurations() {
     // Building needs both references resolved.
     let shared = relay_destinations::Shared {
         https: relay_net::HttpsClient::new(guard(false)),
+        clock: std::sync::Arc::new(relay_core::time::ManualClock::default()),
     };
     let (p, t) = (
         SecretRef::Secret("nats-pw".into()),

@@ -163,6 +163,7 @@ fn the_configuration_reads_as_documented() {
 fn building_needs_the_password_resolved_and_never_shows_it() {
     let shared = relay_destinations::Shared {
         https: relay_net::HttpsClient::new(guard(false)),
+        clock: std::sync::Arc::new(relay_core::time::ManualClock::default()),
     };
     let pw = SecretRef::Secret("mqtt-pw".into());
     let d = mqtt(|m| {

@@ -490,21 +490,38 @@ impl Attempter {
             signature: &prepared.webhook_signature,
             jitter_key: &c.message.id,
         };
-        let unresolved = built.as_ref().err().map(|(message, _)| message.as_str());
-        self.conclude(&facts, verdict, &recorded, unresolved)
+        // Nothing sent because a secret reference did not resolve, or a
+        // token endpoint that refused the client: the endpoint is warned.
+        let warning = match (&built, &delivery) {
+            (Err((message, _)), _) => {
+                Some((FailureCode::SecretUnresolved.to_string(), message.clone()))
+            }
+            (Ok(_), Some(d)) => d.health_warning().and_then(|w| match w {
+                HealthWarning::TokenRefused { failure } => Some((
+                    w.code().to_string(),
+                    format!(
+                        "the OAuth 2.0 token endpoint refused the endpoint's client credentials or token request ({failure}); its messages are retried on the schedule until the configuration is fixed"
+                    ),
+                )),
+                _ => None,
+            }),
+            _ => None,
+        };
+        self.conclude(&facts, verdict, &recorded, warning)
     }
 
     /// Steps 3 and 4 of one attempt at `facts.c` whose result `verdict`
     /// and record `recorded` are known: the schedule and deferrals, the
     /// state transition, the attempt record, the completion to store.
-    /// `unresolved`: nothing was sent because a secret reference did not
-    /// resolve (the endpoint is warned).
+    /// `warning`: the endpoint warning (kind, detail) the attempt calls for
+    /// beside its record (a secret reference that did not resolve, a token
+    /// endpoint that refused the client).
     pub(crate) fn conclude(
         &self,
         facts: &Facts<'_>,
         verdict: Verdict,
         recorded: &relay_destinations::Record,
-        unresolved: Option<&str>,
+        warning: Option<(String, String)>,
     ) -> Option<Completion> {
         let Facts {
             c,
@@ -526,7 +543,7 @@ impl Attempter {
         };
         let resolved = resolve(verdict, &ctx);
         let record = self.record(facts, recorded, &resolved);
-        let mut warning = recorded.error.as_ref().and_then(|(kind, text)| {
+        let blocked = recorded.error.as_ref().and_then(|(kind, text)| {
             (*kind == ErrorKind::BlockedAddress).then(|| EndpointWarning {
                 endpoint_id: c.endpoint.id.clone(),
                 kind: kind.as_str().into(),
@@ -534,14 +551,14 @@ impl Attempter {
                 at: finished,
             })
         });
-        if let Some(message) = unresolved {
-            warning = Some(EndpointWarning {
+        let mut warning = warning
+            .map(|(kind, detail)| EndpointWarning {
                 endpoint_id: c.endpoint.id.clone(),
-                kind: FailureCode::SecretUnresolved.to_string(),
-                detail: message.to_string(),
+                kind,
+                detail,
                 at: finished,
-            });
-        }
+            })
+            .or(blocked);
 
         // 4. complete
         let outcome = match resolved {

@@ -194,8 +194,11 @@ impl Dispatcher {
         Arc::new(Dispatcher {
             attempter: Arc::new(Attempter {
                 store,
+                shared: relay_destinations::Shared {
+                    https: client,
+                    clock: clock.clone(),
+                },
                 clock,
-                shared: relay_destinations::Shared { https: client },
                 master,
                 resolver,
                 config,

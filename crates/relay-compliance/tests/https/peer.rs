@@ -176,6 +176,7 @@ impl<const MTLS: bool> Peer for HttpsPeer<MTLS> {
                     chain: SecretRef::File(c.chain_file.to_string_lossy().into_owned()),
                     key: SecretRef::File(c.key_file.to_string_lossy().into_owned()),
                 }),
+                oauth2: None,
             }),
             headers: vec![
                 HttpsHeader {

@@ -71,6 +71,7 @@ fn client(port: u16, d: Destination, password: &str) -> relay_destinations::Clie
         &d,
         &Shared {
             https: HttpsClient::new(guard),
+            clock: std::sync::Arc::new(relay_core::time::ManualClock::default()),
         },
         &secrets,
     )
@@ -391,6 +392,7 @@ async fn tls_is_verified_against_the_host_name() {
             &dest,
             &Shared {
                 https: HttpsClient::new(guard(host)),
+                clock: std::sync::Arc::new(relay_core::time::ManualClock::default()),
             },
             &secrets,
         )

@@ -64,6 +64,7 @@ fn client(port: u16, d: Destination, password: &str) -> relay_destinations::Clie
         &d,
         &Shared {
             https: HttpsClient::new(guard),
+            clock: std::sync::Arc::new(relay_core::time::ManualClock::default()),
         },
         &secrets,
     )

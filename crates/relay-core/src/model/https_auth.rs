@@ -1,6 +1,8 @@
 //! How an HTTPS endpoint authenticates itself to its receiver, besides the
 //! signature: `destination.auth` (see `Destination`'s schema and
 //! `docs/destinations.md`). `null` or absent: no client authentication.
+//! Its members may be combined; credentials are secret references, never
+//! values.
 
 use serde::{Deserialize, Serialize};
 
@@ -14,6 +16,10 @@ pub struct HttpsAuth {
     /// Mutual TLS: the certificate Relay presents in the TLS handshake.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_certificate: Option<ClientCertificate>,
+    /// OAuth 2.0 client credentials (RFC 6749 §4.4): every request carries
+    /// `Authorization: Bearer <token>` from the token endpoint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oauth2: Option<OAuth2ClientCredentials>,
 }
 
 /// A client certificate for mutual TLS, as two secret references: never
@@ -32,6 +38,49 @@ pub struct ClientCertificate {
 pub const CLIENT_CERTIFICATE_CHAIN_POINTER: &str = "/destination/auth/client_certificate/chain";
 /// The pointer of [`ClientCertificate::key`] in an endpoint.
 pub const CLIENT_CERTIFICATE_KEY_POINTER: &str = "/destination/auth/client_certificate/key";
+/// The pointer of [`OAuth2ClientCredentials::client_secret`] in an endpoint.
+pub const OAUTH2_CLIENT_SECRET_POINTER: &str = "/destination/auth/oauth2/client_secret";
+
+/// The OAuth 2.0 client credentials grant of an HTTPS endpoint.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OAuth2ClientCredentials {
+    /// The token endpoint, an `https://` URL the outbound guard checks at
+    /// registration and at every fetch.
+    pub token_url: String,
+    pub client_id: String,
+    /// A reference to the client secret, never the secret itself.
+    pub client_secret: SecretRef,
+    /// The scopes asked for (`scope`, space-separated); none by default.
+    #[serde(default)]
+    pub scopes: Vec<String>,
+    /// The `audience` parameter some authorization servers require.
+    #[serde(default)]
+    pub audience: Option<String>,
+    /// How the client authenticates to the token endpoint.
+    #[serde(default)]
+    pub method: ClientAuthMethod,
+}
+
+/// How the client id and secret reach the token endpoint (RFC 6749 §2.3.1).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClientAuthMethod {
+    /// HTTP Basic, each part form-urlencoded before base64 (the default).
+    #[default]
+    ClientSecretBasic,
+    /// `client_id` and `client_secret` in the form body.
+    ClientSecretPost,
+}
+
+impl ClientAuthMethod {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ClientAuthMethod::ClientSecretBasic => "client_secret_basic",
+            ClientAuthMethod::ClientSecretPost => "client_secret_post",
+        }
+    }
+}
 
 impl HttpsAuth {
     /// Every secret reference, with its pointer in the endpoint.
@@ -40,6 +89,9 @@ impl HttpsAuth {
         if let Some(c) = &self.client_certificate {
             refs.push((CLIENT_CERTIFICATE_CHAIN_POINTER, &c.chain));
             refs.push((CLIENT_CERTIFICATE_KEY_POINTER, &c.key));
+        }
+        if let Some(o) = &self.oauth2 {
+            refs.push((OAUTH2_CLIENT_SECRET_POINTER, &o.client_secret));
         }
         refs
     }
@@ -85,5 +137,68 @@ mod tests {
             let err = serde_json::from_value::<HttpsAuth>(bad.clone()).unwrap_err();
             assert!(!err.to_string().contains("BEGIN"), "{bad}: {err}");
         }
+    }
+
+    #[test]
+    fn parses_with_defaults_and_refuses_unknown_fields() {
+        let auth: HttpsAuth = serde_json::from_value(serde_json::json!({
+            "oauth2": {
+                "token_url": "https://auth.example/token",
+                "client_id": "relay",
+                "client_secret": "secret:oauth"
+            }
+        }))
+        .unwrap();
+        let o = auth.oauth2.as_ref().unwrap();
+        assert_eq!(o.method, ClientAuthMethod::ClientSecretBasic);
+        assert!(o.scopes.is_empty() && o.audience.is_none());
+        assert_eq!(
+            auth.secret_refs(),
+            vec![(
+                OAUTH2_CLIENT_SECRET_POINTER,
+                &SecretRef::parse("secret:oauth").unwrap()
+            )]
+        );
+        let empty: HttpsAuth = serde_json::from_str("{}").unwrap();
+        assert_eq!(empty, HttpsAuth::default());
+        assert!(serde_json::from_str::<HttpsAuth>(r#"{"kind": "mtls"}"#).is_err());
+        assert!(
+            serde_json::from_value::<HttpsAuth>(serde_json::json!({"oauth2": {
+                "token_url": "https://a.example/t", "client_id": "c",
+                "client_secret": "the-secret-itself"
+            }}))
+            .is_err(),
+            "a secret value is not a reference"
+        );
+        let post: OAuth2ClientCredentials = serde_json::from_value(serde_json::json!({
+            "token_url": "https://a.example/t", "client_id": "c",
+            "client_secret": "env:S", "method": "client_secret_post"
+        }))
+        .unwrap();
+        assert_eq!(post.method.as_str(), "client_secret_post");
+    }
+
+    #[test]
+    fn both_members_may_be_set_together() {
+        let auth: HttpsAuth = serde_json::from_value(serde_json::json!({
+            "client_certificate": {"chain": "secret:chain", "key": "secret:key"},
+            "oauth2": {
+                "token_url": "https://auth.example/token",
+                "client_id": "relay",
+                "client_secret": "env:RELAY_OAUTH"
+            }
+        }))
+        .unwrap();
+        let pointers: Vec<&str> = auth.secret_refs().into_iter().map(|(p, _)| p).collect();
+        assert_eq!(
+            pointers,
+            [
+                CLIENT_CERTIFICATE_CHAIN_POINTER,
+                CLIENT_CERTIFICATE_KEY_POINTER,
+                OAUTH2_CLIENT_SECRET_POINTER
+            ]
+        );
+        let back: HttpsAuth = serde_json::from_value(serde_json::to_value(&auth).unwrap()).unwrap();
+        assert_eq!(back, auth);
     }
 }

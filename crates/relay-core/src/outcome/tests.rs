@@ -131,6 +131,16 @@ fn codes_and_outcomes_are_stable_strings_that_read_back() {
     ];
     codes.extend(TransportError::ALL.map(FailureCode::Transport));
     codes.extend(Refusal::ALL.map(FailureCode::Refused));
+    codes.extend(
+        [
+            TokenFailure::Unreachable,
+            TokenFailure::HttpStatus(503),
+            TokenFailure::HttpStatus(404),
+            TokenFailure::InvalidResponse,
+        ]
+        .map(FailureCode::Token),
+    );
+    codes.extend(OAuthError::ALL.map(|e| FailureCode::Token(TokenFailure::OAuth(e))));
     for code in codes {
         assert_eq!(FailureCode::parse(&code.to_string()), Some(code), "{code}");
         let json = serde_json::to_string(&code).unwrap();
@@ -141,7 +151,30 @@ fn codes_and_outcomes_are_stable_strings_that_read_back() {
         FailureCode::Transport(TransportError::BlockedAddress).to_string(),
         "blocked_address"
     );
-    for bad in ["http_999", "http_", "http_abc", "nope", ""] {
+    assert_eq!(
+        FailureCode::Token(TokenFailure::OAuth(OAuthError::InvalidClient)).to_string(),
+        "token_invalid_client"
+    );
+    assert_eq!(
+        FailureCode::Token(TokenFailure::HttpStatus(502)).to_string(),
+        "token_http_502"
+    );
+    assert_eq!(
+        OAuthError::from_code("invalid_scope"),
+        OAuthError::InvalidScope
+    );
+    assert_eq!(OAuthError::from_code("other_error"), OAuthError::Other);
+    assert_eq!(OAuthError::from_code("slow_down"), OAuthError::Other);
+    for bad in [
+        "http_999",
+        "http_",
+        "http_abc",
+        "nope",
+        "",
+        "token_",
+        "token_http_99",
+        "token_slow_down",
+    ] {
         assert_eq!(FailureCode::parse(bad), None, "{bad}");
     }
     for o in AttemptOutcome::ALL {

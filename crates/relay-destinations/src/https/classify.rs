@@ -16,6 +16,10 @@
 //! | a target the guard now refuses (invalid URL, scheme, port, credentials) | dead-lettered, `invalid_destination` |
 //! | `webhook-delivery: abort-message` on a non-2xx response | permanent, `aborted_by_consumer` |
 //! | 1xx or a status outside 100..=599 | retried as a protocol error (`invalid_status`) |
+//! | OAuth 2.0 token endpoint unreachable (connect, dns, timeout, tls, blocked address, protocol) | retried, `token_unreachable` |
+//! | token endpoint answers 5xx, 408 or 429 without an OAuth error code | retried, `token_http_<status>` |
+//! | token endpoint answers an OAuth error (`invalid_client`, `unauthorized_client`, `invalid_scope`, …), a 3xx or another 4xx, or no usable token | retried, `token_<error>` / `token_http_<status>` / `token_invalid_response`, with a `HealthWarning` (the configuration needs a fix, as an endpoint's 401 does) |
+//! | a token URL the guard now refuses | dead-lettered, `invalid_destination` |
 //!
 //! A retried failure becomes `Outcome::Retry` at the schedule's next time,
 //! or `Outcome::Exhausted` when the schedule has no attempt left.
@@ -50,7 +54,7 @@
 use std::time::{Duration, UNIX_EPOCH};
 
 use relay_core::outcome::{
-    FailureCode, HealthWarning, MAX_LOCATION_CHARS, PermanentReason, Verdict,
+    FailureCode, HealthWarning, MAX_LOCATION_CHARS, PermanentReason, TokenFailure, Verdict,
 };
 use relay_core::time::Timestamp;
 use relay_core::transition::DeadLetterReason;
@@ -110,6 +114,12 @@ pub enum Exchange<'a> {
     },
     /// No usable response: the guard's or the connection's error kind.
     Failed(ErrorKind),
+    /// The OAuth 2.0 token could not be fetched (the endpoint was not
+    /// tried): how, and the error kind when the token endpoint gave no answer.
+    TokenFailed {
+        failure: TokenFailure,
+        transport: Option<ErrorKind>,
+    },
 }
 
 /// Classifies one attempt. See the module documentation for the rules.
@@ -123,6 +133,12 @@ pub fn classify(result: &Exchange<'_>, now: Timestamp) -> Verdict {
             };
         }
         Exchange::Response { status, headers } => (status, headers),
+        Exchange::TokenFailed { failure, transport } => {
+            if transport.is_some_and(|k| transport_error(k).is_none()) {
+                return Verdict::DeadLetter(DeadLetterReason::InvalidDestination);
+            }
+            return retry(FailureCode::Token(failure), None);
+        }
     };
     let code = if (200..=599).contains(&status) {
         FailureCode::HttpStatus(status)
@@ -156,6 +172,25 @@ pub fn classify(result: &Exchange<'_>, now: Timestamp) -> Verdict {
         401 | 407 | 409 | 500..=599 => retry(code, None),
         400..=499 => permanent(PermanentReason::RejectedByEndpoint, false, None),
         _ => retry(code, None),
+    }
+}
+
+/// The health warning an attempt's result calls for beside its verdict:
+/// a token endpoint that refused the client's credentials or request (an
+/// OAuth error code, a 3xx or a 4xx other than 408 and 429, or an answer without a
+/// usable token). Redirect warnings come with their permanent verdict.
+pub fn health_warning(result: &Exchange<'_>) -> Option<HealthWarning> {
+    match *result {
+        Exchange::TokenFailed { failure, .. } => match failure {
+            TokenFailure::OAuth(_) | TokenFailure::InvalidResponse => {
+                Some(HealthWarning::TokenRefused { failure })
+            }
+            TokenFailure::HttpStatus(s) if (300..=499).contains(&s) && s != 408 && s != 429 => {
+                Some(HealthWarning::TokenRefused { failure })
+            }
+            TokenFailure::HttpStatus(_) | TokenFailure::Unreachable => None,
+        },
+        _ => None,
     }
 }
 

@@ -2,32 +2,43 @@
 //! endpoint's URL through the guarded, pooled client of `relay-net`.
 //!
 //! - config: [`relay_core::model::HttpsDestination`] (URL, custom headers,
-//!   `auth`: a client certificate for mutual TLS);
-//! - validation: the custom headers ([`headers::check`]) and the guard's
-//!   registration check of the URL ([`relay_net::Guard::check_url`]:
-//!   scheme, port, credentials, every address the name resolves to); once
-//!   the secret references resolve, the client certificate and key
+//!   `auth`: a client certificate for mutual TLS, OAuth 2.0 client
+//!   credentials, or both);
+//! - validation: the custom headers ([`headers::check`]), the client
+//!   credentials ([`oauth2::check`]) and the guard's registration check of
+//!   the URL and the token URL ([`relay_net::Guard::check_url`]: scheme,
+//!   port, credentials, every address the name resolves to); once the
+//!   secret references resolve, the client certificate and key
 //!   ([`mtls::check`]);
 //! - client: the shared pooled [`HttpsClient`] (with the endpoint's client
 //!   identity, [`HttpsClient::with_identity`], when it has one), the URL,
-//!   which the guard checks again at every connection, and the custom
-//!   headers with their secret references resolved (marked sensitive;
-//!   never in `Debug`);
-//! - deliver: one `POST` with the Standard Webhooks headers and the custom ones;
-//! - classify: [`classify`], the reference's response table;
+//!   which the guard checks again at every connection, the custom headers
+//!   with their secret references resolved (marked sensitive; never in
+//!   `Debug`), and the endpoint's token cache
+//!   ([`oauth2::source::TokenSource`], fetching through the same client, so
+//!   a token endpoint that asks for the client certificate gets it);
+//! - deliver: the token when the endpoint has OAuth 2.0 (a failed fetch
+//!   ends the attempt), then one `POST` with the Standard Webhooks headers,
+//!   the custom ones and the bearer token; a `401` to the token forgets it,
+//!   fetches one new token and posts once more, in the same attempt;
+//! - classify: [`classify`], the reference's response table and the token
+//!   failures;
 //! - record: the address used, the status code and the first 8 kB of the
-//!   response (`detail`).
+//!   response (`detail`), and what happened to the token (`detail.oauth2`).
 
 pub mod classify;
 pub mod headers;
 pub mod mtls;
+pub mod oauth2;
 
 use relay_core::model::HttpsDestination;
-use relay_core::outcome::Verdict;
+use relay_core::outcome::{HealthWarning, Verdict};
 use relay_core::time::Timestamp;
 use relay_net::{Guard, GuardError, HeaderName, HeaderValue, HttpsClient, Limits, Response};
 
 use self::classify::{Exchange, ResponseHeaders};
+use self::oauth2::TokenError;
+use self::oauth2::source::TokenSource;
 use crate::{Invalid, Kind, Prepared, Record, Shared};
 
 /// The `content-type` of the body.
@@ -44,6 +55,8 @@ pub struct Client {
     client: HttpsClient,
     url: String,
     headers: Vec<(HeaderName, HeaderValue)>,
+    /// The endpoint's OAuth 2.0 tokens, when it has client credentials.
+    oauth2: Option<TokenSource>,
 }
 
 impl std::fmt::Debug for Client {
@@ -56,6 +69,7 @@ impl std::fmt::Debug for Client {
                 "client_certificate",
                 &self.client.identity().map(|i| i.fingerprint_hex()),
             )
+            .field("oauth2", &self.oauth2)
             .finish_non_exhaustive()
     }
 }
@@ -67,8 +81,66 @@ impl Client {
     }
 }
 
-/// The result of one `POST`.
-pub type Result = std::result::Result<Response, GuardError>;
+/// The result of one attempt.
+#[derive(Debug)]
+pub enum Result {
+    /// The `POST` was made: its answer or how it failed, and what happened
+    /// to the OAuth 2.0 token (`None` without OAuth 2.0).
+    Posted {
+        result: std::result::Result<Response, GuardError>,
+        token: Option<TokenUse>,
+    },
+    /// The OAuth 2.0 token could not be had, so the endpoint was not
+    /// tried (`after_401`: the fetch after the endpoint refused the
+    /// previous token).
+    TokenFailed { error: TokenError, after_401: bool },
+}
+
+/// What an attempt did with its OAuth 2.0 token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TokenUse {
+    /// A token was fetched for this attempt (else the cached one was used).
+    pub fetched: bool,
+    /// The endpoint answered `401`, a new token was fetched and the `POST`
+    /// made once more: the result is the second one's.
+    pub retried_with_new_token: bool,
+}
+
+impl Result {
+    /// The exchange [`classify`] judges.
+    fn exchange<'a>(&self, pairs: &'a mut Vec<(String, String)>) -> Exchange<'a> {
+        match self {
+            Result::Posted {
+                result: Ok(response),
+                ..
+            } => {
+                *pairs = response
+                    .headers
+                    .iter()
+                    .filter_map(|(n, v)| {
+                        Some((n.as_str().to_string(), v.to_str().ok()?.to_string()))
+                    })
+                    .collect();
+                Exchange::Response {
+                    status: response.status.as_u16(),
+                    headers: ResponseHeaders::from_pairs(pairs),
+                }
+            }
+            Result::Posted { result: Err(e), .. } => Exchange::Failed(e.kind()),
+            Result::TokenFailed { error, .. } => Exchange::TokenFailed {
+                failure: error.failure,
+                transport: error.kind,
+            },
+        }
+    }
+
+    /// The health warning the result calls for beside its verdict
+    /// ([`classify::health_warning`]).
+    pub fn health_warning(&self) -> Option<HealthWarning> {
+        let mut pairs = Vec::new();
+        classify::health_warning(&self.exchange(&mut pairs))
+    }
+}
 
 impl Kind for Https {
     const NAME: &'static str = "https";
@@ -81,6 +153,10 @@ impl Kind for Https {
         guard: &Guard,
     ) -> std::result::Result<(), Invalid> {
         headers::check(&config.headers)?;
+        let oauth2 = config.auth.as_ref().and_then(|a| a.oauth2.as_ref());
+        if let Some(o) = oauth2 {
+            oauth2::check(o, &config.headers)?;
+        }
         guard
             .check_url(&config.url)
             .await
@@ -89,7 +165,19 @@ impl Kind for Https {
                 code: rejection.code(),
                 pointer: "/destination/url",
                 message: rejection.to_string(),
-            })
+            })?;
+        if let Some(o) = oauth2 {
+            guard
+                .check_url(&o.token_url)
+                .await
+                .map(drop)
+                .map_err(|rejection| Invalid {
+                    code: rejection.code(),
+                    pointer: "/destination/auth/oauth2/token_url",
+                    message: format!("the token URL: {rejection}"),
+                })?;
+        }
+        Ok(())
     }
 
     fn build(
@@ -129,80 +217,170 @@ impl Kind for Https {
             Some(identity) => shared.https.with_identity(&identity),
             None => shared.https.clone(),
         };
+        let oauth2 = match config.auth.as_ref().and_then(|a| a.oauth2.as_ref()) {
+            Some(o) => Some(TokenSource::new(
+                o.clone(),
+                secrets.require(&o.client_secret)?.clone(),
+                client.clone(),
+                shared.clock.clone(),
+            )),
+            None => None,
+        };
         Ok(Client {
             client,
             url: config.url.clone(),
             headers: built,
+            oauth2,
         })
     }
 
     async fn deliver(client: &Client, message: &Prepared, limits: Limits) -> Result {
-        let mut headers: Vec<(HeaderName, HeaderValue)> =
-            Vec::with_capacity(6 + client.headers.len());
-        let mut header = |name: &'static str, value: &str| {
-            if let Ok(v) = HeaderValue::from_str(value) {
-                headers.push((HeaderName::from_static(name), v));
+        let Some(source) = &client.oauth2 else {
+            return Result::Posted {
+                result: post(client, message, limits, None).await,
+                token: None,
+            };
+        };
+        // One deadline for the whole attempt, token fetches and the second
+        // `POST` included: an attempt never outlasts `total_timeout` (and so
+        // its lease) however many exchanges it makes.
+        let deadline = std::time::Instant::now() + limits.total_timeout;
+        let left = || Limits {
+            total_timeout: deadline.saturating_duration_since(std::time::Instant::now()),
+            ..limits
+        };
+        let (bearer, fetched) = match source.bearer(left()).await {
+            Ok(b) => b,
+            Err(error) => {
+                return Result::TokenFailed {
+                    error,
+                    after_401: false,
+                };
             }
         };
-        header("content-type", CONTENT_TYPE);
-        header("webhook-id", &message.webhook_id);
-        header("webhook-timestamp", &message.webhook_timestamp);
-        header("webhook-signature", &message.webhook_signature);
-        header("relay-event-type", &message.event_type);
-        header("relay-attempt", &message.attempt_number.to_string());
-        headers.extend(client.headers.iter().cloned());
-        let mut result = client
-            .client
-            .post_url(&client.url, headers, message.body.clone(), limits)
-            .await;
-        // A receiver that echoes its request puts no secret in the record.
-        if let Ok(response) = &mut result {
-            for (_, v) in client.headers.iter().filter(|(_, v)| v.is_sensitive()) {
-                response.body_prefix = redact(&response.body_prefix, v.as_bytes());
-            }
+        let result = post(client, message, left(), Some(&bearer.authorization)).await;
+        if !matches!(&result, Ok(r) if r.status.as_u16() == 401) {
+            return Result::Posted {
+                result,
+                token: Some(TokenUse {
+                    fetched,
+                    retried_with_new_token: false,
+                }),
+            };
         }
-        result
+        // The endpoint refused the token: forget it, fetch one new token
+        // (or take the one a concurrent attempt fetched meanwhile) and try
+        // once more.
+        source.invalidate(bearer.generation);
+        match source.bearer(left()).await {
+            Ok((renewed, _)) => Result::Posted {
+                result: post(client, message, left(), Some(&renewed.authorization)).await,
+                token: Some(TokenUse {
+                    fetched: true,
+                    retried_with_new_token: true,
+                }),
+            },
+            Err(error) => Result::TokenFailed {
+                error,
+                after_401: true,
+            },
+        }
     }
 
     fn classify(result: &Result, now: Timestamp) -> Verdict {
-        match result {
-            Ok(response) => {
-                let pairs: Vec<(String, String)> = response
-                    .headers
-                    .iter()
-                    .filter_map(|(n, v)| {
-                        Some((n.as_str().to_string(), v.to_str().ok()?.to_string()))
-                    })
-                    .collect();
-                classify::classify(
-                    &Exchange::Response {
-                        status: response.status.as_u16(),
-                        headers: ResponseHeaders::from_pairs(&pairs),
-                    },
-                    now,
-                )
-            }
-            Err(e) => classify::classify(&Exchange::Failed(e.kind()), now),
-        }
+        let mut pairs = Vec::new();
+        classify::classify(&result.exchange(&mut pairs), now)
     }
 
     fn record(result: &Result) -> Record {
         match result {
-            Ok(response) => Record {
-                destination: Some(response.remote_addr),
-                error: None,
-                detail: serde_json::json!({
+            Result::Posted {
+                result: Ok(response),
+                token,
+            } => {
+                let mut detail = serde_json::json!({
                     "status_code": response.status.as_u16(),
                     "response_body": String::from_utf8_lossy(&response.body_prefix),
-                }),
-            },
-            Err(e) => Record {
+                });
+                if let Some(t) = token {
+                    detail["oauth2"] = serde_json::json!({
+                        "token_fetched": t.fetched,
+                        "retried_with_new_token": t.retried_with_new_token,
+                    });
+                }
+                Record {
+                    destination: Some(response.remote_addr),
+                    error: None,
+                    detail,
+                }
+            }
+            Result::Posted {
+                result: Err(e),
+                token,
+            } => Record {
                 destination: e.remote_addr(),
                 error: Some((e.kind(), e.to_string())),
-                detail: serde_json::json!({}),
+                detail: match token {
+                    Some(t) => serde_json::json!({"oauth2": {
+                        "token_fetched": t.fetched,
+                        "retried_with_new_token": t.retried_with_new_token,
+                    }}),
+                    None => serde_json::json!({}),
+                },
+            },
+            Result::TokenFailed { error, after_401 } => Record {
+                destination: error.addr,
+                error: error.kind.zip(error.text.clone()),
+                detail: serde_json::json!({"oauth2": error.detail(*after_401)}),
             },
         }
     }
+}
+
+/// One `POST` of the message, with the bearer token when there is one.
+async fn post(
+    client: &Client,
+    message: &Prepared,
+    limits: Limits,
+    authorization: Option<&HeaderValue>,
+) -> std::result::Result<Response, GuardError> {
+    let mut headers: Vec<(HeaderName, HeaderValue)> = Vec::with_capacity(7 + client.headers.len());
+    let mut header = |name: &'static str, value: &str| {
+        if let Ok(v) = HeaderValue::from_str(value) {
+            headers.push((HeaderName::from_static(name), v));
+        }
+    };
+    header("content-type", CONTENT_TYPE);
+    header("webhook-id", &message.webhook_id);
+    header("webhook-timestamp", &message.webhook_timestamp);
+    header("webhook-signature", &message.webhook_signature);
+    header("relay-event-type", &message.event_type);
+    header("relay-attempt", &message.attempt_number.to_string());
+    headers.extend(client.headers.iter().cloned());
+    if let Some(a) = authorization {
+        headers.push((HeaderName::from_static("authorization"), a.clone()));
+    }
+    let mut result = client
+        .client
+        .post_url(&client.url, headers, message.body.clone(), limits)
+        .await;
+    // A receiver that echoes its request puts no secret in the record.
+    if let Ok(response) = &mut result {
+        let sensitive = client
+            .headers
+            .iter()
+            .map(|(_, v)| v)
+            .chain(authorization)
+            .filter(|v| v.is_sensitive());
+        for v in sensitive {
+            response.body_prefix = redact(&response.body_prefix, v.as_bytes());
+            // The token alone, as a receiver may echo it without `Bearer `.
+            if let Some(token) = v.as_bytes().strip_prefix(b"Bearer ") {
+                response.body_prefix = redact(&response.body_prefix, token);
+            }
+        }
+    }
+    result
 }
 
 /// `body` with every occurrence of `secret` replaced by `[redacted]`.

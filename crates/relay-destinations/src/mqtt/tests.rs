@@ -117,6 +117,7 @@ fn client(password: &str) -> Client {
         },
         &Shared {
             https: relay_net::HttpsClient::new(guard),
+            clock: std::sync::Arc::new(relay_core::time::ManualClock::default()),
         },
         &s,
     )

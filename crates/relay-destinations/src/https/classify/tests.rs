@@ -483,3 +483,62 @@ proptest::proptest! {
         }
     }
 }
+
+/// A failed token fetch: the verdict and the health warning, per failure.
+#[test]
+fn token_failures_are_retried_and_a_refusal_warns() {
+    use relay_core::outcome::{OAuthError, TokenFailure};
+    let token = |failure, transport| Exchange::TokenFailed { failure, transport };
+    let retry = |f| Verdict::Retry {
+        code: FailureCode::Token(f),
+        not_before: None,
+    };
+    let warn = |failure| Some(HealthWarning::TokenRefused { failure });
+    let unreachable = TokenFailure::Unreachable;
+    let mut cases: Vec<(Exchange<'static>, Verdict, Option<HealthWarning>)> = vec![];
+    for kind in [
+        ErrorKind::Connect,
+        ErrorKind::Dns,
+        ErrorKind::Timeout,
+        ErrorKind::Tls,
+        ErrorKind::BlockedAddress,
+        ErrorKind::Http,
+        ErrorKind::Protocol,
+    ] {
+        cases.push((token(unreachable, Some(kind)), retry(unreachable), None));
+    }
+    for kind in [
+        ErrorKind::InvalidUrl,
+        ErrorKind::SchemeNotAllowed,
+        ErrorKind::CredentialsInUrl,
+        ErrorKind::PortNotAllowed,
+    ] {
+        cases.push((
+            token(unreachable, Some(kind)),
+            Verdict::DeadLetter(DeadLetterReason::InvalidDestination),
+            None,
+        ));
+    }
+    for status in [500, 502, 503, 504, 408, 429] {
+        let f = TokenFailure::HttpStatus(status);
+        cases.push((token(f, None), retry(f), None));
+    }
+    for status in [301, 400, 401, 403, 404, 405] {
+        let f = TokenFailure::HttpStatus(status);
+        cases.push((token(f, None), retry(f), warn(f)));
+    }
+    for e in OAuthError::ALL {
+        let f = TokenFailure::OAuth(e);
+        cases.push((token(f, None), retry(f), warn(f)));
+    }
+    let f = TokenFailure::InvalidResponse;
+    cases.push((token(f, None), retry(f), warn(f)));
+    for (exchange, verdict, warning) in cases {
+        assert_eq!(classify(&exchange, NOW), verdict, "{exchange:?}");
+        assert_eq!(health_warning(&exchange), warning, "{exchange:?}");
+    }
+    // The endpoint's own answers warn only through their verdict.
+    assert_eq!(health_warning(&response(401)), None);
+    assert_eq!(health_warning(&response(302)), None);
+    assert_eq!(health_warning(&Exchange::Failed(ErrorKind::Connect)), None);
+}
