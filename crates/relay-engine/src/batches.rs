@@ -75,6 +75,20 @@ pub struct Batches {
     lanes: Arc<Lanes>,
 }
 
+/// When a batch opened at `now` closes at the latest: `max_wait_seconds`
+/// later, but within half the dispatcher's lease, so its members' leases
+/// still hold when it is recorded (`[delivery] lease_seconds` may be as
+/// short as 5 s, `max_wait_seconds` as long as 30).
+pub(crate) fn close_by(
+    now: Timestamp,
+    max_wait_seconds: u32,
+    lease: std::time::Duration,
+) -> Timestamp {
+    let wait = i64::from(max_wait_seconds).saturating_mul(1000);
+    let half_lease = i64::try_from(lease.as_millis() / 2).unwrap_or(i64::MAX);
+    now.plus_millis(wait.min(half_lease))
+}
+
 impl Batches {
     pub(crate) fn new(lanes: Arc<Lanes>) -> Batches {
         Batches {
@@ -87,7 +101,13 @@ impl Batches {
     /// Adds `m` to its endpoint's open batch; returns what closed (the
     /// batch the line would have taken over `max_bytes`, and the batch it
     /// filled to `max_events`).
-    fn add(&self, m: Member, limits: &S3Batch, now: Timestamp) -> Vec<Vec<Member>> {
+    fn add(
+        &self,
+        m: Member,
+        limits: &S3Batch,
+        lease: std::time::Duration,
+        now: Timestamp,
+    ) -> Vec<Vec<Member>> {
         let Ok(mut open) = self.open.lock() else {
             return Vec::new();
         };
@@ -102,7 +122,7 @@ impl Batches {
             closed.push(o.members);
         }
         let o = open.entry(endpoint.clone()).or_insert_with(|| Open {
-            deadline: now.plus_seconds(i64::from(limits.max_wait_seconds)),
+            deadline: close_by(now, limits.max_wait_seconds, lease),
             members: Vec::new(),
             bytes: 0,
         });
@@ -194,7 +214,9 @@ impl Attempter {
         if trigger == AttemptTrigger::Manual {
             return self.write_new(vec![member], trigger).await.pop();
         }
-        let closed = self.batches.add(member, &d.batch, self.clock.now());
+        let closed = self
+            .batches
+            .add(member, &d.batch, self.config.lease, self.clock.now());
         for members in closed {
             self.write_and_complete(members).await;
         }
@@ -501,5 +523,24 @@ impl Attempter {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn a_batch_closes_within_half_the_lease() {
+        let t = Timestamp::from_millis(1_000_000);
+        assert_eq!(close_by(t, 10, Duration::from_secs(60)), t.plus_seconds(10));
+        assert_eq!(close_by(t, 30, Duration::from_secs(60)), t.plus_seconds(30));
+        assert_eq!(close_by(t, 30, Duration::from_secs(20)), t.plus_seconds(10));
+        assert_eq!(
+            close_by(t, 10, Duration::from_secs(5)),
+            t.plus_millis(2_500)
+        );
     }
 }
