@@ -408,3 +408,75 @@ async fn an_https_header_secret_resolves_at_registration_and_is_never_answered()
         assert!(!answer.to_string().contains("s3cr3t"), "{answer}");
     }
 }
+
+#[tokio::test]
+async fn a_kafka_endpoint_is_checked_and_stored_as_given() {
+    let h = Harness::new().await;
+    let (_, key) = h.tenant_with_key("acme", "live").await;
+    h.open_event_type(&key, "order.shipped").await;
+    let consumer = h.consumer(&key, "merchant-1").await;
+    let kafka = json!({
+        "kind": "kafka", "bootstrap": [{"host": "receiver.test", "port": 8443}],
+        "topic": "orders-events"
+    });
+    let created = h
+        .post("/v1/endpoints", &key, body(&consumer, kafka.clone()))
+        .await
+        .expect(StatusCode::CREATED);
+    let id = created["id"].as_str().unwrap().to_string();
+    let got = h
+        .get(&format!("/v1/endpoints/{id}"), &key)
+        .await
+        .expect(StatusCode::OK);
+    assert_eq!(got["destination"]["kind"], "kafka");
+    assert_eq!(got["destination"]["topic"], "orders-events");
+    assert_eq!(got["destination"]["content_mode"], "structured");
+    assert_eq!(got["destination"]["tls"], false);
+
+    let refused = [
+        (
+            json!({"sasl": {"mechanism": "PLAIN", "username": "relay", "password": "hunter2"}}),
+            "validation_failed",
+        ),
+        (
+            json!({"sasl": {"mechanism": "GSSAPI", "username": "relay", "password": "secret:k"}}),
+            "validation_failed",
+        ),
+        (
+            json!({"sasl": {"mechanism": "SCRAM-SHA-512", "username": "relay", "password": "secret:kafka-pw"}}),
+            "secret_not_found",
+        ),
+        (
+            json!({"tls": true, "client_certificate": "secret:kafka-cert"}),
+            "invalid_credentials",
+        ),
+        (json!({"topic": "orders/events"}), "invalid_topic"),
+        (json!({"topic": ".."}), "invalid_topic"),
+        (json!({"bootstrap": []}), "invalid_bootstrap"),
+        (
+            json!({"bootstrap": [{"host": "receiver.test", "port": 9092}]}),
+            "port_not_allowed",
+        ),
+        (
+            json!({"bootstrap": [{"host": "private.test", "port": 8443}]}),
+            "blocked_address",
+        ),
+    ];
+    for (change, code) in refused {
+        let mut d = kafka.clone();
+        for (k, v) in change.as_object().unwrap() {
+            d[k] = v.clone();
+        }
+        let r = h.post("/v1/endpoints", &key, body(&consumer, d)).await;
+        let problem = r.problem(StatusCode::UNPROCESSABLE_ENTITY, code);
+        assert!(
+            !problem.to_string().contains("hunter2"),
+            "a credential is never echoed: {problem}"
+        );
+    }
+    let mut binary = kafka.clone();
+    binary["content_mode"] = "binary".into();
+    h.post("/v1/endpoints", &key, body(&consumer, binary))
+        .await
+        .expect(StatusCode::CREATED);
+}

@@ -15,12 +15,14 @@ use crate::secret::SecretRef;
 use crate::time::Timestamp;
 
 mod https_auth;
+mod kafka;
 mod mqtt;
 mod object_storage;
 pub use https_auth::{
     CLIENT_CERTIFICATE_CHAIN_POINTER, CLIENT_CERTIFICATE_KEY_POINTER, ClientAuthMethod,
     ClientCertificate, HttpsAuth, OAUTH2_CLIENT_SECRET_POINTER, OAuth2ClientCredentials,
 };
+pub use kafka::{KafkaBroker, KafkaDestination, KafkaSasl, SaslMechanism};
 pub use mqtt::{MqttDestination, MqttVersion};
 pub use object_storage::{
     S3_MAX_BYTES, S3_MAX_EVENTS, S3_MAX_WAIT_SECONDS, S3Addressing, S3Batch, S3Compression,
@@ -303,6 +305,7 @@ pub enum Destination {
     Mqtt(MqttDestination),
     #[serde(rename = "s3")]
     S3(S3Destination),
+    Kafka(KafkaDestination),
 }
 
 impl utoipa::PartialSchema for Destination {
@@ -483,6 +486,44 @@ impl utoipa::PartialSchema for Destination {
                 },
                 "required": ["kind", "host", "topic"],
                 "additionalProperties": false
+            }, {
+                "type": "object",
+                "title": "kafka",
+                "description": "A Kafka topic: each message is one record keyed by the message's ordering key (so one key's events go to one partition), produced with `acks=all` by an idempotent producer; the delivery report of that record is the acknowledgement. The Standard Webhooks values are record headers. Every broker the cluster advertises is checked by the outbound guard. See docs/destinations.md.",
+                "properties": {
+                    "kind": {"type": "string", "enum": ["kafka"]},
+                    "bootstrap": {
+                        "type": "array", "minItems": 1, "maxItems": 16,
+                        "description": "The bootstrap brokers, checked by the outbound guard at registration and at every connect, as is every broker the cluster's metadata advertises.",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "host": {"type": "string", "description": "A host name or IP address."},
+                                "port": {"type": "integer", "minimum": 1, "maximum": 65535, "description": "Default 9092; the operator's `allow_ports` must include it (and every advertised broker's port)."}
+                            },
+                            "required": ["host"],
+                            "additionalProperties": false
+                        }
+                    },
+                    "topic": {"type": "string", "minLength": 1, "maxLength": 249, "pattern": "^[A-Za-z0-9._-]+$", "description": "The topic every record goes to (not `.` or `..`)."},
+                    "content_mode": {"type": "string", "enum": ["structured", "binary"], "description": "`structured` (default): the CloudEvents JSON as the value (`content-type: application/cloudevents+json; charset=UTF-8`); `binary`: `data` as the value, `content-type` = `datacontenttype`, and each other context attribute as a header `ce_<name>` (the CloudEvents Kafka binding)."},
+                    "tls": {"type": "boolean", "description": "Connect with TLS (default false)."},
+                    "client_certificate": {"type": "string", "pattern": "^(secret:|env:|file:/)", "description": "With `tls`: the client certificate (PEM, its chain after it) presented in the handshake, as a secret reference. Needs `client_key`."},
+                    "client_key": {"type": "string", "pattern": "^(secret:|env:|file:/)", "description": "The client certificate's private key (PEM), as a secret reference, never the key itself. Needs `client_certificate`."},
+                    "sasl": {
+                        "type": ["object", "null"],
+                        "description": "SASL authentication (default none).",
+                        "properties": {
+                            "mechanism": {"type": "string", "enum": ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"]},
+                            "username": {"type": "string", "minLength": 1, "maxLength": 256},
+                            "password": {"type": "string", "pattern": "^(secret:|env:|file:/)", "description": "A secret reference (`secret:NAME`, `env:NAME` or `file:/path`), never the password itself. See docs/secrets.md."}
+                        },
+                        "required": ["mechanism", "username", "password"],
+                        "additionalProperties": false
+                    }
+                },
+                "required": ["kind", "bootstrap", "topic"],
+                "additionalProperties": false
             }]
         });
         let mut schema = schema;
@@ -504,6 +545,7 @@ impl Destination {
             Destination::RabbitMq(_) => "rabbitmq",
             Destination::Mqtt(_) => "mqtt",
             Destination::S3(_) => "s3",
+            Destination::Kafka(_) => "kafka",
         }
     }
 
@@ -541,6 +583,17 @@ impl Destination {
                 .map(|p| ("/destination/password", p))
                 .collect(),
             Destination::S3(s) => s.secret_refs(),
+            Destination::Kafka(k) => k
+                .sasl
+                .iter()
+                .map(|s| ("/destination/sasl/password", &s.password))
+                .chain(
+                    k.client_certificate
+                        .iter()
+                        .map(|c| ("/destination/client_certificate", c)),
+                )
+                .chain(k.client_key.iter().map(|c| ("/destination/client_key", c)))
+                .collect(),
         }
     }
 
@@ -552,6 +605,7 @@ impl Destination {
             Destination::RedisStream(c) => c.content_mode,
             Destination::RabbitMq(c) => c.content_mode,
             Destination::Mqtt(c) => c.content_mode,
+            Destination::Kafka(c) => c.content_mode,
         }
     }
 
@@ -568,6 +622,7 @@ impl Destination {
             Destination::RedisStream(c) => c.content_mode = mode,
             Destination::RabbitMq(c) => c.content_mode = mode,
             Destination::Mqtt(c) => c.content_mode = mode,
+            Destination::Kafka(c) => c.content_mode = mode,
         }
         Some(self)
     }

@@ -1,6 +1,6 @@
 //! Relay's destinations: where a message goes and what the answer means.
 //!
-//! One folder per kind (`https/`, `redis_stream/`, `nats_jetstream/`, `rabbitmq/`, `mqtt/`, `s3/`), each with the same parts, the
+//! One folder per kind (`https/`, `redis_stream/`, `nats_jetstream/`, `rabbitmq/`, `mqtt/`, `kafka/`, `s3/`), each with the same parts, the
 //! [`Kind`] trait:
 //!
 //! | Part | What it is |
@@ -49,6 +49,7 @@
 //!    kind's real peer: one test file that implements its `Peer`.
 
 pub mod https;
+pub mod kafka;
 pub mod mqtt;
 pub mod nats_jetstream;
 mod prepare;
@@ -165,6 +166,7 @@ pub async fn validate(destination: &Destination, guard: &Guard) -> Result<(), In
         Destination::RabbitMq(c) => rabbitmq::RabbitMq::validate(c, guard).await,
         Destination::Mqtt(c) => mqtt::Mqtt::validate(c, guard).await,
         Destination::S3(c) => s3::S3::validate(c, guard).await,
+        Destination::Kafka(c) => kafka::Kafka::validate(c, guard).await,
     }
 }
 
@@ -205,6 +207,7 @@ pub fn build(
         }
         Destination::Mqtt(c) => Client::Mqtt(mqtt::Mqtt::build(c, shared, secrets)?),
         Destination::S3(c) => Client::S3(s3::S3::build(c, shared, secrets)?),
+        Destination::Kafka(c) => Client::Kafka(kafka::Kafka::build(c, shared, secrets)?),
     })
 }
 
@@ -217,6 +220,7 @@ pub enum Client {
     RabbitMq(<rabbitmq::RabbitMq as Kind>::Client),
     Mqtt(<mqtt::Mqtt as Kind>::Client),
     S3(<s3::S3 as Kind>::Client),
+    Kafka(<kafka::Kafka as Kind>::Client),
 }
 
 /// The result of one attempt, of its kind.
@@ -227,6 +231,7 @@ pub enum Delivery {
     RabbitMq(<rabbitmq::RabbitMq as Kind>::Result),
     Mqtt(<mqtt::Mqtt as Kind>::Result),
     S3(<s3::S3 as Kind>::Result),
+    Kafka(<kafka::Kafka as Kind>::Result),
 }
 
 impl Client {
@@ -245,6 +250,7 @@ impl Client {
             }
             Client::Mqtt(c) => Delivery::Mqtt(mqtt::Mqtt::deliver(c, message, limits).await),
             Client::S3(c) => Delivery::S3(s3::S3::deliver(c, message, limits).await),
+            Client::Kafka(c) => Delivery::Kafka(kafka::Kafka::deliver(c, message, limits).await),
         }
     }
 }
@@ -259,6 +265,7 @@ impl Delivery {
             Delivery::RabbitMq(r) => rabbitmq::RabbitMq::classify(r, now),
             Delivery::Mqtt(r) => mqtt::Mqtt::classify(r, now),
             Delivery::S3(r) => s3::S3::classify(r, now),
+            Delivery::Kafka(r) => kafka::Kafka::classify(r, now),
         }
     }
 
@@ -281,6 +288,7 @@ impl Delivery {
             Delivery::RabbitMq(r) => rabbitmq::RabbitMq::record(r),
             Delivery::Mqtt(r) => mqtt::Mqtt::record(r),
             Delivery::S3(r) => s3::S3::record(r),
+            Delivery::Kafka(r) => kafka::Kafka::record(r),
         }
     }
 }

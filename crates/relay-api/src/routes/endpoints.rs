@@ -385,6 +385,14 @@ fn destination_url(e: &Endpoint) -> String {
             format!("{scheme}://{}:{}/{}", m.host, m.port, m.topic)
         }
         Destination::S3(s) => format!("s3://{}/{}", s.bucket, s.prefix),
+        Destination::Kafka(k) => {
+            let brokers: Vec<String> = k
+                .bootstrap
+                .iter()
+                .map(|b| format!("{}:{}", b.host, b.port))
+                .collect();
+            format!("kafka://{}/{}", brokers.join(","), k.topic)
+        }
     }
 }
 

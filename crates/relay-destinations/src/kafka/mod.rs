@@ -1,0 +1,547 @@
+//! Kafka: each message is one record on the endpoint's topic, keyed by the
+//! message's ordering key; the record's delivery report is the
+//! acknowledgement.
+//!
+//! - config: [`relay_core::model::KafkaDestination`] (bootstrap brokers,
+//!   topic, content mode, TLS, SASL with a `password` secret reference);
+//! - validation: the guard resolves and checks every bootstrap broker, as
+//!   for an HTTPS host;
+//! - client: one librdkafka producer per endpoint ([`producer`]), created
+//!   at the first attempt, idempotent with `acks=all`, every broker
+//!   address it connects to (bootstrap or advertised by the cluster)
+//!   answered by the guard; built again when it raised a fatal error;
+//! - deliver: one record (the key, the value, the headers of the
+//!   CloudEvents Kafka binding and the signature), then its delivery
+//!   report, within the attempt's timeout (`message.timeout.ms`);
+//! - classify: [`classify::classify`];
+//! - record: the address of the broker that acknowledged, the partition and
+//!   offset, or the error's code, name and persistence status (`detail`).
+
+pub mod classify;
+pub mod producer;
+
+use std::ffi::CString;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use relay_core::model::{ContentMode, KafkaDestination};
+use relay_core::outcome::Verdict;
+use relay_core::secret::{SecretValue, Secrets, Unresolved};
+use relay_core::time::Timestamp;
+use relay_net::{ErrorKind, Guard, Limits};
+
+use self::classify::{Answer, code};
+use self::producer::{Persisted, Producer, Report};
+use crate::{Invalid, Kind, Prepared, Record, Shared};
+
+/// The Kafka kind.
+pub struct Kafka;
+
+/// The most bootstrap brokers an endpoint names.
+pub const MAX_BOOTSTRAP: usize = 16;
+
+/// The longest topic name Kafka accepts.
+pub const MAX_TOPIC: usize = 249;
+
+/// The prefix of the binding's attribute headers.
+pub const CE_PREFIX: &str = "ce_";
+
+/// An endpoint's client: its configuration and its producer.
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    guard: Guard,
+    config: KafkaDestination,
+    topic: CString,
+    /// The resolved secret references: the SASL `password`, the client
+    /// certificate and its key.
+    secrets: Credentials,
+    producer: Mutex<Option<Arc<Producer>>>,
+}
+
+/// An endpoint's resolved secret references (never in `Debug`).
+#[derive(Default, Clone)]
+pub struct Credentials {
+    pub password: Option<SecretValue>,
+    pub client_certificate: Option<SecretValue>,
+    pub client_key: Option<SecretValue>,
+}
+
+impl std::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Credentials(<redacted>)")
+    }
+}
+
+impl Credentials {
+    fn all(&self) -> impl Iterator<Item = &SecretValue> {
+        [&self.password, &self.client_certificate, &self.client_key]
+            .into_iter()
+            .flatten()
+    }
+}
+
+/// What one attempt came to.
+#[derive(Debug)]
+pub enum Result {
+    /// The delivery report without an error.
+    Acked {
+        partition: i32,
+        offset: i64,
+        broker: i32,
+        addr: Option<SocketAddr>,
+    },
+    /// The record timed out in the client; what failed meanwhile on the
+    /// way to a broker, if anything.
+    TimedOut {
+        cause: Option<(ErrorKind, String)>,
+        persisted: Persisted,
+    },
+    /// librdkafka or the broker refused the record.
+    Refused {
+        code: i32,
+        name: String,
+        text: String,
+        persisted: Persisted,
+        /// The broker that answered, `-1` when none did.
+        broker: i32,
+        addr: Option<SocketAddr>,
+    },
+    /// Nothing was sent; the text names the failure (never a credential).
+    Failed { kind: ErrorKind, text: String },
+}
+
+/// Whether `topic` is a Kafka topic name: 1 to 249 of `A-Z a-z 0-9 . _ -`,
+/// not `.` or `..`.
+pub fn valid_topic(topic: &str) -> bool {
+    !topic.is_empty()
+        && topic.len() <= MAX_TOPIC
+        && topic != "."
+        && topic != ".."
+        && topic
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+}
+
+/// `host:port` as librdkafka's `bootstrap.servers` names it (IPv6 in
+/// brackets).
+fn broker_name(host: &str, port: u16) -> String {
+    if host.contains(':') && !host.starts_with('[') {
+        format!("[{host}]:{port}")
+    } else {
+        format!("{host}:{port}")
+    }
+}
+
+/// The librdkafka settings of an endpoint's producer. Pure.
+///
+/// `acks=all` with the idempotent producer: a record is acknowledged once
+/// every in-sync replica has it, and librdkafka's own retries within the
+/// attempt neither reorder nor duplicate it. `message.timeout.ms` is the
+/// attempt's timeout, so a record is never left behind in the client's
+/// queue after its attempt ended: it is reported as timed out, a failed
+/// attempt that Relay retries. The partitioner is the Java client's
+/// (`murmur2_random`), so a key lands on the partition other producers of
+/// the cluster choose for it.
+pub fn settings(
+    c: &KafkaDestination,
+    secrets: &Credentials,
+    limits: Limits,
+) -> Vec<(&'static str, Vec<u8>)> {
+    let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX).to_string();
+    let bootstrap: Vec<String> = c
+        .bootstrap
+        .iter()
+        .map(|b| broker_name(&b.host, b.port))
+        .collect();
+    let protocol = match (c.tls, c.sasl.is_some()) {
+        (false, false) => "plaintext",
+        (true, false) => "ssl",
+        (false, true) => "sasl_plaintext",
+        (true, true) => "sasl_ssl",
+    };
+    let mut s: Vec<(&'static str, Vec<u8>)> = vec![
+        ("bootstrap.servers", bootstrap.join(",").into_bytes()),
+        ("client.id", b"relay".to_vec()),
+        ("enable.idempotence", b"true".to_vec()),
+        ("acks", b"all".to_vec()),
+        ("message.timeout.ms", ms(limits.total_timeout).into_bytes()),
+        (
+            "socket.connection.setup.timeout.ms",
+            ms(limits.connect_timeout.max(Duration::from_secs(1))).into_bytes(),
+        ),
+        ("partitioner", b"murmur2_random".to_vec()),
+        ("linger.ms", b"2".to_vec()),
+        ("reconnect.backoff.ms", b"50".to_vec()),
+        ("reconnect.backoff.max.ms", b"500".to_vec()),
+        ("retry.backoff.ms", b"50".to_vec()),
+        ("retry.backoff.max.ms", b"500".to_vec()),
+        ("log_level", b"4".to_vec()),
+        ("security.protocol", protocol.as_bytes().to_vec()),
+    ];
+    if c.tls {
+        s.push(("ssl.endpoint.identification.algorithm", b"https".to_vec()));
+        s.push(("enable.ssl.certificate.verification", b"true".to_vec()));
+    }
+    if let Some(sasl) = &c.sasl {
+        s.push((
+            "sasl.mechanisms",
+            sasl.mechanism.as_str().as_bytes().to_vec(),
+        ));
+        s.push(("sasl.username", sasl.username.as_bytes().to_vec()));
+        if let Some(p) = &secrets.password {
+            s.push(("sasl.password", p.expose().to_vec()));
+        }
+    }
+    if c.tls
+        && let (Some(cert), Some(key)) = (&secrets.client_certificate, &secrets.client_key)
+    {
+        s.push(("ssl.certificate.pem", cert.expose().to_vec()));
+        s.push(("ssl.key.pem", key.expose().to_vec()));
+    }
+    s
+}
+
+impl Inner {
+    /// The endpoint's producer, created at the first attempt (and again
+    /// after a fatal error).
+    fn producer(&self, limits: Limits) -> std::result::Result<Arc<Producer>, Result> {
+        let mut slot = self.producer.lock().map_err(|_| Result::Failed {
+            kind: ErrorKind::Protocol,
+            text: "the producer's lock was poisoned".into(),
+        })?;
+        if let Some(p) = slot.as_ref().filter(|p| !p.is_fatal()) {
+            return Ok(p.clone());
+        }
+        let settings = settings(&self.config, &self.secrets, limits);
+        let borrowed: Vec<(&str, &[u8])> =
+            settings.iter().map(|(k, v)| (*k, v.as_slice())).collect();
+        let p = Producer::new(
+            &borrowed,
+            self.guard.clone(),
+            tokio::runtime::Handle::current(),
+            limits.connect_timeout,
+        )
+        .map_err(|text| Result::Failed {
+            kind: ErrorKind::Protocol,
+            text: redact(text, &self.secrets),
+        })?;
+        let p = Arc::new(p);
+        *slot = Some(p.clone());
+        Ok(p)
+    }
+
+    /// Forgets the producer (a fatal error): the next attempt builds one.
+    fn reset(&self, p: &Arc<Producer>) {
+        if let Ok(mut slot) = self.producer.lock()
+            && slot.as_ref().is_some_and(|s| Arc::ptr_eq(s, p))
+        {
+            *slot = None;
+        }
+    }
+}
+
+/// `text` without any secret's text in it.
+fn redact(mut text: String, secrets: &Credentials) -> String {
+    for s in secrets.all().filter_map(SecretValue::expose_str) {
+        if !s.is_empty() && text.contains(s) {
+            text = text.replace(s, "<redacted>");
+        }
+    }
+    text
+}
+
+/// The record's headers: the signature values, Relay's own, the content
+/// type and, in binary mode, the binding's `ce_<attribute>` headers
+/// (`datacontenttype` is `content-type`).
+pub fn headers(m: &Prepared) -> Vec<(CString, Vec<u8>)> {
+    let attempt = m.attempt_number.to_string();
+    let mut h: Vec<(String, Vec<u8>)> = vec![
+        ("webhook-id".into(), m.webhook_id.clone().into_bytes()),
+        (
+            "webhook-timestamp".into(),
+            m.webhook_timestamp.clone().into_bytes(),
+        ),
+        (
+            "webhook-signature".into(),
+            m.webhook_signature.clone().into_bytes(),
+        ),
+        ("content-type".into(), m.content_type.as_bytes().to_vec()),
+        ("relay-event-type".into(), m.event_type.clone().into_bytes()),
+        ("relay-attempt".into(), attempt.into_bytes()),
+    ];
+    if m.content_mode == ContentMode::Binary {
+        h.extend(
+            m.attributes
+                .iter()
+                .filter(|(name, _)| *name != "datacontenttype")
+                .map(|(name, value)| (format!("{CE_PREFIX}{name}"), value.clone().into_bytes())),
+        );
+    }
+    h.into_iter()
+        .filter_map(|(n, v)| CString::new(n).ok().map(|n| (n, v)))
+        .collect()
+}
+
+impl Kind for Kafka {
+    const NAME: &'static str = "kafka";
+    type Config = KafkaDestination;
+    type Client = Client;
+    type Result = Result;
+
+    async fn validate(c: &KafkaDestination, guard: &Guard) -> std::result::Result<(), Invalid> {
+        if c.bootstrap.is_empty() || c.bootstrap.len() > MAX_BOOTSTRAP {
+            return Err(Invalid {
+                code: "invalid_bootstrap",
+                pointer: "/destination/bootstrap",
+                message: format!("name 1 to {MAX_BOOTSTRAP} bootstrap brokers"),
+            });
+        }
+        if !valid_topic(&c.topic) {
+            return Err(Invalid {
+                code: "invalid_topic",
+                pointer: "/destination/topic",
+                message: format!("a topic is 1 to {MAX_TOPIC} of A-Z a-z 0-9 . _ - (not . or ..)"),
+            });
+        }
+        if let Some(sasl) = &c.sasl {
+            let u = &sasl.username;
+            if u.is_empty() || u.len() > 256 || u.chars().any(|ch| ch.is_control()) {
+                return Err(Invalid {
+                    code: "invalid_credentials",
+                    pointer: "/destination/sasl/username",
+                    message: "the username must be 1 to 256 characters without control characters"
+                        .into(),
+                });
+            }
+        }
+        if c.client_certificate.is_some() != c.client_key.is_some()
+            || (c.client_certificate.is_some() && !c.tls)
+        {
+            return Err(Invalid {
+                code: "invalid_credentials",
+                pointer: "/destination/client_certificate",
+                message: "a client certificate needs its client_key, and tls".into(),
+            });
+        }
+        for b in &c.bootstrap {
+            guard
+                .resolve_checked(&b.host, b.port)
+                .await
+                .map_err(|e| Invalid {
+                    code: e.kind().as_str(),
+                    pointer: "/destination/bootstrap",
+                    message: e.to_string(),
+                })?;
+        }
+        Ok(())
+    }
+
+    fn build(
+        config: &KafkaDestination,
+        shared: &Shared,
+        secrets: &Secrets,
+    ) -> std::result::Result<Client, Unresolved> {
+        let resolve = |r: Option<&relay_core::secret::SecretRef>| match r {
+            Some(r) => secrets.require(r).map(|v| Some(v.clone())),
+            None => Ok(None),
+        };
+        let credentials = Credentials {
+            password: resolve(config.sasl.as_ref().map(|s| &s.password))?,
+            client_certificate: resolve(config.client_certificate.as_ref())?,
+            client_key: resolve(config.client_key.as_ref())?,
+        };
+        // `validate` refused any other topic; a NUL cannot pass it.
+        let topic = CString::new(config.topic.clone()).unwrap_or_default();
+        Ok(Client {
+            inner: Arc::new(Inner {
+                guard: shared.https.guard().clone(),
+                config: config.clone(),
+                topic,
+                secrets: credentials,
+                producer: Mutex::new(None),
+            }),
+        })
+    }
+
+    async fn deliver(client: &Client, message: &Prepared, limits: Limits) -> Result {
+        let inner = &client.inner;
+        let producer = match inner.producer(limits) {
+            Ok(p) => p,
+            Err(r) => return r,
+        };
+        let headers = headers(message);
+        let borrowed: Vec<(CString, &[u8])> = headers
+            .iter()
+            .map(|(n, v)| (n.clone(), v.as_slice()))
+            .collect();
+        let record = producer::Record {
+            topic: &inner.topic,
+            key: message.ordering_key.as_deref().map(str::as_bytes),
+            value: &message.body,
+            headers: &borrowed,
+        };
+        let rx = match producer.send(&record) {
+            Ok(rx) => rx,
+            Err((code, name, text)) => {
+                forget_on_refusal(inner, &producer, code);
+                return Result::Refused {
+                    code,
+                    name,
+                    text: redact(text, &inner.secrets),
+                    persisted: Persisted::No,
+                    broker: -1,
+                    addr: None,
+                };
+            }
+        };
+        // librdkafka reports the record by `message.timeout.ms` (the
+        // attempt's timeout); the margin covers its timer's granularity.
+        let report =
+            match tokio::time::timeout(limits.total_timeout + Duration::from_secs(2), rx).await {
+                Ok(Ok(r)) => r,
+                Ok(Err(_)) => {
+                    return Result::Failed {
+                        kind: ErrorKind::Protocol,
+                        text: "the producer ended without reporting the record".into(),
+                    };
+                }
+                Err(_) => {
+                    return Result::TimedOut {
+                        cause: producer.take_failure(),
+                        persisted: Persisted::Possibly,
+                    };
+                }
+            };
+        let mut result = outcome(inner, &producer, report);
+        // The acknowledging (or refusing) broker's checked address: a
+        // Metadata request the first time a broker is seen, off the runtime.
+        if let Result::Acked { broker, addr, .. } | Result::Refused { broker, addr, .. } =
+            &mut result
+            && *broker >= 0
+        {
+            let (p, id) = (producer.clone(), *broker);
+            let timeout = limits.connect_timeout;
+            *addr = tokio::task::spawn_blocking(move || p.broker_addr(id, timeout))
+                .await
+                .ok()
+                .flatten();
+        }
+        result
+    }
+
+    fn classify(result: &Result, _now: Timestamp) -> Verdict {
+        classify::classify(&match result {
+            Result::Acked { .. } => Answer::Acked,
+            Result::TimedOut { cause, .. } => Answer::TimedOut(cause.as_ref().map(|(k, _)| *k)),
+            Result::Refused { code, .. } => Answer::Refused(*code),
+            Result::Failed { kind, .. } => Answer::Failed(*kind),
+        })
+    }
+
+    fn record(result: &Result) -> Record {
+        match result {
+            Result::Acked {
+                partition,
+                offset,
+                broker,
+                addr,
+            } => Record {
+                destination: *addr,
+                error: None,
+                detail: serde_json::json!({
+                    "partition": partition, "offset": offset, "broker_id": broker,
+                }),
+            },
+            Result::TimedOut { cause, persisted } => Record {
+                destination: None,
+                error: Some(match cause {
+                    Some((kind, text)) => (*kind, format!("the record timed out: {text}")),
+                    None => (
+                        ErrorKind::Timeout,
+                        "the record timed out: no broker acknowledged it in time".into(),
+                    ),
+                }),
+                detail: serde_json::json!({"persisted": persisted.as_str()}),
+            },
+            Result::Refused {
+                code,
+                name,
+                text,
+                persisted,
+                addr,
+                ..
+            } => Record {
+                destination: *addr,
+                error: None,
+                detail: serde_json::json!({
+                    "error": {"code": code, "name": name, "text": text},
+                    "persisted": persisted.as_str(),
+                }),
+            },
+            Result::Failed { kind, text } => Record {
+                destination: None,
+                error: Some((*kind, text.clone())),
+                detail: serde_json::json!({}),
+            },
+        }
+    }
+}
+
+/// After a refusal that a change on the cluster fixes (an ACL, a topic
+/// created), forgets the producer: librdkafka keeps such a topic error
+/// until its next metadata refresh (minutes) and refuses every record of
+/// the topic meanwhile, so the next attempt builds a producer that asks the
+/// cluster afresh.
+fn forget_on_refusal(inner: &Inner, producer: &Arc<Producer>, code: i32) {
+    use relay_core::outcome::{FailureCode, Refusal};
+    let stale = match classify::classify(&Answer::Refused(code)) {
+        Verdict::Retry { code, .. } | Verdict::Permanent { code, .. } => matches!(
+            code,
+            FailureCode::Refused(Refusal::AuthRefused | Refusal::UnknownTarget)
+        ),
+        _ => false,
+    };
+    if stale {
+        inner.reset(producer);
+    }
+}
+
+/// The attempt's result from its delivery report.
+fn outcome(inner: &Inner, producer: &Arc<Producer>, r: Report) -> Result {
+    if r.code == 0 {
+        // A success clears what failed before it.
+        let _ = producer.take_failure();
+        return Result::Acked {
+            partition: r.partition,
+            offset: r.offset,
+            broker: r.broker,
+            addr: None,
+        };
+    }
+    if r.code == code::FATAL || producer.is_fatal() {
+        inner.reset(producer);
+    }
+    forget_on_refusal(inner, producer, r.code);
+    if r.code == code::MSG_TIMED_OUT {
+        return Result::TimedOut {
+            cause: producer.take_failure(),
+            persisted: r.persisted,
+        };
+    }
+    Result::Refused {
+        code: r.code,
+        name: r.name,
+        text: redact(r.text, &inner.secrets),
+        persisted: r.persisted,
+        broker: r.broker,
+        addr: None,
+    }
+}
+
+#[cfg(test)]
+mod tests;

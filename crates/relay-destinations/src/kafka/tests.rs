@@ -1,0 +1,252 @@
+use relay_core::model::{
+    Environment, Event, KafkaBroker, KafkaSasl, SaslMechanism, SignatureScheme,
+};
+use relay_core::secret::SecretRef;
+use relay_core::signature::SigningKey;
+use serde_json::value::RawValue;
+
+use super::*;
+use crate::Input;
+
+fn prepared(mode: ContentMode) -> Prepared {
+    let now = Timestamp::from_millis(1_800_000_000_000);
+    let event = Event {
+        id: "evt_1".into(),
+        event_type: "order.shipped".into(),
+        type_version: 1,
+        environment: Environment::Live,
+        subject: Some("order/1042".into()),
+        data: RawValue::from_string(r#"{"order_id":"1042"}"#.into()).unwrap(),
+        consumer_id: None,
+        ordering_key: None,
+        seq: None,
+        traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".into(),
+        expires_at: None,
+        time: now,
+        created_at: now,
+    };
+    crate::prepare(&Input {
+        event: &event,
+        source: "https://acme.example",
+        keys: &[SigningKey::generate(SignatureScheme::V1, [3; 32])],
+        attempt_number: 2,
+        max_payload_bytes: 1 << 20,
+        content_mode: mode,
+        now,
+        shaped: None,
+    })
+    .unwrap()
+}
+
+fn destination() -> KafkaDestination {
+    KafkaDestination {
+        bootstrap: vec![
+            KafkaBroker {
+                host: "kafka-1.example".into(),
+                port: 9092,
+            },
+            KafkaBroker {
+                host: "2001:db8::1".into(),
+                port: 9093,
+            },
+        ],
+        topic: "orders".into(),
+        content_mode: ContentMode::Structured,
+        tls: false,
+        client_certificate: None,
+        client_key: None,
+        sasl: None,
+    }
+}
+
+fn get<'a>(s: &'a [(&'static str, Vec<u8>)], k: &str) -> Option<&'a str> {
+    s.iter()
+        .find(|(n, _)| *n == k)
+        .map(|(_, v)| std::str::from_utf8(v).unwrap())
+}
+
+#[test]
+fn structured_headers_carry_the_signature_and_the_format() {
+    let p = prepared(ContentMode::Structured);
+    let h = headers(&p);
+    let names: Vec<&str> = h.iter().map(|(n, _)| n.to_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "webhook-id",
+            "webhook-timestamp",
+            "webhook-signature",
+            "content-type",
+            "relay-event-type",
+            "relay-attempt"
+        ]
+    );
+    assert_eq!(h[0].1, p.webhook_id.as_bytes());
+    assert_eq!(h[2].1, p.webhook_signature.as_bytes());
+    assert_eq!(h[3].1, b"application/cloudevents+json");
+    assert_eq!(h[5].1, b"2");
+}
+
+/// The CloudEvents Kafka binding: `ce_<name>` per attribute, values as
+/// they are; `datacontenttype` is `content-type`.
+#[test]
+fn binary_headers_follow_the_binding() {
+    let p = prepared(ContentMode::Binary);
+    let h = headers(&p);
+    let get = |n: &str| {
+        h.iter()
+            .find(|(k, _)| k.to_str().unwrap() == n)
+            .map(|(_, v)| String::from_utf8(v.clone()).unwrap())
+    };
+    assert_eq!(get("content-type").as_deref(), Some("application/json"));
+    assert_eq!(get("ce_id").as_deref(), Some("evt_1"));
+    assert_eq!(get("ce_specversion").as_deref(), Some("1.0"));
+    assert_eq!(get("ce_subject").as_deref(), Some("order/1042"));
+    assert_eq!(get("ce_type").as_deref(), Some("order.shipped"));
+    assert_eq!(get("ce_datacontenttype"), None);
+    assert_eq!(get("webhook-id").as_deref(), Some("evt_1"));
+    assert_eq!(p.ordering_key.as_deref(), Some("order/1042"), "the key");
+}
+
+#[test]
+fn settings_make_an_idempotent_acks_all_producer() {
+    let limits = Limits {
+        connect_timeout: Duration::from_millis(1500),
+        total_timeout: Duration::from_secs(7),
+        ..Limits::default()
+    };
+    let s = settings(&destination(), &Credentials::default(), limits);
+    assert_eq!(
+        get(&s, "bootstrap.servers"),
+        Some("kafka-1.example:9092,[2001:db8::1]:9093")
+    );
+    assert_eq!(get(&s, "enable.idempotence"), Some("true"));
+    assert_eq!(get(&s, "acks"), Some("all"));
+    assert_eq!(get(&s, "message.timeout.ms"), Some("7000"));
+    assert_eq!(get(&s, "socket.connection.setup.timeout.ms"), Some("1500"));
+    assert_eq!(get(&s, "partitioner"), Some("murmur2_random"));
+    assert_eq!(get(&s, "security.protocol"), Some("plaintext"));
+    assert_eq!(get(&s, "sasl.password"), None);
+}
+
+#[test]
+fn settings_for_tls_and_sasl() {
+    let mut d = destination();
+    let secrets = Credentials {
+        password: Some(SecretValue::from("hunter2")),
+        ..Credentials::default()
+    };
+    for (tls, mechanism, protocol) in [
+        (false, SaslMechanism::Plain, "sasl_plaintext"),
+        (true, SaslMechanism::ScramSha256, "sasl_ssl"),
+        (true, SaslMechanism::ScramSha512, "sasl_ssl"),
+    ] {
+        d.tls = tls;
+        d.sasl = Some(KafkaSasl {
+            mechanism,
+            username: "relay".into(),
+            password: SecretRef::Secret("kafka-pw".into()),
+        });
+        let s = settings(&d, &secrets, Limits::default());
+        assert_eq!(get(&s, "security.protocol"), Some(protocol));
+        assert_eq!(get(&s, "sasl.mechanisms"), Some(mechanism.as_str()));
+        assert_eq!(get(&s, "sasl.username"), Some("relay"));
+        assert_eq!(get(&s, "sasl.password"), Some("hunter2"));
+        assert_eq!(
+            get(&s, "ssl.endpoint.identification.algorithm"),
+            tls.then_some("https")
+        );
+    }
+    d.sasl = None;
+    d.tls = true;
+    let s = settings(&d, &Credentials::default(), Limits::default());
+    assert_eq!(get(&s, "security.protocol"), Some("ssl"));
+    assert_eq!(get(&s, "ssl.certificate.pem"), None);
+}
+
+/// TLS with a client certificate: the certificate and key (resolved
+/// references) are handed to librdkafka as PEM; never without `tls`.
+#[test]
+fn settings_for_a_client_certificate() {
+    let mut d = destination();
+    d.tls = true;
+    d.client_certificate = Some(SecretRef::Secret("kafka-cert".into()));
+    d.client_key = Some(SecretRef::Secret("kafka-key".into()));
+    let secrets = Credentials {
+        client_certificate: Some(SecretValue::from("-----BEGIN CERTIFICATE-----\nMIIB\n")),
+        client_key: Some(SecretValue::from("-----BEGIN PRIVATE KEY-----\nMIIE\n")),
+        ..Credentials::default()
+    };
+    let s = settings(&d, &secrets, Limits::default());
+    assert_eq!(get(&s, "security.protocol"), Some("ssl"));
+    assert_eq!(
+        get(&s, "ssl.certificate.pem"),
+        Some("-----BEGIN CERTIFICATE-----\nMIIB\n")
+    );
+    assert_eq!(
+        get(&s, "ssl.key.pem"),
+        Some("-----BEGIN PRIVATE KEY-----\nMIIE\n")
+    );
+    assert!(
+        !format!("{secrets:?}").contains("MIIE"),
+        "Debug shows no key"
+    );
+    d.tls = false;
+    let s = settings(&d, &secrets, Limits::default());
+    assert_eq!(get(&s, "ssl.key.pem"), None);
+}
+
+/// A client certificate without its key (or without `tls`) is refused at
+/// registration, before the guard is asked anything.
+#[tokio::test]
+async fn a_client_certificate_needs_its_key_and_tls() {
+    let guard = relay_net::Guard::with_resolver(
+        &relay_net::OutboundConfig::default(),
+        std::sync::Arc::new(relay_net::StaticResolver::new()),
+    )
+    .unwrap();
+    let mut d = destination();
+    d.tls = true;
+    d.client_certificate = Some(SecretRef::Secret("kafka-cert".into()));
+    let e = Kafka::validate(&d, &guard).await.unwrap_err();
+    assert_eq!(
+        (e.code, e.pointer),
+        ("invalid_credentials", "/destination/client_certificate")
+    );
+    d.client_key = Some(SecretRef::Secret("kafka-key".into()));
+    d.tls = false;
+    let e = Kafka::validate(&d, &guard).await.unwrap_err();
+    assert_eq!(e.code, "invalid_credentials");
+}
+
+#[test]
+fn topic_names() {
+    for ok in ["orders", "a", "orders.v1_live-2", &"x".repeat(249)] {
+        assert!(valid_topic(ok), "{ok}");
+    }
+    for bad in [
+        "",
+        ".",
+        "..",
+        "orders/live",
+        "ordérs",
+        "a b",
+        &"x".repeat(250),
+    ] {
+        assert!(!valid_topic(bad), "{bad}");
+    }
+}
+
+#[test]
+fn errors_never_show_the_password() {
+    let secrets = Credentials {
+        password: Some(SecretValue::from("hunter2")),
+        client_key: Some(SecretValue::from("KEYPEM")),
+        ..Credentials::default()
+    };
+    assert_eq!(
+        redact("login hunter2 refused, key KEYPEM".into(), &secrets),
+        "login <redacted> refused, key <redacted>"
+    );
+    assert_eq!(redact("refused".into(), &Credentials::default()), "refused");
+}
