@@ -58,6 +58,17 @@ pub(crate) trait Broker {
     async fn stored(&mut self, side: Side) -> anyhow::Result<u64>;
     /// Removes what the run created (best effort).
     async fn clean_up(&mut self);
+    /// The kind's own client library alone, used as it is meant to be (for
+    /// Kafka: librdkafka's producer with every record handed over at once),
+    /// when that differs from the kind's client awaiting each
+    /// acknowledgement: (seconds, failures) for `messages`. `None`: no such
+    /// figure for this kind.
+    async fn producer_alone(
+        &mut self,
+        _messages: &[Prepared],
+    ) -> Option<anyhow::Result<(f64, u64)>> {
+        None
+    }
 }
 
 /// The messages the raw side publishes: prepared as Relay prepares them
@@ -244,6 +255,10 @@ async fn measure<B: Broker>(
     env.finish().await;
 
     let messages = raw_messages(events, data)?;
+    let alone = match broker.producer_alone(&messages).await {
+        Some(r) => Some(r?),
+        None => None,
+    };
     let (raw_s, raw_failures) = raw_run(
         broker.destination(Side::Raw),
         broker.port(),
@@ -267,6 +282,15 @@ async fn measure<B: Broker>(
     m.insert("relay_seconds".into(), json!(round(relay_s)));
     m.insert("relay_deliveries_per_s".into(), json!(round(relay_rate)));
     m.insert("relay_cpu_s".into(), json!(round(relay_cpu)));
+    if let Some((alone_s, alone_failures)) = alone {
+        let rate = (events - alone_failures) as f64 / alone_s.max(1e-9);
+        m.insert("producer_alone_failures".into(), json!(alone_failures));
+        m.insert("producer_alone_per_s".into(), json!(round(rate)));
+        m.insert(
+            "producer_alone_ratio".into(),
+            json!(round(relay_rate / rate.max(1e-9))),
+        );
+    }
     m.insert("raw_failures".into(), json!(raw_failures));
     m.insert("raw_seconds".into(), json!(round(raw_s)));
     m.insert("raw_publishes_per_s".into(), json!(round(raw_rate)));
@@ -274,7 +298,7 @@ async fn measure<B: Broker>(
     m.insert("ratio".into(), json!(round(ratio)));
     m.insert("complete".into(), json!(complete));
     m.insert("target_met".into(), json!(complete && ratio >= 0.5));
-    let rows = vec![
+    let mut rows = vec![
         row(
             "events",
             events.to_string(),
@@ -292,6 +316,19 @@ async fn measure<B: Broker>(
                 "{raw_failures} failed, {raw_stored} stored, {raw_s:.2} s (the kind's client alone, {ack} awaited)"
             ),
         ),
+    ];
+    if let Some((alone_s, alone_failures)) = alone {
+        let rate = (events - alone_failures) as f64 / alone_s.max(1e-9);
+        rows.push(row(
+            "producer alone/s",
+            format!("{rate:.0}"),
+            format!(
+                "{alone_failures} failed, {alone_s:.2} s (every record handed over at once); relay is {:.1} % of it",
+                relay_rate / rate.max(1e-9) * 100.0
+            ),
+        ));
+    }
+    rows.extend([
         row(
             "ratio",
             format!("{:.0} %", ratio * 100.0),
@@ -302,7 +339,7 @@ async fn measure<B: Broker>(
             },
         ),
         row("relay cpu", format!("{relay_cpu:.2} s"), ""),
-    ];
+    ]);
     Ok(Report {
         title: format!(
             "relay bench {name}: {events} events to one {kind} endpoint vs the raw client ({backend})"

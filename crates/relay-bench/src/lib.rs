@@ -23,8 +23,8 @@
 //! ceiling; one module per workload (`throughput` also holds `fanout` and
 //! `latency`; `backlog`, `isolation`, `fairness`, `receipts`); `broker` the
 //! broker workload and the `Broker` trait, with one module per broker
-//! (`nats`, `redis`, `rabbitmq`, `mqtt`); `s3` object storage against a
-//! moto server of its own; `suite` runs `targets`,
+//! (`nats`, `redis`, `rabbitmq`, `mqtt`, `kafka`); `s3` object storage
+//! against a moto server of its own; `suite` runs `targets`,
 //! judged by `targets`; `http` the API client; `measure` CPU, RSS,
 //! percentiles.
 
@@ -34,6 +34,7 @@ mod env;
 mod fairness;
 mod http;
 mod isolation;
+mod kafka;
 mod limit;
 mod measure;
 mod mqtt;
@@ -155,6 +156,11 @@ pub enum Workload {
     /// alone writing as many objects of the same size: events/s and
     /// objects/s of each, and their ratio.
     S3,
+    /// Kafka: as `nats`, to a `kafka` endpoint on librdkafka's mock
+    /// cluster, which the bench starts on loopback (`acks=all`, idempotent
+    /// producer; the delivery report is the acknowledgement); also
+    /// librdkafka's producer alone with every record handed over at once.
+    Kafka,
     /// Every target of the bench, measured in one command: `backlog`,
     /// `latency`, `isolation` and `throughput` on SQLite (and `throughput`
     /// on PostgreSQL with `--database-url`), each judged met or not.
@@ -406,6 +412,7 @@ async fn run_workload(args: BenchArgs, relay: Host) -> anyhow::Result<Report> {
         }
         Workload::Mqtt => broker::run(&args, relay, &data, mqtt::mqtt(args.mqtt_port).await?).await,
         Workload::S3 => s3::s3(&args, relay, &data).await,
+        Workload::Kafka => broker::run(&args, relay, &data, kafka::kafka()?).await,
     }
 }
 
