@@ -167,8 +167,12 @@ impl Kafka {
         };
         let mut config = ClientConfig::new();
         let limits = relay_net::Limits::default();
-        for (k, v) in relay_destinations::kafka::settings(&destination, &Default::default(), limits)
-        {
+        for (k, v) in relay_destinations::kafka::settings(
+            &destination,
+            &Default::default(),
+            &Default::default(),
+            limits,
+        ) {
             config.set(k, String::from_utf8(v)?);
         }
         let producer: ThreadedProducer<Counting> =

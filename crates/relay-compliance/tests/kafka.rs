@@ -25,6 +25,8 @@ mod cluster;
 mod faults;
 #[path = "kafka/independent.rs"]
 mod independent;
+#[path = "kafka/tls.rs"]
+mod tls;
 
 use std::time::Duration;
 

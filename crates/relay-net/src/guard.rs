@@ -108,6 +108,9 @@ struct Inner {
     policy: Policy,
     resolver: Arc<dyn Resolve>,
     tls_config: Arc<ClientConfig>,
+    /// The operator's `extra_ca_certs` as PEM text, for TLS clients that
+    /// are not rustls (librdkafka).
+    extra_ca_pem: Option<String>,
 }
 
 /// The outbound guard. Cheap to clone; build one per process.
@@ -143,11 +146,13 @@ impl Guard {
     ) -> Result<Guard, ConfigError> {
         let policy = Policy::from_config(config)?;
         let tls_config = Arc::new(crate::tls::client_config(config)?);
+        let extra_ca_pem = crate::tls::extra_ca_pem(config)?;
         Ok(Guard {
             inner: Arc::new(Inner {
                 policy,
                 resolver,
                 tls_config,
+                extra_ca_pem,
             }),
         })
     }
@@ -161,6 +166,14 @@ impl Guard {
     /// TLS clients; pass the original host name as the server name.
     pub fn tls_config(&self) -> Arc<ClientConfig> {
         Arc::clone(&self.inner.tls_config)
+    }
+
+    /// The operator's `extra_ca_certs` as PEM text (every file's
+    /// certificates, one after another), for a TLS client that is not
+    /// rustls and takes its trust anchors as PEM (the Kafka kind's
+    /// librdkafka). `None` without extra CAs.
+    pub fn extra_ca_pem(&self) -> Option<&str> {
+        self.inner.extra_ca_pem.as_deref()
     }
 
     /// A TLS connector over [`Guard::tls_config`].

@@ -62,6 +62,24 @@ pub fn with_identity(base: &ClientConfig, identity: &ClientIdentity) -> ClientCo
     config
 }
 
+/// The operator's extra CA files' text, one after another (each file was
+/// checked to hold certificates by [`client_config`]); `None` without any.
+pub fn extra_ca_pem(config: &OutboundConfig) -> Result<Option<String>, ConfigError> {
+    let mut pem = String::new();
+    for path in &config.extra_ca_certs {
+        read_pem_certs(path)?;
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::CaFile {
+            path: path.clone(),
+            source,
+        })?;
+        pem.push_str(&text);
+        if !pem.ends_with('\n') {
+            pem.push('\n');
+        }
+    }
+    Ok((!pem.is_empty()).then_some(pem))
+}
+
 /// The name to verify the certificate against (and send as SNI for names).
 pub fn server_name(
     host: &TargetHost,

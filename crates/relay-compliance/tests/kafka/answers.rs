@@ -256,10 +256,10 @@ pub async fn wait(reader: &Reader, n: usize) -> Vec<super::cluster::Got> {
 
 /// Log lines, kept.
 #[derive(Clone, Default)]
-struct Captured(Arc<std::sync::Mutex<Vec<u8>>>);
+pub struct Captured(Arc<std::sync::Mutex<Vec<u8>>>);
 
 impl Captured {
-    fn text(&self) -> String {
+    pub fn text(&self) -> String {
         String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
     }
 }
@@ -284,7 +284,7 @@ impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Captured {
 /// Every line logged by any thread of this test binary (librdkafka logs
 /// from its own threads): installed once as the global subscriber; the
 /// suite's cases log through their own thread's subscriber meanwhile.
-fn global_logs() -> Captured {
+pub fn global_logs() -> Captured {
     static LOGS: std::sync::OnceLock<Captured> = std::sync::OnceLock::new();
     LOGS.get_or_init(|| {
         let logs = Captured::default();

@@ -60,6 +60,8 @@ struct Inner {
     /// The resolved secret references: the SASL `password`, the client
     /// certificate and its key.
     secrets: Credentials,
+    /// What verifies the brokers' certificates with `tls`.
+    trust: Trust,
     producer: Mutex<Option<Arc<Producer>>>,
 }
 
@@ -83,6 +85,47 @@ impl Credentials {
             .into_iter()
             .flatten()
     }
+}
+
+/// The trust anchors of TLS to the brokers: the system's (OpenSSL's
+/// default file, which librdkafka otherwise finds on its own) and the
+/// operator's `extra_ca_certs`, as HTTPS trusts them beside its bundled
+/// roots.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Trust {
+    /// OpenSSL's default CA file (`SSL_CERT_FILE` when set), if it exists.
+    pub system_ca_file: Option<String>,
+    /// The operator's extra CA certificates (PEM).
+    pub extra_ca_pem: Option<String>,
+}
+
+impl Trust {
+    /// The system's CA file and the guard's extra CAs.
+    pub fn of(guard: &Guard) -> Trust {
+        let extra_ca_pem = guard.extra_ca_pem().map(str::to_owned);
+        let system_ca_file = extra_ca_pem.as_ref().and_then(|_| system_ca_file());
+        Trust {
+            system_ca_file,
+            extra_ca_pem,
+        }
+    }
+}
+
+/// OpenSSL's default CA file (`SSL_CERT_FILE` when set), if it is a file.
+fn system_ca_file() -> Option<String> {
+    let path = std::env::var("SSL_CERT_FILE")
+        .ok()
+        .filter(|p| !p.is_empty())
+        .or_else(|| {
+            // SAFETY: OpenSSL answers a static, NUL-terminated string.
+            let p = unsafe { openssl_sys::X509_get_default_cert_file() };
+            (!p.is_null()).then(|| {
+                unsafe { std::ffi::CStr::from_ptr(p) }
+                    .to_string_lossy()
+                    .into_owned()
+            })
+        })?;
+    std::path::Path::new(&path).is_file().then_some(path)
 }
 
 /// What one attempt came to.
@@ -150,6 +193,7 @@ fn broker_name(host: &str, port: u16) -> String {
 pub fn settings(
     c: &KafkaDestination,
     secrets: &Credentials,
+    trust: &Trust,
     limits: Limits,
 ) -> Vec<(&'static str, Vec<u8>)> {
     let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX).to_string();
@@ -186,6 +230,14 @@ pub fn settings(
     if c.tls {
         s.push(("ssl.endpoint.identification.algorithm", b"https".to_vec()));
         s.push(("enable.ssl.certificate.verification", b"true".to_vec()));
+        // With extra CAs, librdkafka no longer looks for the system's own:
+        // both are named.
+        if let Some(pem) = &trust.extra_ca_pem {
+            if let Some(file) = &trust.system_ca_file {
+                s.push(("ssl.ca.location", file.as_bytes().to_vec()));
+            }
+            s.push(("ssl.ca.pem", pem.as_bytes().to_vec()));
+        }
     }
     if let Some(sasl) = &c.sasl {
         s.push((
@@ -217,7 +269,7 @@ impl Inner {
         if let Some(p) = slot.as_ref().filter(|p| !p.is_fatal()) {
             return Ok(p.clone());
         }
-        let settings = settings(&self.config, &self.secrets, limits);
+        let settings = settings(&self.config, &self.secrets, &self.trust, limits);
         let borrowed: Vec<(&str, &[u8])> =
             settings.iter().map(|(k, v)| (*k, v.as_slice())).collect();
         let p = Producer::new(
@@ -363,6 +415,7 @@ impl Kind for Kafka {
                 config: config.clone(),
                 topic,
                 secrets: credentials,
+                trust: Trust::of(shared.https.guard()),
                 producer: Mutex::new(None),
             }),
         })

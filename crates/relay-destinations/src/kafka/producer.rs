@@ -446,21 +446,41 @@ unsafe extern "C" fn error_cb(
         } else {
             CStr::from_ptr(reason).to_string_lossy().into_owned()
         };
-        let kind = match err {
-            -195 | -187 => Some(ErrorKind::Connect),
-            -193 => Some(ErrorKind::Dns),
-            -181 => Some(ErrorKind::Tls),
-            -185 => Some(ErrorKind::Timeout),
-            _ => None,
-        };
         tracing::debug!(code = err, %reason, "kafka client error");
-        // A guard refusal already noted is the better explanation.
-        if let Some(kind) = kind
+        if let Some(kind) = failure_kind(err, &reason)
             && let Ok(mut f) = context.failure.lock()
-            && !matches!(&*f, Some((k, _)) if !matches!(k, ErrorKind::Connect | ErrorKind::Timeout))
+            && replaces(f.as_ref().map(|(k, _)| *k), err)
         {
             *f = Some((kind, reason));
         }
+    }
+}
+
+/// What a client-level error says of the way to a broker: `_TRANSPORT`
+/// (-195) is a TLS failure when OpenSSL's words are in it (a TLS 1.3
+/// server refuses a client certificate after the handshake, on the first
+/// read), a refused or dropped connection otherwise; `_ALL_BROKERS_DOWN`
+/// (-187), `_RESOLVE` (-193), `_SSL` (-181), `_TIMED_OUT` (-185).
+pub(crate) fn failure_kind(err: c_int, reason: &str) -> Option<ErrorKind> {
+    match err {
+        -195 if reason.contains("SSL") => Some(ErrorKind::Tls),
+        -195 | -187 => Some(ErrorKind::Connect),
+        -193 => Some(ErrorKind::Dns),
+        -181 => Some(ErrorKind::Tls),
+        -185 => Some(ErrorKind::Timeout),
+        _ => None,
+    }
+}
+
+/// Whether a client-level error `err` replaces the failure noted before
+/// (`noted`): a guard refusal, a DNS or TLS failure is the better
+/// explanation and stays; `_ALL_BROKERS_DOWN` only sums up what failed and
+/// replaces nothing.
+pub(crate) fn replaces(noted: Option<ErrorKind>, err: c_int) -> bool {
+    match noted {
+        None => true,
+        Some(_) if err == -187 => false,
+        Some(k) => matches!(k, ErrorKind::Connect | ErrorKind::Timeout),
     }
 }
 

@@ -115,7 +115,12 @@ fn settings_make_an_idempotent_acks_all_producer() {
         total_timeout: Duration::from_secs(7),
         ..Limits::default()
     };
-    let s = settings(&destination(), &Credentials::default(), limits);
+    let s = settings(
+        &destination(),
+        &Credentials::default(),
+        &Trust::default(),
+        limits,
+    );
     assert_eq!(
         get(&s, "bootstrap.servers"),
         Some("kafka-1.example:9092,[2001:db8::1]:9093")
@@ -147,7 +152,7 @@ fn settings_for_tls_and_sasl() {
             username: "relay".into(),
             password: SecretRef::Secret("kafka-pw".into()),
         });
-        let s = settings(&d, &secrets, Limits::default());
+        let s = settings(&d, &secrets, &Trust::default(), Limits::default());
         assert_eq!(get(&s, "security.protocol"), Some(protocol));
         assert_eq!(get(&s, "sasl.mechanisms"), Some(mechanism.as_str()));
         assert_eq!(get(&s, "sasl.username"), Some("relay"));
@@ -159,7 +164,12 @@ fn settings_for_tls_and_sasl() {
     }
     d.sasl = None;
     d.tls = true;
-    let s = settings(&d, &Credentials::default(), Limits::default());
+    let s = settings(
+        &d,
+        &Credentials::default(),
+        &Trust::default(),
+        Limits::default(),
+    );
     assert_eq!(get(&s, "security.protocol"), Some("ssl"));
     assert_eq!(get(&s, "ssl.certificate.pem"), None);
 }
@@ -177,7 +187,7 @@ fn settings_for_a_client_certificate() {
         client_key: Some(SecretValue::from("-----BEGIN PRIVATE KEY-----\nMIIE\n")),
         ..Credentials::default()
     };
-    let s = settings(&d, &secrets, Limits::default());
+    let s = settings(&d, &secrets, &Trust::default(), Limits::default());
     assert_eq!(get(&s, "security.protocol"), Some("ssl"));
     assert_eq!(
         get(&s, "ssl.certificate.pem"),
@@ -192,7 +202,7 @@ fn settings_for_a_client_certificate() {
         "Debug shows no key"
     );
     d.tls = false;
-    let s = settings(&d, &secrets, Limits::default());
+    let s = settings(&d, &secrets, &Trust::default(), Limits::default());
     assert_eq!(get(&s, "ssl.key.pem"), None);
 }
 
@@ -249,4 +259,68 @@ fn errors_never_show_the_password() {
         "login <redacted> refused, key <redacted>"
     );
     assert_eq!(redact("refused".into(), &Credentials::default()), "refused");
+}
+
+/// With the operator's extra CAs, librdkafka is given them and the
+/// system's CA file (naming one stops it from looking for the other);
+/// without, it finds the system's on its own; never without `tls`.
+#[test]
+fn settings_for_the_trust_anchors() {
+    let trust = Trust {
+        system_ca_file: Some("/etc/ssl/certs/ca-certificates.crt".into()),
+        extra_ca_pem: Some("-----BEGIN CERTIFICATE-----\nMIIC\n".into()),
+    };
+    let mut d = destination();
+    d.tls = true;
+    let s = settings(&d, &Credentials::default(), &trust, Limits::default());
+    assert_eq!(
+        get(&s, "ssl.ca.location"),
+        Some("/etc/ssl/certs/ca-certificates.crt")
+    );
+    assert_eq!(
+        get(&s, "ssl.ca.pem"),
+        Some("-----BEGIN CERTIFICATE-----\nMIIC\n")
+    );
+    let s = settings(
+        &d,
+        &Credentials::default(),
+        &Trust::default(),
+        Limits::default(),
+    );
+    assert_eq!(get(&s, "ssl.ca.location"), None);
+    assert_eq!(get(&s, "ssl.ca.pem"), None);
+    d.tls = false;
+    let s = settings(&d, &Credentials::default(), &trust, Limits::default());
+    assert_eq!(get(&s, "ssl.ca.pem"), None);
+}
+
+/// A client-level error explains a record that timed out: TLS when
+/// OpenSSL's words are in a transport error, and the summary "all brokers
+/// down" never hides the cause noted before it.
+#[test]
+fn client_errors_name_the_cause() {
+    use super::producer::{failure_kind, replaces};
+    let alert = "ssl://k:9093/bootstrap: Receive failed: error:0A00045C:SSL routines::tlsv13 alert certificate required";
+    assert_eq!(failure_kind(-195, alert), Some(ErrorKind::Tls));
+    assert_eq!(
+        failure_kind(
+            -195,
+            "k:9092/1: Connect to ipv4#10.0.0.1:9092 failed: Connection refused"
+        ),
+        Some(ErrorKind::Connect)
+    );
+    assert_eq!(
+        failure_kind(-187, "1/1 brokers are down"),
+        Some(ErrorKind::Connect)
+    );
+    assert_eq!(failure_kind(-193, "resolve"), Some(ErrorKind::Dns));
+    assert_eq!(failure_kind(-181, "handshake"), Some(ErrorKind::Tls));
+    assert_eq!(failure_kind(-1, "other"), None);
+    assert!(replaces(None, -187));
+    assert!(!replaces(Some(ErrorKind::Tls), -187));
+    assert!(!replaces(Some(ErrorKind::Connect), -187));
+    assert!(!replaces(Some(ErrorKind::BlockedAddress), -195));
+    assert!(!replaces(Some(ErrorKind::Tls), -195));
+    assert!(replaces(Some(ErrorKind::Connect), -195));
+    assert!(replaces(Some(ErrorKind::Timeout), -181));
 }
