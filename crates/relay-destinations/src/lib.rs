@@ -178,6 +178,7 @@ pub async fn validate(destination: &Destination, guard: &Guard) -> Result<(), In
 pub fn check_values(destination: &Destination, secrets: &Secrets) -> Result<(), Invalid> {
     match destination {
         Destination::Https(c) => https::mtls::check(c, secrets),
+        Destination::Kafka(c) => kafka::check_values(c, secrets),
         Destination::RedisStream(_)
         | Destination::NatsJetstream(_)
         | Destination::RabbitMq(_)

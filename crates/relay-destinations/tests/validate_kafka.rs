@@ -195,3 +195,33 @@ async fn building_needs_every_reference_resolved_and_never_shows_them() {
         }
     }
 }
+
+/// At registration, a client certificate and key that do not parse are
+/// refused (as an HTTPS client certificate's), never echoed.
+#[test]
+fn a_client_certificate_that_does_not_parse_is_refused() {
+    let (cert, key) = (
+        SecretRef::Secret("kafka-cert".into()),
+        SecretRef::Secret("kafka-key".into()),
+    );
+    let d = kafka(|k| {
+        k.tls = true;
+        k.client_certificate = Some(cert.clone());
+        k.client_key = Some(key.clone());
+    });
+    let mut s = Secrets::new();
+    assert_eq!(
+        relay_destinations::check_values(&d, &s),
+        Ok(()),
+        "unresolved: checked before"
+    );
+    s.insert(cert, SecretValue::from("not a certificate"));
+    s.insert(key, SecretValue::from("KEYPEM-not-a-key"));
+    let e = relay_destinations::check_values(&d, &s).unwrap_err();
+    assert!(e.pointer.starts_with("/destination/client_"), "{e:?}");
+    assert!(!e.message.contains("KEYPEM"), "{e:?}");
+    assert_eq!(
+        relay_destinations::check_values(&kafka(|_| {}), &Secrets::new()),
+        Ok(())
+    );
+}

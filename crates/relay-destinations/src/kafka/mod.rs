@@ -307,6 +307,29 @@ fn redact(mut text: String, secrets: &Credentials) -> String {
     text
 }
 
+/// At registration, with the references resolved: the client certificate
+/// and its key parse and match (as an HTTPS client certificate's do), so a
+/// wrong pair is refused then rather than at every attempt.
+pub fn check_values(c: &KafkaDestination, secrets: &Secrets) -> std::result::Result<(), Invalid> {
+    let (Some(cert), Some(key)) = (&c.client_certificate, &c.client_key) else {
+        return Ok(());
+    };
+    let (Some(cert), Some(key)) = (secrets.get(cert), secrets.get(key)) else {
+        // The references are checked (and refused) before the values.
+        return Ok(());
+    };
+    relay_net::ClientIdentity::from_pem(cert.expose(), key.expose())
+        .map(drop)
+        .map_err(|e| Invalid {
+            code: e.code(),
+            pointer: match e.part() {
+                relay_net::IdentityPart::Chain => "/destination/client_certificate",
+                relay_net::IdentityPart::Key => "/destination/client_key",
+            },
+            message: e.to_string(),
+        })
+}
+
 /// The record's headers: the signature values, Relay's own, the content
 /// type and, in binary mode, the binding's `ce_<attribute>` headers
 /// (`datacontenttype` is `content-type`).
