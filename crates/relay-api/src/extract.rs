@@ -112,6 +112,12 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     })
 }
 
+/// A member name or index as a JSON Pointer token (RFC 6901: `~` → `~0`,
+/// `/` → `~1`).
+pub(crate) fn pointer_token(name: &str) -> String {
+    name.replace('~', "~0").replace('/', "~1")
+}
+
 /// The JSON Pointer of the field at fault: the path where deserializing
 /// stopped, plus the name of a missing field (serde reports it at the parent).
 fn json_pointer(path: &serde_path_to_error::Path, message: &str) -> String {
@@ -119,7 +125,7 @@ fn json_pointer(path: &serde_path_to_error::Path, message: &str) -> String {
     let mut pointer = String::new();
     let mut push = |token: &str| {
         pointer.push('/');
-        pointer.push_str(&token.replace('~', "~0").replace('/', "~1"));
+        pointer.push_str(&pointer_token(token));
     };
     for segment in path {
         match segment {

@@ -30,6 +30,7 @@ use utoipa::ToSchema;
 use crate::AppState;
 use crate::auth::TenantAuth;
 use crate::error::{ApiError, FieldError, Problem};
+use crate::extract::pointer_token;
 
 pub const EVERYTHING_WARNING: &str = "snapshot of every field (*): this endpoint receives each event's whole data, and any field later added to it";
 
@@ -96,11 +97,6 @@ async fn shaping_versions(
         }
     }
     Ok(out)
-}
-
-/// A member name as a JSON Pointer token.
-fn pointer_token(name: &str) -> String {
-    name.replace('~', "~0").replace('/', "~1")
 }
 
 /// Checks `e`'s payload settings against the catalog (as of `now`, when a
