@@ -313,6 +313,14 @@ fn client_errors_name_the_cause() {
         failure_kind(-187, "1/1 brokers are down"),
         Some(ErrorKind::Connect)
     );
+    assert_eq!(
+        failure_kind(
+            -195,
+            "k:9092/bootstrap: Connection setup timed out in state APIVERSION_QUERY"
+        ),
+        Some(ErrorKind::Timeout),
+        "a broker that took the connection and never answered"
+    );
     assert_eq!(failure_kind(-193, "resolve"), Some(ErrorKind::Dns));
     assert_eq!(failure_kind(-181, "handshake"), Some(ErrorKind::Tls));
     assert_eq!(failure_kind(-1, "other"), None);
