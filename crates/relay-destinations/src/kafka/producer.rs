@@ -464,8 +464,9 @@ unsafe extern "C" fn error_cb(
 pub(crate) fn failure_kind(err: c_int, reason: &str) -> Option<ErrorKind> {
     match err {
         -195 if reason.contains("SSL") => Some(ErrorKind::Tls),
-        // A broker that took the connection and never answered.
-        -195 if reason.contains("timed out") => Some(ErrorKind::Timeout),
+        // A broker that took the connection and never answered: the setup
+        // timed out, or a request on it did ("Local: Timed out").
+        -195 if reason.to_ascii_lowercase().contains("timed out") => Some(ErrorKind::Timeout),
         -195 | -187 => Some(ErrorKind::Connect),
         -193 => Some(ErrorKind::Dns),
         -181 => Some(ErrorKind::Tls),

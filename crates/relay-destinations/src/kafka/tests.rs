@@ -321,6 +321,14 @@ fn client_errors_name_the_cause() {
         Some(ErrorKind::Timeout),
         "a broker that took the connection and never answered"
     );
+    assert_eq!(
+        failure_kind(
+            -195,
+            "k:9092/1: ApiVersionRequest failed: Local: Timed out: probably due to broker version < 0.10"
+        ),
+        Some(ErrorKind::Timeout),
+        "a request on the connection that was never answered"
+    );
     assert_eq!(failure_kind(-193, "resolve"), Some(ErrorKind::Dns));
     assert_eq!(failure_kind(-181, "handshake"), Some(ErrorKind::Tls));
     assert_eq!(failure_kind(-1, "other"), None);
