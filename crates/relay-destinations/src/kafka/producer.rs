@@ -459,15 +459,19 @@ unsafe extern "C" fn error_cb(
 /// What a client-level error says of the way to a broker: `_TRANSPORT`
 /// (-195) is a TLS failure when OpenSSL's words are in it (a TLS 1.3
 /// server refuses a client certificate after the handshake, on the first
-/// read), a refused or dropped connection otherwise; `_ALL_BROKERS_DOWN`
-/// (-187), `_RESOLVE` (-193), `_SSL` (-181), `_TIMED_OUT` (-185).
+/// read), a timeout when it says it timed out, a refused or dropped
+/// connection otherwise; `_RESOLVE` (-193), `_SSL` (-181), `_TIMED_OUT`
+/// (-185). `_ALL_BROKERS_DOWN` (-187) names no cause: it only sums up
+/// failures reported on their own, and it also follows the resolver's
+/// first "try again" while a broker's address is being checked, so taking
+/// it as a refused connection mislabelled a hung broker's timeout.
 pub(crate) fn failure_kind(err: c_int, reason: &str) -> Option<ErrorKind> {
     match err {
         -195 if reason.contains("SSL") => Some(ErrorKind::Tls),
         // A broker that took the connection and never answered: the setup
         // timed out, or a request on it did ("Local: Timed out").
         -195 if reason.to_ascii_lowercase().contains("timed out") => Some(ErrorKind::Timeout),
-        -195 | -187 => Some(ErrorKind::Connect),
+        -195 => Some(ErrorKind::Connect),
         -193 => Some(ErrorKind::Dns),
         -181 => Some(ErrorKind::Tls),
         -185 => Some(ErrorKind::Timeout),
