@@ -5,17 +5,19 @@
 //! requiring client certificates, reached through the guard (the
 //! operator's allow list, never a bypass).
 
+mod common;
+
 use std::sync::Arc;
 
-use bytes::Bytes;
+use common::message;
 use relay_core::model::{
-    ClientAuthMethod, ClientCertificate, ContentMode, Destination, Environment, HttpsAuth,
-    HttpsDestination, OAuth2ClientCredentials,
+    ClientAuthMethod, ClientCertificate, Destination, HttpsAuth, HttpsDestination,
+    OAuth2ClientCredentials,
 };
 use relay_core::outcome::{FailureCode, TokenFailure, Verdict};
 use relay_core::secret::{SecretRef, SecretValue, Secrets};
 use relay_core::time::{ManualClock, Timestamp};
-use relay_destinations::{Prepared, Shared, build};
+use relay_destinations::{Shared, build};
 use relay_net::{Guard, HttpsClient, Limits, OutboundConfig, StaticResolver};
 use relay_receiver::{LeafCert, OAuthIssuer, Receiver, ReceiverConfig, TestCa};
 
@@ -117,23 +119,6 @@ impl Env {
             assert!(!record.contains(&token), "{record}");
         }
         d.classify(T0)
-    }
-}
-
-fn message() -> Prepared {
-    Prepared {
-        body: Bytes::from_static(br#"{"specversion":"1.0","id":"evt_1"}"#),
-        content_type: "application/cloudevents+json",
-        content_mode: ContentMode::Structured,
-        attributes: vec![],
-        body_sha256: "00".into(),
-        webhook_id: "evt_1".into(),
-        webhook_timestamp: "1800000000".into(),
-        webhook_signature: "v1a,AAAA".into(),
-        event_type: "order.shipped".into(),
-        environment: Environment::Live,
-        ordering_key: None,
-        attempt_number: 1,
     }
 }
 

@@ -3,19 +3,21 @@
 //! (`relay-receiver`), both on loopback and reached through the guard (the
 //! operator's allow list, never a bypass). Time is a `ManualClock`.
 
+mod common;
+
 use std::sync::Arc;
 
-use bytes::Bytes;
+use common::message;
 use relay_core::model::{
-    ClientAuthMethod, ContentMode, Destination, Environment, HttpsAuth, HttpsDestination,
-    HttpsHeader, OAuth2ClientCredentials,
+    ClientAuthMethod, Destination, HttpsAuth, HttpsDestination, HttpsHeader,
+    OAuth2ClientCredentials,
 };
 use relay_core::outcome::{FailureCode, HealthWarning, OAuthError, TokenFailure, Verdict};
 use relay_core::secret::{SecretRef, SecretValue, Secrets};
 use relay_core::time::{ManualClock, Timestamp};
 use relay_destinations::https::Result as HttpsResult;
 use relay_destinations::https::oauth2::source::TokenSource;
-use relay_destinations::{Client, Delivery, Prepared, Shared, build, validate};
+use relay_destinations::{Client, Delivery, Shared, build, validate};
 use relay_net::{Guard, HttpsClient, Limits, OutboundConfig, StaticResolver};
 use relay_receiver::{Behavior, OAuthIssuer, Receiver, ReceiverConfig, Reply, TestCa};
 
@@ -119,23 +121,6 @@ impl Env {
             HttpsClient::new(self.guard.clone()),
             self.clock.clone(),
         )
-    }
-}
-
-fn message() -> Prepared {
-    Prepared {
-        body: Bytes::from_static(br#"{"specversion":"1.0","id":"evt_1"}"#),
-        content_type: "application/cloudevents+json",
-        content_mode: ContentMode::Structured,
-        attributes: vec![],
-        body_sha256: "00".into(),
-        webhook_id: "evt_1".into(),
-        webhook_timestamp: "1800000000".into(),
-        webhook_signature: "v1a,AAAA".into(),
-        event_type: "order.shipped".into(),
-        environment: Environment::Live,
-        ordering_key: None,
-        attempt_number: 1,
     }
 }
 

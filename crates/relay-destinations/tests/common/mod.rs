@@ -1,0 +1,23 @@
+//! What the HTTPS kind tests share.
+
+use bytes::Bytes;
+use relay_core::model::{ContentMode, Environment};
+use relay_destinations::Prepared;
+
+/// One prepared structured CloudEvent, as the engine hands it to a kind.
+pub fn message() -> Prepared {
+    Prepared {
+        body: Bytes::from_static(br#"{"specversion":"1.0","id":"evt_1"}"#),
+        content_type: "application/cloudevents+json",
+        content_mode: ContentMode::Structured,
+        attributes: vec![],
+        body_sha256: "00".into(),
+        webhook_id: "evt_1".into(),
+        webhook_timestamp: "1800000000".into(),
+        webhook_signature: "v1a,AAAA".into(),
+        event_type: "order.shipped".into(),
+        environment: Environment::Live,
+        ordering_key: None,
+        attempt_number: 1,
+    }
+}
