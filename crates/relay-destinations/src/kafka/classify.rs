@@ -11,6 +11,7 @@
 //! | no error | delivered | — |
 //! | `_MSG_TIMED_OUT` (no broker took it in time), after the guard refused a broker's address | as the guard's kind: retried, or dead-lettered `invalid_destination` for a refused port or URL | the transport kind |
 //! | `_MSG_TIMED_OUT` after a broker could not be reached | retried | `connect`, `dns`, `tls` |
+//! | `_MSG_TIMED_OUT` after the cluster refused the client (`_AUTHENTICATION` to the error callback: a SASL exchange failed; the record is reported as that refusal, `kafka::timed_out`) | retried, as `_AUTHENTICATION` | `auth_refused` |
 //! | `_MSG_TIMED_OUT` otherwise (a broker that does not answer) | retried | `timeout` |
 //! | `_TRANSPORT`, `_ALL_BROKERS_DOWN` | retried | `connect` |
 //! | `_RESOLVE` | retried | `dns` |

@@ -486,12 +486,7 @@ impl Kind for Kafka {
                         text: "the producer ended without reporting the record".into(),
                     };
                 }
-                Err(_) => {
-                    return Result::TimedOut {
-                        cause: producer.take_failure(),
-                        persisted: Persisted::Possibly,
-                    };
-                }
+                Err(_) => return timed_out(inner, &producer, Persisted::Possibly),
             };
         let mut result = outcome(inner, &producer, report);
         // The acknowledging (or refusing) broker's checked address: a
@@ -587,11 +582,37 @@ fn forget_on_refusal(inner: &Inner, producer: &Arc<Producer>, code: i32) {
     }
 }
 
+/// A record that timed out in the client. When the cluster refused the
+/// client meanwhile (its SASL authentication failed), that refusal is the
+/// answer: librdkafka reports it to the error callback alone and keeps the
+/// record queued until it times out, which would read as a broker that
+/// never answered. Otherwise, what failed on the way to a broker, if
+/// anything.
+fn timed_out(inner: &Inner, producer: &Arc<Producer>, persisted: Persisted) -> Result {
+    let cause = producer.take_failure();
+    let Some((code, reason)) = producer.refusal() else {
+        return Result::TimedOut { cause, persisted };
+    };
+    forget_on_refusal(inner, producer, code);
+    Result::Refused {
+        code,
+        name: "_AUTHENTICATION".into(),
+        text: redact(
+            format!("the record timed out: the cluster refused the client: {reason}"),
+            &inner.secrets,
+        ),
+        persisted,
+        broker: -1,
+        addr: None,
+    }
+}
+
 /// The attempt's result from its delivery report.
 fn outcome(inner: &Inner, producer: &Arc<Producer>, r: Report) -> Result {
     if r.code == 0 {
         // A success clears what failed before it.
         let _ = producer.take_failure();
+        producer.clear_refusal();
         return Result::Acked {
             partition: r.partition,
             offset: r.offset,
@@ -604,10 +625,7 @@ fn outcome(inner: &Inner, producer: &Arc<Producer>, r: Report) -> Result {
     }
     forget_on_refusal(inner, producer, r.code);
     if r.code == code::MSG_TIMED_OUT {
-        return Result::TimedOut {
-            cause: producer.take_failure(),
-            persisted: r.persisted,
-        };
+        return timed_out(inner, producer, r.persisted);
     }
     Result::Refused {
         code: r.code,

@@ -80,6 +80,11 @@ struct Context {
     /// The last failure to reach a broker (the guard's refusal, a
     /// transport error) since it was last taken.
     failure: Mutex<Option<(ErrorKind, String)>>,
+    /// The cluster's last refusal of the client itself (its SASL
+    /// authentication failed: `_AUTHENTICATION`, with librdkafka's reason)
+    /// until a record is acknowledged. librdkafka reports it only to the
+    /// error callback; the records then time out in its queue.
+    refusal: Mutex<Option<(i32, String)>>,
     /// Each broker name the guard answered, with its first address.
     resolved: Mutex<Vec<(String, SocketAddr)>>,
 }
@@ -131,6 +136,7 @@ impl Producer {
             runtime,
             resolve_timeout,
             failure: Mutex::new(None),
+            refusal: Mutex::new(None),
             resolved: Mutex::new(Vec::new()),
         });
         let mut err = [0 as c_char; 512];
@@ -283,6 +289,21 @@ impl Producer {
     /// The last failure to reach a broker since the last call, if any.
     pub fn take_failure(&self) -> Option<(ErrorKind, String)> {
         self.context.failure.lock().ok().and_then(|mut f| f.take())
+    }
+
+    /// The cluster's last refusal of the client, if any: the code
+    /// (`_AUTHENTICATION`) and librdkafka's reason. It stays until a record
+    /// is acknowledged ([`Producer::clear_refusal`]), so every record
+    /// queued meanwhile is reported with it, not only the first.
+    pub fn refusal(&self) -> Option<(i32, String)> {
+        self.context.refusal.lock().ok().and_then(|r| r.clone())
+    }
+
+    /// Forgets the cluster's refusal: a record was acknowledged.
+    pub fn clear_refusal(&self) {
+        if let Ok(mut r) = self.context.refusal.lock() {
+            *r = None;
+        }
     }
 
     /// The checked address the producer connected to for the broker with
@@ -447,6 +468,12 @@ unsafe extern "C" fn error_cb(
             CStr::from_ptr(reason).to_string_lossy().into_owned()
         };
         tracing::debug!(code = err, %reason, "kafka client error");
+        if refuses_client(err)
+            && let Ok(mut r) = context.refusal.lock()
+        {
+            *r = Some((err, reason));
+            return;
+        }
         if let Some(kind) = failure_kind(err, &reason)
             && let Ok(mut f) = context.failure.lock()
             && replaces(f.as_ref().map(|(k, _)| *k), err)
@@ -454,6 +481,13 @@ unsafe extern "C" fn error_cb(
             *f = Some((kind, reason));
         }
     }
+}
+
+/// Whether a client-level error is the cluster refusing the client itself:
+/// `_AUTHENTICATION` (-169), a SASL exchange that failed (a wrong password,
+/// an unknown user, a mechanism the broker does not offer).
+pub(crate) fn refuses_client(err: c_int) -> bool {
+    err == crate::kafka::classify::code::AUTHENTICATION
 }
 
 /// What a client-level error says of the way to a broker: `_TRANSPORT`

@@ -337,3 +337,22 @@ fn client_errors_name_the_cause() {
     assert!(replaces(Some(ErrorKind::Connect), -195));
     assert!(replaces(Some(ErrorKind::Timeout), -181));
 }
+
+/// A SASL exchange that failed is the cluster refusing the client, noted
+/// apart from the way to a broker; nothing else is.
+#[test]
+fn a_failed_sasl_exchange_refuses_the_client() {
+    use super::producer::{failure_kind, refuses_client};
+    assert!(refuses_client(-169), "_AUTHENTICATION");
+    for other in [-195, -193, -181, -185, -187, -192, 58] {
+        assert!(!refuses_client(other), "{other}");
+    }
+    assert_eq!(
+        failure_kind(
+            -169,
+            "k:9092/bootstrap: SASL authentication error: SASL SCRAM authentication failed: broker responded with unknown-user"
+        ),
+        None,
+        "not a transport failure"
+    );
+}
