@@ -15,7 +15,9 @@
 //! the beginning; the suite verifies each signature with `relay-verify`.
 //! Beyond the suite (`kafka/answers.rs`): the guard on advertised brokers,
 //! the key and its partition, binary mode against the binding, a broker
-//! down in the middle of a burst, a leader change and injected errors.
+//! down in the middle of a burst, a leader change and injected errors; TLS
+//! with a client certificate through terminators of the test's; SASL SCRAM
+//! against Tansu, a broker that authenticates (`kafka/sasl.rs`).
 
 #[path = "kafka/answers.rs"]
 mod answers;
@@ -25,6 +27,10 @@ mod cluster;
 mod faults;
 #[path = "kafka/independent.rs"]
 mod independent;
+#[path = "kafka/sasl.rs"]
+mod sasl;
+#[path = "kafka/tansu.rs"]
+mod tansu;
 #[path = "kafka/tls.rs"]
 mod tls;
 
