@@ -25,6 +25,7 @@
 pub mod cases;
 mod harness;
 pub mod neighbour;
+pub mod process;
 
 pub use harness::{Harness, Received};
 pub use relay_core::model::ContentMode;

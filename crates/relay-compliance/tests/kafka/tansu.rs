@@ -15,6 +15,8 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use relay_compliance::process::{free_port, listening};
+
 pub const TANSU_ENV: &str = "RELAY_TEST_TANSU";
 
 /// A user of the broker: name, password and SCRAM mechanism
@@ -42,13 +44,6 @@ pub fn missing() -> Result<PathBuf, String> {
                 "{TANSU_ENV} names no tansu program; scripts/test builds it (cargo install tansu --features libsql)"
             )
         })
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port()
 }
 
 impl Tansu {
@@ -105,7 +100,7 @@ impl Tansu {
         };
 
         let mut setup = broker(false);
-        listening(port).await;
+        listening("tansu", port, Duration::from_secs(30)).await;
         for u in users {
             admin(&[
                 "user",
@@ -127,27 +122,12 @@ impl Tansu {
         let _ = setup.wait();
 
         let child = broker(true);
-        listening(port).await;
+        listening("tansu", port, Duration::from_secs(30)).await;
         Tansu {
             port,
             child,
             _dir: dir,
         }
-    }
-}
-
-/// Waits until something listens on `port` (30 s at most).
-async fn listening(port: u16) {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    while tokio::net::TcpStream::connect(("127.0.0.1", port))
-        .await
-        .is_err()
-    {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "tansu did not listen on {port} within 30 s"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
 

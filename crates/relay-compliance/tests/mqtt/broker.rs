@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use relay_compliance::process::free_port;
+
 /// The user Relay publishes as.
 pub const USER: &str = "relay";
 /// The user the test's consumer reads as, and its password.
@@ -64,13 +66,6 @@ pub struct Broker {
     paused: bool,
     rules: Rules,
     extra: String,
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port()
 }
 
 impl Broker {

@@ -39,12 +39,7 @@ pub fn available() -> bool {
         .is_ok()
 }
 
-pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port()
-}
+pub use relay_compliance::process::free_port;
 
 /// A fresh store directory (removed by [`remove_dir`]).
 pub fn store_dir(port: u16) -> PathBuf {

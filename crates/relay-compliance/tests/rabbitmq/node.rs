@@ -11,6 +11,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use relay_compliance::process::free_port;
 use relay_destinations::rabbitmq::conn::{Connection, Login};
 use tokio::sync::{Mutex, OwnedMutexGuard};
 
@@ -66,13 +67,6 @@ pub async fn lock() -> Option<OwnedMutexGuard<Node>> {
         }
     }
     Some(guard)
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port()
 }
 
 impl Node {

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use relay_compliance::process::{free_port, listening};
 use relay_receiver::ca::TestCa;
 
 /// The bucket every test writes to.
@@ -44,13 +45,6 @@ pub fn missing() -> Result<PathBuf, String> {
     Ok(python)
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port()
-}
-
 fn admin() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/s3/moto_admin.py")
 }
@@ -83,17 +77,7 @@ impl Moto {
             .stderr(Stdio::null())
             .spawn()
             .expect("moto_server starts");
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-        while tokio::net::TcpStream::connect(("127.0.0.1", port))
-            .await
-            .is_err()
-        {
-            assert!(
-                tokio::time::Instant::now() < deadline,
-                "moto_server did not listen on {port} within 30 s"
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        listening("moto_server", port, Duration::from_secs(30)).await;
         let mut moto = Moto {
             port,
             ca_pem,
