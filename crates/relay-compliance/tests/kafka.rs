@@ -27,6 +27,8 @@ mod cluster;
 mod faults;
 #[path = "kafka/independent.rs"]
 mod independent;
+#[path = "common/listening.rs"]
+mod listening;
 #[path = "kafka/sasl.rs"]
 mod sasl;
 #[path = "kafka/tansu.rs"]

@@ -14,6 +14,8 @@
 
 #[path = "s3/engine.rs"]
 mod engine;
+#[path = "common/listening.rs"]
+mod listening;
 #[path = "s3/moto.rs"]
 mod moto;
 #[path = "s3/peer.rs"]

@@ -15,7 +15,9 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use relay_compliance::process::{free_port, listening};
+use relay_compliance::process::free_port;
+
+use crate::listening::listening;
 
 pub const TANSU_ENV: &str = "RELAY_TEST_TANSU";
 

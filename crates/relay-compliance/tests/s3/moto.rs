@@ -9,7 +9,9 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use relay_compliance::process::{free_port, listening};
+use relay_compliance::process::free_port;
+
+use crate::listening::listening;
 use relay_receiver::ca::TestCa;
 
 /// The bucket every test writes to.
