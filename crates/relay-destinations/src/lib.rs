@@ -57,6 +57,8 @@ pub mod rabbitmq;
 pub mod redis_stream;
 pub mod s3;
 mod template;
+#[cfg(test)]
+mod test_message;
 
 use std::future::Future;
 use std::net::SocketAddr;
