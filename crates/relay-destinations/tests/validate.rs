@@ -1,5 +1,7 @@
 //! Registration checks of each kind's configuration, through a real guard.
 
+mod registration;
+
 use std::sync::Arc;
 
 use relay_core::model::{
@@ -7,23 +9,10 @@ use relay_core::model::{
     RedisStreamDestination,
 };
 use relay_core::secret::{SecretRef, SecretValue, Secrets};
-use relay_net::{Guard, OutboundConfig, StaticResolver};
+use relay_net::Guard;
 
 fn guard(allow_loopback: bool) -> Guard {
-    let config = OutboundConfig {
-        allow_ports: vec![6379, 4222, 5672],
-        allow_cidrs: if allow_loopback {
-            vec!["127.0.0.1/32".into()]
-        } else {
-            vec![]
-        },
-        block_cidrs: vec![],
-        extra_ca_certs: vec![],
-    };
-    let resolver = StaticResolver::new()
-        .with("redis.example", ["8.8.8.8".parse().unwrap()])
-        .with("local.example", ["127.0.0.1".parse().unwrap()]);
-    Guard::with_resolver(&config, Arc::new(resolver)).unwrap()
+    registration::guard(&[6379, 4222, 5672], "redis.example", allow_loopback)
 }
 
 fn redis(f: impl FnOnce(&mut RedisStreamDestination)) -> Destination {
@@ -144,7 +133,7 @@ fn a_plain_password_is_not_a_reference_and_is_never_echoed() {
 fn building_a_client_needs_every_reference_resolved() {
     let shared = relay_destinations::Shared {
         https: relay_net::HttpsClient::new(guard(false)),
-        clock: std::sync::Arc::new(relay_core::time::ManualClock::default()),
+        clock: Arc::new(relay_core::time::ManualClock::default()),
     };
     let r = SecretRef::Env("RELAY_SECRET_REDIS".into());
     let d = redis(|c| c.password = Some(r.clone()));
@@ -254,7 +243,7 @@ async fn rabbitmq_configurations() {
     // The client needs the password's resolved value.
     let shared = relay_destinations::Shared {
         https: relay_net::HttpsClient::new(guard(false)),
-        clock: std::sync::Arc::new(relay_core::time::ManualClock::default()),
+        clock: Arc::new(relay_core::time::ManualClock::default()),
     };
     let d = rabbitmq(|r| {
         r.username = Some("relay".into());
@@ -415,7 +404,7 @@ async fn nats_jetstream_configurations() {
     // Building needs both references resolved.
     let shared = relay_destinations::Shared {
         https: relay_net::HttpsClient::new(guard(false)),
-        clock: std::sync::Arc::new(relay_core::time::ManualClock::default()),
+        clock: Arc::new(relay_core::time::ManualClock::default()),
     };
     let (p, t) = (
         SecretRef::Secret("nats-pw".into()),

@@ -1,29 +1,18 @@
 //! Registration checks of the Kafka kind's configuration, through a real
 //! guard, and the building of its client from resolved references.
 
+mod registration;
+
 use std::sync::Arc;
 
 use relay_core::model::{
     ContentMode, Destination, KafkaBroker, KafkaDestination, KafkaSasl, SaslMechanism,
 };
 use relay_core::secret::{SecretRef, SecretValue, Secrets};
-use relay_net::{Guard, OutboundConfig, StaticResolver};
+use relay_net::Guard;
 
 fn guard(allow_loopback: bool) -> Guard {
-    let config = OutboundConfig {
-        allow_ports: vec![9092, 9093],
-        allow_cidrs: if allow_loopback {
-            vec!["127.0.0.1/32".into()]
-        } else {
-            vec![]
-        },
-        block_cidrs: vec![],
-        extra_ca_certs: vec![],
-    };
-    let resolver = StaticResolver::new()
-        .with("kafka.example", ["8.8.8.8".parse().unwrap()])
-        .with("local.example", ["127.0.0.1".parse().unwrap()]);
-    Guard::with_resolver(&config, Arc::new(resolver)).unwrap()
+    registration::guard(&[9092, 9093], "kafka.example", allow_loopback)
 }
 
 fn kafka(f: impl FnOnce(&mut KafkaDestination)) -> Destination {
@@ -163,7 +152,7 @@ fn the_configuration_reads_as_documented() {
 async fn building_needs_every_reference_resolved_and_never_shows_them() {
     let shared = relay_destinations::Shared {
         https: relay_net::HttpsClient::new(guard(false)),
-        clock: std::sync::Arc::new(relay_core::time::ManualClock::default()),
+        clock: Arc::new(relay_core::time::ManualClock::default()),
     };
     let (pw, cert, key) = (
         SecretRef::Secret("kafka-pw".into()),

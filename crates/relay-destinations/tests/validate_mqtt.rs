@@ -1,27 +1,16 @@
 //! Registration checks of the MQTT kind's configuration, through a real
 //! guard.
 
+mod registration;
+
 use std::sync::Arc;
 
 use relay_core::model::{ContentMode, Destination, MqttDestination, MqttVersion};
 use relay_core::secret::{SecretRef, SecretValue, Secrets};
-use relay_net::{Guard, OutboundConfig, StaticResolver};
+use relay_net::Guard;
 
 fn guard(allow_loopback: bool) -> Guard {
-    let config = OutboundConfig {
-        allow_ports: vec![1883, 8883],
-        allow_cidrs: if allow_loopback {
-            vec!["127.0.0.1/32".into()]
-        } else {
-            vec![]
-        },
-        block_cidrs: vec![],
-        extra_ca_certs: vec![],
-    };
-    let resolver = StaticResolver::new()
-        .with("mqtt.example", ["8.8.8.8".parse().unwrap()])
-        .with("local.example", ["127.0.0.1".parse().unwrap()]);
-    Guard::with_resolver(&config, Arc::new(resolver)).unwrap()
+    registration::guard(&[1883, 8883], "mqtt.example", allow_loopback)
 }
 
 fn mqtt(f: impl FnOnce(&mut MqttDestination)) -> Destination {
@@ -163,7 +152,7 @@ fn the_configuration_reads_as_documented() {
 fn building_needs_the_password_resolved_and_never_shows_it() {
     let shared = relay_destinations::Shared {
         https: relay_net::HttpsClient::new(guard(false)),
-        clock: std::sync::Arc::new(relay_core::time::ManualClock::default()),
+        clock: Arc::new(relay_core::time::ManualClock::default()),
     };
     let pw = SecretRef::Secret("mqtt-pw".into());
     let d = mqtt(|m| {
