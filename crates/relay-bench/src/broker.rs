@@ -181,6 +181,37 @@ async fn raw_run(
 
 /// Runs the workload against `broker`, then cleans up after it (also when
 /// the run failed).
+/// A consumer named after the workload, and its one endpoint to
+/// `destination` for `bench.published`, `concurrency` attempts at a time,
+/// the whole payload in each message (as the raw client sends it).
+pub(crate) async fn subscribe(
+    api: &mut http::Api,
+    name: &str,
+    destination: &Destination,
+    concurrency: u32,
+) -> anyhow::Result<()> {
+    let consumer = api
+        .call(
+            Method::POST,
+            "/v1/consumers",
+            Some(json!({"external_id": format!("{name}-bench")})),
+        )
+        .await?;
+    api.call(
+        Method::POST,
+        "/v1/endpoints",
+        Some(json!({
+            "consumer_id": consumer["id"],
+            "destination": destination,
+            "event_types": ["bench.published"],
+            "max_concurrency": concurrency,
+            "snapshot_fields": ["*"],
+        })),
+    )
+    .await?;
+    Ok(())
+}
+
 pub(crate) async fn run<B: Broker>(
     args: &BenchArgs,
     relay: Host,
@@ -209,26 +240,7 @@ async fn measure<B: Broker>(
         conn: Conn::plain(env.api_addr).await?,
         token: env.api_key.clone(),
     };
-    let consumer = api
-        .call(
-            Method::POST,
-            "/v1/consumers",
-            Some(json!({"external_id": format!("{name}-bench")})),
-        )
-        .await?;
-    api.call(
-        Method::POST,
-        "/v1/endpoints",
-        Some(json!({
-            "consumer_id": consumer["id"],
-            "destination": relay_destination,
-            "event_types": ["bench.published"],
-            "max_concurrency": concurrency,
-            // The whole payload, as the raw client sends it.
-            "snapshot_fields": ["*"],
-        })),
-    )
-    .await?;
+    subscribe(&mut api, name, &relay_destination, concurrency).await?;
     let phase = env.tracker.begin(events);
     let cpu0 = Cpu::now();
     let published = publish(

@@ -265,31 +265,13 @@ pub(crate) async fn s3(args: &BenchArgs, relay: Host, data: &Arc<str>) -> anyhow
         )
         .await?;
     }
-    let consumer = api
-        .call(
-            Method::POST,
-            "/v1/consumers",
-            Some(json!({"external_id": "s3-bench"})),
-        )
-        .await?;
     let d = destination(
         moto.port,
         "relay/",
         SecretRef::Secret("bench-s3-key-id".into()),
         SecretRef::Secret("bench-s3-secret".into()),
     );
-    api.call(
-        Method::POST,
-        "/v1/endpoints",
-        Some(json!({
-            "consumer_id": consumer["id"],
-            "destination": Destination::S3(d),
-            "event_types": ["bench.published"],
-            "max_concurrency": concurrency,
-            "snapshot_fields": ["*"],
-        })),
-    )
-    .await?;
+    broker::subscribe(&mut api, "s3", &Destination::S3(d), concurrency).await?;
     let phase = env.tracker.begin(events);
     let cpu0 = Cpu::now();
     let published = publish(
