@@ -347,27 +347,7 @@ pub async fn stopped_mid_burst_loses_nothing<P: Peer>(h: Harness<P>) {
     // Rounds until everything due was attempted against the stopped peer.
     while h.round().await > 0 {}
     h.peer.set_mode(Mode::Accept).await;
-    for _ in 0..20 {
-        let waiting: Vec<_> = h
-            .messages()
-            .await
-            .into_iter()
-            .filter(|m| m.state != MessageState::Delivered)
-            .collect();
-        let Some(latest) = waiting.iter().filter_map(|m| m.next_attempt_at).max() else {
-            break;
-        };
-        assert!(
-            waiting.iter().all(|m| m.state == MessageState::Scheduled),
-            "unacknowledged messages are retried: {waiting:?}"
-        );
-        // Past every retry time and the circuit breaker's cool-down (the
-        // failures opened it): its probe succeeds and closes it.
-        let cool_down = relay_core::circuit::BreakerConfig::default().cool_down_millis;
-        h.clock
-            .set(latest.max(h.clock.now()).plus_millis(cool_down + 1_000));
-        while h.round().await > 0 {}
-    }
+    h.retry_until_delivered(20).await;
     let messages = h.messages().await;
     assert_eq!(messages.len(), ids.len());
     assert!(

@@ -7,7 +7,7 @@ use std::time::Duration;
 use relay_core::id::IdKind;
 use relay_core::model::{
     Attempt, Consumer, ConsumerKind, ContentMode, Endpoint, EndpointState, Environment, Message,
-    SignatureScheme, Tenant,
+    MessageState, SignatureScheme, Tenant,
 };
 use relay_core::sealed::MasterKey;
 use relay_core::signature::SigningKey;
@@ -285,6 +285,34 @@ impl<P: Peer> Harness<P> {
         let next = message.next_attempt_at.expect("the message is scheduled");
         if next > self.clock.now() {
             self.clock.set(next);
+        }
+    }
+
+    /// Rounds until nothing is due, then, at most `passes` times, the clock
+    /// past every retry time and the circuit breaker's cool-down (failures
+    /// opened it; its probe succeeds and closes it) and rounds again, until
+    /// no message waits. Every message that still waits meanwhile is
+    /// scheduled for a retry (none is given up on).
+    pub async fn retry_until_delivered(&self, passes: usize) {
+        while self.round().await > 0 {}
+        for _ in 0..passes {
+            let waiting: Vec<_> = self
+                .messages()
+                .await
+                .into_iter()
+                .filter(|m| m.state != MessageState::Delivered)
+                .collect();
+            let Some(latest) = waiting.iter().filter_map(|m| m.next_attempt_at).max() else {
+                return;
+            };
+            assert!(
+                waiting.iter().all(|m| m.state == MessageState::Scheduled),
+                "unacknowledged messages are retried: {waiting:?}"
+            );
+            let cool_down = relay_core::circuit::BreakerConfig::default().cool_down_millis;
+            self.clock
+                .set(latest.max(self.clock.now()).plus_millis(cool_down + 1_000));
+            while self.round().await > 0 {}
         }
     }
 

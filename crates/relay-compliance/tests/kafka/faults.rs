@@ -11,7 +11,6 @@ use rdkafka::types::RDKafkaRespErr as E;
 use relay_compliance::{ContentMode, Harness};
 use relay_core::model::MessageState;
 use relay_core::outcome::{AttemptOutcome, FailureCode, Refusal};
-use relay_core::time::Clock;
 
 use super::KafkaPeer;
 use super::cluster::{Got, Reader};
@@ -61,26 +60,7 @@ async fn round_with(h: &Harness<KafkaPeer>, fault: impl FnOnce(&Harness<KafkaPee
 /// Rounds, moving the clock past every retry time and the breaker's
 /// cool-down, until every message is delivered.
 async fn deliver_all(h: &Harness<KafkaPeer>) {
-    while h.round().await > 0 {}
-    for _ in 0..30 {
-        let waiting: Vec<_> = h
-            .messages()
-            .await
-            .into_iter()
-            .filter(|m| m.state != MessageState::Delivered)
-            .collect();
-        let Some(latest) = waiting.iter().filter_map(|m| m.next_attempt_at).max() else {
-            return;
-        };
-        assert!(
-            waiting.iter().all(|m| m.state == MessageState::Scheduled),
-            "{waiting:?}"
-        );
-        let cool_down = relay_core::circuit::BreakerConfig::default().cool_down_millis;
-        h.clock
-            .set(latest.max(h.clock.now()).plus_millis(cool_down + 1_000));
-        while h.round().await > 0 {}
-    }
+    h.retry_until_delivered(30).await;
     let mut left = Vec::new();
     for m in h.messages().await {
         if m.state != MessageState::Delivered {
@@ -93,7 +73,7 @@ async fn deliver_all(h: &Harness<KafkaPeer>) {
             ));
         }
     }
-    panic!("not everything was delivered: {left:#?}");
+    assert!(left.is_empty(), "not everything was delivered: {left:#?}");
 }
 
 /// What reached the topic: every accepted event at least once (none lost),
