@@ -368,3 +368,33 @@ async fn credentials_stay_out_of_records_and_logs() {
         }
     }
 }
+
+/// Every attempt in flight while the cluster is down is recorded with why
+/// no broker could be reached (the refused connection), not only the first
+/// one to time out: the producer's note of it is read, not taken, and
+/// forgotten only when a record is acknowledged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_attempt_in_flight_names_the_refused_connection() {
+    let cluster = Cluster::start(1, "unreachable", 1);
+    let c = client(
+        &cluster.ports(),
+        Destination::Kafka(destination(&cluster, ContentMode::Structured)),
+    );
+    cluster.down(-1);
+    let mut attempts = tokio::task::JoinSet::new();
+    for i in 0..6 {
+        let c = c.clone();
+        attempts.spawn(async move {
+            let p = prepared(&format!("evt_down_{i}"), None, ContentMode::Structured);
+            deliver(&c, &p, Duration::from_secs(3)).await
+        });
+    }
+    let connect = Verdict::Retry {
+        code: FailureCode::Transport(TransportError::Connect),
+        not_before: None,
+    };
+    while let Some(done) = attempts.join_next().await {
+        let (verdict, record) = done.unwrap();
+        assert_eq!(verdict, connect, "{record:?}");
+    }
+}

@@ -589,7 +589,7 @@ fn forget_on_refusal(inner: &Inner, producer: &Arc<Producer>, code: i32) {
 /// never answered. Otherwise, what failed on the way to a broker, if
 /// anything.
 fn timed_out(inner: &Inner, producer: &Arc<Producer>, persisted: Persisted) -> Result {
-    let cause = producer.take_failure();
+    let cause = producer.failure();
     let Some((code, reason)) = producer.refusal() else {
         return Result::TimedOut { cause, persisted };
     };
@@ -611,7 +611,7 @@ fn timed_out(inner: &Inner, producer: &Arc<Producer>, persisted: Persisted) -> R
 fn outcome(inner: &Inner, producer: &Arc<Producer>, r: Report) -> Result {
     if r.code == 0 {
         // A success clears what failed before it.
-        let _ = producer.take_failure();
+        producer.clear_failure();
         producer.clear_refusal();
         return Result::Acked {
             partition: r.partition,

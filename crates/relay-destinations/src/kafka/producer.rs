@@ -8,7 +8,7 @@
 //! [`Guard::resolve_checked`] (the operator's ports, the blocked ranges,
 //! the allow list), so librdkafka can only connect to addresses the guard
 //! verified; a refused broker gets no address at all, and the refusal is
-//! kept ([`Producer::take_failure`]) for the attempt's record. The
+//! kept ([`Producer::failure`]) for the attempt's record. The
 //! `rdkafka` crate (0.39) does not expose that callback, hence this thin
 //! layer over the C API, which is all a producer needs: the configuration,
 //! one `produceva` per record with its headers, the delivery report
@@ -78,7 +78,7 @@ struct Context {
     runtime: tokio::runtime::Handle,
     resolve_timeout: Duration,
     /// The last failure to reach a broker (the guard's refusal, a
-    /// transport error) since it was last taken.
+    /// transport error) until a record is acknowledged.
     failure: Mutex<Option<(ErrorKind, String)>>,
     /// The cluster's last refusal of the client itself (its SASL
     /// authentication failed: `_AUTHENTICATION`, with librdkafka's reason)
@@ -286,9 +286,18 @@ impl Producer {
         }
     }
 
-    /// The last failure to reach a broker since the last call, if any.
-    pub fn take_failure(&self) -> Option<(ErrorKind, String)> {
-        self.context.failure.lock().ok().and_then(|mut f| f.take())
+    /// The last failure to reach a broker, if any. It stays until a record
+    /// is acknowledged ([`Producer::clear_failure`]), so every record that
+    /// times out meanwhile is reported with it, not only the first.
+    pub fn failure(&self) -> Option<(ErrorKind, String)> {
+        self.context.failure.lock().ok().and_then(|f| f.clone())
+    }
+
+    /// Forgets the failure to reach a broker: a record was acknowledged.
+    pub fn clear_failure(&self) {
+        if let Ok(mut f) = self.context.failure.lock() {
+            *f = None;
+        }
     }
 
     /// The cluster's last refusal of the client, if any: the code
