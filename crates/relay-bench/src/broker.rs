@@ -179,8 +179,6 @@ async fn raw_run(
     ))
 }
 
-/// Runs the workload against `broker`, then cleans up after it (also when
-/// the run failed).
 /// A consumer named after the workload, and its one endpoint to
 /// `destination` for `bench.published`, `concurrency` attempts at a time,
 /// the whole payload in each message (as the raw client sends it).
@@ -212,6 +210,8 @@ pub(crate) async fn subscribe(
     Ok(())
 }
 
+/// Runs the workload against `broker`, then cleans up after it (also when
+/// the run failed).
 pub(crate) async fn run<B: Broker>(
     args: &BenchArgs,
     relay: Host,
