@@ -611,8 +611,7 @@ fn timed_out(inner: &Inner, producer: &Arc<Producer>, persisted: Persisted) -> R
 fn outcome(inner: &Inner, producer: &Arc<Producer>, r: Report) -> Result {
     if r.code == 0 {
         // A success clears what failed before it.
-        producer.clear_failure();
-        producer.clear_refusal();
+        producer.acknowledged();
         return Result::Acked {
             partition: r.partition,
             offset: r.offset,

@@ -287,29 +287,25 @@ impl Producer {
     }
 
     /// The last failure to reach a broker, if any. It stays until a record
-    /// is acknowledged ([`Producer::clear_failure`]), so every record that
+    /// is acknowledged ([`Producer::acknowledged`]), so every record that
     /// times out meanwhile is reported with it, not only the first.
     pub fn failure(&self) -> Option<(ErrorKind, String)> {
         self.context.failure.lock().ok().and_then(|f| f.clone())
     }
 
-    /// Forgets the failure to reach a broker: a record was acknowledged.
-    pub fn clear_failure(&self) {
-        if let Ok(mut f) = self.context.failure.lock() {
-            *f = None;
-        }
-    }
-
     /// The cluster's last refusal of the client, if any: the code
-    /// (`_AUTHENTICATION`) and librdkafka's reason. It stays until a record
-    /// is acknowledged ([`Producer::clear_refusal`]), so every record
-    /// queued meanwhile is reported with it, not only the first.
+    /// (`_AUTHENTICATION`) and librdkafka's reason. It stays, as
+    /// [`Producer::failure`] does, until a record is acknowledged.
     pub fn refusal(&self) -> Option<(i32, String)> {
         self.context.refusal.lock().ok().and_then(|r| r.clone())
     }
 
-    /// Forgets the cluster's refusal: a record was acknowledged.
-    pub fn clear_refusal(&self) {
+    /// A record was acknowledged: what failed before it, on the way to a
+    /// broker or at the cluster's door, is forgotten.
+    pub fn acknowledged(&self) {
+        if let Ok(mut f) = self.context.failure.lock() {
+            *f = None;
+        }
         if let Ok(mut r) = self.context.refusal.lock() {
             *r = None;
         }
