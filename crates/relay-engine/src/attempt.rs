@@ -617,17 +617,9 @@ impl Attempter {
             duration_ms = record.duration_ms,
             "attempt finished"
         );
-        // Retried failures count against the endpoint's health, a success
-        // restores it; permanent outcomes and manual failures say nothing.
-        let health = match &outcome {
-            Outcome::Delivered => relay_core::circuit::Signal::Success,
-            Outcome::Retry { .. } | Outcome::Deferred { .. } | Outcome::Exhausted { .. }
-                if !manual =>
-            {
-                relay_core::circuit::Signal::Failure
-            }
-            _ => relay_core::circuit::Signal::Neutral,
-        };
+        // What the attempt says of the endpoint's health (the breaker and
+        // the automatic-disable clock): relay_core's rule.
+        let health = relay_core::circuit::Signal::of(&outcome, manual);
         let event = if manual {
             MessageEvent::CompleteManual(outcome)
         } else {

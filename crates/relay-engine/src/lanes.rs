@@ -101,8 +101,8 @@ impl Lanes {
         }
         if let Ok(c) = self.circuits.lock() {
             for (id, circuit) in c.iter() {
-                if circuit.try_start(now).is_none() {
-                    narrow(id, 0);
+                if let Some(probes) = circuit.room(now, self.breaker) {
+                    narrow(id, probes);
                 }
             }
         }
@@ -182,7 +182,7 @@ impl Lanes {
             .get(endpoint_id)
             .copied()
             .unwrap_or_default()
-            .try_start(now)
+            .try_start(now, self.breaker)
         else {
             return false;
         };
@@ -293,6 +293,7 @@ mod tests {
         let lanes = Lanes::new(BreakerConfig {
             failure_threshold: 1,
             cool_down_millis: 1000,
+            half_open_probes: 1,
         });
         assert!(lanes.look_ahead(T).is_empty(), "nothing in flight");
         assert!(lanes.admit("ep_plain", 3, None, T));
@@ -312,6 +313,7 @@ mod tests {
         let lanes = Lanes::new(BreakerConfig {
             failure_threshold: 2,
             cool_down_millis: 1000,
+            half_open_probes: 1,
         });
         for _ in 0..2 {
             assert!(lanes.admit("ep_c", 10, None, T));

@@ -288,6 +288,92 @@ async fn a_410_disables_the_endpoint_at_once() {
 }
 
 #[tokio::test]
+async fn an_endpoint_that_refuses_everything_fails_continuously_and_is_disabled_at_5_days() {
+    // A 400 to every message: each ends failed_permanent at once, and each
+    // counts toward automatic disabling like a retried failure would.
+    let e = env(Setup {
+        behavior: Behavior::status(400),
+        verify: false,
+        ..Default::default()
+    })
+    .await;
+    let start = e.clock.now();
+    for (i, hour) in [0, 12, 72, 119, 120].into_iter().enumerate() {
+        e.clock.set(start.plus_seconds(hour * 3600));
+        e.publish(&format!("evt_{i}"), DATA).await;
+        assert_eq!(e.dispatcher.run_once().await.unwrap(), 1);
+        let ep = e.endpoint_now().await;
+        let want = if hour < 120 {
+            relay_core::model::EndpointState::Active
+        } else {
+            relay_core::model::EndpointState::Disabled
+        };
+        assert_eq!(ep.state, want, "at hour {hour}");
+    }
+    assert!(
+        e.messages()
+            .await
+            .iter()
+            .all(|m| m.state == MessageState::FailedPermanent)
+    );
+    let ep = e.endpoint_now().await;
+    assert_eq!(ep.disabled_reason.as_deref(), Some("failing_for_5_days"));
+    let warnings = e
+        .store()
+        .endpoint_warnings(&e.endpoint.id, 10)
+        .await
+        .unwrap();
+    assert!(
+        warnings.iter().any(|w| w.kind == "failing_for_72_hours"),
+        "{warnings:?}"
+    );
+    assert_eq!(
+        e.dispatcher.circuit(&e.endpoint.id).name(),
+        "closed",
+        "a refusal is an answer: the breaker does not open on it"
+    );
+}
+
+#[tokio::test]
+async fn half_open_lets_a_few_probes_through_then_opens_again_on_failure() {
+    let e = env(Setup {
+        behavior: Behavior::status(503),
+        verify: false,
+        tune: |c| {
+            c.breaker = relay_core::circuit::BreakerConfig {
+                failure_threshold: 2,
+                cool_down_millis: 30_000,
+                half_open_probes: 3,
+            };
+        },
+        ..Default::default()
+    })
+    .await;
+    for i in 0..2 {
+        e.publish(&format!("evt_{i}"), DATA).await;
+        e.dispatcher.run_once().await.unwrap();
+    }
+    assert_eq!(e.dispatcher.circuit(&e.endpoint.id).name(), "open");
+    for i in 2..10 {
+        e.publish(&format!("evt_{i}"), DATA).await;
+    }
+    let before = e.receiver.count();
+    e.clock.advance_millis(30_000);
+    e.dispatcher.run_once().await.unwrap();
+    assert_eq!(
+        e.receiver.count() - before,
+        3,
+        "three probes, not one and not the whole backlog"
+    );
+    assert_eq!(e.dispatcher.circuit(&e.endpoint.id).name(), "open");
+    // The next cool-down: the probes succeed and the circuit closes.
+    e.receiver.set_behavior(Behavior::ok());
+    e.clock.advance_millis(3_600_000);
+    e.dispatcher.run_once().await.unwrap();
+    assert_eq!(e.dispatcher.circuit(&e.endpoint.id).name(), "closed");
+}
+
+#[tokio::test]
 async fn retry_after_defers_without_using_an_attempt_at_most_three_times() {
     let e = env(Setup {
         behavior: Behavior::retry_after(429, "3600"),
@@ -796,6 +882,7 @@ async fn the_circuit_opens_on_consecutive_failures_holds_without_using_attempts_
             c.breaker = relay_core::circuit::BreakerConfig {
                 failure_threshold: 3,
                 cool_down_millis: 30_000,
+                half_open_probes: 1,
             };
         },
         ..Default::default()

@@ -338,6 +338,9 @@ pub struct Delivery {
     /// How long an open circuit waits before letting a probe through.
     #[serde(deserialize_with = "number")]
     pub circuit_cool_down_seconds: u64,
+    /// How many probes a half-open circuit lets through at once (at least 1).
+    #[serde(deserialize_with = "number")]
+    pub circuit_half_open_probes: u32,
     /// Recovery attempts (recover, bulk retry, replay) started per second at
     /// most by each node; 0 for no limit.
     #[serde(deserialize_with = "number")]
@@ -359,6 +362,7 @@ impl Default for Delivery {
             lease_seconds: 60,
             circuit_failure_threshold: 5,
             circuit_cool_down_seconds: 30,
+            circuit_half_open_probes: 3,
             recovery_per_second: engine.recovery_per_second,
             shutdown_grace_seconds: engine.shutdown_grace.as_secs(),
         }
@@ -441,6 +445,9 @@ impl Config {
         }
         if self.delivery.circuit_failure_threshold == 0 {
             bail!("delivery.circuit_failure_threshold must be at least 1");
+        }
+        if self.delivery.circuit_half_open_probes == 0 {
+            bail!("delivery.circuit_half_open_probes must be at least 1");
         }
         if self.retention.days == 0 {
             bail!("retention.days must be at least 1");

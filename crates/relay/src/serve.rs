@@ -190,6 +190,7 @@ pub async fn start(config: &Config) -> anyhow::Result<Started> {
         failure_threshold: config.delivery.circuit_failure_threshold,
         cool_down_millis: i64::try_from(config.delivery.circuit_cool_down_seconds * 1000)
             .unwrap_or(i64::MAX),
+        half_open_probes: config.delivery.circuit_half_open_probes,
     };
     engine_config.retention =
         std::time::Duration::from_secs(u64::from(config.retention.days) * 86_400);

@@ -126,6 +126,7 @@ pub(super) const KEYS: &[(&str, &[&str])] = &[
             "lease_seconds",
             "circuit_failure_threshold",
             "circuit_cool_down_seconds",
+            "circuit_half_open_probes",
             "recovery_per_second",
             "shutdown_grace_seconds",
         ],

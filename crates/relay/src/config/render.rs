@@ -103,6 +103,10 @@ impl Config {
             i64::from(self.delivery.circuit_failure_threshold).into(),
         );
         delivery.insert(
+            "circuit_half_open_probes".into(),
+            i64::from(self.delivery.circuit_half_open_probes).into(),
+        );
+        delivery.insert(
             "circuit_cool_down_seconds".into(),
             i64::try_from(self.delivery.circuit_cool_down_seconds)
                 .unwrap_or(i64::MAX)
