@@ -661,7 +661,8 @@ impl Attempter {
             Resolved::DeadLetter(_) => (AttemptOutcome::DeadLettered, None),
         };
         let detail = recorded.detail.clone();
-        let (status_code, response_body) = relay_core::model::https_fields(&detail);
+        let (status_code, response_body, response_body_encoding) =
+            relay_core::model::https_fields(&detail);
         Attempt {
             id: new_id(IdKind::Attempt, facts.started_at),
             message_id: c.message.id.clone(),
@@ -677,6 +678,7 @@ impl Attempter {
             body_sha256: facts.body_sha256.to_string(),
             signature: facts.signature.to_string(),
             response_body,
+            response_body_encoding,
             outcome,
             detail,
         }

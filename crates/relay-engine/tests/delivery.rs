@@ -527,6 +527,10 @@ async fn the_response_body_is_recorded_but_never_a_secret() {
     let m = e.only_message().await;
     let a = &e.store().list_attempts(&e.scope, &m.id).await.unwrap()[0];
     assert_eq!(a.response_body.as_deref(), Some("upstream exploded"));
+    assert_eq!(
+        a.response_body_encoding,
+        Some(relay_core::model::BodyEncoding::Utf8)
+    );
     let secret = match &e.key {
         relay_core::signature::SigningKey::Hmac(h) => h.expose_whsec(),
         _ => unreachable!("v1 endpoint"),
@@ -536,6 +540,32 @@ async fn the_response_body_is_recorded_but_never_a_secret() {
     assert!(!record.contains(raw), "the attempt record holds no secret");
     let metrics = e.dispatcher.metrics().render();
     assert!(!metrics.contains(raw) && !metrics.contains(&e.endpoint.id));
+}
+
+#[tokio::test]
+async fn a_response_body_that_is_not_utf8_is_kept_byte_for_byte_as_base64() {
+    let bytes: &[u8] = &[0xff, 0xfe, 0x00, b'a', 0xc3];
+    let e = env(Setup {
+        behavior: Behavior::reply(Reply::new(500).with_body(bytes.to_vec())),
+        verify: false,
+        ..Default::default()
+    })
+    .await;
+    e.publish("evt_bin", DATA).await;
+    e.dispatcher.run_once().await.unwrap();
+    let m = e.only_message().await;
+    let a = &e.store().list_attempts(&e.scope, &m.id).await.unwrap()[0];
+    assert_eq!(
+        a.response_body_encoding,
+        Some(relay_core::model::BodyEncoding::Base64)
+    );
+    use base64::Engine as _;
+    let kept = base64::engine::general_purpose::STANDARD
+        .decode(a.response_body.as_deref().unwrap())
+        .unwrap();
+    assert_eq!(kept, bytes, "the bytes, not a lossy decoding");
+    let api = serde_json::to_value(a).unwrap();
+    assert_eq!(api["response_body_encoding"], "base64");
 }
 
 #[tokio::test]

@@ -201,7 +201,8 @@ pub fn message(r: &impl RowExt) -> Result<Message> {
 
 pub fn attempt(r: &impl RowExt) -> Result<Attempt> {
     let detail: serde_json::Value = r.json("detail")?;
-    let (status_code, response_body) = relay_core::model::https_fields(&detail);
+    let (status_code, response_body, response_body_encoding) =
+        relay_core::model::https_fields(&detail);
     Ok(Attempt {
         id: r.text("id")?,
         message_id: r.text("message_id")?,
@@ -220,6 +221,7 @@ pub fn attempt(r: &impl RowExt) -> Result<Attempt> {
         body_sha256: r.text("body_sha256")?,
         signature: r.text("signature")?,
         response_body,
+        response_body_encoding,
         outcome: parse_with("outcome", r.text("outcome")?, AttemptOutcome::parse)?,
         detail,
     })
