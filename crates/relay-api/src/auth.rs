@@ -67,7 +67,10 @@ pub(crate) fn bearer_matches(headers: &axum::http::HeaderMap, digest: &[u8; 32])
     headers
         .get(AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
+        .and_then(|v| {
+            v.strip_prefix("Bearer ")
+                .or_else(|| v.strip_prefix("bearer "))
+        })
         .map(str::trim)
         .is_some_and(|token| !token.is_empty() && constant_time_eq(&token_digest(token), digest))
 }

@@ -171,7 +171,8 @@ fn is_connection_error(e: &io::Error) -> bool {
 /// A problem answer written straight to a socket that hyper does not (or no
 /// longer) serves, with `Connection: close`.
 fn raw_problem(status: StatusCode, code: &'static str, detail: String) -> Vec<u8> {
-    let body = serde_json::to_vec(&ApiError::new(status, code, detail).problem()).unwrap_or_default();
+    let body =
+        serde_json::to_vec(&ApiError::new(status, code, detail).problem()).unwrap_or_default();
     let retry = if status == StatusCode::SERVICE_UNAVAILABLE {
         "retry-after: 1\r\n"
     } else {
@@ -455,8 +456,11 @@ async fn connection(
 /// `408` (nothing else has been written for it); any other phase is closed
 /// without a word (there is no request to answer, or its answer is
 /// already being written).
-fn expire<S>(conn: hyper::server::conn::http1::Connection<TokioIo<Watched>, S>, state: &ConnState, settings: &ServerSettings)
-where
+fn expire<S>(
+    conn: hyper::server::conn::http1::Connection<TokioIo<Watched>, S>,
+    state: &ConnState,
+    settings: &ServerSettings,
+) where
     S: hyper::service::HttpService<Incoming, ResBody = ResponseBody>,
 {
     let phase = state.phase();

@@ -96,13 +96,9 @@ async fn metrics_on_a_listener_of_their_own_leave_the_api_listener() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(relay_api::serve_metrics(
-        listener,
-        h.state.clone(),
-        async {
-            let _ = stopped.await;
-        },
-    ));
+    let server = tokio::spawn(relay_api::serve_metrics(listener, h.state.clone(), async {
+        let _ = stopped.await;
+    }));
     let ok = get(addr, "/metrics", Some(METRICS_TOKEN)).await;
     assert!(ok.starts_with("HTTP/1.1 200 "), "{ok}");
     assert!(ok.ends_with("relay_test_up 1\n"), "{ok}");

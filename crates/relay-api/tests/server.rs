@@ -411,7 +411,10 @@ async fn connections_over_the_cap_are_answered_503_and_closed() {
     let text = String::from_utf8_lossy(&data);
     assert!(text.starts_with("HTTP/1.1 503 "), "{text}");
     assert!(text.contains("\"code\":\"too_many_connections\""), "{text}");
-    assert!(text.to_ascii_lowercase().contains("retry-after: 1"), "{text}");
+    assert!(
+        text.to_ascii_lowercase().contains("retry-after: 1"),
+        "{text}"
+    );
     // A closed connection frees its place.
     drop(held.pop());
     let deadline = Instant::now() + Duration::from_secs(5);

@@ -52,8 +52,10 @@ pub async fn metrics_alone(State(state): State<Arc<AppState>>, headers: HeaderMa
     if let Some(digest) = &state.settings.metrics.token_sha256
         && !crate::auth::bearer_matches(&headers, digest)
     {
-        let mut r = ApiError::unauthorized("/metrics asks for the metrics token: Authorization: Bearer <token>")
-            .into_response();
+        let mut r = ApiError::unauthorized(
+            "/metrics asks for the metrics token: Authorization: Bearer <token>",
+        )
+        .into_response();
         r.headers_mut().insert(
             axum::http::header::WWW_AUTHENTICATE,
             axum::http::HeaderValue::from_static("Bearer"),
