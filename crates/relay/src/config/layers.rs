@@ -90,6 +90,8 @@ pub(super) const KEYS: &[(&str, &[&str])] = &[
             "public_url",
             "inbound",
             "secrets",
+            "server",
+            "metrics",
         ],
     ),
     (
@@ -137,6 +139,18 @@ pub(super) const KEYS: &[(&str, &[&str])] = &[
         "secrets",
         &["allow_env_prefixes", "allow_file_dirs", "refresh_seconds"],
     ),
+    (
+        "server",
+        &[
+            "header_read_timeout_seconds",
+            "body_read_timeout_seconds",
+            "response_write_timeout_seconds",
+            "idle_timeout_seconds",
+            "max_connections",
+            "shutdown_drain_seconds",
+        ],
+    ),
+    ("metrics", &["listen", "token"]),
 ];
 
 fn check_keys(table: &toml::Table, origin: &str) -> anyhow::Result<()> {

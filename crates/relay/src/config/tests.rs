@@ -187,7 +187,10 @@ fn secrets_are_redacted_when_printed() {
     let c = Config::load_from(
         &Flags::default(),
         &env(&[
-            ("RELAY_OPERATOR_TOKEN", "rop_supersecret"),
+            (
+                "RELAY_OPERATOR_TOKEN",
+                "rop_supersecret_4f9a2c7e1b3d5f8a0c6e",
+            ),
             ("RELAY_MASTER_KEY", &"ab".repeat(32)),
             (
                 "RELAY_DATABASE_URL",
@@ -299,4 +302,172 @@ fn the_secret_policy_loads_and_refuses_what_would_expose_relay_itself() {
         ]),
     );
     assert!(holds_key.is_err());
+}
+
+/// `relay config check` prints the database URL; whatever way a password
+/// is written into it (user information, a query parameter, unescaped
+/// characters), the password is not printed.
+#[test]
+fn a_password_inside_a_url_is_never_printed() {
+    for url in [
+        "postgres://relay:PWSECRET@db.internal/relay",
+        "postgresql://relay:PWSECRET@db.internal:5432/relay?sslmode=require",
+        "postgres://:PWSECRET@db.internal/relay",
+        "postgres://relay:PW@SECRET@db.internal/relay",
+        "postgres://relay:PW/SECRET@db.internal/relay",
+        "postgres://relay:PW#SECRET@db.internal/relay",
+        "postgres://relay:PW?SECRET@db.internal/relay",
+        "postgres://relay@db.internal/relay?password=PWSECRET",
+        "postgres://db.internal/relay?user=relay&password=PWSECRET&sslmode=require",
+        "postgres://db.internal/relay?sslpassword=PWSECRET",
+        "postgres://relay:PWSECRET@db.internal/relay?application_name=a@b",
+    ] {
+        let c = Config::load_from(&Flags::default(), &env(&[("RELAY_DATABASE_URL", url)]))
+            .unwrap_or_else(|e| panic!("{url}: {e}"));
+        let printed = c.render_redacted();
+        assert!(
+            !printed.contains("SECRET") && !printed.contains("PW"),
+            "{url} printed as:\n{printed}"
+        );
+        assert!(printed.contains("<redacted>"), "{printed}");
+        assert!(!format!("{c:?}").contains("SECRET"));
+    }
+    // What is not a secret stays readable.
+    let plain = super::render::redact_url(
+        "postgres://relay:pw@db.internal:5432/relay?sslmode=require&password=x",
+    );
+    assert_eq!(
+        plain,
+        "postgres://relay:<redacted>@db.internal:5432/relay?sslmode=require&password=<redacted>"
+    );
+    assert_eq!(
+        super::render::redact_url("sqlite://./relay-data/relay.db"),
+        "sqlite://./relay-data/relay.db"
+    );
+    // `public_url` is printed too: it may not carry credentials at all.
+    let err = Config::load_from(
+        &Flags::default(),
+        &env(&[(
+            "RELAY_PUBLIC_URL",
+            "https://user:PWSECRET@relay.example.com",
+        )]),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("public_url") && !err.contains("SECRET"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_configured_token_must_be_hard_to_guess() {
+    for (value, why) in [
+        ("rop_short", "too short"),
+        (
+            "rop_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+            "too easy to guess",
+        ),
+        ("abababababababababababababababababab", "too easy to guess"),
+        ("rop_with a space_0123456789abcdef0123", "printable ASCII"),
+    ] {
+        for key in ["RELAY_OPERATOR_TOKEN", "RELAY_METRICS__TOKEN"] {
+            let err = Config::load_from(&Flags::default(), &env(&[(key, value)]))
+                .map(|_| ())
+                .expect_err(value)
+                .to_string();
+            let name = if key == "RELAY_OPERATOR_TOKEN" {
+                "operator_token"
+            } else {
+                "metrics.token"
+            };
+            assert!(err.contains(name) && err.contains(why), "{err}");
+            assert!(!err.contains(value), "the message quotes the token: {err}");
+        }
+    }
+    // What Relay generates, and what the documentation suggests, pass.
+    let generated = relay_api::auth::new_operator_token();
+    let hex = "4f9a2c7e1b3d5f8a0c6e4f9a2c7e1b3d5f8a0c6e4f9a2c7e1b3d5f8a0c6e1234";
+    for token in [generated.as_str(), hex, &hex[..32]] {
+        let c = Config::load_from(
+            &Flags::default(),
+            &env(&[
+                ("RELAY_OPERATOR_TOKEN", token),
+                ("RELAY_METRICS__TOKEN", token),
+            ]),
+        )
+        .unwrap_or_else(|e| panic!("{token}: {e}"));
+        assert_eq!(c.operator_token.as_ref().map(Secret::expose), Some(token));
+    }
+}
+
+#[test]
+fn server_and_metrics_settings_load_and_are_checked() {
+    let defaults = Config::load_from(&Flags::default(), &[]).unwrap();
+    let s = defaults.server.settings();
+    assert_eq!(s.header_read_timeout.as_secs(), 10);
+    assert_eq!(s.body_read_timeout.as_secs(), 30);
+    assert_eq!(s.response_write_timeout.as_secs(), 30);
+    assert_eq!(s.idle_timeout.as_secs(), 60);
+    assert_eq!(s.max_connections, 1024);
+    assert_eq!(s.shutdown_drain.as_secs(), 10);
+    let access = defaults.api_settings().metrics;
+    assert!(!access.separate_listener && access.token_sha256.is_none());
+
+    let c = Config::load_from(
+        &Flags::default(),
+        &env(&[
+            ("RELAY_SERVER__HEADER_READ_TIMEOUT_SECONDS", "3"),
+            ("RELAY_SERVER__BODY_READ_TIMEOUT_SECONDS", "4"),
+            ("RELAY_SERVER__RESPONSE_WRITE_TIMEOUT_SECONDS", "5"),
+            ("RELAY_SERVER__IDLE_TIMEOUT_SECONDS", "6"),
+            ("RELAY_SERVER__MAX_CONNECTIONS", "7"),
+            ("RELAY_SERVER__SHUTDOWN_DRAIN_SECONDS", "0"),
+            ("RELAY_METRICS__LISTEN", "127.0.0.1:9090"),
+            (
+                "RELAY_METRICS__TOKEN",
+                "mtr_4f9a2c7e1b3d5f8a0c6e4f9a2c7e1b3d",
+            ),
+        ]),
+    )
+    .unwrap();
+    let api = c.api_settings();
+    let s = &api.server;
+    assert_eq!(
+        (
+            s.header_read_timeout.as_secs(),
+            s.body_read_timeout.as_secs(),
+            s.response_write_timeout.as_secs(),
+            s.idle_timeout.as_secs(),
+            s.max_connections,
+            s.shutdown_drain.as_secs()
+        ),
+        (3, 4, 5, 6, 7, 0)
+    );
+    assert!(api.metrics.separate_listener);
+    assert_eq!(
+        api.metrics.token_sha256,
+        Some(relay_api::auth::token_digest(
+            "mtr_4f9a2c7e1b3d5f8a0c6e4f9a2c7e1b3d"
+        ))
+    );
+    let printed = c.render_redacted();
+    assert!(printed.contains("listen = \"127.0.0.1:9090\""), "{printed}");
+    assert!(!printed.contains("mtr_4f9a"), "{printed}");
+    assert!(!format!("{c:?}").contains("mtr_4f9a"));
+
+    for (k, v) in [
+        ("RELAY_SERVER__HEADER_READ_TIMEOUT_SECONDS", "0"),
+        ("RELAY_SERVER__BODY_READ_TIMEOUT_SECONDS", "0"),
+        ("RELAY_SERVER__RESPONSE_WRITE_TIMEOUT_SECONDS", "0"),
+        ("RELAY_SERVER__IDLE_TIMEOUT_SECONDS", "0"),
+        ("RELAY_SERVER__MAX_CONNECTIONS", "0"),
+        ("RELAY_SERVER__MAX_CONNECTIONS", "1000001"),
+        ("RELAY_SERVER__SHUTDOWN_DRAIN_SECONDS", "3601"),
+        ("RELAY_METRICS__LISTEN", "nowhere"),
+        ("RELAY_METRICS__LISTEN", "127.0.0.1:8080"),
+    ] {
+        let err = Config::load_from(&Flags::default(), &env(&[(k, v)]));
+        assert!(err.is_err(), "{k}={v} should be rejected");
+    }
 }
