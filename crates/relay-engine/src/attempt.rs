@@ -405,7 +405,6 @@ impl Attempter {
             shaped: payload.as_ref().map(|p| relay_destinations::Shaped {
                 data: p.data.as_deref().unwrap_or(&c.event.data),
                 endpoint_version: p.endpoint_version,
-                type_version: p.type_version,
             }),
         }) {
             Ok(p) => p,
