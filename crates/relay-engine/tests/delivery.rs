@@ -414,6 +414,16 @@ async fn dns_rebinding_at_connect_time_is_blocked_recorded_and_retried() {
         .await
         .unwrap();
     assert_eq!(warnings[0].kind, "blocked_address");
+    // What the tenant reads (the attempt, its detail, the health warning)
+    // says the target is blocked, never what the name resolved to.
+    let record = serde_json::to_string(a).unwrap();
+    for text in [record.as_str(), warnings[0].detail.as_str()] {
+        assert!(text.contains("blocked"), "{text}");
+        for never in ["127.0.0.1", "127.0.0.0/8", "loopback"] {
+            assert!(!text.contains(never), "reveals {never:?}: {text}");
+        }
+    }
+    assert_eq!(a.destination_ip, None, "no address was connected to");
 }
 
 #[tokio::test]
@@ -842,3 +852,4 @@ async fn the_circuit_opens_on_consecutive_failures_holds_without_using_attempts_
             .all(|m| m.state == MessageState::Delivered)
     );
 }
+
