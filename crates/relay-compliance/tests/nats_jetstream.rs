@@ -22,7 +22,7 @@ use std::sync::Mutex;
 
 use relay_compliance::{Mode, Peer, Received, compliance_suite};
 use relay_core::model::{Destination, NatsJetstreamDestination};
-use relay_core::secret::{SecretPolicy, SecretRef};
+use relay_core::secret::{SecretGrant, SecretRef};
 use relay_core::time::Clock;
 use relay_net::{OutboundConfig, StaticResolver};
 use serde_json::json;
@@ -192,10 +192,10 @@ impl Peer for NatsPeer {
         })
     }
 
-    fn secret_policy(&self) -> SecretPolicy {
-        SecretPolicy {
-            allow_env_prefixes: vec![],
-            allow_file_dirs: vec![self.secrets.path().display().to_string()],
+    fn secret_grant(&self) -> SecretGrant {
+        SecretGrant {
+            env_prefixes: vec![],
+            file_dirs: vec![self.secrets.path().display().to_string()],
         }
     }
 

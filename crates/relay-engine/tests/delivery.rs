@@ -853,3 +853,51 @@ async fn the_circuit_opens_on_consecutive_failures_holds_without_using_attempts_
     );
 }
 
+/// `env:` and `file:` are granted per tenant, and judged for the
+/// endpoint's tenant at every resolve: a reference the operator granted
+/// another tenant (or a grant withdrawn since the endpoint was registered)
+/// sends nothing and is a recorded `secret_unresolved` attempt, retried,
+/// whose detail names the reference and the refusal, never the value.
+#[tokio::test]
+async fn a_reference_not_granted_to_the_endpoints_tenant_is_a_recorded_refusal() {
+    let e = env(Setup {
+        verify: false,
+        tune: |c| {
+            c.secrets = relay_core::secret::SecretPolicy::default().grant(
+                "ten_01JD0000000000000000000000",
+                relay_core::secret::SecretGrant {
+                    env_prefixes: vec!["PAT".into()],
+                    file_dirs: vec![],
+                },
+            )
+        },
+        ..Default::default()
+    })
+    .await;
+    let mut endpoint = e.endpoint.clone();
+    let relay_core::model::Destination::Https(https) = &mut endpoint.destination else {
+        unreachable!()
+    };
+    https.headers.push(relay_core::model::HttpsHeader {
+        name: "X-Token".into(),
+        value: None,
+        secret: Some(relay_core::secret::SecretRef::Env("PATH".into())),
+    });
+    endpoint.updated_at = e.clock.now();
+    e.store()
+        .update_endpoint(&e.scope, &endpoint, None)
+        .await
+        .unwrap();
+    e.publish("evt_not_granted", DATA).await;
+    assert_eq!(e.dispatcher.run_once().await.unwrap(), 1);
+    assert_eq!(e.receiver.count(), 0, "nothing was sent");
+    let m = e.only_message().await;
+    assert_eq!(m.state, MessageState::Scheduled);
+    assert_eq!(m.last_error_code.as_deref(), Some("secret_unresolved"));
+    let a = &e.store().list_attempts(&e.scope, &m.id).await.unwrap()[0];
+    let record = serde_json::to_string(a).unwrap();
+    assert!(record.contains("env:PATH"), "{record}");
+    assert!(record.contains("granted"), "{record}");
+    let path = std::env::var("PATH").unwrap();
+    assert!(!record.contains(&path), "{record}");
+}
