@@ -165,6 +165,7 @@ impl<P: Peer> Harness<P> {
             auto_disable: true,
             created_at: now,
             updated_at: now,
+            revision: 1,
         };
         store
             .create_endpoint(

@@ -410,7 +410,7 @@ async fn the_ordering_key_is_one_subject_token() {
         d.subject = "relay.{environment}.{ordering_key}".into();
         endpoint.updated_at = h.clock.now();
         h.store()
-            .update_endpoint(&h.scope, &endpoint, None)
+            .update_endpoint(&h.scope, &endpoint, &[])
             .await
             .unwrap();
         // Published with the subject `order/1042` and no ordering key.
@@ -460,7 +460,7 @@ async fn the_ordering_key_is_one_subject_token() {
         h.clock.advance_millis(1000);
         endpoint.updated_at = h.clock.now();
         h.store()
-            .update_endpoint(&h.scope, &endpoint, None)
+            .update_endpoint(&h.scope, &endpoint, &[])
             .await
             .unwrap();
         let keys = ["tenant.42", "customer-7", "tenant.42", "a b", "customer-7"];

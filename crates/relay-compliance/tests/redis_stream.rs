@@ -404,7 +404,7 @@ async fn wait_aof_is_required_when_asked(postgres: bool) {
         });
         endpoint.updated_at = h.clock.now();
         h.store()
-            .update_endpoint(&h.scope, &endpoint, None)
+            .update_endpoint(&h.scope, &endpoint, &[])
             .await
             .unwrap();
 

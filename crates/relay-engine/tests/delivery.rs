@@ -632,7 +632,7 @@ async fn an_endpoint_rate_limit_is_enforced_without_using_up_attempts() {
     endpoint.rate_limit_per_second = Some(5);
     endpoint.updated_at = e.clock.now();
     e.store()
-        .update_endpoint(&e.scope, &endpoint, None)
+        .update_endpoint(&e.scope, &endpoint, &[])
         .await
         .unwrap();
     for i in 0..12 {
@@ -719,7 +719,7 @@ async fn recovery_traffic_runs_within_the_endpoint_rate_limit() {
     endpoint.rate_limit_per_second = Some(5);
     endpoint.updated_at = e.clock.now();
     e.store()
-        .update_endpoint(&e.scope, &endpoint, None)
+        .update_endpoint(&e.scope, &endpoint, &[])
         .await
         .unwrap();
     assert_eq!(recover_since(&e, published_at).await, 12);
@@ -815,7 +815,7 @@ async fn the_circuit_opens_on_consecutive_failures_holds_without_using_attempts_
     endpoint.max_concurrency = 1;
     endpoint.updated_at = e.clock.now();
     e.store()
-        .update_endpoint(&e.scope, &endpoint, None)
+        .update_endpoint(&e.scope, &endpoint, &[])
         .await
         .unwrap();
     for i in 0..6 {
@@ -885,7 +885,7 @@ async fn a_reference_not_granted_to_the_endpoints_tenant_is_a_recorded_refusal()
     });
     endpoint.updated_at = e.clock.now();
     e.store()
-        .update_endpoint(&e.scope, &endpoint, None)
+        .update_endpoint(&e.scope, &endpoint, &[])
         .await
         .unwrap();
     e.publish("evt_not_granted", DATA).await;

@@ -65,7 +65,7 @@ async fn start(expires_in: Option<u64>) -> OAuthEnv {
     });
     endpoint.updated_at = e.clock.now();
     e.store()
-        .update_endpoint(&e.scope, &endpoint, None)
+        .update_endpoint(&e.scope, &endpoint, &[])
         .await
         .unwrap();
     let guard = Guard::with_resolver(

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use relay_core::id::IdKind;
 use relay_core::model::{
     ConsumerKind, Destination, Endpoint, EndpointState, Page, SignatureScheme,
@@ -31,6 +31,7 @@ use crate::auth::TenantAuth;
 use crate::error::{ApiError, FieldError, Problem, or_not_found};
 use crate::extract::{JsonBody, OptionalJsonBody, QueryParams};
 
+pub mod changes;
 mod keys;
 pub mod payload;
 pub use keys::*;
@@ -77,8 +78,10 @@ pub struct CreateEndpoint {
     pub auto_disable: Option<bool>,
 }
 
-/// Changes to an endpoint; absent fields stay as they are.
-#[derive(Debug, Deserialize, ToSchema)]
+/// Changes to an endpoint; absent fields stay as they are. A `destination`
+/// replaces the whole destination: credentials it does not restate are
+/// dropped (with a warning when the host changes).
+#[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateEndpoint {
     #[serde(default, deserialize_with = "present")]
@@ -120,12 +123,35 @@ pub struct UpdateEndpoint {
     pub id: Option<IgnoredAny>,
 }
 
-/// An endpoint with the warnings its configuration deserves.
-#[derive(Debug, Serialize, ToSchema)]
+/// An endpoint with the warnings its configuration deserves. A literal
+/// credential header stored before those were refused is answered as
+/// `[redacted]`, never its value.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(into = "Shown")]
 pub struct EndpointOut {
     #[serde(flatten)]
     pub endpoint: Endpoint,
     pub warnings: Vec<String>,
+}
+
+/// [`EndpointOut`] as answered.
+#[derive(Serialize)]
+struct Shown {
+    #[serde(flatten)]
+    endpoint: Endpoint,
+    warnings: Vec<String>,
+}
+
+impl From<EndpointOut> for Shown {
+    fn from(mut out: EndpointOut) -> Shown {
+        if let Destination::Https(h) = &mut out.endpoint.destination {
+            relay_destinations::https::headers::redact_literal_credentials(&mut h.headers);
+        }
+        Shown {
+            endpoint: out.endpoint,
+            warnings: out.warnings,
+        }
+    }
 }
 
 /// The create response: for `v1` it carries the HMAC secret, shown this once.
@@ -316,6 +342,7 @@ pub async fn create(
         auto_disable: body.auto_disable.unwrap_or(true),
         created_at: now,
         updated_at: now,
+        revision: 1,
     };
     let mut warnings = validate_settings(&state, &auth.scope, &mut endpoint, true).await?;
     warnings.extend(payload::check(&state, &auth.scope, &endpoint, now).await?);
@@ -334,7 +361,8 @@ pub async fn create(
         "endpoint.created",
         &endpoint.id,
         serde_json::json!({
-            "url": destination_url(&endpoint),
+            "url": changes::destination_url(&endpoint),
+            "credentials": changes::credentials(&endpoint.destination),
             "event_types": endpoint.event_types,
             "signature_scheme": endpoint.signature_scheme.as_str(),
             "auto_disable": endpoint.auto_disable,
@@ -367,33 +395,6 @@ pub async fn create(
             public_key,
         }),
     ))
-}
-
-/// Where the endpoint's messages go, for the audit entry: the URL, or the
-/// broker's address and stream.
-fn destination_url(e: &Endpoint) -> String {
-    match &e.destination {
-        Destination::Https(h) => h.url.clone(),
-        Destination::RedisStream(r) => format!("redis://{}:{}/{}", r.host, r.port, r.stream),
-        Destination::NatsJetstream(n) => format!("nats://{}:{}/{}", n.host, n.port, n.subject),
-        Destination::RabbitMq(r) => format!(
-            "amqp://{}:{}/{}/{}",
-            r.host, r.port, r.virtual_host, r.exchange
-        ),
-        Destination::Mqtt(m) => {
-            let scheme = if m.tls { "mqtts" } else { "mqtt" };
-            format!("{scheme}://{}:{}/{}", m.host, m.port, m.topic)
-        }
-        Destination::S3(s) => format!("s3://{}/{}", s.bucket, s.prefix),
-        Destination::Kafka(k) => {
-            let brokers: Vec<String> = k
-                .bootstrap
-                .iter()
-                .map(|b| format!("{}:{}", b.host, b.port))
-                .collect();
-            format!("kafka://{}/{}", brokers.join(","), k.topic)
-        }
-    }
 }
 
 pub fn warnings_of(e: &Endpoint) -> Vec<String> {
@@ -434,35 +435,41 @@ pub async fn list(
 
 #[utoipa::path(operation_id = "endpoints_get", get, path = "/v1/endpoints/{id}", tag = "endpoints",
     params(("id" = String, Path, description = "The endpoint's id.")),
-    responses((status = 200, body = EndpointOut), (status = 404, body = Problem)),
+    responses((status = 200, body = EndpointOut, headers(("ETag" = String, description = "The endpoint's revision, for `If-Match` on `PATCH`")))),
     security(("api_key" = [])))]
 pub async fn get(
     State(state): State<Arc<AppState>>,
     auth: TenantAuth,
     Path(id): Path<String>,
-) -> Result<Json<EndpointOut>, ApiError> {
+) -> Result<(HeaderMap, Json<EndpointOut>), ApiError> {
     let endpoint = state
         .store
         .get_endpoint(&auth.scope, &id)
         .await?
         .ok_or_else(|| ApiError::not_found("endpoint"))?;
-    Ok(Json(EndpointOut {
-        warnings: warnings_of(&endpoint),
-        endpoint,
-    }))
+    Ok((
+        changes::etag_headers(&endpoint),
+        Json(EndpointOut {
+            warnings: warnings_of(&endpoint),
+            endpoint,
+        }),
+    ))
 }
 
 #[utoipa::path(operation_id = "endpoints_update", patch, path = "/v1/endpoints/{id}", tag = "endpoints",
-    params(("id" = String, Path, description = "The endpoint's id.")),
+    params(("id" = String, Path, description = "The endpoint's id."),
+        ("If-Match" = Option<String>, Header, description = "Apply only while the endpoint is at this `ETag` (its revision, from a read), else `412`")),
     request_body = Option<UpdateEndpoint>,
-    responses((status = 200, body = EndpointOut), (status = 404, body = Problem), (status = 422, body = Problem)),
+    responses((status = 200, body = EndpointOut, headers(("ETag" = String, description = "The endpoint's new revision"))),
+        (status = 404, body = Problem), (status = 409, body = Problem), (status = 412, body = Problem), (status = 422, body = Problem)),
     security(("api_key" = [])))]
 pub async fn update(
     State(state): State<Arc<AppState>>,
     auth: TenantAuth,
     Path(id): Path<String>,
+    headers: HeaderMap,
     OptionalJsonBody(body): OptionalJsonBody<UpdateEndpoint>,
-) -> Result<Json<EndpointOut>, ApiError> {
+) -> Result<(HeaderMap, Json<EndpointOut>), ApiError> {
     for (present, name, why) in [
         (
             body.environment.is_some(),
@@ -489,11 +496,67 @@ pub async fn update(
             ));
         }
     }
-    let mut endpoint = state
-        .store
-        .get_endpoint(&auth.scope, &id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("endpoint"))?;
+    let if_match = changes::IfMatch::from_headers(&headers)?;
+    update_with(&state, &auth, &id, if_match, |_| Ok(body.clone())).await
+}
+
+/// How many times an update without `If-Match` reads the endpoint again
+/// when it changed between the read and the write.
+const UPDATE_TRIES: usize = 3;
+
+/// Applies `change` (given the endpoint as read) to the endpoint `id`, as
+/// a compare-and-set on the revision read: a concurrent change (a pause, a
+/// disable, another update) is never undone. With `if_match`, the
+/// endpoint must be at a revision it names (`412` otherwise, also when it
+/// changes before the write); without, the change is decided again from a
+/// fresh read, a few times, then `409 endpoint_changed`.
+pub(crate) async fn update_with(
+    state: &AppState,
+    auth: &TenantAuth,
+    id: &str,
+    if_match: Option<changes::IfMatch>,
+    change: impl Fn(&Endpoint) -> Result<UpdateEndpoint, ApiError>,
+) -> Result<(HeaderMap, Json<EndpointOut>), ApiError> {
+    for _ in 0..UPDATE_TRIES {
+        let current = state
+            .store
+            .get_endpoint(&auth.scope, id)
+            .await?
+            .ok_or_else(|| ApiError::not_found("endpoint"))?;
+        if let Some(m) = &if_match
+            && !m.matches(current.revision)
+        {
+            return Err(changes::precondition_failed(current.revision));
+        }
+        let body = change(&current)?;
+        match apply_update(state, auth, current, body).await {
+            Err(ApiError {
+                code: "endpoint_changed",
+                ..
+            }) if if_match.is_none() => continue,
+            Err(ApiError {
+                code: "endpoint_changed",
+                ..
+            }) => {
+                let now = state.store.get_endpoint(&auth.scope, id).await?;
+                return Err(changes::precondition_failed(now.map_or(0, |e| e.revision)));
+            }
+            other => return other,
+        }
+    }
+    Err(changes::changed_concurrently())
+}
+
+/// One try of an update: `body` applied to `endpoint` (as read), checked,
+/// audited and written only while the endpoint is still at the revision
+/// read (`endpoint_changed` otherwise, nothing written).
+async fn apply_update(
+    state: &AppState,
+    auth: &TenantAuth,
+    mut endpoint: Endpoint,
+    body: UpdateEndpoint,
+) -> Result<(HeaderMap, Json<EndpointOut>), ApiError> {
+    let read = endpoint.clone();
     if let Some(d) = body.description {
         endpoint.description = d;
     }
@@ -535,24 +598,48 @@ pub async fn update(
         endpoint.version += 1;
         endpoint.version_started_at = now;
     }
-    let mut warnings = validate_settings(&state, &auth.scope, &mut endpoint, sets_schedule).await?;
+    let mut warnings = validate_settings(state, &auth.scope, &mut endpoint, sets_schedule).await?;
     warnings
-        .extend(payload::check(&state, &auth.scope, &endpoint, endpoint.version_started_at).await?);
-    let audit = (endpoint.auto_disable != auto_disable_was).then(|| {
-        super::audit::entry(
-            &auth,
+        .extend(payload::check(state, &auth.scope, &endpoint, endpoint.version_started_at).await?);
+    warnings.extend(changes::dropped_warning(
+        &read.destination,
+        &endpoint.destination,
+        &state.guard,
+    ));
+    let mut audit = Vec::new();
+    if endpoint.auto_disable != auto_disable_was {
+        audit.push(super::audit::entry(
+            auth,
             "endpoint.auto_disable_changed",
-            &id,
+            &endpoint.id,
             serde_json::json!({ "from": auto_disable_was, "to": endpoint.auto_disable }),
             now,
-        )
-    });
+        ));
+    }
+    if let Some(parameters) = changes::updated_entry(&read, &endpoint) {
+        audit.push(super::audit::entry(
+            auth,
+            "endpoint.updated",
+            &endpoint.id,
+            parameters,
+            now,
+        ));
+    }
     state
         .store
-        .update_endpoint(&auth.scope, &endpoint, audit.as_ref())
+        .update_endpoint(&auth.scope, &endpoint, &audit)
         .await
-        .map_err(or_not_found("endpoint"))?;
-    Ok(Json(EndpointOut { endpoint, warnings }))
+        .map_err(|e| match e {
+            relay_store::StoreError::Conflict("endpoint_changed") => {
+                changes::changed_concurrently()
+            }
+            other => or_not_found("endpoint")(other),
+        })?;
+    endpoint.revision += 1;
+    Ok((
+        changes::etag_headers(&endpoint),
+        Json(EndpointOut { endpoint, warnings }),
+    ))
 }
 
 #[utoipa::path(operation_id = "endpoints_delete", delete, path = "/v1/endpoints/{id}", tag = "endpoints",
