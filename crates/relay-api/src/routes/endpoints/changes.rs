@@ -89,7 +89,7 @@ impl IfMatch {
             IfMatch::Any => true,
             IfMatch::Tags(tags) => {
                 let current = etag(revision);
-                tags.iter().any(|t| *t == current)
+                tags.contains(&current)
             }
         }
     }
