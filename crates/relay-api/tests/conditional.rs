@@ -184,7 +184,27 @@ async fn the_portal_answers_etags_and_honours_if_match() {
         .unwrap()
         .to_string();
     let path = format!("/v1/portal/endpoints/{id}");
-    let tag = etag(&h.get(&path, &token).await);
+    let read = h.get(&path, &token).await;
+    assert_eq!(read.headers["access-control-expose-headers"], "etag");
+    let tag = etag(&read);
+    // An embedding page may send If-Match (CORS preflight).
+    let preflight = h
+        .request(
+            Request::builder()
+                .method(Method::OPTIONS)
+                .uri(&path)
+                .header(header::ORIGIN, "https://app.example.com")
+                .header("access-control-request-method", "PATCH")
+                .header("access-control-request-headers", "authorization, if-match")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await;
+    let allowed = preflight.headers["access-control-allow-headers"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    assert!(allowed.contains("if-match"), "{allowed}");
     h.post(&format!("/v1/endpoints/{id}/pause"), &key, json!({}))
         .await
         .expect(StatusCode::OK);
