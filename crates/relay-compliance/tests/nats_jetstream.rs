@@ -413,6 +413,7 @@ async fn the_ordering_key_is_one_subject_token() {
             .update_endpoint(&h.scope, &endpoint, &[])
             .await
             .unwrap();
+        endpoint.revision += 1;
         // Published with the subject `order/1042` and no ordering key.
         h.publish().await;
         let now = h.clock.now();
