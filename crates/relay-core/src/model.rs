@@ -905,6 +905,16 @@ pub struct Endpoint {
     pub auto_disable: bool,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
+    /// Counts every change of the endpoint (its settings, its state, its
+    /// keys), from 1 at creation. Reads answer it as the `ETag`
+    /// (`"<revision>"`); `PATCH` with `If-Match` applies only while it is
+    /// still the one read.
+    #[serde(default = "first_revision")]
+    pub revision: i64,
+}
+
+fn first_revision() -> i64 {
+    1
 }
 
 /// One version of an endpoint's payload settings, kept after the next

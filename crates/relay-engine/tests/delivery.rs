@@ -500,6 +500,16 @@ async fn dns_rebinding_at_connect_time_is_blocked_recorded_and_retried() {
         .await
         .unwrap();
     assert_eq!(warnings[0].kind, "blocked_address");
+    // What the tenant reads (the attempt, its detail, the health warning)
+    // says the target is blocked, never what the name resolved to.
+    let record = serde_json::to_string(a).unwrap();
+    for text in [record.as_str(), warnings[0].detail.as_str()] {
+        assert!(text.contains("blocked"), "{text}");
+        for never in ["127.0.0.1", "127.0.0.0/8", "loopback"] {
+            assert!(!text.contains(never), "reveals {never:?}: {text}");
+        }
+    }
+    assert_eq!(a.destination_ip, None, "no address was connected to");
 }
 
 #[tokio::test]
@@ -738,7 +748,7 @@ async fn an_endpoint_rate_limit_is_enforced_without_using_up_attempts() {
     endpoint.rate_limit_per_second = Some(5);
     endpoint.updated_at = e.clock.now();
     e.store()
-        .update_endpoint(&e.scope, &endpoint, None)
+        .update_endpoint(&e.scope, &endpoint, &[])
         .await
         .unwrap();
     for i in 0..12 {
@@ -825,7 +835,7 @@ async fn recovery_traffic_runs_within_the_endpoint_rate_limit() {
     endpoint.rate_limit_per_second = Some(5);
     endpoint.updated_at = e.clock.now();
     e.store()
-        .update_endpoint(&e.scope, &endpoint, None)
+        .update_endpoint(&e.scope, &endpoint, &[])
         .await
         .unwrap();
     assert_eq!(recover_since(&e, published_at).await, 12);
@@ -922,7 +932,7 @@ async fn the_circuit_opens_on_consecutive_failures_holds_without_using_attempts_
     endpoint.max_concurrency = 1;
     endpoint.updated_at = e.clock.now();
     e.store()
-        .update_endpoint(&e.scope, &endpoint, None)
+        .update_endpoint(&e.scope, &endpoint, &[])
         .await
         .unwrap();
     for i in 0..6 {
@@ -958,4 +968,53 @@ async fn the_circuit_opens_on_consecutive_failures_holds_without_using_attempts_
             .iter()
             .all(|m| m.state == MessageState::Delivered)
     );
+}
+
+/// `env:` and `file:` are granted per tenant, and judged for the
+/// endpoint's tenant at every resolve: a reference the operator granted
+/// another tenant (or a grant withdrawn since the endpoint was registered)
+/// sends nothing and is a recorded `secret_unresolved` attempt, retried,
+/// whose detail names the reference and the refusal, never the value.
+#[tokio::test]
+async fn a_reference_not_granted_to_the_endpoints_tenant_is_a_recorded_refusal() {
+    let e = env(Setup {
+        verify: false,
+        tune: |c| {
+            c.secrets = relay_core::secret::SecretPolicy::default().grant(
+                "ten_01JD0000000000000000000000",
+                relay_core::secret::SecretGrant {
+                    env_prefixes: vec!["PAT".into()],
+                    file_dirs: vec![],
+                },
+            )
+        },
+        ..Default::default()
+    })
+    .await;
+    let mut endpoint = e.endpoint.clone();
+    let relay_core::model::Destination::Https(https) = &mut endpoint.destination else {
+        unreachable!()
+    };
+    https.headers.push(relay_core::model::HttpsHeader {
+        name: "X-Token".into(),
+        value: None,
+        secret: Some(relay_core::secret::SecretRef::Env("PATH".into())),
+    });
+    endpoint.updated_at = e.clock.now();
+    e.store()
+        .update_endpoint(&e.scope, &endpoint, &[])
+        .await
+        .unwrap();
+    e.publish("evt_not_granted", DATA).await;
+    assert_eq!(e.dispatcher.run_once().await.unwrap(), 1);
+    assert_eq!(e.receiver.count(), 0, "nothing was sent");
+    let m = e.only_message().await;
+    assert_eq!(m.state, MessageState::Scheduled);
+    assert_eq!(m.last_error_code.as_deref(), Some("secret_unresolved"));
+    let a = &e.store().list_attempts(&e.scope, &m.id).await.unwrap()[0];
+    let record = serde_json::to_string(a).unwrap();
+    assert!(record.contains("env:PATH"), "{record}");
+    assert!(record.contains("granted"), "{record}");
+    let path = std::env::var("PATH").unwrap();
+    assert!(!record.contains(&path), "{record}");
 }

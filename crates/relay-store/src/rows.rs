@@ -145,6 +145,7 @@ pub fn endpoint(r: &impl RowExt) -> Result<Endpoint> {
         auto_disable: r.int("auto_disable")? != 0,
         created_at: r.ts("created_at")?,
         updated_at: r.ts("updated_at")?,
+        revision: r.int("revision")?,
     })
 }
 

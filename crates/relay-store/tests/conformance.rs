@@ -76,6 +76,7 @@ conformance!(
     a_secret_change_commits_with_its_audit_entry,
     inbound_sources_keep_secret_references_and_are_audited,
     an_audit_entry_commits_with_its_change_or_not_at_all,
+    an_endpoint_update_applies_only_at_the_revision_read,
     recover_restarts_failed_and_unattempted_messages_in_range,
     a_manual_lease_excludes_automatic_attempts_and_vice_versa,
     replay_delivers_retained_events_to_an_endpoint_once,

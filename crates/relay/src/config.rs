@@ -72,6 +72,10 @@ pub struct Config {
     pub secrets: Secrets,
     pub server: Server,
     pub metrics: Metrics,
+    /// The configuration file this was read from, if any (never readable
+    /// through a secret reference).
+    #[serde(skip)]
+    pub config_file: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -95,6 +99,7 @@ impl Default for Config {
             secrets: Secrets::default(),
             server: Server::default(),
             metrics: Metrics::default(),
+            config_file: None,
         }
     }
 }
@@ -272,19 +277,16 @@ impl Default for Inbound {
     }
 }
 
-/// `[secrets]`: what tenants' secret references may name besides their own
-/// tenant secrets (`docs/security.md`). By default neither `env:` nor
-/// `file:` references are allowed.
+/// `[secrets]`: what each tenant's secret references may name besides its
+/// own tenant secrets (`docs/security.md`). `env:` and `file:` reach the
+/// process's variables and the machine's files: the operator grants them
+/// tenant by tenant (`[[secrets.grants]]`); without a grant a tenant can
+/// name neither.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Secrets {
-    /// `env:NAME` is allowed when NAME starts with one of these prefixes.
-    #[serde(deserialize_with = "strings")]
-    pub allow_env_prefixes: Vec<String>,
-    /// `file:/path` is allowed when the path is inside one of these
-    /// absolute directories (checked again once links are followed).
-    #[serde(deserialize_with = "strings")]
-    pub allow_file_dirs: Vec<String>,
+    /// What each tenant may name (`[[secrets.grants]]`, in the file only).
+    pub grants: Vec<SecretGrant>,
     /// How often an endpoint's references are resolved again (a changed
     /// value rebuilds its client); a tenant secret replaced through this
     /// node's API is noticed at once.
@@ -292,65 +294,103 @@ pub struct Secrets {
     pub refresh_seconds: u64,
 }
 
+/// `[[secrets.grants]]`: what one tenant may reference.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct SecretGrant {
+    /// The tenant's id (`ten_…`).
+    pub tenant: String,
+    /// `env:NAME` is allowed when NAME starts with one of these prefixes.
+    #[serde(default, deserialize_with = "strings")]
+    pub env_prefixes: Vec<String>,
+    /// `file:/path` is allowed when the path is inside one of these
+    /// absolute directories (checked again once links are followed).
+    #[serde(default, deserialize_with = "strings")]
+    pub file_dirs: Vec<String>,
+}
+
 impl Default for Secrets {
     fn default() -> Self {
         Secrets {
-            allow_env_prefixes: Vec::new(),
-            allow_file_dirs: Vec::new(),
+            grants: Vec::new(),
             refresh_seconds: 30,
         }
     }
 }
 
 impl Secrets {
-    pub fn policy(&self) -> relay_core::secret::SecretPolicy {
-        relay_core::secret::SecretPolicy {
-            allow_env_prefixes: self.allow_env_prefixes.clone(),
-            allow_file_dirs: self.allow_file_dirs.clone(),
+    /// The grants, and the paths no reference may read (`protected`:
+    /// [`Config::protected_paths`]).
+    pub fn policy(&self, protected: Vec<String>) -> relay_core::secret::SecretPolicy {
+        let mut policy = relay_core::secret::SecretPolicy {
+            protected_paths: protected,
+            ..Default::default()
+        };
+        for g in &self.grants {
+            policy = policy.grant(
+                g.tenant.clone(),
+                relay_core::secret::SecretGrant {
+                    env_prefixes: g.env_prefixes.clone(),
+                    file_dirs: g.file_dirs.clone(),
+                },
+            );
         }
+        policy
     }
 
-    /// Refuses what would let a tenant read Relay's own configuration: an
-    /// empty prefix or one matching `RELAY_…` variables (the master key,
-    /// the database URL), a relative directory, or one holding the data
-    /// directory or the master key file.
-    fn validate(
-        &self,
-        data_dir: &std::path::Path,
-        master_key_file: Option<&std::path::Path>,
-    ) -> anyhow::Result<()> {
-        for p in &self.allow_env_prefixes {
-            if p.is_empty() || "RELAY_".starts_with(p.as_str()) || p.starts_with("RELAY_") {
-                bail!(
-                    "secrets.allow_env_prefixes: {p:?} would let tenants read Relay's own RELAY_ variables; use a prefix of your own (APP_SECRET_)"
-                );
-            }
-        }
-        let absolute = |p: &std::path::Path| {
-            std::path::absolute(p)
-                .map(|p| p.display().to_string())
-                .unwrap_or_default()
+    /// Refuses what would let a tenant read Relay's own configuration or
+    /// another tenant's grant: a grant without a tenant id, an empty prefix or one
+    /// matching `RELAY_…` variables (the master key, the database URL), a
+    /// relative directory, or one holding a `protected` path (the
+    /// configuration file, the master key file, the data directory), as
+    /// written or once symbolic links are followed.
+    fn validate(&self, protected: &[String]) -> anyhow::Result<()> {
+        let canonical = |p: &str| {
+            std::fs::canonicalize(p)
+                .ok()
+                .and_then(|p| p.to_str().map(str::to_owned))
         };
-        let protected: Vec<String> = std::iter::once(absolute(data_dir))
-            .chain(master_key_file.map(absolute))
+        let protected: Vec<String> = protected
+            .iter()
+            .cloned()
+            .chain(protected.iter().filter_map(|p| canonical(p)))
             .collect();
-        for d in &self.allow_file_dirs {
-            let trimmed = d.trim_end_matches('/');
-            let plain = trimmed
-                .strip_prefix('/')
-                .is_none_or(|rest| rest.split('/').all(|c| !matches!(c, "" | "." | "..")));
-            if !d.starts_with('/') || !plain {
+        for g in &self.grants {
+            if !relay_core::id::is_id_of(relay_core::id::IdKind::Tenant, &g.tenant) {
                 bail!(
-                    "secrets.allow_file_dirs: {d:?} is not an absolute directory without `.` or `..`"
+                    "secrets.grants: {:?} is not a tenant id (ten_…); a grant names the one tenant it is for",
+                    g.tenant
                 );
             }
-            if protected
-                .iter()
-                .any(|p| p == d.trim_end_matches('/') || relay_core::secret::path_inside(p, d))
-            {
-                bail!(
-                    "secrets.allow_file_dirs: {d:?} holds the data directory or the master key file"
-                );
+            let t = &g.tenant;
+            for p in &g.env_prefixes {
+                if p.is_empty() || "RELAY_".starts_with(p.as_str()) || p.starts_with("RELAY_") {
+                    bail!(
+                        "secrets.grants ({t}): env prefix {p:?} would let the tenant read Relay's own RELAY_ variables; use a prefix of your own (ACME_)"
+                    );
+                }
+            }
+            for d in &g.file_dirs {
+                let trimmed = d.trim_end_matches('/');
+                let plain = trimmed
+                    .strip_prefix('/')
+                    .is_none_or(|rest| rest.split('/').all(|c| !matches!(c, "" | "." | "..")));
+                if !d.starts_with('/') || !plain {
+                    bail!(
+                        "secrets.grants ({t}): file dir {d:?} is not an absolute directory without `.` or `..`"
+                    );
+                }
+                let holds = |dir: &str| {
+                    protected.iter().any(|p| {
+                        p.trim_end_matches('/') == dir.trim_end_matches('/')
+                            || relay_core::secret::path_inside(p, dir)
+                    })
+                };
+                if holds(d) || canonical(d).is_some_and(|c| holds(&c)) {
+                    bail!(
+                        "secrets.grants ({t}): file dir {d:?} holds Relay's configuration file, master key file or data directory"
+                    );
+                }
             }
         }
         if self.refresh_seconds == 0 {
@@ -618,8 +658,7 @@ impl Config {
         if self.retention.days == 0 {
             bail!("retention.days must be at least 1");
         }
-        self.secrets
-            .validate(&self.data_dir, self.master_key_file.as_deref())?;
+        self.secrets.validate(&self.protected_paths())?;
         if let Some(url) = &self.public_url {
             let authority = url.split("://").nth(1).unwrap_or_default();
             let authority = authority.split('/').next().unwrap_or_default();
@@ -634,6 +673,37 @@ impl Config {
             }
         }
         Ok(())
+    }
+
+    /// What no secret reference may read, as absolute paths: the
+    /// configuration file, the master key file, the data directory (where
+    /// a generated master key and operator token live) and a SQLite
+    /// database with its journal files.
+    pub fn protected_paths(&self) -> Vec<String> {
+        let absolute = |p: &std::path::Path| {
+            std::path::absolute(p)
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|_| p.display().to_string())
+        };
+        let mut paths: Vec<String> = [
+            self.config_file.as_deref(),
+            self.master_key_file.as_deref(),
+            Some(self.data_dir.as_path()),
+        ]
+        .into_iter()
+        .flatten()
+        .map(absolute)
+        .collect();
+        if let Some(db) = self
+            .database_url()
+            .strip_prefix("sqlite://")
+            .map(|rest| rest.split('?').next().unwrap_or(rest).to_string())
+            .filter(|p| !p.is_empty() && p != ":memory:")
+        {
+            let db = absolute(std::path::Path::new(&db));
+            paths.extend([format!("{db}-wal"), format!("{db}-shm"), db]);
+        }
+        paths
     }
 
     /// The database URL in effect.

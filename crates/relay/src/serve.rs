@@ -240,7 +240,7 @@ pub async fn start(config: &Config) -> anyhow::Result<Started> {
     engine_config.shutdown_grace =
         std::time::Duration::from_secs(config.delivery.shutdown_grace_seconds);
     engine_config.inbound_processing = config.inbound.processing;
-    engine_config.secrets = config.secrets.policy();
+    engine_config.secrets = config.secrets.policy(config.protected_paths());
     engine_config.secret_refresh = std::time::Duration::from_secs(config.secrets.refresh_seconds);
     let dispatcher = relay_engine::Dispatcher::new(
         store.clone(),

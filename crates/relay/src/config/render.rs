@@ -138,14 +138,19 @@ impl Config {
         t.insert("inbound".into(), inbound.into());
         let mut secrets = toml::Table::new();
         let strs = |v: &[String]| toml::Value::Array(v.iter().map(|s| s.clone().into()).collect());
-        secrets.insert(
-            "allow_env_prefixes".into(),
-            strs(&self.secrets.allow_env_prefixes),
-        );
-        secrets.insert(
-            "allow_file_dirs".into(),
-            strs(&self.secrets.allow_file_dirs),
-        );
+        let grants = self
+            .secrets
+            .grants
+            .iter()
+            .map(|g| {
+                let mut t = toml::Table::new();
+                t.insert("tenant".into(), g.tenant.clone().into());
+                t.insert("env_prefixes".into(), strs(&g.env_prefixes));
+                t.insert("file_dirs".into(), strs(&g.file_dirs));
+                toml::Value::Table(t)
+            })
+            .collect();
+        secrets.insert("grants".into(), toml::Value::Array(grants));
         secrets.insert(
             "refresh_seconds".into(),
             i64::try_from(self.secrets.refresh_seconds)

@@ -218,90 +218,159 @@ fn master_keys_take_hex_or_base64() {
     assert!(parse_master_key("AAAA").is_err());
 }
 
+/// Loads `text` as the configuration file `dir/relay.toml`, with `env`.
+fn load_file(
+    dir: &std::path::Path,
+    text: &str,
+    flags: Flags,
+    env_pairs: &[(&str, &str)],
+) -> anyhow::Result<Config> {
+    let file = dir.join("relay.toml");
+    std::fs::write(&file, text).unwrap();
+    Config::load_from(
+        &Flags {
+            config: Some(file),
+            ..flags
+        },
+        &env(env_pairs),
+    )
+}
+
+const TEN_A: &str = "ten_01JD0000000000000000000000";
+
 #[test]
-fn the_secret_policy_loads_and_refuses_what_would_expose_relay_itself() {
+fn the_secret_policy_grants_per_tenant_and_refuses_what_would_expose_relay_itself() {
     let defaults = Config::load_from(&Flags::default(), &[]).unwrap();
-    assert_eq!(
-        defaults.secrets.policy(),
-        relay_core::secret::SecretPolicy::default(),
-        "env: and file: are refused by default"
+    let policy = defaults.secrets.policy(Vec::new());
+    assert!(
+        policy.grants.is_empty(),
+        "env: and file: are granted to no tenant by default"
     );
     assert_eq!(defaults.secrets.refresh_seconds, 30);
 
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("relay.toml");
-    std::fs::write(
-        &file,
-        "[secrets]\nallow_env_prefixes = [\"APP_SECRET_\"]\nallow_file_dirs = [\"/run/secrets\"]\nrefresh_seconds = 5\n",
-    )
-    .unwrap();
-    let c = Config::load_from(
-        &Flags {
-            config: Some(file),
+    let grants = format!(
+        "[secrets]\nrefresh_seconds = 5\n\n[[secrets.grants]]\ntenant = \"{TEN_A}\"\nenv_prefixes = [\"ACME_\"]\nfile_dirs = [\"/run/secrets/acme\"]\n"
+    );
+    let c = load_file(dir.path(), &grants, Flags::default(), &[]).unwrap();
+    assert_eq!(
+        c.secrets.grants,
+        [SecretGrant {
+            tenant: TEN_A.into(),
+            env_prefixes: vec!["ACME_".into()],
+            file_dirs: vec!["/run/secrets/acme".into()],
+        }]
+    );
+    assert_eq!(c.secrets.refresh_seconds, 5);
+    let protected = c.protected_paths();
+    let file = std::path::absolute(dir.path().join("relay.toml")).unwrap();
+    assert!(
+        protected.contains(&file.display().to_string()),
+        "the configuration file is protected: {protected:?}"
+    );
+    let policy = c.secrets.policy(protected);
+    assert_eq!(policy.file_dirs(TEN_A), ["/run/secrets/acme"]);
+    assert!(
+        policy
+            .file_dirs("ten_01JD0000000000000000000001")
+            .is_empty()
+    );
+    let printed = c.render_redacted();
+    assert!(printed.contains("[[secrets.grants]]"), "{printed}");
+    assert!(printed.contains(TEN_A), "{printed}");
+
+    // The installation-wide keys of earlier versions are refused, with
+    // the way to grant instead.
+    for (k, v) in [
+        ("RELAY_SECRETS__ALLOW_ENV_PREFIXES", "APP_"),
+        ("RELAY_SECRETS__ALLOW_FILE_DIRS", "/run/secrets"),
+    ] {
+        let e = Config::load_from(&Flags::default(), &env(&[(k, v)])).unwrap_err();
+        assert!(format!("{e:#}").contains("[[secrets.grants]]"), "{e:#}");
+    }
+
+    let grant = |prefix: &str, dirs: &str| {
+        format!(
+            "[[secrets.grants]]\ntenant = \"{TEN_A}\"\nenv_prefixes = [{prefix}]\nfile_dirs = [{dirs}]\n"
+        )
+    };
+    let refused = [
+        grant("\"RELAY_\"", ""),
+        grant("\"REL\"", ""),
+        grant("\"RELAY_MASTER\"", ""),
+        grant("\"\"", ""),
+        grant("", "\"relative/dir\""),
+        grant("", "\"/run/../etc\""),
+        grant("", "\"/\""),
+        "[[secrets.grants]]\ntenant = \"acme\"\nenv_prefixes = [\"ACME_\"]\n".to_string(),
+        "[[secrets.grants]]\nenv_prefixes = [\"ACME_\"]\n".to_string(),
+        "[secrets]\nrefresh_seconds = 0\n".to_string(),
+    ];
+    for text in refused {
+        assert!(
+            load_file(dir.path(), &text, Flags::default(), &[]).is_err(),
+            "{text} should be refused"
+        );
+    }
+    // A directory holding the configuration file, the data directory or
+    // the master key file, as written or through a symbolic link.
+    let here = dir.path().display().to_string();
+    let holds_config = load_file(
+        dir.path(),
+        &grant("", &format!("{here:?}")),
+        Flags {
+            data_dir: Some("/var/lib/relay-elsewhere".into()),
             ..Default::default()
         },
         &[],
-    )
-    .unwrap();
-    assert_eq!(c.secrets.allow_env_prefixes, ["APP_SECRET_"]);
-    assert_eq!(c.secrets.allow_file_dirs, ["/run/secrets"]);
-    assert_eq!(c.secrets.refresh_seconds, 5);
-    let printed = c.render_redacted();
-    assert!(printed.contains("[secrets]"), "{printed}");
-
-    let c = Config::load_from(
-        &Flags::default(),
-        &env(&[
-            ("RELAY_SECRETS__ALLOW_ENV_PREFIXES", "APP_A_, APP_B_"),
-            (
-                "RELAY_SECRETS__ALLOW_FILE_DIRS",
-                "/run/secrets,/etc/relay-secrets",
-            ),
-        ]),
-    )
-    .unwrap();
-    assert_eq!(c.secrets.allow_env_prefixes, ["APP_A_", "APP_B_"]);
-    assert_eq!(
-        c.secrets.allow_file_dirs,
-        ["/run/secrets", "/etc/relay-secrets"]
     );
-
-    let refused = [
-        ("RELAY_SECRETS__ALLOW_ENV_PREFIXES", "RELAY_"),
-        ("RELAY_SECRETS__ALLOW_ENV_PREFIXES", "REL"),
-        ("RELAY_SECRETS__ALLOW_ENV_PREFIXES", "RELAY_MASTER"),
-        ("RELAY_SECRETS__ALLOW_FILE_DIRS", "relative/dir"),
-        ("RELAY_SECRETS__ALLOW_FILE_DIRS", "/run/../etc"),
-        ("RELAY_SECRETS__ALLOW_FILE_DIRS", "/"),
-        ("RELAY_SECRETS__REFRESH_SECONDS", "0"),
-    ];
-    for (k, v) in refused {
-        assert!(
-            Config::load_from(&Flags::default(), &env(&[(k, v)])).is_err(),
-            "{k}={v} should be refused"
-        );
-    }
-    // The directory holding the data directory or the master key file.
-    let data = dir.path().join("data");
-    let holds_data = Config::load_from(
-        &Flags {
-            data_dir: Some(data),
+    assert!(holds_config.is_err());
+    let other = tempfile::tempdir().unwrap();
+    let holds_data = load_file(
+        dir.path(),
+        &grant("", &format!("{:?}", other.path().display().to_string())),
+        Flags {
+            data_dir: Some(other.path().join("data")),
             ..Default::default()
         },
-        &env(&[(
-            "RELAY_SECRETS__ALLOW_FILE_DIRS",
-            &dir.path().display().to_string(),
-        )]),
+        &[],
     );
     assert!(holds_data.is_err());
-    let holds_key = Config::load_from(
-        &Flags::default(),
-        &env(&[
-            ("RELAY_MASTER_KEY_FILE", "/run/secrets/master.key"),
-            ("RELAY_SECRETS__ALLOW_FILE_DIRS", "/run/secrets"),
-        ]),
+    let link = other.path().join("link");
+    std::os::unix::fs::symlink(dir.path(), &link).unwrap();
+    let through_link = load_file(
+        dir.path(),
+        &grant("", &format!("{:?}", link.display().to_string())),
+        Flags {
+            data_dir: Some("/var/lib/relay-elsewhere".into()),
+            ..Default::default()
+        },
+        &[],
+    );
+    assert!(
+        through_link.is_err(),
+        "the link leads to the config's directory"
+    );
+    let holds_key = load_file(
+        other.path(),
+        &grant("", "\"/run/secrets\""),
+        Flags {
+            data_dir: Some("/var/lib/relay-elsewhere".into()),
+            ..Default::default()
+        },
+        &[("RELAY_MASTER_KEY_FILE", "/run/secrets/master.key")],
     );
     assert!(holds_key.is_err());
+    let fine = load_file(
+        other.path(),
+        &grant("\"ACME_\"", "\"/run/secrets/acme\""),
+        Flags {
+            data_dir: Some("/var/lib/relay-elsewhere".into()),
+            ..Default::default()
+        },
+        &[("RELAY_MASTER_KEY_FILE", "/run/secrets/master.key")],
+    );
+    assert!(fine.is_ok(), "{fine:?}");
 }
 
 /// `relay config check` prints the database URL; whatever way a password
