@@ -66,6 +66,7 @@ conformance!(
     a_manual_lease_refuses_expired_events_and_deleted_endpoints,
     cancelling_ends_pending_attempts_and_beats_a_late_completion,
     purge_keeps_events_whose_messages_are_live,
+    a_disabled_endpoints_held_messages_go_with_retention,
     a_completion_whose_message_is_gone_is_skipped_and_the_rest_commit,
     a_bulk_retry_restarts_nothing_whose_event_is_outside_retention,
     a_tenant_has_at_most_one_tenant_consumer_per_environment,
