@@ -78,6 +78,7 @@ async fn a_tenant_secret_authenticates_to_the_token_endpoint(postgres: bool) {
         allow_cidrs: vec!["127.0.0.1/32".into()],
         block_cidrs: vec![],
         extra_ca_certs: vec![hooks.ca_pem_path().to_path_buf()],
+        allow_plaintext_credentials_to_loopback: false,
     };
     let resolver = StaticResolver::new()
         .with(HOOKS, ["127.0.0.1".parse().unwrap()])

@@ -132,6 +132,7 @@ async fn a_tenant_secret_authenticates_a_broker_and_a_new_value_is_used_at_once(
     let outbound = OutboundConfig {
         allow_ports: vec![port],
         allow_cidrs: vec!["127.0.0.1/32".into()],
+        allow_plaintext_credentials_to_loopback: true,
         ..Default::default()
     };
     let resolver = StaticResolver::new().with(HOST, ["127.0.0.1".parse().unwrap()]);

@@ -138,6 +138,7 @@ async fn raw_run(
             allow_cidrs: vec!["127.0.0.1/32".into()],
             block_cidrs: vec![],
             extra_ca_certs: vec![],
+            allow_plaintext_credentials_to_loopback: false,
         },
         Arc::new(StaticResolver::new()),
     )?;

@@ -103,6 +103,7 @@ fn clients(moto: &Moto) -> anyhow::Result<(HttpsClient, s3::Client)> {
             allow_cidrs: vec!["127.0.0.1/32".into()],
             block_cidrs: vec![],
             extra_ca_certs: vec![moto.ca_pem.clone()],
+            allow_plaintext_credentials_to_loopback: false,
         },
         Arc::new(StaticResolver::new()),
     )?;

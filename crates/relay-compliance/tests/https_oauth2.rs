@@ -224,6 +224,7 @@ impl Peer for OAuthPeer {
                 allow_cidrs: vec!["127.0.0.1/32".into()],
                 block_cidrs: vec![],
                 extra_ca_certs: vec![self.ca_file.clone()],
+                allow_plaintext_credentials_to_loopback: false,
             },
             StaticResolver::new()
                 .with(HOST, ["127.0.0.1".parse().unwrap()])

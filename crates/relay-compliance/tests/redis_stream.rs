@@ -224,6 +224,7 @@ impl Peer for RedisPeer {
                 allow_cidrs: vec!["127.0.0.1/32".into()],
                 block_cidrs: vec![],
                 extra_ca_certs: vec![],
+                allow_plaintext_credentials_to_loopback: true,
             },
             StaticResolver::new().with(HOST, ["127.0.0.1".parse().unwrap()]),
         )

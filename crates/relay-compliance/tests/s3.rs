@@ -81,6 +81,7 @@ fn guard(m: &Moto) -> Guard {
         allow_cidrs: vec!["127.0.0.1/32".into()],
         block_cidrs: vec![],
         extra_ca_certs: vec![m.ca_pem.clone()],
+        allow_plaintext_credentials_to_loopback: false,
     })
     .expect("a guard")
 }
@@ -312,6 +313,7 @@ async fn the_service_certificate_is_verified() {
         allow_cidrs: vec!["127.0.0.1/32".into()],
         block_cidrs: vec![],
         extra_ca_certs: vec![],
+        allow_plaintext_credentials_to_loopback: false,
     })
     .unwrap();
     let mut secrets = Secrets::new();

@@ -597,6 +597,23 @@ impl Destination {
         }
     }
 
+    /// A broker destination that carries credentials (a password, a token,
+    /// SASL) with `tls` off: the hosts they would travel to in clear.
+    /// `None` when nothing would (HTTPS and object storage always use TLS;
+    /// a broker without credentials sends none). The rule behind
+    /// "credentials never travel in clear" (docs/destinations.md).
+    pub fn credentials_in_clear(&self) -> Option<Vec<&str>> {
+        let (tls, hosts): (bool, Vec<&str>) = match self {
+            Destination::Https(_) | Destination::S3(_) => return None,
+            Destination::RedisStream(r) => (r.tls, vec![r.host.as_str()]),
+            Destination::NatsJetstream(n) => (n.tls, vec![n.host.as_str()]),
+            Destination::RabbitMq(r) => (r.tls, vec![r.host.as_str()]),
+            Destination::Mqtt(m) => (m.tls, vec![m.host.as_str()]),
+            Destination::Kafka(k) => (k.tls, k.bootstrap.iter().map(|b| b.host.as_str()).collect()),
+        };
+        (!tls && !self.secret_refs().is_empty()).then_some(hosts)
+    }
+
     /// How its messages carry the CloudEvent (HTTPS and object storage: always structured).
     pub const fn content_mode(&self) -> ContentMode {
         match self {

@@ -159,6 +159,26 @@ pub trait Kind {
     fn record(result: &Self::Result) -> Record;
 }
 
+/// Credentials never travel in clear: a broker destination with
+/// credentials needs `tls`, unless the operator allowed plaintext to
+/// loopback hosts for development (`[outbound]
+/// allow_plaintext_credentials_to_loopback`) and every host is one.
+pub async fn credentials_in_clear(destination: &Destination, guard: &Guard) -> Result<(), Invalid> {
+    let Some(hosts) = destination.credentials_in_clear() else {
+        return Ok(());
+    };
+    for host in hosts {
+        if !guard.plaintext_credentials_allowed(host).await {
+            return Err(Invalid {
+                code: "credentials_without_tls",
+                pointer: "/destination/tls",
+                message: "the destination carries credentials, which are never sent without TLS: set `tls: true` (plaintext is allowed only to a loopback host, for development, when the operator sets [outbound] allow_plaintext_credentials_to_loopback)".into(),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Checks an endpoint's destination at registration.
 pub async fn validate(destination: &Destination, guard: &Guard) -> Result<(), Invalid> {
     match destination {
@@ -169,7 +189,8 @@ pub async fn validate(destination: &Destination, guard: &Guard) -> Result<(), In
         Destination::Mqtt(c) => mqtt::Mqtt::validate(c, guard).await,
         Destination::S3(c) => s3::S3::validate(c, guard).await,
         Destination::Kafka(c) => kafka::Kafka::validate(c, guard).await,
-    }
+    }?;
+    credentials_in_clear(destination, guard).await
 }
 
 /// Checks the resolved values of an endpoint's secret references at

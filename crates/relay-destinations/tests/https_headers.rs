@@ -19,6 +19,7 @@ fn guard() -> Guard {
         allow_cidrs: vec![],
         block_cidrs: vec![],
         extra_ca_certs: vec![],
+        allow_plaintext_credentials_to_loopback: false,
     };
     let resolver = StaticResolver::new().with("hooks.example", ["8.8.8.8".parse().unwrap()]);
     Guard::with_resolver(&config, Arc::new(resolver)).unwrap()

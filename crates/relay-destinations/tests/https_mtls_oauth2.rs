@@ -55,6 +55,7 @@ async fn env(ca: Arc<TestCa>) -> Env {
         allow_cidrs: vec!["127.0.0.1/32".into()],
         block_cidrs: vec![],
         extra_ca_certs: vec![ca.write_ca_pem(ca_dir.path()).unwrap()],
+        allow_plaintext_credentials_to_loopback: false,
     };
     let resolver = StaticResolver::new()
         .with("auth.test", ["127.0.0.1".parse().unwrap()])

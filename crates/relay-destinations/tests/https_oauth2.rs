@@ -55,6 +55,7 @@ async fn env(expires_in: Option<u64>) -> Env {
         allow_cidrs: vec!["127.0.0.1/32".into()],
         block_cidrs: vec![],
         extra_ca_certs: vec![ca_pem],
+        allow_plaintext_credentials_to_loopback: false,
     };
     let resolver = StaticResolver::new()
         .with("auth.test", ["127.0.0.1".parse().unwrap()])

@@ -46,11 +46,24 @@ async fn redis_stream_configurations() {
     };
     assert_eq!(code(redis(|_| {})).await, None);
     let pw = || Some(SecretRef::Secret("redis-pw".into()));
-    assert_eq!(code(redis(|r| r.password = pw())).await, None);
+    // Credentials never travel in clear (issue #40 point 5).
+    assert_eq!(
+        code(redis(|r| r.password = pw())).await,
+        Some(("credentials_without_tls", "/destination/tls"))
+    );
+    assert_eq!(
+        code(redis(|r| {
+            r.password = pw();
+            r.tls = true;
+        }))
+        .await,
+        None
+    );
     assert_eq!(
         code(redis(|r| {
             r.username = Some("relay".into());
             r.password = pw();
+            r.tls = true;
         }))
         .await,
         None
@@ -197,6 +210,15 @@ async fn rabbitmq_configurations() {
             r.password = Some(pw.clone());
         }))
         .await,
+        Some(("credentials_without_tls", "/destination/tls"))
+    );
+    assert_eq!(
+        code(rabbitmq(|r| {
+            r.username = Some("relay".into());
+            r.password = Some(pw.clone());
+            r.tls = true;
+        }))
+        .await,
         None
     );
     assert_eq!(
@@ -327,9 +349,21 @@ async fn nats_jetstream_configurations() {
             n.password = pw();
         }))
         .await,
+        Some(("credentials_without_tls", "/destination/tls"))
+    );
+    assert_eq!(
+        code(nats(|n| {
+            n.username = Some("relay".into());
+            n.password = pw();
+            n.tls = true;
+        }))
+        .await,
         None
     );
-    assert_eq!(code(nats(|n| n.token = pw())).await, None);
+    assert_eq!(
+        code(nats(|n| n.token = pw())).await,
+        Some(("credentials_without_tls", "/destination/tls"))
+    );
     assert_eq!(
         code(nats(|n| n.username = Some("relay".into()))).await,
         Some(("invalid_credentials", "/destination/password"))
@@ -422,4 +456,50 @@ async fn nats_jetstream_configurations() {
     let d = nats(|n| n.token = Some(t.clone()));
     assert_eq!(d.secret_refs(), vec![("/destination/token", &t)]);
     assert!(relay_destinations::build(&d, &shared, &s).is_err());
+}
+
+/// Plaintext credentials only where the operator allowed them, and only to
+/// a host that is this machine.
+#[tokio::test]
+async fn plaintext_credentials_reach_only_a_loopback_host_the_operator_allowed() {
+    let config = |allow: bool| relay_net::OutboundConfig {
+        allow_ports: vec![6379],
+        allow_cidrs: vec!["127.0.0.1/32".into()],
+        allow_plaintext_credentials_to_loopback: allow,
+        ..Default::default()
+    };
+    let resolver = || {
+        Arc::new(
+            relay_net::StaticResolver::new()
+                .with("redis.example", ["8.8.8.8".parse().unwrap()])
+                .with("local.example", ["127.0.0.1".parse().unwrap()]),
+        )
+    };
+    let on = |host: &str| {
+        redis(|r| {
+            r.host = host.into();
+            r.password = Some(SecretRef::Secret("redis-pw".into()));
+        })
+    };
+    let allowed = Guard::with_resolver(&config(true), resolver()).unwrap();
+    let refused = Guard::with_resolver(&config(false), resolver()).unwrap();
+    for host in ["local.example", "127.0.0.1", "localhost"] {
+        assert!(
+            relay_destinations::credentials_in_clear(&on(host), &allowed)
+                .await
+                .is_ok(),
+            "{host}"
+        );
+        let e = relay_destinations::credentials_in_clear(&on(host), &refused)
+            .await
+            .unwrap_err();
+        assert_eq!(
+            (e.code, e.pointer),
+            ("credentials_without_tls", "/destination/tls")
+        );
+    }
+    let e = relay_destinations::credentials_in_clear(&on("redis.example"), &allowed)
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, "credentials_without_tls", "a public host never");
 }

@@ -132,6 +132,20 @@ impl EndpointCache {
             Some((built, _)) => built.keys.clone(),
             None => load_keys(a, id).await.map_err(Unbuilt::Unavailable)?,
         };
+        // An endpoint registered before credentials needed TLS (or whose
+        // operator withdrew the loopback allowance) resolves none of them:
+        // they would travel in clear.
+        if let Err(refused) = relay_destinations::credentials_in_clear(
+            &c.endpoint.destination,
+            a.shared.https.guard(),
+        )
+        .await
+        {
+            return Err(Unbuilt::Secret {
+                message: refused.message,
+                keys,
+            });
+        }
         let secrets = match a.resolver.resolve(&scope, &refs).await {
             Ok(s) => s,
             // The store could not be read now: not the tenant's doing.

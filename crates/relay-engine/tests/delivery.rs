@@ -1018,3 +1018,48 @@ async fn a_reference_not_granted_to_the_endpoints_tenant_is_a_recorded_refusal()
     let path = std::env::var("PATH").unwrap();
     assert!(!record.contains(&path), "{record}");
 }
+
+/// Credentials never travel in clear (issue #40 point 5): an endpoint
+/// stored before the rule (or since the operator withdrew the loopback
+/// allowance) whose broker destination carries a password with `tls` off
+/// resolves no secret and builds no client: each attempt is a recorded
+/// `secret_unresolved` that says why.
+#[tokio::test]
+async fn a_broker_password_is_never_sent_without_tls() {
+    let e = env(Setup {
+        verify: false,
+        ..Default::default()
+    })
+    .await;
+    let mut endpoint = e.endpoint.clone();
+    endpoint.destination =
+        relay_core::model::Destination::RedisStream(relay_core::model::RedisStreamDestination {
+            host: "127.0.0.1".into(),
+            port: 6379,
+            tls: false,
+            database: None,
+            stream: "events".into(),
+            max_len: None,
+            username: None,
+            password: Some(relay_core::secret::SecretRef::Secret("redis-pw".into())),
+            content_mode: Default::default(),
+            wait_aof: None,
+        });
+    endpoint.updated_at = e.clock.now();
+    e.store()
+        .update_endpoint(&e.scope, &endpoint, &[])
+        .await
+        .unwrap();
+    e.publish("evt_clear", DATA).await;
+    assert_eq!(e.dispatcher.run_once().await.unwrap(), 1);
+    let m = e.only_message().await;
+    assert_eq!(m.state, MessageState::Scheduled, "retried, not lost");
+    assert_eq!(m.last_error_code.as_deref(), Some("secret_unresolved"));
+    let a = &e.store().list_attempts(&e.scope, &m.id).await.unwrap()[0];
+    let record = serde_json::to_string(a).unwrap();
+    assert!(record.contains("without TLS"), "{record}");
+    assert!(
+        a.destination_ip.is_none(),
+        "no connection was made: {record}"
+    );
+}

@@ -74,6 +74,7 @@ async fn start(expires_in: Option<u64>) -> OAuthEnv {
             allow_cidrs: vec!["127.0.0.1/32".into()],
             block_cidrs: vec![],
             extra_ca_certs: vec![e.receiver.ca_pem_path().to_path_buf()],
+            allow_plaintext_credentials_to_loopback: false,
         },
         Arc::new(
             StaticResolver::new()

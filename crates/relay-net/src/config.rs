@@ -31,6 +31,41 @@ pub struct OutboundConfig {
     /// PEM files whose certificates are trusted in addition to the bundled roots.
     #[serde(deserialize_with = "paths")]
     pub extra_ca_certs: Vec<PathBuf>,
+    /// Lets a broker destination send its credentials without TLS when its
+    /// host is written as a loopback address (`127.0.0.0/8`, `::1`) or
+    /// `localhost`: local development against brokers without TLS only
+    /// (warned at start; never anywhere else).
+    #[serde(deserialize_with = "boolean")]
+    pub allow_plaintext_credentials_to_loopback: bool,
+}
+
+/// Whether `host`, as written, is this machine: a loopback address or
+/// `localhost` (never resolved).
+pub fn is_loopback_host(host: &str) -> bool {
+    let host = host.trim_end_matches('.');
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || bare
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// A boolean written as one (TOML) or as text (environment variables).
+fn boolean<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Raw {
+        Bool(bool),
+        Text(String),
+    }
+    match Raw::deserialize(d)? {
+        Raw::Bool(b) => Ok(b),
+        Raw::Text(s) => match s.trim() {
+            "true" | "1" => Ok(true),
+            "false" | "0" => Ok(false),
+            _ => Err(de::Error::custom(format!("{s:?} is not true or false"))),
+        },
+    }
 }
 
 /// Why an `[outbound]` section, or the resources it names, cannot be used.
@@ -126,6 +161,11 @@ impl OutboundConfig {
                 "outbound.allow_ports is set: endpoint URLs may use ports {} in addition to 443",
                 ports.join(", ")
             ));
+        }
+        if self.allow_plaintext_credentials_to_loopback {
+            lines.push(
+                "outbound.allow_plaintext_credentials_to_loopback is set: broker destinations on a loopback host may send their credentials without TLS (development only)".to_string(),
+            );
         }
         if !self.extra_ca_certs.is_empty() {
             let files: Vec<String> = self

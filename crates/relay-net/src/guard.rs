@@ -111,6 +111,8 @@ struct Inner {
     /// The operator's `extra_ca_certs` as PEM text, for TLS clients that
     /// are not rustls (librdkafka).
     extra_ca_pem: Option<String>,
+    /// `[outbound] allow_plaintext_credentials_to_loopback`.
+    plaintext_credentials_to_loopback: bool,
 }
 
 /// The outbound guard. Cheap to clone; build one per process.
@@ -153,8 +155,28 @@ impl Guard {
                 resolver,
                 tls_config,
                 extra_ca_pem,
+                plaintext_credentials_to_loopback: config.allow_plaintext_credentials_to_loopback,
             }),
         })
+    }
+
+    /// Whether credentials may travel to `host` without TLS: only when the
+    /// operator allowed it for development and `host` is this machine (a
+    /// loopback address or `localhost` as written, or a name every address
+    /// of which is a loopback address).
+    pub async fn plaintext_credentials_allowed(&self, host: &str) -> bool {
+        if !self.inner.plaintext_credentials_to_loopback {
+            return false;
+        }
+        if crate::config::is_loopback_host(host) {
+            return true;
+        }
+        match self.inner.resolver.resolve(host).await {
+            Ok(addresses) => {
+                !addresses.is_empty() && addresses.iter().all(|a| a.to_canonical().is_loopback())
+            }
+            Err(_) => false,
+        }
     }
 
     /// The address and port policy.

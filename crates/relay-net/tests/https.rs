@@ -226,6 +226,7 @@ fn loopback_config(pki: Option<&Pki>, port: u16) -> OutboundConfig {
         allow_cidrs: vec!["127.0.0.0/8".into()],
         block_cidrs: Vec::new(),
         extra_ca_certs: pki.map(|p| vec![p.ca_file.clone()]).unwrap_or_default(),
+        allow_plaintext_credentials_to_loopback: false,
     }
 }
 

@@ -34,6 +34,7 @@ async fn setup(tls12_only: bool) -> Setup {
         allow_cidrs: vec!["127.0.0.0/8".into()],
         block_cidrs: Vec::new(),
         extra_ca_certs: vec![receiver.ca_pem_path().to_path_buf()],
+        allow_plaintext_credentials_to_loopback: false,
     };
     let resolver = StaticResolver::new().with("localhost", [IpAddr::V4(Ipv4Addr::LOCALHOST)]);
     let guard = Guard::with_resolver(&config, Arc::new(resolver)).expect("guard");

@@ -136,6 +136,7 @@ pub fn guard() -> Arc<Guard> {
     let config = OutboundConfig {
         allow_ports: vec![8443],
         allow_cidrs: vec!["127.0.0.0/8".into()],
+        allow_plaintext_credentials_to_loopback: true,
         ..Default::default()
     };
     let resolver = StaticResolver::new()

@@ -154,6 +154,7 @@ async fn tls_with_a_client_certificate() {
         allow_cidrs: vec!["127.0.0.1/32".into()],
         block_cidrs: vec![],
         extra_ca_certs: vec![server_ca.write_ca_pem(dir.path()).unwrap()],
+        allow_plaintext_credentials_to_loopback: false,
     };
     let resolver = StaticResolver::new().with(HOST, ["127.0.0.1".parse().unwrap()]);
     let shared = Shared {

@@ -116,6 +116,7 @@ impl Peer for S3Peer {
                 allow_cidrs: vec!["127.0.0.1/32".into()],
                 block_cidrs: vec![],
                 extra_ca_certs: vec![self.moto.ca_pem.clone()],
+                allow_plaintext_credentials_to_loopback: false,
             },
             StaticResolver::default(),
         )

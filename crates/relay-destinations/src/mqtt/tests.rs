@@ -63,6 +63,7 @@ fn client(password: &str) -> Client {
             allow_cidrs: vec![],
             block_cidrs: vec![],
             extra_ca_certs: vec![],
+            allow_plaintext_credentials_to_loopback: true,
         },
         Arc::new(StaticResolver::new()),
     )

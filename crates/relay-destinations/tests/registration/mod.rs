@@ -17,6 +17,7 @@ pub fn guard(ports: &[u16], public_host: &str, allow_loopback: bool) -> Guard {
         },
         block_cidrs: vec![],
         extra_ca_certs: vec![],
+        allow_plaintext_credentials_to_loopback: false,
     };
     let resolver = StaticResolver::new()
         .with(public_host, ["8.8.8.8".parse().unwrap()])

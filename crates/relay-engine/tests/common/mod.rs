@@ -101,6 +101,7 @@ pub fn guard_for(
         },
         block_cidrs: vec![],
         extra_ca_certs: vec![receiver.ca_pem_path().to_path_buf()],
+        allow_plaintext_credentials_to_loopback: false,
     };
     let resolver = StaticResolver::new().with(host, [resolves_to.parse().expect("ip")]);
     Guard::with_resolver(&config, Arc::new(resolver)).expect("guard")

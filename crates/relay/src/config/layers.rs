@@ -102,6 +102,7 @@ pub(super) const KEYS: &[(&str, &[&str])] = &[
             "allow_cidrs",
             "block_cidrs",
             "extra_ca_certs",
+            "allow_plaintext_credentials_to_loopback",
         ],
     ),
     (

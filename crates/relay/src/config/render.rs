@@ -51,6 +51,10 @@ impl Config {
             .map(|p| p.display().to_string())
             .collect();
         outbound.insert("extra_ca_certs".into(), strs(&cas));
+        outbound.insert(
+            "allow_plaintext_credentials_to_loopback".into(),
+            self.outbound.allow_plaintext_credentials_to_loopback.into(),
+        );
         t.insert("outbound".into(), outbound.into());
         let mut limits = toml::Table::new();
         let l = &self.limits;
