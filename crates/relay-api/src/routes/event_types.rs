@@ -43,8 +43,10 @@ pub struct PutEventTypeBody {
 }
 
 /// The version's field lists: each a list of field paths the schema
-/// declares, and no thin field holding personal data.
+/// declares, and no thin field holding personal data. The paths' checks
+/// share one [`shape::CheckBudget`].
 fn check_field_lists(body: &PutEventTypeBody, errors: &mut Vec<FieldError>) {
+    let mut budget = shape::CheckBudget::default();
     let mut parsed = Vec::with_capacity(2);
     for (name, list) in [
         ("thin_fields", &body.thin_fields),
@@ -53,7 +55,9 @@ fn check_field_lists(body: &PutEventTypeBody, errors: &mut Vec<FieldError>) {
         match shape::parse_list(list) {
             Ok(paths) => {
                 for (i, p) in paths.iter().enumerate() {
-                    if let Err(message) = shape::check_in_schema(&body.schema, p) {
+                    if let Err(message) =
+                        shape::check_in_schema_within(&body.schema, p, &mut budget)
+                    {
                         errors.push(FieldError {
                             field: format!("/{name}/{i}"),
                             message,
@@ -84,6 +88,29 @@ fn check_field_lists(body: &PutEventTypeBody, errors: &mut Vec<FieldError>) {
             ),
         });
     }
+}
+
+/// Everything `PUT` checks of a version that looks inside its schema, in
+/// order: the schema's bounds (size and depth first, before anything walks
+/// it), the sample's nesting, the field lists, the compiled schema (its
+/// patterns), the sample against it. CPU-bound: runs on the CPU pool.
+fn vet(body: &PutEventTypeBody, mut errors: Vec<FieldError>) -> Result<(), ApiError> {
+    let cost = relay_core::schema_bounds::check(&body.schema).map_err(schema::bounds_error)?;
+    if let Some(Err(m)) = body.sample.as_ref().map(validate::json_nesting) {
+        errors.push(FieldError {
+            field: "/sample".into(),
+            message: m,
+        });
+    }
+    check_field_lists(body, &mut errors);
+    if !errors.is_empty() {
+        return Err(ApiError::fields(errors));
+    }
+    let validator = schema::compile(&body.schema)?;
+    if let Some(sample) = &body.sample {
+        schema::check_within(&validator, cost, sample, "/sample")?;
+    }
+    Ok(())
 }
 
 /// A built-in operational event type (`relay_core::operational`) as a catalog entry.
@@ -152,26 +179,14 @@ pub async fn put(
             message: "must be at most 2000 characters".into(),
         });
     }
-    check_field_lists(&body, &mut errors);
-    if let Err(m) = validate::json_nesting(&body.schema) {
-        errors.push(FieldError {
-            field: "/schema".into(),
-            message: m,
-        });
-    }
-    if let Some(Err(m)) = body.sample.as_ref().map(validate::json_nesting) {
-        errors.push(FieldError {
-            field: "/sample".into(),
-            message: m,
-        });
-    }
-    if !errors.is_empty() {
-        return Err(ApiError::fields(errors));
-    }
-    let validator = schema::compile(&body.schema)?;
-    if let Some(sample) = &body.sample {
-        schema::check(&validator, sample, "/sample")?;
-    }
+    let (body, vetted) = state
+        .cpu
+        .run(&auth.scope.tenant_id, move || {
+            let vetted = vet(&body, errors);
+            (body, vetted)
+        })
+        .await?;
+    vetted?;
     let (et, outcome) = state
         .store
         .put_event_type(

@@ -182,13 +182,18 @@ pub async fn publish(
         },
         state.engine.config().max_payload_bytes,
     )?;
-    let validator = state.schemas.get(
-        &auth.scope.tenant_id,
-        auth.scope.environment.as_str(),
-        &event_type.name,
-        current.version,
-        &current.schema,
-    )?;
+    let compiled = state
+        .schemas
+        .get(
+            &state.cpu,
+            &auth.scope.tenant_id,
+            auth.scope.environment.as_str(),
+            &event_type.name,
+            current.version,
+            &current.schema,
+        )
+        .await
+        .map_err(|e| stored_schema_refused(e, &event_type.name, current.version))?;
     // The raw bytes passed the syntax check, but serde_json only rejects a
     // lone surrogate escape (`"\ud800"`) or a number beyond f64 (`1e400`)
     // when it decodes them: the client's input, not a server fault.
@@ -203,7 +208,7 @@ pub async fn publish(
     })?;
     validate::json_nesting(&data)
         .map_err(|m| ApiError::invalid("validation_failed", "/data", m))?;
-    schema::check(&validator, &data, "/data")?;
+    schema::validate(&state.cpu, &auth.scope.tenant_id, compiled, data, "/data").await?;
     if let Some(c) = &body.consumer_id
         && state.store.get_consumer(&auth.scope, c).await?.is_none()
     {
@@ -233,6 +238,22 @@ pub async fn publish(
         )
         .await?;
     Ok(published(&state, outcome))
+}
+
+/// A version stored before today's bounds on schemas that exceeds them:
+/// the publish is refused with the bound's code, naming the version to
+/// replace (its `PUT` would be refused the same way).
+fn stored_schema_refused(mut e: ApiError, name: &str, version: i64) -> ApiError {
+    if e.status == StatusCode::UNPROCESSABLE_ENTITY {
+        e.detail = format!(
+            "version {version} of `{name}` has a schema Relay no longer runs ({}); PUT a new version of the event type",
+            e.detail
+        );
+        for f in &mut e.errors {
+            f.field = "/type".into();
+        }
+    }
+    e
 }
 
 /// A publish's answer (`202`, or `200` for a duplicate), once the

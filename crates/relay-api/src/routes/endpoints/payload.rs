@@ -121,16 +121,31 @@ pub async fn check(
     if allow == Allow::Everything {
         warnings.push(EVERYTHING_WARNING.to_string());
     }
-    if let Allow::Fields(fields) = &allow {
-        for f in fields {
-            let declared = versions
-                .iter()
-                .any(|(_, v)| shape::check_in_schema(&v.schema, f).is_ok());
-            if !declared {
-                warnings.push(format!(
-                    "snapshot field `{f}` is not declared by the schema of any event type this endpoint names; it sends nothing until one does"
-                ));
-            }
+    if let Allow::Fields(fields) = &allow
+        && !fields.is_empty()
+    {
+        // Walking the schemas is CPU work, bounded by one budget for the request.
+        let schemas: Vec<serde_json::Value> =
+            versions.iter().map(|(_, v)| v.schema.clone()).collect();
+        let fields = fields.clone();
+        let undeclared = state
+            .cpu
+            .run(&scope.tenant_id, move || {
+                let mut budget = shape::CheckBudget::default();
+                fields
+                    .into_iter()
+                    .filter(|f| {
+                        !schemas
+                            .iter()
+                            .any(|s| shape::check_in_schema_within(s, f, &mut budget).is_ok())
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .await?;
+        for f in undeclared {
+            warnings.push(format!(
+                "snapshot field `{f}` is not declared by the schema of any event type this endpoint names; it sends nothing until one does"
+            ));
         }
     }
     // Personal data the settings would send, by event type.
