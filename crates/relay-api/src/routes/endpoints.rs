@@ -315,7 +315,7 @@ async fn validate_settings(
 }
 
 #[utoipa::path(operation_id = "endpoints_create", post, path = "/v1/endpoints", tag = "endpoints", request_body = CreateEndpoint,
-    responses((status = 201, body = EndpointCreated), (status = 422, body = Problem)),
+    responses((status = 201, body = EndpointCreated), (status = 422, body = Problem), (status = 429, description = "`busy`: the tenant already has 8 schema checks or validations running or waiting; retry after `Retry-After` seconds", body = Problem)),
     security(("api_key" = [])))]
 pub async fn create(
     State(state): State<Arc<AppState>>,
@@ -463,7 +463,8 @@ pub async fn get(
         ("If-Match" = Option<String>, Header, description = "Apply only while the endpoint is at this `ETag` (its revision, from a read), else `412`")),
     request_body = Option<UpdateEndpoint>,
     responses((status = 200, body = EndpointOut, headers(("ETag" = String, description = "The endpoint's new revision"))),
-        (status = 404, body = Problem), (status = 409, body = Problem), (status = 412, body = Problem), (status = 422, body = Problem)),
+        (status = 404, body = Problem), (status = 409, body = Problem), (status = 412, body = Problem), (status = 422, body = Problem),
+        (status = 429, description = "`busy`: the tenant already has 8 schema checks or validations running or waiting; retry after `Retry-After` seconds", body = Problem)),
     security(("api_key" = [])))]
 pub async fn update(
     State(state): State<Arc<AppState>>,

@@ -88,7 +88,8 @@ fn check_optional_text(value: &Option<String>, field: &str, max: usize) -> Resul
 #[utoipa::path(operation_id = "events_publish", post, path = "/v1/events", tag = "events", request_body = PublishEvent,
     responses((status = 202, description = "accepted: stored with its messages", body = Published),
               (status = 200, description = "duplicate id: the existing event", body = Published),
-              (status = 422, description = "invalid: `code` is `validation_failed`, `schema_violation`, `unknown_event_type`, `invalid_time`, `time_out_of_range`, …", body = Problem),
+              (status = 422, description = "invalid: `code` is `validation_failed`, `schema_violation`, `validation_too_costly` (the payload's values times the schema's cost per value is over the budget), `unknown_event_type`, `invalid_time`, `time_out_of_range`, …", body = Problem),
+              (status = 429, description = "`busy`: the tenant already has 8 schema checks or validations running or waiting; retry after `Retry-After` seconds", body = Problem),
               (status = 413, description = "`payload_too_large` (the request) or `envelope_too_large` (the delivered CloudEvent could exceed the delivery limit)", body = Problem)),
     security(("api_key" = [])))]
 pub async fn publish(
