@@ -43,7 +43,9 @@ fn attacks() -> Vec<(&'static str, &'static str, Value)> {
     });
     // As many elements as the budget allows, none valid: validation tries
     // every branch of each.
-    let strings: Vec<String> = (0..2000).map(|i| format!("{i}{}!", "a".repeat(21))).collect();
+    let strings: Vec<String> = (0..2000)
+        .map(|i| format!("{i}{}!", "a".repeat(21)))
+        .collect();
     vec![
         (
             "PUT",
@@ -128,8 +130,8 @@ fn a_hostile_tenant_never_delays_another() {
             "the attacker's requests never answered"
         );
         let t = Instant::now();
-        let (status, _) = http("GET", &format!("{}/healthz", relay.url), None, None)
-            .expect("/healthz answers");
+        let (status, _) =
+            http("GET", &format!("{}/healthz", relay.url), None, None).expect("/healthz answers");
         assert_eq!(status, 200);
         let took = t.elapsed();
         if took > slowest.0 {
