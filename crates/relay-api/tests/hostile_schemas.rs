@@ -282,3 +282,44 @@ async fn validation_has_a_budget_per_publish() {
     .await;
     assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.text());
 }
+
+/// An endpoint's subscriptions are each deduplicated and looked up in the
+/// catalog: a body of 40,000 names (under the 1 MiB request limit) is
+/// refused at once for their number; 256 are judged one by one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_endpoint_names_at_most_256_event_types() {
+    let h = Harness::new().await;
+    let (_, key) = h.tenant_with_key("acme", "live").await;
+    let consumer = h.consumer(&key, "c1").await;
+    let names = |n: usize| -> Vec<String> { (0..n).map(|i| format!("t{i}.created")).collect() };
+    let many = names(40_000);
+    let body = endpoint_body(
+        &consumer,
+        &many.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    assert!(body.to_string().len() < 1024 * 1024);
+    let r = timed(
+        &h,
+        "40,000 subscriptions",
+        Duration::from_secs(5),
+        Method::POST,
+        "/v1/endpoints",
+        &key,
+        body,
+    )
+    .await;
+    r.problem(StatusCode::UNPROCESSABLE_ENTITY, "validation_failed");
+    assert_eq!(r.error_fields(), vec!["/event_types".to_string()]);
+    // 256 are not refused for their number (these name no event type).
+    let few = names(256);
+    h.post(
+        "/v1/endpoints",
+        &key,
+        endpoint_body(
+            &consumer,
+            &few.iter().map(String::as_str).collect::<Vec<_>>(),
+        ),
+    )
+    .await
+    .problem(StatusCode::UNPROCESSABLE_ENTITY, "unknown_event_type");
+}

@@ -64,7 +64,8 @@ pub struct PortalCreateEndpoint {
     /// The `https://` URL deliveries go to.
     pub url: String,
     pub description: Option<String>,
-    /// Event types to receive; `["*"]` receives all.
+    /// Event types to receive (at most 256); `["*"]` receives all.
+    #[schema(max_items = 256)]
     pub event_types: Vec<String>,
     /// `v1a` (Ed25519, default) or `v1` (HMAC-SHA256).
     pub signature_scheme: Option<SignatureScheme>,
@@ -136,6 +137,8 @@ pub struct PortalUpdateEndpoint {
     #[serde(default, deserialize_with = "present")]
     #[schema(value_type = Option<String>)]
     pub description: Option<Option<String>>,
+    /// At most 256.
+    #[schema(max_items = 256)]
     pub event_types: Option<Vec<String>>,
     #[serde(default, deserialize_with = "present")]
     #[schema(value_type = Option<u32>, minimum = 1, maximum = 100_000)]
