@@ -52,14 +52,24 @@ pub struct SchemaCache {
     validators: RwLock<HashMap<Key, Arc<Compiled>>>,
 }
 
+/// The longest string `format: "regex"` takes for a regular expression:
+/// the syntax check's group-name bookkeeping is quadratic in the string.
+pub const MAX_FORMAT_REGEX_BYTES: usize = 4096;
+
 /// The options every tenant schema is compiled with: the linear-time
-/// `regex` engine for `pattern` and `patternProperties`.
+/// `regex` engine for `pattern` and `patternProperties`, and `format:
+/// "regex"` (when a dialect asserts formats) only on strings of at most
+/// [`MAX_FORMAT_REGEX_BYTES`].
 pub fn options() -> jsonschema::ValidationOptions<'static> {
-    jsonschema::options().with_pattern_options(
-        jsonschema::PatternOptions::regex()
-            .size_limit(REGEX_SIZE_LIMIT)
-            .dfa_size_limit(REGEX_SIZE_LIMIT),
-    )
+    jsonschema::options()
+        .with_pattern_options(
+            jsonschema::PatternOptions::regex()
+                .size_limit(REGEX_SIZE_LIMIT)
+                .dfa_size_limit(REGEX_SIZE_LIMIT),
+        )
+        .with_format("regex", |s: &str| {
+            s.len() <= MAX_FORMAT_REGEX_BYTES && jsonschema_regex::is_valid_ecma_regex(s)
+        })
 }
 
 /// Compiles a schema Relay itself defines (no bounds needed).

@@ -323,3 +323,47 @@ async fn an_endpoint_names_at_most_256_event_types() {
     .await
     .problem(StatusCode::UNPROCESSABLE_ENTITY, "unknown_event_type");
 }
+
+/// `format: "regex"` (asserted under draft 7) checks a string's syntax with
+/// a parser whose group-name check is quadratic: one string of 30,000 named
+/// groups and 30,000 references to the last costs 900 million comparisons.
+/// Strings over 4 KiB are not taken for regular expressions.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_format_regex_string_is_checked_in_bounded_time() {
+    let h = Harness::new().await;
+    let (_, key) = h.tenant_with_key("acme", "live").await;
+    h.event_type(
+        &key,
+        "pattern.created",
+        json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "string", "format": "regex"}),
+    )
+    .await;
+    let n = 30_000;
+    let mut text: String = (0..n).map(|i| format!("(?<n{i}>)")).collect();
+    text.extend((0..n).map(|_| format!("\\k<n{}>", n - 1)));
+    assert!(text.len() < 900 * 1024);
+    let r = timed(
+        &h,
+        "a 30,000-group pattern",
+        Duration::from_secs(5),
+        Method::POST,
+        "/v1/events",
+        &key,
+        json!({"type": "pattern.created", "data": text}),
+    )
+    .await;
+    r.problem(StatusCode::UNPROCESSABLE_ENTITY, "schema_violation");
+    // Ordinary patterns are still checked as such.
+    h.publish(
+        &key,
+        json!({"type": "pattern.created", "data": "^(?<year>\\d{4})-\\k<year>$"}),
+    )
+    .await
+    .expect(StatusCode::ACCEPTED);
+    h.publish(
+        &key,
+        json!({"type": "pattern.created", "data": "(unclosed"}),
+    )
+    .await
+    .problem(StatusCode::UNPROCESSABLE_ENTITY, "schema_violation");
+}
