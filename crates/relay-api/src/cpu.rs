@@ -32,7 +32,7 @@ pub struct CpuPool {
     threads: usize,
     per_tenant: usize,
     global: Arc<Semaphore>,
-    tenants: Mutex<HashMap<String, Tenant>>,
+    tenants: Arc<Mutex<HashMap<String, Tenant>>>,
 }
 
 struct Tenant {
@@ -56,7 +56,7 @@ impl CpuPool {
             threads,
             per_tenant: (threads / 2).max(1),
             global: Arc::new(Semaphore::new(threads)),
-            tenants: Mutex::new(HashMap::new()),
+            tenants: Arc::new(Mutex::new(HashMap::new())),
         }
     }
 
@@ -72,7 +72,9 @@ impl CpuPool {
 
     /// Runs `work` for `tenant` on a blocking thread once the tenant's share
     /// and a thread are free; `429 busy` when the tenant already has
-    /// [`MAX_QUEUED_PER_TENANT`] checks running or waiting.
+    /// [`MAX_QUEUED_PER_TENANT`] checks running or waiting. The work keeps
+    /// its share, its thread and its place in the queue until it ends, even
+    /// when the request that started it is dropped (the client went away).
     pub async fn run<T, F>(&self, tenant: &str, work: F) -> Result<T, ApiError>
     where
         T: Send + 'static,
@@ -90,38 +92,47 @@ impl CpuPool {
             t.queued += 1;
             t.running.clone()
         };
-        let _queued = Queued { pool: self, tenant };
-        let _mine = running
+        let queued = Queued {
+            tenants: self.tenants.clone(),
+            tenant: tenant.to_string(),
+        };
+        let mine = running
             .acquire_owned()
             .await
             .map_err(|_| ApiError::internal())?;
-        let _thread = self
+        let thread = self
             .global
             .clone()
             .acquire_owned()
             .await
             .map_err(|_| ApiError::internal())?;
-        tokio::task::spawn_blocking(work).await.map_err(|e| {
+        tokio::task::spawn_blocking(move || {
+            let _held = (queued, mine, thread);
+            work()
+        })
+        .await
+        .map_err(|e| {
             tracing::error!(error = %e, "a CPU-heavy check failed");
             ApiError::internal()
         })
     }
 }
 
-/// Counts a check as the tenant's until it ends (or its request is dropped).
-struct Queued<'a> {
-    pool: &'a CpuPool,
-    tenant: &'a str,
+/// Counts a check as its tenant's until it ends, or until its request is
+/// dropped before it started.
+struct Queued {
+    tenants: Arc<Mutex<HashMap<String, Tenant>>>,
+    tenant: String,
 }
 
-impl Drop for Queued<'_> {
+impl Drop for Queued {
     fn drop(&mut self) {
-        if let Ok(mut tenants) = self.pool.tenants.lock()
-            && let Some(t) = tenants.get_mut(self.tenant)
+        if let Ok(mut tenants) = self.tenants.lock()
+            && let Some(t) = tenants.get_mut(&self.tenant)
         {
             t.queued = t.queued.saturating_sub(1);
             if t.queued == 0 {
-                tenants.remove(self.tenant);
+                tenants.remove(&self.tenant);
             }
         }
     }
@@ -188,5 +199,40 @@ mod tests {
         }
         assert!(pool.tenants.lock().unwrap().is_empty());
         assert_eq!(pool.run("a", || 1).await.unwrap(), 1);
+    }
+
+    /// A request dropped while its check runs (the client went away) leaves
+    /// the check its share of the tenant's threads until it ends.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_dropped_request_keeps_its_share_until_the_work_ends() {
+        let pool = Arc::new(CpuPool::new(2));
+        let (release, gate) = std::sync::mpsc::channel::<()>();
+        let (started_tx, started) = tokio::sync::oneshot::channel::<()>();
+        let request = {
+            let pool = pool.clone();
+            tokio::spawn(async move {
+                pool.run("a", move || {
+                    let _ = started_tx.send(());
+                    let _ = gate.recv();
+                })
+                .await
+            })
+        };
+        started.await.unwrap();
+        request.abort();
+        assert!(request.await.unwrap_err().is_cancelled());
+        {
+            let tenants = pool.tenants.lock().unwrap();
+            let a = tenants.get("a").expect("the running check still counts");
+            assert_eq!((a.queued, a.running.available_permits()), (1, 0));
+        }
+        assert_eq!(pool.global.available_permits(), 1);
+        release.send(()).unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while !pool.tenants.lock().unwrap().is_empty() {
+            assert!(std::time::Instant::now() < deadline, "the share came back");
+            tokio::task::yield_now().await;
+        }
+        assert_eq!(pool.global.available_permits(), 2);
     }
 }
