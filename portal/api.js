@@ -66,8 +66,16 @@ export class PortalClient {
   session() {
     return this.get("/v1/portal/session");
   }
-  eventTypes() {
-    return this.get("/v1/portal/event-types");
+  /** Every event type: the list comes a page (at most 250) at a time. */
+  async eventTypes() {
+    const data = [];
+    let after;
+    do {
+      const page = await this.get("/v1/portal/event-types" + query({ limit: 250, after }));
+      data.push(...page.data);
+      after = page.next_after;
+    } while (after);
+    return { data };
   }
   endpoints(after) {
     return this.get("/v1/portal/endpoints" + query({ after }));
@@ -115,7 +123,7 @@ export class PortalClient {
     return this.get(`/v1/portal/messages/${enc(id)}`);
   }
   attempts(id) {
-    return this.get(`/v1/portal/messages/${enc(id)}/attempts`);
+    return this.get(`/v1/portal/messages/${enc(id)}/attempts` + query({ limit: 250 }));
   }
   resend(id) {
     return this.post(`/v1/portal/messages/${enc(id)}/resend`);

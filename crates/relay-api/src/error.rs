@@ -45,6 +45,8 @@ pub struct ApiError {
     pub detail: String,
     pub errors: Vec<FieldError>,
     pub position: Option<(usize, usize)>,
+    /// Seconds for a `Retry-After` header (`429`, `503`).
+    pub retry_after: Option<u32>,
 }
 
 impl ApiError {
@@ -55,6 +57,7 @@ impl ApiError {
             detail: detail.into(),
             errors: Vec::new(),
             position: None,
+            retry_after: None,
         }
     }
 
@@ -144,6 +147,11 @@ impl IntoResponse for ApiError {
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/problem+json"),
         );
+        if let Some(seconds) = self.retry_after {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
         response
     }
 }

@@ -5,7 +5,8 @@
 //! - [`auth`]: operator token and tenant API keys.
 //! - [`error`]: every failure as `application/problem+json` with a stable code.
 //! - [`extract`]: body and query extractors that fail as problems.
-//! - [`schema`]: compiled JSON Schemas of the event catalog, cached.
+//! - [`schema`]: compiled JSON Schemas of the event catalog, bounded and cached.
+//! - [`cpu`]: CPU-heavy checks on blocking threads, shared fairly between tenants.
 //! - [`openapi`]: the OpenAPI document generated from the handlers.
 //!
 //! The library never reads ports, files or signals: [`serve`] takes a bound
@@ -14,6 +15,7 @@
 
 pub mod auth;
 pub mod cache;
+pub mod cpu;
 pub mod deliverable;
 pub mod error;
 pub mod extract;
@@ -106,6 +108,8 @@ pub struct AppState {
     pub engine: Arc<relay_engine::Dispatcher>,
     pub settings: ApiSettings,
     pub schemas: schema::SchemaCache,
+    /// Blocking threads for CPU-heavy checks (schemas, large validations).
+    pub cpu: cpu::CpuPool,
     /// Active API keys by token digest (see [`cache`]).
     pub api_keys: cache::TtlCache<String, relay_core::model::ApiKey>,
     /// Event types by (tenant, environment, name) (see [`cache`]).
@@ -141,6 +145,7 @@ impl AppState {
             engine,
             settings,
             schemas: schema::SchemaCache::default(),
+            cpu: cpu::CpuPool::default(),
             api_keys: cache::TtlCache::default(),
             event_types: cache::TtlCache::default(),
             wake: Arc::new(tokio::sync::Notify::new()),

@@ -353,9 +353,10 @@ impl<P: Peer> Harness<P> {
 
     pub async fn attempts(&self, message: &Message) -> Vec<Attempt> {
         self.store()
-            .list_attempts(&self.scope, &message.id)
+            .list_attempts(&self.scope, &message.id, &PageRequest::first(250))
             .await
             .unwrap()
+            .data
     }
 
     /// The signing secret as a consumer holds it (`whsec_…`).

@@ -17,6 +17,7 @@
 //! - [`transition`]: message state transitions.
 //! - [`window`]: whether a waiting message's attempts still fit in its delivery window.
 //! - [`secret`]: secret references (`secret:`, `env:`, `file:`), secret values that never show, the operator's policy.
+//! - [`schema_bounds`]: bounds on a tenant's JSON Schema (size, depth, references, cost per value), checked before anything walks or compiles it.
 //! - [`shape`]: thin events and snapshots: field paths, their check against a schema, the projection of `data`.
 //! - [`sealed`]: encryption at rest of signing keys under the master key.
 //! - [`signature`]: the Standard Webhooks signature profile (`v1` HMAC-SHA256, `v1a` Ed25519).
@@ -36,6 +37,7 @@ pub mod model;
 pub mod operational;
 pub mod outcome;
 pub mod retry;
+pub mod schema_bounds;
 pub mod sealed;
 pub mod secret;
 pub mod shape;

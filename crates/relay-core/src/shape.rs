@@ -161,62 +161,108 @@ pub fn parse_list(list: &[String]) -> Result<Vec<FieldPath>, ListError> {
     Ok(out)
 }
 
-/// How deep `$ref`s are followed before a path is declared absent (a
-/// recursive schema ends here).
-const MAX_REFS: usize = 32;
+/// The most (subschema, member) states the field-path checks of one request
+/// visit together: far more than any real schema needs (a path's check
+/// visits the subschemas along it), and a hard stop for one built to be
+/// expensive. The schema's size and shape are bounded before this runs
+/// ([`crate::schema_bounds`]); this is the walk's own guard.
+pub const MAX_CHECK_STEPS: usize = 200_000;
+
+/// What is left of a request's [`MAX_CHECK_STEPS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CheckBudget(usize);
+
+impl CheckBudget {
+    pub fn new(steps: usize) -> Self {
+        CheckBudget(steps)
+    }
+}
+
+impl Default for CheckBudget {
+    fn default() -> Self {
+        CheckBudget(MAX_CHECK_STEPS)
+    }
+}
 
 /// Whether `path` names a field the schema declares: every member is named
 /// in a `properties` (through an array's `items`, local `$ref`s such as
 /// `#/$defs/customer`, and any branch of `allOf`, `anyOf`, `oneOf`). A schema
 /// that merely allows other members (`additionalProperties`) does not
 /// declare them.
+///
+/// The walk is linear in the schema: it remembers every (subschema, member)
+/// state it has seen, so branches and `$ref`s that lead to the same place
+/// (or back to where they started) are followed once, and it stops after
+/// [`MAX_CHECK_STEPS`] states whatever the schema.
 pub fn check_in_schema(schema: &serde_json::Value, path: &FieldPath) -> Result<(), String> {
-    if declared(schema, schema, &path.tokens, MAX_REFS) {
-        Ok(())
-    } else {
-        Err(format!(
+    check_in_schema_within(schema, path, &mut CheckBudget::default())
+}
+
+/// [`check_in_schema`], spending the states it visits from `budget` (shared
+/// by every path one request checks).
+pub fn check_in_schema_within(
+    schema: &serde_json::Value,
+    path: &FieldPath,
+    budget: &mut CheckBudget,
+) -> Result<(), String> {
+    match declared(schema, &path.tokens, budget) {
+        Walk::Declared => Ok(()),
+        Walk::Absent => Err(format!(
             "`{path}` is not a field the event type's schema declares (through `properties`, `items`, `$ref`, `allOf`, `anyOf`, `oneOf`)"
-        ))
+        )),
+        Walk::TooComplex => Err(format!(
+            "the event type's schema is too complex to check `{path}` against (the field checks of one request may take {MAX_CHECK_STEPS} steps)"
+        )),
     }
 }
 
-fn declared(
-    root: &serde_json::Value,
-    node: &serde_json::Value,
-    tokens: &[String],
-    refs: usize,
-) -> bool {
-    let Some((first, rest)) = tokens.split_first() else {
-        return true;
-    };
-    let Some(obj) = node.as_object() else {
-        return false;
-    };
-    if let Some(r) = obj.get("$ref").and_then(|r| r.as_str())
-        && refs > 0
-        && let Some(target) = r
-            .strip_prefix('#')
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Walk {
+    Declared,
+    Absent,
+    TooComplex,
+}
+
+/// A depth-first search over (subschema, members matched) states with a
+/// visited set: each state is expanded at most once.
+fn declared(root: &serde_json::Value, tokens: &[String], budget: &mut CheckBudget) -> Walk {
+    let mut seen = std::collections::HashSet::new();
+    let mut stack: Vec<(&serde_json::Value, usize)> = vec![(root, 0)];
+    while let Some((node, matched)) = stack.pop() {
+        let Some(token) = tokens.get(matched) else {
+            return Walk::Declared;
+        };
+        if !seen.insert((std::ptr::from_ref(node) as usize, matched)) {
+            continue;
+        }
+        if budget.0 == 0 {
+            return Walk::TooComplex;
+        }
+        budget.0 -= 1;
+        let Some(obj) = node.as_object() else {
+            continue;
+        };
+        if let Some(target) = obj
+            .get("$ref")
+            .and_then(|r| r.as_str())
+            .and_then(|r| r.strip_prefix('#'))
             .and_then(|pointer| root.pointer(pointer))
-        && declared(root, target, tokens, refs - 1)
-    {
-        return true;
-    }
-    for combinator in ["allOf", "anyOf", "oneOf"] {
-        if let Some(branches) = obj.get(combinator).and_then(|b| b.as_array())
-            && branches.iter().any(|b| declared(root, b, tokens, refs))
         {
-            return true;
+            stack.push((target, matched));
+        }
+        for combinator in ["allOf", "anyOf", "oneOf"] {
+            if let Some(branches) = obj.get(combinator).and_then(|b| b.as_array()) {
+                stack.extend(branches.iter().map(|b| (b, matched)));
+            }
+        }
+        if let Some(member) = obj.get("properties").and_then(|p| p.get(token)) {
+            stack.push((member, matched + 1));
+        }
+        if let Some(items) = obj.get("items").filter(|i| i.is_object()) {
+            stack.push((items, matched));
         }
     }
-    if let Some(member) = obj.get("properties").and_then(|p| p.get(first))
-        && declared(root, member, rest, refs)
-    {
-        return true;
-    }
-    match obj.get("items") {
-        Some(items) if items.is_object() => declared(root, items, tokens, refs),
-        _ => false,
-    }
+    Walk::Absent
 }
 
 /// The thin fields that are also personal data (`(thin, personal)` pairs):

@@ -143,7 +143,12 @@ async fn a_refused_client_is_a_retried_attempt_with_a_health_warning() {
     let m = e.only_message().await;
     assert_eq!(m.state, MessageState::Scheduled);
     assert_eq!(m.last_error_code.as_deref(), Some("token_invalid_client"));
-    let attempts = e.store().list_attempts(&e.scope, &m.id).await.unwrap();
+    let attempts = e
+        .store()
+        .list_attempts(&e.scope, &m.id, &relay_store::PageRequest::first(250))
+        .await
+        .unwrap()
+        .data;
     assert_eq!(attempts.len(), 1);
     let a = &attempts[0];
     assert_eq!(a.status_code, None, "the endpoint was not tried");
@@ -165,7 +170,11 @@ async fn a_refused_client_is_a_retried_attempt_with_a_health_warning() {
     assert_eq!(e.only_message().await.state, MessageState::Delivered);
     let records = format!(
         "{:?}",
-        e.store().list_attempts(&e.scope, &m.id).await.unwrap()
+        e.store()
+            .list_attempts(&e.scope, &m.id, &relay_store::PageRequest::first(250))
+            .await
+            .unwrap()
+            .data
     );
     assert!(!records.contains(CLIENT_SECRET));
     for t in o.issuer.issued_tokens() {
@@ -190,7 +199,12 @@ async fn a_401_to_the_token_is_one_attempt_with_one_new_token() {
         .find(|m| m.event_id == "evt_2")
         .unwrap();
     assert_eq!(m.state, MessageState::Delivered);
-    let attempts = e.store().list_attempts(&e.scope, &m.id).await.unwrap();
+    let attempts = e
+        .store()
+        .list_attempts(&e.scope, &m.id, &relay_store::PageRequest::first(250))
+        .await
+        .unwrap()
+        .data;
     assert_eq!(attempts.len(), 1, "one attempt record");
     assert_eq!(attempts[0].status_code, Some(200));
     assert_eq!(attempts[0].detail["oauth2"]["retried_with_new_token"], true);

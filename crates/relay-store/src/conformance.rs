@@ -57,6 +57,8 @@ mod inbound;
 pub use inbound::*;
 mod inbound_ledger;
 pub use inbound_ledger::*;
+mod pages;
+pub use pages::*;
 mod secrets;
 pub use secrets::*;
 mod batches;

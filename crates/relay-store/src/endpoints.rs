@@ -104,23 +104,41 @@ pub async fn shape_source<X: Exec>(x: &mut X, key: &ShapeKey) -> Result<Option<S
 }
 
 /// An endpoint's versions, oldest first.
+/// One page of the endpoint's versions, oldest first; `page.after` is the
+/// last version number of the previous page (anything else reads as 0).
 pub async fn versions<X: Exec>(
     x: &mut X,
     scope: &Scope,
     id: &str,
-) -> Result<Option<Vec<EndpointVersion>>> {
+    page: &PageRequest,
+) -> Result<Option<Page<EndpointVersion>>> {
     if scoped_row(x, BY_ID, scope, id).await?.is_none() {
         return Ok(None);
     }
-    x.fetch(&SqlBuilder::of(
-        "SELECT * FROM endpoint_versions WHERE endpoint_id = $1 ORDER BY version",
-        [id.into()],
-    ))
-    .await?
-    .iter()
-    .map(rows::endpoint_version)
-    .collect::<Result<Vec<_>>>()
-    .map(Some)
+    let after = page
+        .after
+        .as_deref()
+        .and_then(|a| a.parse::<i64>().ok())
+        .unwrap_or(0);
+    let mut items = x
+        .fetch(&SqlBuilder::of(
+            "SELECT * FROM endpoint_versions WHERE endpoint_id = $1 AND version > $2 \
+             ORDER BY version LIMIT $3",
+            [id.into(), after.into(), (i64::from(page.limit) + 1).into()],
+        ))
+        .await?
+        .iter()
+        .map(rows::endpoint_version)
+        .collect::<Result<Vec<_>>>()?;
+    let more = items.len() > page.limit as usize;
+    items.truncate(page.limit as usize);
+    let next_after = more
+        .then(|| items.last().map(|v| v.version.to_string()))
+        .flatten();
+    Ok(Some(Page {
+        data: items,
+        next_after,
+    }))
 }
 
 async fn insert_subscriptions<X: Exec>(x: &mut X, scope: &Scope, e: &Endpoint) -> Result<()> {
@@ -246,6 +264,33 @@ pub async fn create<X: Exec>(
         insert_key(x, &e.id, k).await?;
     }
     audit::insert_opt(x, scope, audit).await
+}
+
+/// One page of the endpoint's signing keys, newest first (retired ones
+/// included); `page.after` is the id of the last key of the previous page.
+pub async fn keys_page<X: Exec>(
+    x: &mut X,
+    endpoint_id: &str,
+    page: &PageRequest,
+) -> Result<Page<EndpointKeyRecord>> {
+    let mut q = SqlBuilder::new("SELECT * FROM endpoint_keys WHERE endpoint_id = ");
+    q.bind(endpoint_id.into());
+    if let Some(after) = &page.after {
+        q.push(" AND (created_at, id) < (SELECT created_at, id FROM endpoint_keys WHERE endpoint_id = ")
+            .bind(endpoint_id.into())
+            .push(" AND id = ")
+            .bind(after.into())
+            .push(")");
+    }
+    q.push(" ORDER BY created_at DESC, id DESC LIMIT ")
+        .bind(Bind::Int(i64::from(page.limit) + 1));
+    let items = x
+        .fetch(&q)
+        .await?
+        .iter()
+        .map(rows::endpoint_key)
+        .collect::<Result<Vec<_>>>()?;
+    Ok(crate::sql::to_page(items, page.limit, |k| &k.id))
 }
 
 /// The endpoint's signing keys, newest first (retired ones included).

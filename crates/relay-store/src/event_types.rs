@@ -3,12 +3,12 @@
 
 use std::collections::HashMap;
 
-use relay_core::model::{EventType, EventTypeVersion};
+use relay_core::model::{EventType, EventTypeVersion, Page};
 
 use crate::exec::{Exec, fetch_optional};
 use crate::rows::RowExt;
 use crate::sql::{Bind, SqlBuilder, json_text};
-use crate::{PutEventType, PutEventTypeOutcome, Result, Scope, StoreError};
+use crate::{PageRequest, PutEventType, PutEventTypeOutcome, Result, Scope, StoreError};
 
 fn event_type(row: &impl RowExt, versions: Vec<EventTypeVersion>) -> Result<EventType> {
     Ok(EventType {
@@ -192,38 +192,47 @@ pub async fn get<X: Exec>(x: &mut X, scope: &Scope, name: &str) -> Result<Option
     Ok(Some(event_type(&row, versions)?))
 }
 
-pub async fn list<X: Exec>(x: &mut X, scope: &Scope) -> Result<Vec<EventType>> {
-    let scoped = || -> [Bind; 2] {
-        [
-            scope.tenant_id.as_str().into(),
-            scope.environment.as_str().into(),
-        ]
-    };
-    let types = x
-        .fetch(&SqlBuilder::of(
-            "SELECT * FROM event_types WHERE tenant_id = $1 AND environment = $2 ORDER BY name",
-            scoped(),
-        ))
-        .await?;
-    let versions = x
-        .fetch(&SqlBuilder::of(
-            "SELECT * FROM event_type_versions WHERE tenant_id = $1 AND environment = $2 \
-             ORDER BY name, version",
-            scoped(),
-        ))
-        .await?;
+/// One page of the scope's event types by name, with their versions.
+pub async fn list<X: Exec>(
+    x: &mut X,
+    scope: &Scope,
+    page: &PageRequest,
+) -> Result<Page<EventType>> {
+    let mut q = SqlBuilder::new("SELECT * FROM event_types WHERE tenant_id = ");
+    q.bind(scope.tenant_id.as_str().into())
+        .push(" AND environment = ")
+        .bind(scope.environment.as_str().into());
+    q.paginate("name", page);
+    let types = x.fetch(&q).await?;
+    // The versions of the names on this page only: a range of names.
     let mut by_name: HashMap<String, Vec<EventTypeVersion>> = HashMap::new();
-    for v in &versions {
-        by_name
-            .entry(v.text("name")?)
-            .or_default()
-            .push(version(v)?);
+    let shown = &types[..types.len().min(page.limit as usize)];
+    if let (Some(first), Some(last)) = (shown.first(), shown.last()) {
+        let versions = x
+            .fetch(&SqlBuilder::of(
+                "SELECT * FROM event_type_versions WHERE tenant_id = $1 AND environment = $2 \
+                 AND name >= $3 AND name <= $4 ORDER BY name, version",
+                [
+                    scope.tenant_id.as_str().into(),
+                    scope.environment.as_str().into(),
+                    first.text("name")?.into(),
+                    last.text("name")?.into(),
+                ],
+            ))
+            .await?;
+        for v in &versions {
+            by_name
+                .entry(v.text("name")?)
+                .or_default()
+                .push(version(v)?);
+        }
     }
-    types
+    let items = types
         .iter()
         .map(|t| {
             let name = t.text("name")?;
             event_type(t, by_name.remove(&name).unwrap_or_default())
         })
-        .collect()
+        .collect::<Result<Vec<_>>>()?;
+    Ok(crate::sql::to_page(items, page.limit, |t| &t.name))
 }

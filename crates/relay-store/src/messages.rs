@@ -5,7 +5,7 @@ use relay_core::model::{Attempt, Event, Message, Page};
 use relay_core::time::Timestamp;
 
 use crate::exec::{Exec, list_scoped, scoped_row};
-use crate::sql::{LIVE_STATES_SQL, SqlBuilder, push_message_filter};
+use crate::sql::{Bind, LIVE_STATES_SQL, SqlBuilder, push_message_filter};
 use crate::{AuditEntry, MessageFilter, PageRequest, Result, Scope, StoreError, audit, rows};
 
 const MESSAGE_BY_ID: &str =
@@ -48,20 +48,42 @@ pub async fn list<X: Exec>(
     .await
 }
 
-pub async fn attempts<X: Exec>(x: &mut X, scope: &Scope, message_id: &str) -> Result<Vec<Attempt>> {
-    x.fetch(&SqlBuilder::of(
-        "SELECT * FROM attempts WHERE tenant_id = $1 AND environment = $2 AND message_id = $3 \
-         ORDER BY number, id",
+/// One page of a message's attempts, by number (then id); `after` is the
+/// id of the last attempt of the previous page.
+pub async fn attempts<X: Exec>(
+    x: &mut X,
+    scope: &Scope,
+    message_id: &str,
+    page: &PageRequest,
+) -> Result<Page<Attempt>> {
+    let mut q = SqlBuilder::of(
+        "SELECT * FROM attempts WHERE tenant_id = $1 AND environment = $2 AND message_id = $3",
         [
             scope.tenant_id.as_str().into(),
             scope.environment.as_str().into(),
             message_id.into(),
         ],
-    ))
-    .await?
-    .iter()
-    .map(rows::attempt)
-    .collect()
+    );
+    if let Some(after) = &page.after {
+        q.push(" AND (number, id) > (SELECT number, id FROM attempts WHERE tenant_id = ")
+            .bind(scope.tenant_id.as_str().into())
+            .push(" AND environment = ")
+            .bind(scope.environment.as_str().into())
+            .push(" AND message_id = ")
+            .bind(message_id.into())
+            .push(" AND id = ")
+            .bind(after.into())
+            .push(")");
+    }
+    q.push(" ORDER BY number, id LIMIT ")
+        .bind(Bind::Int(i64::from(page.limit) + 1));
+    let items = x
+        .fetch(&q)
+        .await?
+        .iter()
+        .map(rows::attempt)
+        .collect::<Result<Vec<_>>>()?;
+    Ok(crate::sql::to_page(items, page.limit, |a| &a.id))
 }
 
 /// Cancels a message's pending attempts (`cancelled`); an attempt in

@@ -85,15 +85,22 @@ pub async fn create_api_key<X: Exec>(x: &mut X, k: &NewApiKey) -> Result<ApiKey>
     })
 }
 
-pub async fn list_api_keys<X: Exec>(x: &mut X, tenant_id: &str) -> Result<Vec<ApiKey>> {
-    x.fetch(&SqlBuilder::of(
-        "SELECT * FROM api_keys WHERE tenant_id = $1 ORDER BY id",
-        [tenant_id.into()],
-    ))
-    .await?
-    .iter()
-    .map(rows::api_key)
-    .collect()
+/// One page of a tenant's API keys, by id.
+pub async fn list_api_keys<X: Exec>(
+    x: &mut X,
+    tenant_id: &str,
+    page: &PageRequest,
+) -> Result<Page<ApiKey>> {
+    let mut q = SqlBuilder::new("SELECT * FROM api_keys WHERE tenant_id = ");
+    q.bind(tenant_id.into());
+    q.paginate("id", page);
+    let items = x
+        .fetch(&q)
+        .await?
+        .iter()
+        .map(rows::api_key)
+        .collect::<Result<Vec<_>>>()?;
+    Ok(crate::sql::to_page(items, page.limit, |k| &k.id))
 }
 
 /// Returns `true` when an active key of that tenant was revoked now.

@@ -168,6 +168,13 @@ pub struct PageRequest {
     pub limit: u32,
 }
 
+impl PageRequest {
+    /// The first page of at most `limit` items.
+    pub fn first(limit: u32) -> Self {
+        PageRequest { after: None, limit }
+    }
+}
+
 /// A signing key as stored: the secret sealed under the master key.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EndpointKeyRecord {

@@ -37,6 +37,7 @@ conformance!(
     tenants_and_sub_tenants,
     api_keys_are_found_by_hash_until_revoked,
     event_types_version_on_schema_change,
+    lists_come_a_bounded_page_at_a_time,
     endpoint_versions_are_kept_and_messages_record_theirs,
     consumers_are_unique_per_tenant_and_environment,
     endpoints_enforce_limits_and_scope,

@@ -47,7 +47,8 @@ pub struct CreateEndpoint {
     pub consumer_id: String,
     pub description: Option<String>,
     pub destination: Destination,
-    /// Event types to receive. Empty receives nothing; `["*"]` receives all (with a warning).
+    /// Event types to receive (at most 256). Empty receives nothing; `["*"]` receives all (with a warning).
+    #[schema(max_items = 256)]
     pub event_types: Vec<String>,
     /// `v1a` (Ed25519, default) or `v1` (HMAC-SHA256).
     pub signature_scheme: Option<SignatureScheme>,
@@ -90,6 +91,8 @@ pub struct UpdateEndpoint {
     #[schema(value_type = Option<String>)]
     pub description: Option<Option<String>>,
     pub destination: Option<Destination>,
+    /// At most 256.
+    #[schema(max_items = 256)]
     pub event_types: Option<Vec<String>>,
     /// A list, or `null` to go back to the default schedule.
     #[serde(default, deserialize_with = "present")]
@@ -180,6 +183,10 @@ pub struct EndpointQuery {
     pub after: Option<String>,
 }
 
+/// The most entries an endpoint's `event_types` (and `event_type_versions`)
+/// may hold.
+pub const MAX_SUBSCRIPTIONS: usize = 256;
+
 /// Checks everything about an endpoint's settings that does not need the
 /// consumer, and returns the warnings to show.
 ///
@@ -206,11 +213,26 @@ async fn validate_settings(
     if e.description.as_ref().is_some_and(|d| d.len() > 500) {
         field("/description", "must be at most 500 characters".into());
     }
+    // Each entry costs a catalog read when the payload settings are checked.
+    if e.event_types.len() > MAX_SUBSCRIPTIONS {
+        field(
+            "/event_types",
+            format!("at most {MAX_SUBSCRIPTIONS} entries (`*` subscribes to every type)"),
+        );
+        e.event_types.truncate(MAX_SUBSCRIPTIONS);
+    }
+    if e.event_type_versions.len() > MAX_SUBSCRIPTIONS {
+        field(
+            "/event_type_versions",
+            format!("at most {MAX_SUBSCRIPTIONS} entries"),
+        );
+    }
     let mut unique = Vec::with_capacity(e.event_types.len());
+    let mut seen = std::collections::HashSet::new();
     for (i, t) in e.event_types.iter().enumerate() {
         if let Err(m) = validate::subscription_entry(t) {
             field(&format!("/event_types/{i}"), m);
-        } else if !unique.contains(t) {
+        } else if seen.insert(t.as_str()) {
             unique.push(t.clone());
         }
     }
@@ -315,7 +337,7 @@ async fn validate_settings(
 }
 
 #[utoipa::path(operation_id = "endpoints_create", post, path = "/v1/endpoints", tag = "endpoints", request_body = CreateEndpoint,
-    responses((status = 201, body = EndpointCreated), (status = 422, body = Problem)),
+    responses((status = 201, body = EndpointCreated), (status = 422, body = Problem), (status = 429, description = "`busy`: the tenant already has 8 schema checks or validations running or waiting; retry after `Retry-After` seconds", body = Problem)),
     security(("api_key" = [])))]
 pub async fn create(
     State(state): State<Arc<AppState>>,
@@ -463,7 +485,8 @@ pub async fn get(
         ("If-Match" = Option<String>, Header, description = "Apply only while the endpoint is at this `ETag` (its revision, from a read), else `412`")),
     request_body = Option<UpdateEndpoint>,
     responses((status = 200, body = EndpointOut, headers(("ETag" = String, description = "The endpoint's new revision"))),
-        (status = 404, body = Problem), (status = 409, body = Problem), (status = 412, body = Problem), (status = 422, body = Problem)),
+        (status = 404, body = Problem), (status = 409, body = Problem), (status = 412, body = Problem), (status = 422, body = Problem),
+        (status = 429, description = "`busy`: the tenant already has 8 schema checks or validations running or waiting; retry after `Retry-After` seconds", body = Problem)),
     security(("api_key" = [])))]
 pub async fn update(
     State(state): State<Arc<AppState>>,

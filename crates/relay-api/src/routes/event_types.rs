@@ -5,7 +5,7 @@ use std::sync::Arc;
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use relay_core::model::EventType;
+use relay_core::model::{EventType, Page};
 use relay_core::{shape, validate};
 use relay_store::{PutEventType, PutEventTypeOutcome};
 use serde::{Deserialize, Serialize};
@@ -14,7 +14,8 @@ use utoipa::ToSchema;
 use crate::AppState;
 use crate::auth::TenantAuth;
 use crate::error::{ApiError, FieldError, Problem};
-use crate::extract::JsonBody;
+use crate::extract::{JsonBody, QueryParams};
+use crate::routes::ListQuery;
 use crate::schema;
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -43,8 +44,10 @@ pub struct PutEventTypeBody {
 }
 
 /// The version's field lists: each a list of field paths the schema
-/// declares, and no thin field holding personal data.
+/// declares, and no thin field holding personal data. The paths' checks
+/// share one [`shape::CheckBudget`].
 fn check_field_lists(body: &PutEventTypeBody, errors: &mut Vec<FieldError>) {
+    let mut budget = shape::CheckBudget::default();
     let mut parsed = Vec::with_capacity(2);
     for (name, list) in [
         ("thin_fields", &body.thin_fields),
@@ -53,7 +56,9 @@ fn check_field_lists(body: &PutEventTypeBody, errors: &mut Vec<FieldError>) {
         match shape::parse_list(list) {
             Ok(paths) => {
                 for (i, p) in paths.iter().enumerate() {
-                    if let Err(message) = shape::check_in_schema(&body.schema, p) {
+                    if let Err(message) =
+                        shape::check_in_schema_within(&body.schema, p, &mut budget)
+                    {
                         errors.push(FieldError {
                             field: format!("/{name}/{i}"),
                             message,
@@ -84,6 +89,29 @@ fn check_field_lists(body: &PutEventTypeBody, errors: &mut Vec<FieldError>) {
             ),
         });
     }
+}
+
+/// Everything `PUT` checks of a version that looks inside its schema, in
+/// order: the schema's bounds (size and depth first, before anything walks
+/// it), the sample's nesting, the field lists, the compiled schema (its
+/// patterns), the sample against it. CPU-bound: runs on the CPU pool.
+fn vet(body: &PutEventTypeBody, mut errors: Vec<FieldError>) -> Result<(), ApiError> {
+    let cost = relay_core::schema_bounds::check(&body.schema).map_err(schema::bounds_error)?;
+    if let Some(Err(m)) = body.sample.as_ref().map(validate::json_nesting) {
+        errors.push(FieldError {
+            field: "/sample".into(),
+            message: m,
+        });
+    }
+    check_field_lists(body, &mut errors);
+    if !errors.is_empty() {
+        return Err(ApiError::fields(errors));
+    }
+    let validator = schema::compile(&body.schema)?;
+    if let Some(sample) = &body.sample {
+        schema::check_within(&validator, cost, sample, "/sample")?;
+    }
+    Ok(())
 }
 
 /// A built-in operational event type (`relay_core::operational`) as a catalog entry.
@@ -118,17 +146,13 @@ fn reserved(name: &str) -> ApiError {
     )
 }
 
-#[derive(Debug, Serialize, ToSchema)]
-pub struct EventTypeList {
-    pub data: Vec<EventType>,
-}
-
 #[utoipa::path(operation_id = "event_types_put", put, path = "/v1/event-types/{name}", tag = "event-types",
     params(("name" = String, Path, description = "The event type's name, e.g. `order.created`.")),
     request_body = PutEventTypeBody,
     responses((status = 201, description = "created", body = EventTypeOut),
               (status = 200, description = "updated, or a new version opened", body = EventTypeOut),
-              (status = 422, body = Problem)),
+              (status = 422, description = "refused: `validation_failed`, `invalid_schema` (also a `$ref` outside the schema), `schema_too_large` (over 256 KiB), `schema_too_complex` (a `$ref` loop, or validation could cost over 10,000 subschemas per value), `unsupported_pattern` (look-around, backreferences, over 1 MiB compiled), `validation_too_costly` (the sample), `schema_violation` (the sample)", body = Problem),
+              (status = 429, description = "`busy`: the tenant already has 8 schema checks or validations running or waiting; retry after `Retry-After` seconds", body = Problem)),
     security(("api_key" = [])))]
 pub async fn put(
     State(state): State<Arc<AppState>>,
@@ -152,26 +176,14 @@ pub async fn put(
             message: "must be at most 2000 characters".into(),
         });
     }
-    check_field_lists(&body, &mut errors);
-    if let Err(m) = validate::json_nesting(&body.schema) {
-        errors.push(FieldError {
-            field: "/schema".into(),
-            message: m,
-        });
-    }
-    if let Some(Err(m)) = body.sample.as_ref().map(validate::json_nesting) {
-        errors.push(FieldError {
-            field: "/sample".into(),
-            message: m,
-        });
-    }
-    if !errors.is_empty() {
-        return Err(ApiError::fields(errors));
-    }
-    let validator = schema::compile(&body.schema)?;
-    if let Some(sample) = &body.sample {
-        schema::check(&validator, sample, "/sample")?;
-    }
+    let (body, vetted) = state
+        .cpu
+        .run(&auth.scope.tenant_id, move || {
+            let vetted = vet(&body, errors);
+            (body, vetted)
+        })
+        .await?;
+    vetted?;
     let (et, outcome) = state
         .store
         .put_event_type(
@@ -248,12 +260,35 @@ pub async fn get(
 }
 
 #[utoipa::path(operation_id = "event_types_list", get, path = "/v1/event-types", tag = "event-types",
-    responses((status = 200, body = EventTypeList)), security(("api_key" = [])))]
+    params(ListQuery),
+    responses((status = 200, description = "The catalog by name, a page at a time; Relay's operational event types come first, on the first page.", body = Page<EventType>),
+              (status = 400, body = Problem)),
+    security(("api_key" = [])))]
 pub async fn list(
     State(state): State<Arc<AppState>>,
     auth: TenantAuth,
-) -> Result<Json<EventTypeList>, ApiError> {
-    let mut data = state.store.list_event_types(&auth.scope).await?;
-    data.extend(relay_core::operational::all().filter_map(|n| built_in(n, auth.scope.environment)));
-    Ok(Json(EventTypeList { data }))
+    QueryParams(q): QueryParams<ListQuery>,
+) -> Result<Json<Page<EventType>>, ApiError> {
+    let page = q.page()?;
+    let first = page.after.is_none();
+    let stored = state.store.list_event_types(&auth.scope, &page).await?;
+    let built_ins = relay_core::operational::all()
+        .filter(|_| first)
+        .filter_map(|n| built_in(n, auth.scope.environment));
+    Ok(Json(with_built_ins(stored, built_ins)))
+}
+
+/// A page of the stored catalog, with Relay's operational event types
+/// before it when it is the first page (a fixed handful: the page stays
+/// bounded, and the cursor stays the last stored name).
+pub fn with_built_ins(
+    stored: Page<EventType>,
+    built_ins: impl Iterator<Item = EventType>,
+) -> Page<EventType> {
+    let mut data: Vec<EventType> = built_ins.collect();
+    data.extend(stored.data);
+    Page {
+        data,
+        next_after: stored.next_after,
+    }
 }

@@ -88,7 +88,8 @@ fn check_optional_text(value: &Option<String>, field: &str, max: usize) -> Resul
 #[utoipa::path(operation_id = "events_publish", post, path = "/v1/events", tag = "events", request_body = PublishEvent,
     responses((status = 202, description = "accepted: stored with its messages", body = Published),
               (status = 200, description = "duplicate id: the existing event", body = Published),
-              (status = 422, description = "invalid: `code` is `validation_failed`, `schema_violation`, `unknown_event_type`, `invalid_time`, `time_out_of_range`, …", body = Problem),
+              (status = 422, description = "invalid: `code` is `validation_failed`, `schema_violation`, `validation_too_costly` (the payload's values times the schema's cost per value is over the budget), `unknown_event_type`, `invalid_time`, `time_out_of_range`, …", body = Problem),
+              (status = 429, description = "`busy`: the tenant already has 8 schema checks or validations running or waiting; retry after `Retry-After` seconds", body = Problem),
               (status = 413, description = "`payload_too_large` (the request) or `envelope_too_large` (the delivered CloudEvent could exceed the delivery limit)", body = Problem)),
     security(("api_key" = [])))]
 pub async fn publish(
@@ -182,13 +183,18 @@ pub async fn publish(
         },
         state.engine.config().max_payload_bytes,
     )?;
-    let validator = state.schemas.get(
-        &auth.scope.tenant_id,
-        auth.scope.environment.as_str(),
-        &event_type.name,
-        current.version,
-        &current.schema,
-    )?;
+    let compiled = state
+        .schemas
+        .get(
+            &state.cpu,
+            &auth.scope.tenant_id,
+            auth.scope.environment.as_str(),
+            &event_type.name,
+            current.version,
+            &current.schema,
+        )
+        .await
+        .map_err(|e| stored_schema_refused(e, &event_type.name, current.version))?;
     // The raw bytes passed the syntax check, but serde_json only rejects a
     // lone surrogate escape (`"\ud800"`) or a number beyond f64 (`1e400`)
     // when it decodes them: the client's input, not a server fault.
@@ -203,7 +209,7 @@ pub async fn publish(
     })?;
     validate::json_nesting(&data)
         .map_err(|m| ApiError::invalid("validation_failed", "/data", m))?;
-    schema::check(&validator, &data, "/data")?;
+    schema::validate(&state.cpu, &auth.scope.tenant_id, compiled, data, "/data").await?;
     if let Some(c) = &body.consumer_id
         && state.store.get_consumer(&auth.scope, c).await?.is_none()
     {
@@ -233,6 +239,22 @@ pub async fn publish(
         )
         .await?;
     Ok(published(&state, outcome))
+}
+
+/// A version stored before today's bounds on schemas that exceeds them:
+/// the publish is refused with the bound's code, naming the version to
+/// replace (its `PUT` would be refused the same way).
+fn stored_schema_refused(mut e: ApiError, name: &str, version: i64) -> ApiError {
+    if e.status == StatusCode::UNPROCESSABLE_ENTITY {
+        e.detail = format!(
+            "version {version} of `{name}` has a schema Relay no longer runs ({}); PUT a new version of the event type",
+            e.detail
+        );
+        for f in &mut e.errors {
+            f.field = "/type".into();
+        }
+    }
+    e
 }
 
 /// A publish's answer (`202`, or `200` for a duplicate), once the

@@ -7,8 +7,8 @@ use axum::extract::{Path, State};
 use relay_core::model::{Attempt, Message, MessageState, Page};
 use relay_core::time::Timestamp;
 use relay_store::MessageFilter;
-use serde::{Deserialize, Serialize};
-use utoipa::{IntoParams, ToSchema};
+use serde::Deserialize;
+use utoipa::IntoParams;
 
 use crate::AppState;
 use crate::auth::TenantAuth;
@@ -34,11 +34,6 @@ pub struct MessageQuery {
     #[param(minimum = 1, maximum = 250)]
     pub limit: Option<u32>,
     pub after: Option<String>,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct AttemptList {
-    pub data: Vec<Attempt>,
 }
 
 #[utoipa::path(operation_id = "messages_list", get, path = "/v1/messages", tag = "messages", params(MessageQuery),
@@ -87,18 +82,21 @@ pub async fn get(
 }
 
 #[utoipa::path(operation_id = "messages_attempts", get, path = "/v1/messages/{id}/attempts", tag = "messages",
-    params(("id" = String, Path, description = "The message's id.")),
-    responses((status = 200, body = AttemptList), (status = 404, body = Problem)),
+    params(("id" = String, Path, description = "The message's id."), super::ListQuery),
+    responses((status = 200, description = "The message's attempts by number, a page at a time.", body = Page<Attempt>),
+              (status = 400, body = Problem), (status = 404, body = Problem)),
     security(("api_key" = [])))]
 pub async fn attempts(
     State(state): State<Arc<AppState>>,
     auth: TenantAuth,
     Path(id): Path<String>,
-) -> Result<Json<AttemptList>, ApiError> {
+    QueryParams(q): QueryParams<super::ListQuery>,
+) -> Result<Json<Page<Attempt>>, ApiError> {
+    let page = q.page()?;
     if state.store.get_message(&auth.scope, &id).await?.is_none() {
         return Err(ApiError::not_found("message"));
     }
-    Ok(Json(AttemptList {
-        data: state.store.list_attempts(&auth.scope, &id).await?,
-    }))
+    Ok(Json(
+        state.store.list_attempts(&auth.scope, &id, &page).await?,
+    ))
 }

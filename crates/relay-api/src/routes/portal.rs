@@ -24,7 +24,7 @@ use axum::http::request::Parts;
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::Response;
-use relay_core::model::{ConsumerKind, EventType, Message};
+use relay_core::model::{ConsumerKind, EventType, Message, Page};
 use relay_core::time::Timestamp;
 use relay_store::portal::PortalToken;
 use serde::Serialize;
@@ -33,7 +33,9 @@ use utoipa::ToSchema;
 use super::portal_tokens::{Capability, PortalBrand, capabilities_of, effective_brand};
 use crate::AppState;
 use crate::auth::{TenantAuth, token_digest_hex};
-use crate::error::ApiError;
+use crate::error::{ApiError, Problem};
+use crate::extract::QueryParams;
+use crate::routes::ListQuery;
 
 mod endpoints;
 mod messages;
@@ -258,33 +260,31 @@ pub async fn session(
     }))
 }
 
-#[derive(Debug, Serialize, ToSchema)]
-pub struct PortalEventTypes {
-    pub data: Vec<EventType>,
-}
-
 #[utoipa::path(operation_id = "portal_event_types", get, path = "/v1/portal/event-types", tag = "portal",
-    responses((status = 200, body = PortalEventTypes)),
+    params(ListQuery),
+    responses((status = 200, description = "The catalog by name, a page at a time (Relay's operational event types first, for the tenant's own consumer).", body = Page<EventType>),
+              (status = 400, body = Problem)),
     security(("portal_token" = [])))]
 pub async fn event_types(
     State(state): State<Arc<AppState>>,
     auth: PortalAuth,
-) -> Result<Json<PortalEventTypes>, ApiError> {
+    QueryParams(q): QueryParams<ListQuery>,
+) -> Result<Json<Page<EventType>>, ApiError> {
     let scope = auth.token.scope();
-    let mut data = state.store.list_event_types(&scope).await?;
+    let page = q.page()?;
+    let first = page.after.is_none();
+    let stored = state.store.list_event_types(&scope, &page).await?;
     // Relay's operational events go to the tenant's own consumer only.
-    let own = state
-        .store
-        .get_consumer(&scope, &auth.token.consumer_id)
-        .await?
-        .is_some_and(|c| c.kind == ConsumerKind::Tenant);
-    if own {
-        data.extend(
-            relay_core::operational::all()
-                .filter_map(|n| super::event_types::built_in(n, scope.environment)),
-        );
-    }
-    Ok(Json(PortalEventTypes { data }))
+    let own = first
+        && state
+            .store
+            .get_consumer(&scope, &auth.token.consumer_id)
+            .await?
+            .is_some_and(|c| c.kind == ConsumerKind::Tenant);
+    let built_ins = relay_core::operational::all()
+        .filter(|_| own)
+        .filter_map(|n| super::event_types::built_in(n, scope.environment));
+    Ok(Json(super::event_types::with_built_ins(stored, built_ins)))
 }
 
 /// A CORS preflight (`OPTIONS`): no token needed, [`cors`] adds the rest.

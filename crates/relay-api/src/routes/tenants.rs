@@ -40,11 +40,6 @@ pub struct ApiKeyCreated {
     pub key: String,
 }
 
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ApiKeyList {
-    pub data: Vec<ApiKey>,
-}
-
 fn check_name(name: &str) -> Result<(), ApiError> {
     if name.trim().is_empty() || name.len() > 200 {
         return Err(ApiError::invalid(
@@ -135,20 +130,21 @@ pub async fn create_key(
 }
 
 #[utoipa::path(operation_id = "tenants_list_keys", get, path = "/v1/tenants/{id}/api-keys", tag = "tenants",
-    params(("id" = String, Path, description = "The tenant's id.")),
-    responses((status = 200, body = ApiKeyList), (status = 404, body = Problem)),
+    params(("id" = String, Path, description = "The tenant's id."), ListQuery),
+    responses((status = 200, description = "The tenant's keys by id, a page at a time.", body = Page<ApiKey>),
+              (status = 400, body = Problem), (status = 404, body = Problem)),
     security(("operator_token" = [])))]
 pub async fn list_keys(
     State(state): State<Arc<AppState>>,
     _: OperatorAuth,
     Path(tenant_id): Path<String>,
-) -> Result<Json<ApiKeyList>, ApiError> {
+    QueryParams(q): QueryParams<ListQuery>,
+) -> Result<Json<Page<ApiKey>>, ApiError> {
+    let page = q.page()?;
     if state.store.get_tenant(&tenant_id).await?.is_none() {
         return Err(ApiError::not_found("tenant"));
     }
-    Ok(Json(ApiKeyList {
-        data: state.store.list_api_keys(&tenant_id).await?,
-    }))
+    Ok(Json(state.store.list_api_keys(&tenant_id, &page).await?))
 }
 
 #[utoipa::path(operation_id = "tenants_revoke_key", delete, path = "/v1/tenants/{id}/api-keys/{key_id}", tag = "tenants",

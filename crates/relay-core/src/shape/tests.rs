@@ -147,6 +147,112 @@ fn paths_are_checked_against_the_schema() {
     assert!(check_in_schema(&json!({"$ref": "#"}), &path("/a")).is_err());
 }
 
+/// The attacker's schemas: a few hundred bytes each, whose branches and
+/// `$ref`s lead back to the same subschemas. A walk that does not remember
+/// where it has been follows 2^32 (or 8^32) routes through them; a linear
+/// one sees each (subschema, member) state once. Each case runs on its own
+/// thread against a deadline, so a walk that blows up fails the test rather
+/// than hanging it.
+#[test]
+fn self_referring_schemas_are_checked_in_linear_time() {
+    let twice = |combinator: &str| {
+        json!({
+            "$defs": {"a": {combinator: [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/a"}]}},
+            "$ref": "#/$defs/a"
+        })
+    };
+    let wide = json!({
+        "$defs": {"a": {"anyOf": [
+            {"$ref": "#/$defs/a"}, {"$ref": "#/$defs/a"}, {"$ref": "#/$defs/a"}, {"$ref": "#/$defs/a"},
+            {"$ref": "#/$defs/a"}, {"$ref": "#/$defs/a"}, {"$ref": "#/$defs/a"}, {"$ref": "#/$defs/a"}
+        ]}},
+        "$ref": "#/$defs/a"
+    });
+    // Each level offers the member again and two ways back to itself.
+    let nested = json!({
+        "$defs": {"a": {
+            "properties": {"x": {"$ref": "#/$defs/a"}},
+            "anyOf": [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/a"}]
+        }},
+        "$ref": "#/$defs/a"
+    });
+    let through_items = json!({
+        "$defs": {"a": {"items": {"oneOf": [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/a"}]}}},
+        "$ref": "#/$defs/a"
+    });
+    // The field is declared, but only after the expensive branches.
+    let found_last = json!({
+        "$defs": {"a": {"anyOf": [
+            {"properties": {"id": {}}},
+            {"$ref": "#/$defs/a"}, {"$ref": "#/$defs/a"}
+        ]}},
+        "$ref": "#/$defs/a"
+    });
+    // A chain of definitions, each referring twice to the next and the last
+    // back to the first.
+    let mut defs = serde_json::Map::new();
+    for i in 0..8 {
+        let next = format!("#/$defs/d{}", (i + 1) % 8);
+        defs.insert(
+            format!("d{i}"),
+            json!({"allOf": [{"$ref": next}, {"$ref": next}]}),
+        );
+    }
+    let chain = json!({"$defs": defs, "$ref": "#/$defs/d0"});
+    let deep = "/x/x/x/x/x/x/x/x/x/x/x/x/x/x/x/y";
+    let cases: Vec<(&str, serde_json::Value, &str, Result<(), &str>)> = vec![
+        ("anyOf twice", twice("anyOf"), "/x", Err("not a field")),
+        ("allOf twice", twice("allOf"), "/x", Err("not a field")),
+        ("oneOf twice", twice("oneOf"), "/x", Err("not a field")),
+        ("eight ways", wide, "/x", Err("not a field")),
+        ("nested", nested.clone(), deep, Err("not a field")),
+        (
+            "nested, declared",
+            nested,
+            "/x/x/x/x/x/x/x/x/x/x/x/x/x/x/x/x",
+            Ok(()),
+        ),
+        ("items", through_items, "/x", Err("not a field")),
+        ("declared last", found_last, "/id", Ok(())),
+        ("chain", chain, "/x", Err("not a field")),
+    ];
+    for (name, schema, p, want) in cases {
+        assert!(
+            schema.to_string().len() < 700,
+            "{name}: the attack is a small schema"
+        );
+        let (tx, rx) = std::sync::mpsc::channel();
+        let p_owned = path(p);
+        std::thread::spawn(move || {
+            let _ = tx.send(check_in_schema(&schema, &p_owned));
+        });
+        let got = rx
+            .recv_timeout(std::time::Duration::from_secs(2))
+            .unwrap_or_else(|_| panic!("{name}: checking `{p}` took over 2 s"));
+        match (got, want) {
+            (Ok(()), Ok(())) => {}
+            (Err(e), Err(part)) => assert!(e.contains(part), "{name}: {e}"),
+            (got, want) => panic!("{name}: got {got:?}, want {want:?}"),
+        }
+    }
+}
+
+/// However a schema is built, the checks of one request stop after their
+/// budget of states and say why; a path that needs few states passes.
+#[test]
+fn the_walk_has_a_hard_budget() {
+    let branches: Vec<serde_json::Value> = (0..1000).map(|_| json!({})).collect();
+    let schema = json!({"anyOf": branches, "properties": {"id": {}}});
+    let mut budget = CheckBudget::new(1500);
+    let e = check_in_schema_within(&schema, &path("/x"), &mut budget).unwrap_err();
+    assert!(e.contains("not a field"), "{e}");
+    // The first check spent 1001 states: the second runs out.
+    let e = check_in_schema_within(&schema, &path("/y"), &mut budget).unwrap_err();
+    assert!(e.contains("too complex"), "{e}");
+    assert!(check_in_schema_within(&schema, &path("/id"), &mut CheckBudget::new(3)).is_ok());
+    assert_eq!(CheckBudget::default(), CheckBudget::new(MAX_CHECK_STEPS));
+}
+
 #[test]
 fn thin_fields_are_never_personal() {
     let thin = [path("/id"), path("/customer")];

@@ -159,9 +159,10 @@ pub async fn purge_removes_old_events_with_their_messages_in_batches(s: &dyn Sto
         left.data
     );
     assert!(
-        s.list_attempts(&live, &claimed[0].message.id)
+        s.list_attempts(&live, &claimed[0].message.id, &PageRequest::first(250))
             .await
             .unwrap()
+            .data
             .is_empty()
     );
 }

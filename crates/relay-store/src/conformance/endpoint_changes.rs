@@ -91,7 +91,12 @@ pub async fn an_endpoint_update_applies_only_at_the_revision_read(s: &dyn Store)
         .update_endpoint(&live, &b, std::slice::from_ref(&entry_b))
         .await;
     assert!(is_changed(&r), "{r:?}");
-    let versions = s.endpoint_versions(&live, &e.id).await.unwrap().unwrap();
+    let versions = s
+        .endpoint_versions(&live, &e.id, &crate::PageRequest::first(250))
+        .await
+        .unwrap()
+        .unwrap()
+        .data;
     assert_eq!(
         versions.iter().map(|v| v.version).collect::<Vec<_>>(),
         [1, 2]
@@ -129,7 +134,12 @@ pub async fn an_endpoint_update_applies_only_at_the_revision_read(s: &dyn Store)
         "{results:?}"
     );
     let winner = won[0];
-    let versions = s.endpoint_versions(&live, &e.id).await.unwrap().unwrap();
+    let versions = s
+        .endpoint_versions(&live, &e.id, &crate::PageRequest::first(250))
+        .await
+        .unwrap()
+        .unwrap()
+        .data;
     assert_eq!(
         versions.iter().map(|v| v.version).collect::<Vec<_>>(),
         [1, 2, 3]

@@ -459,5 +459,11 @@ pub async fn messages_filter_and_paginate_by_keyset(s: &dyn Store) {
             .unwrap()
             .is_none()
     );
-    assert!(s.list_attempts(&live, one).await.unwrap().is_empty());
+    assert!(
+        s.list_attempts(&live, one, &PageRequest::first(250))
+            .await
+            .unwrap()
+            .data
+            .is_empty()
+    );
 }

@@ -221,16 +221,18 @@ pub async fn a_completion_whose_message_is_gone_is_skipped_and_the_rest_commit(s
         .unwrap();
     assert_eq!(m.state, MessageState::Delivered);
     assert_eq!(
-        s.list_attempts(&live, &kept.message.id)
+        s.list_attempts(&live, &kept.message.id, &crate::PageRequest::first(250))
             .await
             .unwrap()
+            .data
             .len(),
         1
     );
     assert!(
-        s.list_attempts(&live, &gone.message.id)
+        s.list_attempts(&live, &gone.message.id, &crate::PageRequest::first(250))
             .await
             .unwrap()
+            .data
             .is_empty()
     );
     // A completion that lost its lease (message still there) is not "gone".

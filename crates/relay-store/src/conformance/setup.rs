@@ -68,8 +68,21 @@ pub async fn api_keys_are_found_by_hash_until_revoked(s: &dyn Store) {
     let created = s.create_api_key(&key).await.unwrap();
     assert_eq!(s.find_api_key("h1").await.unwrap(), Some(created.clone()));
     assert_eq!(s.find_api_key("h2").await.unwrap(), None);
-    assert_eq!(s.list_api_keys(&a.id).await.unwrap().len(), 1);
-    assert!(s.list_api_keys(&b.id).await.unwrap().is_empty());
+    assert_eq!(
+        s.list_api_keys(&a.id, &PageRequest::first(250))
+            .await
+            .unwrap()
+            .data
+            .len(),
+        1
+    );
+    assert!(
+        s.list_api_keys(&b.id, &PageRequest::first(250))
+            .await
+            .unwrap()
+            .data
+            .is_empty()
+    );
     // Another tenant cannot revoke it.
     assert!(!s.revoke_api_key(&b.id, &key.id, T0).await.unwrap());
     assert!(s.revoke_api_key(&a.id, &key.id, T0).await.unwrap());
@@ -135,8 +148,18 @@ pub async fn event_types_version_on_schema_change(s: &dyn Store) {
         s.get_event_type(&test, "order.shipped").await.unwrap(),
         None
     );
-    assert!(s.list_event_types(&test).await.unwrap().is_empty());
-    let listed = s.list_event_types(&live).await.unwrap();
+    assert!(
+        s.list_event_types(&test, &PageRequest::first(250))
+            .await
+            .unwrap()
+            .data
+            .is_empty()
+    );
+    let listed = s
+        .list_event_types(&live, &PageRequest::first(250))
+        .await
+        .unwrap()
+        .data;
     assert_eq!(listed, vec![et]);
 }
 

@@ -23,7 +23,12 @@ pub async fn endpoint_versions_are_kept_and_messages_record_theirs(s: &dyn Store
     .unwrap();
     let c = consumer(s, &live, "c").await;
     let mut e = endpoint(s, &live, &c.id, &["order.shipped"]).await;
-    let first = s.endpoint_versions(&live, &e.id).await.unwrap().unwrap();
+    let first = s
+        .endpoint_versions(&live, &e.id, &PageRequest::first(250))
+        .await
+        .unwrap()
+        .unwrap()
+        .data;
     assert_eq!(first, vec![e.current_version()]);
 
     s.publish(&live, new_event("evt_1", "order.shipped", None))
@@ -43,7 +48,12 @@ pub async fn endpoint_versions_are_kept_and_messages_record_theirs(s: &dyn Store
     e.description = Some("orders".into());
     s.update_endpoint(&live, &e, &[]).await.unwrap();
     e.revision += 1;
-    let versions = s.endpoint_versions(&live, &e.id).await.unwrap().unwrap();
+    let versions = s
+        .endpoint_versions(&live, &e.id, &PageRequest::first(250))
+        .await
+        .unwrap()
+        .unwrap()
+        .data;
     assert_eq!(versions.len(), 2);
     assert_eq!(versions[0], first[0]);
     assert_eq!(versions[1], e.current_version());
@@ -96,8 +106,18 @@ pub async fn endpoint_versions_are_kept_and_messages_record_theirs(s: &dyn Store
 
     // Another tenant or environment sees no versions.
     let test = scope(&t, Environment::Test);
-    assert_eq!(s.endpoint_versions(&test, &e.id).await.unwrap(), None);
+    assert_eq!(
+        s.endpoint_versions(&test, &e.id, &PageRequest::first(250))
+            .await
+            .unwrap(),
+        None
+    );
     let other = tenant(s, "b").await;
     let other = scope(&other, Environment::Live);
-    assert_eq!(s.endpoint_versions(&other, &e.id).await.unwrap(), None);
+    assert_eq!(
+        s.endpoint_versions(&other, &e.id, &PageRequest::first(250))
+            .await
+            .unwrap(),
+        None
+    );
 }

@@ -24,7 +24,8 @@ pub trait Catalog: Send + Sync {
         put: &PutEventType,
     ) -> Result<(EventType, PutEventTypeOutcome)>;
     async fn get_event_type(&self, scope: &Scope, name: &str) -> Result<Option<EventType>>;
-    async fn list_event_types(&self, scope: &Scope) -> Result<Vec<EventType>>;
+    /// One page of the scope's event types by name, with their versions.
+    async fn list_event_types(&self, scope: &Scope, page: &PageRequest) -> Result<Page<EventType>>;
 
     async fn create_consumer(&self, scope: &Scope, consumer: &Consumer) -> Result<()>;
     async fn get_consumer(&self, scope: &Scope, id: &str) -> Result<Option<Consumer>>;
@@ -51,13 +52,22 @@ pub trait Catalog: Send + Sync {
     ) -> Result<()>;
     /// The endpoint's signing keys, newest first (retired ones included).
     async fn endpoint_keys(&self, endpoint_id: &str) -> Result<Vec<EndpointKeyRecord>>;
-    /// The endpoint's versions (its payload settings), oldest first; `None`
-    /// when there is no such endpoint.
+    /// One page of the endpoint's signing keys, newest first (retired ones
+    /// included); `after` is a key id.
+    async fn list_endpoint_keys(
+        &self,
+        endpoint_id: &str,
+        page: &PageRequest,
+    ) -> Result<Page<EndpointKeyRecord>>;
+    /// One page of the endpoint's versions (its payload settings), oldest
+    /// first (`after` is a version number); `None` when there is no such
+    /// endpoint.
     async fn endpoint_versions(
         &self,
         scope: &Scope,
         id: &str,
-    ) -> Result<Option<Vec<EndpointVersion>>>;
+        page: &PageRequest,
+    ) -> Result<Option<Page<EndpointVersion>>>;
     /// What shapes the payloads of one endpoint version's messages of one
     /// event type; `None` when that endpoint version is not recorded.
     async fn shape_source(&self, key: &ShapeKey) -> Result<Option<ShapeSource>>;
@@ -135,8 +145,8 @@ impl<B: Backend> Catalog for B {
         event_types::get(&mut *self.reader().await?, scope, name).await
     }
 
-    async fn list_event_types(&self, scope: &Scope) -> Result<Vec<EventType>> {
-        event_types::list(&mut *self.reader().await?, scope).await
+    async fn list_event_types(&self, scope: &Scope, page: &PageRequest) -> Result<Page<EventType>> {
+        event_types::list(&mut *self.reader().await?, scope, page).await
     }
 
     async fn create_consumer(&self, scope: &Scope, consumer: &Consumer) -> Result<()> {
@@ -199,12 +209,21 @@ impl<B: Backend> Catalog for B {
         endpoints::keys(&mut *self.reader().await?, endpoint_id).await
     }
 
+    async fn list_endpoint_keys(
+        &self,
+        endpoint_id: &str,
+        page: &PageRequest,
+    ) -> Result<Page<EndpointKeyRecord>> {
+        endpoints::keys_page(&mut *self.reader().await?, endpoint_id, page).await
+    }
+
     async fn endpoint_versions(
         &self,
         scope: &Scope,
         id: &str,
-    ) -> Result<Option<Vec<EndpointVersion>>> {
-        endpoints::versions(&mut *self.reader().await?, scope, id).await
+        page: &PageRequest,
+    ) -> Result<Option<Page<EndpointVersion>>> {
+        endpoints::versions(&mut *self.reader().await?, scope, id, page).await
     }
 
     async fn shape_source(&self, key: &ShapeKey) -> Result<Option<ShapeSource>> {

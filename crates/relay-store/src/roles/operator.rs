@@ -26,7 +26,8 @@ pub trait Operator: Send + Sync {
     async fn list_tenants(&self, page: &PageRequest) -> Result<Page<Tenant>>;
 
     async fn create_api_key(&self, key: &NewApiKey) -> Result<ApiKey>;
-    async fn list_api_keys(&self, tenant_id: &str) -> Result<Vec<ApiKey>>;
+    /// One page of a tenant's keys, by id.
+    async fn list_api_keys(&self, tenant_id: &str, page: &PageRequest) -> Result<Page<ApiKey>>;
     /// Returns `true` when an active key of that tenant was revoked now.
     async fn revoke_api_key(&self, tenant_id: &str, key_id: &str, now: Timestamp) -> Result<bool>;
     /// The active (not revoked) key with this hash.
@@ -80,8 +81,8 @@ impl<B: Backend> Operator for B {
         .await
     }
 
-    async fn list_api_keys(&self, tenant_id: &str) -> Result<Vec<ApiKey>> {
-        tenants::list_api_keys(&mut *self.reader().await?, tenant_id).await
+    async fn list_api_keys(&self, tenant_id: &str, page: &PageRequest) -> Result<Page<ApiKey>> {
+        tenants::list_api_keys(&mut *self.reader().await?, tenant_id, page).await
     }
 
     async fn revoke_api_key(&self, tenant_id: &str, key_id: &str, now: Timestamp) -> Result<bool> {

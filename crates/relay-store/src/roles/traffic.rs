@@ -29,7 +29,13 @@ pub trait Traffic: Send + Sync {
         filter: &MessageFilter,
         page: &PageRequest,
     ) -> Result<Page<Message>>;
-    async fn list_attempts(&self, scope: &Scope, message_id: &str) -> Result<Vec<Attempt>>;
+    /// One page of a message's attempts, by number.
+    async fn list_attempts(
+        &self,
+        scope: &Scope,
+        message_id: &str,
+        page: &PageRequest,
+    ) -> Result<Page<Attempt>>;
 
     /// Cancels a message's pending attempts (`cancelled`); an attempt in
     /// flight finishes but cannot change the message any more. `audit` (if
@@ -111,8 +117,13 @@ impl<B: Backend> Traffic for B {
         messages::list(&mut *self.reader().await?, scope, filter, page).await
     }
 
-    async fn list_attempts(&self, scope: &Scope, message_id: &str) -> Result<Vec<Attempt>> {
-        messages::attempts(&mut *self.reader().await?, scope, message_id).await
+    async fn list_attempts(
+        &self,
+        scope: &Scope,
+        message_id: &str,
+        page: &PageRequest,
+    ) -> Result<Page<Attempt>> {
+        messages::attempts(&mut *self.reader().await?, scope, message_id, page).await
     }
 
     async fn cancel_message(

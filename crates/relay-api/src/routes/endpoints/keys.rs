@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{Path, State};
-use relay_core::model::SignatureScheme;
+use relay_core::model::{Page, SignatureScheme};
 use relay_core::signature::SigningKey;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -13,7 +13,7 @@ use utoipa::ToSchema;
 use crate::AppState;
 use crate::auth::TenantAuth;
 use crate::error::{ApiError, Problem, or_not_found};
-use crate::extract::OptionalJsonBody;
+use crate::extract::{OptionalJsonBody, QueryParams};
 
 /// One signing key as a consumer may see it: never a secret.
 #[derive(Debug, Serialize, ToSchema)]
@@ -27,31 +27,26 @@ pub struct SigningKeyOut {
     pub retires_at: Option<relay_core::time::Timestamp>,
 }
 
-#[derive(Debug, Serialize, ToSchema)]
-pub struct SigningKeyList {
-    pub data: Vec<SigningKeyOut>,
-}
-
 #[utoipa::path(operation_id = "endpoints_signing_keys", get, path = "/v1/endpoints/{id}/signing-keys", tag = "endpoints",
-    params(("id" = String, Path, description = "The endpoint's id.")),
-    responses((status = 200, body = SigningKeyList), (status = 404, body = Problem)),
+    params(("id" = String, Path, description = "The endpoint's id."), crate::routes::ListQuery),
+    responses((status = 200, description = "The endpoint's signing keys, newest first (retired ones included), a page at a time.", body = Page<SigningKeyOut>),
+              (status = 400, body = Problem), (status = 404, body = Problem)),
     security(("api_key" = [])))]
 pub async fn signing_keys(
     State(state): State<Arc<AppState>>,
     auth: TenantAuth,
     Path(id): Path<String>,
-) -> Result<Json<SigningKeyList>, ApiError> {
+    QueryParams(q): QueryParams<crate::routes::ListQuery>,
+) -> Result<Json<Page<SigningKeyOut>>, ApiError> {
+    let page = q.page()?;
     if state.store.get_endpoint(&auth.scope, &id).await?.is_none() {
         return Err(ApiError::not_found("endpoint"));
     }
-    let data = state
-        .store
-        .endpoint_keys(&id)
-        .await?
-        .into_iter()
-        .map(key_out)
-        .collect();
-    Ok(Json(SigningKeyList { data }))
+    let keys = state.store.list_endpoint_keys(&id, &page).await?;
+    Ok(Json(Page {
+        data: keys.data.into_iter().map(key_out).collect(),
+        next_after: keys.next_after,
+    }))
 }
 
 #[derive(Debug, Deserialize, ToSchema)]

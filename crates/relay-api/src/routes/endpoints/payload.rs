@@ -20,26 +20,17 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{Path, State};
-use relay_core::model::{Endpoint, EndpointVersion, EventType, EventTypeVersion};
+use relay_core::model::{Endpoint, EndpointVersion, EventType, EventTypeVersion, Page};
 use relay_core::shape::{self, Allow, FieldPath};
 use relay_core::time::Timestamp;
 use relay_store::Scope;
-use serde::Serialize;
-use utoipa::ToSchema;
 
 use crate::AppState;
 use crate::auth::TenantAuth;
 use crate::error::{ApiError, FieldError, Problem};
-use crate::extract::pointer_token;
+use crate::extract::{QueryParams, pointer_token};
 
 pub const EVERYTHING_WARNING: &str = "snapshot of every field (*): this endpoint receives each event's whole data, and any field later added to it";
-
-/// The versions of an endpoint's payload settings.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct EndpointVersionList {
-    /// Oldest first; the last is the current one.
-    pub data: Vec<EndpointVersion>,
-}
 
 /// The catalog versions whose fields an endpoint version's payloads take:
 /// for each event type it names (subscription or pin), the version a new
@@ -121,16 +112,31 @@ pub async fn check(
     if allow == Allow::Everything {
         warnings.push(EVERYTHING_WARNING.to_string());
     }
-    if let Allow::Fields(fields) = &allow {
-        for f in fields {
-            let declared = versions
-                .iter()
-                .any(|(_, v)| shape::check_in_schema(&v.schema, f).is_ok());
-            if !declared {
-                warnings.push(format!(
-                    "snapshot field `{f}` is not declared by the schema of any event type this endpoint names; it sends nothing until one does"
-                ));
-            }
+    if let Allow::Fields(fields) = &allow
+        && !fields.is_empty()
+    {
+        // Walking the schemas is CPU work, bounded by one budget for the request.
+        let schemas: Vec<serde_json::Value> =
+            versions.iter().map(|(_, v)| v.schema.clone()).collect();
+        let fields = fields.clone();
+        let undeclared = state
+            .cpu
+            .run(&scope.tenant_id, move || {
+                let mut budget = shape::CheckBudget::default();
+                fields
+                    .into_iter()
+                    .filter(|f| {
+                        !schemas
+                            .iter()
+                            .any(|s| shape::check_in_schema_within(s, f, &mut budget).is_ok())
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .await?;
+        for f in undeclared {
+            warnings.push(format!(
+                "snapshot field `{f}` is not declared by the schema of any event type this endpoint names; it sends nothing until one does"
+            ));
         }
     }
     // Personal data the settings would send, by event type.
@@ -186,18 +192,30 @@ fn version_of(versions: &[(EventType, EventTypeVersion)], name: &str) -> i64 {
 }
 
 #[utoipa::path(operation_id = "endpoints_versions", get, path = "/v1/endpoints/{id}/versions", tag = "endpoints",
-    params(("id" = String, Path, description = "The endpoint's id.")),
-    responses((status = 200, body = EndpointVersionList), (status = 404, body = Problem)),
+    params(("id" = String, Path, description = "The endpoint's id."), crate::routes::ListQuery),
+    responses((status = 200, description = "The endpoint's versions, oldest first (the last of the last page is the current one), a page at a time; `after` is a version number.", body = Page<EndpointVersion>),
+              (status = 400, body = Problem), (status = 404, body = Problem)),
     security(("api_key" = [])))]
 pub async fn versions(
     State(state): State<Arc<AppState>>,
     auth: TenantAuth,
     Path(id): Path<String>,
-) -> Result<Json<EndpointVersionList>, ApiError> {
+    QueryParams(q): QueryParams<crate::routes::ListQuery>,
+) -> Result<Json<Page<EndpointVersion>>, ApiError> {
+    let page = q.page()?;
+    if let Some(after) = &page.after
+        && after.parse::<u32>().is_err()
+    {
+        return Err(ApiError::new(
+            axum::http::StatusCode::BAD_REQUEST,
+            "invalid_query",
+            "after must be the version number that ended the previous page",
+        ));
+    }
     state
         .store
-        .endpoint_versions(&auth.scope, &id)
+        .endpoint_versions(&auth.scope, &id, &page)
         .await?
-        .map(|data| Json(EndpointVersionList { data }))
+        .map(Json)
         .ok_or_else(|| ApiError::not_found("endpoint"))
 }

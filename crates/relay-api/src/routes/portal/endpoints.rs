@@ -12,7 +12,7 @@ use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 
 use super::super::endpoints::{
-    self, CreateEndpoint, EndpointCreated, EndpointOut, KeyRotated, RotateKey, SigningKeyList,
+    self, CreateEndpoint, EndpointCreated, EndpointOut, KeyRotated, RotateKey, SigningKeyOut,
     UpdateEndpoint, changes,
 };
 use super::super::health::{self, Health};
@@ -64,7 +64,8 @@ pub struct PortalCreateEndpoint {
     /// The `https://` URL deliveries go to.
     pub url: String,
     pub description: Option<String>,
-    /// Event types to receive; `["*"]` receives all.
+    /// Event types to receive (at most 256); `["*"]` receives all.
+    #[schema(max_items = 256)]
     pub event_types: Vec<String>,
     /// `v1a` (Ed25519, default) or `v1` (HMAC-SHA256).
     pub signature_scheme: Option<SignatureScheme>,
@@ -76,7 +77,7 @@ pub struct PortalCreateEndpoint {
 
 #[utoipa::path(operation_id = "portal_endpoints_create", post, path = "/v1/portal/endpoints", tag = "portal",
     request_body = PortalCreateEndpoint,
-    responses((status = 201, body = EndpointCreated), (status = 422, body = Problem)),
+    responses((status = 201, body = EndpointCreated), (status = 422, body = Problem), (status = 429, description = "`busy`: the tenant already has 8 schema checks or validations running or waiting; retry after `Retry-After` seconds", body = Problem)),
     security(("portal_token" = [])))]
 pub async fn create_endpoint(
     State(state): State<Arc<AppState>>,
@@ -136,6 +137,8 @@ pub struct PortalUpdateEndpoint {
     #[serde(default, deserialize_with = "present")]
     #[schema(value_type = Option<String>)]
     pub description: Option<Option<String>>,
+    /// At most 256.
+    #[schema(max_items = 256)]
     pub event_types: Option<Vec<String>>,
     #[serde(default, deserialize_with = "present")]
     #[schema(value_type = Option<u32>, minimum = 1, maximum = 100_000)]
@@ -148,7 +151,8 @@ pub struct PortalUpdateEndpoint {
         ("If-Match" = Option<String>, Header, description = "Apply only while the endpoint is at this `ETag` (its revision, from a read), else `412`")),
     request_body = Option<PortalUpdateEndpoint>,
     responses((status = 200, body = EndpointOut, headers(("ETag" = String, description = "The endpoint's new revision"))),
-        (status = 404, body = Problem), (status = 409, body = Problem), (status = 412, body = Problem), (status = 422, body = Problem)),
+        (status = 404, body = Problem), (status = 409, body = Problem), (status = 412, body = Problem), (status = 422, body = Problem),
+        (status = 429, description = "`busy`: the tenant already has 8 schema checks or validations running or waiting; retry after `Retry-After` seconds", body = Problem)),
     security(("portal_token" = [])))]
 pub async fn update_endpoint(
     State(state): State<Arc<AppState>>,
@@ -264,16 +268,27 @@ pub async fn enable_endpoint(
 }
 
 #[utoipa::path(operation_id = "portal_endpoints_signing_keys", get, path = "/v1/portal/endpoints/{id}/signing-keys", tag = "portal",
-    params(("id" = String, Path, description = "The endpoint's id.")),
-    responses((status = 200, body = SigningKeyList), (status = 404, body = Problem)),
+    params(("id" = String, Path, description = "The endpoint's id."), PortalListQuery),
+    responses((status = 200, description = "The endpoint's signing keys, newest first (retired ones included), a page at a time.", body = Page<SigningKeyOut>),
+              (status = 400, body = Problem), (status = 404, body = Problem)),
     security(("portal_token" = [])))]
 pub async fn signing_keys(
     State(state): State<Arc<AppState>>,
     auth: PortalAuth,
     Path(id): Path<String>,
-) -> Result<Json<SigningKeyList>, ApiError> {
+    QueryParams(q): QueryParams<PortalListQuery>,
+) -> Result<Json<Page<SigningKeyOut>>, ApiError> {
     auth.endpoint(&state, &id).await?;
-    endpoints::signing_keys(State(state), auth.as_tenant(), Path(id)).await
+    endpoints::signing_keys(
+        State(state),
+        auth.as_tenant(),
+        Path(id),
+        QueryParams(crate::routes::ListQuery {
+            limit: q.limit,
+            after: q.after,
+        }),
+    )
+    .await
 }
 
 #[utoipa::path(operation_id = "portal_endpoints_rotate_key", post, path = "/v1/portal/endpoints/{id}/rotate-key", tag = "portal",

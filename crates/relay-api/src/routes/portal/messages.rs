@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{Path, State};
-use relay_core::model::{Message, MessageState, Page};
+use relay_core::model::{Attempt, Message, MessageState, Page};
 use relay_core::time::Timestamp;
 use relay_store::MessageFilter;
 use serde::{Deserialize, Serialize};
@@ -115,16 +115,18 @@ pub async fn get_message(
 }
 
 #[utoipa::path(operation_id = "portal_messages_attempts", get, path = "/v1/portal/messages/{id}/attempts", tag = "portal",
-    params(("id" = String, Path, description = "The message's id.")),
-    responses((status = 200, body = messages::AttemptList), (status = 404, body = Problem)),
+    params(("id" = String, Path, description = "The message's id."), super::super::ListQuery),
+    responses((status = 200, description = "The message's attempts by number, a page at a time.", body = Page<Attempt>),
+              (status = 400, body = Problem), (status = 404, body = Problem)),
     security(("portal_token" = [])))]
 pub async fn attempts(
     State(state): State<Arc<AppState>>,
     auth: PortalAuth,
     Path(id): Path<String>,
-) -> Result<Json<messages::AttemptList>, ApiError> {
+    q: QueryParams<super::super::ListQuery>,
+) -> Result<Json<Page<Attempt>>, ApiError> {
     auth.message(&state, &id).await?;
-    messages::attempts(State(state), auth.as_tenant(), Path(id)).await
+    messages::attempts(State(state), auth.as_tenant(), Path(id), q).await
 }
 
 #[utoipa::path(operation_id = "portal_messages_resend", post, path = "/v1/portal/messages/{id}/resend", tag = "portal",

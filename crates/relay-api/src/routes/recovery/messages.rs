@@ -113,6 +113,41 @@ pub struct TestSent {
 /// The `subject` of the sample events the test action sends.
 const TEST_SUBJECT: &str = "relay/test";
 
+/// The first event type by name that `subscriptions` name and whose current
+/// version has a sample: the named ones looked up one by one, or for `*`
+/// the catalog read a page at a time, never all at once.
+async fn first_with_sample(
+    state: &AppState,
+    scope: &relay_store::Scope,
+    subscriptions: &[String],
+) -> Result<Option<relay_core::model::EventType>, ApiError> {
+    let has_sample =
+        |t: &relay_core::model::EventType| t.current().is_some_and(|v| v.sample.is_some());
+    if !subscriptions.iter().any(|s| s == "*") {
+        let mut names: Vec<&String> = subscriptions.iter().collect();
+        names.sort();
+        for name in names {
+            if let Some(t) = state.store.get_event_type(scope, name).await?
+                && has_sample(&t)
+            {
+                return Ok(Some(t));
+            }
+        }
+        return Ok(None);
+    }
+    let mut page = relay_store::PageRequest::first(100);
+    loop {
+        let p = state.store.list_event_types(scope, &page).await?;
+        if let Some(t) = p.data.into_iter().find(has_sample) {
+            return Ok(Some(t));
+        }
+        match p.next_after {
+            Some(after) => page.after = Some(after),
+            None => return Ok(None),
+        }
+    }
+}
+
 #[utoipa::path(operation_id = "endpoints_test", post, path = "/v1/endpoints/{id}/test", tag = "recovery",
     params(("id" = String, Path, description = "The endpoint's id.")),
     request_body = Option<TestSend>,
@@ -141,12 +176,8 @@ pub async fn test(
         Some(t) => state.store.get_event_type(&auth.scope, &t).await?.ok_or_else(|| {
             ApiError::invalid("unknown_event_type", "/event_type", format!("`{t}` is not in the event catalog"))
         })?,
-        None => state
-            .store
-            .list_event_types(&auth.scope)
+        None => first_with_sample(&state, &auth.scope, &endpoint.event_types)
             .await?
-            .into_iter()
-            .find(|t| subscribed(&t.name) && t.current().is_some_and(|v| v.sample.is_some()))
             .ok_or_else(|| {
                 ApiError::invalid(
                     "no_sample",

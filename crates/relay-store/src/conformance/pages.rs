@@ -1,0 +1,161 @@
+//! Conformance cases for the lists that used to be read whole (issue 39,
+//! section 3): event types, a message's attempts, a tenant's API keys and an
+//! endpoint's versions come a bounded page at a time, in a stable order,
+//! each item once, the continuation naming where the next page starts.
+
+use super::*;
+
+/// Pages through a list with pages of `limit`, returning each page's items.
+async fn pages<T, F, Fut>(limit: u32, mut read: F) -> Vec<Vec<T>>
+where
+    F: FnMut(PageRequest) -> Fut,
+    Fut: std::future::Future<Output = relay_core::model::Page<T>>,
+{
+    let mut out = Vec::new();
+    let mut request = PageRequest::first(limit);
+    for _ in 0..100 {
+        let page = read(request.clone()).await;
+        assert!(
+            page.data.len() <= limit as usize,
+            "a page holds at most its limit"
+        );
+        let next = page.next_after.clone();
+        out.push(page.data);
+        match next {
+            Some(after) => request.after = Some(after),
+            None => return out,
+        }
+    }
+    panic!("more than 100 pages");
+}
+
+fn put(name: &str, schema: serde_json::Value) -> PutEventType {
+    PutEventType {
+        name: name.into(),
+        description: String::new(),
+        schema,
+        sample: None,
+        thin_fields: vec![],
+        personal_data_fields: vec![],
+        now: T0,
+    }
+}
+
+pub async fn lists_come_a_bounded_page_at_a_time(s: &dyn Store) {
+    // Event types by name, each with all of its versions.
+    let t = tenant(s, "a").await;
+    let live = scope(&t, Environment::Live);
+    for name in ["e.e", "a.a", "c.c", "b.b", "d.d"] {
+        s.put_event_type(&live, &put(name, json!({"type": "object"})))
+            .await
+            .unwrap();
+    }
+    s.put_event_type(&live, &put("b.b", json!({"type": "array"})))
+        .await
+        .unwrap();
+    let got = pages(2, |p| {
+        let live = live.clone();
+        async move { s.list_event_types(&live, &p).await.unwrap() }
+    })
+    .await;
+    let names: Vec<Vec<&str>> = got
+        .iter()
+        .map(|p| p.iter().map(|t| t.name.as_str()).collect())
+        .collect();
+    assert_eq!(
+        names,
+        vec![vec!["a.a", "b.b"], vec!["c.c", "d.d"], vec!["e.e"]]
+    );
+    let versions: Vec<usize> = got.iter().flatten().map(|t| t.versions.len()).collect();
+    assert_eq!(
+        versions,
+        vec![1, 2, 1, 1, 1],
+        "each type with its own versions"
+    );
+    let test = scope(&t, Environment::Test);
+    assert!(
+        s.list_event_types(&test, &page(2))
+            .await
+            .unwrap()
+            .data
+            .is_empty()
+    );
+
+    // A message's attempts by number, then id; five attempts recorded by
+    // completions (a foreign owner's completion is recorded, not applied).
+    let (live, _) = delivery_fixture(s, 1).await;
+    let claimed = s
+        .claim_due("w1", T0, T0.plus_seconds(30), 10, &[])
+        .await
+        .unwrap();
+    let c = &claimed[0];
+    for (i, number) in [3, 1, 2, 1, 0].into_iter().enumerate() {
+        let mut done = completion(c, "another-worker", delivered(c));
+        let attempt = done.attempt.as_mut().unwrap();
+        attempt.number = number;
+        attempt.id = new_id(IdKind::Attempt, T0.plus_millis(i as i64));
+        s.complete(&[done]).await.unwrap();
+    }
+    let got = pages(2, |p| {
+        let (live, id) = (live.clone(), c.message.id.clone());
+        async move { s.list_attempts(&live, &id, &p).await.unwrap() }
+    })
+    .await;
+    assert_eq!(got.iter().map(Vec::len).collect::<Vec<_>>(), vec![2, 2, 1]);
+    let order: Vec<(i64, String)> = got
+        .iter()
+        .flatten()
+        .map(|a| (a.number, a.id.clone()))
+        .collect();
+    let mut sorted = order.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(order, sorted, "by number then id, each once");
+    assert_eq!(order.len(), 5);
+
+    // A tenant's API keys by id.
+    for i in 0..3 {
+        s.create_api_key(&NewApiKey {
+            id: new_id(IdKind::ApiKey, T0.plus_millis(i)),
+            tenant_id: t.id.clone(),
+            environment: Environment::Live,
+            name: None,
+            prefix: "rk_live_abcd".into(),
+            key_hash: format!("hash{i}"),
+            created_at: T0,
+        })
+        .await
+        .unwrap();
+    }
+    let got = pages(2, |p| {
+        let id = t.id.clone();
+        async move { s.list_api_keys(&id, &p).await.unwrap() }
+    })
+    .await;
+    assert_eq!(got.iter().map(Vec::len).collect::<Vec<_>>(), vec![2, 1]);
+    let ids: Vec<&str> = got.iter().flatten().map(|k| k.id.as_str()).collect();
+    assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
+
+    // An endpoint's versions by number.
+    let con = consumer(s, &live, "pages").await;
+    let mut e = endpoint(s, &live, &con.id, &["order.shipped"]).await;
+    for v in 2..=5 {
+        let at = T0.plus_millis(1000 * v);
+        e.snapshot_fields = vec![format!("/f{v}")];
+        e.version = v;
+        e.version_started_at = at;
+        e.updated_at = at;
+        s.update_endpoint(&live, &e, &[]).await.unwrap();
+        e.revision += 1;
+    }
+    let got = pages(2, |p| {
+        let (live, id) = (live.clone(), e.id.clone());
+        async move { s.endpoint_versions(&live, &id, &p).await.unwrap().unwrap() }
+    })
+    .await;
+    let numbers: Vec<Vec<i64>> = got
+        .iter()
+        .map(|p| p.iter().map(|v| v.version).collect())
+        .collect();
+    assert_eq!(numbers, vec![vec![1, 2], vec![3, 4], vec![5]]);
+}
