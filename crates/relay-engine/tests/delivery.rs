@@ -679,6 +679,7 @@ async fn recover_since(e: &Env, since: relay_core::time::Timestamp) -> u64 {
         )
         .await
         .unwrap()
+        .requeued
 }
 
 #[tokio::test]
