@@ -45,6 +45,8 @@ pub struct ApiError {
     pub detail: String,
     pub errors: Vec<FieldError>,
     pub position: Option<(usize, usize)>,
+    /// Sent as `Retry-After` (whole seconds), with a `429` or `503`.
+    pub retry_after: Option<u64>,
 }
 
 impl ApiError {
@@ -55,6 +57,15 @@ impl ApiError {
             detail: detail.into(),
             errors: Vec::new(),
             position: None,
+            retry_after: None,
+        }
+    }
+
+    /// `429` with `Retry-After: seconds`.
+    pub fn too_many(code: &'static str, detail: impl Into<String>, seconds: u64) -> Self {
+        ApiError {
+            retry_after: Some(seconds.max(1)),
+            ..Self::new(StatusCode::TOO_MANY_REQUESTS, code, detail)
         }
     }
 
@@ -144,6 +155,11 @@ impl IntoResponse for ApiError {
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/problem+json"),
         );
+        if let Some(seconds) = self.retry_after {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
         response
     }
 }

@@ -82,7 +82,7 @@ async fn a_large_recover_leaves_another_tenants_publishes_their_own_pace() {
     let bc = h.consumer(&b_key, "globex").await;
     h.endpoint(&b_key, &bc, &["order.created"]).await;
     let mut n = 0;
-    let mut baseline = async |n: &mut usize| {
+    let baseline = async |n: &mut usize| {
         let mut samples = Vec::new();
         for _ in 0..300 {
             *n += 1;
@@ -137,23 +137,22 @@ async fn a_large_recover_leaves_another_tenants_publishes_their_own_pace() {
     );
     // Complete and exact: every failed message restarted, each once.
     assert_eq!(recovered["requeued"], RECOVERED, "{recovered}");
-    let left = h
-        .db
-        .store
-        .list_messages(
-            &scope,
-            &MessageFilter {
-                endpoint_id: Some(ep.clone()),
-                states: Some(vec![MessageState::Exhausted]),
-                ..Default::default()
-            },
-            &PageRequest {
-                after: None,
-                limit: 1,
-            },
-        )
-        .await
-        .unwrap();
+    let left =
+        h.db.store
+            .list_messages(
+                &scope,
+                &MessageFilter {
+                    endpoint_id: Some(ep.clone()),
+                    states: Some(vec![MessageState::Exhausted]),
+                    ..Default::default()
+                },
+                &PageRequest {
+                    after: None,
+                    limit: 1,
+                },
+            )
+            .await
+            .unwrap();
     assert!(left.data.is_empty(), "a failed message was not recovered");
 }
 
@@ -201,7 +200,11 @@ async fn concurrent_test_sends_go_through_the_endpoints_lane() {
     let mut body = endpoint_body(&c, &["order.created"]);
     body["destination"]["url"] = json!(receiver.url_for_host(HOST, "/hooks"));
     body["max_concurrency"] = json!(LANE);
-    let ep = id_of(&h.post("/v1/endpoints", &key, body).await.expect(StatusCode::CREATED));
+    let ep = id_of(
+        &h.post("/v1/endpoints", &key, body)
+            .await
+            .expect(StatusCode::CREATED),
+    );
 
     let sends: Vec<_> = (0..SENDS)
         .map(|_| {
@@ -251,5 +254,9 @@ async fn concurrent_test_sends_go_through_the_endpoints_lane() {
     assert!(sent >= LANE, "the lane's worth of test sends went out");
     assert!(limited > 0, "the excess was refused");
     assert_eq!(sent + limited, SENDS as u64);
-    assert_eq!(receiver.count(), sent, "each test send that went out arrived once");
+    assert_eq!(
+        receiver.count(),
+        sent,
+        "each test send that went out arrived once"
+    );
 }

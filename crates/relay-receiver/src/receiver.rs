@@ -563,7 +563,9 @@ impl Receiver {
         drop(records);
         self.shared.invalid_signatures.store(0, Ordering::Relaxed);
         let open = self.shared.open_connections.load(Ordering::SeqCst);
-        self.shared.max_open_connections.store(open, Ordering::SeqCst);
+        self.shared
+            .max_open_connections
+            .store(open, Ordering::SeqCst);
         self.shared.load.send_modify(|load| {
             load.max = load.current;
             load.paths.retain(|_, p| p.current > 0);

@@ -354,7 +354,9 @@ pub(super) async fn accept_loop(listener: TcpListener, acceptor: TlsAcceptor, sh
         let _ = tcp.set_nodelay(true);
         let id = shared.connections.fetch_add(1, Ordering::Relaxed);
         let open = shared.open_connections.fetch_add(1, Ordering::SeqCst) + 1;
-        shared.max_open_connections.fetch_max(open, Ordering::SeqCst);
+        shared
+            .max_open_connections
+            .fetch_max(open, Ordering::SeqCst);
         while connections.try_join_next().is_some() {}
         let served = serve_connection(tcp, remote, id, acceptor.clone(), Arc::clone(&shared));
         let open = OpenConnection(Arc::clone(&shared));

@@ -128,6 +128,7 @@ pub(super) const KEYS: &[(&str, &[&str])] = &[
             "circuit_cool_down_seconds",
             "recovery_per_second",
             "shutdown_grace_seconds",
+            "manual_pending_per_endpoint",
         ],
     ),
     ("retention", &["days"]),
