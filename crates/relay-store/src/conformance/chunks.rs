@@ -189,6 +189,13 @@ pub async fn a_recover_works_in_chunks_and_restarts_each_message_once(s: &dyn St
         .await
         .unwrap();
     assert_eq!(none, Recovered::default(), "nothing is left to restart");
+    assert_eq!(
+        s.recovery_due(&live.tenant_id, T0.plus_seconds(20))
+            .await
+            .unwrap(),
+        failed + 1,
+        "every failed message and evt_d, due as recovery traffic"
+    );
     // A chunk of an endpoint no longer active is refused, and restarts nothing.
     super::recovery::act(s, &live, &e.id, EndpointAction::Pause, T0.plus_seconds(14))
         .await
