@@ -23,6 +23,10 @@ use serde_json::json;
 /// The failed messages the large recover restarts.
 const RECOVERED: u64 = 50_000;
 
+/// The tests of this file one at a time: the recover's is a measurement,
+/// which 2,000 concurrent test sends beside it would disturb.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// The 99th percentile of `samples`.
 fn p99(samples: &[Duration]) -> Duration {
     let mut s = samples.to_vec();
@@ -44,6 +48,7 @@ async fn timed_publish(h: &Harness, key: &str, n: usize) -> Duration {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_large_recover_leaves_another_tenants_publishes_their_own_pace() {
+    let _alone = ONE_AT_A_TIME.lock().await;
     let h = Arc::new(Harness::new().await);
     // Tenant A: one endpoint with 50,000 failed messages.
     let (a, a_key) = h.tenant_with_key("acme", "live").await;
@@ -162,6 +167,7 @@ const SENDS: usize = 2_000;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_test_sends_go_through_the_endpoints_lane() {
+    let _alone = ONE_AT_A_TIME.lock().await;
     const HOST: &str = "hooks.lane.test";
     let receiver = Receiver::start(ReceiverConfig {
         extra_names: vec![HOST.into()],
