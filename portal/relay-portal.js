@@ -633,7 +633,7 @@ export class RelayEndpoints extends PortalElement {
                     h("td", {}, when(a.started_at)),
                     h("td", {}, `${a.outcome}${a.status_code ? ` (HTTP ${a.status_code})` : a.error_kind ? ` (${a.error_kind})` : ""}`),
                     h("td", {}, `${a.duration_ms} ms`),
-                    h("td", {}, a.response_body ? h("pre", {}, a.response_body) : "—"),
+                    h("td", {}, a.response_body ? h("pre", {}, a.response_body_encoding === "base64" ? `(binary, base64) ${a.response_body}` : a.response_body) : "—"),
                   ),
                 ),
               ),

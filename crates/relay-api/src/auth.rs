@@ -61,6 +61,20 @@ fn constant_time_eq(a: &[u8; 32], b: &[u8; 32]) -> bool {
     diff == 0
 }
 
+/// Whether `headers` carry `Authorization: Bearer <token>` whose SHA-256 is
+/// `digest` (compared in constant time).
+pub(crate) fn bearer_matches(headers: &axum::http::HeaderMap, digest: &[u8; 32]) -> bool {
+    headers
+        .get(AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            v.strip_prefix("Bearer ")
+                .or_else(|| v.strip_prefix("bearer "))
+        })
+        .map(str::trim)
+        .is_some_and(|token| !token.is_empty() && constant_time_eq(&token_digest(token), digest))
+}
+
 fn bearer(parts: &Parts) -> Result<&str, ApiError> {
     let value = parts
         .headers

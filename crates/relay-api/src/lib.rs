@@ -20,6 +20,7 @@ pub mod extract;
 pub mod openapi;
 pub mod routes;
 pub mod schema;
+pub mod server;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -46,6 +47,30 @@ pub struct ApiSettings {
     /// This installation's public base URL (`https://relay.example.com`):
     /// inbound sources answer the URL to give the provider below it.
     pub public_url: Option<String>,
+    /// The HTTP server's timeouts, connection cap and drain time.
+    pub server: server::ServerSettings,
+    /// Where `/metrics` is served and whether it asks for a token.
+    pub metrics: MetricsAccess,
+}
+
+/// Where `/metrics` is served and whether it asks for a token.
+#[derive(Clone, Default)]
+pub struct MetricsAccess {
+    /// `/metrics` is served on a listener of its own ([`serve_metrics`]);
+    /// on the API's listener it answers `404` like any unknown path.
+    pub separate_listener: bool,
+    /// SHA-256 of the token `/metrics` asks for (`Authorization: Bearer`);
+    /// `None`: no token is asked.
+    pub token_sha256: Option<[u8; 32]>,
+}
+
+impl std::fmt::Debug for MetricsAccess {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MetricsAccess")
+            .field("separate_listener", &self.separate_listener)
+            .field("token", &self.token_sha256.map(|_| "<redacted>"))
+            .finish()
+    }
 }
 
 impl Default for ApiSettings {
@@ -61,6 +86,8 @@ impl Default for ApiSettings {
             max_endpoint_concurrency: 100,
             retention_days: 30,
             public_url: None,
+            server: server::ServerSettings::default(),
+            metrics: MetricsAccess::default(),
         }
     }
 }
@@ -125,13 +152,24 @@ impl AppState {
 
 pub use routes::router;
 
-/// Serves the API on `listener` until `shutdown` completes.
+/// Serves the API on `listener` until `shutdown` completes, with the
+/// timeouts, connection cap and drain time of `state.settings.server`.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     state: Arc<AppState>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router(state))
-        .with_graceful_shutdown(shutdown)
-        .await
+    let settings = state.settings.server.clone();
+    server::serve(listener, router(state), settings, shutdown).await
+}
+
+/// Serves `/metrics` alone on `listener` (the operator's `[metrics] listen`)
+/// until `shutdown` completes, like [`serve`].
+pub async fn serve_metrics(
+    listener: tokio::net::TcpListener,
+    state: Arc<AppState>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let settings = state.settings.server.clone();
+    server::serve(listener, routes::metrics_router(state), settings, shutdown).await
 }

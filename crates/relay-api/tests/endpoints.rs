@@ -713,7 +713,7 @@ async fn oauth2_credentials_are_checked_at_registration() {
         ),
         (
             good.clone(),
-            json!([{ "name": "Authorization", "value": "Bearer x" }]),
+            json!([{ "name": "Authorization", "secret": "secret:bearer" }]),
             "authorization_header_conflict",
             "/destination/headers",
         ),

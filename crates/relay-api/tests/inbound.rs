@@ -386,6 +386,67 @@ async fn the_rate_limit_answers_429_and_refills_with_time() {
         .expect(StatusCode::OK);
 }
 
+/// Anyone who knows a source's URL can send it requests; those that fail
+/// verification spend a budget of their own, so a flood of them neither
+/// starves the real provider nor fills the store with rejected receipts.
+#[tokio::test]
+async fn unverified_requests_spend_a_budget_of_their_own() {
+    let h = Harness::new().await;
+    let (_, key) = h.tenant_with_key("acme", "live").await;
+    let s = source(&h, &key, json!({"rate_limit_per_second": 2})).await;
+    let path = path_of(&s);
+    let body = event_body("x");
+    for i in 0..20 {
+        let hs = standard(WHSEC_2, &format!("forged_{i}"), now_s(&h), &body);
+        let r = receive(&h, &path, &hs, body.as_bytes()).await;
+        if i < 2 {
+            r.problem(StatusCode::UNAUTHORIZED, "signature_no_match");
+        } else {
+            r.problem(StatusCode::TOO_MANY_REQUESTS, "rate_limited");
+            assert_eq!(r.headers["retry-after"], "1");
+        }
+    }
+    // The provider's own requests still have their whole budget ...
+    for i in 0..2 {
+        let hs = standard(WHSEC, &format!("msg_{i}"), now_s(&h), &body);
+        receive(&h, &path, &hs, body.as_bytes())
+            .await
+            .expect(StatusCode::OK);
+    }
+    // ... and no more.
+    let hs = standard(WHSEC, "msg_9", now_s(&h), &body);
+    receive(&h, &path, &hs, body.as_bytes())
+        .await
+        .problem(StatusCode::TOO_MANY_REQUESTS, "rate_limited");
+    // Only the unverified budget's worth of rejected receipts was kept.
+    let all = h
+        .get("/v1/inbound-receipts?limit=100", &key)
+        .await
+        .expect(StatusCode::OK);
+    let mut verdicts: Vec<&str> = all["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["verdict"].as_str().unwrap_or("?"))
+        .collect();
+    verdicts.sort();
+    assert_eq!(
+        verdicts,
+        ["rejected", "rejected", "verified", "verified"],
+        "{all}"
+    );
+    // A second later both budgets are full again.
+    h.clock.advance_millis(1000);
+    let hs = standard(WHSEC_2, "forged_later", now_s(&h), &body);
+    receive(&h, &path, &hs, body.as_bytes())
+        .await
+        .problem(StatusCode::UNAUTHORIZED, "signature_no_match");
+    let hs = standard(WHSEC, "msg_later", now_s(&h), &body);
+    receive(&h, &path, &hs, body.as_bytes())
+        .await
+        .expect(StatusCode::OK);
+}
+
 #[tokio::test]
 async fn a_rotated_secret_verifies_until_its_overlap_ends() {
     let h = Harness::new().await;

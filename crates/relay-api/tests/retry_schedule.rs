@@ -75,7 +75,7 @@ async fn an_override_outside_the_bounds_is_refused_when_set_and_kept_when_not_to
     let mut endpoint = h.db.store.get_endpoint(&scope, &id).await.unwrap().unwrap();
     endpoint.retry_schedule_seconds = Some(vec![10, 30]);
     h.db.store
-        .update_endpoint(&scope, &endpoint, None)
+        .update_endpoint(&scope, &endpoint, &[])
         .await
         .unwrap();
     let updated = h

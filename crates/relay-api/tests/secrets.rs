@@ -301,3 +301,86 @@ fn the_request_body_never_shows_its_value_in_debug() {
         serde_json::from_value(json!({ "value": VALUE })).unwrap();
     assert!(!format!("{body:?}").contains(VALUE));
 }
+
+/// The attacker: tenant B names the environment variable and the file the
+/// operator granted tenant A (`[[secrets.grants]]`), to have their values
+/// sent to its own server. Refused at registration with the stable codes,
+/// for endpoints and inbound sources alike; A's own use is accepted.
+#[tokio::test]
+async fn env_and_file_references_reach_only_the_tenant_granted_them() {
+    let h = Harness::new().await;
+    let (a, a_key) = h.tenant_with_key("a", "live").await;
+    let (_, b_key) = h.tenant_with_key("b", "live").await;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("token"), VALUE).unwrap();
+    let mut engine = relay_engine::EngineConfig::new("api-test");
+    engine.secrets = relay_core::secret::SecretPolicy::default().grant(
+        a,
+        relay_core::secret::SecretGrant {
+            env_prefixes: vec!["PAT".into()],
+            file_dirs: vec![dir.path().display().to_string()],
+        },
+    );
+    let Harness { db, .. } = h;
+    let h = Harness::build(
+        db,
+        relay_api::ApiSettings::default(),
+        common::guard(),
+        engine,
+    )
+    .await;
+    let file = format!("file:{}/token", dir.path().display());
+    for (key, name) in [(&a_key, "a-1"), (&b_key, "b-1")] {
+        h.open_event_type(key, "order.created").await;
+        h.consumer(key, name).await;
+    }
+    let consumer_of = |key: &str| {
+        let key = key.to_string();
+        let h = &h;
+        async move {
+            h.get("/v1/consumers", &key).await.expect(StatusCode::OK)["data"][0]["id"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        }
+    };
+    let (a_consumer, b_consumer) = (consumer_of(&a_key).await, consumer_of(&b_key).await);
+    for reference in ["env:PATH", file.as_str()] {
+        let r = h
+            .post(
+                "/v1/endpoints",
+                &a_key,
+                endpoint_body(&a_consumer, redis(reference)),
+            )
+            .await;
+        no_value(&r);
+        r.expect(StatusCode::CREATED);
+    }
+    let mut answers = String::new();
+    for (reference, code) in [
+        ("env:PATH", "secret_env_not_allowed"),
+        (file.as_str(), "secret_file_not_allowed"),
+    ] {
+        let r = h
+            .post(
+                "/v1/endpoints",
+                &b_key,
+                endpoint_body(&b_consumer, redis(reference)),
+            )
+            .await;
+        answers.push_str(&r.text());
+        let p = r.problem(StatusCode::UNPROCESSABLE_ENTITY, code);
+        assert_eq!(p["errors"][0]["field"], "/destination/password", "{p}");
+        assert!(p["detail"].as_str().unwrap().contains("granted"), "{p}");
+        let r = h
+            .post(
+                "/v1/inbound-sources",
+                &b_key,
+                json!({"name": "x", "preset": "standard_webhooks", "secret_ref": reference}),
+            )
+            .await;
+        answers.push_str(&r.text());
+        r.problem(StatusCode::UNPROCESSABLE_ENTITY, code);
+    }
+    assert!(!answers.contains(VALUE), "{answers}");
+}

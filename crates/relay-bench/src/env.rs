@@ -120,6 +120,17 @@ impl Env {
             i64::try_from(FINISH_GRACE.as_secs()).unwrap_or(1).into(),
         );
         toml.insert("delivery".into(), delivery.into());
+        // Every publisher connection is served, however many are asked for.
+        let mut server = toml::Table::new();
+        let connections = args.concurrency.saturating_add(64).max(1024);
+        server.insert(
+            "max_connections".into(),
+            i64::try_from(connections)
+                .unwrap_or(1_000_000)
+                .min(1_000_000)
+                .into(),
+        );
+        toml.insert("server".into(), server.into());
         let config_path = dir.path().join("relay.toml");
         std::fs::write(&config_path, toml::to_string(&toml)?)?;
         let launched = relay.spawn((relay.launch)(config_path)).await??;

@@ -165,6 +165,7 @@ impl<P: Peer> Harness<P> {
             auto_disable: true,
             created_at: now,
             updated_at: now,
+            revision: 1,
         };
         store
             .create_endpoint(
@@ -196,7 +197,8 @@ impl<P: Peer> Harness<P> {
         };
         let guard = Guard::with_resolver(&outbound, Arc::new(resolver)).expect("guard");
         let mut config = EngineConfig::new("compliance");
-        config.secrets = peer.secret_policy();
+        config.secrets = relay_core::secret::SecretPolicy::default()
+            .grant(scope.tenant_id.clone(), peer.secret_grant());
         config.limits = Limits {
             connect_timeout: ATTEMPT_TIMEOUT,
             total_timeout: ATTEMPT_TIMEOUT,

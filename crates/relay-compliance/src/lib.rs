@@ -80,11 +80,11 @@ pub trait Peer: Sized + Send + Sync + 'static {
         Vec::new()
     }
 
-    /// What the operator allows the peer's secret references to name
-    /// (`[secrets]`): a peer whose credentials are an `env:` or `file:`
-    /// reference allows it here.
-    fn secret_policy(&self) -> relay_core::secret::SecretPolicy {
-        relay_core::secret::SecretPolicy::default()
+    /// What the operator grants the harness's tenant to name in its
+    /// secret references (`[[secrets.grants]]`): a peer whose credentials
+    /// are an `env:` or `file:` reference grants it here.
+    fn secret_grant(&self) -> relay_core::secret::SecretGrant {
+        relay_core::secret::SecretGrant::default()
     }
 
     /// The ids of the events a received message carries: its

@@ -85,6 +85,7 @@ impl Neighbour {
             auto_disable: true,
             created_at: now,
             updated_at: now,
+            revision: 1,
         };
         store
             .create_endpoint(

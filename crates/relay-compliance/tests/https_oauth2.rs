@@ -17,7 +17,7 @@ use relay_core::model::{
     ClientAuthMethod, Destination, HttpsAuth, HttpsDestination, MessageState,
     OAuth2ClientCredentials,
 };
-use relay_core::secret::{SecretPolicy, SecretRef};
+use relay_core::secret::{SecretGrant, SecretRef};
 use relay_net::{OutboundConfig, StaticResolver};
 use relay_receiver::{Behavior, OAuthIssuer, Receiver, ReceiverConfig, TestCa};
 
@@ -191,10 +191,10 @@ impl Peer for OAuthPeer {
         })
     }
 
-    fn secret_policy(&self) -> SecretPolicy {
-        SecretPolicy {
-            allow_env_prefixes: vec![],
-            allow_file_dirs: vec![self.dir.path().to_string_lossy().into_owned()],
+    fn secret_grant(&self) -> SecretGrant {
+        SecretGrant {
+            env_prefixes: vec![],
+            file_dirs: vec![self.dir.path().to_string_lossy().into_owned()],
         }
     }
 

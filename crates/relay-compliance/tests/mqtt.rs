@@ -26,7 +26,7 @@ mod consumer;
 
 use relay_compliance::{Mode, Peer, Received, compliance_suite};
 use relay_core::model::{Destination, MqttDestination, MqttVersion};
-use relay_core::secret::{SecretPolicy, SecretRef};
+use relay_core::secret::{SecretGrant, SecretRef};
 use relay_net::{OutboundConfig, StaticResolver};
 use tokio::sync::Mutex;
 
@@ -137,10 +137,10 @@ impl Peer for MqttPeer {
         Destination::Mqtt(destination(self.port, &self.password_file, MqttVersion::V5))
     }
 
-    fn secret_policy(&self) -> SecretPolicy {
-        SecretPolicy {
-            allow_env_prefixes: vec![],
-            allow_file_dirs: vec![self.dir.clone()],
+    fn secret_grant(&self) -> SecretGrant {
+        SecretGrant {
+            env_prefixes: vec![],
+            file_dirs: vec![self.dir.clone()],
         }
     }
 

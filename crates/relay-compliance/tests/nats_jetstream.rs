@@ -22,7 +22,7 @@ use std::sync::Mutex;
 
 use relay_compliance::{Mode, Peer, Received, compliance_suite};
 use relay_core::model::{Destination, NatsJetstreamDestination};
-use relay_core::secret::{SecretPolicy, SecretRef};
+use relay_core::secret::{SecretGrant, SecretRef};
 use relay_core::time::Clock;
 use relay_net::{OutboundConfig, StaticResolver};
 use serde_json::json;
@@ -192,10 +192,10 @@ impl Peer for NatsPeer {
         })
     }
 
-    fn secret_policy(&self) -> SecretPolicy {
-        SecretPolicy {
-            allow_env_prefixes: vec![],
-            allow_file_dirs: vec![self.secrets.path().display().to_string()],
+    fn secret_grant(&self) -> SecretGrant {
+        SecretGrant {
+            env_prefixes: vec![],
+            file_dirs: vec![self.secrets.path().display().to_string()],
         }
     }
 
@@ -410,9 +410,10 @@ async fn the_ordering_key_is_one_subject_token() {
         d.subject = "relay.{environment}.{ordering_key}".into();
         endpoint.updated_at = h.clock.now();
         h.store()
-            .update_endpoint(&h.scope, &endpoint, None)
+            .update_endpoint(&h.scope, &endpoint, &[])
             .await
             .unwrap();
+        endpoint.revision += 1;
         // Published with the subject `order/1042` and no ordering key.
         h.publish().await;
         let now = h.clock.now();
@@ -460,7 +461,7 @@ async fn the_ordering_key_is_one_subject_token() {
         h.clock.advance_millis(1000);
         endpoint.updated_at = h.clock.now();
         h.store()
-            .update_endpoint(&h.scope, &endpoint, None)
+            .update_endpoint(&h.scope, &endpoint, &[])
             .await
             .unwrap();
         let keys = ["tenant.42", "customer-7", "tenant.42", "a b", "customer-7"];

@@ -25,7 +25,7 @@ use std::time::Duration;
 
 use relay_compliance::{Mode, Peer, Received, compliance_suite};
 use relay_core::model::{Destination, RabbitMqDestination};
-use relay_core::secret::{SecretPolicy, SecretRef};
+use relay_core::secret::{SecretGrant, SecretRef};
 use relay_destinations::rabbitmq::CE_PREFIX;
 use relay_destinations::rabbitmq::conn::Connection;
 use relay_destinations::rabbitmq::wire::{Args, Table, Value, id};
@@ -262,10 +262,10 @@ impl Peer for RabbitPeer {
         ))
     }
 
-    fn secret_policy(&self) -> SecretPolicy {
-        SecretPolicy {
-            allow_env_prefixes: vec![],
-            allow_file_dirs: vec![self.dir.clone()],
+    fn secret_grant(&self) -> SecretGrant {
+        SecretGrant {
+            env_prefixes: vec![],
+            file_dirs: vec![self.dir.clone()],
         }
     }
 

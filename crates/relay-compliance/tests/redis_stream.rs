@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use relay_compliance::{Mode, Peer, Received, compliance_suite};
 use relay_core::model::{Destination, RedisStreamDestination};
-use relay_core::secret::{SecretPolicy, SecretRef};
+use relay_core::secret::{SecretGrant, SecretRef};
 use relay_net::{OutboundConfig, StaticResolver};
 
 const HOST: &str = "redis.compliance.test";
@@ -206,10 +206,10 @@ impl Peer for RedisPeer {
         })
     }
 
-    fn secret_policy(&self) -> SecretPolicy {
-        SecretPolicy {
-            allow_env_prefixes: vec![],
-            allow_file_dirs: vec![self.dir.path().display().to_string()],
+    fn secret_grant(&self) -> SecretGrant {
+        SecretGrant {
+            env_prefixes: vec![],
+            file_dirs: vec![self.dir.path().display().to_string()],
         }
     }
 
@@ -404,7 +404,7 @@ async fn wait_aof_is_required_when_asked(postgres: bool) {
         });
         endpoint.updated_at = h.clock.now();
         h.store()
-            .update_endpoint(&h.scope, &endpoint, None)
+            .update_endpoint(&h.scope, &endpoint, &[])
             .await
             .unwrap();
 

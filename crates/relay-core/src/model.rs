@@ -905,6 +905,16 @@ pub struct Endpoint {
     pub auto_disable: bool,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
+    /// Counts every change of the endpoint (its settings, its state, its
+    /// keys), from 1 at creation. Reads answer it as the `ETag`
+    /// (`"<revision>"`); `PATCH` with `If-Match` applies only while it is
+    /// still the one read.
+    #[serde(default = "first_revision")]
+    pub revision: i64,
+}
+
+fn first_revision() -> i64 {
+    1
 }
 
 /// One version of an endpoint's payload settings, kept after the next
@@ -1062,9 +1072,13 @@ pub struct Attempt {
     pub body_sha256: String,
     /// The `webhook-signature` sent (HTTPS header, broker property).
     pub signature: String,
-    /// HTTPS: the first 8 kB of the response body, lossily decoded as UTF-8
-    /// (from `detail`; `null` for other kinds).
+    /// HTTPS: the first 8 kB of the response body, byte for byte: as text
+    /// when they are valid UTF-8, else base64 (`response_body_encoding`
+    /// says which; from `detail`; `null` for other kinds).
     pub response_body: Option<String>,
+    /// How `response_body` is written: `utf8` (the bytes are the text) or
+    /// `base64` (the bytes were not valid UTF-8); `null` with no body.
+    pub response_body_encoding: Option<BodyEncoding>,
     pub outcome: crate::outcome::AttemptOutcome,
     /// What the destination kind answered, its own shape: HTTPS
     /// `{"status_code", "response_body"}`; a broker, what it acknowledged.
@@ -1072,15 +1086,72 @@ pub struct Attempt {
     pub detail: serde_json::Value,
 }
 
-/// The HTTPS fields of an attempt's wire format, `status_code` and
-/// `response_body`, read from its `detail` (absent for other kinds).
-pub fn https_fields(detail: &serde_json::Value) -> (Option<i64>, Option<String>) {
+/// How a kept response body is written in an attempt record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BodyEncoding {
+    /// The bytes are valid UTF-8 and written as that text.
+    Utf8,
+    /// The bytes are not valid UTF-8 and written in base64 (standard alphabet, padded).
+    Base64,
+}
+
+impl BodyEncoding {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            BodyEncoding::Utf8 => "utf8",
+            BodyEncoding::Base64 => "base64",
+        }
+    }
+}
+
+/// A response body prefix as an attempt's `detail` keeps it, losslessly:
+/// `response_body` with the text when the bytes are valid UTF-8, else with
+/// their base64 and `response_body_encoding: "base64"`.
+pub fn body_detail(bytes: &[u8], detail: &mut serde_json::Map<String, serde_json::Value>) {
+    use base64::Engine as _;
+    match std::str::from_utf8(bytes) {
+        Ok(text) => {
+            detail.insert("response_body".into(), text.into());
+        }
+        Err(_) => {
+            detail.insert(
+                "response_body".into(),
+                base64::engine::general_purpose::STANDARD
+                    .encode(bytes)
+                    .into(),
+            );
+            detail.insert(
+                "response_body_encoding".into(),
+                BodyEncoding::Base64.as_str().into(),
+            );
+        }
+    }
+}
+
+/// The HTTPS fields of an attempt's wire format, `status_code`,
+/// `response_body` and its encoding, read from its `detail` (absent for
+/// other kinds).
+pub fn https_fields(
+    detail: &serde_json::Value,
+) -> (Option<i64>, Option<String>, Option<BodyEncoding>) {
+    let body = detail
+        .get("response_body")
+        .and_then(|v| v.as_str())
+        .map(str::to_owned);
+    let encoding = body.as_ref().map(|_| {
+        match detail
+            .get("response_body_encoding")
+            .and_then(|v| v.as_str())
+        {
+            Some("base64") => BodyEncoding::Base64,
+            _ => BodyEncoding::Utf8,
+        }
+    });
     (
         detail.get("status_code").and_then(|v| v.as_i64()),
-        detail
-            .get("response_body")
-            .and_then(|v| v.as_str())
-            .map(str::to_owned),
+        body,
+        encoding,
     )
 }
 

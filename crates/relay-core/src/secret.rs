@@ -19,7 +19,7 @@
 //! A destination kind's client is built from its configuration and the
 //! resolved [`Secrets`] of its references (`relay_destinations::build`).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::str::FromStr;
 
@@ -286,57 +286,113 @@ impl fmt::Debug for Secrets {
     }
 }
 
-/// What the operator lets tenants reference besides their own secrets
-/// (`[secrets]` in the configuration). The default permits neither `env:`
-/// nor `file:`.
+/// What the operator grants one tenant to reference besides its own
+/// secrets (`[[secrets.grants]]` in the configuration).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SecretPolicy {
+pub struct SecretGrant {
     /// `env:NAME` is allowed when NAME starts with one of these (non-empty).
-    pub allow_env_prefixes: Vec<String>,
+    pub env_prefixes: Vec<String>,
     /// `file:/path` is allowed when the path is inside one of these
     /// absolute directories.
-    pub allow_file_dirs: Vec<String>,
+    pub file_dirs: Vec<String>,
+}
+
+/// What the operator lets each tenant reference besides its own secrets.
+/// `env:` and `file:` name the process's variables and the machine's files:
+/// they are the operator's, granted tenant by tenant. A tenant without a
+/// grant (every tenant, by default) can name neither.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SecretPolicy {
+    /// The grants, by tenant id (a grant is the tenant's alone: neither its
+    /// sub-tenants nor its parent share it).
+    pub grants: BTreeMap<String, SecretGrant>,
+    /// Paths never read through a reference, whatever a grant says:
+    /// Relay's configuration file, its master key file, its data directory
+    /// (a file, or everything inside a directory). The resolver compares
+    /// them once symbolic links are followed, and by file identity.
+    pub protected_paths: Vec<String>,
 }
 
 /// Why the operator's policy refuses a reference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum Refused {
-    #[error("the operator does not allow this environment variable as a secret")]
+    #[error(
+        "the operator has not granted this tenant environment variables of this name ([[secrets.grants]] env_prefixes)"
+    )]
     Env,
-    #[error("the operator does not allow secret files in this directory")]
+    #[error(
+        "the operator has not granted this tenant secret files in this directory ([[secrets.grants]] file_dirs)"
+    )]
     File,
+    #[error(
+        "Relay's own configuration file, master key file and data directory are never read through a reference"
+    )]
+    Protected,
 }
 
 impl Refused {
-    /// The stable code of the API's `422`.
+    /// The stable code of the API's `422` (and of the attempt's
+    /// `secret_unresolved` detail).
     pub const fn code(self) -> &'static str {
         match self {
             Refused::Env => "secret_env_not_allowed",
-            Refused::File => "secret_file_not_allowed",
+            Refused::File | Refused::Protected => "secret_file_not_allowed",
         }
     }
 }
 
 impl SecretPolicy {
-    /// Whether the policy permits `reference` (a tenant secret always is).
-    /// For a file, this is the check of its path as written; the resolver
-    /// checks the canonical path again, so a symbolic link cannot lead out.
-    pub fn permits(&self, reference: &SecretRef) -> Result<(), Refused> {
+    /// Adds `grant` to what `tenant_id` may reference (a second grant of
+    /// the same tenant adds to the first).
+    pub fn grant(mut self, tenant_id: impl Into<String>, grant: SecretGrant) -> Self {
+        let g = self.grants.entry(tenant_id.into()).or_default();
+        g.env_prefixes.extend(grant.env_prefixes);
+        g.file_dirs.extend(grant.file_dirs);
+        self
+    }
+
+    /// The directories `tenant_id` may read secret files in.
+    pub fn file_dirs(&self, tenant_id: &str) -> &[String] {
+        self.grants
+            .get(tenant_id)
+            .map_or(&[], |g| g.file_dirs.as_slice())
+    }
+
+    /// Whether the policy permits `tenant_id` to use `reference` (its own
+    /// tenant secrets always). For a file, this is the check of its path as
+    /// written; the resolver checks the canonical path again, so a symbolic
+    /// link cannot lead out of a granted directory or to a protected path.
+    pub fn permits(&self, tenant_id: &str, reference: &SecretRef) -> Result<(), Refused> {
+        let grant = self.grants.get(tenant_id);
         match reference {
             SecretRef::Secret(_) => Ok(()),
-            SecretRef::Env(name) => self
-                .allow_env_prefixes
-                .iter()
-                .any(|p| !p.is_empty() && name.starts_with(p.as_str()))
+            SecretRef::Env(name) => grant
+                .is_some_and(|g| {
+                    g.env_prefixes
+                        .iter()
+                        .any(|p| !p.is_empty() && name.starts_with(p.as_str()))
+                })
                 .then_some(())
                 .ok_or(Refused::Env),
-            SecretRef::File(path) => self
-                .allow_file_dirs
-                .iter()
-                .any(|d| path_inside(path, d))
-                .then_some(())
-                .ok_or(Refused::File),
+            SecretRef::File(path) => {
+                if self.is_protected(path) {
+                    return Err(Refused::Protected);
+                }
+                grant
+                    .is_some_and(|g| g.file_dirs.iter().any(|d| path_inside(path, d)))
+                    .then_some(())
+                    .ok_or(Refused::File)
+            }
         }
+    }
+
+    /// Whether `path` (absolute, as written or canonical) is, or is inside,
+    /// one of [`SecretPolicy::protected_paths`].
+    pub fn is_protected(&self, path: &str) -> bool {
+        self.protected_paths.iter().any(|p| {
+            let p = p.trim_end_matches('/');
+            !p.is_empty() && (path.trim_end_matches('/') == p || path_inside(path, p))
+        })
     }
 }
 

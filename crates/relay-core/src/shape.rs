@@ -361,7 +361,8 @@ pub struct TypeFields {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Shape {
     /// The event type version that shapes the payload ([`shaping_version`]);
-    /// `None` when the type has no version (nothing is thin then).
+    /// `None` when the type has no version (nothing is thin then, and the
+    /// data is sent whole).
     pub type_version: Option<i64>,
     pub thin: Vec<FieldPath>,
     pub personal: Vec<FieldPath>,
@@ -393,11 +394,18 @@ impl Shape {
             ),
             None => (Vec::new(), Vec::new()),
         };
+        // Thin by default only where the type version says what is thin: an
+        // endpoint that chose nothing receives a type without thin fields
+        // whole (minus personal data), never an empty `{}`.
+        let allow = match parse_allow_list(snapshot_fields)? {
+            Allow::Fields(chosen) if chosen.is_empty() && thin.is_empty() => Allow::Everything,
+            allow => allow,
+        };
         Ok(Shape {
             type_version,
             thin,
             personal,
-            allow: parse_allow_list(snapshot_fields)?,
+            allow,
             allow_personal_data,
         })
     }

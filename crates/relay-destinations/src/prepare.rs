@@ -71,9 +71,6 @@ pub struct Shaped<'a> {
     pub data: &'a RawValue,
     /// The endpoint version that shaped it (the `endpointversion` extension).
     pub endpoint_version: i64,
-    /// The event type version whose fields shaped it (the `dataschema`);
-    /// `None` keeps the event's own.
-    pub type_version: Option<i64>,
 }
 
 /// Builds, checks and signs the body. An `Err` ends the message without an
@@ -81,12 +78,15 @@ pub struct Shaped<'a> {
 /// no active key.
 pub fn prepare(input: &Input<'_>) -> Result<Prepared, DeadLetterReason> {
     let event = input.event;
-    let schema_version = input
+    // `dataschema` names a schema the delivered `data` satisfies: the
+    // event's own type version when the data goes whole; a projection
+    // (thin fields, an allow list, personal data removed) satisfies no
+    // schema of the catalog, so it names none (docs/payloads.md).
+    let whole = input
         .shaped
-        .and_then(|s| s.type_version)
-        .unwrap_or(event.type_version);
-    let schema_uri = relay_core::attributes::dataschema_uri(&event.event_type, schema_version);
-    let mut envelope = Envelope::from_event(event, input.source, Some(&schema_uri));
+        .is_none_or(|s| s.data.get() == event.data.get());
+    let schema_uri = relay_core::attributes::dataschema_uri(&event.event_type, event.type_version);
+    let mut envelope = Envelope::from_event(event, input.source, whole.then_some(&*schema_uri));
     if let Some(shaped) = input.shaped {
         envelope.data = Some(shaped.data);
         envelope.endpoint_version = Some(shaped.endpoint_version);

@@ -404,8 +404,8 @@ async fn registration_checks_the_credentials_and_the_token_url_through_the_guard
             with(&|_, h| {
                 h.push(HttpsHeader {
                     name: "Authorization".into(),
-                    value: Some("Bearer fixed".into()),
-                    secret: None,
+                    value: None,
+                    secret: Some(relay_core::secret::SecretRef::Secret("bearer".into())),
                 })
             }),
             "authorization_header_conflict",

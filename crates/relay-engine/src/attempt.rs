@@ -405,7 +405,6 @@ impl Attempter {
             shaped: payload.as_ref().map(|p| relay_destinations::Shaped {
                 data: p.data.as_deref().unwrap_or(&c.event.data),
                 endpoint_version: p.endpoint_version,
-                type_version: p.type_version,
             }),
         }) {
             Ok(p) => p,
@@ -617,17 +616,9 @@ impl Attempter {
             duration_ms = record.duration_ms,
             "attempt finished"
         );
-        // Retried failures count against the endpoint's health, a success
-        // restores it; permanent outcomes and manual failures say nothing.
-        let health = match &outcome {
-            Outcome::Delivered => relay_core::circuit::Signal::Success,
-            Outcome::Retry { .. } | Outcome::Deferred { .. } | Outcome::Exhausted { .. }
-                if !manual =>
-            {
-                relay_core::circuit::Signal::Failure
-            }
-            _ => relay_core::circuit::Signal::Neutral,
-        };
+        // What the attempt says of the endpoint's health (the breaker and
+        // the automatic-disable clock): relay_core's rule.
+        let health = relay_core::circuit::Signal::of(&outcome, manual);
         let event = if manual {
             MessageEvent::CompleteManual(outcome)
         } else {
@@ -669,7 +660,8 @@ impl Attempter {
             Resolved::DeadLetter(_) => (AttemptOutcome::DeadLettered, None),
         };
         let detail = recorded.detail.clone();
-        let (status_code, response_body) = relay_core::model::https_fields(&detail);
+        let (status_code, response_body, response_body_encoding) =
+            relay_core::model::https_fields(&detail);
         Attempt {
             id: new_id(IdKind::Attempt, facts.started_at),
             message_id: c.message.id.clone(),
@@ -685,6 +677,7 @@ impl Attempter {
             body_sha256: facts.body_sha256.to_string(),
             signature: facts.signature.to_string(),
             response_body,
+            response_body_encoding,
             outcome,
             detail,
         }

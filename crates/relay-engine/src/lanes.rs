@@ -125,8 +125,8 @@ impl Lanes {
         }
         if let Ok(c) = self.circuits.lock() {
             for (id, circuit) in c.iter() {
-                if circuit.try_start(now).is_none() {
-                    narrow(id, 0);
+                if let Some(probes) = circuit.room(now, self.breaker) {
+                    narrow(id, probes);
                 }
             }
         }
@@ -216,7 +216,7 @@ impl Lanes {
             return Err(Refusal::Full);
         };
         let current = circuits.get(endpoint_id).copied().unwrap_or_default();
-        let Some(circuit) = current.try_start(now) else {
+        let Some(circuit) = current.try_start(now, self.breaker) else {
             let until = match current.at(now) {
                 Circuit::Open { until } => Some(until),
                 _ => None,
@@ -360,6 +360,7 @@ mod tests {
         let lanes = Lanes::new(BreakerConfig {
             failure_threshold: 1,
             cool_down_millis: 1000,
+            half_open_probes: 1,
         });
         assert!(lanes.look_ahead(T).is_empty(), "nothing in flight");
         assert!(lanes.admit("ep_plain", 3, None, T));
@@ -379,6 +380,7 @@ mod tests {
         let lanes = Lanes::new(BreakerConfig {
             failure_threshold: 2,
             cool_down_millis: 1000,
+            half_open_probes: 1,
         });
         for _ in 0..2 {
             assert!(lanes.admit("ep_c", 10, None, T));
@@ -403,6 +405,7 @@ mod tests {
         let lanes = Lanes::new(BreakerConfig {
             failure_threshold: 1,
             cool_down_millis: 1000,
+            half_open_probes: 1,
         });
         assert_eq!(lanes.try_admit("ep_a", 1, None, T), Ok(()));
         assert_eq!(lanes.try_admit("ep_a", 1, None, T), Err(Refusal::Full));

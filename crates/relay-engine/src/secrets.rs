@@ -4,11 +4,18 @@
 //!
 //! - `secret:NAME`: the secret of the endpoint's tenant and environment
 //!   (`relay_store::secrets`), opened with the master key;
-//! - `env:NAME`: the process's environment variable, if the operator's
-//!   policy allows its prefix and it is set;
+//! - `env:NAME`: the process's environment variable, if the operator
+//!   granted the object's tenant its prefix and it is set;
 //! - `file:/path`: the file's content (at most [`MAX_FILE_BYTES`], one
-//!   trailing newline removed), if the policy allows its directory both as
-//!   written and once symbolic links are followed.
+//!   trailing newline removed), if the operator granted the object's
+//!   tenant its directory, both as written and once symbolic links are
+//!   followed, and it is none of Relay's protected paths (its configuration
+//!   file, master key file, data directory), compared as written, once
+//!   links are followed and by file identity (a hard link is the same file).
+//!
+//! Every reference is judged for the tenant of the scope it is resolved
+//! in, at registration and at every resolve: a grant withdrawn later makes
+//! the endpoint's attempts fail as `secret_unresolved`.
 //!
 //! Errors name the reference, never a value.
 
@@ -101,7 +108,7 @@ impl Resolver {
             message: message.to_string(),
         };
         self.policy
-            .permits(r)
+            .permits(&scope.tenant_id, r)
             .map_err(|e| err(e.code(), &e.to_string()))?;
         match r {
             SecretRef::Secret(name) => {
@@ -141,10 +148,15 @@ impl Resolver {
                     .await
                     .map_err(|_| unreadable("the file cannot be opened"))?;
                 let real_text = real.to_str().unwrap_or_default();
-                // The allowed directories with their links followed too
+                if self.protected(&real).await {
+                    let refused = relay_core::secret::Refused::Protected;
+                    return Err(err(refused.code(), &refused.to_string()));
+                }
+                // The granted directories with their links followed too
                 // (`/run/secrets` may itself be a link).
-                let mut real_dirs = Vec::with_capacity(self.policy.allow_file_dirs.len());
-                for d in &self.policy.allow_file_dirs {
+                let granted = self.policy.file_dirs(&scope.tenant_id);
+                let mut real_dirs = Vec::with_capacity(granted.len());
+                for d in granted {
                     if let Ok(p) = tokio::fs::canonicalize(d).await
                         && let Some(p) = p.to_str()
                     {
@@ -157,7 +169,7 @@ impl Resolver {
                 {
                     return Err(err(
                         "secret_file_not_allowed",
-                        "the file leads outside the allowed directories",
+                        "the file leads outside the directories granted to this tenant",
                     ));
                 }
                 let meta = tokio::fs::metadata(&real)
@@ -184,6 +196,40 @@ impl Resolver {
                 Ok(SecretValue::new(bytes))
             }
         }
+    }
+}
+
+impl Resolver {
+    /// Whether `real` (a canonical path) is one of the policy's protected
+    /// paths or inside one, once their links are followed too, or is the
+    /// same file as a protected file (a hard link to the master key).
+    async fn protected(&self, real: &std::path::Path) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        let Some(text) = real.to_str() else {
+            return true;
+        };
+        if self.policy.is_protected(text) {
+            return true;
+        }
+        let target = tokio::fs::metadata(real).await.ok();
+        for p in &self.policy.protected_paths {
+            let Ok(canonical) = tokio::fs::canonicalize(p).await else {
+                continue;
+            };
+            if let Some(c) = canonical.to_str()
+                && (c == text || relay_core::secret::path_inside(text, c))
+            {
+                return true;
+            }
+            if let (Some(t), Ok(m)) = (&target, tokio::fs::metadata(&canonical).await)
+                && m.is_file()
+                && t.dev() == m.dev()
+                && t.ino() == m.ino()
+            {
+                return true;
+            }
+        }
+        false
     }
 }
 

@@ -288,6 +288,92 @@ async fn a_410_disables_the_endpoint_at_once() {
 }
 
 #[tokio::test]
+async fn an_endpoint_that_refuses_everything_fails_continuously_and_is_disabled_at_5_days() {
+    // A 400 to every message: each ends failed_permanent at once, and each
+    // counts toward automatic disabling like a retried failure would.
+    let e = env(Setup {
+        behavior: Behavior::status(400),
+        verify: false,
+        ..Default::default()
+    })
+    .await;
+    let start = e.clock.now();
+    for (i, hour) in [0, 12, 72, 119, 120].into_iter().enumerate() {
+        e.clock.set(start.plus_seconds(hour * 3600));
+        e.publish(&format!("evt_{i}"), DATA).await;
+        assert_eq!(e.dispatcher.run_once().await.unwrap(), 1);
+        let ep = e.endpoint_now().await;
+        let want = if hour < 120 {
+            relay_core::model::EndpointState::Active
+        } else {
+            relay_core::model::EndpointState::Disabled
+        };
+        assert_eq!(ep.state, want, "at hour {hour}");
+    }
+    assert!(
+        e.messages()
+            .await
+            .iter()
+            .all(|m| m.state == MessageState::FailedPermanent)
+    );
+    let ep = e.endpoint_now().await;
+    assert_eq!(ep.disabled_reason.as_deref(), Some("failing_for_5_days"));
+    let warnings = e
+        .store()
+        .endpoint_warnings(&e.endpoint.id, 10)
+        .await
+        .unwrap();
+    assert!(
+        warnings.iter().any(|w| w.kind == "failing_for_72_hours"),
+        "{warnings:?}"
+    );
+    assert_eq!(
+        e.dispatcher.circuit(&e.endpoint.id).name(),
+        "closed",
+        "a refusal is an answer: the breaker does not open on it"
+    );
+}
+
+#[tokio::test]
+async fn half_open_lets_a_few_probes_through_then_opens_again_on_failure() {
+    let e = env(Setup {
+        behavior: Behavior::status(503),
+        verify: false,
+        tune: |c| {
+            c.breaker = relay_core::circuit::BreakerConfig {
+                failure_threshold: 2,
+                cool_down_millis: 30_000,
+                half_open_probes: 3,
+            };
+        },
+        ..Default::default()
+    })
+    .await;
+    for i in 0..2 {
+        e.publish(&format!("evt_{i}"), DATA).await;
+        e.dispatcher.run_once().await.unwrap();
+    }
+    assert_eq!(e.dispatcher.circuit(&e.endpoint.id).name(), "open");
+    for i in 2..10 {
+        e.publish(&format!("evt_{i}"), DATA).await;
+    }
+    let before = e.receiver.count();
+    e.clock.advance_millis(30_000);
+    e.dispatcher.run_once().await.unwrap();
+    assert_eq!(
+        e.receiver.count() - before,
+        3,
+        "three probes, not one and not the whole backlog"
+    );
+    assert_eq!(e.dispatcher.circuit(&e.endpoint.id).name(), "open");
+    // The next cool-down: the probes succeed and the circuit closes.
+    e.receiver.set_behavior(Behavior::ok());
+    e.clock.advance_millis(3_600_000);
+    e.dispatcher.run_once().await.unwrap();
+    assert_eq!(e.dispatcher.circuit(&e.endpoint.id).name(), "closed");
+}
+
+#[tokio::test]
 async fn retry_after_defers_without_using_an_attempt_at_most_three_times() {
     let e = env(Setup {
         behavior: Behavior::retry_after(429, "3600"),
@@ -414,6 +500,16 @@ async fn dns_rebinding_at_connect_time_is_blocked_recorded_and_retried() {
         .await
         .unwrap();
     assert_eq!(warnings[0].kind, "blocked_address");
+    // What the tenant reads (the attempt, its detail, the health warning)
+    // says the target is blocked, never what the name resolved to.
+    let record = serde_json::to_string(a).unwrap();
+    for text in [record.as_str(), warnings[0].detail.as_str()] {
+        assert!(text.contains("blocked"), "{text}");
+        for never in ["127.0.0.1", "127.0.0.0/8", "loopback"] {
+            assert!(!text.contains(never), "reveals {never:?}: {text}");
+        }
+    }
+    assert_eq!(a.destination_ip, None, "no address was connected to");
 }
 
 #[tokio::test]
@@ -441,6 +537,10 @@ async fn the_response_body_is_recorded_but_never_a_secret() {
     let m = e.only_message().await;
     let a = &e.store().list_attempts(&e.scope, &m.id).await.unwrap()[0];
     assert_eq!(a.response_body.as_deref(), Some("upstream exploded"));
+    assert_eq!(
+        a.response_body_encoding,
+        Some(relay_core::model::BodyEncoding::Utf8)
+    );
     let secret = match &e.key {
         relay_core::signature::SigningKey::Hmac(h) => h.expose_whsec(),
         _ => unreachable!("v1 endpoint"),
@@ -450,6 +550,32 @@ async fn the_response_body_is_recorded_but_never_a_secret() {
     assert!(!record.contains(raw), "the attempt record holds no secret");
     let metrics = e.dispatcher.metrics().render();
     assert!(!metrics.contains(raw) && !metrics.contains(&e.endpoint.id));
+}
+
+#[tokio::test]
+async fn a_response_body_that_is_not_utf8_is_kept_byte_for_byte_as_base64() {
+    let bytes: &[u8] = &[0xff, 0xfe, 0x00, b'a', 0xc3];
+    let e = env(Setup {
+        behavior: Behavior::reply(Reply::new(500).with_body(bytes.to_vec())),
+        verify: false,
+        ..Default::default()
+    })
+    .await;
+    e.publish("evt_bin", DATA).await;
+    e.dispatcher.run_once().await.unwrap();
+    let m = e.only_message().await;
+    let a = &e.store().list_attempts(&e.scope, &m.id).await.unwrap()[0];
+    assert_eq!(
+        a.response_body_encoding,
+        Some(relay_core::model::BodyEncoding::Base64)
+    );
+    use base64::Engine as _;
+    let kept = base64::engine::general_purpose::STANDARD
+        .decode(a.response_body.as_deref().unwrap())
+        .unwrap();
+    assert_eq!(kept, bytes, "the bytes, not a lossy decoding");
+    let api = serde_json::to_value(a).unwrap();
+    assert_eq!(api["response_body_encoding"], "base64");
 }
 
 #[tokio::test]
@@ -622,7 +748,7 @@ async fn an_endpoint_rate_limit_is_enforced_without_using_up_attempts() {
     endpoint.rate_limit_per_second = Some(5);
     endpoint.updated_at = e.clock.now();
     e.store()
-        .update_endpoint(&e.scope, &endpoint, None)
+        .update_endpoint(&e.scope, &endpoint, &[])
         .await
         .unwrap();
     for i in 0..12 {
@@ -710,7 +836,7 @@ async fn recovery_traffic_runs_within_the_endpoint_rate_limit() {
     endpoint.rate_limit_per_second = Some(5);
     endpoint.updated_at = e.clock.now();
     e.store()
-        .update_endpoint(&e.scope, &endpoint, None)
+        .update_endpoint(&e.scope, &endpoint, &[])
         .await
         .unwrap();
     assert_eq!(recover_since(&e, published_at).await, 12);
@@ -797,6 +923,7 @@ async fn the_circuit_opens_on_consecutive_failures_holds_without_using_attempts_
             c.breaker = relay_core::circuit::BreakerConfig {
                 failure_threshold: 3,
                 cool_down_millis: 30_000,
+                half_open_probes: 1,
             };
         },
         ..Default::default()
@@ -806,7 +933,7 @@ async fn the_circuit_opens_on_consecutive_failures_holds_without_using_attempts_
     endpoint.max_concurrency = 1;
     endpoint.updated_at = e.clock.now();
     e.store()
-        .update_endpoint(&e.scope, &endpoint, None)
+        .update_endpoint(&e.scope, &endpoint, &[])
         .await
         .unwrap();
     for i in 0..6 {
@@ -842,4 +969,53 @@ async fn the_circuit_opens_on_consecutive_failures_holds_without_using_attempts_
             .iter()
             .all(|m| m.state == MessageState::Delivered)
     );
+}
+
+/// `env:` and `file:` are granted per tenant, and judged for the
+/// endpoint's tenant at every resolve: a reference the operator granted
+/// another tenant (or a grant withdrawn since the endpoint was registered)
+/// sends nothing and is a recorded `secret_unresolved` attempt, retried,
+/// whose detail names the reference and the refusal, never the value.
+#[tokio::test]
+async fn a_reference_not_granted_to_the_endpoints_tenant_is_a_recorded_refusal() {
+    let e = env(Setup {
+        verify: false,
+        tune: |c| {
+            c.secrets = relay_core::secret::SecretPolicy::default().grant(
+                "ten_01JD0000000000000000000000",
+                relay_core::secret::SecretGrant {
+                    env_prefixes: vec!["PAT".into()],
+                    file_dirs: vec![],
+                },
+            )
+        },
+        ..Default::default()
+    })
+    .await;
+    let mut endpoint = e.endpoint.clone();
+    let relay_core::model::Destination::Https(https) = &mut endpoint.destination else {
+        unreachable!()
+    };
+    https.headers.push(relay_core::model::HttpsHeader {
+        name: "X-Token".into(),
+        value: None,
+        secret: Some(relay_core::secret::SecretRef::Env("PATH".into())),
+    });
+    endpoint.updated_at = e.clock.now();
+    e.store()
+        .update_endpoint(&e.scope, &endpoint, &[])
+        .await
+        .unwrap();
+    e.publish("evt_not_granted", DATA).await;
+    assert_eq!(e.dispatcher.run_once().await.unwrap(), 1);
+    assert_eq!(e.receiver.count(), 0, "nothing was sent");
+    let m = e.only_message().await;
+    assert_eq!(m.state, MessageState::Scheduled);
+    assert_eq!(m.last_error_code.as_deref(), Some("secret_unresolved"));
+    let a = &e.store().list_attempts(&e.scope, &m.id).await.unwrap()[0];
+    let record = serde_json::to_string(a).unwrap();
+    assert!(record.contains("env:PATH"), "{record}");
+    assert!(record.contains("granted"), "{record}");
+    let path = std::env::var("PATH").unwrap();
+    assert!(!record.contains(&path), "{record}");
 }

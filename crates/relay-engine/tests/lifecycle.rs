@@ -89,7 +89,7 @@ async fn pause_stops_what_is_leased_ahead_at_once_and_resume_releases_in_order()
     let mut endpoint = e.endpoint_now().await;
     endpoint.max_concurrency = 1;
     e.store()
-        .update_endpoint(&e.scope, &endpoint, None)
+        .update_endpoint(&e.scope, &endpoint, &[])
         .await
         .unwrap();
     let wake = Arc::new(Notify::new());
@@ -272,7 +272,7 @@ async fn a_pause_on_another_node_gives_back_what_this_node_leased_ahead() {
     let mut endpoint = e.endpoint_now().await;
     endpoint.max_concurrency = 1;
     e.store()
-        .update_endpoint(&e.scope, &endpoint, None)
+        .update_endpoint(&e.scope, &endpoint, &[])
         .await
         .unwrap();
     let wake = Arc::new(Notify::new());

@@ -13,7 +13,7 @@ use relay_core::model::{
     OAuth2ClientCredentials,
 };
 use relay_core::sealed::MasterKey;
-use relay_core::secret::{SecretPolicy, SecretRef};
+use relay_core::secret::{SecretGrant, SecretPolicy, SecretRef};
 use relay_core::time::Clock;
 use relay_engine::Dispatcher;
 use relay_net::{Guard, HttpsClient, OutboundConfig, StaticResolver};
@@ -65,7 +65,7 @@ async fn start(expires_in: Option<u64>) -> OAuthEnv {
     });
     endpoint.updated_at = e.clock.now();
     e.store()
-        .update_endpoint(&e.scope, &endpoint, None)
+        .update_endpoint(&e.scope, &endpoint, &[])
         .await
         .unwrap();
     let guard = Guard::with_resolver(
@@ -83,10 +83,13 @@ async fn start(expires_in: Option<u64>) -> OAuthEnv {
     )
     .unwrap();
     let mut config = e.config.clone();
-    config.secrets = SecretPolicy {
-        allow_env_prefixes: vec![],
-        allow_file_dirs: vec![secret_dir.path().to_string_lossy().into_owned()],
-    };
+    config.secrets = SecretPolicy::default().grant(
+        e.scope.tenant_id.clone(),
+        SecretGrant {
+            env_prefixes: vec![],
+            file_dirs: vec![secret_dir.path().to_string_lossy().into_owned()],
+        },
+    );
     let dispatcher = Dispatcher::new(
         e.db.store.clone(),
         e.clock.clone(),

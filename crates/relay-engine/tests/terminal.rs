@@ -176,7 +176,7 @@ async fn configure(e: &Env, rate: Option<u32>, waits: Option<Vec<u32>>) {
     endpoint.retry_schedule_seconds = waits;
     endpoint.updated_at = e.clock.now();
     e.store()
-        .update_endpoint(&e.scope, &endpoint, None)
+        .update_endpoint(&e.scope, &endpoint, &[])
         .await
         .unwrap();
 }

@@ -146,21 +146,25 @@ pub enum UrlRejection {
     },
 }
 
+/// The refusal's text. An address the caller wrote itself is named with
+/// the rule that blocks it; a name is only said to be blocked, never what
+/// it resolved to nor the range that holds it: a tenant must not map the
+/// operator's network by registering names and reading refusals (the
+/// operator reads the address and rule from [`UrlRejection::blocked`]).
 fn describe_blocked(host: &str, blocked: &Blocked) -> String {
+    let literal = host
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .parse::<std::net::IpAddr>()
+        .is_ok();
     if host == blocked.address.to_string() {
         blocked.to_string()
+    } else if literal {
+        format!("{host}: {blocked}")
     } else if is_localhost_name(host) {
-        format!(
-            "{host} is a loopback name (RFC 6761) and loopback {} is in {}",
-            blocked.describe_address(),
-            blocked.describe_rule()
-        )
+        format!("{host} is a loopback name (RFC 6761), which Relay does not connect to")
     } else {
-        format!(
-            "{host} resolves to {}, which is in {}",
-            blocked.describe_address(),
-            blocked.describe_rule()
-        )
+        format!("{host} resolves to a blocked address, which Relay does not connect to")
     }
 }
 

@@ -255,18 +255,38 @@ const TABLE: &[(Cfg, &str, &str, &str)] = &[
         Strict,
         "https://private.example/",
         BLOCKED,
-        "private.example resolves to 10.0.0.5, which is in blocked range 10.0.0.0/8",
+        "private.example resolves to a blocked address",
     ),
-    (Strict, "https://mixed.example/", BLOCKED, "127.0.0.1"),
-    (Strict, "https://mixed6.example/", BLOCKED, "::1"),
+    (
+        Strict,
+        "https://mixed.example/",
+        BLOCKED,
+        "mixed.example resolves to a blocked",
+    ),
+    (
+        Strict,
+        "https://mixed6.example/",
+        BLOCKED,
+        "mixed6.example resolves to a blocked",
+    ),
     (
         Strict,
         "https://metadata.example/",
         BLOCKED,
-        "169.254.169.254",
+        "metadata.example resolves to a blocked",
     ),
-    (Strict, "https://mapped.example/", BLOCKED, "127.0.0.1"),
-    (Strict, "https://nat64.example/", BLOCKED, "169.254.169.254"),
+    (
+        Strict,
+        "https://mapped.example/",
+        BLOCKED,
+        "mapped.example resolves to a blocked",
+    ),
+    (
+        Strict,
+        "https://nat64.example/",
+        BLOCKED,
+        "nat64.example resolves to a blocked",
+    ),
     (Strict, "https://nxdomain.example/", DNS, "nxdomain.example"),
     (Strict, "https://empty.example/", DNS, "no A or AAAA record"),
     // Operator overrides: allow wins only when at least as specific.
@@ -426,4 +446,62 @@ async fn checked_url_exposes_what_the_client_needs() {
         .expect("public v6");
     assert_eq!(v6.host_header(), "[2a00:1450:4001::1]");
     assert_eq!(v6.path_and_query(), "/");
+}
+
+/// A refusal of a name that resolves to a blocked address says that the
+/// target is blocked, never what it resolved to nor the range it is in:
+/// a tenant must not be able to map the operator's internal network by
+/// registering names and reading the refusals (issue #39, section 6).
+/// Checked at registration (`check_url`) and at connect time
+/// (`resolve_checked`, whose text the attempt record keeps).
+#[tokio::test]
+async fn a_blocked_name_never_says_what_it_resolved_to() {
+    let guards = guards();
+    let strict = &guards[0].1;
+    let names: &[(&str, &[&str])] = &[
+        (
+            "private.example",
+            &["10.0.0.5", "10.0.0.0", "RFC 1918", "private-use"],
+        ),
+        (
+            "mixed.example",
+            &["127.0.0.1", "127.0.0.0", "93.184.215.14"],
+        ),
+        ("mixed6.example", &["::1", "2606:2800"]),
+        ("metadata.example", &["169.254", "instance metadata", "AWS"]),
+        ("mapped.example", &["127.0.0.1", "::ffff"]),
+        ("nat64.example", &["169.254", "64:ff9b", "a9fe"]),
+    ];
+    let mut failures = Vec::new();
+    for &(name, never) in names {
+        let at_registration = strict
+            .check_url(&format!("https://{name}/hook"))
+            .await
+            .expect_err("blocked");
+        let at_connect = strict
+            .resolve_checked(name, 443)
+            .await
+            .expect_err("blocked");
+        assert_eq!(at_registration.code(), BLOCKED);
+        assert_eq!(at_connect.kind().as_str(), BLOCKED);
+        for text in [at_registration.to_string(), at_connect.to_string()] {
+            if !text.contains(name) || !text.contains("blocked") {
+                failures.push(format!(
+                    "{name}: {text:?} should name the host and say it is blocked"
+                ));
+            }
+            for secret in never {
+                if text.contains(secret) {
+                    failures.push(format!("{name}: {text:?} reveals {secret:?}"));
+                }
+            }
+        }
+    }
+    // An address the tenant wrote itself may be named, with its rule.
+    let literal = strict
+        .check_url("https://10.0.0.5/")
+        .await
+        .expect_err("blocked");
+    assert!(literal.to_string().contains("10.0.0.0/8"), "{literal}");
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
 }

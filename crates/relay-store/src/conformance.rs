@@ -63,6 +63,8 @@ mod secrets;
 pub use secrets::*;
 mod batches;
 pub use batches::*;
+mod endpoint_changes;
+pub use endpoint_changes::*;
 
 use crate::{
     Completion, ConsumerPatch, EndpointKeyRecord, EndpointLimits, EndpointWarning, MessageFilter,
@@ -198,6 +200,7 @@ pub(crate) fn endpoint_value(sc: &Scope, consumer_id: &str, types: &[&str]) -> E
         auto_disable: true,
         created_at: T0,
         updated_at: T0,
+        revision: 1,
     }
 }
 

@@ -227,14 +227,15 @@ pub async fn create<X: Exec>(
         (&e.consumer_id).into(),
     ];
     binds.extend(fields(e));
-    binds.extend([e.created_at.into(), e.updated_at.into()]);
+    binds.extend([e.created_at.into(), e.updated_at.into(), e.revision.into()]);
     x.execute(&SqlBuilder::numbered(
         "INSERT INTO endpoints (id, tenant_id, environment, consumer_id, description, kind, \
          destination_json, event_types_json, signature_scheme, retry_schedule_json, max_concurrency, \
          rate_limit_per_second, snapshot_fields_json, version, state, disabled_reason, auto_disable, \
-         allow_personal_data, event_type_versions_json, version_started_at, created_at, updated_at) \
+         allow_personal_data, event_type_versions_json, version_started_at, created_at, updated_at, \
+         revision) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, \
-         $19, $20, $21, $22)",
+         $19, $20, $21, $22, $23)",
         binds,
     ))
     .await
@@ -272,7 +273,7 @@ pub async fn rotate_key<X: Exec>(
 ) -> Result<Vec<EndpointKeyRecord>> {
     let done = x
         .execute(&SqlBuilder::of(
-            "UPDATE endpoints SET signature_scheme = $4, updated_at = $5 \
+            "UPDATE endpoints SET signature_scheme = $4, updated_at = $5, revision = revision + 1 \
              WHERE tenant_id = $1 AND environment = $2 AND id = $3 AND deleted_at IS NULL",
             [
                 scope.tenant_id.as_str().into(),
@@ -369,34 +370,80 @@ pub async fn list<X: Exec>(
     Ok(crate::sql::to_page(items, page.limit, |e| &e.id))
 }
 
-/// Replaces the endpoint's changeable fields and its subscriptions, with
-/// `audit` (if any).
+/// Replaces the endpoint's settings and its subscriptions, with every
+/// entry of `audit`, all in the caller's transaction; the endpoint's
+/// revision goes up by one.
+///
+/// A compare-and-set: it applies only while the endpoint's revision is
+/// still `e.revision` (the one the caller read and decided from), else
+/// `Conflict("endpoint_changed")` and nothing is written. So a change
+/// decided from a stale read cannot undo a concurrent pause or disable,
+/// nor open an endpoint version another change opened meanwhile. The state
+/// (`state`, `disabled_reason`) is never written here: it changes through
+/// `change_state` alone.
 pub async fn update<X: Exec>(
     x: &mut X,
     scope: &Scope,
     e: &Endpoint,
-    audit: Option<&AuditEntry>,
+    audit: &[AuditEntry],
 ) -> Result<()> {
-    let mut binds = vec![
+    let [
+        description,
+        kind,
+        destination,
+        event_types,
+        signature_scheme,
+        retry_schedule,
+        max_concurrency,
+        rate_limit,
+        snapshot_fields,
+        version,
+        _state,
+        _disabled_reason,
+        auto_disable,
+        allow_personal_data,
+        event_type_versions,
+        version_started_at,
+    ] = fields(e);
+    let binds = vec![
         scope.tenant_id.as_str().into(),
         scope.environment.as_str().into(),
         (&e.id).into(),
+        description,
+        kind,
+        destination,
+        event_types,
+        signature_scheme,
+        retry_schedule,
+        max_concurrency,
+        rate_limit,
+        snapshot_fields,
+        version,
+        auto_disable,
+        allow_personal_data,
+        event_type_versions,
+        version_started_at,
+        e.updated_at.into(),
+        e.revision.into(),
     ];
-    binds.extend(fields(e));
-    binds.push(e.updated_at.into());
     let done = x
         .execute(&SqlBuilder::numbered(
             "UPDATE endpoints SET description = $4, kind = $5, destination_json = $6, event_types_json = $7, \
              signature_scheme = $8, retry_schedule_json = $9, max_concurrency = $10, \
-             rate_limit_per_second = $11, snapshot_fields_json = $12, version = $13, state = $14, \
-             disabled_reason = $15, auto_disable = $16, allow_personal_data = $17, \
-             event_type_versions_json = $18, version_started_at = $19, updated_at = $20 \
-             WHERE tenant_id = $1 AND environment = $2 AND id = $3 AND deleted_at IS NULL",
+             rate_limit_per_second = $11, snapshot_fields_json = $12, version = $13, \
+             auto_disable = $14, allow_personal_data = $15, event_type_versions_json = $16, \
+             version_started_at = $17, updated_at = $18, revision = revision + 1 \
+             WHERE tenant_id = $1 AND environment = $2 AND id = $3 AND deleted_at IS NULL \
+             AND revision = $19",
             binds,
         ))
         .await?;
     if done == 0 {
-        return Err(StoreError::NotFound);
+        return Err(if scoped_row(x, BY_ID, scope, &e.id).await?.is_none() {
+            StoreError::NotFound
+        } else {
+            StoreError::Conflict("endpoint_changed")
+        });
     }
     x.execute(&SqlBuilder::of(
         "DELETE FROM endpoint_subscriptions WHERE endpoint_id = $1",
@@ -405,7 +452,10 @@ pub async fn update<X: Exec>(
     .await?;
     insert_subscriptions(x, scope, e).await?;
     insert_version(x, e).await?;
-    audit::insert_opt(x, scope, audit).await
+    for a in audit {
+        audit::insert(x, scope, a).await?;
+    }
+    Ok(())
 }
 
 /// Removes the endpoint; its messages that were still to be delivered
@@ -420,7 +470,7 @@ pub async fn delete<X: Exec>(
 ) -> Result<()> {
     let done = x
         .execute(&SqlBuilder::of(
-            "UPDATE endpoints SET deleted_at = $4, updated_at = $4 \
+            "UPDATE endpoints SET deleted_at = $4, updated_at = $4, revision = revision + 1 \
              WHERE tenant_id = $1 AND environment = $2 AND id = $3 AND deleted_at IS NULL",
             [
                 scope.tenant_id.as_str().into(),

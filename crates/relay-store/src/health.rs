@@ -65,7 +65,7 @@ pub(crate) async fn observe_health<X: Exec>(
             }
             clock.success()
         }
-        Signal::Failure => clock.failure(now),
+        Signal::Failure | Signal::Rejected => clock.failure(now),
         Signal::Neutral => return Ok(row.is_none()),
     };
     let clean = o.clock == FailureClock::default();

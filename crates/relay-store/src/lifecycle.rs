@@ -38,8 +38,8 @@ pub async fn apply<X: Exec>(
 ) -> Result<bool> {
     let done = x
         .execute(&SqlBuilder::numbered(
-            "UPDATE endpoints SET state = $2, disabled_reason = $3, updated_at = $4 \
-             WHERE id = $1 AND deleted_at IS NULL AND state = $5",
+            "UPDATE endpoints SET state = $2, disabled_reason = $3, updated_at = $4, \
+             revision = revision + 1 WHERE id = $1 AND deleted_at IS NULL AND state = $5",
             [
                 Bind::Text(endpoint_id.into()),
                 Bind::Text(change.to.as_str().into()),

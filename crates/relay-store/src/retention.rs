@@ -12,18 +12,24 @@ use crate::sql::{HOUR_MILLIS, LIVE_STATES_SQL, SqlBuilder, WAITING_STATES_SQL};
 /// Deletes up to `batch` events created before `cutoff`, with their
 /// messages and attempts. An event with a message still live (scheduled,
 /// held or in flight) or leased is kept, however old, until that message
-/// ends. Returns how many events went.
+/// ends; except that a disabled endpoint's `held` messages are kept for the
+/// retention period only (the reference: they "stay for the retention
+/// period"), not for ever. Returns how many events went.
 pub async fn purge_before<X: Exec>(x: &mut X, cutoff: Timestamp, batch: u32) -> Result<u64> {
     // Only events none of whose messages is still live: a scheduled, held
     // or in-flight message (or one under a lease, such as a manual
-    // resend's) keeps its event, however old, until it ends.
+    // resend's) keeps its event, however old, until it ends. A message
+    // held because its endpoint is disabled does not: nothing will attempt
+    // it unless the tenant recovers it, which retention bounds.
     let old = x
         .fetch(&SqlBuilder::of(
             &format!(
                 "SELECT tenant_id, environment, id FROM events ev WHERE created_at < $1 \
                  AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.tenant_id = ev.tenant_id \
                  AND m.environment = ev.environment AND m.event_id = ev.id \
-                 AND (m.state IN {LIVE_STATES_SQL} OR m.lease_owner IS NOT NULL)) \
+                 AND (m.lease_owner IS NOT NULL OR (m.state IN {LIVE_STATES_SQL} \
+                 AND NOT (m.state = 'held' AND EXISTS (SELECT 1 FROM endpoints en \
+                 WHERE en.id = m.endpoint_id AND en.state = 'disabled'))))) \
                  ORDER BY created_at LIMIT $2"
             ),
             [cutoff.into(), i64::from(batch).into()],
@@ -44,7 +50,8 @@ pub async fn purge_before<X: Exec>(x: &mut X, cutoff: Timestamp, batch: u32) -> 
         let messages = x
             .fetch(&SqlBuilder::of(
                 &format!(
-                    "SELECT state, lease_owner FROM messages \
+                    "SELECT state, lease_owner, (SELECT en.state FROM endpoints en \
+                     WHERE en.id = m.endpoint_id) AS endpoint_state FROM messages m \
                      WHERE tenant_id = $1 AND environment = $2 AND event_id = $3{for_update}"
                 ),
                 key.clone(),
@@ -53,7 +60,10 @@ pub async fn purge_before<X: Exec>(x: &mut X, cutoff: Timestamp, batch: u32) -> 
         let mut live = false;
         for m in &messages {
             let state = MessageState::parse(&m.text("state")?);
-            live |= m.opt_text("lease_owner")?.is_some() || state.is_none_or(|s| !s.is_terminal());
+            let held_by_disabled = state == Some(MessageState::Held)
+                && m.opt_text("endpoint_state")?.as_deref() == Some("disabled");
+            live |= m.opt_text("lease_owner")?.is_some()
+                || (state.is_none_or(|s| !s.is_terminal()) && !held_by_disabled);
         }
         if live {
             continue;

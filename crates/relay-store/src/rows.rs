@@ -145,6 +145,7 @@ pub fn endpoint(r: &impl RowExt) -> Result<Endpoint> {
         auto_disable: r.int("auto_disable")? != 0,
         created_at: r.ts("created_at")?,
         updated_at: r.ts("updated_at")?,
+        revision: r.int("revision")?,
     })
 }
 
@@ -201,7 +202,8 @@ pub fn message(r: &impl RowExt) -> Result<Message> {
 
 pub fn attempt(r: &impl RowExt) -> Result<Attempt> {
     let detail: serde_json::Value = r.json("detail")?;
-    let (status_code, response_body) = relay_core::model::https_fields(&detail);
+    let (status_code, response_body, response_body_encoding) =
+        relay_core::model::https_fields(&detail);
     Ok(Attempt {
         id: r.text("id")?,
         message_id: r.text("message_id")?,
@@ -220,6 +222,7 @@ pub fn attempt(r: &impl RowExt) -> Result<Attempt> {
         body_sha256: r.text("body_sha256")?,
         signature: r.text("signature")?,
         response_body,
+        response_body_encoding,
         outcome: parse_with("outcome", r.text("outcome")?, AttemptOutcome::parse)?,
         detail,
     })

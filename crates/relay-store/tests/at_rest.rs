@@ -82,6 +82,7 @@ async fn no_key_material_is_stored_in_clear() {
             auto_disable: true,
             created_at: now,
             updated_at: now,
+            revision: 1,
         };
         let (record, key) = keys::generate(&master, &endpoint.id, scheme, now);
         secrets.push(match &key {

@@ -70,6 +70,12 @@ pub struct Config {
     pub public_url: Option<String>,
     pub inbound: Inbound,
     pub secrets: Secrets,
+    pub server: Server,
+    pub metrics: Metrics,
+    /// The configuration file this was read from, if any (never readable
+    /// through a secret reference).
+    #[serde(skip)]
+    pub config_file: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -91,8 +97,168 @@ impl Default for Config {
             public_url: None,
             inbound: Inbound::default(),
             secrets: Secrets::default(),
+            server: Server::default(),
+            metrics: Metrics::default(),
+            config_file: None,
         }
     }
+}
+
+/// `[server]`: how the HTTP server protects itself from slow and hostile
+/// clients (`docs/security.md`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Server {
+    /// A request's head must arrive within this time (from the connection's
+    /// start, or from the first byte of a later request); else `408`.
+    #[serde(deserialize_with = "number")]
+    pub header_read_timeout_seconds: u64,
+    /// A request's body must arrive whole within this time after its head;
+    /// else `408`.
+    #[serde(deserialize_with = "number")]
+    pub body_read_timeout_seconds: u64,
+    /// A response must be written whole within this time; a client that
+    /// does not read it is cut off.
+    #[serde(deserialize_with = "number")]
+    pub response_write_timeout_seconds: u64,
+    /// A kept-alive connection with no request under way is closed after this time.
+    #[serde(deserialize_with = "number")]
+    pub idle_timeout_seconds: u64,
+    /// Connections served at once (each listener); more are answered `503`.
+    #[serde(deserialize_with = "number")]
+    pub max_connections: u32,
+    /// After `SIGTERM`, how long requests under way may finish before the
+    /// connections still open are closed.
+    #[serde(deserialize_with = "number")]
+    pub shutdown_drain_seconds: u64,
+}
+
+impl Default for Server {
+    fn default() -> Self {
+        let d = relay_api::server::ServerSettings::default();
+        Server {
+            header_read_timeout_seconds: d.header_read_timeout.as_secs(),
+            body_read_timeout_seconds: d.body_read_timeout.as_secs(),
+            response_write_timeout_seconds: d.response_write_timeout.as_secs(),
+            idle_timeout_seconds: d.idle_timeout.as_secs(),
+            max_connections: u32::try_from(d.max_connections).unwrap_or(u32::MAX),
+            shutdown_drain_seconds: d.shutdown_drain.as_secs(),
+        }
+    }
+}
+
+/// The most `[server] max_connections` accepts.
+pub const MAX_CONNECTIONS: u32 = 1_000_000;
+
+impl Server {
+    pub fn settings(&self) -> relay_api::server::ServerSettings {
+        let secs = std::time::Duration::from_secs;
+        relay_api::server::ServerSettings {
+            header_read_timeout: secs(self.header_read_timeout_seconds),
+            body_read_timeout: secs(self.body_read_timeout_seconds),
+            response_write_timeout: secs(self.response_write_timeout_seconds),
+            idle_timeout: secs(self.idle_timeout_seconds),
+            max_connections: self.max_connections as usize,
+            shutdown_drain: secs(self.shutdown_drain_seconds),
+        }
+    }
+
+    fn validate(&self) -> anyhow::Result<()> {
+        for (key, value) in [
+            (
+                "header_read_timeout_seconds",
+                self.header_read_timeout_seconds,
+            ),
+            ("body_read_timeout_seconds", self.body_read_timeout_seconds),
+            (
+                "response_write_timeout_seconds",
+                self.response_write_timeout_seconds,
+            ),
+            ("idle_timeout_seconds", self.idle_timeout_seconds),
+        ] {
+            if !(1..=86_400).contains(&value) {
+                bail!("server.{key} must be between 1 and 86400");
+            }
+        }
+        if !(1..=MAX_CONNECTIONS).contains(&self.max_connections) {
+            bail!("server.max_connections must be between 1 and {MAX_CONNECTIONS}");
+        }
+        if self.shutdown_drain_seconds > 3600 {
+            bail!("server.shutdown_drain_seconds must be at most 3600");
+        }
+        Ok(())
+    }
+}
+
+/// `[metrics]`: where `/metrics` is served and whether it asks for a token.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Metrics {
+    /// An address of its own for `/metrics` (`127.0.0.1:9090`); then the
+    /// API's listener no longer serves it.
+    pub listen: Option<String>,
+    /// A bearer token `/metrics` asks for.
+    pub token: Option<Secret>,
+}
+
+impl Metrics {
+    fn validate(&self, api_listen: &str) -> anyhow::Result<()> {
+        if let Some(listen) = &self.listen {
+            let addr = listen.parse::<std::net::SocketAddr>().with_context(|| {
+                format!("metrics.listen: {listen:?} is not an address such as 127.0.0.1:9090")
+            })?;
+            if addr.port() != 0 && api_listen.parse::<std::net::SocketAddr>().ok() == Some(addr) {
+                bail!("metrics.listen must differ from listen");
+            }
+        }
+        if let Some(token) = &self.token {
+            check_token_strength("metrics.token", token.expose())?;
+        }
+        Ok(())
+    }
+
+    pub fn access(&self) -> relay_api::MetricsAccess {
+        relay_api::MetricsAccess {
+            separate_listener: self.listen.is_some(),
+            token_sha256: self
+                .token
+                .as_ref()
+                .map(|t| relay_api::auth::token_digest(t.expose())),
+        }
+    }
+}
+
+/// The fewest characters a configured token (`operator_token`,
+/// `[metrics] token`) may have.
+pub const MIN_TOKEN_CHARS: usize = 32;
+/// The fewest different characters it may use: a long token of one or two
+/// repeated characters guesses as easily as a short one.
+pub const MIN_TOKEN_DISTINCT_CHARS: usize = 8;
+
+/// Refuses a configured token that is easy to guess: shorter than
+/// [`MIN_TOKEN_CHARS`], with fewer than [`MIN_TOKEN_DISTINCT_CHARS`]
+/// different characters, or with characters other than printable ASCII.
+/// The message never quotes the token.
+pub fn check_token_strength(key: &str, token: &str) -> anyhow::Result<()> {
+    const HOW: &str =
+        "use at least 32 random characters, e.g. the output of `openssl rand -hex 32`";
+    if !token.bytes().all(|b| b.is_ascii_graphic()) {
+        bail!("{key} must be printable ASCII without spaces; {HOW}");
+    }
+    if token.len() < MIN_TOKEN_CHARS {
+        bail!(
+            "{key} is too short ({} characters, at least {MIN_TOKEN_CHARS} are required); {HOW}",
+            token.len()
+        );
+    }
+    let distinct = token
+        .bytes()
+        .collect::<std::collections::BTreeSet<u8>>()
+        .len();
+    if distinct < MIN_TOKEN_DISTINCT_CHARS {
+        bail!("{key} is too easy to guess (only {distinct} different characters); {HOW}");
+    }
+    Ok(())
 }
 
 /// `[inbound]`: inbound provider webhooks (`docs/inbound.md`).
@@ -111,19 +277,16 @@ impl Default for Inbound {
     }
 }
 
-/// `[secrets]`: what tenants' secret references may name besides their own
-/// tenant secrets (`docs/security.md`). By default neither `env:` nor
-/// `file:` references are allowed.
+/// `[secrets]`: what each tenant's secret references may name besides its
+/// own tenant secrets (`docs/security.md`). `env:` and `file:` reach the
+/// process's variables and the machine's files: the operator grants them
+/// tenant by tenant (`[[secrets.grants]]`); without a grant a tenant can
+/// name neither.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Secrets {
-    /// `env:NAME` is allowed when NAME starts with one of these prefixes.
-    #[serde(deserialize_with = "strings")]
-    pub allow_env_prefixes: Vec<String>,
-    /// `file:/path` is allowed when the path is inside one of these
-    /// absolute directories (checked again once links are followed).
-    #[serde(deserialize_with = "strings")]
-    pub allow_file_dirs: Vec<String>,
+    /// What each tenant may name (`[[secrets.grants]]`, in the file only).
+    pub grants: Vec<SecretGrant>,
     /// How often an endpoint's references are resolved again (a changed
     /// value rebuilds its client); a tenant secret replaced through this
     /// node's API is noticed at once.
@@ -131,65 +294,103 @@ pub struct Secrets {
     pub refresh_seconds: u64,
 }
 
+/// `[[secrets.grants]]`: what one tenant may reference.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct SecretGrant {
+    /// The tenant's id (`ten_…`).
+    pub tenant: String,
+    /// `env:NAME` is allowed when NAME starts with one of these prefixes.
+    #[serde(default, deserialize_with = "strings")]
+    pub env_prefixes: Vec<String>,
+    /// `file:/path` is allowed when the path is inside one of these
+    /// absolute directories (checked again once links are followed).
+    #[serde(default, deserialize_with = "strings")]
+    pub file_dirs: Vec<String>,
+}
+
 impl Default for Secrets {
     fn default() -> Self {
         Secrets {
-            allow_env_prefixes: Vec::new(),
-            allow_file_dirs: Vec::new(),
+            grants: Vec::new(),
             refresh_seconds: 30,
         }
     }
 }
 
 impl Secrets {
-    pub fn policy(&self) -> relay_core::secret::SecretPolicy {
-        relay_core::secret::SecretPolicy {
-            allow_env_prefixes: self.allow_env_prefixes.clone(),
-            allow_file_dirs: self.allow_file_dirs.clone(),
+    /// The grants, and the paths no reference may read (`protected`:
+    /// [`Config::protected_paths`]).
+    pub fn policy(&self, protected: Vec<String>) -> relay_core::secret::SecretPolicy {
+        let mut policy = relay_core::secret::SecretPolicy {
+            protected_paths: protected,
+            ..Default::default()
+        };
+        for g in &self.grants {
+            policy = policy.grant(
+                g.tenant.clone(),
+                relay_core::secret::SecretGrant {
+                    env_prefixes: g.env_prefixes.clone(),
+                    file_dirs: g.file_dirs.clone(),
+                },
+            );
         }
+        policy
     }
 
-    /// Refuses what would let a tenant read Relay's own configuration: an
-    /// empty prefix or one matching `RELAY_…` variables (the master key,
-    /// the database URL), a relative directory, or one holding the data
-    /// directory or the master key file.
-    fn validate(
-        &self,
-        data_dir: &std::path::Path,
-        master_key_file: Option<&std::path::Path>,
-    ) -> anyhow::Result<()> {
-        for p in &self.allow_env_prefixes {
-            if p.is_empty() || "RELAY_".starts_with(p.as_str()) || p.starts_with("RELAY_") {
-                bail!(
-                    "secrets.allow_env_prefixes: {p:?} would let tenants read Relay's own RELAY_ variables; use a prefix of your own (APP_SECRET_)"
-                );
-            }
-        }
-        let absolute = |p: &std::path::Path| {
-            std::path::absolute(p)
-                .map(|p| p.display().to_string())
-                .unwrap_or_default()
+    /// Refuses what would let a tenant read Relay's own configuration or
+    /// another tenant's grant: a grant without a tenant id, an empty prefix or one
+    /// matching `RELAY_…` variables (the master key, the database URL), a
+    /// relative directory, or one holding a `protected` path (the
+    /// configuration file, the master key file, the data directory), as
+    /// written or once symbolic links are followed.
+    fn validate(&self, protected: &[String]) -> anyhow::Result<()> {
+        let canonical = |p: &str| {
+            std::fs::canonicalize(p)
+                .ok()
+                .and_then(|p| p.to_str().map(str::to_owned))
         };
-        let protected: Vec<String> = std::iter::once(absolute(data_dir))
-            .chain(master_key_file.map(absolute))
+        let protected: Vec<String> = protected
+            .iter()
+            .cloned()
+            .chain(protected.iter().filter_map(|p| canonical(p)))
             .collect();
-        for d in &self.allow_file_dirs {
-            let trimmed = d.trim_end_matches('/');
-            let plain = trimmed
-                .strip_prefix('/')
-                .is_none_or(|rest| rest.split('/').all(|c| !matches!(c, "" | "." | "..")));
-            if !d.starts_with('/') || !plain {
+        for g in &self.grants {
+            if !relay_core::id::is_id_of(relay_core::id::IdKind::Tenant, &g.tenant) {
                 bail!(
-                    "secrets.allow_file_dirs: {d:?} is not an absolute directory without `.` or `..`"
+                    "secrets.grants: {:?} is not a tenant id (ten_…); a grant names the one tenant it is for",
+                    g.tenant
                 );
             }
-            if protected
-                .iter()
-                .any(|p| p == d.trim_end_matches('/') || relay_core::secret::path_inside(p, d))
-            {
-                bail!(
-                    "secrets.allow_file_dirs: {d:?} holds the data directory or the master key file"
-                );
+            let t = &g.tenant;
+            for p in &g.env_prefixes {
+                if p.is_empty() || "RELAY_".starts_with(p.as_str()) || p.starts_with("RELAY_") {
+                    bail!(
+                        "secrets.grants ({t}): env prefix {p:?} would let the tenant read Relay's own RELAY_ variables; use a prefix of your own (ACME_)"
+                    );
+                }
+            }
+            for d in &g.file_dirs {
+                let trimmed = d.trim_end_matches('/');
+                let plain = trimmed
+                    .strip_prefix('/')
+                    .is_none_or(|rest| rest.split('/').all(|c| !matches!(c, "" | "." | "..")));
+                if !d.starts_with('/') || !plain {
+                    bail!(
+                        "secrets.grants ({t}): file dir {d:?} is not an absolute directory without `.` or `..`"
+                    );
+                }
+                let holds = |dir: &str| {
+                    protected.iter().any(|p| {
+                        p.trim_end_matches('/') == dir.trim_end_matches('/')
+                            || relay_core::secret::path_inside(p, dir)
+                    })
+                };
+                if holds(d) || canonical(d).is_some_and(|c| holds(&c)) {
+                    bail!(
+                        "secrets.grants ({t}): file dir {d:?} holds Relay's configuration file, master key file or data directory"
+                    );
+                }
             }
         }
         if self.refresh_seconds == 0 {
@@ -338,6 +539,9 @@ pub struct Delivery {
     /// How long an open circuit waits before letting a probe through.
     #[serde(deserialize_with = "number")]
     pub circuit_cool_down_seconds: u64,
+    /// How many probes a half-open circuit lets through at once (at least 1).
+    #[serde(deserialize_with = "number")]
+    pub circuit_half_open_probes: u32,
     /// Recovery attempts (recover, bulk retry, replay) started per second at
     /// most by each node; 0 for no limit.
     #[serde(deserialize_with = "number")]
@@ -363,6 +567,7 @@ impl Default for Delivery {
             lease_seconds: 60,
             circuit_failure_threshold: 5,
             circuit_cool_down_seconds: 30,
+            circuit_half_open_probes: 3,
             recovery_per_second: engine.recovery_per_second,
             shutdown_grace_seconds: engine.shutdown_grace.as_secs(),
             manual_pending_per_endpoint: engine.manual_pending_per_endpoint,
@@ -433,6 +638,11 @@ impl Config {
         if let Some(k) = &self.master_key {
             parse_master_key(k.expose()).context("master_key")?;
         }
+        if let Some(t) = &self.operator_token {
+            check_token_strength("operator_token", t.expose())?;
+        }
+        self.server.validate()?;
+        self.metrics.validate(&self.listen)?;
         self.outbound.validate()?;
         self.retry
             .bounds()
@@ -447,23 +657,61 @@ impl Config {
         if self.delivery.circuit_failure_threshold == 0 {
             bail!("delivery.circuit_failure_threshold must be at least 1");
         }
+        if self.delivery.circuit_half_open_probes == 0 {
+            bail!("delivery.circuit_half_open_probes must be at least 1");
+        }
         if self.delivery.manual_pending_per_endpoint == 0 {
             bail!("delivery.manual_pending_per_endpoint must be at least 1");
         }
         if self.retention.days == 0 {
             bail!("retention.days must be at least 1");
         }
-        self.secrets
-            .validate(&self.data_dir, self.master_key_file.as_deref())?;
+        self.secrets.validate(&self.protected_paths())?;
         if let Some(url) = &self.public_url {
+            let authority = url.split("://").nth(1).unwrap_or_default();
+            let authority = authority.split('/').next().unwrap_or_default();
             let ok = (url.starts_with("https://") || url.starts_with("http://"))
                 && !url.contains(['?', '#'])
+                && !authority.contains('@')
                 && url.len() <= 2048;
             if !ok {
-                bail!("public_url must be an http(s) URL without a query or fragment");
+                bail!(
+                    "public_url must be an http(s) URL without credentials, a query or a fragment"
+                );
             }
         }
         Ok(())
+    }
+
+    /// What no secret reference may read, as absolute paths: the
+    /// configuration file, the master key file, the data directory (where
+    /// a generated master key and operator token live) and a SQLite
+    /// database with its journal files.
+    pub fn protected_paths(&self) -> Vec<String> {
+        let absolute = |p: &std::path::Path| {
+            std::path::absolute(p)
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|_| p.display().to_string())
+        };
+        let mut paths: Vec<String> = [
+            self.config_file.as_deref(),
+            self.master_key_file.as_deref(),
+            Some(self.data_dir.as_path()),
+        ]
+        .into_iter()
+        .flatten()
+        .map(absolute)
+        .collect();
+        if let Some(db) = self
+            .database_url()
+            .strip_prefix("sqlite://")
+            .map(|rest| rest.split('?').next().unwrap_or(rest).to_string())
+            .filter(|p| !p.is_empty() && p != ":memory:")
+        {
+            let db = absolute(std::path::Path::new(&db));
+            paths.extend([format!("{db}-wal"), format!("{db}-shm"), db]);
+        }
+        paths
     }
 
     /// The database URL in effect.
@@ -490,6 +738,8 @@ impl Config {
             max_endpoint_concurrency: self.limits.max_endpoint_concurrency,
             retention_days: self.retention.days,
             public_url: self.public_url.clone(),
+            server: self.server.settings(),
+            metrics: self.metrics.access(),
         }
     }
 }

@@ -119,9 +119,17 @@ async fn master_key(config: &Config, store: &dyn Store) -> anyhow::Result<Master
     Ok(key)
 }
 
+/// Where a generated operator token is written when no terminal shows it,
+/// inside the data directory.
+pub const GENERATED_TOKEN_FILE: &str = "operator-token";
+
 /// The operator token's digest: from configuration, from the database, or
-/// generated now (printed once to stdout; only the digest is stored).
+/// generated now (see [`hand_over_generated_token`]; only the digest is stored).
 async fn operator_token_digest(config: &Config, store: &dyn Store) -> anyhow::Result<[u8; 32]> {
+    let leftover = config.data_dir.join(GENERATED_TOKEN_FILE);
+    if leftover.exists() {
+        tracing::warn!(path = %leftover.display(), "this file still holds the generated operator token; store the token safely and delete the file");
+    }
     if let Some(token) = &config.operator_token {
         return Ok(relay_api::auth::token_digest(token.expose()));
     }
@@ -134,12 +142,7 @@ async fn operator_token_digest(config: &Config, store: &dyn Store) -> anyhow::Re
                 .put_setting_if_absent(OPERATOR_TOKEN_SETTING, &digest)
                 .await?;
             if kept == digest {
-                println!(
-                    "Generated the operator token. It is shown only this once; store it safely:"
-                );
-                println!();
-                println!("    RELAY_OPERATOR_TOKEN={token}");
-                println!();
+                hand_over_generated_token(config, &token)?;
             }
             kept
         }
@@ -148,6 +151,45 @@ async fn operator_token_digest(config: &Config, store: &dyn Store) -> anyhow::Re
     bytes
         .try_into()
         .map_err(|_| anyhow::anyhow!("the stored operator token digest is corrupt"))
+}
+
+/// Shows a generated operator token to a person once, never through a log
+/// stream: printed when standard output is a terminal (someone is looking;
+/// nothing records it), otherwise (a service manager, a container, a pipe:
+/// what is printed is kept in a log) written to `<data_dir>/operator-token`,
+/// readable by this user only, and only that file's path is printed and logged.
+fn hand_over_generated_token(config: &Config, token: &str) -> anyhow::Result<()> {
+    use std::io::IsTerminal;
+    if std::io::stdout().is_terminal() {
+        println!("Generated the operator token. It is shown only this once; store it safely:");
+        println!();
+        println!("    RELAY_OPERATOR_TOKEN={token}");
+        println!();
+        return Ok(());
+    }
+    let path = config.data_dir.join(GENERATED_TOKEN_FILE);
+    std::fs::create_dir_all(&config.data_dir).with_context(|| {
+        format!(
+            "cannot create the data directory {}",
+            config.data_dir.display()
+        )
+    })?;
+    // A file left from an earlier database names a token that no longer works.
+    match std::fs::remove_file(&path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => {
+            return Err(e).with_context(|| format!("cannot replace {}", path.display()));
+        }
+    }
+    crate::config::write_private_file(&path, &format!("{token}\n"))
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    tracing::warn!(path = %path.display(), "generated the operator token and wrote it to this file (readable by this user only); store it safely, then delete the file");
+    println!(
+        "Generated the operator token into {} (readable by this user only); store it safely, then delete the file.",
+        path.display()
+    );
+    Ok(())
 }
 
 /// Relay's pieces, wired and running, before the API listens: the store,
@@ -190,6 +232,7 @@ pub async fn start(config: &Config) -> anyhow::Result<Started> {
         failure_threshold: config.delivery.circuit_failure_threshold,
         cool_down_millis: i64::try_from(config.delivery.circuit_cool_down_seconds * 1000)
             .unwrap_or(i64::MAX),
+        half_open_probes: config.delivery.circuit_half_open_probes,
     };
     engine_config.retention =
         std::time::Duration::from_secs(u64::from(config.retention.days) * 86_400);
@@ -198,7 +241,7 @@ pub async fn start(config: &Config) -> anyhow::Result<Started> {
     engine_config.shutdown_grace =
         std::time::Duration::from_secs(config.delivery.shutdown_grace_seconds);
     engine_config.inbound_processing = config.inbound.processing;
-    engine_config.secrets = config.secrets.policy();
+    engine_config.secrets = config.secrets.policy(config.protected_paths());
     engine_config.secret_refresh = std::time::Duration::from_secs(config.secrets.refresh_seconds);
     let dispatcher = relay_engine::Dispatcher::new(
         store.clone(),
@@ -236,6 +279,18 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         engine,
     } = start(&config).await?;
 
+    let metrics_listener = match &config.metrics.listen {
+        Some(listen) => {
+            let listener = TcpListener::bind(listen)
+                .await
+                .with_context(|| format!("cannot listen on {listen} (metrics.listen)"))?;
+            let addr = listener.local_addr()?;
+            tracing::info!(%addr, "metrics are served on a listener of their own");
+            println!("Metrics listening on http://{addr}/metrics");
+            Some(listener)
+        }
+        None => None,
+    };
     let listener = TcpListener::bind(&config.listen)
         .await
         .with_context(|| format!("cannot listen on {}", config.listen))?;
@@ -245,12 +300,26 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         "Relay listening on http://{addr} ({} backend)",
         store.backend()
     );
+    let metrics = metrics_listener.map(|listener| {
+        let mut stop_rx = stop_tx.subscribe();
+        tokio::spawn(relay_api::serve_metrics(
+            listener,
+            state.clone(),
+            async move {
+                let _ = stop_rx.wait_for(|s| *s).await;
+            },
+        ))
+    });
     let shutdown = async move {
         shutdown_signal().await;
-        // Stop claiming at once; the API finishes its open requests.
+        // Stop claiming at once; the API finishes its open requests within
+        // `[server] shutdown_drain_seconds`.
         let _ = stop_tx.send(true);
     };
     relay_api::serve(listener, state, shutdown).await?;
+    if let Some(metrics) = metrics {
+        metrics.await.context("the metrics listener failed")??;
+    }
     engine.await.context("the dispatcher task failed")?;
     tracing::info!("relay stopped");
     Ok(())

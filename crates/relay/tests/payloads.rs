@@ -171,7 +171,10 @@ fn endpoints_receive_the_shape_of_their_version() {
         json!({ "id": "o1", "customer": { "id": "cus_1" } })
     );
     assert_eq!(thin1["endpointversion"], 1);
-    assert_eq!(thin1["dataschema"], "urn:relay:event-type:order.paid:v1");
+    assert!(
+        thin1.get("dataschema").is_none(),
+        "a projection names no schema of the catalog: {thin1}"
+    );
     assert_eq!(
         first("/snap", "o1")["data"],
         json!({ "id": "o1", "customer": { "id": "cus_1" }, "lines": [{ "sku": "A" }, { "sku": "B" }], "total": 12 })
@@ -197,7 +200,7 @@ fn endpoints_receive_the_shape_of_their_version() {
         thin2["data"],
         json!({ "id": "o2", "customer": { "id": "cus_1" } })
     );
-    assert_eq!(thin2["dataschema"], "urn:relay:event-type:order.paid:v1");
+    assert!(thin2.get("dataschema").is_none(), "{thin2}");
 
     // A new allow list opens endpoint version 2, which takes the type's v2.
     let snap_id = id_of(&snap);
@@ -231,7 +234,7 @@ fn endpoints_receive_the_shape_of_their_version() {
         json!({ "id": "o3", "account": "acct_9", "customer": { "id": "cus_1" }, "total": 12 })
     );
     assert_eq!(snap3["endpointversion"], 2);
-    assert_eq!(snap3["dataschema"], "urn:relay:event-type:order.paid:v2");
+    assert!(snap3.get("dataschema").is_none(), "{snap3}");
 
     // A message of version 1, resent now, is shaped as it was.
     let messages = api.list_all(&format!("/v1/messages?endpoint_id={snap_id}"));
@@ -353,7 +356,10 @@ fn system_events_reach_only_the_tenants_own_endpoints_that_name_them_thin() {
         .unwrap_or_else(|e| panic!("{e}\n{}", relay.log_tail(20)));
     let ce = body_of(deliveries(&got, "/named", "sys_1")[0]);
     assert_eq!(ce["type"], "email.bounced");
-    assert_eq!(ce["dataschema"], "urn:relay:event-type:email.bounced:v1");
+    assert!(
+        ce.get("dataschema").is_none(),
+        "thin: a projection names no schema: {ce}"
+    );
     assert_eq!(
         ce["data"],
         json!({ "notification_id": "ntf_1", "delivery_id": "dlv_1",
@@ -365,5 +371,173 @@ fn system_events_reach_only_the_tenants_own_endpoints_that_name_them_thin() {
     // not a customer's.
     let event = t.api.get("/v1/events/sys_1");
     assert_eq!(event["messages"].as_array().unwrap().len(), 1, "{event}");
+    relay.assert_no_panic();
+}
+
+/// Issue 40, point 1: a tenant's event type without thin fields reaches an
+/// endpoint that chose nothing whole (minus personal data), never as `{}`;
+/// and `dataschema`, when present, names a schema of the catalog that the
+/// delivered `data` satisfies, for every shape.
+#[test]
+fn every_delivered_payload_satisfies_the_schema_its_dataschema_names() {
+    let sink = Sink::start(Behavior::ok());
+    let dir = tempfile::tempdir().unwrap();
+    let relay = start(&Settings::new(dir.path(), &sink));
+    let t = tenant(&relay.url, "schemas");
+    let api = &t.api;
+    // Strict: every field required, nothing else allowed, so a projection
+    // can never pass for the whole.
+    let strict = json!({
+        "type": "object",
+        "required": ["id", "email", "total"],
+        "additionalProperties": false,
+        "properties": {
+            "id": { "type": "string" },
+            "email": { "type": "string" },
+            "total": { "type": "integer" }
+        }
+    });
+    let types = [
+        ("open.made", json!([]), json!([])),
+        ("plain.made", json!([]), json!(["/email"])),
+        ("thin.made", json!(["/id"]), json!(["/email"])),
+    ];
+    for (name, thin, personal) in &types {
+        let (status, body) = api
+            .try_call(
+                "PUT",
+                &format!("/v1/event-types/{name}"),
+                Some(&json!({
+                    "schema": strict, "thin_fields": thin, "personal_data_fields": personal,
+                })),
+            )
+            .unwrap();
+        assert!(status == 200 || status == 201, "{status} {body}");
+    }
+    let shapes = [
+        ("/default", json!({})),
+        ("/pii", json!({ "allow_personal_data": true })),
+        ("/snap", json!({ "snapshot_fields": ["/total"] })),
+        ("/all", json!({ "snapshot_fields": ["*"] })),
+        (
+            "/allpii",
+            json!({ "snapshot_fields": ["*"], "allow_personal_data": true }),
+        ),
+    ];
+    for (path, extra) in &shapes {
+        let mut body = json!({
+            "consumer_id": t.consumer_id,
+            "destination": { "kind": "https", "url": sink.receiver.url(path) },
+            "event_types": types.iter().map(|t| t.0).collect::<Vec<_>>(),
+        });
+        for (k, v) in extra.as_object().unwrap() {
+            body[k] = v.clone();
+        }
+        let (s, e) = api.try_call("POST", "/v1/endpoints", Some(&body)).unwrap();
+        assert_eq!(s, 201, "{e}");
+    }
+    let data = json!({ "id": "x1", "email": "ann@example.com", "total": 3 });
+    for (name, _, _) in &types {
+        api.expect(
+            "POST",
+            "/v1/events",
+            Some(&json!({ "id": format!("ev_{name}"), "type": name, "data": data })),
+            202,
+        );
+    }
+    let wanted: HashSet<(String, String)> = shapes
+        .iter()
+        .flat_map(|(p, _)| {
+            types
+                .iter()
+                .map(move |(n, _, _)| (p.to_string(), format!("ev_{n}")))
+        })
+        .collect();
+    let got = sink
+        .wait_for_all(
+            &wanted,
+            path_and_id,
+            Instant::now() + Duration::from_secs(30),
+        )
+        .unwrap_or_else(|e| panic!("deliveries missing: {e}\n{}", relay.log_tail(20)));
+    let seen = |path: &str, name: &str| -> Value {
+        let ce = body_of(deliveries(&got, path, &format!("ev_{name}"))[0]);
+        match ce.get("dataschema").and_then(Value::as_str) {
+            Some(uri) => {
+                let (type_name, version) = uri
+                    .strip_prefix("urn:relay:event-type:")
+                    .and_then(|r| r.rsplit_once(":v"))
+                    .unwrap_or_else(|| panic!("an unknown dataschema {uri}"));
+                let et = api.get(&format!("/v1/event-types/{type_name}"));
+                let schema = et["versions"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|v| {
+                        v["version"].as_i64().map(|n| n.to_string()).as_deref() == Some(version)
+                    })
+                    .unwrap_or_else(|| panic!("{uri} is not in the catalog: {et}"))["schema"]
+                    .clone();
+                let validator = jsonschema::validator_for(&schema).unwrap();
+                assert!(
+                    validator.is_valid(&ce["data"]),
+                    "{path} {name}: the data does not satisfy {uri}: {ce}"
+                );
+                json!({ "schema": uri, "data": ce["data"] })
+            }
+            None => json!({ "schema": null, "data": ce["data"] }),
+        }
+    };
+    let named = |name: &str| format!("urn:relay:event-type:{name}:v1");
+    // No thin fields, no personal data: the endpoint that chose nothing gets
+    // the whole payload (the README's quickstart case), with its schema.
+    assert_eq!(
+        seen("/default", "open.made"),
+        json!({ "schema": named("open.made"), "data": data })
+    );
+    // No thin fields: whole minus personal data, which no schema names.
+    assert_eq!(
+        seen("/default", "plain.made"),
+        json!({ "schema": null, "data": { "id": "x1", "total": 3 } })
+    );
+    assert_eq!(
+        seen("/pii", "plain.made"),
+        json!({ "schema": named("plain.made"), "data": data })
+    );
+    // Thin fields: thin by default.
+    assert_eq!(
+        seen("/default", "thin.made"),
+        json!({ "schema": null, "data": { "id": "x1" } })
+    );
+    assert_eq!(
+        seen("/pii", "thin.made"),
+        json!({ "schema": null, "data": { "id": "x1" } })
+    );
+    for name in ["open.made", "plain.made"] {
+        assert_eq!(
+            seen("/snap", name),
+            json!({ "schema": null, "data": { "total": 3 } }),
+            "{name}"
+        );
+    }
+    assert_eq!(
+        seen("/snap", "thin.made"),
+        json!({ "schema": null, "data": { "id": "x1", "total": 3 } })
+    );
+    assert_eq!(
+        seen("/all", "thin.made"),
+        json!({ "schema": null, "data": { "id": "x1", "total": 3 } })
+    );
+    assert_eq!(
+        seen("/all", "open.made"),
+        json!({ "schema": named("open.made"), "data": data })
+    );
+    for name in ["open.made", "plain.made", "thin.made"] {
+        assert_eq!(
+            seen("/allpii", name),
+            json!({ "schema": named(name), "data": data }),
+            "{name}"
+        );
+    }
     relay.assert_no_panic();
 }

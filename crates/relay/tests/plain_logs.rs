@@ -14,7 +14,10 @@ fn a_log_that_is_not_a_terminal_has_no_colour_codes() {
     let relay = start_logging(
         dir.path(),
         &[
-            ("RELAY_OPERATOR_TOKEN", "rop_plain_logs"),
+            (
+                "RELAY_OPERATOR_TOKEN",
+                "rop_plain_logs_0f3c9a1e5b7d2f4a6c8e0",
+            ),
             ("RELAY_LOG", "debug"),
             ("NO_COLOR", ""),
         ],
@@ -23,7 +26,7 @@ fn a_log_that_is_not_a_terminal_has_no_colour_codes() {
     let (status, _) = curl(
         "GET",
         &format!("{}/v1/tenants", relay.url),
-        "rop_plain_logs",
+        "rop_plain_logs_0f3c9a1e5b7d2f4a6c8e0",
         None,
     );
     assert_eq!(status, 200);

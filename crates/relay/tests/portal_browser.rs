@@ -62,7 +62,10 @@ fn the_portal_works_in_a_real_browser() {
     let relay = start_logging(
         dir.path(),
         &[
-            ("RELAY_OPERATOR_TOKEN", "rop_portal"),
+            (
+                "RELAY_OPERATOR_TOKEN",
+                "rop_portal_0f3c9a1e5b7d2f4a6c8e0b1d3",
+            ),
             ("RELAY_OUTBOUND__ALLOW_CIDRS", "127.0.0.1/32"),
             ("RELAY_OUTBOUND__ALLOW_PORTS", &port),
             ("RELAY_OUTBOUND__EXTRA_CA_CERTS", &ca),
@@ -85,7 +88,7 @@ fn the_portal_works_in_a_real_browser() {
     let tenant = api(
         "POST",
         "/v1/tenants",
-        "rop_portal",
+        "rop_portal_0f3c9a1e5b7d2f4a6c8e0b1d3",
         Some(json!({"name": "acme"})),
     )["id"]
         .as_str()
@@ -94,7 +97,7 @@ fn the_portal_works_in_a_real_browser() {
     let key = api(
         "POST",
         &format!("/v1/tenants/{tenant}/api-keys"),
-        "rop_portal",
+        "rop_portal_0f3c9a1e5b7d2f4a6c8e0b1d3",
         Some(json!({"environment": "live"})),
     )["key"]
         .as_str()

@@ -131,7 +131,10 @@ fn every_sdk_verifies_real_deliveries_including_a_rotation() {
     let relay = start(
         dir.path(),
         &[
-            ("RELAY_OPERATOR_TOKEN", "rop_sdk"),
+            (
+                "RELAY_OPERATOR_TOKEN",
+                "rop_sdk_0f3c9a1e5b7d2f4a6c8e0b1d3f5a",
+            ),
             ("RELAY_OUTBOUND__ALLOW_CIDRS", "127.0.0.1/32"),
             ("RELAY_OUTBOUND__ALLOW_PORTS", &port),
             ("RELAY_OUTBOUND__EXTRA_CA_CERTS", &ca),
@@ -153,13 +156,13 @@ fn every_sdk_verifies_real_deliveries_including_a_rotation() {
     let tenant = api(
         "POST",
         "/v1/tenants",
-        "rop_sdk",
+        "rop_sdk_0f3c9a1e5b7d2f4a6c8e0b1d3f5a",
         Some(json!({"name": "acme"})),
     );
     let key = api(
         "POST",
         &format!("/v1/tenants/{}/api-keys", tenant["id"].as_str().unwrap()),
-        "rop_sdk",
+        "rop_sdk_0f3c9a1e5b7d2f4a6c8e0b1d3f5a",
         Some(json!({"environment": "live"})),
     )["key"]
         .as_str()

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use relay_core::id::IdKind;
 use relay_core::model::{
     ConsumerKind, Destination, Endpoint, EndpointState, Page, SignatureScheme,
@@ -31,9 +31,12 @@ use crate::auth::TenantAuth;
 use crate::error::{ApiError, FieldError, Problem, or_not_found};
 use crate::extract::{JsonBody, OptionalJsonBody, QueryParams};
 
+pub mod changes;
 mod keys;
 pub mod payload;
+mod update;
 pub use keys::*;
+pub(crate) use update::update_with;
 
 pub const WILDCARD_WARNING: &str = "subscribed to all event types (*): this endpoint receives every current and future event type you publish (Relay's operational events must be named)";
 pub const EMPTY_WARNING: &str = "no event types selected: this endpoint receives nothing";
@@ -77,8 +80,10 @@ pub struct CreateEndpoint {
     pub auto_disable: Option<bool>,
 }
 
-/// Changes to an endpoint; absent fields stay as they are.
-#[derive(Debug, Deserialize, ToSchema)]
+/// Changes to an endpoint; absent fields stay as they are. A `destination`
+/// replaces the whole destination: credentials it does not restate are
+/// dropped (with a warning when the host changes).
+#[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateEndpoint {
     #[serde(default, deserialize_with = "present")]
@@ -120,12 +125,35 @@ pub struct UpdateEndpoint {
     pub id: Option<IgnoredAny>,
 }
 
-/// An endpoint with the warnings its configuration deserves.
-#[derive(Debug, Serialize, ToSchema)]
+/// An endpoint with the warnings its configuration deserves. A literal
+/// credential header stored before those were refused is answered as
+/// `[redacted]`, never its value.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(into = "Shown")]
 pub struct EndpointOut {
     #[serde(flatten)]
     pub endpoint: Endpoint,
     pub warnings: Vec<String>,
+}
+
+/// [`EndpointOut`] as answered.
+#[derive(Serialize)]
+struct Shown {
+    #[serde(flatten)]
+    endpoint: Endpoint,
+    warnings: Vec<String>,
+}
+
+impl From<EndpointOut> for Shown {
+    fn from(mut out: EndpointOut) -> Shown {
+        if let Destination::Https(h) = &mut out.endpoint.destination {
+            relay_destinations::https::headers::redact_literal_credentials(&mut h.headers);
+        }
+        Shown {
+            endpoint: out.endpoint,
+            warnings: out.warnings,
+        }
+    }
 }
 
 /// The create response: for `v1` it carries the HMAC secret, shown this once.
@@ -316,6 +344,7 @@ pub async fn create(
         auto_disable: body.auto_disable.unwrap_or(true),
         created_at: now,
         updated_at: now,
+        revision: 1,
     };
     let mut warnings = validate_settings(&state, &auth.scope, &mut endpoint, true).await?;
     warnings.extend(payload::check(&state, &auth.scope, &endpoint, now).await?);
@@ -334,7 +363,8 @@ pub async fn create(
         "endpoint.created",
         &endpoint.id,
         serde_json::json!({
-            "url": destination_url(&endpoint),
+            "url": changes::destination_url(&endpoint),
+            "credentials": changes::credentials(&endpoint.destination),
             "event_types": endpoint.event_types,
             "signature_scheme": endpoint.signature_scheme.as_str(),
             "auto_disable": endpoint.auto_disable,
@@ -367,33 +397,6 @@ pub async fn create(
             public_key,
         }),
     ))
-}
-
-/// Where the endpoint's messages go, for the audit entry: the URL, or the
-/// broker's address and stream.
-fn destination_url(e: &Endpoint) -> String {
-    match &e.destination {
-        Destination::Https(h) => h.url.clone(),
-        Destination::RedisStream(r) => format!("redis://{}:{}/{}", r.host, r.port, r.stream),
-        Destination::NatsJetstream(n) => format!("nats://{}:{}/{}", n.host, n.port, n.subject),
-        Destination::RabbitMq(r) => format!(
-            "amqp://{}:{}/{}/{}",
-            r.host, r.port, r.virtual_host, r.exchange
-        ),
-        Destination::Mqtt(m) => {
-            let scheme = if m.tls { "mqtts" } else { "mqtt" };
-            format!("{scheme}://{}:{}/{}", m.host, m.port, m.topic)
-        }
-        Destination::S3(s) => format!("s3://{}/{}", s.bucket, s.prefix),
-        Destination::Kafka(k) => {
-            let brokers: Vec<String> = k
-                .bootstrap
-                .iter()
-                .map(|b| format!("{}:{}", b.host, b.port))
-                .collect();
-            format!("kafka://{}/{}", brokers.join(","), k.topic)
-        }
-    }
 }
 
 pub fn warnings_of(e: &Endpoint) -> Vec<String> {
@@ -434,35 +437,41 @@ pub async fn list(
 
 #[utoipa::path(operation_id = "endpoints_get", get, path = "/v1/endpoints/{id}", tag = "endpoints",
     params(("id" = String, Path, description = "The endpoint's id.")),
-    responses((status = 200, body = EndpointOut), (status = 404, body = Problem)),
+    responses((status = 200, body = EndpointOut, headers(("ETag" = String, description = "The endpoint's revision, for `If-Match` on `PATCH`")))),
     security(("api_key" = [])))]
 pub async fn get(
     State(state): State<Arc<AppState>>,
     auth: TenantAuth,
     Path(id): Path<String>,
-) -> Result<Json<EndpointOut>, ApiError> {
+) -> Result<(HeaderMap, Json<EndpointOut>), ApiError> {
     let endpoint = state
         .store
         .get_endpoint(&auth.scope, &id)
         .await?
         .ok_or_else(|| ApiError::not_found("endpoint"))?;
-    Ok(Json(EndpointOut {
-        warnings: warnings_of(&endpoint),
-        endpoint,
-    }))
+    Ok((
+        changes::etag_headers(&endpoint),
+        Json(EndpointOut {
+            warnings: warnings_of(&endpoint),
+            endpoint,
+        }),
+    ))
 }
 
 #[utoipa::path(operation_id = "endpoints_update", patch, path = "/v1/endpoints/{id}", tag = "endpoints",
-    params(("id" = String, Path, description = "The endpoint's id.")),
+    params(("id" = String, Path, description = "The endpoint's id."),
+        ("If-Match" = Option<String>, Header, description = "Apply only while the endpoint is at this `ETag` (its revision, from a read), else `412`")),
     request_body = Option<UpdateEndpoint>,
-    responses((status = 200, body = EndpointOut), (status = 404, body = Problem), (status = 422, body = Problem)),
+    responses((status = 200, body = EndpointOut, headers(("ETag" = String, description = "The endpoint's new revision"))),
+        (status = 404, body = Problem), (status = 409, body = Problem), (status = 412, body = Problem), (status = 422, body = Problem)),
     security(("api_key" = [])))]
 pub async fn update(
     State(state): State<Arc<AppState>>,
     auth: TenantAuth,
     Path(id): Path<String>,
+    headers: HeaderMap,
     OptionalJsonBody(body): OptionalJsonBody<UpdateEndpoint>,
-) -> Result<Json<EndpointOut>, ApiError> {
+) -> Result<(HeaderMap, Json<EndpointOut>), ApiError> {
     for (present, name, why) in [
         (
             body.environment.is_some(),
@@ -489,70 +498,8 @@ pub async fn update(
             ));
         }
     }
-    let mut endpoint = state
-        .store
-        .get_endpoint(&auth.scope, &id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("endpoint"))?;
-    if let Some(d) = body.description {
-        endpoint.description = d;
-    }
-    if let Some(d) = body.destination {
-        endpoint.destination = d;
-    }
-    if let Some(t) = body.event_types {
-        endpoint.event_types = t;
-    }
-    let sets_schedule = body.retry_schedule_seconds.is_some();
-    if let Some(s) = body.retry_schedule_seconds {
-        endpoint.retry_schedule_seconds = s;
-    }
-    if let Some(c) = body.max_concurrency {
-        endpoint.max_concurrency = c;
-    }
-    if let Some(r) = body.rate_limit_per_second {
-        endpoint.rate_limit_per_second = r;
-    }
-    let before = endpoint.clone();
-    if let Some(f) = body.snapshot_fields {
-        endpoint.snapshot_fields = f;
-    }
-    if let Some(a) = body.allow_personal_data {
-        endpoint.allow_personal_data = a;
-    }
-    if let Some(p) = body.event_type_versions {
-        endpoint.event_type_versions = p;
-    }
-    // Turning automatic disabling off (or on again) is audited with the
-    // change, in its transaction.
-    let auto_disable_was = endpoint.auto_disable;
-    if let Some(a) = body.auto_disable {
-        endpoint.auto_disable = a;
-    }
-    let now = state.clock.now();
-    endpoint.updated_at = now;
-    if before.payload_changed(&endpoint) {
-        endpoint.version += 1;
-        endpoint.version_started_at = now;
-    }
-    let mut warnings = validate_settings(&state, &auth.scope, &mut endpoint, sets_schedule).await?;
-    warnings
-        .extend(payload::check(&state, &auth.scope, &endpoint, endpoint.version_started_at).await?);
-    let audit = (endpoint.auto_disable != auto_disable_was).then(|| {
-        super::audit::entry(
-            &auth,
-            "endpoint.auto_disable_changed",
-            &id,
-            serde_json::json!({ "from": auto_disable_was, "to": endpoint.auto_disable }),
-            now,
-        )
-    });
-    state
-        .store
-        .update_endpoint(&auth.scope, &endpoint, audit.as_ref())
-        .await
-        .map_err(or_not_found("endpoint"))?;
-    Ok(Json(EndpointOut { endpoint, warnings }))
+    let if_match = changes::IfMatch::from_headers(&headers)?;
+    update_with(&state, &auth, &id, if_match, |_| Ok(body.clone())).await
 }
 
 #[utoipa::path(operation_id = "endpoints_delete", delete, path = "/v1/endpoints/{id}", tag = "endpoints",

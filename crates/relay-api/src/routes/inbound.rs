@@ -3,12 +3,15 @@
 //! and the ledger.
 //!
 //! The receiving route (`POST /inbound/{token}`) finds the source by the
-//! unguessable token of its path, takes a token of the source's rate limit
-//! (`429`), reads the raw body within the source's limit (`413`), verifies
-//! it with the preset's scheme at receipt time (`relay_inbound::verify`,
-//! with the current secret and, during a rotation's overlap, the previous
-//! one), writes the receipt durably, and only then answers: `200` for a
-//! verified request (new or repeated), `401` for a refused one (kept as a
+//! unguessable token of its path, reads the raw body within the source's
+//! limit (`413`), verifies it with the preset's scheme at receipt time
+//! (`relay_inbound::verify`, with the current secret and, during a
+//! rotation's overlap, the previous one), takes a token of the source's rate
+//! limit (`429`) from the bucket of its verdict (verified requests and
+//! refused ones each have a budget of their own, so that a flood of
+//! refused requests from anyone who knows the URL never spends the real
+//! provider's), writes the receipt durably, and only then answers: `200` for
+//! a verified request (new or repeated), `401` for a refused one (kept as a
 //! rejected receipt). The ledger writer (`relay-engine/src/inbound.rs`)
 //! processes verified receipts afterwards.
 //!

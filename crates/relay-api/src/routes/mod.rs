@@ -157,6 +157,16 @@ pub fn router(state: Arc<AppState>) -> Router {
         .with_state(state)
 }
 
+/// The router of `/metrics` alone, for the listener of its own
+/// (`[metrics] listen`).
+pub fn metrics_router(state: Arc<AppState>) -> Router {
+    Router::new()
+        .route("/metrics", get(ops::metrics_alone))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .with_state(state)
+}
+
 /// Errors produced outside the handlers (axum's own rejections, such as a
 /// path segment that is not valid UTF-8) come as plain text; turn them into
 /// problems so that every error a client sees is problem+json.

@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::StatusCode;
-use axum::response::IntoResponse;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
 
 use crate::AppState;
 use crate::error::ApiError;
@@ -36,8 +36,32 @@ pub async fn openapi_json() -> impl IntoResponse {
     Json(crate::openapi::document())
 }
 
-/// Prometheus metrics (text exposition format). Labels never carry tenant or endpoint ids.
-pub async fn metrics(State(state): State<Arc<AppState>>) -> impl IntoResponse {
+/// Prometheus metrics (text exposition format) on the API's listener,
+/// unless the operator moved them to a listener of their own (then `404`,
+/// like any unknown path). Labels never carry tenant or endpoint ids.
+pub async fn metrics(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Response {
+    if state.settings.metrics.separate_listener {
+        return ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such path").into_response();
+    }
+    metrics_alone(State(state), headers).await
+}
+
+/// Prometheus metrics on the listener of their own (`[metrics] listen`).
+/// With a token configured, only a caller presenting it reads them.
+pub async fn metrics_alone(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Response {
+    if let Some(digest) = &state.settings.metrics.token_sha256
+        && !crate::auth::bearer_matches(&headers, digest)
+    {
+        let mut r = ApiError::unauthorized(
+            "/metrics asks for the metrics token: Authorization: Bearer <token>",
+        )
+        .into_response();
+        r.headers_mut().insert(
+            axum::http::header::WWW_AUTHENTICATE,
+            axum::http::HeaderValue::from_static("Bearer"),
+        );
+        return r;
+    }
     let body = state
         .metrics
         .get()
@@ -50,4 +74,5 @@ pub async fn metrics(State(state): State<Arc<AppState>>) -> impl IntoResponse {
         )],
         body,
     )
+        .into_response()
 }

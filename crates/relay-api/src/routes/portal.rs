@@ -200,13 +200,18 @@ pub async fn cors(req: Request, next: Next) -> Response {
         );
         h.insert(
             header::ACCESS_CONTROL_ALLOW_HEADERS,
-            HeaderValue::from_static("authorization, content-type"),
+            HeaderValue::from_static("authorization, content-type, if-match"),
         );
         h.insert(
             header::ACCESS_CONTROL_MAX_AGE,
             HeaderValue::from_static("600"),
         );
     }
+    // An endpoint's `ETag`, for `If-Match` on its `PATCH`.
+    h.insert(
+        header::ACCESS_CONTROL_EXPOSE_HEADERS,
+        HeaderValue::from_static("etag"),
+    );
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     res
 }

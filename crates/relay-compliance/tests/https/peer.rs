@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 
 use relay_compliance::{Mode, Peer, Received};
 use relay_core::model::{ClientCertificate, Destination, HttpsAuth, HttpsDestination, HttpsHeader};
-use relay_core::secret::{SecretPolicy, SecretRef};
+use relay_core::secret::{SecretGrant, SecretRef};
 use relay_net::{OutboundConfig, StaticResolver};
 use relay_receiver::{Behavior, LeafCert, Receiver, ReceiverConfig, TestCa};
 
@@ -195,10 +195,10 @@ impl<const MTLS: bool> Peer for HttpsPeer<MTLS> {
         })
     }
 
-    fn secret_policy(&self) -> SecretPolicy {
-        SecretPolicy {
-            allow_env_prefixes: vec![],
-            allow_file_dirs: vec![self.ca_pem.dir.to_string_lossy().into_owned()],
+    fn secret_grant(&self) -> SecretGrant {
+        SecretGrant {
+            env_prefixes: vec![],
+            file_dirs: vec![self.ca_pem.dir.to_string_lossy().into_owned()],
         }
     }
 

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use relay_compliance::{Mode, Peer, Received};
 use relay_core::model::{Destination, S3Addressing, S3Batch, S3Compression, S3Destination};
-use relay_core::secret::{SecretPolicy, SecretRef};
+use relay_core::secret::{SecretGrant, SecretRef};
 use relay_net::{OutboundConfig, StaticResolver};
 
 use super::moto::{self, BUCKET, Moto};
@@ -195,10 +195,10 @@ impl Peer for S3Peer {
         ]
     }
 
-    fn secret_policy(&self) -> SecretPolicy {
-        SecretPolicy {
-            allow_env_prefixes: vec![],
-            allow_file_dirs: vec![self.dir.path().display().to_string()],
+    fn secret_grant(&self) -> SecretGrant {
+        SecretGrant {
+            env_prefixes: vec![],
+            file_dirs: vec![self.dir.path().display().to_string()],
         }
     }
 

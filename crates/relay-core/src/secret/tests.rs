@@ -135,18 +135,24 @@ fn the_policy_refuses_env_and_files_by_default_and_allows_what_the_operator_list
     let sec = SecretRef::Secret("pw".into());
     let env = |n: &str| SecretRef::Env(n.into());
     let file = |p: &str| SecretRef::File(p.into());
-    assert_eq!(none.permits(&sec), Ok(()));
-    assert_eq!(none.permits(&env("RELAY_X")), Err(Refused::Env));
-    assert_eq!(none.permits(&file("/etc/relay/x")), Err(Refused::File));
+    assert_eq!(none.permits("ten_a", &sec), Ok(()));
+    assert_eq!(none.permits("ten_a", &env("RELAY_X")), Err(Refused::Env));
+    assert_eq!(
+        none.permits("ten_a", &file("/etc/relay/x")),
+        Err(Refused::File)
+    );
 
-    let p = SecretPolicy {
-        allow_env_prefixes: vec!["RELAY_SECRET_".into(), "".into()],
-        allow_file_dirs: vec![
-            "/etc/relay/secrets/".into(),
-            "/run/keys".into(),
-            "rel".into(),
-        ],
-    };
+    let p = SecretPolicy::default().grant(
+        "ten_a",
+        SecretGrant {
+            env_prefixes: vec!["RELAY_SECRET_".into(), "".into()],
+            file_dirs: vec![
+                "/etc/relay/secrets/".into(),
+                "/run/keys".into(),
+                "rel".into(),
+            ],
+        },
+    );
     let cases: &[(SecretRef, Result<(), Refused>)] = &[
         (sec.clone(), Ok(())),
         (env("RELAY_SECRET_REDIS"), Ok(())),
@@ -163,10 +169,82 @@ fn the_policy_refuses_env_and_files_by_default_and_allows_what_the_operator_list
         (file("/rel/pw"), Err(Refused::File)),
     ];
     for (r, want) in cases {
-        assert_eq!(p.permits(r), *want, "{r}");
+        assert_eq!(p.permits("ten_a", r), *want, "{r}");
     }
     assert_eq!(Refused::Env.code(), "secret_env_not_allowed");
     assert_eq!(Refused::File.code(), "secret_file_not_allowed");
+    assert_eq!(Refused::Protected.code(), "secret_file_not_allowed");
+}
+
+/// The attacker: tenant B names what the operator granted tenant A.
+#[test]
+fn a_grant_is_its_tenants_alone() {
+    let p = SecretPolicy::default()
+        .grant(
+            "ten_a",
+            SecretGrant {
+                env_prefixes: vec!["ACME_".into()],
+                file_dirs: vec!["/run/secrets/acme".into()],
+            },
+        )
+        .grant(
+            "ten_a",
+            SecretGrant {
+                env_prefixes: vec![],
+                file_dirs: vec!["/run/secrets/shared".into()],
+            },
+        );
+    let env = SecretRef::Env("ACME_TOKEN".into());
+    let file = SecretRef::File("/run/secrets/acme/token".into());
+    let shared = SecretRef::File("/run/secrets/shared/token".into());
+    for r in [&env, &file, &shared] {
+        assert_eq!(p.permits("ten_a", r), Ok(()), "{r}");
+    }
+    assert_eq!(p.permits("ten_b", &env), Err(Refused::Env));
+    assert_eq!(p.permits("ten_b", &file), Err(Refused::File));
+    assert_eq!(p.permits("ten_b", &shared), Err(Refused::File));
+    assert_eq!(p.permits("", &env), Err(Refused::Env));
+    assert_eq!(p.file_dirs("ten_a").len(), 2);
+    assert!(p.file_dirs("ten_b").is_empty());
+}
+
+/// Relay's configuration file, master key file and data directory are never
+/// readable, even inside a granted directory.
+#[test]
+fn protected_paths_are_refused_whatever_the_grant() {
+    let p = SecretPolicy {
+        protected_paths: vec![
+            "/etc/relay/relay.toml".into(),
+            "/etc/relay/master.key".into(),
+            "/var/lib/relay/".into(),
+        ],
+        ..Default::default()
+    }
+    .grant(
+        "ten_a",
+        SecretGrant {
+            env_prefixes: vec![],
+            file_dirs: vec!["/etc/relay".into(), "/var/lib".into()],
+        },
+    );
+    let file = |p: &str| SecretRef::File(p.into());
+    let cases: &[(&str, Result<(), Refused>)] = &[
+        ("/etc/relay/relay.toml", Err(Refused::Protected)),
+        ("/etc/relay/master.key", Err(Refused::Protected)),
+        ("/var/lib/relay/relay.db", Err(Refused::Protected)),
+        ("/var/lib/relay/operator_token", Err(Refused::Protected)),
+        ("/etc/relay/hooks-token", Ok(())),
+        ("/etc/relay/relay.toml.bak", Ok(())),
+        ("/var/lib/relayx/pw", Ok(())),
+    ];
+    for (path, want) in cases {
+        assert_eq!(p.permits("ten_a", &file(path)), *want, "{path}");
+    }
+    // Refused for a tenant without a grant too, and said as such.
+    assert_eq!(
+        p.permits("ten_b", &file("/etc/relay/relay.toml")),
+        Err(Refused::Protected)
+    );
 }
 
 #[test]

@@ -449,12 +449,30 @@ fn shapes_resolve_from_stored_versions() {
     );
     let pinned = Shape::resolve(&["*".into()], true, Some(1), T(250), &types).unwrap();
     assert_eq!(pinned.apply(data).unwrap(), data);
-    // No version: nothing is thin.
+    // No version: nothing is thin, so an endpoint that chose nothing gets
+    // the data whole.
     let none = Shape::resolve(&[], false, None, T(1), &[]).unwrap();
     assert_eq!(
         (none.type_version, none.apply(data).unwrap().as_str()),
-        (None, "{}")
+        (None, data)
     );
+    // A version without thin fields: sent whole, minus its personal data
+    // unless the endpoint chose to receive it; a chosen list still projects.
+    let plain = vec![TypeFields {
+        version: 1,
+        created_at: T(100),
+        thin_fields: vec![],
+        personal_data_fields: vec!["/email".into()],
+    }];
+    let whole = Shape::resolve(&[], false, None, T(150), &plain).unwrap();
+    assert_eq!(
+        whole.apply(data).unwrap(),
+        r#"{"id":1,"account":"a","total":3}"#
+    );
+    let opted = Shape::resolve(&[], true, None, T(150), &plain).unwrap();
+    assert_eq!(opted.apply(data).unwrap(), data);
+    let chosen = Shape::resolve(&["/total".into()], false, None, T(150), &plain).unwrap();
+    assert_eq!(chosen.apply(data).unwrap(), r#"{"total":3}"#);
     // A stored list that no longer parses is an error.
     let mut bad = types.clone();
     bad[0].thin_fields = vec!["id".into()];

@@ -6,6 +6,13 @@
 //! (`Host`, `Content-*` that describe the body, hop-by-hop headers), what it
 //! proves (the Standard Webhooks `webhook-*` headers), or Relay's own
 //! `relay-*` headers: [`reserved`].
+//!
+//! A header that carries credentials (`Authorization`, `Cookie`,
+//! `X-Api-Key`, …: [`carries_credentials`], a list kept as data in
+//! `credential_headers.txt`) is accepted only as a secret reference, never
+//! as a literal value stored in clear and shown in endpoint reads. One
+//! stored before that rule keeps being sent, but is never shown
+//! ([`redact_literal_credentials`]).
 
 use relay_core::model::HttpsHeader;
 
@@ -37,6 +44,42 @@ const RESERVED: &[&str] = &[
 
 /// Name prefixes (lower-case) a custom header may not have.
 const RESERVED_PREFIXES: &[&str] = &["webhook-", "relay-", "proxy-"];
+
+/// The header names that carry credentials (see the file's header).
+const CREDENTIAL_HEADERS: &str = include_str!("../../credential_headers.txt");
+
+/// What an endpoint read shows instead of a stored literal credential.
+pub const REDACTED: &str = "[redacted]";
+
+/// Whether a header named `name` (any case) carries credentials, by
+/// `credential_headers.txt`: exact names, and patterns with a `*` at
+/// either end.
+pub fn carries_credentials(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    CREDENTIAL_HEADERS
+        .lines()
+        .map(|l| l.split('#').next().unwrap_or("").trim())
+        .filter(|l| !l.is_empty())
+        .any(
+            |pattern| match (pattern.strip_prefix('*'), pattern.strip_suffix('*')) {
+                (Some(rest), _) if rest.ends_with('*') => name.contains(rest.trim_end_matches('*')),
+                (Some(suffix), None) => name.ends_with(suffix),
+                (None, Some(prefix)) => name.starts_with(prefix),
+                _ => name == pattern,
+            },
+        )
+}
+
+/// Replaces the literal value of every header that carries credentials
+/// with [`REDACTED`], for an endpoint read: such a value may have been
+/// stored before the rule of [`check`] (it is still sent, never shown).
+pub fn redact_literal_credentials(headers: &mut [HttpsHeader]) {
+    for h in headers {
+        if h.value.is_some() && carries_credentials(&h.name) {
+            h.value = Some(REDACTED.to_string());
+        }
+    }
+}
 
 /// Whether `name` is an HTTP token (RFC 9110 §5.6.2) of at most [`MAX_NAME`] bytes.
 pub fn valid_name(name: &str) -> bool {
@@ -127,6 +170,15 @@ pub fn check(headers: &[HttpsHeader]) -> Result<(), Invalid> {
             ));
         }
         match (&h.value, &h.secret) {
+            (Some(_), None) if carries_credentials(&h.name) => {
+                return Err(invalid(
+                    "credential_header_literal",
+                    format!(
+                        "header {i} ({}): a header that carries credentials is given as a secret reference (\"secret\": \"secret:NAME\", written with PUT /v1/secrets/{{name}}), never as a literal value stored in clear",
+                        h.name
+                    ),
+                ));
+            }
             (Some(v), None) => {
                 if !valid_value(v.as_bytes()) {
                     return Err(invalid(

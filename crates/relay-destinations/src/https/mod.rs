@@ -298,10 +298,10 @@ impl Kind for Https {
                 result: Ok(response),
                 token,
             } => {
-                let mut detail = serde_json::json!({
-                    "status_code": response.status.as_u16(),
-                    "response_body": String::from_utf8_lossy(&response.body_prefix),
-                });
+                let mut fields = serde_json::Map::new();
+                fields.insert("status_code".into(), response.status.as_u16().into());
+                relay_core::model::body_detail(&response.body_prefix, &mut fields);
+                let mut detail = serde_json::Value::Object(fields);
                 if let Some(t) = token {
                     detail["oauth2"] = serde_json::json!({
                         "token_fetched": t.fetched,

@@ -81,31 +81,34 @@ fn structured_mode_sends_and_signs_the_whole_event() {
 }
 
 #[test]
-fn a_shaped_payload_replaces_data_and_names_its_versions() {
+fn a_shaped_payload_replaces_data_and_names_a_schema_only_when_whole() {
     let thin = RawValue::from_string(r#"{"order":"o_1"}"#.into()).unwrap();
     let shaped = Shaped {
         data: &thin,
         endpoint_version: 3,
-        type_version: Some(1),
     };
     let e = event(Some("order_1"), None);
     let p = run_shaped(&e, ContentMode::Structured, 1 << 20, Some(shaped)).unwrap();
     let body: serde_json::Value = serde_json::from_slice(&p.body).unwrap();
     assert_eq!(body["data"], serde_json::json!({"order": "o_1"}));
     assert_eq!(body["endpointversion"], 3);
-    assert_eq!(body["dataschema"], "urn:relay:event-type:order.shipped:v1");
+    assert!(
+        body.get("dataschema").is_none(),
+        "a projection satisfies no schema of the catalog: {body}"
+    );
     assert!(verifies(&p));
     let p = run_shaped(&e, ContentMode::Binary, 1 << 20, Some(shaped)).unwrap();
     assert_eq!(&p.body[..], br#"{"order":"o_1"}"#);
     assert!(p.attributes.contains(&("endpointversion", "3".to_string())));
+    assert!(!p.attributes.iter().any(|(k, _)| *k == "dataschema"));
     assert!(verifies(&p));
-    // Without a type version the event's own names the schema.
+    // The data whole: the event's own type version names the schema.
     let p = run_shaped(
         &e,
         ContentMode::Structured,
         1 << 20,
         Some(Shaped {
-            type_version: None,
+            data: &e.data,
             ..shaped
         }),
     )

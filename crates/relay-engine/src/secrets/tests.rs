@@ -8,10 +8,21 @@ fn sc() -> Scope {
     }
 }
 
+/// The grant of `sc()`'s tenant.
 fn policy(dirs: &[&std::path::Path]) -> SecretPolicy {
-    SecretPolicy {
-        allow_env_prefixes: vec!["PAT".into(), "RELAY_TEST_UNSET_".into()],
-        allow_file_dirs: dirs.iter().map(|d| d.display().to_string()).collect(),
+    SecretPolicy::default().grant(
+        "t",
+        relay_core::secret::SecretGrant {
+            env_prefixes: vec!["PAT".into(), "RELAY_TEST_UNSET_".into()],
+            file_dirs: dirs.iter().map(|d| d.display().to_string()).collect(),
+        },
+    )
+}
+
+fn other_tenant() -> Scope {
+    Scope {
+        tenant_id: "u".into(),
+        environment: Environment::Live,
     }
 }
 
@@ -102,6 +113,81 @@ async fn files_resolve_inside_the_allowed_directories_only() {
     // A refusal names the reference, never the content.
     let e = r.resolve_one(&sc(), &at("link")).await.unwrap_err();
     assert!(!format!("{e} {e:?}").contains("elsewhere"));
+}
+
+/// The attacker: tenant `u` names the variable and the file the operator
+/// granted tenant `t`, to have their values sent to its own server.
+#[tokio::test]
+async fn another_tenant_resolves_nothing_of_a_grant() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("pw"), "hunter2").unwrap();
+    let r = Resolver::new(policy(&[dir.path()]));
+    let env = SecretRef::Env("PATH".into());
+    let file = SecretRef::File(format!("{}/pw", dir.path().display()));
+    assert!(r.resolve_one(&sc(), &env).await.is_ok());
+    assert!(r.resolve_one(&sc(), &file).await.is_ok());
+    assert_eq!(
+        code(r.resolve_one(&other_tenant(), &env).await),
+        "secret_env_not_allowed"
+    );
+    assert_eq!(
+        code(r.resolve_one(&other_tenant(), &file).await),
+        "secret_file_not_allowed"
+    );
+    let e = r.resolve_one(&other_tenant(), &file).await.unwrap_err();
+    assert!(e.to_string().contains("granted"), "{e}");
+    assert!(!format!("{e} {e:?}").contains("hunter2"));
+}
+
+/// Relay's configuration file, master key file and data directory are
+/// never read through a reference, even inside a granted directory, by a
+/// symbolic link, through a protected path that is itself a link, or by a
+/// hard link (the same file under another name).
+#[tokio::test]
+async fn relays_own_files_are_never_read_through_a_reference() {
+    let granted = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let g = granted.path();
+    std::fs::write(g.join("relay.toml"), "master_key = \"k\"").unwrap();
+    std::fs::write(g.join("master.key"), "0f0f").unwrap();
+    std::fs::create_dir(g.join("data")).unwrap();
+    std::fs::write(g.join("data/operator_token"), "rop_x").unwrap();
+    std::fs::write(g.join("hooks-token"), "ok").unwrap();
+    std::os::unix::fs::symlink(g.join("relay.toml"), g.join("config-link")).unwrap();
+    std::fs::hard_link(g.join("master.key"), g.join("innocent")).unwrap();
+    // The data directory named through a link, as an operator may.
+    std::os::unix::fs::symlink(g.join("data"), elsewhere.path().join("data-link")).unwrap();
+    let mut p = policy(&[g]);
+    p.protected_paths = vec![
+        g.join("relay.toml").display().to_string(),
+        g.join("master.key").display().to_string(),
+        elsewhere.path().join("data-link").display().to_string(),
+    ];
+    let r = Resolver::new(p);
+    let at = |name: &str| SecretRef::File(format!("{}/{name}", g.display()));
+    assert_eq!(
+        r.resolve_one(&sc(), &at("hooks-token"))
+            .await
+            .unwrap()
+            .expose(),
+        b"ok"
+    );
+    for name in [
+        "relay.toml",
+        "master.key",
+        "config-link",
+        "innocent",
+        "data/operator_token",
+    ] {
+        let got = r.resolve_one(&sc(), &at(name)).await;
+        let e = got
+            .as_ref()
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert_eq!(code(got), "secret_file_not_allowed", "{name}");
+        assert!(e.contains("never read"), "{name}: {e}");
+    }
 }
 
 #[tokio::test]

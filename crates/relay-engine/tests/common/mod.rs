@@ -176,6 +176,7 @@ impl Env {
             auto_disable: true,
             created_at: now,
             updated_at: now,
+            revision: 1,
         };
         store
             .create_endpoint(

@@ -35,6 +35,7 @@ pub(crate) fn attempt_for(c: &crate::Claimed, outcome: AttemptOutcome) -> Attemp
         body_sha256: "ab".repeat(32),
         signature: "v1a,sig".into(),
         response_body: Some("ok".into()),
+        response_body_encoding: Some(relay_core::model::BodyEncoding::Utf8),
         outcome,
         detail: serde_json::json!({"status_code": 200, "response_body": "ok"}),
     }

@@ -327,7 +327,7 @@ pub async fn updating_subscriptions_changes_the_fan_out(s: &dyn Store) {
         .unwrap();
     assert_eq!(out.messages_created, 0);
     e.event_types = vec!["order.shipped".into(), "order.shipped".into()];
-    s.update_endpoint(&live, &e, None).await.unwrap();
+    s.update_endpoint(&live, &e, &[]).await.unwrap();
     let out = s
         .publish(&live, new_event("evt_u2", "order.shipped", None))
         .await

@@ -133,6 +133,51 @@ pub async fn purge_keeps_events_whose_messages_are_live(s: &dyn Store) {
     assert!(s.get_event(&live, "evt_held").await.unwrap().is_some());
 }
 
+/// A disabled endpoint's `held` messages stay for the retention period
+/// (reference, "Disabled endpoints"), then go with their event; a paused
+/// endpoint's are kept until they end, and so is an event with another
+/// message still in delivery.
+pub async fn a_disabled_endpoints_held_messages_go_with_retention(s: &dyn Store) {
+    use relay_core::lifecycle::EndpointAction;
+    let t = tenant(s, "a").await;
+    let live = scope(&t, Environment::Live);
+    let c = consumer(s, &live, "c").await;
+    let disabled = endpoint(s, &live, &c.id, &["order.gone", "order.both"]).await;
+    let paused = endpoint(s, &live, &c.id, &["order.paused", "order.both"]).await;
+    super::act(s, &live, &disabled.id, EndpointAction::Disable, T0)
+        .await
+        .unwrap();
+    super::act(s, &live, &paused.id, EndpointAction::Pause, T0)
+        .await
+        .unwrap();
+    for (id, ty) in [
+        ("evt_gone", "order.gone"),
+        ("evt_paused", "order.paused"),
+        ("evt_both", "order.both"),
+    ] {
+        s.publish(&live, at(id, ty, 1)).await.unwrap();
+    }
+    assert_eq!(state_of(s, &live, "evt_gone").await, [MessageState::Held]);
+    assert_eq!(
+        state_of(s, &live, "evt_both").await,
+        [MessageState::Held, MessageState::Held]
+    );
+    // Within retention nothing goes: the missed list shows them.
+    assert_eq!(s.purge_before(T0, 10).await.unwrap(), 0);
+    let cutoff = T0.plus_seconds(86_400);
+    assert_eq!(s.purge_before(cutoff, 10).await.unwrap(), 1);
+    assert!(s.get_event(&live, "evt_gone").await.unwrap().is_none());
+    assert!(state_of(s, &live, "evt_gone").await.is_empty());
+    assert!(
+        s.get_event(&live, "evt_paused").await.unwrap().is_some(),
+        "a paused endpoint's held message is kept until it ends"
+    );
+    assert!(
+        s.get_event(&live, "evt_both").await.unwrap().is_some(),
+        "the paused endpoint's message keeps the event"
+    );
+}
+
 pub async fn a_completion_whose_message_is_gone_is_skipped_and_the_rest_commit(s: &dyn Store) {
     let (live, _) = delivery_fixture(s, 1).await;
     s.publish(&live, new_event("evt_e", "order.shipped", None))

@@ -303,15 +303,18 @@ pub async fn endpoints_enforce_limits_and_scope(s: &dyn Store) {
     );
     let mut changed = one.clone();
     changed.description = Some("renamed".into());
-    changed.state = EndpointState::Paused;
     changed.updated_at = T0.plus_seconds(5);
-    s.update_endpoint(&live, &changed, None).await.unwrap();
+    // The state is not a setting: an update never writes it.
+    let mut with_state = changed.clone();
+    with_state.state = EndpointState::Paused;
+    s.update_endpoint(&live, &with_state, &[]).await.unwrap();
+    changed.revision += 1;
     assert_eq!(
         s.get_endpoint(&live, &one.id).await.unwrap(),
         Some(changed.clone())
     );
     assert!(matches!(
-        s.update_endpoint(&scope(&other, Environment::Live), &changed, None)
+        s.update_endpoint(&scope(&other, Environment::Live), &changed, &[])
             .await,
         Err(StoreError::NotFound)
     ));

@@ -115,11 +115,11 @@ pub async fn an_audit_entry_commits_with_its_change_or_not_at_all(s: &dyn Store)
             .is_err()
     );
     assert!(s.get_endpoint(&live, &other.id).await.unwrap().is_none());
-    // Turning automatic disabling off.
-    let mut changed = e.clone();
+    // Turning automatic disabling off (from the endpoint as it is now).
+    let mut changed = s.get_endpoint(&live, &e.id).await.unwrap().unwrap();
     changed.auto_disable = false;
     assert!(
-        s.update_endpoint(&live, &changed, Some(&taken))
+        s.update_endpoint(&live, &changed, std::slice::from_ref(&taken))
             .await
             .is_err()
     );
@@ -163,7 +163,7 @@ pub async fn an_audit_entry_commits_with_its_change_or_not_at_all(s: &dyn Store)
 
     // With fresh entries, each change and its entry appear together.
     let auto = audit("endpoint.auto_disable_changed", &e.id, T0);
-    s.update_endpoint(&live, &changed, Some(&auto))
+    s.update_endpoint(&live, &changed, std::slice::from_ref(&auto))
         .await
         .unwrap();
     assert!(

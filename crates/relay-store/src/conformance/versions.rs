@@ -37,10 +37,12 @@ pub async fn endpoint_versions_are_kept_and_messages_record_theirs(s: &dyn Store
     e.version = 2;
     e.version_started_at = t1;
     e.updated_at = t1;
-    s.update_endpoint(&live, &e, None).await.unwrap();
+    s.update_endpoint(&live, &e, &[]).await.unwrap();
+    e.revision += 1;
     // An update that keeps the version writes no version.
     e.description = Some("orders".into());
-    s.update_endpoint(&live, &e, None).await.unwrap();
+    s.update_endpoint(&live, &e, &[]).await.unwrap();
+    e.revision += 1;
     let versions = s.endpoint_versions(&live, &e.id).await.unwrap().unwrap();
     assert_eq!(versions.len(), 2);
     assert_eq!(versions[0], first[0]);

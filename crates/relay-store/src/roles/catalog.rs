@@ -93,13 +93,17 @@ pub trait Catalog: Send + Sync {
         consumer_id: Option<&str>,
         page: &PageRequest,
     ) -> Result<Page<Endpoint>>;
-    /// Replaces the endpoint's changeable fields and its subscriptions, with
-    /// `audit` (if any) in the same transaction.
+    /// Replaces the endpoint's settings and its subscriptions, with every
+    /// entry of `audit` in the same transaction, only while its revision is
+    /// still `endpoint.revision` (the one read), else
+    /// `Conflict("endpoint_changed")` and nothing is written; the revision
+    /// goes up by one. Never changes the endpoint's state (that is
+    /// `change_endpoint_state`).
     async fn update_endpoint(
         &self,
         scope: &Scope,
         endpoint: &Endpoint,
-        audit: Option<&AuditEntry>,
+        audit: &[AuditEntry],
     ) -> Result<()>;
     /// Removes the endpoint; its messages that were still to be delivered become
     /// `dead_lettered` with reason `endpoint_removed`. `audit` (if any) is
@@ -259,11 +263,11 @@ impl<B: Backend> Catalog for B {
         &self,
         scope: &Scope,
         endpoint: &Endpoint,
-        audit: Option<&AuditEntry>,
+        audit: &[AuditEntry],
     ) -> Result<()> {
-        let (scope, endpoint, audit) = (scope.clone(), endpoint.clone(), audit.cloned());
+        let (scope, endpoint, audit) = (scope.clone(), endpoint.clone(), audit.to_vec());
         self.write(Commit::Durable, move |x| {
-            Box::pin(async move { endpoints::update(x, &scope, &endpoint, audit.as_ref()).await })
+            Box::pin(async move { endpoints::update(x, &scope, &endpoint, &audit).await })
         })
         .await
     }

@@ -62,8 +62,9 @@ impl Config {
             from_flags.insert("database_url".into(), v.clone().into());
         }
         merge(&mut table, from_flags);
-        let config = Config::deserialize(toml::Value::Table(table))
+        let mut config = Config::deserialize(toml::Value::Table(table))
             .map_err(|e| anyhow::anyhow!("invalid configuration: {e}"))?;
+        config.config_file = file;
         config.validate()?;
         Ok(config)
     }
@@ -90,6 +91,8 @@ pub(super) const KEYS: &[(&str, &[&str])] = &[
             "public_url",
             "inbound",
             "secrets",
+            "server",
+            "metrics",
         ],
     ),
     (
@@ -126,6 +129,7 @@ pub(super) const KEYS: &[(&str, &[&str])] = &[
             "lease_seconds",
             "circuit_failure_threshold",
             "circuit_cool_down_seconds",
+            "circuit_half_open_probes",
             "recovery_per_second",
             "shutdown_grace_seconds",
             "manual_pending_per_endpoint",
@@ -134,14 +138,42 @@ pub(super) const KEYS: &[(&str, &[&str])] = &[
     ("retention", &["days"]),
     ("inbound", &["processing"]),
     (
-        "secrets",
-        &["allow_env_prefixes", "allow_file_dirs", "refresh_seconds"],
+        "server",
+        &[
+            "header_read_timeout_seconds",
+            "body_read_timeout_seconds",
+            "response_write_timeout_seconds",
+            "idle_timeout_seconds",
+            "max_connections",
+            "shutdown_drain_seconds",
+        ],
     ),
+    ("metrics", &["listen", "token"]),
+    ("secrets", &["grants", "refresh_seconds"]),
 ];
+
+/// Keys of earlier versions that are refused with the reason and what
+/// replaces them, rather than as unknown.
+const RETIRED: &[(&str, &str, &str)] = &[
+    ("secrets", "allow_env_prefixes", GRANT_INSTEAD),
+    ("secrets", "allow_file_dirs", GRANT_INSTEAD),
+];
+
+const GRANT_INSTEAD: &str = "it let every tenant name what it allowed; grant env: and file: \
+     references per tenant instead:\n\n[[secrets.grants]]\ntenant = \"ten_…\"\n\
+     env_prefixes = [\"ACME_\"]\nfile_dirs = [\"/run/secrets/acme\"]";
 
 fn check_keys(table: &toml::Table, origin: &str) -> anyhow::Result<()> {
     fn known(section: &str) -> Option<&'static [&'static str]> {
         KEYS.iter().find(|(s, _)| *s == section).map(|(_, k)| *k)
+    }
+    if let Some((section, key, why)) = RETIRED.iter().find(|(section, key, _)| {
+        table
+            .get(*section)
+            .and_then(|v| v.as_table())
+            .is_some_and(|t| t.contains_key(*key))
+    }) {
+        bail!("`{section}.{key}` in {origin} is no longer accepted: {why}");
     }
     for (key, value) in table {
         let top = known("").unwrap_or(&[]);

@@ -103,6 +103,10 @@ impl Config {
             i64::from(self.delivery.circuit_failure_threshold).into(),
         );
         delivery.insert(
+            "circuit_half_open_probes".into(),
+            i64::from(self.delivery.circuit_half_open_probes).into(),
+        );
+        delivery.insert(
             "circuit_cool_down_seconds".into(),
             i64::try_from(self.delivery.circuit_cool_down_seconds)
                 .unwrap_or(i64::MAX)
@@ -138,14 +142,19 @@ impl Config {
         t.insert("inbound".into(), inbound.into());
         let mut secrets = toml::Table::new();
         let strs = |v: &[String]| toml::Value::Array(v.iter().map(|s| s.clone().into()).collect());
-        secrets.insert(
-            "allow_env_prefixes".into(),
-            strs(&self.secrets.allow_env_prefixes),
-        );
-        secrets.insert(
-            "allow_file_dirs".into(),
-            strs(&self.secrets.allow_file_dirs),
-        );
+        let grants = self
+            .secrets
+            .grants
+            .iter()
+            .map(|g| {
+                let mut t = toml::Table::new();
+                t.insert("tenant".into(), g.tenant.clone().into());
+                t.insert("env_prefixes".into(), strs(&g.env_prefixes));
+                t.insert("file_dirs".into(), strs(&g.file_dirs));
+                toml::Value::Table(t)
+            })
+            .collect();
+        secrets.insert("grants".into(), toml::Value::Array(grants));
         secrets.insert(
             "refresh_seconds".into(),
             i64::try_from(self.secrets.refresh_seconds)
@@ -153,25 +162,101 @@ impl Config {
                 .into(),
         );
         t.insert("secrets".into(), secrets.into());
+        let mut server = toml::Table::new();
+        let sv = &self.server;
+        let secs = |v: u64| toml::Value::Integer(i64::try_from(v).unwrap_or(i64::MAX));
+        server.insert(
+            "header_read_timeout_seconds".into(),
+            secs(sv.header_read_timeout_seconds),
+        );
+        server.insert(
+            "body_read_timeout_seconds".into(),
+            secs(sv.body_read_timeout_seconds),
+        );
+        server.insert(
+            "response_write_timeout_seconds".into(),
+            secs(sv.response_write_timeout_seconds),
+        );
+        server.insert("idle_timeout_seconds".into(), secs(sv.idle_timeout_seconds));
+        server.insert(
+            "max_connections".into(),
+            i64::from(sv.max_connections).into(),
+        );
+        server.insert(
+            "shutdown_drain_seconds".into(),
+            secs(sv.shutdown_drain_seconds),
+        );
+        t.insert("server".into(), server.into());
+        let mut metrics = toml::Table::new();
+        metrics.insert(
+            "listen".into(),
+            self.metrics
+                .listen
+                .clone()
+                .unwrap_or_else(|| "<unset>".into())
+                .into(),
+        );
+        metrics.insert("token".into(), redacted(&self.metrics.token));
+        t.insert("metrics".into(), metrics.into());
         toml::to_string(&t).unwrap_or_default()
     }
 }
 
-/// Hides the password of a database URL.
-fn redact_url(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(scheme_end), Some(at)) if at > scheme_end => {
-            let creds = &url[scheme_end + 3..at];
-            match creds.find(':') {
-                Some(colon) => format!(
-                    "{}{}:<redacted>{}",
-                    &url[..scheme_end + 3],
-                    &creds[..colon],
-                    &url[at..]
-                ),
-                None => url.to_string(),
+/// Hides what a URL may carry of a secret: the password of its user
+/// information (`postgres://relay:<redacted>@db/relay`), and the value of
+/// every query parameter whose name speaks of one (`?password=`,
+/// `sslpassword=`, `…token=`, `…secret=`, `…key=`). Conservative: the user
+/// information runs to the last `@`, so a password holding an unescaped
+/// `@`, `/`, `?` or `#` is hidden whole (and, at worst, more than the
+/// password).
+pub(super) fn redact_url(url: &str) -> String {
+    const REDACTED: &str = "<redacted>";
+    let Some(scheme_end) = url.find("://").map(|i| i + 3) else {
+        return url.to_string();
+    };
+    let (scheme, rest) = url.split_at(scheme_end);
+    let mut out = String::from(scheme);
+    let remainder = match rest.rfind('@') {
+        Some(at) => {
+            let userinfo = &rest[..at];
+            let user = userinfo
+                .find([':', '/', '?', '#'])
+                .map_or(userinfo, |end| &userinfo[..end]);
+            out.push_str(user);
+            if user.len() < userinfo.len() {
+                out.push(':');
+                out.push_str(REDACTED);
             }
+            &rest[at..]
         }
-        _ => url.to_string(),
+        None => rest,
+    };
+    let (before_fragment, fragment) = match remainder.find('#') {
+        Some(i) => remainder.split_at(i),
+        None => (remainder, ""),
+    };
+    match before_fragment.split_once('?') {
+        Some((path, query)) => {
+            out.push_str(path);
+            out.push('?');
+            let pairs: Vec<String> = query
+                .split('&')
+                .map(|pair| match pair.split_once('=') {
+                    Some((name, _)) if names_a_secret(name) => format!("{name}={REDACTED}"),
+                    _ => pair.to_string(),
+                })
+                .collect();
+            out.push_str(&pairs.join("&"));
+        }
+        None => out.push_str(before_fragment),
     }
+    out.push_str(fragment);
+    out
+}
+
+fn names_a_secret(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    ["pass", "pwd", "secret", "token", "key", "credential"]
+        .iter()
+        .any(|w| name.contains(w))
 }

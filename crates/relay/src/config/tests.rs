@@ -187,7 +187,10 @@ fn secrets_are_redacted_when_printed() {
     let c = Config::load_from(
         &Flags::default(),
         &env(&[
-            ("RELAY_OPERATOR_TOKEN", "rop_supersecret"),
+            (
+                "RELAY_OPERATOR_TOKEN",
+                "rop_supersecret_4f9a2c7e1b3d5f8a0c6e",
+            ),
             ("RELAY_MASTER_KEY", &"ab".repeat(32)),
             (
                 "RELAY_DATABASE_URL",
@@ -215,88 +218,325 @@ fn master_keys_take_hex_or_base64() {
     assert!(parse_master_key("AAAA").is_err());
 }
 
+/// Loads `text` as the configuration file `dir/relay.toml`, with `env`.
+fn load_file(
+    dir: &std::path::Path,
+    text: &str,
+    flags: Flags,
+    env_pairs: &[(&str, &str)],
+) -> anyhow::Result<Config> {
+    let file = dir.join("relay.toml");
+    std::fs::write(&file, text).unwrap();
+    Config::load_from(
+        &Flags {
+            config: Some(file),
+            ..flags
+        },
+        &env(env_pairs),
+    )
+}
+
+const TEN_A: &str = "ten_01JD0000000000000000000000";
+
 #[test]
-fn the_secret_policy_loads_and_refuses_what_would_expose_relay_itself() {
+fn the_secret_policy_grants_per_tenant_and_refuses_what_would_expose_relay_itself() {
     let defaults = Config::load_from(&Flags::default(), &[]).unwrap();
-    assert_eq!(
-        defaults.secrets.policy(),
-        relay_core::secret::SecretPolicy::default(),
-        "env: and file: are refused by default"
+    let policy = defaults.secrets.policy(Vec::new());
+    assert!(
+        policy.grants.is_empty(),
+        "env: and file: are granted to no tenant by default"
     );
     assert_eq!(defaults.secrets.refresh_seconds, 30);
 
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("relay.toml");
-    std::fs::write(
-        &file,
-        "[secrets]\nallow_env_prefixes = [\"APP_SECRET_\"]\nallow_file_dirs = [\"/run/secrets\"]\nrefresh_seconds = 5\n",
-    )
-    .unwrap();
-    let c = Config::load_from(
-        &Flags {
-            config: Some(file),
+    let grants = format!(
+        "[secrets]\nrefresh_seconds = 5\n\n[[secrets.grants]]\ntenant = \"{TEN_A}\"\nenv_prefixes = [\"ACME_\"]\nfile_dirs = [\"/run/secrets/acme\"]\n"
+    );
+    let c = load_file(dir.path(), &grants, Flags::default(), &[]).unwrap();
+    assert_eq!(
+        c.secrets.grants,
+        [SecretGrant {
+            tenant: TEN_A.into(),
+            env_prefixes: vec!["ACME_".into()],
+            file_dirs: vec!["/run/secrets/acme".into()],
+        }]
+    );
+    assert_eq!(c.secrets.refresh_seconds, 5);
+    let protected = c.protected_paths();
+    let file = std::path::absolute(dir.path().join("relay.toml")).unwrap();
+    assert!(
+        protected.contains(&file.display().to_string()),
+        "the configuration file is protected: {protected:?}"
+    );
+    let policy = c.secrets.policy(protected);
+    assert_eq!(policy.file_dirs(TEN_A), ["/run/secrets/acme"]);
+    assert!(
+        policy
+            .file_dirs("ten_01JD0000000000000000000001")
+            .is_empty()
+    );
+    let printed = c.render_redacted();
+    assert!(printed.contains("[[secrets.grants]]"), "{printed}");
+    assert!(printed.contains(TEN_A), "{printed}");
+
+    // The installation-wide keys of earlier versions are refused, with
+    // the way to grant instead.
+    for (k, v) in [
+        ("RELAY_SECRETS__ALLOW_ENV_PREFIXES", "APP_"),
+        ("RELAY_SECRETS__ALLOW_FILE_DIRS", "/run/secrets"),
+    ] {
+        let e = Config::load_from(&Flags::default(), &env(&[(k, v)])).unwrap_err();
+        assert!(format!("{e:#}").contains("[[secrets.grants]]"), "{e:#}");
+    }
+
+    let grant = |prefix: &str, dirs: &str| {
+        format!(
+            "[[secrets.grants]]\ntenant = \"{TEN_A}\"\nenv_prefixes = [{prefix}]\nfile_dirs = [{dirs}]\n"
+        )
+    };
+    let refused = [
+        grant("\"RELAY_\"", ""),
+        grant("\"REL\"", ""),
+        grant("\"RELAY_MASTER\"", ""),
+        grant("\"\"", ""),
+        grant("", "\"relative/dir\""),
+        grant("", "\"/run/../etc\""),
+        grant("", "\"/\""),
+        "[[secrets.grants]]\ntenant = \"acme\"\nenv_prefixes = [\"ACME_\"]\n".to_string(),
+        "[[secrets.grants]]\nenv_prefixes = [\"ACME_\"]\n".to_string(),
+        "[secrets]\nrefresh_seconds = 0\n".to_string(),
+    ];
+    for text in refused {
+        assert!(
+            load_file(dir.path(), &text, Flags::default(), &[]).is_err(),
+            "{text} should be refused"
+        );
+    }
+    // A directory holding the configuration file, the data directory or
+    // the master key file, as written or through a symbolic link.
+    let here = dir.path().display().to_string();
+    let holds_config = load_file(
+        dir.path(),
+        &grant("", &format!("{here:?}")),
+        Flags {
+            data_dir: Some("/var/lib/relay-elsewhere".into()),
             ..Default::default()
         },
         &[],
+    );
+    assert!(holds_config.is_err());
+    let other = tempfile::tempdir().unwrap();
+    let holds_data = load_file(
+        dir.path(),
+        &grant("", &format!("{:?}", other.path().display().to_string())),
+        Flags {
+            data_dir: Some(other.path().join("data")),
+            ..Default::default()
+        },
+        &[],
+    );
+    assert!(holds_data.is_err());
+    let link = other.path().join("link");
+    std::os::unix::fs::symlink(dir.path(), &link).unwrap();
+    let through_link = load_file(
+        dir.path(),
+        &grant("", &format!("{:?}", link.display().to_string())),
+        Flags {
+            data_dir: Some("/var/lib/relay-elsewhere".into()),
+            ..Default::default()
+        },
+        &[],
+    );
+    assert!(
+        through_link.is_err(),
+        "the link leads to the config's directory"
+    );
+    let holds_key = load_file(
+        other.path(),
+        &grant("", "\"/run/secrets\""),
+        Flags {
+            data_dir: Some("/var/lib/relay-elsewhere".into()),
+            ..Default::default()
+        },
+        &[("RELAY_MASTER_KEY_FILE", "/run/secrets/master.key")],
+    );
+    assert!(holds_key.is_err());
+    let fine = load_file(
+        other.path(),
+        &grant("\"ACME_\"", "\"/run/secrets/acme\""),
+        Flags {
+            data_dir: Some("/var/lib/relay-elsewhere".into()),
+            ..Default::default()
+        },
+        &[("RELAY_MASTER_KEY_FILE", "/run/secrets/master.key")],
+    );
+    assert!(fine.is_ok(), "{fine:?}");
+}
+
+/// `relay config check` prints the database URL; whatever way a password
+/// is written into it (user information, a query parameter, unescaped
+/// characters), the password is not printed.
+#[test]
+fn a_password_inside_a_url_is_never_printed() {
+    for url in [
+        "postgres://relay:PWSECRET@db.internal/relay",
+        "postgresql://relay:PWSECRET@db.internal:5432/relay?sslmode=require",
+        "postgres://:PWSECRET@db.internal/relay",
+        "postgres://relay:PW@SECRET@db.internal/relay",
+        "postgres://relay:PW/SECRET@db.internal/relay",
+        "postgres://relay:PW#SECRET@db.internal/relay",
+        "postgres://relay:PW?SECRET@db.internal/relay",
+        "postgres://relay@db.internal/relay?password=PWSECRET",
+        "postgres://db.internal/relay?user=relay&password=PWSECRET&sslmode=require",
+        "postgres://db.internal/relay?sslpassword=PWSECRET",
+        "postgres://relay:PWSECRET@db.internal/relay?application_name=a@b",
+    ] {
+        let c = Config::load_from(&Flags::default(), &env(&[("RELAY_DATABASE_URL", url)]))
+            .unwrap_or_else(|e| panic!("{url}: {e}"));
+        let printed = c.render_redacted();
+        assert!(
+            !printed.contains("SECRET") && !printed.contains("PW"),
+            "{url} printed as:\n{printed}"
+        );
+        assert!(printed.contains("<redacted>"), "{printed}");
+        assert!(!format!("{c:?}").contains("SECRET"));
+    }
+    // What is not a secret stays readable.
+    let plain = super::render::redact_url(
+        "postgres://relay:pw@db.internal:5432/relay?sslmode=require&password=x",
+    );
+    assert_eq!(
+        plain,
+        "postgres://relay:<redacted>@db.internal:5432/relay?sslmode=require&password=<redacted>"
+    );
+    assert_eq!(
+        super::render::redact_url("sqlite://./relay-data/relay.db"),
+        "sqlite://./relay-data/relay.db"
+    );
+    // `public_url` is printed too: it may not carry credentials at all.
+    let err = Config::load_from(
+        &Flags::default(),
+        &env(&[(
+            "RELAY_PUBLIC_URL",
+            "https://user:PWSECRET@relay.example.com",
+        )]),
     )
-    .unwrap();
-    assert_eq!(c.secrets.allow_env_prefixes, ["APP_SECRET_"]);
-    assert_eq!(c.secrets.allow_file_dirs, ["/run/secrets"]);
-    assert_eq!(c.secrets.refresh_seconds, 5);
-    let printed = c.render_redacted();
-    assert!(printed.contains("[secrets]"), "{printed}");
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("public_url") && !err.contains("SECRET"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_configured_token_must_be_hard_to_guess() {
+    for (value, why) in [
+        ("rop_short", "too short"),
+        (
+            "rop_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+            "too easy to guess",
+        ),
+        ("abababababababababababababababababab", "too easy to guess"),
+        ("rop_with a space_0123456789abcdef0123", "printable ASCII"),
+    ] {
+        for key in ["RELAY_OPERATOR_TOKEN", "RELAY_METRICS__TOKEN"] {
+            let err = Config::load_from(&Flags::default(), &env(&[(key, value)]))
+                .map(|_| ())
+                .expect_err(value)
+                .to_string();
+            let name = if key == "RELAY_OPERATOR_TOKEN" {
+                "operator_token"
+            } else {
+                "metrics.token"
+            };
+            assert!(err.contains(name) && err.contains(why), "{err}");
+            assert!(!err.contains(value), "the message quotes the token: {err}");
+        }
+    }
+    // What Relay generates, and what the documentation suggests, pass.
+    let generated = relay_api::auth::new_operator_token();
+    let hex = "4f9a2c7e1b3d5f8a0c6e4f9a2c7e1b3d5f8a0c6e4f9a2c7e1b3d5f8a0c6e1234";
+    for token in [generated.as_str(), hex, &hex[..32]] {
+        let c = Config::load_from(
+            &Flags::default(),
+            &env(&[
+                ("RELAY_OPERATOR_TOKEN", token),
+                ("RELAY_METRICS__TOKEN", token),
+            ]),
+        )
+        .unwrap_or_else(|e| panic!("{token}: {e}"));
+        assert_eq!(c.operator_token.as_ref().map(Secret::expose), Some(token));
+    }
+}
+
+#[test]
+fn server_and_metrics_settings_load_and_are_checked() {
+    let defaults = Config::load_from(&Flags::default(), &[]).unwrap();
+    let s = defaults.server.settings();
+    assert_eq!(s.header_read_timeout.as_secs(), 10);
+    assert_eq!(s.body_read_timeout.as_secs(), 30);
+    assert_eq!(s.response_write_timeout.as_secs(), 30);
+    assert_eq!(s.idle_timeout.as_secs(), 60);
+    assert_eq!(s.max_connections, 1024);
+    assert_eq!(s.shutdown_drain.as_secs(), 10);
+    let access = defaults.api_settings().metrics;
+    assert!(!access.separate_listener && access.token_sha256.is_none());
 
     let c = Config::load_from(
         &Flags::default(),
         &env(&[
-            ("RELAY_SECRETS__ALLOW_ENV_PREFIXES", "APP_A_, APP_B_"),
+            ("RELAY_SERVER__HEADER_READ_TIMEOUT_SECONDS", "3"),
+            ("RELAY_SERVER__BODY_READ_TIMEOUT_SECONDS", "4"),
+            ("RELAY_SERVER__RESPONSE_WRITE_TIMEOUT_SECONDS", "5"),
+            ("RELAY_SERVER__IDLE_TIMEOUT_SECONDS", "6"),
+            ("RELAY_SERVER__MAX_CONNECTIONS", "7"),
+            ("RELAY_SERVER__SHUTDOWN_DRAIN_SECONDS", "0"),
+            ("RELAY_METRICS__LISTEN", "127.0.0.1:9090"),
             (
-                "RELAY_SECRETS__ALLOW_FILE_DIRS",
-                "/run/secrets,/etc/relay-secrets",
+                "RELAY_METRICS__TOKEN",
+                "mtr_4f9a2c7e1b3d5f8a0c6e4f9a2c7e1b3d",
             ),
         ]),
     )
     .unwrap();
-    assert_eq!(c.secrets.allow_env_prefixes, ["APP_A_", "APP_B_"]);
+    let api = c.api_settings();
+    let s = &api.server;
     assert_eq!(
-        c.secrets.allow_file_dirs,
-        ["/run/secrets", "/etc/relay-secrets"]
+        (
+            s.header_read_timeout.as_secs(),
+            s.body_read_timeout.as_secs(),
+            s.response_write_timeout.as_secs(),
+            s.idle_timeout.as_secs(),
+            s.max_connections,
+            s.shutdown_drain.as_secs()
+        ),
+        (3, 4, 5, 6, 7, 0)
     );
+    assert!(api.metrics.separate_listener);
+    assert_eq!(
+        api.metrics.token_sha256,
+        Some(relay_api::auth::token_digest(
+            "mtr_4f9a2c7e1b3d5f8a0c6e4f9a2c7e1b3d"
+        ))
+    );
+    let printed = c.render_redacted();
+    assert!(printed.contains("listen = \"127.0.0.1:9090\""), "{printed}");
+    assert!(!printed.contains("mtr_4f9a"), "{printed}");
+    assert!(!format!("{c:?}").contains("mtr_4f9a"));
 
-    let refused = [
-        ("RELAY_SECRETS__ALLOW_ENV_PREFIXES", "RELAY_"),
-        ("RELAY_SECRETS__ALLOW_ENV_PREFIXES", "REL"),
-        ("RELAY_SECRETS__ALLOW_ENV_PREFIXES", "RELAY_MASTER"),
-        ("RELAY_SECRETS__ALLOW_FILE_DIRS", "relative/dir"),
-        ("RELAY_SECRETS__ALLOW_FILE_DIRS", "/run/../etc"),
-        ("RELAY_SECRETS__ALLOW_FILE_DIRS", "/"),
-        ("RELAY_SECRETS__REFRESH_SECONDS", "0"),
-    ];
-    for (k, v) in refused {
-        assert!(
-            Config::load_from(&Flags::default(), &env(&[(k, v)])).is_err(),
-            "{k}={v} should be refused"
-        );
+    for (k, v) in [
+        ("RELAY_SERVER__HEADER_READ_TIMEOUT_SECONDS", "0"),
+        ("RELAY_SERVER__BODY_READ_TIMEOUT_SECONDS", "0"),
+        ("RELAY_SERVER__RESPONSE_WRITE_TIMEOUT_SECONDS", "0"),
+        ("RELAY_SERVER__IDLE_TIMEOUT_SECONDS", "0"),
+        ("RELAY_SERVER__MAX_CONNECTIONS", "0"),
+        ("RELAY_SERVER__MAX_CONNECTIONS", "1000001"),
+        ("RELAY_SERVER__SHUTDOWN_DRAIN_SECONDS", "3601"),
+        ("RELAY_METRICS__LISTEN", "nowhere"),
+        ("RELAY_METRICS__LISTEN", "127.0.0.1:8080"),
+    ] {
+        let err = Config::load_from(&Flags::default(), &env(&[(k, v)]));
+        assert!(err.is_err(), "{k}={v} should be rejected");
     }
-    // The directory holding the data directory or the master key file.
-    let data = dir.path().join("data");
-    let holds_data = Config::load_from(
-        &Flags {
-            data_dir: Some(data),
-            ..Default::default()
-        },
-        &env(&[(
-            "RELAY_SECRETS__ALLOW_FILE_DIRS",
-            &dir.path().display().to_string(),
-        )]),
-    );
-    assert!(holds_data.is_err());
-    let holds_key = Config::load_from(
-        &Flags::default(),
-        &env(&[
-            ("RELAY_MASTER_KEY_FILE", "/run/secrets/master.key"),
-            ("RELAY_SECRETS__ALLOW_FILE_DIRS", "/run/secrets"),
-        ]),
-    );
-    assert!(holds_key.is_err());
 }

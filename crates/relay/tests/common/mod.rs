@@ -14,6 +14,7 @@ pub struct Relay {
     pub url: String,
     /// Lines printed on stdout before "Relay listening".
     pub banner: Vec<String>,
+    pub data_dir: std::path::PathBuf,
 }
 
 impl Drop for Relay {
@@ -53,6 +54,7 @@ pub fn start_logging(data_dir: &Path, env: &[(&str, &str)], log: Option<&Path>) 
         child,
         url: String::new(),
         banner: Vec::new(),
+        data_dir: data_dir.to_path_buf(),
     };
     let stdout = relay.child.stdout.take().expect("stdout");
     let (tx, rx) = mpsc::channel();
@@ -79,13 +81,41 @@ pub fn start_logging(data_dir: &Path, env: &[(&str, &str)], log: Option<&Path>) 
     }
 }
 
-/// The operator token printed in the banner, if any.
+/// The operator token printed in the banner, if any (only a terminal is
+/// shown it; these tests' stdout is a pipe).
 pub fn printed_token(banner: &[String]) -> Option<String> {
     banner.iter().find_map(|l| {
         l.trim()
             .strip_prefix("RELAY_OPERATOR_TOKEN=")
             .map(str::to_string)
     })
+}
+
+/// The file a generated operator token is written to when stdout is not a
+/// terminal.
+pub fn token_file(data_dir: &Path) -> std::path::PathBuf {
+    data_dir.join("operator-token")
+}
+
+/// The operator token this start generated: its banner names the file it
+/// was written to (and never shows the token itself); `None` when it
+/// generated none.
+pub fn generated_token(relay: &Relay) -> Option<String> {
+    let file = token_file(&relay.data_dir);
+    let announced = relay.banner.iter().any(|l| {
+        l.starts_with("Generated the operator token into ") && l.contains(&*file.to_string_lossy())
+    });
+    if !announced {
+        return None;
+    }
+    let token = std::fs::read_to_string(&file).expect("the generated token's file");
+    let token = token.trim().to_string();
+    assert!(
+        relay.banner.iter().all(|l| !l.contains(&token)),
+        "the token itself is printed on stdout: {:?}",
+        relay.banner
+    );
+    Some(token)
 }
 
 /// A blocking HTTP request with curl; returns (status, body).

@@ -23,7 +23,7 @@ use relay_receiver::{Behavior, Receiver, ReceiverConfig, Recorded};
 use serde_json::{Value, json};
 
 /// The operator token every node is started with.
-pub const OPERATOR: &str = "rop_e2e_operator_token";
+pub const OPERATOR: &str = "rop_e2e_operator_token_0f3c9a1e5b7d";
 /// The master key every node is started with (64 hex digits).
 pub const MASTER_KEY: &str = "6a1f0c3e9b2d4f5a7c8e0b1d3f5a7c9e2b4d6f8a0c1e3f5b7d9a1c3e5f7b9d0a";
 /// The event type the helpers create, accepting any object.

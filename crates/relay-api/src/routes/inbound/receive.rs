@@ -23,15 +23,24 @@ use utoipa::ToSchema;
 use crate::AppState;
 use crate::error::ApiError;
 
-/// Each source's rate-limit bucket in this process.
+/// Which of a source's two budgets a request spends: requests that verify
+/// and requests that do not each have one, at the source's rate, so that
+/// anyone who knows the URL cannot starve the real provider.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Budget {
+    Verified,
+    Unverified,
+}
+
+/// Each source's rate-limit buckets in this process, one per [`Budget`].
 #[derive(Default)]
-pub struct Buckets(std::sync::Mutex<HashMap<String, Bucket>>);
+pub struct Buckets(std::sync::Mutex<HashMap<(String, Budget), Bucket>>);
 
 impl Buckets {
-    /// Takes a token of `source_id`'s bucket at `now`, if it has one.
-    pub fn take(&self, source_id: &str, rate: u32, now: Timestamp) -> bool {
+    /// Takes a token of `source_id`'s `budget` at `now`, if it has one.
+    pub fn take(&self, source_id: &str, budget: Budget, rate: u32, now: Timestamp) -> bool {
         let mut map = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        map.entry(source_id.to_owned())
+        map.entry((source_id.to_owned(), budget))
             .or_insert_with(|| Bucket::full(rate, now))
             .take(rate, now)
     }
@@ -125,12 +134,6 @@ pub async fn receive(
         .ok_or_else(not_found)?;
     let source = &record.source;
     let now = state.clock.now();
-    if !state
-        .inbound_buckets
-        .take(&source.id, source.rate_limit_per_second, now)
-    {
-        return Ok(too_many());
-    }
     let limit = source.max_body_bytes as usize;
     let bytes = axum::body::to_bytes(body, limit).await.map_err(|_| {
         ApiError::new(
@@ -178,6 +181,18 @@ pub async fn receive(
         body: &bytes,
     };
     let verdict = relay_inbound::verify(source.preset, &source.options, &secrets, &request, now);
+    // The budget is the verdict's: a refused request (a wrong or missing
+    // signature, a replay) never spends the provider's.
+    let budget = match verdict {
+        Ok(_) => Budget::Verified,
+        Err(_) => Budget::Unverified,
+    };
+    if !state
+        .inbound_buckets
+        .take(&source.id, budget, source.rate_limit_per_second, now)
+    {
+        return Ok(too_many());
+    }
     let kept: BTreeMap<String, String> = source
         .preset
         .kept_headers(&source.options)

@@ -6,14 +6,14 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use relay_core::model::{Destination, HttpsDestination, Message, Page, SignatureScheme};
 use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 
 use super::super::endpoints::{
     self, CreateEndpoint, EndpointCreated, EndpointOut, KeyRotated, RotateKey, SigningKeyList,
-    UpdateEndpoint,
+    UpdateEndpoint, changes,
 };
 use super::super::health::{self, Health};
 use super::super::portal_tokens::Capability;
@@ -111,18 +111,21 @@ pub async fn create_endpoint(
 
 #[utoipa::path(operation_id = "portal_endpoints_get", get, path = "/v1/portal/endpoints/{id}", tag = "portal",
     params(("id" = String, Path, description = "The endpoint's id.")),
-    responses((status = 200, body = EndpointOut), (status = 404, body = Problem)),
+    responses((status = 200, body = EndpointOut, headers(("ETag" = String, description = "The endpoint's revision, for `If-Match` on `PATCH`"))), (status = 404, body = Problem)),
     security(("portal_token" = [])))]
 pub async fn get_endpoint(
     State(state): State<Arc<AppState>>,
     auth: PortalAuth,
     Path(id): Path<String>,
-) -> Result<Json<EndpointOut>, ApiError> {
+) -> Result<(HeaderMap, Json<EndpointOut>), ApiError> {
     let endpoint = auth.endpoint(&state, &id).await?;
-    Ok(Json(EndpointOut {
-        warnings: endpoints::warnings_of(&endpoint),
-        endpoint,
-    }))
+    Ok((
+        changes::etag_headers(&endpoint),
+        Json(EndpointOut {
+            warnings: endpoints::warnings_of(&endpoint),
+            endpoint,
+        }),
+    ))
 }
 
 /// Changes to an endpoint; absent fields stay as they are.
@@ -141,38 +144,58 @@ pub struct PortalUpdateEndpoint {
 }
 
 #[utoipa::path(operation_id = "portal_endpoints_update", patch, path = "/v1/portal/endpoints/{id}", tag = "portal",
-    params(("id" = String, Path, description = "The endpoint's id.")),
+    params(("id" = String, Path, description = "The endpoint's id."),
+        ("If-Match" = Option<String>, Header, description = "Apply only while the endpoint is at this `ETag` (its revision, from a read), else `412`")),
     request_body = Option<PortalUpdateEndpoint>,
-    responses((status = 200, body = EndpointOut), (status = 404, body = Problem), (status = 422, body = Problem)),
+    responses((status = 200, body = EndpointOut, headers(("ETag" = String, description = "The endpoint's new revision"))),
+        (status = 404, body = Problem), (status = 409, body = Problem), (status = 412, body = Problem), (status = 422, body = Problem)),
     security(("portal_token" = [])))]
 pub async fn update_endpoint(
     State(state): State<Arc<AppState>>,
     auth: PortalAuth,
     Path(id): Path<String>,
+    headers: HeaderMap,
     OptionalJsonBody(body): OptionalJsonBody<PortalUpdateEndpoint>,
-) -> Result<Json<EndpointOut>, ApiError> {
+) -> Result<(HeaderMap, Json<EndpointOut>), ApiError> {
     auth.require(Capability::ManageEndpoints)?;
-    let current = auth.endpoint(&state, &id).await?;
-    // A new URL keeps the endpoint's custom headers and client
-    // authentication (set through the API).
-    let (headers, client_auth) = match current.destination {
-        Destination::Https(h) => (h.headers, h.auth),
-        _ => (Vec::new(), None),
-    };
-    endpoints::update(
-        State(state),
-        auth.as_tenant(),
-        Path(id),
-        OptionalJsonBody(UpdateEndpoint {
-            description: body.description,
-            destination: body.url.map(|url| {
-                Destination::Https(HttpsDestination {
-                    url,
-                    auth: client_auth,
-                    headers,
-                })
-            }),
-            event_types: body.event_types,
+    auth.endpoint(&state, &id).await?;
+    let if_match = changes::IfMatch::from_headers(&headers)?;
+    // Decided from each read of the endpoint: a new URL on the same host
+    // keeps the custom headers and client authentication the tenant set
+    // through the API; a new host would carry them to it, and the portal
+    // cannot restate them, so it is refused while the endpoint has any.
+    let guard = state.guard.clone();
+    endpoints::update_with(&state, &auth.as_tenant(), &id, if_match, |current| {
+        let destination = match (&body.url, &current.destination) {
+            (None, _) => None,
+            (Some(url), Destination::Https(h)) => {
+                let next = Destination::Https(HttpsDestination {
+                    url: url.clone(),
+                    auth: h.auth.clone(),
+                    headers: h.headers.clone(),
+                });
+                if changes::host_changed_with_credentials(&current.destination, &next, &guard) {
+                    return Err(changes::not_restated());
+                }
+                Some(next)
+            }
+            // Another kind's destination (its broker, its credentials) is
+            // the tenant's to change, through the API.
+            (Some(_), other) => {
+                if !changes::credentials(other).is_empty() {
+                    return Err(changes::not_restated());
+                }
+                return Err(ApiError::invalid(
+                    "destination_not_https",
+                    "/url",
+                    "this endpoint does not deliver to an HTTPS URL; its destination is changed through the API",
+                ));
+            }
+        };
+        Ok(UpdateEndpoint {
+            description: body.description.clone(),
+            destination,
+            event_types: body.event_types.clone(),
             retry_schedule_seconds: None,
             max_concurrency: None,
             rate_limit_per_second: body.rate_limit_per_second,
@@ -184,8 +207,8 @@ pub async fn update_endpoint(
             consumer_id: None,
             signature_scheme: None,
             id: None,
-        }),
-    )
+        })
+    })
     .await
 }
 

@@ -35,7 +35,8 @@ fn the_table() {
     let cases: Vec<(Vec<HttpsHeader>, Option<&str>)> = vec![
         (vec![], None),
         (vec![value("X-Tenant", "acme")], None),
-        (vec![value("x-api-key", "a b=c;d")], None),
+        (vec![value("x-note", "a b=c;d")], None),
+        (vec![secret("x-api-key")], None),
         (vec![secret("Authorization")], None),
         (vec![value("X-Empty", "")], None),
         (vec![value(&long_name, &long_value)], None),
@@ -139,6 +140,75 @@ fn the_table() {
     for (headers, want) in cases {
         assert_eq!(code(&headers), want, "{headers:?}");
     }
+}
+
+/// Headers that carry credentials are accepted only as secret references:
+/// a literal value would be stored in clear and shown in endpoint reads.
+#[test]
+fn a_credential_header_is_a_secret_reference_never_a_literal() {
+    let credentials = [
+        "Authorization",
+        "authorization",
+        "AUTHORIZATION",
+        "Cookie",
+        "Set-Cookie",
+        "X-Api-Key",
+        "Api-Key",
+        "X-Auth-Token",
+        "X-Amz-Security-Token",
+        "Private-Token",
+        "X-Webhook-Token",
+        "X-Client-Secret",
+        "X-Password",
+        "X-Custom-Auth",
+        "X-Auth-Key",
+        "Ocp-Apim-Subscription-Key",
+        "X-Forwarded-Authorization",
+    ];
+    for name in credentials {
+        assert!(carries_credentials(name), "{name}");
+        assert_eq!(
+            code(&[value(name, "Bearer hunter2")]),
+            Some("credential_header_literal"),
+            "{name}"
+        );
+        assert_eq!(code(&[secret(name)]), None, "{name}");
+        let e = check(&[value(name, "Bearer hunter2")]).unwrap_err();
+        assert!(!e.message.contains("hunter2"), "{}", e.message);
+        assert!(e.message.contains(name), "{}", e.message);
+    }
+    for name in [
+        "X-Tenant",
+        "X-Request-Id",
+        "Accept",
+        "User-Agent",
+        "X-Author",
+        "X-Oauth-Scope",
+    ] {
+        assert!(!carries_credentials(name), "{name}");
+        assert_eq!(code(&[value(name, "x")]), None, "{name}");
+    }
+    // Proxy-Authorization is refused before that, as a reserved name.
+    assert_eq!(
+        code(&[value("Proxy-Authorization", "x")]),
+        Some("reserved_header")
+    );
+}
+
+/// A literal credential stored before the rule is never shown by a read;
+/// other headers and references are shown as they are.
+#[test]
+fn reads_redact_stored_literal_credentials() {
+    let mut headers = vec![
+        value("Authorization", "Bearer hunter2"),
+        value("X-Tenant", "acme"),
+        secret("X-Api-Key"),
+    ];
+    redact_literal_credentials(&mut headers);
+    assert_eq!(headers[0].value.as_deref(), Some(REDACTED));
+    assert_eq!(headers[1].value.as_deref(), Some("acme"));
+    assert_eq!(headers[2].value, None);
+    assert!(headers[2].secret.is_some());
 }
 
 #[test]
