@@ -25,10 +25,10 @@ pub const RECOVER_CHUNK_MIN: u32 = 16;
 /// The size of a recover's first chunk.
 pub const RECOVER_CHUNK_FIRST: u32 = 64;
 
-/// How long one chunk of a recover should take: about what a publish's own
-/// transaction and flush take, so another tenant's publish that waits
-/// behind a chunk waits about as long again, not more.
-pub const RECOVER_CHUNK_TARGET: std::time::Duration = std::time::Duration::from_millis(1);
+/// How long one chunk of a recover should take: well under what a
+/// publish's own transaction and flush take, so another tenant's publish
+/// that waits behind a chunk waits less than as long again.
+pub const RECOVER_CHUNK_TARGET: std::time::Duration = std::time::Duration::from_micros(500);
 
 /// The size of a recover's next chunk, from the last one's size and how
 /// long its statements took: halved above twice the target, doubled below
@@ -312,7 +312,11 @@ mod tests {
         let ms = Duration::from_millis;
         assert_eq!(next_recover_chunk(64, ms(5)), 32, "slow: halved");
         assert_eq!(next_recover_chunk(64, Duration::ZERO), 128, "fast: doubled");
-        assert_eq!(next_recover_chunk(64, ms(1)), 64, "on target: kept");
+        assert_eq!(
+            next_recover_chunk(64, RECOVER_CHUNK_TARGET),
+            64,
+            "on target: kept"
+        );
         assert_eq!(
             next_recover_chunk(RECOVER_CHUNK_MIN, ms(100)),
             RECOVER_CHUNK_MIN

@@ -47,8 +47,8 @@ pub trait Traffic: Send + Sync {
     /// lease. In chunks of at most [`recovery::RECOVER_CHUNK`] messages
     /// (sized to take about [`recovery::RECOVER_CHUNK_TARGET`] each), a
     /// transaction each ([`recovery::recover_chunk`]; the first writes
-    /// `audit`), with a pause as long as each chunk took between them, so
-    /// other tenants' writes take turns with it. Refused
+    /// `audit`), with a pause twice as long as each chunk took between
+    /// them, so other tenants' writes take turns with it. Refused
     /// (`Conflict("endpoint_not_active")`) unless the endpoint is active; a
     /// state change between chunks stops it there
     /// (`Conflict("endpoint_state_changed")`), what it restarted staying
@@ -214,9 +214,9 @@ impl<B: Backend> Traffic for B {
                     durable = true;
                 }
             }
-            // At most about half of the writer's time (and of a core): as
-            // long again as the chunk took, for the others' transactions.
-            tokio::time::sleep(sent.elapsed()).await;
+            // At most about a third of the writer's time (and of a core):
+            // twice as long as the chunk took, for the others' transactions.
+            tokio::time::sleep(sent.elapsed() * 2).await;
         }
     }
 
