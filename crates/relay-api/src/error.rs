@@ -45,8 +45,8 @@ pub struct ApiError {
     pub detail: String,
     pub errors: Vec<FieldError>,
     pub position: Option<(usize, usize)>,
-    /// Seconds for a `Retry-After` header (`429`, `503`).
-    pub retry_after: Option<u32>,
+    /// Sent as `Retry-After` (whole seconds), with a `429` or `503`.
+    pub retry_after: Option<u64>,
 }
 
 impl ApiError {
@@ -58,6 +58,14 @@ impl ApiError {
             errors: Vec::new(),
             position: None,
             retry_after: None,
+        }
+    }
+
+    /// `429` with `Retry-After: seconds`.
+    pub fn too_many(code: &'static str, detail: impl Into<String>, seconds: u64) -> Self {
+        ApiError {
+            retry_after: Some(seconds.max(1)),
+            ..Self::new(StatusCode::TOO_MANY_REQUESTS, code, detail)
         }
     }
 

@@ -14,6 +14,12 @@
 //! PostgreSQL each node enforces both limits on its own, so an endpoint sees
 //! at most `nodes × max_concurrency` attempts at once and `nodes × rate`
 //! attempts per second.
+//!
+//! Manual attempts (resend, the test send; `crate::resend`) take the same
+//! slots, tokens and probes ([`Lanes::try_admit`]), waiting for them
+//! ([`Lanes::manual_freed`]); at most a configured number of them per
+//! endpoint is pending (waiting or in flight) at once in this process
+//! ([`Lanes::reserve_manual`]).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -38,6 +44,18 @@ impl Bucket {
     }
 }
 
+/// Why an attempt cannot start now ([`Lanes::try_admit`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// Every slot of the endpoint's lane is taken.
+    Full,
+    /// Its bucket is empty; the next token comes at `next`.
+    RateLimited { next: Timestamp },
+    /// Its circuit is open until `until`, or half open with its probe
+    /// already in flight (`None`).
+    CircuitOpen { until: Option<Timestamp> },
+}
+
 #[derive(Default)]
 pub struct Lanes {
     /// Endpoint id → (attempts in flight, its limit).
@@ -50,6 +68,12 @@ pub struct Lanes {
     /// Endpoint id → its circuit breaker (absent = closed with no failures).
     circuits: Mutex<HashMap<String, Circuit>>,
     pub breaker: BreakerConfig,
+    /// Endpoint id → manual attempts pending (waiting for a slot, or in
+    /// flight) in this process.
+    manual: Mutex<HashMap<String, u32>>,
+    /// Signalled to every waiter whenever a slot frees: the manual attempts
+    /// waiting for their lane look again.
+    pub manual_freed: tokio::sync::Notify,
 }
 
 impl Lanes {
@@ -165,30 +189,43 @@ impl Lanes {
         rate_limit_per_second: Option<u32>,
         now: Timestamp,
     ) -> bool {
+        self.try_admit(endpoint_id, max_concurrency, rate_limit_per_second, now)
+            .is_ok()
+    }
+
+    /// [`Lanes::admit`], saying why not: the lane is full, the bucket empty
+    /// (until when), or the circuit open.
+    pub fn try_admit(
+        &self,
+        endpoint_id: &str,
+        max_concurrency: u32,
+        rate_limit_per_second: Option<u32>,
+        now: Timestamp,
+    ) -> Result<(), Refusal> {
         let Ok(mut m) = self.lanes.lock() else {
-            return true;
+            return Ok(());
         };
         let lane = m
             .entry(endpoint_id.to_string())
             .or_insert((0, max_concurrency));
         lane.1 = max_concurrency.max(1);
         if lane.0 >= lane.1 {
-            return false;
+            return Err(Refusal::Full);
         }
         let Ok(mut circuits) = self.circuits.lock() else {
-            return false;
+            return Err(Refusal::Full);
         };
-        let Some(circuit) = circuits
-            .get(endpoint_id)
-            .copied()
-            .unwrap_or_default()
-            .try_start(now, self.breaker)
-        else {
-            return false;
+        let current = circuits.get(endpoint_id).copied().unwrap_or_default();
+        let Some(circuit) = current.try_start(now, self.breaker) else {
+            let until = match current.at(now) {
+                Circuit::Open { until } => Some(until),
+                _ => None,
+            };
+            return Err(Refusal::CircuitOpen { until });
         };
         if let Some(rate) = rate_limit_per_second.filter(|r| *r > 0) {
             let Ok(mut buckets) = self.buckets.lock() else {
-                return false;
+                return Err(Refusal::Full);
             };
             let entry = buckets.entry(endpoint_id.to_string()).or_insert((
                 rate,
@@ -201,7 +238,10 @@ impl Lanes {
             let bucket = entry.1.refilled(rate, now);
             if bucket.tokens < 1.0 {
                 entry.1 = bucket;
-                return false;
+                let wait = ((1.0 - bucket.tokens) * 1000.0 / f64::from(rate)).ceil() as i64;
+                return Err(Refusal::RateLimited {
+                    next: bucket.at.plus_millis(wait.max(1)),
+                });
             }
             entry.1 = Bucket {
                 tokens: bucket.tokens - 1.0,
@@ -212,7 +252,33 @@ impl Lanes {
             circuits.insert(endpoint_id.to_string(), circuit);
         }
         lane.0 += 1;
+        Ok(())
+    }
+
+    /// Counts a manual attempt as pending for the endpoint, unless `cap`
+    /// are pending already; give it back with [`Lanes::release_manual`].
+    pub fn reserve_manual(&self, endpoint_id: &str, cap: u32) -> bool {
+        let Ok(mut m) = self.manual.lock() else {
+            return false;
+        };
+        let pending = m.entry(endpoint_id.to_string()).or_insert(0);
+        if *pending >= cap {
+            return false;
+        }
+        *pending += 1;
         true
+    }
+
+    /// A manual attempt [`Lanes::reserve_manual`] counted has ended.
+    pub fn release_manual(&self, endpoint_id: &str) {
+        if let Ok(mut m) = self.manual.lock()
+            && let Some(pending) = m.get_mut(endpoint_id)
+        {
+            *pending = pending.saturating_sub(1);
+            if *pending == 0 {
+                m.remove(endpoint_id);
+            }
+        }
     }
 
     /// Frees the slot an attempt held and tells the breaker how it went.
@@ -231,6 +297,7 @@ impl Lanes {
         if was_full {
             self.freed.notify_one();
         }
+        self.manual_freed.notify_waiters();
     }
 
     /// Tells the endpoint's breaker how an attempt that held no lane slot
@@ -331,6 +398,39 @@ mod tests {
         lanes.done("ep_c", Signal::Success, later);
         assert_eq!(lanes.circuit("ep_c", later).name(), "closed");
         assert!(lanes.admit("ep_c", 10, None, later));
+    }
+
+    #[test]
+    fn a_refusal_says_why_and_manual_attempts_are_capped_per_endpoint() {
+        let lanes = Lanes::new(BreakerConfig {
+            failure_threshold: 1,
+            cool_down_millis: 1000,
+            half_open_probes: 1,
+        });
+        assert_eq!(lanes.try_admit("ep_a", 1, None, T), Ok(()));
+        assert_eq!(lanes.try_admit("ep_a", 1, None, T), Err(Refusal::Full));
+        lanes.done("ep_a", Signal::Failure, T);
+        assert_eq!(
+            lanes.try_admit("ep_a", 1, None, T),
+            Err(Refusal::CircuitOpen {
+                until: Some(Timestamp(T.0 + 1000))
+            })
+        );
+        assert_eq!(lanes.try_admit("ep_r", 5, Some(2), T), Ok(()));
+        assert_eq!(lanes.try_admit("ep_r", 5, Some(2), T), Ok(()));
+        assert_eq!(
+            lanes.try_admit("ep_r", 5, Some(2), T),
+            Err(Refusal::RateLimited {
+                next: Timestamp(T.0 + 500)
+            }),
+            "a token every 500 ms"
+        );
+        assert!(lanes.reserve_manual("ep_m", 2));
+        assert!(lanes.reserve_manual("ep_m", 2));
+        assert!(!lanes.reserve_manual("ep_m", 2), "the cap");
+        assert!(lanes.reserve_manual("ep_other", 2), "per endpoint");
+        lanes.release_manual("ep_m");
+        assert!(lanes.reserve_manual("ep_m", 2));
     }
 
     #[test]

@@ -117,6 +117,13 @@ pub struct EngineConfig {
     /// How long an endpoint's resolved secrets are used before they are
     /// resolved again (a changed value rebuilds the endpoint's client).
     pub secret_refresh: Duration,
+    /// Manual attempts (resend, test send) per endpoint that may wait for
+    /// its lane or run at once in this process; one more is refused at once
+    /// (the API answers `429` with `Retry-After`).
+    pub manual_pending_per_endpoint: u32,
+    /// How long a manual attempt waits for a slot of its endpoint's lane
+    /// before it is refused the same way.
+    pub manual_wait: Duration,
 }
 
 impl EngineConfig {
@@ -147,6 +154,8 @@ impl EngineConfig {
             inbound_processing: true,
             secrets: Default::default(),
             secret_refresh: Duration::from_secs(30),
+            manual_pending_per_endpoint: 10,
+            manual_wait: Duration::from_secs(10),
         }
     }
 }

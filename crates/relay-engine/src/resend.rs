@@ -1,6 +1,14 @@
-//! Manual attempts: resend a message, send a test event.
+//! Manual attempts: resend a message, send a test event. Each goes through
+//! its endpoint's lane like an automatic attempt (`crate::lanes`): it takes
+//! a slot of the endpoint's `max_concurrency` and a token of its rate
+//! limit, waiting for them, and is refused while the endpoint's circuit is
+//! open. At most `manual_pending_per_endpoint` manual attempts per endpoint
+//! wait or run at once in this process; one more is refused at once
+//! ([`ManualError::Limited`]), before anything is written, so a flood of
+//! test sends neither opens a connection per request nor fills the store.
 
 use super::*;
+use crate::lanes::Refusal;
 
 /// Why a manual attempt could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -16,6 +24,15 @@ pub enum ManualError {
     /// The message's endpoint was deleted: no attempt is made.
     #[error("the endpoint was deleted")]
     EndpointDeleted,
+    /// The endpoint has as many manual attempts pending as it may, or none
+    /// of its lane's slots freed within `manual_wait`: try again after
+    /// `retry_after_secs`.
+    #[error("too many manual attempts are pending for this endpoint")]
+    Limited { retry_after_secs: u64 },
+    /// The endpoint's circuit is open: no attempt goes to it before its
+    /// cool-down ends, in `retry_after_secs`.
+    #[error("the endpoint's circuit is open")]
+    CircuitOpen { retry_after_secs: u64 },
     #[error(transparent)]
     Store(relay_store::StoreError),
 }
@@ -29,17 +46,123 @@ pub struct ManualOutcome {
     pub applied: bool,
 }
 
+/// A manual attempt's place: counted as pending for its endpoint and
+/// holding a slot of its lane (and, when rate-limited, a token). Dropped,
+/// it gives both back, telling the breaker how the attempt went.
+pub(crate) struct ManualSlot {
+    lanes: Arc<crate::lanes::Lanes>,
+    clock: Arc<dyn relay_core::time::Clock>,
+    endpoint_id: String,
+    signal: relay_core::circuit::Signal,
+}
+
+impl Drop for ManualSlot {
+    fn drop(&mut self) {
+        self.lanes
+            .done(&self.endpoint_id, self.signal, self.clock.now());
+        self.lanes.release_manual(&self.endpoint_id);
+    }
+}
+
+/// Whole seconds from `now` to `at`, at least one (a `Retry-After`).
+fn seconds_until(at: relay_core::time::Timestamp, now: relay_core::time::Timestamp) -> u64 {
+    let millis = (at.millis() - now.millis()).max(0) as u64;
+    millis.div_ceil(1000).max(1)
+}
+
 impl Dispatcher {
+    /// Waits for a slot of `endpoint`'s lane for a manual attempt (see the
+    /// module's documentation): refused at once when the endpoint has
+    /// `manual_pending_per_endpoint` manual attempts pending or its circuit
+    /// is open, and after `manual_wait` without a free slot.
+    pub(crate) async fn manual_slot(
+        &self,
+        endpoint: &relay_core::model::Endpoint,
+    ) -> Result<ManualSlot, ManualError> {
+        let a = &self.attempter;
+        let id = endpoint.id.as_str();
+        if !self
+            .lanes
+            .reserve_manual(id, a.config.manual_pending_per_endpoint)
+        {
+            return Err(ManualError::Limited {
+                retry_after_secs: 1,
+            });
+        }
+        // From here on the reservation is given back on every path.
+        struct Reserved<'a>(&'a crate::lanes::Lanes, &'a str, bool);
+        impl Drop for Reserved<'_> {
+            fn drop(&mut self) {
+                if self.2 {
+                    self.0.release_manual(self.1);
+                }
+            }
+        }
+        let mut reserved = Reserved(&self.lanes, id, true);
+        let deadline = tokio::time::Instant::now() + a.config.manual_wait;
+        loop {
+            let freed = self.lanes.manual_freed.notified();
+            tokio::pin!(freed);
+            freed.as_mut().enable();
+            let now = a.clock.now();
+            let wait = match self.lanes.try_admit(
+                id,
+                endpoint.max_concurrency,
+                endpoint.rate_limit_per_second,
+                now,
+            ) {
+                Ok(()) => {
+                    reserved.2 = false;
+                    return Ok(ManualSlot {
+                        lanes: self.lanes.clone(),
+                        clock: a.clock.clone(),
+                        endpoint_id: endpoint.id.clone(),
+                        signal: relay_core::circuit::Signal::Neutral,
+                    });
+                }
+                Err(Refusal::CircuitOpen { until }) => {
+                    return Err(ManualError::CircuitOpen {
+                        retry_after_secs: until.map_or(1, |u| seconds_until(u, now)),
+                    });
+                }
+                Err(Refusal::RateLimited { next }) => Some(std::time::Duration::from_millis(
+                    (next.millis() - now.millis()).max(1) as u64,
+                )),
+                Err(Refusal::Full) => None,
+            };
+            let timeout = tokio::time::sleep_until(deadline);
+            tokio::select! {
+                _ = &mut freed => {}
+                _ = tokio::time::sleep(wait.unwrap_or(a.config.manual_wait)), if wait.is_some() => {}
+                _ = timeout => return Err(ManualError::Limited { retry_after_secs: 1 }),
+            }
+        }
+    }
+
     /// One immediate attempt at a message, under a lease so it never runs
-    /// beside an automatic one (reference "Recovery"): a success ends the
-    /// message `delivered` and cancels pending attempts; a failure leaves the
-    /// schedule (or the terminal state) as it was and does not count.
+    /// beside an automatic one (reference "Recovery"), and through the
+    /// endpoint's lane: a success ends the message `delivered` and cancels
+    /// pending attempts; a failure leaves the schedule (or the terminal
+    /// state) as it was and does not count.
     pub async fn resend(
         &self,
         scope: &relay_store::Scope,
         message_id: &str,
     ) -> Result<ManualOutcome, ManualError> {
         let a = &self.attempter;
+        let message = a
+            .store
+            .get_message(scope, message_id)
+            .await
+            .map_err(ManualError::Store)?
+            .ok_or(ManualError::NotFound)?;
+        let endpoint = a
+            .store
+            .get_endpoint(scope, &message.endpoint_id)
+            .await
+            .map_err(ManualError::Store)?
+            .ok_or(ManualError::EndpointDeleted)?;
+        let slot = self.manual_slot(&endpoint).await?;
         let now = a.clock.now();
         let lease_until = now.plus_millis(a.config.lease.as_millis() as i64);
         let claimed = a
@@ -55,12 +178,13 @@ impl Dispatcher {
                 other => ManualError::Store(other),
             })?
             .ok_or(ManualError::Busy)?;
-        self.attempt_leased(&claimed).await
+        self.attempt_leased(&claimed, slot).await
     }
 
     /// The endpoint's test action: `event` (a sample of a type it subscribes
     /// to) is written with one message for this endpoint only, and attempted
-    /// at once through the normal signing and guard path.
+    /// at once through the normal signing and guard path, and the
+    /// endpoint's lane (the event is written only once a slot is had).
     pub async fn send_test(
         &self,
         scope: &relay_store::Scope,
@@ -68,7 +192,19 @@ impl Dispatcher {
         event: relay_store::NewEvent,
     ) -> Result<(String, ManualOutcome), ManualError> {
         let a = &self.attempter;
-        let lease_until = event.now.plus_millis(a.config.lease.as_millis() as i64);
+        let endpoint = a
+            .store
+            .get_endpoint(scope, endpoint_id)
+            .await
+            .map_err(ManualError::Store)?
+            .ok_or(ManualError::NotFound)?;
+        let slot = self.manual_slot(&endpoint).await?;
+        // The lease counts from now: the wait for a slot is not the attempt's.
+        let lease_until = a
+            .clock
+            .now()
+            .max(event.now)
+            .plus_millis(a.config.lease.as_millis() as i64);
         let claimed = a
             .store
             .publish_to_endpoint(scope, endpoint_id, event, &a.config.owner, lease_until)
@@ -78,13 +214,15 @@ impl Dispatcher {
                 other => ManualError::Store(other),
             })?;
         let message_id = claimed.message.id.clone();
-        Ok((message_id, self.attempt_leased(&claimed).await?))
+        Ok((message_id, self.attempt_leased(&claimed, slot).await?))
     }
 
-    /// One manual attempt at a message this process has leased.
+    /// One manual attempt at a message this process has leased, in the lane
+    /// slot `slot` holds (given back when it ends).
     pub(crate) async fn attempt_leased(
         &self,
         claimed: &relay_store::Claimed,
+        mut slot: ManualSlot,
     ) -> Result<ManualOutcome, ManualError> {
         let a = &self.attempter;
         let Some(completion) = a.attempt(claimed, AttemptTrigger::Manual).await else {
@@ -94,6 +232,8 @@ impl Dispatcher {
                 applied: false,
             });
         };
+        slot.signal = completer::breaker_signal(Some(&completion));
+        drop(slot);
         let applied = a
             .store
             .complete(std::slice::from_ref(&completion))

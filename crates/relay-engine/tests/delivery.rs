@@ -850,6 +850,7 @@ async fn recover_since(e: &Env, since: relay_core::time::Timestamp) -> u64 {
         )
         .await
         .unwrap()
+        .requeued
 }
 
 #[tokio::test]

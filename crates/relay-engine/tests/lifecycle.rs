@@ -195,7 +195,7 @@ async fn enable_floods_nothing_and_recover_is_paced_as_recovery_traffic() {
         )
         .await
         .unwrap();
-    assert_eq!(requeued, 5);
+    assert_eq!(requeued.requeued, 5);
     // Recovery traffic at `recovery_per_second` (10/s, one per 100 ms on
     // the injected clock), not all five at once.
     let mut delivered = 0;

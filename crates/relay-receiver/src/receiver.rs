@@ -144,6 +144,9 @@ pub(crate) struct Shared {
     tolerance_seconds: i64,
     invalid_signatures: AtomicU64,
     connections: AtomicU64,
+    /// TCP connections open now, and the most ever open at once.
+    pub(crate) open_connections: AtomicU64,
+    pub(crate) max_open_connections: AtomicU64,
     tls_failures: AtomicU64,
     pub(crate) bytes_streamed: AtomicU64,
     arrival_hook: RwLock<Option<ArrivalHook>>,
@@ -253,6 +256,8 @@ impl Receiver {
             tolerance_seconds: config.verify_tolerance_seconds,
             invalid_signatures: AtomicU64::new(0),
             connections: AtomicU64::new(0),
+            open_connections: AtomicU64::new(0),
+            max_open_connections: AtomicU64::new(0),
             tls_failures: AtomicU64::new(0),
             bytes_streamed: AtomicU64::new(0),
             arrival_hook: RwLock::new(None),
@@ -464,6 +469,12 @@ impl Receiver {
         self.shared.connections.load(Ordering::Relaxed)
     }
 
+    /// The most TCP connections ever open at once (a client that keeps at
+    /// most `n` attempts in flight over a keep-alive pool opens at most `n`).
+    pub fn max_open_connections(&self) -> u64 {
+        self.shared.max_open_connections.load(Ordering::Relaxed)
+    }
+
     /// TLS handshakes that failed (with mutual TLS: a client that presented
     /// no certificate, or one the receiver does not trust).
     pub fn tls_failures(&self) -> u64 {
@@ -544,13 +555,17 @@ impl Receiver {
 
     /// Forgets the recorded requests and resets the request count, the
     /// signature-failure count and the concurrency maxima (to what is in
-    /// flight now). Scripts and behaviours are kept.
+    /// flight, or open, now). Scripts and behaviours are kept.
     pub fn reset(&self) {
         let mut records = lock(&self.shared.records);
         records.clear();
         self.shared.count.send_replace(0);
         drop(records);
         self.shared.invalid_signatures.store(0, Ordering::Relaxed);
+        let open = self.shared.open_connections.load(Ordering::SeqCst);
+        self.shared
+            .max_open_connections
+            .store(open, Ordering::SeqCst);
         self.shared.load.send_modify(|load| {
             load.max = load.current;
             load.paths.retain(|_, p| p.current > 0);

@@ -352,15 +352,26 @@ pub async fn release_leases<X: Exec>(x: &mut X, owner: &str, now: Timestamp) -> 
     .await
 }
 
+/// Counted by [`recovery_due`] at most: its caller only asks whether a
+/// backlog is over a pace of a thousand or two, and a count over a
+/// tenant's whole backlog (a bulk retry of millions) would read it all,
+/// ten times a second.
+pub const RECOVERY_DUE_CAP: u64 = 10_000;
+
 /// How many of the tenant's recovery messages are due at `now` and not yet
-/// claimed (a bulk retry restarts more only as these drain).
+/// claimed (a bulk retry restarts more only as these drain), up to
+/// [`RECOVERY_DUE_CAP`].
 pub async fn recovery_due<X: Exec>(x: &mut X, tenant_id: &str, now: Timestamp) -> Result<u64> {
     let n = crate::exec::fetch_one(
         x,
         &SqlBuilder::of(
-            "SELECT COUNT(*) AS n FROM messages WHERE state = 'scheduled' AND priority = 1 \
-             AND tenant_id = $1 AND next_attempt_at <= $2",
-            [tenant_id.into(), now.into()],
+            "SELECT COUNT(*) AS n FROM (SELECT 1 AS one FROM messages WHERE state = 'scheduled' \
+             AND priority = 1 AND tenant_id = $1 AND next_attempt_at <= $2 LIMIT $3) due",
+            [
+                tenant_id.into(),
+                now.into(),
+                Bind::Int(RECOVERY_DUE_CAP as i64),
+            ],
         ),
     )
     .await?

@@ -45,6 +45,8 @@ mod recovery;
 pub use recovery::*;
 mod bulk;
 pub use bulk::*;
+mod chunks;
+pub use chunks::*;
 mod seeding;
 pub use seeding::*;
 mod claiming;

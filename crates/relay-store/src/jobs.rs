@@ -89,11 +89,15 @@ pub async fn lease<X: Exec>(
     }))
 }
 
-/// One batch of a bulk retry under the job's lease: restarts the next
-/// `batch` messages the filter selects after the job's cursor (those in a
-/// restartable state, whose endpoint is active), then moves the cursor and
-/// the counts. One statement per message, the same text each time: on
-/// SQLite a cached statement, so the batch holds the writer briefly.
+/// One batch of a bulk retry under the job's lease: of the tenant's next
+/// `batch` messages by id after the job's cursor (whatever their state: the
+/// bound on what one batch reads, however few of them the filter selects),
+/// restarts those the filter selects that are in a restartable state, whose
+/// endpoint is active and that no manual attempt holds (a live lease: at
+/// most one attempt at a time; such a message is examined and left as it
+/// is), then moves the cursor and the counts. One statement per message,
+/// the same text each time: on SQLite a cached statement, so the batch
+/// holds the writer briefly.
 pub async fn advance_bulk_retry<X: Exec>(
     x: &mut X,
     job: &crate::LeasedJob,
@@ -117,23 +121,37 @@ pub async fn advance_bulk_retry<X: Exec>(
         .first()
         .ok_or(StoreError::Conflict("job_lease_lost"))?
         .opt_text("cursor")?;
-    let mut q = SqlBuilder::new(
-        "SELECT id, state, endpoint_id, terminal_reason FROM messages WHERE tenant_id = ",
-    );
-    q.bind(Bind::Text(job.scope.tenant_id.clone()))
-        .push(" AND environment = ")
-        .bind(Bind::Text(job.scope.environment.as_str().into()));
-    crate::sql::push_message_filter(&mut q, filter);
-    // `paginate` fetches one more than its limit: ask for `fetch - 1`.
-    let fetch = batch.max(2);
-    q.paginate(
-        "id",
-        &crate::PageRequest {
-            after: cursor,
-            limit: fetch - 1,
-        },
-    );
-    let found = x.fetch(&q).await?;
+    let batch = batch.max(1);
+    let window = x
+        .fetch(&SqlBuilder::numbered(
+            "SELECT id FROM messages WHERE tenant_id = $1 AND environment = $2 AND id > $3 \
+             ORDER BY id LIMIT $4",
+            [
+                Bind::Text(job.scope.tenant_id.clone()),
+                Bind::Text(job.scope.environment.as_str().into()),
+                Bind::Text(cursor.clone().unwrap_or_default()),
+                Bind::Int(i64::from(batch)),
+            ],
+        ))
+        .await?;
+    let last = window.last().map(|m| m.text("id")).transpose()?;
+    let finished = (window.len() as u32) < batch;
+    let mut found = Vec::new();
+    if let Some(last) = &last {
+        let mut q = SqlBuilder::new(
+            "SELECT id, state, endpoint_id, terminal_reason FROM messages WHERE tenant_id = ",
+        );
+        q.bind(Bind::Text(job.scope.tenant_id.clone()))
+            .push(" AND environment = ")
+            .bind(Bind::Text(job.scope.environment.as_str().into()))
+            .push(" AND id > ")
+            .bind(Bind::Text(cursor.unwrap_or_default()))
+            .push(" AND id <= ")
+            .bind(Bind::Text(last.clone()));
+        crate::sql::push_message_filter(&mut q, filter);
+        q.push(" ORDER BY id");
+        found = x.fetch(&q).await?;
+    }
     let mut affected = 0u64;
     for m in &found {
         let state = MessageState::parse(&m.text("state")?);
@@ -146,7 +164,8 @@ pub async fn advance_bulk_retry<X: Exec>(
                 "UPDATE messages SET state = 'scheduled', attempts_used = 0, deferrals_used = 0, priority = 1, \
                  next_attempt_at = $2, terminal_reason = NULL, lease_owner = NULL, lease_until = NULL, \
                  lease_version = lease_version + 1, updated_at = $2 \
-                 WHERE id = $1 AND state = $3 AND EXISTS (SELECT 1 FROM endpoints e \
+                 WHERE id = $1 AND state = $3 AND (lease_until IS NULL OR lease_until < $2) \
+                 AND EXISTS (SELECT 1 FROM endpoints e \
                  WHERE e.id = messages.endpoint_id AND e.deleted_at IS NULL AND e.state = 'active')",
                 [
                     Bind::Text(m.text("id")?),
@@ -156,8 +175,6 @@ pub async fn advance_bulk_retry<X: Exec>(
             ))
             .await?;
     }
-    let last = found.last().map(|m| m.text("id")).transpose()?;
-    let finished = (found.len() as u32) < fetch;
     x.execute(&SqlBuilder::numbered(
         "UPDATE jobs SET cursor = COALESCE($2, cursor), processed = processed + $3, affected = affected + $4, \
          state = $5, lease_until = $6, updated_at = $7, finished_at = $8 WHERE id = $1",

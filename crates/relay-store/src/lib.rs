@@ -80,6 +80,7 @@ pub mod window;
 
 pub use backend::{Backend, Transactions, TransactionsExt, Writes};
 pub use exec::{Commit, Exec, Tx};
+pub use recovery::Recovered;
 pub use roles::{
     Catalog, Dispatch, InboundStore, ObjectBatches, Operator, PortalStore, SecretStore, Store,
     Traffic, Upkeep,

@@ -1,6 +1,10 @@
 //! Recovery: restarting an endpoint's failed and unattempted messages
-//! ([`recover`]) and creating messages for the events it missed
-//! ([`replay`]). Both are recovery traffic (priority 1), below live traffic.
+//! ([`recover_chunk`]) and creating messages for the events it missed
+//! ([`replay_chunk`]). Both are recovery traffic (priority 1), below live
+//! traffic, and both work in bounded chunks, a transaction each (the
+//! `Traffic` role runs the chunks one after the other): a large recover or
+//! replay never holds SQLite's single writer, or PostgreSQL's row locks,
+//! for longer than one chunk at a time.
 
 use relay_core::model::MessageState;
 use relay_core::time::Timestamp;
@@ -13,63 +17,197 @@ use crate::{AuditEntry, Result, Scope, StoreError, audit};
 const ENDPOINT: &str = "SELECT * FROM endpoints WHERE tenant_id = $1 AND environment = $2 AND id = $3 \
      AND deleted_at IS NULL";
 
-/// Requeues an endpoint's failed and unattempted messages created in
-/// `[since, until)`: their schedule restarts now. Returns how many.
-pub async fn recover<X: Exec>(
-    x: &mut X,
-    scope: &Scope,
-    endpoint_id: &str,
-    since: Timestamp,
-    until: Timestamp,
-    audit: &AuditEntry,
-) -> Result<u64> {
-    let Some(endpoint) = scoped_row(x, ENDPOINT, scope, endpoint_id).await? else {
-        return Err(StoreError::NotFound);
+/// Messages of an endpoint one recover transaction looks at (whatever
+/// their state), at most and at least: the bound on the work of one chunk.
+/// Within it the chunks of a recover are sized by [`next_recover_chunk`].
+pub const RECOVER_CHUNK: u32 = 1024;
+pub const RECOVER_CHUNK_MIN: u32 = 16;
+/// The size of a recover's first chunk.
+pub const RECOVER_CHUNK_FIRST: u32 = 64;
+
+/// How long one chunk of a recover should take: well under what a
+/// publish's own transaction and flush take, so another tenant's publish
+/// that waits behind a chunk waits less than as long again.
+pub const RECOVER_CHUNK_TARGET: std::time::Duration = std::time::Duration::from_micros(500);
+
+/// The size of a recover's next chunk, from the last one's size and how
+/// long its statements took: halved above twice the target, doubled below
+/// half of it, within [`RECOVER_CHUNK_MIN`]..=[`RECOVER_CHUNK`]. (The
+/// machine decides how many rows a millisecond is: a slow or busy one gets
+/// small chunks, a fast one large.)
+pub fn next_recover_chunk(limit: u32, took: std::time::Duration) -> u32 {
+    let next = if took > RECOVER_CHUNK_TARGET * 2 {
+        limit / 2
+    } else if took < RECOVER_CHUNK_TARGET / 2 {
+        limit.saturating_mul(2)
+    } else {
+        limit
     };
-    if endpoint.text("state")? != "active" {
-        return Err(StoreError::Conflict("endpoint_not_active"));
-    }
-    // Failed (terminal, not delivered, not expired) and unattempted (held)
-    // messages restart their schedule now.
+    next.clamp(RECOVER_CHUNK_MIN, RECOVER_CHUNK)
+}
+
+/// What a recover (or one chunk of it) did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Recovered {
+    /// Messages whose schedule restarted.
+    pub requeued: u64,
+    /// Messages it would have restarted but left as they were: a manual
+    /// attempt (resend) held their lease, and at most one attempt runs for
+    /// a message at a time. Recover again once it has ended.
+    pub in_flight: u64,
+}
+
+/// One chunk of a recover ([`recover_chunk`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecoverChunk {
+    pub done: Recovered,
+    /// The last message id the chunk looked at, where the next one starts;
+    /// `None` when no message of the endpoint is left after it.
+    pub next: Option<String>,
+    /// The last message id it looked at (`None`: none was left).
+    pub last: Option<String>,
+    /// How long its statements took.
+    pub took: std::time::Duration,
+}
+
+/// The states a recover restarts: failed (terminal, not delivered, not
+/// expired) and unattempted (held), as SQL.
+fn recoverable_sql() -> String {
     let states: Vec<String> = relay_core::transition::RESTARTABLE
         .iter()
         .map(|s| format!("'{}'", s.as_str()))
         .chain(std::iter::once("'held'".to_string()))
         .collect();
-    let done = x
-        .execute(&SqlBuilder::of(
-            &format!(
-                "UPDATE messages SET state = 'scheduled', attempts_used = 0, deferrals_used = 0, priority = 1, \
-                 next_attempt_at = $4, terminal_reason = NULL, lease_owner = NULL, lease_until = NULL, \
-                 lease_version = lease_version + 1, updated_at = $4 \
-                 WHERE endpoint_id = $1 AND created_at >= $2 AND created_at < $3 AND state IN ({})",
-                states.join(", ")
-            ),
+    format!("({})", states.join(", "))
+}
+
+/// One chunk of a recover: of the endpoint's next `limit` (at most
+/// [`RECOVER_CHUNK`]) messages by id after `after` (`""`: from the start),
+/// requeues the failed
+/// and unattempted ones created in `[since, until)`: their schedule
+/// restarts at `now`, as recovery traffic. A message under a live lease (a
+/// manual attempt on the wire) is left as it is and counted `in_flight`.
+/// `audit` (the first chunk's) is written in the same transaction.
+///
+/// The chunks of one recover walk the endpoint's messages by id, each
+/// looked at once: a message restarted by one chunk (even one that fails
+/// again at once) is never restarted again by a later chunk of the same
+/// recover. A recover interrupted between chunks keeps what its chunks
+/// committed; run again, it restarts what is still failed or held.
+#[allow(clippy::too_many_arguments)]
+pub async fn recover_chunk<X: Exec>(
+    x: &mut X,
+    scope: &Scope,
+    endpoint_id: &str,
+    since: Timestamp,
+    until: Timestamp,
+    after: &str,
+    limit: u32,
+    now: Timestamp,
+    audit: Option<&AuditEntry>,
+) -> Result<RecoverChunk> {
+    let started = std::time::Instant::now();
+    let limit = limit.clamp(1, RECOVER_CHUNK);
+    let check = format!("{ENDPOINT}{}", x.dialect().for_share);
+    let Some(endpoint) = scoped_row(x, &check, scope, endpoint_id).await? else {
+        return Err(StoreError::NotFound);
+    };
+    if endpoint.text("state")? != "active" {
+        return Err(StoreError::Conflict("endpoint_not_active"));
+    }
+    let window = x
+        .fetch(&SqlBuilder::numbered(
+            "SELECT id FROM messages WHERE endpoint_id = $1 AND id > $2 ORDER BY id LIMIT $3",
             [
-                endpoint_id.into(),
-                since.into(),
-                until.into(),
-                audit.at.into(),
+                Bind::Text(endpoint_id.into()),
+                Bind::Text(after.into()),
+                Bind::Int(i64::from(limit)),
             ],
         ))
         .await?;
-    audit::insert(x, scope, audit).await?;
-    Ok(done)
+    let mut done = Recovered::default();
+    let last = window.last().map(|r| r.text("id")).transpose()?;
+    if let Some(last) = &last {
+        let range = format!(
+            "WHERE endpoint_id = $1 AND id > $2 AND id <= $3 AND created_at >= $4 AND created_at < $5 \
+             AND state IN {}",
+            recoverable_sql()
+        );
+        let binds = || {
+            [
+                Bind::Text(endpoint_id.into()),
+                Bind::Text(after.into()),
+                Bind::Text(last.clone()),
+                Bind::Int(since.millis()),
+                Bind::Int(until.millis()),
+                Bind::Int(now.millis()),
+            ]
+        };
+        done.requeued = x
+            .execute(&SqlBuilder::numbered(
+                &format!(
+                    "UPDATE messages SET state = 'scheduled', attempts_used = 0, deferrals_used = 0, \
+                     priority = 1, next_attempt_at = $6, terminal_reason = NULL, lease_owner = NULL, \
+                     lease_until = NULL, lease_version = lease_version + 1, updated_at = $6 \
+                     {range} AND (lease_until IS NULL OR lease_until < $6)"
+                ),
+                binds(),
+            ))
+            .await?;
+        let busy = crate::exec::fetch_one(
+            x,
+            &SqlBuilder::numbered(
+                &format!("SELECT COUNT(*) AS n FROM messages {range} AND lease_until >= $6"),
+                binds(),
+            ),
+        )
+        .await?
+        .int("n")?;
+        done.in_flight = busy.max(0) as u64;
+    }
+    audit::insert_opt(x, scope, audit).await?;
+    if done.requeued > 0
+        && let Some(notify) = x.dialect().wake_notify
+    {
+        x.execute(&SqlBuilder::new(notify)).await?;
+    }
+    let full = window.len() as u32 == limit;
+    Ok(RecoverChunk {
+        done,
+        next: last.clone().filter(|_| full),
+        last,
+        took: started.elapsed(),
+    })
 }
 
-/// Creates messages for this endpoint for the events created in
-/// `[since, until)` that it subscribes to (narrowed to `event_types` when
-/// given), keeping each event's id; events it already has a message for are
-/// skipped (`(endpoint_id, event_id)` is unique). Returns how many.
-pub async fn replay<X: Exec>(
+/// Events one replay transaction creates messages for, at most.
+pub const REPLAY_CHUNK: u32 = 128;
+
+/// Where the next chunk of a replay starts: after this event (its
+/// creation time and id, the order a replay walks events in).
+pub type ReplayCursor = (Timestamp, String);
+
+/// One chunk of a replay: creates messages for this endpoint for the next
+/// [`REPLAY_CHUNK`] events after `after` (by creation time, then id)
+/// created in `[since, until)` that it subscribes to (narrowed to
+/// `event_types` when given), keeping each event's id; events it already
+/// has a message for are skipped (`(endpoint_id, event_id)` is unique).
+/// `audit` (the first chunk's) is written in the same transaction. Returns
+/// how many messages it created, and where the next chunk starts (`None`:
+/// no event is left). A replay interrupted between chunks is resumed by
+/// replaying again: what its chunks created is skipped.
+#[allow(clippy::too_many_arguments)]
+pub async fn replay_chunk<X: Exec>(
     x: &mut X,
     scope: &Scope,
     endpoint_id: &str,
     since: Timestamp,
     until: Timestamp,
     event_types: Option<&[String]>,
-    audit: &AuditEntry,
-) -> Result<u64> {
+    after: Option<&ReplayCursor>,
+    now: Timestamp,
+    audit: Option<&AuditEntry>,
+) -> Result<(u64, Option<ReplayCursor>)> {
     let env = scope.environment.as_str();
     let Some(row) = scoped_row(x, ENDPOINT, scope, endpoint_id).await? else {
         return Err(StoreError::NotFound);
@@ -86,11 +224,11 @@ pub async fn replay<X: Exec>(
         None => endpoint.event_types.clone(),
     };
     if wanted.is_empty() && !(all_types && event_types.is_none()) {
-        audit::insert(x, scope, audit).await?;
-        return Ok(0);
+        audit::insert_opt(x, scope, audit).await?;
+        return Ok((0, None));
     }
     let mut q = SqlBuilder::new(
-        "SELECT e.id, e.event_type, e.expires_at FROM events e WHERE e.tenant_id = ",
+        "SELECT e.id, e.event_type, e.expires_at, e.created_at FROM events e WHERE e.tenant_id = ",
     );
     q.bind(scope.tenant_id.as_str().into())
         .push(" AND e.environment = ")
@@ -111,10 +249,19 @@ pub async fn replay<X: Exec>(
         }
         q.push(")");
     }
-    q.push(" ORDER BY e.created_at, e.id");
+    if let Some((at, id)) = after {
+        q.push(" AND (e.created_at > ")
+            .bind((*at).into())
+            .push(" OR (e.created_at = ")
+            .bind((*at).into())
+            .push(" AND e.id > ")
+            .bind(id.into())
+            .push("))");
+    }
+    q.push(" ORDER BY e.created_at, e.id LIMIT ")
+        .bind(Bind::Int(i64::from(REPLAY_CHUNK)));
     let events = x.fetch(&q).await?;
     let initial = endpoint.state.initial_message_state();
-    let now = audit.at;
     let next = (initial == MessageState::Scheduled).then_some(now.millis());
     let mut created = 0u64;
     for e in &events {
@@ -140,11 +287,43 @@ pub async fn replay<X: Exec>(
             ))
             .await?;
     }
-    audit::insert(x, scope, audit).await?;
+    audit::insert_opt(x, scope, audit).await?;
     if created > 0
         && let Some(notify) = x.dialect().wake_notify
     {
         x.execute(&SqlBuilder::new(notify)).await?;
     }
-    Ok(created)
+    let next = match events.last() {
+        Some(e) if events.len() as u32 == REPLAY_CHUNK => {
+            Some((e.ts("created_at")?, e.text("id")?))
+        }
+        _ => None,
+    };
+    Ok((created, next))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn a_recovers_chunks_follow_how_long_the_last_one_took() {
+        let ms = Duration::from_millis;
+        assert_eq!(next_recover_chunk(64, ms(5)), 32, "slow: halved");
+        assert_eq!(next_recover_chunk(64, Duration::ZERO), 128, "fast: doubled");
+        assert_eq!(
+            next_recover_chunk(64, RECOVER_CHUNK_TARGET),
+            64,
+            "on target: kept"
+        );
+        assert_eq!(
+            next_recover_chunk(RECOVER_CHUNK_MIN, ms(100)),
+            RECOVER_CHUNK_MIN
+        );
+        assert_eq!(
+            next_recover_chunk(RECOVER_CHUNK, Duration::ZERO),
+            RECOVER_CHUNK
+        );
+    }
 }

@@ -550,6 +550,10 @@ pub struct Delivery {
     /// those still running are then abandoned and their leases released.
     #[serde(deserialize_with = "number")]
     pub shutdown_grace_seconds: u64,
+    /// Manual attempts (resends, test sends) per endpoint that may wait for
+    /// its lane or run at once on each node; one more is answered `429`.
+    #[serde(deserialize_with = "number")]
+    pub manual_pending_per_endpoint: u32,
 }
 
 /// The shortest lease `[delivery] lease_seconds` accepts.
@@ -566,6 +570,7 @@ impl Default for Delivery {
             circuit_half_open_probes: 3,
             recovery_per_second: engine.recovery_per_second,
             shutdown_grace_seconds: engine.shutdown_grace.as_secs(),
+            manual_pending_per_endpoint: engine.manual_pending_per_endpoint,
         }
     }
 }
@@ -654,6 +659,9 @@ impl Config {
         }
         if self.delivery.circuit_half_open_probes == 0 {
             bail!("delivery.circuit_half_open_probes must be at least 1");
+        }
+        if self.delivery.manual_pending_per_endpoint == 0 {
+            bail!("delivery.manual_pending_per_endpoint must be at least 1");
         }
         if self.retention.days == 0 {
             bail!("retention.days must be at least 1");

@@ -195,7 +195,11 @@ pub async fn enable(
     )
     .await?;
     let requeued = match (since, until) {
-        (Some(since), Some(until)) => Some(run_recover(&state, &auth, &id, since, until).await?),
+        (Some(since), Some(until)) => Some(
+            run_recover(&state, &auth, &id, since, until)
+                .await?
+                .requeued,
+        ),
         _ => None,
     };
     Ok(Json(Enabled { endpoint, requeued }))

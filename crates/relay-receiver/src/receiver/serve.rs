@@ -329,6 +329,15 @@ async fn serve_connection(
         .await;
 }
 
+/// Counts a connection as open until it ends (or its task is aborted).
+struct OpenConnection(Arc<Shared>);
+
+impl Drop for OpenConnection {
+    fn drop(&mut self) {
+        self.0.open_connections.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 pub(super) async fn accept_loop(listener: TcpListener, acceptor: TlsAcceptor, shared: Arc<Shared>) {
     // Dropping this future (when the receiver is dropped) drops the set,
     // which aborts every connection.
@@ -344,13 +353,16 @@ pub(super) async fn accept_loop(listener: TcpListener, acceptor: TlsAcceptor, sh
         };
         let _ = tcp.set_nodelay(true);
         let id = shared.connections.fetch_add(1, Ordering::Relaxed);
+        let open = shared.open_connections.fetch_add(1, Ordering::SeqCst) + 1;
+        shared
+            .max_open_connections
+            .fetch_max(open, Ordering::SeqCst);
         while connections.try_join_next().is_some() {}
-        connections.spawn(serve_connection(
-            tcp,
-            remote,
-            id,
-            acceptor.clone(),
-            Arc::clone(&shared),
-        ));
+        let served = serve_connection(tcp, remote, id, acceptor.clone(), Arc::clone(&shared));
+        let open = OpenConnection(Arc::clone(&shared));
+        connections.spawn(async move {
+            let _open = open;
+            served.await;
+        });
     }
 }

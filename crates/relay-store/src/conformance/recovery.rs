@@ -361,7 +361,7 @@ pub async fn recover_restarts_failed_and_unattempted_messages_in_range(s: &dyn S
         )
         .await
         .unwrap();
-    assert_eq!(n, 2);
+    assert_eq!(n.requeued, 2);
     let all = s
         .list_messages(&live, &MessageFilter::default(), &page(10))
         .await

@@ -72,7 +72,8 @@ pub trait Dispatch: Send + Sync {
     /// When the earliest `scheduled` message is due.
     async fn next_due_at(&self) -> Result<Option<Timestamp>>;
     /// How many of the tenant's recovery messages are due at `now` and not
-    /// yet claimed (a bulk retry restarts more only as these drain).
+    /// yet claimed (a bulk retry restarts more only as these drain), up to
+    /// `claims::RECOVERY_DUE_CAP`.
     async fn recovery_due(&self, tenant_id: &str, now: Timestamp) -> Result<u64>;
 
     /// Writes `event` with one message, for `endpoint_id` only, leased at once

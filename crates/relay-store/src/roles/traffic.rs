@@ -48,7 +48,17 @@ pub trait Traffic: Send + Sync {
         audit: Option<&AuditEntry>,
     ) -> Result<Message>;
     /// Requeues an endpoint's failed and unattempted messages created in
-    /// `[since, until)`: their schedule restarts now. Returns how many.
+    /// `[since, until)`: their schedule restarts at `audit.at`. Returns how
+    /// many, and how many it left because a manual attempt held their
+    /// lease. In chunks of at most [`recovery::RECOVER_CHUNK`] messages
+    /// (sized to take about [`recovery::RECOVER_CHUNK_TARGET`] each), a
+    /// transaction each ([`recovery::recover_chunk`]; the first writes
+    /// `audit`), with a pause twice as long as each chunk took between
+    /// them, so other tenants' writes take turns with it. Refused
+    /// (`Conflict("endpoint_not_active")`) unless the endpoint is active; a
+    /// state change between chunks stops it there
+    /// (`Conflict("endpoint_state_changed")`), what it restarted staying
+    /// restarted.
     async fn recover(
         &self,
         scope: &Scope,
@@ -56,11 +66,13 @@ pub trait Traffic: Send + Sync {
         since: Timestamp,
         until: Timestamp,
         audit: &AuditEntry,
-    ) -> Result<u64>;
+    ) -> Result<recovery::Recovered>;
     /// Creates messages for this endpoint for the events created in
     /// `[since, until)` that it subscribes to (narrowed to `event_types` when
     /// given), keeping each event's id; events it already has a message for
     /// are skipped (`(endpoint_id, event_id)` is unique). Returns how many.
+    /// In chunks of [`recovery::REPLAY_CHUNK`] events, a transaction each
+    /// ([`recovery::replay_chunk`]; the first writes `audit`).
     async fn replay(
         &self,
         scope: &Scope,
@@ -149,14 +161,74 @@ impl<B: Backend> Traffic for B {
         since: Timestamp,
         until: Timestamp,
         audit: &AuditEntry,
-    ) -> Result<u64> {
-        let (scope, endpoint_id, audit) = (scope.clone(), endpoint_id.to_string(), audit.clone());
-        self.write(Commit::Durable, move |x| {
-            Box::pin(async move {
-                recovery::recover(x, &scope, &endpoint_id, since, until, &audit).await
-            })
-        })
-        .await
+    ) -> Result<recovery::Recovered> {
+        let mut total = recovery::Recovered::default();
+        let mut after = String::new();
+        let mut limit = recovery::RECOVER_CHUNK_FIRST;
+        let mut first = Some(audit.clone());
+        // The first chunk (with the audit entry) and the last are durable;
+        // those between are `Commit::Lease`, made durable by the last (the
+        // log is written in order): a publish that shares the writer with
+        // them waits for one flush, its own, not for theirs as well.
+        let mut durable = true;
+        loop {
+            let (scope, endpoint_id) = (scope.clone(), endpoint_id.to_string());
+            let (audit, now, from) = (first.take(), audit.at, after.clone());
+            let started = audit.is_some();
+            let commit = if durable {
+                Commit::Durable
+            } else {
+                Commit::Lease
+            };
+            let sent = std::time::Instant::now();
+            let chunk = self
+                .write(commit, move |x| {
+                    Box::pin(async move {
+                        recovery::recover_chunk(
+                            x,
+                            &scope,
+                            &endpoint_id,
+                            since,
+                            until,
+                            &from,
+                            limit,
+                            now,
+                            audit.as_ref(),
+                        )
+                        .await
+                    })
+                })
+                .await
+                .map_err(|e| match e {
+                    // Paused or disabled since the first chunk.
+                    StoreError::Conflict("endpoint_not_active") if !started => {
+                        StoreError::Conflict("endpoint_state_changed")
+                    }
+                    other => other,
+                })?;
+            total.requeued += chunk.done.requeued;
+            total.in_flight += chunk.done.in_flight;
+            limit = recovery::next_recover_chunk(limit, chunk.took);
+            match (chunk.next, durable) {
+                (Some(next), _) => {
+                    after = next;
+                    durable = false;
+                }
+                (None, true) => return Ok(total),
+                // The end, not yet durable: one more chunk, durable, after
+                // the last message looked at (it finds nothing, or what
+                // came since).
+                (None, false) => {
+                    if let Some(last) = chunk.last {
+                        after = last;
+                    }
+                    durable = true;
+                }
+            }
+            // At most about a third of the writer's time (and of a core):
+            // twice as long as the chunk took, for the others' transactions.
+            tokio::time::sleep(sent.elapsed() * 2).await;
+        }
     }
 
     async fn replay(
@@ -168,15 +240,38 @@ impl<B: Backend> Traffic for B {
         event_types: Option<&[String]>,
         audit: &AuditEntry,
     ) -> Result<u64> {
-        let (scope, endpoint_id, audit) = (scope.clone(), endpoint_id.to_string(), audit.clone());
+        let mut created = 0;
+        let mut after: Option<recovery::ReplayCursor> = None;
+        let mut first = Some(audit.clone());
         let event_types = event_types.map(<[String]>::to_vec);
-        self.write(Commit::Durable, move |x| {
-            Box::pin(async move {
-                let types = event_types.as_deref();
-                recovery::replay(x, &scope, &endpoint_id, since, until, types, &audit).await
-            })
-        })
-        .await
+        loop {
+            let (scope, endpoint_id) = (scope.clone(), endpoint_id.to_string());
+            let (audit, now, from) = (first.take(), audit.at, after.take());
+            let event_types = event_types.clone();
+            let (n, next) = self
+                .write(Commit::Durable, move |x| {
+                    Box::pin(async move {
+                        recovery::replay_chunk(
+                            x,
+                            &scope,
+                            &endpoint_id,
+                            since,
+                            until,
+                            event_types.as_deref(),
+                            from.as_ref(),
+                            now,
+                            audit.as_ref(),
+                        )
+                        .await
+                    })
+                })
+                .await?;
+            created += n;
+            match next {
+                Some(next) => after = Some(next),
+                None => return Ok(created),
+            }
+        }
     }
 
     async fn create_job(&self, scope: &Scope, job: &Job, audit: &AuditEntry) -> Result<()> {

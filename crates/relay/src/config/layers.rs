@@ -133,6 +133,7 @@ pub(super) const KEYS: &[(&str, &[&str])] = &[
             "circuit_half_open_probes",
             "recovery_per_second",
             "shutdown_grace_seconds",
+            "manual_pending_per_endpoint",
         ],
     ),
     ("retention", &["days"]),

@@ -126,6 +126,10 @@ impl Config {
                 .unwrap_or(i64::MAX)
                 .into(),
         );
+        delivery.insert(
+            "manual_pending_per_endpoint".into(),
+            i64::from(self.delivery.manual_pending_per_endpoint).into(),
+        );
         t.insert("delivery".into(), delivery.into());
         let mut retention = toml::Table::new();
         retention.insert("days".into(), i64::from(self.retention.days).into());

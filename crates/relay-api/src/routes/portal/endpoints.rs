@@ -323,7 +323,8 @@ pub async fn endpoint_health(
 #[utoipa::path(operation_id = "portal_endpoints_test", post, path = "/v1/portal/endpoints/{id}/test", tag = "portal",
     params(("id" = String, Path, description = "The endpoint's id.")),
     request_body = Option<TestSend>,
-    responses((status = 200, body = TestSent), (status = 404, body = Problem), (status = 422, body = Problem)),
+    responses((status = 200, body = TestSent), (status = 404, body = Problem), (status = 422, body = Problem),
+              (status = 429, description = "too many manual attempts pending for the endpoint, or its circuit is open; see `Retry-After`", body = Problem)),
     security(("portal_token" = [])))]
 pub async fn send_test(
     State(state): State<Arc<AppState>>,

@@ -131,7 +131,8 @@ pub async fn attempts(
 
 #[utoipa::path(operation_id = "portal_messages_resend", post, path = "/v1/portal/messages/{id}/resend", tag = "portal",
     params(("id" = String, Path, description = "The message's id.")),
-    responses((status = 200, body = Resent), (status = 404, body = Problem), (status = 409, body = Problem)),
+    responses((status = 200, body = Resent), (status = 404, body = Problem), (status = 409, body = Problem),
+              (status = 429, description = "too many manual attempts pending for the endpoint, or its circuit is open; see `Retry-After`", body = Problem)),
     security(("portal_token" = [])))]
 pub async fn resend(
     State(state): State<Arc<AppState>>,

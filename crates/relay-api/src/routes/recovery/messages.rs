@@ -44,6 +44,25 @@ pub async fn cancel(
     Ok(Json(message))
 }
 
+/// A manual attempt the endpoint's lane refused: `429` with `Retry-After`.
+fn manual_refused(e: relay_engine::ManualError) -> ApiError {
+    match e {
+        relay_engine::ManualError::CircuitOpen { retry_after_secs } => ApiError::too_many(
+            "endpoint_circuit_open",
+            "the endpoint's circuit is open after consecutive failures: nothing is sent to it \
+             before its cool-down ends",
+            retry_after_secs,
+        ),
+        relay_engine::ManualError::Limited { retry_after_secs } => ApiError::too_many(
+            "manual_attempts_limited",
+            "the endpoint has as many manual attempts (resends, test sends) waiting for its \
+             concurrency as it may; retry later",
+            retry_after_secs,
+        ),
+        _ => ApiError::internal(),
+    }
+}
+
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Resent {
     /// The message after the attempt.
@@ -54,7 +73,8 @@ pub struct Resent {
 
 #[utoipa::path(operation_id = "messages_resend", post, path = "/v1/messages/{id}/resend", tag = "recovery",
     params(("id" = String, Path, description = "The message's id.")),
-    responses((status = 200, body = Resent), (status = 404, body = Problem), (status = 409, body = Problem)),
+    responses((status = 200, body = Resent), (status = 404, body = Problem), (status = 409, body = Problem),
+              (status = 429, description = "too many manual attempts pending for the endpoint, or its circuit is open; see `Retry-After`", body = Problem)),
     security(("api_key" = [])))]
 pub async fn resend(
     State(state): State<Arc<AppState>>,
@@ -82,6 +102,8 @@ pub async fn resend(
                 "endpoint_deleted",
                 "the message's endpoint was deleted; nothing is sent to it",
             ),
+            e @ (relay_engine::ManualError::Limited { .. }
+            | relay_engine::ManualError::CircuitOpen { .. }) => manual_refused(e),
             relay_engine::ManualError::Store(s) => s.into(),
         })?;
     let message = state
@@ -151,7 +173,8 @@ async fn first_with_sample(
 #[utoipa::path(operation_id = "endpoints_test", post, path = "/v1/endpoints/{id}/test", tag = "recovery",
     params(("id" = String, Path, description = "The endpoint's id.")),
     request_body = Option<TestSend>,
-    responses((status = 200, body = TestSent), (status = 404, body = Problem), (status = 422, body = Problem)),
+    responses((status = 200, body = TestSent), (status = 404, body = Problem), (status = 422, body = Problem),
+              (status = 429, description = "too many manual attempts pending for the endpoint, or its circuit is open; see `Retry-After`", body = Problem)),
     security(("api_key" = [])))]
 pub async fn test(
     State(state): State<Arc<AppState>>,
@@ -236,6 +259,8 @@ pub async fn test(
             relay_engine::ManualError::Busy
             | relay_engine::ManualError::EventExpired
             | relay_engine::ManualError::EndpointDeleted => ApiError::internal(),
+            e @ (relay_engine::ManualError::Limited { .. }
+            | relay_engine::ManualError::CircuitOpen { .. }) => manual_refused(e),
             relay_engine::ManualError::Store(s) => s.into(),
         })?;
     let message = state

@@ -91,6 +91,10 @@ pub async fn replay(
 pub struct Recovered {
     /// Messages whose schedule restarted.
     pub requeued: u64,
+    /// Messages in range left as they were because a manual attempt
+    /// (resend) was on the wire: at most one attempt runs for a message at
+    /// a time. Recover again once it has ended.
+    pub in_flight: u64,
 }
 
 #[utoipa::path(operation_id = "endpoints_recover", post, path = "/v1/endpoints/{id}/recover", tag = "recovery",
@@ -105,19 +109,24 @@ pub async fn recover(
     JsonBody(body): JsonBody<RecoverBody>,
 ) -> Result<Json<Recovered>, ApiError> {
     let until = check_range(&state, body.since, body.until)?;
-    let requeued = run_recover(&state, &auth, &id, body.since, until).await?;
-    Ok(Json(Recovered { requeued }))
+    let done = run_recover(&state, &auth, &id, body.since, until).await?;
+    Ok(Json(Recovered {
+        requeued: done.requeued,
+        in_flight: done.in_flight,
+    }))
 }
 
 /// Restarts the endpoint's missed messages created in `[since, until)` as
-/// recovery traffic (audited), and wakes the dispatcher for them.
+/// recovery traffic (audited), and wakes the dispatcher for them. The store
+/// works in bounded chunks (a transaction each), so a large recover never
+/// holds the writer for long.
 pub(super) async fn run_recover(
     state: &AppState,
     auth: &TenantAuth,
     id: &str,
     since: Timestamp,
     until: Timestamp,
-) -> Result<u64, ApiError> {
+) -> Result<relay_store::Recovered, ApiError> {
     let now = state.clock.now();
     let audit = entry(
         auth,
@@ -126,11 +135,17 @@ pub(super) async fn run_recover(
         serde_json::json!({ "since": since, "until": until }),
         now,
     );
-    let requeued = state
+    let done = state
         .store
         .recover(&auth.scope, id, since, until, &audit)
         .await
         .map_err(|e| match e {
+            StoreError::Conflict("endpoint_state_changed") => ApiError::new(
+                StatusCode::CONFLICT,
+                "endpoint_state_changed",
+                "the endpoint was paused or disabled while recover ran: what it restarted stays \
+                 restarted; recover again once the endpoint is active",
+            ),
             StoreError::Conflict(_) => ApiError::new(
                 StatusCode::CONFLICT,
                 "invalid_endpoint_state",
@@ -138,10 +153,10 @@ pub(super) async fn run_recover(
             ),
             other => or_not_found("endpoint")(other),
         })?;
-    if requeued > 0 {
+    if done.requeued > 0 {
         state.wake.notify_one();
     }
-    Ok(requeued)
+    Ok(done)
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
