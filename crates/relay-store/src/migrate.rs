@@ -30,6 +30,7 @@ const PORTAL: &str = include_str!("../migrations/0012_portal.sql");
 const INBOUND: &str = include_str!("../migrations/0011_inbound.sql");
 const TENANT_SECRETS: &str = include_str!("../migrations/0013_tenant_secrets.sql");
 const OBJECT_BATCHES: &str = include_str!("../migrations/0015_object_batches.sql");
+const EVENT_TYPE_AUDIENCE: &str = include_str!("../migrations/0016_event_type_audience.sql");
 
 /// All migrations, oldest first. Never edit one that has shipped; add another.
 pub const MIGRATIONS: &[Migration] = &[
@@ -122,6 +123,12 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "object_batches",
         postgres: OBJECT_BATCHES,
         sqlite: OBJECT_BATCHES,
+    },
+    Migration {
+        version: 16,
+        name: "event_type_audience",
+        postgres: EVENT_TYPE_AUDIENCE,
+        sqlite: EVENT_TYPE_AUDIENCE,
     },
 ];
 
