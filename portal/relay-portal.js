@@ -614,8 +614,10 @@ export class RelayEndpoints extends PortalElement {
         h("h3", {}, `Message ${id}`),
         h("p", {}, "State: ", stateBadge(m.state), m.terminal_reason ? ` (${m.terminal_reason})` : ""),
         h("div", { class: "row" }, resend),
+        // The payload as this endpoint receives it (its version's thin
+        // fields, allow list and personal-data choice), never more.
         h("h3", {}, "Payload"),
-        m.event ? h("pre", { "aria-label": "Payload" }, pretty(m.event.data)) : h("p", { class: "muted" }, "No longer kept."),
+        m.event ? h("pre", { "aria-label": "Payload" }, pretty(m.event.data)) : h("p", { class: "muted" }, "Not available (no longer kept, or not meant for this endpoint)."),
         h("h3", {}, "Attempts"),
         attempts.data.length
           ? h(

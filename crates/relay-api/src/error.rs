@@ -212,6 +212,7 @@ fn conflict_detail(what: &str) -> &'static str {
         "external_id" => "a consumer with this external_id already exists",
         "consumer_has_endpoints" => "the consumer still has endpoints; delete them first",
         "event_type_concurrent_update" => "the event type was changed concurrently; retry",
+        "not_addressed" => "the event is not meant for this endpoint's consumer",
         _ => "the object already exists",
     }
 }

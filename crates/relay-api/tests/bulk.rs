@@ -182,6 +182,7 @@ async fn concurrent_test_sends_go_through_the_endpoints_lane() {
         allow_cidrs: vec!["127.0.0.1/32".into()],
         block_cidrs: vec![],
         extra_ca_certs: vec![receiver.ca_pem_path().to_path_buf()],
+        allow_plaintext_credentials_to_loopback: false,
     };
     let resolver = StaticResolver::new().with(HOST, ["127.0.0.1".parse().unwrap()]);
     let guard = Arc::new(Guard::with_resolver(&outbound, Arc::new(resolver)).expect("guard"));

@@ -204,6 +204,7 @@ async fn stored_hostile_schemas_are_refused_at_publish() {
                     sample: None,
                     thin_fields: vec![],
                     personal_data_fields: vec![],
+                    audience: Default::default(),
                     now: T0,
                 },
             )

@@ -692,7 +692,8 @@ async fn attack(h: &Harness, attacker: &str, v: &Victim) {
     let r = h
         .publish(
             attacker,
-            json!({ "id": "evt-shared-id", "type": v.event_type, "data": { "other": true } }),
+            json!({ "id": "evt-shared-id", "type": v.event_type, "data": { "other": true },
+                    "consumer_id": own_consumer }),
         )
         .await;
     let p = r.expect(StatusCode::ACCEPTED);

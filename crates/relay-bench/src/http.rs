@@ -170,7 +170,12 @@ impl Tenant {
             api.call(
                 Method::PUT,
                 &format!("/v1/event-types/{t}"),
-                Some(json!({"description": "relay bench", "schema": {"type": "object"}})),
+                // For every consumer: the bench publishes for no consumer,
+                // to its customers' endpoints (`relay_core::audience`).
+                Some(
+                    json!({"description": "relay bench", "schema": {"type": "object"},
+                            "audience": "all_consumers"}),
+                ),
             )
             .await?;
         }

@@ -138,6 +138,26 @@ impl<P: Peer> Harness<P> {
             updated_at: now,
         };
         store.create_consumer(&scope, &consumer).await.unwrap();
+        // The cases publish for no consumer: their types are meant for
+        // every consumer (`relay_core::audience`), the neighbour's too.
+        for name in ["order.shipped", crate::neighbour::NEIGHBOUR_EVENT_TYPE] {
+            store
+                .put_event_type(
+                    &scope,
+                    &relay_store::PutEventType {
+                        name: name.into(),
+                        description: String::new(),
+                        schema: serde_json::json!({"type": "object"}),
+                        sample: None,
+                        thin_fields: Vec::new(),
+                        personal_data_fields: Vec::new(),
+                        audience: relay_core::audience::Audience::AllConsumers,
+                        now,
+                    },
+                )
+                .await
+                .unwrap();
+        }
         let endpoint_id = new_id(IdKind::Endpoint, now);
         let (record, key) =
             relay_store::keys::generate(&master, &endpoint_id, SignatureScheme::V1, now);

@@ -6,6 +6,7 @@
 //!
 //! - [`id`]: prefixed, time-sortable identifiers (`evt_…`, `msg_…`, `ep_…`).
 //! - [`time`]: [`time::Timestamp`] (unix milliseconds, RFC 3339 on the wire) and the [`time::Clock`] trait.
+//! - [`audience`]: who may receive an event (subscriptions, `consumer_id`, an event type's audience, Relay's own events).
 //! - [`model`]: tenants, keys, event types, consumers, endpoints, events, messages, attempts.
 //! - [`validate`]: naming and shape rules for API input (event type names, subscriptions, …).
 //! - [`lifecycle`]: endpoint state changes (pause, resume, disable, enable, 410, automatic disable).
@@ -27,6 +28,7 @@
 //! - [`traceparent`]: W3C trace context values.
 
 pub mod attributes;
+pub mod audience;
 pub mod autodisable;
 pub mod circuit;
 pub mod envelope;

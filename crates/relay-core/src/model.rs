@@ -214,6 +214,13 @@ pub struct EventType {
     pub description: String,
     pub environment: Environment,
     pub current_version: i64,
+    /// Whom its events published without a `consumer_id` reach:
+    /// `addressed` (the default: the tenant's own consumer only) or
+    /// `all_consumers` (every subscribed consumer, customers included).
+    /// An event published with a `consumer_id` reaches that consumer only,
+    /// whatever this says (`relay_core::audience`).
+    #[serde(default)]
+    pub audience: crate::audience::Audience,
     pub versions: Vec<EventTypeVersion>,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,

@@ -62,6 +62,10 @@ pub enum DeadLetterReason {
     PayloadTooLarge,
     /// The destination refused the message itself (for queue and storage destinations).
     RejectedByDestination,
+    /// The event is not meant for the endpoint's consumer
+    /// (`crate::audience`): a message created before the rule held, or
+    /// whose event type's audience was narrowed since.
+    NotAddressed,
 }
 
 impl DeadLetterReason {
@@ -71,6 +75,7 @@ impl DeadLetterReason {
             DeadLetterReason::InvalidDestination => "invalid_destination",
             DeadLetterReason::PayloadTooLarge => "payload_too_large",
             DeadLetterReason::RejectedByDestination => "rejected_by_destination",
+            DeadLetterReason::NotAddressed => "not_addressed",
         }
     }
 }

@@ -407,6 +407,10 @@ impl Attempter {
                 tracing::warn!(message = %c.message.id, error = %e, "the payload cannot be shaped; dead-lettered");
                 return dead_letter(DeadLetterReason::InvalidDestination);
             }
+            Err(crate::shapes::ShapeError::NotAddressed) => {
+                tracing::warn!(message = %c.message.id, endpoint = %c.endpoint.id, event_type = %c.event.event_type, "the event is not meant for the endpoint's consumer; dead-lettered unsent");
+                return dead_letter(DeadLetterReason::NotAddressed);
+            }
         };
         let prepared = match relay_destinations::prepare(&relay_destinations::Input {
             event: &c.event,

@@ -253,6 +253,24 @@ impl Dispatcher {
         &*self.attempter.store
     }
 
+    /// The payload `message` of `endpoint` carries of `event`, exactly as
+    /// its attempts send it (the endpoint version's shape, through the same
+    /// cache); `None` is the event's whole data. `ShapeError::NotAddressed`
+    /// when the event is not meant for the endpoint's consumer.
+    pub async fn payload_of(
+        &self,
+        tenant_id: &str,
+        message: &relay_core::model::Message,
+        endpoint: &relay_core::model::Endpoint,
+        event: &relay_core::model::Event,
+    ) -> Result<Option<shapes::Payload>, shapes::ShapeError> {
+        let now = self.attempter.clock.now();
+        self.attempter
+            .shapes
+            .payload_of(self.store(), tenant_id, message, endpoint, event, now)
+            .await
+    }
+
     /// Starts the loop in a task: returns once wake-ups from other nodes are
     /// being listened for (PostgreSQL), so a publish right after cannot be
     /// missed. The task runs until `shutdown` turns true, then shuts down

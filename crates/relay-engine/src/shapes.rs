@@ -34,6 +34,9 @@ pub enum ShapeError {
     /// The endpoint version is not recorded, or its lists no longer parse:
     /// sending anything could send what was not meant to be sent.
     Invalid(String),
+    /// The event is not meant for the endpoint's consumer
+    /// (`relay_core::audience::addressed_to`): nothing is sent or shown.
+    NotAddressed,
 }
 
 /// A shaped payload and what shaped it.
@@ -44,12 +47,22 @@ pub struct Payload {
     pub data: Option<Box<RawValue>>,
     pub endpoint_version: i64,
     pub type_version: Option<i64>,
+    /// Whether the shape is thin (the type version's thin fields only).
+    pub thin: bool,
+}
+
+/// A shape and whom its messages may be sent to.
+struct Resolved {
+    shape: Shape,
+    consumer_id: String,
+    consumer_kind: relay_core::model::ConsumerKind,
+    audience: relay_core::audience::Audience,
 }
 
 /// Shapes by (endpoint version, event type), with the time each was read.
 #[derive(Default)]
 pub struct ShapeCache {
-    entries: Mutex<HashMap<ShapeKey, (Timestamp, Arc<Shape>)>>,
+    entries: Mutex<HashMap<ShapeKey, (Timestamp, Arc<Resolved>)>>,
 }
 
 impl ShapeCache {
@@ -57,6 +70,8 @@ impl ShapeCache {
     /// `None` sends the whole data (a message produced before endpoint
     /// versions). Relay's built-in types are shaped by their built-in
     /// fields (`relay_core::operational::type_fields`).
+    /// [`ShapeError::NotAddressed`] when the event is not meant for the
+    /// endpoint's consumer: nothing may be sent.
     pub async fn payload(
         &self,
         store: &dyn Store,
@@ -64,17 +79,72 @@ impl ShapeCache {
         now: Timestamp,
         metrics: &Metrics,
     ) -> Result<Option<Payload>, ShapeError> {
-        let Some(endpoint_version) = c.message.endpoint_version else {
-            return Ok(None);
-        };
+        let payload = self
+            .payload_of(store, &c.tenant_id, &c.message, &c.endpoint, &c.event, now)
+            .await?;
+        if let Some(Payload {
+            data: Some(data),
+            type_version,
+            thin: true,
+            ..
+        }) = &payload
+            && data.get().len() > THIN_TARGET_BYTES
+        {
+            metrics
+                .thin_payloads_oversize
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            tracing::warn!(
+                event_type = %c.event.event_type,
+                type_version = type_version,
+                bytes = data.get().len(),
+                "a thin payload is over 20 kB: the event type version's thin fields should name identifiers only"
+            );
+        }
+        Ok(payload)
+    }
+
+    /// The payload `message` of `endpoint` (an endpoint of `tenant_id`)
+    /// carries of `event`: what [`ShapeCache::payload`] sends, for whoever
+    /// shows it (the portal shows a consumer what its endpoint got).
+    pub async fn payload_of(
+        &self,
+        store: &dyn Store,
+        tenant_id: &str,
+        message: &relay_core::model::Message,
+        endpoint: &relay_core::model::Endpoint,
+        event: &relay_core::model::Event,
+        now: Timestamp,
+    ) -> Result<Option<Payload>, ShapeError> {
+        // A message produced before endpoint versions is checked against
+        // the endpoint's current version (an endpoint's consumer never
+        // changes), then sent whole.
+        let endpoint_version = message.endpoint_version.unwrap_or(endpoint.version);
         let key = ShapeKey {
-            tenant_id: c.tenant_id.clone(),
-            environment: c.message.environment,
-            endpoint_id: c.endpoint.id.clone(),
+            tenant_id: tenant_id.to_string(),
+            environment: message.environment,
+            endpoint_id: endpoint.id.clone(),
             endpoint_version,
-            event_type: c.event.event_type.clone(),
+            event_type: event.event_type.clone(),
         };
-        let shape = self.shape(store, key, now).await?;
+        let resolved = self.shape(store, key, now).await?;
+        let addressed = relay_core::audience::addressed_to(
+            &relay_core::audience::Sent {
+                event_type: &event.event_type,
+                consumer_id: event.consumer_id.as_deref(),
+                audience: resolved.audience,
+            },
+            &relay_core::audience::Recipient {
+                consumer_id: &resolved.consumer_id,
+                kind: resolved.consumer_kind,
+            },
+        );
+        if !addressed {
+            return Err(ShapeError::NotAddressed);
+        }
+        if message.endpoint_version.is_none() {
+            return Ok(None);
+        }
+        let shape = &resolved.shape;
         if shape.allow == Allow::Everything
             && (shape.allow_personal_data || shape.personal.is_empty())
         {
@@ -82,27 +152,18 @@ impl ShapeCache {
                 data: None,
                 endpoint_version,
                 type_version: shape.type_version,
+                thin: false,
             }));
         }
         let data = shape
-            .apply(c.event.data.get())
+            .apply(event.data.get())
             .and_then(RawValue::from_string)
             .map_err(|e| ShapeError::Invalid(format!("the event's data cannot be shaped: {e}")))?;
-        if shape.allow == Allow::thin() && data.get().len() > THIN_TARGET_BYTES {
-            metrics
-                .thin_payloads_oversize
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            tracing::warn!(
-                event_type = %c.event.event_type,
-                type_version = shape.type_version,
-                bytes = data.get().len(),
-                "a thin payload is over 20 kB: the event type version's thin fields should name identifiers only"
-            );
-        }
         Ok(Some(Payload {
             data: Some(data),
             endpoint_version,
             type_version: shape.type_version,
+            thin: shape.allow == Allow::thin(),
         }))
     }
 
@@ -111,7 +172,7 @@ impl ShapeCache {
         store: &dyn Store,
         key: ShapeKey,
         now: Timestamp,
-    ) -> Result<Arc<Shape>, ShapeError> {
+    ) -> Result<Arc<Resolved>, ShapeError> {
         let cached = self.entries.lock().ok().and_then(|map| {
             map.get(&key)
                 .filter(|(at, _)| now.0.saturating_sub(at.0) < TTL_MILLIS)
@@ -147,7 +208,12 @@ impl ShapeCache {
             types,
         )
         .map_err(|e| ShapeError::Invalid(format!("a stored field list does not parse: {e}")))?;
-        let shape = Arc::new(shape);
+        let shape = Arc::new(Resolved {
+            shape,
+            consumer_id: source.consumer_id,
+            consumer_kind: source.consumer_kind,
+            audience: source.audience,
+        });
         if let Ok(mut map) = self.entries.lock() {
             if map.len() >= MAX_ENTRIES {
                 map.clear();

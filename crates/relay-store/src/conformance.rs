@@ -67,6 +67,8 @@ mod batches;
 pub use batches::*;
 mod endpoint_changes;
 pub use endpoint_changes::*;
+mod audience;
+pub use audience::*;
 
 use crate::{
     Completion, ConsumerPatch, EndpointKeyRecord, EndpointLimits, EndpointWarning, MessageFilter,
@@ -161,7 +163,33 @@ pub(crate) fn scope(t: &Tenant, environment: Environment) -> Scope {
     }
 }
 
+/// A consumer: the scope's first is the tenant's own (kind `tenant`), so
+/// the suite's events, published for no consumer ([`new_event`]), reach it
+/// (`relay_core::audience`); the others are customers.
 pub(crate) async fn consumer(s: &dyn Store, sc: &Scope, external_id: &str) -> Consumer {
+    let mut c = Consumer {
+        id: new_id(IdKind::Consumer, T0),
+        external_id: external_id.into(),
+        kind: relay_core::model::ConsumerKind::Tenant,
+        name: None,
+        source: format!("/consumers/{external_id}"),
+        environment: sc.environment,
+        created_at: T0,
+        updated_at: T0,
+    };
+    match s.create_consumer(sc, &c).await {
+        Ok(()) => {}
+        Err(StoreError::Conflict("tenant_consumer_exists")) => {
+            c.kind = relay_core::model::ConsumerKind::Customer;
+            s.create_consumer(sc, &c).await.expect("create consumer");
+        }
+        Err(e) => panic!("create consumer: {e}"),
+    }
+    c
+}
+
+/// One of the tenant's customers (kind `customer`).
+pub(crate) async fn customer(s: &dyn Store, sc: &Scope, external_id: &str) -> Consumer {
     let c = Consumer {
         id: new_id(IdKind::Consumer, T0),
         external_id: external_id.into(),

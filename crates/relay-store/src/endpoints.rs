@@ -97,9 +97,19 @@ pub async fn shape_source<X: Exec>(x: &mut X, key: &ShapeKey) -> Result<Option<S
             })
         })
         .collect::<Result<Vec<_>>>()?;
+    let mut q = SqlBuilder::new("SELECT e.consumer_id, c.kind AS consumer_kind");
+    crate::audience::endpoint_type_audience_column(&mut q, &key.event_type);
+    q.push(" FROM endpoints e JOIN consumers c ON c.id = e.consumer_id WHERE e.id = ")
+        .bind((&key.endpoint_id).into());
+    let Some(to) = fetch_optional(x, &q).await? else {
+        return Ok(None);
+    };
     Ok(Some(ShapeSource {
         endpoint,
         type_versions,
+        consumer_id: to.text("consumer_id")?,
+        consumer_kind: crate::audience::consumer_kind(&to.text("consumer_kind")?)?,
+        audience: crate::audience::type_audience(&to)?,
     }))
 }
 

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use relay_core::audience::Audience;
 use relay_core::model::{EventType, EventTypeVersion, Page};
 
 use crate::exec::{Exec, fetch_optional};
@@ -16,10 +17,18 @@ fn event_type(row: &impl RowExt, versions: Vec<EventTypeVersion>) -> Result<Even
         description: row.text("description")?,
         environment: row.environment("environment")?,
         current_version: row.int("current_version")?,
+        audience: audience(row)?,
         versions,
         created_at: row.ts("created_at")?,
         updated_at: row.ts("updated_at")?,
     })
+}
+
+/// The `audience` column of an `event_types` row.
+pub(crate) fn audience(row: &impl RowExt) -> Result<Audience> {
+    let text = row.text("audience")?;
+    Audience::parse(&text)
+        .ok_or_else(|| StoreError::Corrupt(format!("event type audience `{text}`")))
 }
 
 fn version(row: &impl RowExt) -> Result<EventTypeVersion> {
@@ -90,13 +99,14 @@ pub async fn put<X: Exec>(
         None => {
             x.execute(&SqlBuilder::of(
                 "INSERT INTO event_types (tenant_id, environment, name, description, current_version, \
-                 created_at, updated_at) VALUES ($1, $2, $3, $4, 1, $5, $5)",
+                 created_at, updated_at, audience) VALUES ($1, $2, $3, $4, 1, $5, $5, $6)",
                 [
                     tenant.clone(),
                     env.clone(),
                     name.clone(),
                     (&put.description).into(),
                     put.now.into(),
+                    put.audience.as_str().into(),
                 ],
             ))
             .await
@@ -146,8 +156,8 @@ pub async fn put<X: Exec>(
             };
             let [t, e, n] = key(scope, &put.name);
             x.execute(&SqlBuilder::of(
-                "UPDATE event_types SET description = $4, current_version = $5, updated_at = $6 \
-                 WHERE tenant_id = $1 AND environment = $2 AND name = $3",
+                "UPDATE event_types SET description = $4, current_version = $5, updated_at = $6, \
+                 audience = $7 WHERE tenant_id = $1 AND environment = $2 AND name = $3",
                 [
                     t,
                     e,
@@ -155,6 +165,7 @@ pub async fn put<X: Exec>(
                     (&put.description).into(),
                     new_current.into(),
                     put.now.into(),
+                    put.audience.as_str().into(),
                 ],
             ))
             .await?;

@@ -38,6 +38,7 @@
 //! Errors: [`StoreError`] keeps the database error as its source; constraint
 //! violations are recognised by kind (SQLSTATE class), never by message text.
 
+pub mod audience;
 pub mod audit;
 pub mod backend;
 pub mod claims;

@@ -6,7 +6,7 @@
 use relay_core::time::Timestamp;
 
 use crate::claims::load_claimed;
-use crate::exec::{Exec, fetch_optional, scoped_row};
+use crate::exec::{Exec, fetch_optional};
 use crate::rows::RowExt;
 use crate::sql::SqlBuilder;
 use crate::{Claimed, NewEvent, Result, Scope, StoreError};
@@ -23,16 +23,22 @@ pub async fn publish_to_endpoint<X: Exec>(
     lease_until: Timestamp,
 ) -> Result<Claimed> {
     let env = scope.environment.as_str();
-    let endpoint = scoped_row(
-        x,
-        "SELECT id FROM endpoints WHERE tenant_id = $1 AND environment = $2 AND id = $3 \
-         AND deleted_at IS NULL",
-        scope,
-        endpoint_id,
-    )
-    .await?;
-    if endpoint.is_none() {
+    let mut q = SqlBuilder::new("SELECT e.*, c.kind AS consumer_kind");
+    crate::audience::endpoint_type_audience_column(&mut q, &ev.event_type);
+    q.push(" FROM endpoints e JOIN consumers c ON c.id = e.consumer_id WHERE e.tenant_id = ")
+        .bind(scope.tenant_id.as_str().into())
+        .push(" AND e.environment = ")
+        .bind(env.into())
+        .push(" AND e.id = ")
+        .bind(endpoint_id.into())
+        .push(" AND e.deleted_at IS NULL");
+    let Some(endpoint) = fetch_optional(x, &q).await? else {
         return Err(StoreError::NotFound);
+    };
+    // A test event is one like any other: the endpoint must be one publish
+    // would give it to (`crate::audience`).
+    if !crate::audience::allowed_endpoint(&endpoint, &ev.event_type, ev.consumer_id.as_deref())? {
+        return Err(StoreError::Conflict("not_addressed"));
     }
     x.execute(&SqlBuilder::of(
         "INSERT INTO events (tenant_id, environment, id, event_type, type_version, subject, data, \

@@ -31,6 +31,7 @@ const INBOUND: &str = include_str!("../migrations/0011_inbound.sql");
 const TENANT_SECRETS: &str = include_str!("../migrations/0013_tenant_secrets.sql");
 const OBJECT_BATCHES: &str = include_str!("../migrations/0015_object_batches.sql");
 const ENDPOINT_REVISION: &str = include_str!("../migrations/0016_endpoint_revision.sql");
+const EVENT_TYPE_AUDIENCE: &str = include_str!("../migrations/0017_event_type_audience.sql");
 
 /// All migrations, oldest first. Never edit one that has shipped; add another.
 pub const MIGRATIONS: &[Migration] = &[
@@ -129,6 +130,12 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "endpoint_revision",
         postgres: ENDPOINT_REVISION,
         sqlite: ENDPOINT_REVISION,
+    },
+    Migration {
+        version: 17,
+        name: "event_type_audience",
+        postgres: EVENT_TYPE_AUDIENCE,
+        sqlite: EVENT_TYPE_AUDIENCE,
     },
 ];
 

@@ -33,19 +33,26 @@ pub async fn emit_operational<X: Exec>(
         return Ok(());
     };
     let (tenant_id, environment) = (scope.text("tenant_id")?, scope.text("environment")?);
-    let targets = x
-        .fetch(&SqlBuilder::numbered(
-            "SELECT e.id, e.state, e.version FROM endpoint_subscriptions s JOIN endpoints e ON e.id = s.endpoint_id \
-             JOIN consumers c ON c.id = e.consumer_id \
-             WHERE s.tenant_id = $1 AND s.environment = $2 AND s.event_type = $3 AND e.deleted_at IS NULL \
-             AND c.kind = 'tenant' ORDER BY e.id",
-            [
-                Bind::Text(tenant_id.clone()),
-                Bind::Text(environment.clone()),
-                Bind::Text(event_type.into()),
-            ],
-        ))
-        .await?;
+    // The endpoints the audience rule gives the event (`crate::audience`:
+    // the tenant's own consumer's, naming the type).
+    let mut q = SqlBuilder::new("SELECT e.*, c.kind AS consumer_kind");
+    crate::audience::endpoint_type_audience_column(&mut q, event_type);
+    q.push(
+        " FROM endpoints e JOIN consumers c ON c.id = e.consumer_id \
+         WHERE e.deleted_at IS NULL AND e.id IN (SELECT s.endpoint_id \
+         FROM endpoint_subscriptions s WHERE s.tenant_id = ",
+    )
+    .bind(Bind::Text(tenant_id.clone()))
+    .push(" AND s.environment = ")
+    .bind(Bind::Text(environment.clone()));
+    crate::audience::fanout_conditions(&mut q, &tenant_id, &environment, event_type, None);
+    q.push(" ORDER BY e.id");
+    let mut targets = Vec::new();
+    for t in x.fetch(&q).await? {
+        if crate::audience::allowed_endpoint(&t, event_type, None)? {
+            targets.push(t);
+        }
+    }
     if targets.is_empty() {
         return Ok(());
     }

@@ -203,35 +203,35 @@ pub async fn publish_batch<X: Exec>(
             *g
         } else {
             // Whole rows, with the consumer's source: a message leased at
-            // publish needs them (one read here, not one more later).
-            let mut fanout = SqlBuilder::new(
-                "SELECT e.*, c.source AS consumer_source FROM endpoints e \
-                 JOIN consumers c ON c.id = e.consumer_id \
-                 WHERE e.id IN (SELECT s.endpoint_id FROM endpoint_subscriptions s \
-                 WHERE s.tenant_id = ",
-            );
+            // publish needs them (one read here, not one more later). Only
+            // the endpoints the audience rule allows are read
+            // (`crate::audience`), and the rule is applied to each.
+            let mut fanout =
+                SqlBuilder::new("SELECT e.*, c.source AS consumer_source, c.kind AS consumer_kind");
+            crate::audience::endpoint_type_audience_column(&mut fanout, &e.event_type);
             fanout
+                .push(
+                    " FROM endpoints e JOIN consumers c ON c.id = e.consumer_id \
+                     WHERE e.deleted_at IS NULL AND e.id IN (SELECT s.endpoint_id \
+                     FROM endpoint_subscriptions s WHERE s.tenant_id = ",
+                )
                 .bind(Bind::Text(scope.tenant_id.clone()))
                 .push(" AND s.environment = ")
-                .bind(Bind::Text(env.into()))
-                .push(" AND s.event_type IN (")
-                .bind(Bind::Text(e.event_type.clone()));
-            // Relay's built-in types reach only endpoints that name them
-            // (`*` never includes them; only the tenant's own consumer may
-            // name them).
-            if relay_core::operational::is_operational(&e.event_type) {
-                fanout.push(")) AND e.deleted_at IS NULL");
-            } else {
-                fanout.push(", '*')) AND e.deleted_at IS NULL");
-            }
-            if let Some(c) = &e.consumer_id {
-                fanout
-                    .push(" AND e.consumer_id = ")
-                    .bind(Bind::Text(c.clone()));
-            }
+                .bind(Bind::Text(env.into()));
+            crate::audience::fanout_conditions(
+                &mut fanout,
+                &scope.tenant_id,
+                env,
+                &e.event_type,
+                e.consumer_id.as_deref(),
+            );
             fanout.push(" ORDER BY e.id");
             let mut found = Vec::new();
             for t in x.fetch(&fanout).await? {
+                if !crate::audience::allowed_endpoint(&t, &e.event_type, e.consumer_id.as_deref())?
+                {
+                    continue;
+                }
                 let endpoint_state = t.text("state")?;
                 let endpoint_state = EndpointState::parse(&endpoint_state).ok_or_else(|| {
                     StoreError::Corrupt(format!("endpoint state `{endpoint_state}`"))

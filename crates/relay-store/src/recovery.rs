@@ -213,42 +213,33 @@ pub async fn replay_chunk<X: Exec>(
         return Err(StoreError::NotFound);
     };
     let endpoint = rows::endpoint(&row)?;
-    let all_types = endpoint.event_types.iter().any(|t| t == "*");
-    let wanted: Vec<String> = match event_types {
-        Some(types) => types
-            .iter()
-            .filter(|t| all_types || endpoint.event_types.contains(t))
-            .cloned()
-            .collect(),
-        None if all_types => Vec::new(),
-        None => endpoint.event_types.clone(),
-    };
-    if wanted.is_empty() && !(all_types && event_types.is_none()) {
-        audit::insert_opt(x, scope, audit).await?;
-        return Ok((0, None));
-    }
-    let mut q = SqlBuilder::new(
-        "SELECT e.id, e.event_type, e.expires_at, e.created_at FROM events e WHERE e.tenant_id = ",
-    );
-    q.bind(scope.tenant_id.as_str().into())
+    let kind = crate::exec::fetch_one(
+        x,
+        &SqlBuilder::of(
+            "SELECT kind FROM consumers WHERE id = $1",
+            [endpoint.consumer_id.as_str().into()],
+        ),
+    )
+    .await?
+    .text("kind")?;
+    let kind = crate::audience::consumer_kind(&kind)?;
+    // The events the endpoint subscribes to and the audience rule gives its
+    // consumer (`crate::audience`), as publish would have fanned them out.
+    let mut q =
+        SqlBuilder::new("SELECT e.id, e.event_type, e.expires_at, e.created_at, e.consumer_id");
+    q.push(crate::audience::EVENT_TYPE_AUDIENCE_COLUMN)
+        .push(" FROM events e WHERE e.tenant_id = ")
+        .bind(scope.tenant_id.as_str().into())
         .push(" AND e.environment = ")
         .bind(env.into())
         .push(" AND e.created_at >= ")
         .bind(since.into())
         .push(" AND e.created_at < ")
         .bind(until.into())
-        .push(" AND (e.consumer_id IS NULL OR e.consumer_id = ")
-        .bind(Bind::Text(endpoint.consumer_id.clone()))
-        .push(") AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.endpoint_id = ")
+        .push(" AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.endpoint_id = ")
         .bind(endpoint_id.into())
         .push(" AND m.event_id = e.id)");
-    if !wanted.is_empty() {
-        q.push(" AND e.event_type IN ('-'");
-        for t in &wanted {
-            q.push(", ").bind(t.into());
-        }
-        q.push(")");
-    }
+    crate::audience::event_conditions(&mut q, &endpoint, kind, event_types);
     if let Some((at, id)) = after {
         q.push(" AND (e.created_at > ")
             .bind((*at).into())
@@ -265,6 +256,9 @@ pub async fn replay_chunk<X: Exec>(
     let next = (initial == MessageState::Scheduled).then_some(now.millis());
     let mut created = 0u64;
     for e in &events {
+        if !crate::audience::allowed_event(e, &endpoint, kind, event_types)? {
+            continue;
+        }
         created += x
             .execute(&SqlBuilder::of(
                 "INSERT INTO messages (id, tenant_id, environment, event_id, endpoint_id, event_type, state, \

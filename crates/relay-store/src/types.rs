@@ -43,6 +43,9 @@ pub struct PutEventType {
     pub sample: Option<serde_json::Value>,
     pub thin_fields: Vec<String>,
     pub personal_data_fields: Vec<String>,
+    /// The type's audience (`relay_core::audience`); set on every `PUT`,
+    /// never versioned.
+    pub audience: relay_core::audience::Audience,
     pub now: Timestamp,
 }
 
@@ -413,4 +416,10 @@ pub struct ShapeKey {
 pub struct ShapeSource {
     pub endpoint: relay_core::model::EndpointVersion,
     pub type_versions: Vec<relay_core::shape::TypeFields>,
+    /// The endpoint's consumer (an endpoint's for life) and its kind, and
+    /// the event type's audience: whom the rule of `relay_core::audience`
+    /// lets the endpoint's messages of the type be sent to.
+    pub consumer_id: String,
+    pub consumer_kind: relay_core::model::ConsumerKind,
+    pub audience: relay_core::audience::Audience,
 }

@@ -42,6 +42,7 @@ conformance!(
     consumers_are_unique_per_tenant_and_environment,
     endpoints_enforce_limits_and_scope,
     publish_fans_out_to_matching_endpoints_only,
+    publish_and_replay_give_each_endpoint_what_the_audience_rule_allows,
     publishes_lease_what_the_intake_has_room_for,
     publishes_behind_a_backlog_lease_its_oldest_messages_in_order,
     publishing_the_same_id_is_idempotent,

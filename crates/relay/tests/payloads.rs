@@ -124,15 +124,21 @@ fn endpoints_receive_the_shape_of_their_version() {
         warnings.contains("personal data") && warnings.contains("/customer/email"),
         "{pii}"
     );
-    let (s, all) = endpoint("/all", json!({ "snapshot_fields": ["*"] }));
-    assert_eq!(s, 201, "{all}");
-    assert!(all["warnings"].to_string().contains("every field"), "{all}");
+    let (s, all_fields) = endpoint("/all", json!({ "snapshot_fields": ["*"] }));
+    assert_eq!(s, 201, "{all_fields}");
+    assert!(
+        all_fields["warnings"].to_string().contains("every field"),
+        "{all_fields}"
+    );
 
     let publish = |id: &str| {
         api.expect(
             "POST",
             "/v1/events",
-            Some(&json!({ "id": id, "type": TYPE, "subject": "order/1", "data": data(id) })),
+            Some(
+                &json!({ "id": id, "type": TYPE, "subject": "order/1", "data": data(id),
+                          "consumer_id": t.consumer_id }),
+            ),
             202,
         );
     };
@@ -155,7 +161,10 @@ fn endpoints_receive_the_shape_of_their_version() {
     api.expect(
         "POST",
         "/v1/events",
-        Some(&json!({ "id": "o1", "type": TYPE, "subject": "order/1", "data": data1 })),
+        Some(
+            &json!({ "id": "o1", "type": TYPE, "subject": "order/1", "data": data1,
+                      "consumer_id": t.consumer_id }),
+        ),
         202,
     );
     let got = wait(&[
@@ -270,6 +279,44 @@ fn endpoints_receive_the_shape_of_their_version() {
             assert!(!text.contains("\"Ann\""), "{} got {text}", r.path);
         }
     }
+    // The portal shows the consumer, even with a read-only token, each
+    // message's payload exactly as its endpoint received it: the `data`
+    // that was signed and sent, nothing more.
+    let token = api.expect(
+        "POST",
+        "/v1/portal-tokens",
+        Some(&json!({ "consumer_id": t.consumer_id })),
+        201,
+    )["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let portal = harness::Api::new(&relay.url, &token);
+    let all = sink.receiver.requests();
+    let mut compared = 0;
+    for endpoint in [&thin, &snap, &pii, &all_fields] {
+        let endpoint_id = id_of(endpoint);
+        for m in api.list_all(&format!("/v1/messages?endpoint_id={endpoint_id}")) {
+            let event = m["event_id"].as_str().unwrap();
+            let path = endpoint["destination"]["url"]
+                .as_str()
+                .unwrap()
+                .rsplit('/')
+                .next()
+                .map(|p| format!("/{p}"))
+                .unwrap();
+            let Some(sent) = deliveries(&all, &path, event).first().map(|r| body_of(r)) else {
+                continue;
+            };
+            let shown = portal.get(&format!("/v1/portal/messages/{}", id_of(&m)));
+            assert_eq!(
+                shown["event"]["data"], sent["data"],
+                "{path} {event}: {shown}"
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared >= 8, "{compared} messages compared");
     // The full event is one authorized read away.
     let full = api.get("/v1/events/o1");
     assert_eq!(full["data"]["customer"]["email"], "ann@example.com");

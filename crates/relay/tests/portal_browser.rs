@@ -107,9 +107,13 @@ fn the_portal_works_in_a_real_browser() {
         "PUT",
         "/v1/event-types/order.created",
         &key,
+        // Both fields thin: an endpoint added in the portal is thin, and
+        // the portal shows a message's payload as its endpoint received it.
         Some(json!({
-            "schema": {"type": "object"},
+            "schema": {"type": "object", "properties": {
+                "order_id": {"type": "string"}, "note": {"type": "string"}}},
             "sample": {"order_id": "o-1042", "note": "<b>not html</b>"},
+            "thin_fields": ["/order_id", "/note"],
         })),
     );
     let consumer = |external: &str| {

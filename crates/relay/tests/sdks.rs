@@ -215,7 +215,8 @@ fn every_sdk_verifies_real_deliveries_including_a_rotation() {
         "POST",
         "/v1/events",
         &key,
-        Some(json!({"type": "order.shipped", "data": {"order_id": "1042", "note": "ünïcødé"}})),
+        Some(json!({"type": "order.shipped", "consumer_id": consumer,
+                    "data": {"order_id": "1042", "note": "ünïcødé"}})),
     );
     let got = rt
         .block_on(receiver.wait_for(2, Duration::from_secs(30)))

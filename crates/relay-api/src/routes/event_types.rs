@@ -41,6 +41,14 @@ pub struct PutEventTypeBody {
     /// `allow_personal_data`, and with a warning.
     #[serde(default)]
     pub personal_data_fields: Vec<String>,
+    /// Whom the type's events published without a `consumer_id` reach:
+    /// `addressed` (the default: your own consumer, kind `tenant`, only) or
+    /// `all_consumers` (every consumer subscribed to the type, your
+    /// customers included). An event published with a `consumer_id`
+    /// reaches that consumer only. Like every field of this `PUT`, an
+    /// omitted audience is the default; changing it opens no new version.
+    #[serde(default)]
+    pub audience: relay_core::audience::Audience,
 }
 
 /// The version's field lists: each a list of field paths the schema
@@ -123,6 +131,9 @@ pub fn built_in(name: &str, environment: relay_core::model::Environment) -> Opti
         description: d.description.to_string(),
         environment,
         current_version: 1,
+        // Relay's own types reach the tenant's own consumer only
+        // (`relay_core::audience`).
+        audience: relay_core::audience::Audience::Addressed,
         versions: vec![relay_core::model::EventTypeVersion {
             version: 1,
             schema: d.schema,
@@ -195,6 +206,7 @@ pub async fn put(
                 sample: body.sample,
                 thin_fields: body.thin_fields,
                 personal_data_fields: body.personal_data_fields,
+                audience: body.audience,
                 now: state.clock.now(),
             },
         )

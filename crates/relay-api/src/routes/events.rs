@@ -48,7 +48,9 @@ pub struct PublishEvent {
     /// The payload; it must satisfy the event type's current schema. Kept byte for byte.
     #[schema(value_type = Object)]
     pub data: Box<RawValue>,
-    /// Deliver only to this consumer's endpoints.
+    /// Deliver only to this consumer's endpoints. Without it, the event
+    /// reaches your own consumer's (kind `tenant`) endpoints, and your
+    /// customers' only when its type's `audience` is `all_consumers`.
     pub consumer_id: Option<String>,
     pub ordering_key: Option<String>,
     /// Give up delivering after this many seconds (message state `expired`).

@@ -90,13 +90,23 @@ impl PortalAuth {
 
     /// A message of one of the consumer's endpoints, else "not found".
     async fn message(&self, state: &AppState, id: &str) -> Result<Message, ApiError> {
+        self.message_of(state, id).await.map(|(m, _)| m)
+    }
+
+    /// A message of one of the consumer's endpoints, with the endpoint,
+    /// else "not found".
+    async fn message_of(
+        &self,
+        state: &AppState,
+        id: &str,
+    ) -> Result<(Message, relay_core::model::Endpoint), ApiError> {
         let m = state
             .store
             .get_message(&self.token.scope(), id)
             .await?
             .ok_or_else(|| ApiError::not_found("message"))?;
         match self.endpoint(state, &m.endpoint_id).await {
-            Ok(_) => Ok(m),
+            Ok(e) => Ok((m, e)),
             Err(_) => Err(ApiError::not_found("message")),
         }
     }

@@ -295,13 +295,15 @@ impl Harness {
         (id, key)
     }
 
-    /// Creates (or updates) an event type with `schema`.
+    /// Creates (or updates) an event type with `schema`, for all consumers:
+    /// the tests publish events for no consumer and expect every subscriber
+    /// to get them (who gets what otherwise: `tests/consumers.rs`).
     pub async fn event_type(&self, key: &str, name: &str, schema: Value) -> Value {
         let r = self
             .put(
                 &format!("/v1/event-types/{name}"),
                 key,
-                json!({ "description": "test type", "schema": schema }),
+                json!({ "description": "test type", "schema": schema, "audience": "all_consumers" }),
             )
             .await;
         assert!(

@@ -141,6 +141,7 @@ fn outcome_details_do_not_change_the_state() {
         DeadLetterReason::InvalidDestination,
         DeadLetterReason::PayloadTooLarge,
         DeadLetterReason::RejectedByDestination,
+        DeadLetterReason::NotAddressed,
     ] {
         assert_eq!(
             transition(MessageState::Held, &MessageEvent::DeadLetter(reason)),

@@ -248,7 +248,9 @@ impl Env {
                     type_version: 1,
                     subject: Some("order/1042".into()),
                     data: RawValue::from_string(data.into()).unwrap(),
-                    consumer_id: None,
+                    // An order of this consumer's (an event for no one
+                    // reaches the tenant's own consumer only).
+                    consumer_id: Some(self.consumer.id.clone()),
                     ordering_key: None,
                     traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".into(),
                     expires_at,

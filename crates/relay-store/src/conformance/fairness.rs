@@ -296,7 +296,7 @@ pub async fn operational_events_reach_subscribers_without_cascading(s: &dyn Stor
     use relay_core::operational::{ATTEMPT_EXHAUSTED, ENDPOINT_DISABLED, ENDPOINT_RECOVERED};
     let t = tenant(s, "a").await;
     let live = scope(&t, Environment::Live);
-    let c = consumer(s, &live, "c").await;
+    let c = customer(s, &live, "c").await;
     let own = tenant_side::tenant_consumer(s, &live).await;
     let failing = endpoint(s, &live, &c.id, &["order.shipped"]).await;
     let ops = endpoint(
@@ -316,9 +316,16 @@ pub async fn operational_events_reach_subscribers_without_cascading(s: &dyn Stor
         &[ATTEMPT_EXHAUSTED, ENDPOINT_DISABLED, ENDPOINT_RECOVERED],
     )
     .await;
-    s.publish(&live, new_event("evt_1", "order.shipped", None))
-        .await
-        .unwrap();
+    // An order of the customer's.
+    s.publish(
+        &live,
+        NewEvent {
+            consumer_id: Some(c.id.clone()),
+            ..new_event("evt_1", "order.shipped", None)
+        },
+    )
+    .await
+    .unwrap();
     // Exhaust the failing endpoint's message.
     let claimed = s
         .claim_due("w", T0, T0.plus_seconds(30), 10, &[])

@@ -37,6 +37,7 @@ fn put(name: &str, schema: serde_json::Value) -> PutEventType {
         sample: None,
         thin_fields: vec![],
         personal_data_fields: vec![],
+        audience: Default::default(),
         now: T0,
     }
 }

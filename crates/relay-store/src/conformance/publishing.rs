@@ -6,6 +6,23 @@ use super::*;
 pub async fn publish_fans_out_to_matching_endpoints_only(s: &dyn Store) {
     let t = tenant(s, "a").await;
     let live = scope(&t, Environment::Live);
+    // Meant for every consumer (who gets what: `audience.rs`): this case
+    // is about subscriptions, scopes and `consumer_id`.
+    s.put_event_type(
+        &live,
+        &PutEventType {
+            name: "order.shipped".into(),
+            description: String::new(),
+            schema: json!({"type": "object"}),
+            sample: None,
+            thin_fields: Vec::new(),
+            personal_data_fields: Vec::new(),
+            audience: relay_core::audience::Audience::AllConsumers,
+            now: T0,
+        },
+    )
+    .await
+    .unwrap();
     let c = consumer(s, &live, "c").await;
     let other_c = consumer(s, &live, "other").await;
     let exact = endpoint(s, &live, &c.id, &["order.shipped"]).await;

@@ -110,11 +110,13 @@ pub async fn event_types_version_on_schema_change(s: &dyn Store) {
         sample: Some(json!({"order_id": 1})),
         thin_fields: vec![],
         personal_data_fields: vec![],
+        audience: relay_core::audience::Audience::Addressed,
         now: T0,
     };
     let (et, outcome) = s.put_event_type(&live, &put).await.unwrap();
     assert_eq!(outcome, PutEventTypeOutcome::Created);
     assert_eq!(et.current_version, 1);
+    assert_eq!(et.audience, relay_core::audience::Audience::Addressed);
     put.description = "changed".into();
     put.personal_data_fields = vec!["/email".into()];
     let (et, outcome) = s.put_event_type(&live, &put).await.unwrap();
@@ -139,9 +141,12 @@ pub async fn event_types_version_on_schema_change(s: &dyn Store) {
     assert_eq!(et.versions[2].thin_fields, vec!["/order_id".to_string()]);
     assert!(et.versions[1].thin_fields.is_empty());
     assert_eq!(et.versions[2].schema, et.versions[1].schema);
+    // The audience is the type's, not a version's: set in place.
+    put.audience = relay_core::audience::Audience::AllConsumers;
     let (et, outcome) = s.put_event_type(&live, &put).await.unwrap();
     assert_eq!(outcome, PutEventTypeOutcome::Updated);
     assert_eq!(et.current_version, 3);
+    assert_eq!(et.audience, relay_core::audience::Audience::AllConsumers);
     // Environments are separate catalogs.
     let test = scope(&t, Environment::Test);
     assert_eq!(
@@ -166,7 +171,7 @@ pub async fn event_types_version_on_schema_change(s: &dyn Store) {
 pub async fn consumers_are_unique_per_tenant_and_environment(s: &dyn Store) {
     let t = tenant(s, "a").await;
     let live = scope(&t, Environment::Live);
-    let c = consumer(s, &live, "merchant-1").await;
+    let c = customer(s, &live, "merchant-1").await;
     let dup = Consumer {
         id: new_id(IdKind::Consumer, T0),
         ..c.clone()

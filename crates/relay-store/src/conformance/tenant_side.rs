@@ -31,7 +31,7 @@ pub(crate) async fn tenant_consumer(s: &dyn Store, sc: &Scope) -> Consumer {
 pub async fn a_tenant_has_at_most_one_tenant_consumer_per_environment(s: &dyn Store) {
     let t = tenant(s, "a").await;
     let live = scope(&t, Environment::Live);
-    let customer = consumer(s, &live, "merchant-1").await;
+    let customer = super::customer(s, &live, "merchant-1").await;
     let own = tenant_consumer(s, &live).await;
     assert_eq!(
         s.get_consumer(&live, &own.id).await.unwrap().unwrap().kind,

@@ -16,6 +16,7 @@ pub async fn endpoint_versions_are_kept_and_messages_record_theirs(s: &dyn Store
             sample: None,
             thin_fields: vec!["/order_id".into()],
             personal_data_fields: vec!["/note".into()],
+            audience: relay_core::audience::Audience::Addressed,
             now: T0,
         },
     )

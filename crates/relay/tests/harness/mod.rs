@@ -613,7 +613,12 @@ pub fn tenant(base: &str, name: &str) -> Tenant {
         .try_call(
             "PUT",
             &format!("/v1/event-types/{EVENT_TYPE}"),
-            Some(&json!({ "description": "e2e", "schema": { "type": "object" } })),
+            // For all consumers: the tests publish for no consumer and
+            // expect every subscriber to get it (`relay_core::audience`).
+            Some(
+                &json!({ "description": "e2e", "schema": { "type": "object" },
+                          "audience": "all_consumers" }),
+            ),
         )
         .expect("PUT event type");
     assert!(status == 200 || status == 201, "{status} {body}");

@@ -7,6 +7,7 @@ use axum::Json;
 use axum::extract::{Path, State};
 use relay_core::model::{Attempt, Message, MessageState, Page};
 use relay_core::time::Timestamp;
+use relay_engine::shapes::ShapeError;
 use relay_store::MessageFilter;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -77,7 +78,10 @@ pub struct PortalEvent {
     pub event_type: String,
     pub subject: Option<String>,
     pub time: Timestamp,
-    /// The payload exactly as published.
+    /// The payload as this endpoint receives it: the event's data shaped by
+    /// the message's endpoint version (thin fields, its snapshot allow
+    /// list, personal data removed unless it allows personal data), the
+    /// very `data` its deliveries carry. Never more than that.
     #[schema(value_type = Object)]
     pub data: Box<serde_json::value::RawValue>,
 }
@@ -86,7 +90,8 @@ pub struct PortalEvent {
 pub struct PortalMessage {
     #[serde(flatten)]
     pub message: Message,
-    /// `null` once retention removed the event.
+    /// `null` once retention removed the event, or when it is not (or no
+    /// longer) meant for this consumer (its message is then never sent).
     pub event: Option<PortalEvent>,
 }
 
@@ -99,19 +104,44 @@ pub async fn get_message(
     auth: PortalAuth,
     Path(id): Path<String>,
 ) -> Result<Json<PortalMessage>, ApiError> {
-    let message = auth.message(&state, &id).await?;
-    let event = state
-        .store
-        .get_event(&auth.token.scope(), &message.event_id)
-        .await?
-        .map(|e| PortalEvent {
-            id: e.id,
-            event_type: e.event_type,
-            subject: e.subject,
-            time: e.time,
-            data: e.data,
-        });
-    Ok(Json(PortalMessage { message, event }))
+    let (message, endpoint) = auth.message_of(&state, &id).await?;
+    let scope = auth.token.scope();
+    let Some(event) = state.store.get_event(&scope, &message.event_id).await? else {
+        return Ok(Json(PortalMessage {
+            message,
+            event: None,
+        }));
+    };
+    // Shaped as the message's attempts shape it, by the same code
+    // (`relay_engine::shapes`): what was signed and sent, nothing more.
+    let shaped = match state
+        .engine
+        .payload_of(&scope.tenant_id, &message, &endpoint, &event)
+        .await
+    {
+        Ok(payload) => payload.and_then(|p| p.data),
+        Err(ShapeError::NotAddressed | ShapeError::Invalid(_)) => {
+            return Ok(Json(PortalMessage {
+                message,
+                event: None,
+            }));
+        }
+        Err(ShapeError::Unavailable(e)) => {
+            tracing::error!(error = %e, "the payload's shape cannot be read");
+            return Err(ApiError::internal());
+        }
+    };
+    let event = PortalEvent {
+        data: shaped.unwrap_or(event.data),
+        id: event.id,
+        event_type: event.event_type,
+        subject: event.subject,
+        time: event.time,
+    };
+    Ok(Json(PortalMessage {
+        message,
+        event: Some(event),
+    }))
 }
 
 #[utoipa::path(operation_id = "portal_messages_attempts", get, path = "/v1/portal/messages/{id}/attempts", tag = "portal",

@@ -187,7 +187,10 @@ pub async fn test(
         .get_endpoint(&auth.scope, &id)
         .await?
         .ok_or_else(|| ApiError::not_found("endpoint"))?;
-    let subscribed = |t: &str| endpoint.event_types.iter().any(|s| s == "*" || s == t);
+    // The rule publish applies (`relay_core::audience`): `*` takes every
+    // type but Relay's own. The test event is addressed to the endpoint's
+    // consumer.
+    let subscribed = |t: &str| relay_core::audience::subscribes(&endpoint.event_types, t);
     let event_type = match body.event_type {
         Some(t) if !subscribed(&t) => {
             return Err(ApiError::invalid(
