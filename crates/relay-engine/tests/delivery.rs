@@ -1106,7 +1106,12 @@ async fn a_broker_password_is_never_sent_without_tls() {
     let m = e.only_message().await;
     assert_eq!(m.state, MessageState::Scheduled, "retried, not lost");
     assert_eq!(m.last_error_code.as_deref(), Some("secret_unresolved"));
-    let a = &e.store().list_attempts(&e.scope, &m.id).await.unwrap()[0];
+    let a = &e
+        .store()
+        .list_attempts(&e.scope, &m.id, &relay_store::PageRequest::first(250))
+        .await
+        .unwrap()
+        .data[0];
     let record = serde_json::to_string(a).unwrap();
     assert!(record.contains("without TLS"), "{record}");
     assert!(
