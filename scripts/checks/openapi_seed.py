@@ -59,8 +59,14 @@ def main():
             "event_types": ["order.created"],
         },
     )
+    # Addressed to the consumer: an event without consumer_id reaches a
+    # customer only when its type is for all consumers (docs/security.md).
     published = call(
-        url, key, "POST", "/v1/events", {"type": "order.created", "data": {"order_id": "o-2"}}
+        url,
+        key,
+        "POST",
+        "/v1/events",
+        {"type": "order.created", "consumer_id": consumer["id"], "data": {"order_id": "o-2"}},
     )
     event = call(url, key, "GET", f"/v1/events/{published['id']}")
     message = event["messages"][0]["id"]
