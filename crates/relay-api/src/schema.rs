@@ -50,6 +50,11 @@ pub struct Compiled {
 #[derive(Default)]
 pub struct SchemaCache {
     validators: RwLock<HashMap<Key, Arc<Compiled>>>,
+    /// One compile at a time per schema: a burst of publishes that all
+    /// miss the cache (after a start) waits for the first compile instead
+    /// of queueing one each on the CPU pool, where they would take the
+    /// tenant's share and be answered `429 busy`.
+    compiling: std::sync::Mutex<HashMap<Key, Arc<tokio::sync::Mutex<()>>>>,
 }
 
 /// The longest string `format: "regex"` takes for a regular expression:
@@ -220,16 +225,29 @@ impl SchemaCache {
             name.to_string(),
             version,
         );
-        if let Some(v) = self
-            .validators
-            .read()
-            .ok()
-            .and_then(|m| m.get(&key).cloned())
-        {
+        let cached = |key: &Key| {
+            self.validators
+                .read()
+                .ok()
+                .and_then(|m| m.get(key).cloned())
+        };
+        if let Some(v) = cached(&key) {
+            return Ok(v);
+        }
+        let gate = match self.compiling.lock() {
+            Ok(mut m) => m.entry(key.clone()).or_default().clone(),
+            Err(_) => Arc::default(),
+        };
+        let _turn = gate.lock().await;
+        if let Some(v) = cached(&key) {
             return Ok(v);
         }
         let schema = schema.clone();
-        let v = Arc::new(pool.run(tenant_id, move || admit(&schema)).await??);
+        let compiled = pool.run(tenant_id, move || admit(&schema)).await;
+        if let Ok(mut m) = self.compiling.lock() {
+            m.remove(&key);
+        }
+        let v = Arc::new(compiled??);
         if let Ok(mut map) = self.validators.write() {
             if map.len() >= MAX_CACHED {
                 map.clear();
