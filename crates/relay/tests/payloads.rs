@@ -488,7 +488,10 @@ fn every_delivered_payload_satisfies_the_schema_its_dataschema_names() {
         api.expect(
             "POST",
             "/v1/events",
-            Some(&json!({ "id": format!("ev_{name}"), "type": name, "data": data })),
+            Some(&json!({
+                "id": format!("ev_{name}"), "type": name, "data": data,
+                "consumer_id": t.consumer_id,
+            })),
             202,
         );
     }
