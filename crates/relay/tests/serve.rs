@@ -438,7 +438,9 @@ fn secrets_never_reach_the_logs_the_attempts_or_the_metrics() {
         "POST",
         &format!("{}/v1/events", relay.url),
         &key,
-        Some(r#"{"type":"order.shipped","data":{"n":1}}"#),
+        Some(&format!(
+            r#"{{"type":"order.shipped","consumer_id":"{consumer}","data":{{"n":1}}}}"#
+        )),
     );
     assert_eq!(status, 202);
     // The delivery arrives (the receiver prints it).
