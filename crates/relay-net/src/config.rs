@@ -50,8 +50,10 @@ pub fn is_loopback_host(host: &str) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
-/// A boolean written as one (TOML) or as text (environment variables).
-fn boolean<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+/// A boolean written as one (TOML) or as text (environment variables:
+/// `true`, `false`, `1`, `0`). Relay's own configuration reads its
+/// booleans with it too.
+pub fn boolean<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
     #[derive(Deserialize)]
     #[serde(untagged)]
     enum Raw {

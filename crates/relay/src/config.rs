@@ -267,7 +267,7 @@ pub fn check_token_strength(key: &str, token: &str) -> anyhow::Result<()> {
 pub struct Inbound {
     /// Whether this node writes verified receipts to the ledger; a node
     /// that only receives leaves them to the others.
-    #[serde(deserialize_with = "boolean")]
+    #[serde(deserialize_with = "relay_net::config::boolean")]
     pub processing: bool,
 }
 
@@ -417,24 +417,6 @@ fn strings<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
             .map(str::to_owned)
             .collect(),
     })
-}
-
-/// A boolean written as one (TOML) or as text (environment variables).
-fn boolean<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Raw {
-        Bool(bool),
-        Text(String),
-    }
-    match Raw::deserialize(d)? {
-        Raw::Bool(b) => Ok(b),
-        Raw::Text(s) => match s.trim() {
-            "true" | "1" => Ok(true),
-            "false" | "0" => Ok(false),
-            _ => Err(de::Error::custom(format!("{s:?} is not true or false"))),
-        },
-    }
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
