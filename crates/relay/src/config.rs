@@ -23,6 +23,9 @@ use serde::de::{self, Deserializer};
 
 mod layers;
 mod render;
+mod store;
+
+pub use store::Store;
 
 /// A secret value: prints as `<redacted>` in `Debug`, never in full.
 #[derive(Clone, Deserialize, PartialEq, Eq)]
@@ -72,6 +75,8 @@ pub struct Config {
     pub secrets: Secrets,
     pub server: Server,
     pub metrics: Metrics,
+    /// `[store]`: PostgreSQL's pool and timeouts.
+    pub store: Store,
     /// The configuration file this was read from, if any (never readable
     /// through a secret reference).
     #[serde(skip)]
@@ -99,6 +104,7 @@ impl Default for Config {
             secrets: Secrets::default(),
             server: Server::default(),
             metrics: Metrics::default(),
+            store: Store::default(),
             config_file: None,
         }
     }
@@ -625,6 +631,7 @@ impl Config {
         }
         self.server.validate()?;
         self.metrics.validate(&self.listen)?;
+        self.store.validate()?;
         self.outbound.validate()?;
         self.retry
             .bounds()

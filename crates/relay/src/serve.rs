@@ -53,7 +53,7 @@ async fn open_store(config: &Config) -> anyhow::Result<Arc<dyn Store>> {
             )
         })?;
     }
-    relay_store::open(&config.database_url())
+    relay_store::open_with(&config.database_url(), &config.store.settings())
         .await
         .context("cannot open the database")
 }

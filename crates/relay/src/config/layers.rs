@@ -93,6 +93,7 @@ pub(super) const KEYS: &[(&str, &[&str])] = &[
             "secrets",
             "server",
             "metrics",
+            "store",
         ],
     ),
     (
@@ -150,6 +151,14 @@ pub(super) const KEYS: &[(&str, &[&str])] = &[
         ],
     ),
     ("metrics", &["listen", "token"]),
+    (
+        "store",
+        &[
+            "pool_size",
+            "connect_timeout_seconds",
+            "statement_timeout_seconds",
+        ],
+    ),
     ("secrets", &["grants", "refresh_seconds"]),
 ];
 

@@ -202,6 +202,7 @@ impl Config {
         );
         metrics.insert("token".into(), redacted(&self.metrics.token));
         t.insert("metrics".into(), metrics.into());
+        t.insert("store".into(), self.store.render());
         toml::to_string(&t).unwrap_or_default()
     }
 }
