@@ -592,3 +592,19 @@ fn store_settings_load_check_and_print() {
     let e = Config::load_from(&Flags::default(), &env(&[("RELAY_STORE__POOL", "4")])).unwrap_err();
     assert!(e.to_string().contains("store.pool"), "{e}");
 }
+
+#[test]
+fn a_tls_database_url_prints_its_files_but_hides_the_key_and_password() {
+    let url = "postgres://relay:PWSECRET@db.internal/relay?sslmode=verify-full\
+               &sslrootcert=/etc/relay/ca.pem&sslcert=/etc/relay/c.crt&sslkey=/etc/relay/c.key";
+    let c = Config::load_from(&Flags::default(), &env(&[("RELAY_DATABASE_URL", url)])).unwrap();
+    let printed = c.render_redacted();
+    assert!(
+        printed.contains(
+            "postgres://relay:<redacted>@db.internal/relay?sslmode=verify-full\
+             &sslrootcert=/etc/relay/ca.pem&sslcert=/etc/relay/c.crt&sslkey=<redacted>"
+        ),
+        "{printed}"
+    );
+    assert!(!printed.contains("PWSECRET") && !printed.contains("c.key"));
+}
