@@ -265,7 +265,13 @@ impl Drop for PgServer {
 
 /// The directory of the PostgreSQL server's programs, if installed.
 fn binaries() -> Option<PathBuf> {
-    let on_path = std::env::var_os("PATH").and_then(|paths| {
+    binaries_in(std::env::var_os("PATH"), Path::new("/usr/lib/postgresql"))
+}
+
+/// Where `initdb`, `pg_ctl` and `postgres` are: beside the `initdb` found
+/// on `path` (links followed), else in the newest `<installed>/<version>/bin`.
+fn binaries_in(path: Option<std::ffi::OsString>, installed: &Path) -> Option<PathBuf> {
+    let on_path = path.and_then(|paths| {
         std::env::split_paths(&paths)
             .map(|p| p.join("initdb"))
             .find(|p| p.is_file())
@@ -280,7 +286,7 @@ fn binaries() -> Option<PathBuf> {
     if let Some(dir) = on_path.filter(has_all) {
         return Some(dir);
     }
-    let mut installed: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+    let mut installed: Vec<(u32, PathBuf)> = std::fs::read_dir(installed)
         .ok()?
         .flatten()
         .filter_map(|e| {
@@ -306,4 +312,34 @@ fn free_port() -> u16 {
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
         .expect("a free port")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fake_install(dir: &Path) {
+        std::fs::create_dir_all(dir).unwrap();
+        for b in ["initdb", "pg_ctl", "postgres"] {
+            std::fs::write(dir.join(b), "").unwrap();
+        }
+    }
+
+    #[test]
+    fn the_binaries_are_found_on_the_path_else_in_the_newest_install() {
+        let root = tempfile::tempdir().unwrap();
+        let lib = root.path().join("lib");
+        assert_eq!(binaries_in(None, &lib), None, "nothing installed: a skip");
+        fake_install(&lib.join("13/bin"));
+        fake_install(&lib.join("15/bin"));
+        std::fs::create_dir_all(lib.join("16/bin")).unwrap(); // incomplete
+        assert_eq!(binaries_in(None, &lib), Some(lib.join("15/bin")));
+        let own = root.path().join("own");
+        fake_install(&own);
+        let path = std::env::join_paths([root.path().join("empty"), own.clone()]).unwrap();
+        assert_eq!(
+            binaries_in(Some(path), &lib).map(|d| std::fs::canonicalize(d).unwrap()),
+            Some(std::fs::canonicalize(&own).unwrap())
+        );
+    }
 }
