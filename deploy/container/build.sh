@@ -86,7 +86,9 @@ GROUP
 for f in "${copied[@]}"; do
     pkg="$(dpkg -S "$f" 2>/dev/null || dpkg -S "$(readlink -f "$f")" 2>/dev/null || true)"
     pkg="${pkg%%:*}"
-    if [ -n "$pkg" ]; then
+    if [ "$f" = "$CA" ]; then
+        echo "$f ca-certificates $(dpkg-query -W -f '${Version}' ca-certificates 2>/dev/null || true) (update-ca-certificates)"
+    elif [ -n "$pkg" ]; then
         version="$(dpkg-query -W -f '${Version}' "$pkg" 2>/dev/null || true)"
         echo "$f $pkg $version"
     else

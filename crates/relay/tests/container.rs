@@ -247,6 +247,21 @@ fn the_image_runs_relay_as_a_non_root_user_and_delivers_outside() {
         String::from_utf8_lossy(&check.stderr)
     );
     assert!(data.join("relay.db").exists(), "the database is in /data");
+    // Every file of the image but relay's own comes from a Debian package.
+    let packages = work.path().join("packages");
+    podman.ok(&[
+        "cp",
+        &format!("{name}:/usr/share/doc/relay-image/packages"),
+        &packages.display().to_string(),
+    ]);
+    let packages = std::fs::read_to_string(&packages).unwrap();
+    for package in [" libc6 ", " ca-certificates "] {
+        assert!(packages.contains(package), "{packages}");
+    }
+    assert!(
+        !packages.contains("not from a Debian package"),
+        "{packages}"
+    );
 
     // SIGTERM (podman stop): a clean exit, well before podman's kill.
     let stop = Instant::now();
