@@ -159,11 +159,7 @@ impl AppState {
             shutting_down: std::sync::atomic::AtomicBool::new(false),
         })
     }
-}
 
-pub use routes::router;
-
-impl AppState {
     /// Shutdown is asked for: readiness fails from now on (see
     /// [`AppState::shutting_down`]).
     pub fn begin_shutdown(&self) {
@@ -176,6 +172,8 @@ impl AppState {
             .load(std::sync::atomic::Ordering::Relaxed)
     }
 }
+
+pub use routes::router;
 
 /// Serves the API on `listener` until `shutdown` completes, with the
 /// timeouts, connection cap and drain time of `state.settings.server`.

@@ -307,6 +307,34 @@ fn sigterm_with_a_delay_fails_readiness_at_once_and_still_takes_publishes() {
     relay.assert_no_panic();
 }
 
+/// A second SIGTERM during the delay ends it at once (an operator who
+/// wants the process gone now).
+#[test]
+fn a_second_sigterm_ends_the_delay_at_once() {
+    const DELAY: Duration = Duration::from_secs(60);
+    let sink = Sink::start(Behavior::ok());
+    let dir = tempfile::tempdir().unwrap();
+    let settings = Settings::new(dir.path(), &sink).env(
+        "RELAY_SERVER__SHUTDOWN_DELAY_SECONDS",
+        &DELAY.as_secs().to_string(),
+    );
+    let mut relay = start(&settings);
+    let term = Instant::now();
+    relay.sigterm();
+    harness::eventually(
+        "/readyz to answer 503",
+        term + Duration::from_secs(10),
+        || {
+            let (status, _) =
+                harness::http("GET", &format!("{}/readyz", relay.url), None, None).ok()?;
+            (status == 503).then_some(())
+        },
+    );
+    let (_, took) = sigterm_and_wait(&mut relay, Duration::from_secs(20));
+    assert!(took < Duration::from_secs(15), "exited after {took:?}");
+    relay.assert_no_panic();
+}
+
 /// `relay healthcheck [--ready] --listen <listen>`: (exit code, stdout and stderr).
 fn healthcheck(listen: &str, ready: bool) -> (i32, String) {
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_relay"));
