@@ -148,6 +148,7 @@ pub(super) const KEYS: &[(&str, &[&str])] = &[
             "idle_timeout_seconds",
             "max_connections",
             "shutdown_drain_seconds",
+            "shutdown_delay_seconds",
         ],
     ),
     ("metrics", &["listen", "token"]),

@@ -608,3 +608,29 @@ fn a_tls_database_url_prints_its_files_but_hides_the_key_and_password() {
     );
     assert!(!printed.contains("PWSECRET") && !printed.contains("c.key"));
 }
+
+#[test]
+fn the_shutdown_delay_is_off_by_default_and_bounded() {
+    let defaults = Config::load_from(&Flags::default(), &[]).unwrap();
+    assert!(defaults.server.shutdown_delay().is_zero());
+    let c = Config::load_from(
+        &Flags::default(),
+        &env(&[("RELAY_SERVER__SHUTDOWN_DELAY_SECONDS", "10")]),
+    )
+    .unwrap();
+    assert_eq!(c.server.shutdown_delay().as_secs(), 10);
+    assert!(
+        c.render_redacted().contains("shutdown_delay_seconds = 10"),
+        "{}",
+        c.render_redacted()
+    );
+    let err = Config::load_from(
+        &Flags::default(),
+        &env(&[("RELAY_SERVER__SHUTDOWN_DELAY_SECONDS", "3601")]),
+    )
+    .unwrap_err();
+    assert!(
+        format!("{err:#}").contains("server.shutdown_delay_seconds"),
+        "{err:#}"
+    );
+}
