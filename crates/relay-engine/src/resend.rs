@@ -219,29 +219,54 @@ impl Dispatcher {
 
     /// One manual attempt at a message this process has leased, in the lane
     /// slot `slot` holds (given back when it ends).
+    ///
+    /// The attempt and its completion run in a task of their own: the
+    /// caller that stops waiting (an HTTP client that disconnects, whose
+    /// request's future is dropped) does not cut the attempt short, so it
+    /// ends, its attempt record is written and its lease given back, as if
+    /// the caller had waited.
     pub(crate) async fn attempt_leased(
         &self,
         claimed: &relay_store::Claimed,
-        mut slot: ManualSlot,
+        slot: ManualSlot,
     ) -> Result<ManualOutcome, ManualError> {
-        let a = &self.attempter;
-        let Some(completion) = a.attempt(claimed, AttemptTrigger::Manual).await else {
-            // The lease lapses on its own; nothing changed.
-            return Ok(ManualOutcome {
-                attempt: None,
-                applied: false,
-            });
-        };
-        slot.signal = completer::breaker_signal(Some(&completion));
-        drop(slot);
-        let applied = a
-            .store
-            .complete(std::slice::from_ref(&completion))
-            .await
-            .map_err(ManualError::Store)?;
-        Ok(ManualOutcome {
-            attempt: completion.attempt,
-            applied: applied.applied.first().copied().unwrap_or(false),
-        })
+        let attempter = self.attempter.clone();
+        let claimed = claimed.clone();
+        let task = tokio::spawn(async move { manual_attempt(&attempter, &claimed, slot).await });
+        match task.await {
+            Ok(outcome) => outcome,
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            // The runtime is shutting down: the lease lapses on its own.
+            Err(_) => Err(ManualError::Store(relay_store::StoreError::Unavailable(
+                "the runtime stopped during a manual attempt",
+            ))),
+        }
     }
+}
+
+/// One manual attempt at `claimed`, leased by this process, and its
+/// completion (see [`Dispatcher::attempt_leased`]).
+async fn manual_attempt(
+    a: &Attempter,
+    claimed: &relay_store::Claimed,
+    mut slot: ManualSlot,
+) -> Result<ManualOutcome, ManualError> {
+    let Some(completion) = a.attempt(claimed, AttemptTrigger::Manual).await else {
+        // The lease lapses on its own; nothing changed.
+        return Ok(ManualOutcome {
+            attempt: None,
+            applied: false,
+        });
+    };
+    slot.signal = completer::breaker_signal(Some(&completion));
+    drop(slot);
+    let applied = a
+        .store
+        .complete(std::slice::from_ref(&completion))
+        .await
+        .map_err(ManualError::Store)?;
+    Ok(ManualOutcome {
+        attempt: completion.attempt,
+        applied: applied.applied.first().copied().unwrap_or(false),
+    })
 }
