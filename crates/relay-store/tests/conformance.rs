@@ -90,6 +90,7 @@ conformance!(
     at_most_one_attempt_runs_under_a_resend_of_a_held_message,
     at_most_one_attempt_runs_under_a_test_send,
     a_cancelled_attempts_lease_lapses_and_frees_the_message,
+    racing_paths_give_each_message_to_one_attempt,
     replay_delivers_retained_events_to_an_endpoint_once,
     purge_removes_old_events_with_their_messages_in_batches,
     waiting_messages_expire_when_their_ttl_passes,

@@ -386,3 +386,157 @@ pub async fn a_cancelled_attempts_lease_lapses_and_frees_the_message(s: &dyn Sto
         .expect("free once the cancelled attempt's lease lapsed");
     assert_eq!(resend.message.state, MessageState::Cancelled);
 }
+
+/// What one racer got: the ids of the messages it may attempt.
+type Got<'a> = std::pin::Pin<Box<dyn std::future::Future<Output = Vec<String>> + Send + 'a>>;
+
+/// A manual lease of `id` as a racer.
+fn manual_racer<'a>(s: &'a dyn Store, sc: &'a Scope, id: &'a str, owner: String) -> Got<'a> {
+    Box::pin(async move {
+        s.lease_for_manual_attempt(sc, id, &owner, T0.plus_seconds(2), T0.plus_seconds(32))
+            .await
+            .unwrap()
+            .map(|m| vec![m.message.id])
+            .unwrap_or_default()
+    })
+}
+
+/// Paths racing at once (on PostgreSQL on separate connections) still give
+/// each message to one attempt: claims and manual leases of the same due
+/// messages; and manual leases of failed messages against a recover, a
+/// bulk retry and a pause and resume, after which no claim takes them.
+pub async fn racing_paths_give_each_message_to_one_attempt(s: &dyn Store) {
+    const N: usize = 24;
+    let (sc, endpoints) = delivery_fixture(s, 1).await;
+    let e = &endpoints[0];
+    for i in 1..N {
+        s.publish(&sc, new_event(&format!("evt_{i}"), "order.shipped", None))
+            .await
+            .unwrap();
+    }
+    let ids: Vec<String> = s
+        .list_messages(&sc, &MessageFilter::default(), &page(100))
+        .await
+        .unwrap()
+        .data
+        .into_iter()
+        .map(|m| m.id)
+        .collect();
+    assert_eq!(ids.len(), N);
+    let given = |got: Vec<Vec<String>>| {
+        let mut count = std::collections::HashMap::<String, usize>::new();
+        for id in got.into_iter().flatten() {
+            *count.entry(id).or_default() += 1;
+        }
+        count
+    };
+
+    // Claims and manual leases of the same due messages.
+    let mut racers: Vec<Got<'_>> = Vec::new();
+    for w in 0..3 {
+        racers.push(Box::pin(async move {
+            s.claim_due(
+                &format!("w{w}"),
+                T0.plus_seconds(2),
+                T0.plus_seconds(32),
+                N as u32,
+                &[],
+            )
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|c| c.message.id)
+            .collect()
+        }));
+    }
+    for id in &ids {
+        for k in 0..2 {
+            racers.push(manual_racer(s, &sc, id, format!("api{k}")));
+        }
+    }
+    let count = given(futures_util::future::join_all(racers).await);
+    for id in &ids {
+        assert_eq!(
+            count.get(id),
+            Some(&1),
+            "{id} given to one attempt: {count:?}"
+        );
+    }
+
+    // Every message ends exhausted; then manual leases race a recover, a
+    // bulk retry, and a pause and resume.
+    let later = T0.plus_seconds(3600);
+    // (The first race's leases have lapsed by now.)
+    s.rescue_expired_leases(later).await.unwrap();
+    // (A claim takes at most the endpoint's `max_concurrency`.)
+    let mut claimed = Vec::new();
+    while claimed.len() < N {
+        let got = s
+            .claim_due("w", later, later.plus_seconds(1), N as u32, &[])
+            .await
+            .unwrap();
+        assert!(!got.is_empty(), "every message is due");
+        claimed.extend(got);
+    }
+    let exhausted: Vec<Completion> = claimed
+        .iter()
+        .map(|c| {
+            let mut done = completion(
+                c,
+                "w",
+                Progress {
+                    state: MessageState::Exhausted,
+                    next_attempt_at: None,
+                    terminal_reason: Some("attempts_exhausted".into()),
+                    ..c.progress()
+                },
+            );
+            done.attempt = None;
+            done
+        })
+        .collect();
+    s.complete(&exhausted).await.unwrap();
+    let now = later.plus_seconds(10);
+    let sc = &sc;
+    let mut racers: Vec<Got<'_>> = Vec::new();
+    for id in &ids {
+        for k in 0..2 {
+            let owner = format!("api{k}");
+            racers.push(Box::pin(async move {
+                s.lease_for_manual_attempt(sc, id, &owner, now, now.plus_seconds(30))
+                    .await
+                    .unwrap()
+                    .map(|m| vec![m.message.id])
+                    .unwrap_or_default()
+            }));
+        }
+    }
+    racers.push(Box::pin(async move {
+        let audit = audit("endpoint.recovered", &e.id, now);
+        s.recover(sc, &e.id, T0, now, &audit).await.unwrap();
+        Vec::new()
+    }));
+    racers.push(Box::pin(async move {
+        land(s, sc, e, "", BulkRetry, now).await;
+        Vec::new()
+    }));
+    racers.push(Box::pin(async move {
+        land(s, sc, e, "", Pause, now).await;
+        land(s, sc, e, "", Resume, now).await;
+        Vec::new()
+    }));
+    let count = given(futures_util::future::join_all(racers).await);
+    for id in &ids {
+        assert_eq!(count.get(id), Some(&1), "{id} leased once: {count:?}");
+    }
+    // Whether the recover, bulk retry or resume came first or last, no
+    // claim takes a message whose manual attempt runs.
+    let claimed = s
+        .claim_due("w9", now.plus_seconds(1), now.plus_seconds(31), 100, &[])
+        .await
+        .unwrap();
+    assert!(
+        claimed.is_empty(),
+        "claimed beside a manual attempt: {claimed:?}"
+    );
+}
