@@ -424,6 +424,29 @@ async fn a_kafka_endpoint_is_checked_and_stored_as_given() {
         .await
         .expect(StatusCode::CREATED);
     let id = created["id"].as_str().unwrap().to_string();
+    // librdkafka's message.max.bytes (1,000,000) is below Relay's 1 MiB
+    // delivery limit: the answer says what happens to a larger message.
+    let capacity = |answer: &serde_json::Value| {
+        answer["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|w| w.as_str())
+            .find(|w| w.contains("payload_over_limit"))
+            .map(str::to_string)
+    };
+    let w = capacity(&created).expect("a capacity warning at create");
+    assert!(w.contains("1000000 bytes"), "{w}");
+    assert!(w.contains("message.max.bytes"), "{w}");
+    let updated = h
+        .patch(
+            &format!("/v1/endpoints/{id}"),
+            &key,
+            json!({"description": "orders"}),
+        )
+        .await
+        .expect(StatusCode::OK);
+    assert!(capacity(&updated).is_some(), "and at update: {updated}");
     let got = h
         .get(&format!("/v1/endpoints/{id}"), &key)
         .await

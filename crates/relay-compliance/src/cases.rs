@@ -172,18 +172,48 @@ pub async fn retryable_failure_is_a_retry<P: Peer>(h: Harness<P>) {
     );
 }
 
-/// A permanent refusal ends the message at once.
+/// A refusal no retry fixes ends the message at once, in the terminal
+/// state the reference's "Terminal states" table gives it: an HTTPS
+/// endpoint's (a non-retried 4xx) is `failed_permanent`
+/// (`rejected_by_endpoint`); every other kind's (a broker's, stream's,
+/// queue's or object store's refusal of the message) is `dead_lettered`
+/// (`rejected_by_destination`). Either way the attempt made on the wire
+/// is recorded with its code and counts.
 pub async fn permanent_failure_is_permanent<P: Peer>(h: Harness<P>) {
     h.peer.set_mode(Mode::FailPermanent).await;
     h.publish().await;
     assert_eq!(h.round().await, 1);
     let m = h.only_message().await;
-    assert_eq!(m.state, MessageState::FailedPermanent, "{m:?}");
-    assert!(m.terminal_reason.is_some());
+    let (state, reason, outcome) = refusal_ends(P::KIND);
+    assert_eq!(m.state, state, "{m:?}");
+    assert_eq!(m.terminal_reason.as_deref(), Some(reason), "{m:?}");
+    assert_eq!(m.attempts_used, 1, "{m:?}");
     let a = h.attempts(&m).await;
     assert_eq!(a.len(), 1);
-    assert_eq!(a[0].outcome, AttemptOutcome::Permanent);
-    assert!(a[0].error_code.is_some());
+    assert_eq!(a[0].outcome, outcome);
+    assert!(a[0].error_code.is_some(), "{:?}", a[0]);
+    assert_eq!(
+        m.last_error_code.as_deref(),
+        a[0].error_code.map(|c| c.to_string()).as_deref()
+    );
+}
+
+/// Where a destination's refusal of a message ends it, by kind (the
+/// reference's "Terminal states"): the message's state, its terminal
+/// reason and the attempt's outcome.
+pub fn refusal_ends(kind: &str) -> (MessageState, &'static str, AttemptOutcome) {
+    match kind {
+        "https" => (
+            MessageState::FailedPermanent,
+            "rejected_by_endpoint",
+            AttemptOutcome::Permanent,
+        ),
+        _ => (
+            MessageState::DeadLettered,
+            "rejected_by_destination",
+            AttemptOutcome::DeadLettered,
+        ),
+    }
 }
 
 /// A peer that never answers costs one attempt of at most the timeout, and

@@ -260,7 +260,19 @@ impl<P: Peer> Harness<P> {
             .await
     }
 
+    /// Publishes one `order.shipped` event whose `data` is `data` (JSON);
+    /// returns its id.
+    pub async fn publish_data(&self, data: &str) -> String {
+        self.publish_with("evt_compliance", "order.shipped", data)
+            .await
+    }
+
     async fn publish_as(&self, prefix: &str, event_type: &str) -> String {
+        self.publish_with(prefix, event_type, r#"{"order_id":"1042","carrier":"DHL"}"#)
+            .await
+    }
+
+    async fn publish_with(&self, prefix: &str, event_type: &str, data: &str) -> String {
         let n = {
             let mut p = self.published.lock().unwrap();
             *p += 1;
@@ -277,8 +289,7 @@ impl<P: Peer> Harness<P> {
                     event_type: event_type.into(),
                     type_version: 1,
                     subject: Some("order/1042".into()),
-                    data: RawValue::from_string(r#"{"order_id":"1042","carrier":"DHL"}"#.into())
-                        .unwrap(),
+                    data: RawValue::from_string(data.into()).unwrap(),
                     consumer_id: None,
                     ordering_key: None,
                     traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".into(),

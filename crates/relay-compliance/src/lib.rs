@@ -12,7 +12,9 @@
 //! The cases ([`cases`]): delivered once, the signature verifies (with the
 //! standalone verifier SDK, `relay-verify`), the envelope is valid
 //! CloudEvents (the 1.0.2 JSON Schema kept in `testdata/`), a retryable
-//! failure is classified as a retry, a permanent one as permanent, a timeout,
+//! failure is classified as a retry, a refusal no retry fixes ends the
+//! message in the reference's terminal state for its kind
+//! ([`cases::refusal_ends`]), a timeout,
 //! the destination down then up, the attempt record is complete, no
 //! secret reaches the logs or the attempt records, and a destination
 //! stopped in the middle of a burst loses nothing. A kind with a binary

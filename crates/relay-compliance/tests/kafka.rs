@@ -165,3 +165,43 @@ impl Peer for KafkaPeer {
 }
 
 compliance_suite!(KafkaPeer; binary);
+
+/// A record librdkafka would refuse for its size (over `message.max.bytes`,
+/// 1,000,000 bytes with its key and headers, below Relay's 1 MiB delivery
+/// limit) is known before the attempt: the message ends `dead_lettered`
+/// (`payload_over_limit`) with no attempt made or recorded, and nothing
+/// reaches the topic.
+async fn over_message_max_bytes_is_dead_lettered_unsent(postgres: bool) {
+    relay_compliance::cases::run::<KafkaPeer, _, _>(postgres, "kafka_over_limit", |h| async move {
+        let data = format!(r#"{{"blob":"{}"}}"#, "x".repeat(999_990));
+        h.publish_data(&data).await;
+        assert_eq!(h.round().await, 1);
+        let m = h.only_message().await;
+        assert_eq!(
+            m.state,
+            relay_core::model::MessageState::DeadLettered,
+            "{m:?}"
+        );
+        assert_eq!(m.terminal_reason.as_deref(), Some("payload_over_limit"));
+        assert_eq!(m.attempts_used, 0, "{m:?}");
+        assert!(h.attempts(&m).await.is_empty(), "no attempt was made");
+        assert!(h.peer.received().await.is_empty());
+        assert!(
+            h.logs
+                .text()
+                .contains("the destination cannot carry the message"),
+            "the dispatcher says why"
+        );
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn sqlite_over_message_max_bytes_is_dead_lettered_unsent() {
+    over_message_max_bytes_is_dead_lettered_unsent(false).await;
+}
+
+#[tokio::test]
+async fn postgres_over_message_max_bytes_is_dead_lettered_unsent() {
+    over_message_max_bytes_is_dead_lettered_unsent(true).await;
+}

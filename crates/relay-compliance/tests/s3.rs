@@ -34,11 +34,12 @@ use relay_core::model::{
     Destination, Environment, Event, S3Addressing, S3Batch, S3Compression, S3Destination,
     SignatureScheme,
 };
-use relay_core::outcome::{FailureCode, PermanentReason, Refusal, Verdict};
+use relay_core::outcome::{FailureCode, Refusal, Verdict};
 use relay_core::sealed::MasterKey;
 use relay_core::secret::{SecretRef, SecretValue, Secrets};
 use relay_core::signature::SigningKey;
 use relay_core::time::Timestamp;
+use relay_core::transition::DeadLetterReason;
 use relay_destinations::s3::batch;
 use relay_destinations::{Input, Shared};
 use relay_net::{Guard, HttpsClient, Limits, OutboundConfig};
@@ -289,11 +290,9 @@ async fn refusals_are_classified_and_credentials_never_recorded() {
     let (verdict, record) = write(&c, &s).await;
     assert_eq!(
         verdict,
-        Verdict::Permanent {
-            reason: PermanentReason::RejectedByDestination,
+        Verdict::Rejected {
+            reason: DeadLetterReason::RejectedByDestination,
             code: FailureCode::Refused(Refusal::UnknownTarget),
-            disable_endpoint: false,
-            health_warning: None,
         },
         "{record:?}"
     );

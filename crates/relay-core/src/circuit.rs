@@ -95,10 +95,11 @@ impl Signal {
             Outcome::Permanent { reason, .. } => match reason {
                 PermanentReason::RedirectNotFollowed
                 | PermanentReason::RejectedByEndpoint
-                | PermanentReason::RejectedByDestination
                 | PermanentReason::EndpointGone => Signal::Rejected,
                 PermanentReason::AbortedByConsumer => Signal::Neutral,
             },
+            // A broker or object store that refused the message answered.
+            Outcome::DeadLettered { .. } => Signal::Rejected,
         }
     }
 }
@@ -330,9 +331,20 @@ mod tests {
                 Signal::Rejected,
             ),
             (
-                permanent(PermanentReason::RejectedByDestination),
+                Outcome::DeadLettered {
+                    reason: crate::transition::DeadLetterReason::RejectedByDestination,
+                    error_code: FailureCode::Refused(crate::outcome::Refusal::Nack),
+                },
                 false,
                 Signal::Rejected,
+            ),
+            (
+                Outcome::DeadLettered {
+                    reason: crate::transition::DeadLetterReason::RejectedByDestination,
+                    error_code: FailureCode::Refused(crate::outcome::Refusal::Nack),
+                },
+                true,
+                Signal::Neutral,
             ),
             (
                 permanent(PermanentReason::AbortedByConsumer),

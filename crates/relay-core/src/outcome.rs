@@ -3,8 +3,9 @@
 //! Each destination kind classifies its own result (for HTTPS, the
 //! reference's response table in `relay-destinations/src/https/classify.rs`)
 //! into a [`Verdict`]: delivered, retry (with an optional earliest time the
-//! destination asked for), permanent with a reason, or dead-lettered with a
-//! reason. [`resolve`] turns a verdict into the message's [`Outcome`] by the
+//! destination asked for), permanent with a reason (HTTPS), rejected by the
+//! destination (a broker's or object store's refusal: dead-lettered, the
+//! attempt counted), or dead-lettered with a reason. [`resolve`] turns a verdict into the message's [`Outcome`] by the
 //! rules that are the same for every kind: the retry schedule, exhaustion on
 //! its last attempt, and deferrals.
 //!
@@ -237,8 +238,6 @@ pub enum PermanentReason {
     RejectedByEndpoint,
     /// `webhook-delivery: abort-message`.
     AbortedByConsumer,
-    /// A broker, stream or queue refused the message itself.
-    RejectedByDestination,
 }
 
 impl PermanentReason {
@@ -248,7 +247,6 @@ impl PermanentReason {
             PermanentReason::EndpointGone => "endpoint_gone",
             PermanentReason::RejectedByEndpoint => "rejected_by_endpoint",
             PermanentReason::AbortedByConsumer => "aborted_by_consumer",
-            PermanentReason::RejectedByDestination => "rejected_by_destination",
         }
     }
 }
@@ -309,11 +307,20 @@ pub enum Outcome {
         disable_endpoint: bool,
         health_warning: Option<HealthWarning>,
     },
+    /// The destination refused the message itself (a broker, stream,
+    /// queue or object store; never an HTTPS answer, which is
+    /// [`Outcome::Permanent`]): the reference's `dead_lettered`, "rejected
+    /// by the destination". The attempt was made on the wire, so it counts
+    /// and is recorded with its code; the message ends `dead_lettered`.
+    DeadLettered {
+        reason: DeadLetterReason,
+        error_code: FailureCode,
+    },
 }
 
 impl Outcome {
     /// The attempt record's `outcome`: `delivered`, `retry`, `deferred`,
-    /// `exhausted` or `permanent`.
+    /// `exhausted`, `permanent` or `dead_lettered`.
     pub const fn as_str(&self) -> &'static str {
         match self {
             Outcome::Delivered => "delivered",
@@ -321,6 +328,7 @@ impl Outcome {
             Outcome::Deferred { .. } => "deferred",
             Outcome::Exhausted { .. } => "exhausted",
             Outcome::Permanent { .. } => "permanent",
+            Outcome::DeadLettered { .. } => "dead_lettered",
         }
     }
 
@@ -346,7 +354,8 @@ impl Outcome {
             Outcome::Retry { error_code, .. }
             | Outcome::Deferred { error_code, .. }
             | Outcome::Exhausted { error_code }
-            | Outcome::Permanent { error_code, .. } => Some(*error_code),
+            | Outcome::Permanent { error_code, .. }
+            | Outcome::DeadLettered { error_code, .. } => Some(*error_code),
         }
     }
 }
@@ -354,7 +363,8 @@ impl Outcome {
 /// What one attempt meant for its message: `delivered`, `retry`,
 /// `deferred` (a retry the destination timed, which used no attempt),
 /// `exhausted` (a retry on the schedule's last attempt), `permanent`, or
-/// `dead_lettered` (the destination is no longer acceptable).
+/// `dead_lettered` (the destination refused the message, or is no longer
+/// acceptable).
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, utoipa::ToSchema,
 )]
@@ -402,6 +412,7 @@ impl From<&Outcome> for AttemptOutcome {
             Outcome::Deferred { .. } => AttemptOutcome::Deferred,
             Outcome::Exhausted { .. } => AttemptOutcome::Exhausted,
             Outcome::Permanent { .. } => AttemptOutcome::Permanent,
+            Outcome::DeadLettered { .. } => AttemptOutcome::DeadLettered,
         }
     }
 }
@@ -425,6 +436,14 @@ pub enum Verdict {
         /// Disable the endpoint at once (HTTPS: 410).
         disable_endpoint: bool,
         health_warning: Option<HealthWarning>,
+    },
+    /// The destination refused the message itself, on the wire (a broker,
+    /// stream, queue or object store: a refusal no retry changes). The
+    /// message ends `dead_lettered` with `reason` (the reference's
+    /// "rejected by the destination"); the attempt counts and keeps `code`.
+    Rejected {
+        reason: DeadLetterReason,
+        code: FailureCode,
     },
     /// No attempt can succeed with this destination as it is configured.
     DeadLetter(DeadLetterReason),
@@ -454,6 +473,10 @@ pub fn resolve(verdict: Verdict, ctx: &AttemptContext<'_>) -> Resolved {
             error_code: code,
             disable_endpoint,
             health_warning,
+        },
+        Verdict::Rejected { reason, code } => Outcome::DeadLettered {
+            reason,
+            error_code: code,
         },
         Verdict::DeadLetter(reason) => return Resolved::DeadLetter(reason),
     })

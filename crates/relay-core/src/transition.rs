@@ -60,8 +60,16 @@ pub enum DeadLetterReason {
     EndpointRemoved,
     InvalidDestination,
     PayloadTooLarge,
-    /// The destination refused the message itself (for queue and storage destinations).
+    /// The destination refused the message itself (a broker, stream, queue
+    /// or object store; an HTTPS endpoint's refusal is `failed_permanent`):
+    /// the attempt was made and is recorded.
     RejectedByDestination,
+    /// Over the destination kind's message size (its limits:
+    /// `relay_destinations::Capacity`), found before any attempt.
+    PayloadOverLimit,
+    /// The routing key or topic filled in for the message is longer than
+    /// the destination kind carries, found before any attempt.
+    AddressTooLong,
     /// The event is not meant for the endpoint's consumer
     /// (`crate::audience`): a message created before the rule held, or
     /// whose event type's audience was narrowed since.
@@ -75,6 +83,8 @@ impl DeadLetterReason {
             DeadLetterReason::InvalidDestination => "invalid_destination",
             DeadLetterReason::PayloadTooLarge => "payload_too_large",
             DeadLetterReason::RejectedByDestination => "rejected_by_destination",
+            DeadLetterReason::PayloadOverLimit => "payload_over_limit",
+            DeadLetterReason::AddressTooLong => "address_too_long",
             DeadLetterReason::NotAddressed => "not_addressed",
         }
     }
@@ -206,6 +216,7 @@ pub fn transition(
             Outcome::Retry { .. } | Outcome::Deferred { .. } => S::Scheduled,
             Outcome::Exhausted { .. } => S::Exhausted,
             Outcome::Permanent { .. } => S::FailedPermanent,
+            Outcome::DeadLettered { .. } => S::DeadLettered,
         }),
         MessageEvent::LeaseExpired if from == S::InFlight => Ok(S::Scheduled),
         MessageEvent::Hold(_) if from == S::Scheduled => Ok(S::Held),
@@ -340,6 +351,7 @@ pub fn apply(
                 }
                 Outcome::Exhausted { .. } => next.terminal(to, Some(REASON_EXHAUSTED)),
                 Outcome::Permanent { reason, .. } => next.terminal(to, Some(reason.as_str())),
+                Outcome::DeadLettered { reason, .. } => next.terminal(to, Some(reason.as_str())),
             }
         }
         MessageEvent::LeaseExpired => Progress {
@@ -418,6 +430,10 @@ pub fn representative_events() -> Vec<MessageEvent> {
             error_code: FailureCode::HttpStatus(404),
             disable_endpoint: false,
             health_warning: None,
+        }),
+        MessageEvent::Complete(Outcome::DeadLettered {
+            reason: DeadLetterReason::RejectedByDestination,
+            error_code: FailureCode::Refused(crate::outcome::Refusal::Nack),
         }),
         MessageEvent::LeaseExpired,
         MessageEvent::Hold(HoldReason::EndpointPaused),

@@ -11,6 +11,7 @@
 //! | [`Kind::deliver`] | one attempt |
 //! | [`Kind::classify`] | pure: the kind's result to the generic [`Verdict`], table-tested |
 //! | [`Kind::record`] | the attempt record's address, error and per-kind `detail` |
+//! | [`Kind::capacity`] | what the kind can carry, as data (`<kind>/limits.rs`): its largest message and address; [`admit`] checks a prepared message against it before any attempt |
 //!
 //! Around them, the attempt is a pipeline that is the same for every kind
 //! (`relay-engine/src/attempt.rs`): [`prepare`] (CloudEvents envelope, size
@@ -41,13 +42,15 @@
 //!    (and its OpenAPI schema in `Destination`'s schema); its credentials
 //!    are `Option<SecretRef>` fields, listed in `Destination::secret_refs`.
 //! 2. A folder `src/<kind>/` with `mod.rs` implementing [`Kind`] and
-//!    `classify.rs` with the pure classification and its table tests.
+//!    `classify.rs` with the pure classification and its table tests, and
+//!    `limits.rs` with its [`Capacity`].
 //! 3. A variant in [`Client`] and [`Delivery`] and an arm in [`validate`],
 //!    [`build`], [`Client::deliver`], [`Delivery::classify`] and
 //!    [`Delivery::record`] (the compiler lists every place).
 //! 4. The compliance suite (`crates/relay-compliance`) run against the
 //!    kind's real peer: one test file that implements its `Peer`.
 
+mod capacity;
 pub mod https;
 pub mod kafka;
 pub mod mqtt;
@@ -69,6 +72,7 @@ use relay_core::secret::{Secrets, Unresolved};
 use relay_core::time::Timestamp;
 use relay_net::{ErrorKind, Guard, HttpsClient, Limits};
 
+pub use capacity::{Capacity, HEADROOM_BYTES, Unfit, fits};
 pub use prepare::{Input, Prepared, Shaped, prepare};
 
 /// The transport kind of a failed exchange, or `None` when the guard
@@ -157,6 +161,65 @@ pub trait Kind {
 
     /// What the attempt record keeps of the result.
     fn record(result: &Self::Result) -> Record;
+
+    /// What an endpoint of this configuration can carry (`limits.rs`).
+    fn capacity(config: &Self::Config) -> Capacity;
+
+    /// How many bytes of `message` count against
+    /// [`Capacity::max_message_bytes`]: the body, unless the peer counts
+    /// more (Kafka: the key and headers too).
+    fn message_bytes(_config: &Self::Config, message: &Prepared) -> u64 {
+        message.body.len() as u64
+    }
+
+    /// The length in bytes of the address filled in for `message`
+    /// (routing key, topic), for a kind whose [`Capacity::max_address`]
+    /// is set; `None` when it cannot be filled in (the attempt says why).
+    fn address_len(_config: &Self::Config, _message: &Prepared) -> Option<usize> {
+        None
+    }
+}
+
+/// Whether `message` can be carried by `destination`'s kind, checked
+/// before any attempt: `Err` dead-letters it unsent
+/// ([`Unfit::reason`]).
+pub fn admit(destination: &Destination, message: &Prepared) -> Result<(), Unfit> {
+    fn check<K: Kind>(c: &K::Config, m: &Prepared) -> Result<(), Unfit> {
+        fits(
+            &K::capacity(c),
+            K::message_bytes(c, m),
+            K::address_len(c, m),
+        )
+    }
+    match destination {
+        Destination::Https(c) => check::<https::Https>(c, message),
+        Destination::RedisStream(c) => check::<redis_stream::RedisStream>(c, message),
+        Destination::NatsJetstream(c) => check::<nats_jetstream::NatsJetstream>(c, message),
+        Destination::RabbitMq(c) => check::<rabbitmq::RabbitMq>(c, message),
+        Destination::Mqtt(c) => check::<mqtt::Mqtt>(c, message),
+        Destination::S3(c) => check::<s3::S3>(c, message),
+        Destination::Kafka(c) => check::<kafka::Kafka>(c, message),
+    }
+}
+
+/// What `destination`'s kind, as configured, can carry.
+pub fn capacity(destination: &Destination) -> Capacity {
+    match destination {
+        Destination::Https(c) => https::Https::capacity(c),
+        Destination::RedisStream(c) => redis_stream::RedisStream::capacity(c),
+        Destination::NatsJetstream(c) => nats_jetstream::NatsJetstream::capacity(c),
+        Destination::RabbitMq(c) => rabbitmq::RabbitMq::capacity(c),
+        Destination::Mqtt(c) => mqtt::Mqtt::capacity(c),
+        Destination::S3(c) => s3::S3::capacity(c),
+        Destination::Kafka(c) => kafka::Kafka::capacity(c),
+    }
+}
+
+/// The registration warning for an endpoint whose destination cannot
+/// carry the largest body Relay may deliver (`largest_body`: the delivery
+/// limit); `None` when it can.
+pub fn capacity_warning(destination: &Destination, largest_body: u64) -> Option<String> {
+    capacity::warning(&capacity(destination), largest_body)
 }
 
 /// Credentials never travel in clear: a broker destination with

@@ -431,6 +431,12 @@ impl Attempter {
                 return dead_letter(reason);
             }
         };
+        // What the destination kind cannot carry is known now: dead-lettered
+        // unsent, no attempt made or recorded (docs/state-machine.md, rule 11).
+        if let Err(unfit) = relay_destinations::admit(&c.endpoint.destination, &prepared) {
+            tracing::warn!(message = %c.message.id, endpoint = %c.endpoint.id, reason = unfit.reason().as_str(), error = %unfit, "the destination cannot carry the message; dead-lettered unsent");
+            return dead_letter(unfit.reason());
+        }
 
         if object_storage {
             // Written with its batch, which completes it (or, manual, now).

@@ -333,7 +333,15 @@ async fn validate_settings(
             ));
         }
     }
-    Ok(warnings_of(e))
+    let mut warnings = warnings_of(e);
+    // A destination whose kind cannot carry the largest body Relay may
+    // deliver (the delivery limit): such a message is dead-lettered unsent.
+    let largest = state.engine.config().max_payload_bytes as u64;
+    warnings.extend(relay_destinations::capacity_warning(
+        &e.destination,
+        largest,
+    ));
+    Ok(warnings)
 }
 
 #[utoipa::path(operation_id = "endpoints_create", post, path = "/v1/endpoints", tag = "endpoints", request_body = CreateEndpoint,

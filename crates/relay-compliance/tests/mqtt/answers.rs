@@ -8,10 +8,11 @@ use std::time::Duration;
 use relay_core::model::{
     ContentMode, Destination, Environment, Event, MqttVersion, SignatureScheme,
 };
-use relay_core::outcome::{FailureCode, PermanentReason, Refusal, Verdict};
+use relay_core::outcome::{FailureCode, Refusal, Verdict};
 use relay_core::sealed::MasterKey;
 use relay_core::secret::{SecretValue, Secrets};
 use relay_core::time::Timestamp;
+use relay_core::transition::DeadLetterReason;
 use relay_destinations::{Delivery, Input, Prepared, Shared};
 use relay_net::{Guard, HttpsClient, Limits};
 use serde_json::value::RawValue;
@@ -96,12 +97,10 @@ fn retry(r: Refusal) -> Verdict {
     }
 }
 
-fn permanent(r: Refusal) -> Verdict {
-    Verdict::Permanent {
-        reason: PermanentReason::RejectedByDestination,
+fn rejected(r: Refusal) -> Verdict {
+    Verdict::Rejected {
+        reason: DeadLetterReason::RejectedByDestination,
         code: FailureCode::Refused(r),
-        disable_endpoint: false,
-        health_warning: None,
     }
 }
 
@@ -158,7 +157,7 @@ async fn acks_and_refusals_as_the_broker_answers() {
     })
     .await;
     let (v, detail) = deliver(&c, &p).await;
-    assert_eq!(v, permanent(Refusal::TooLarge), "{detail}");
+    assert_eq!(v, rejected(Refusal::TooLarge), "{detail}");
     assert_eq!(detail["error"]["puback"]["reason_code"], 0x95);
 
     b.reload(Rules::default()).await;

@@ -5,10 +5,11 @@
 use std::sync::Arc;
 
 use relay_core::model::{Destination, Environment, Event, SignatureScheme};
-use relay_core::outcome::{FailureCode, PermanentReason, Refusal, Verdict};
+use relay_core::outcome::{FailureCode, Refusal, Verdict};
 use relay_core::sealed::MasterKey;
 use relay_core::secret::{SecretValue, Secrets};
 use relay_core::time::Timestamp;
+use relay_core::transition::DeadLetterReason;
 use relay_destinations::{Delivery, Input, Prepared, Shared};
 use relay_net::{Guard, HttpsClient, Limits};
 use serde_json::value::RawValue;
@@ -81,12 +82,10 @@ async fn deliver(c: &relay_destinations::Client, p: &Prepared) -> (Verdict, serd
     (d.classify(Timestamp::from_millis(0)), d.record().detail)
 }
 
-fn permanent(r: Refusal) -> Verdict {
-    Verdict::Permanent {
-        reason: PermanentReason::RejectedByDestination,
+fn rejected(r: Refusal) -> Verdict {
+    Verdict::Rejected {
+        reason: DeadLetterReason::RejectedByDestination,
         code: FailureCode::Refused(r),
-        disable_endpoint: false,
-        health_warning: None,
     }
 }
 
@@ -129,7 +128,7 @@ async fn ack_nack_and_no_route_as_the_broker_answers() {
 
     bind(&mut admin, &names.full, &names.exchange, false).await;
     let (v, detail) = deliver(&c, &p).await;
-    assert_eq!(v, permanent(Refusal::Unroutable), "{detail}");
+    assert_eq!(v, rejected(Refusal::Unroutable), "{detail}");
     assert_eq!(detail["returned"]["reply_code"], 312);
 
     bind(&mut admin, &names.queue, &names.exchange, true).await;
@@ -179,12 +178,12 @@ async fn an_unknown_exchange_is_an_unknown_target() {
         &node.password,
     );
     let (v, detail) = deliver(&missing, &p).await;
-    assert_eq!(v, permanent(Refusal::UnknownTarget), "{detail}");
+    assert_eq!(v, rejected(Refusal::UnknownTarget), "{detail}");
     assert_eq!(detail["closed"]["reply_code"], 404);
     let (v, _) = deliver(&missing, &p).await;
     assert_eq!(
         v,
-        permanent(Refusal::UnknownTarget),
+        rejected(Refusal::UnknownTarget),
         "again, on a new connection"
     );
 }

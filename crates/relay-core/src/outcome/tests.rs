@@ -120,6 +120,42 @@ fn permanent_and_dead_letter_verdicts_pass_through() {
     );
 }
 
+/// The reference's "Terminal states": a destination that refused the
+/// message itself (a broker's nack-for-good, an unroutable publish, an S3
+/// 4xx that will not change) ends it `dead_lettered`, not
+/// `failed_permanent`; the attempt on the wire still counts and keeps its
+/// code.
+#[test]
+fn a_refusal_by_the_destination_is_dead_lettered_with_its_code() {
+    let s = RetrySchedule::reference();
+    for used in [0, 3, 9] {
+        let c = ctx(&s, used, 0);
+        let verdict = Verdict::Rejected {
+            reason: DeadLetterReason::RejectedByDestination,
+            code: FailureCode::Refused(Refusal::Unroutable),
+        };
+        let outcome = match resolve(verdict, &c) {
+            Resolved::Complete(o) => o,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            outcome,
+            Outcome::DeadLettered {
+                reason: DeadLetterReason::RejectedByDestination,
+                error_code: FailureCode::Refused(Refusal::Unroutable),
+            }
+        );
+        assert_eq!(outcome.as_str(), "dead_lettered");
+        assert_eq!(AttemptOutcome::from(&outcome), AttemptOutcome::DeadLettered);
+        assert!(outcome.uses_attempt());
+        assert!(!outcome.is_success());
+        assert_eq!(
+            outcome.error_code(),
+            Some(FailureCode::Refused(Refusal::Unroutable))
+        );
+    }
+}
+
 #[test]
 fn codes_and_outcomes_are_stable_strings_that_read_back() {
     let mut codes = vec![

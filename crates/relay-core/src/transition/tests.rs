@@ -12,6 +12,7 @@ const TABLE: &[(&str, [&str; 10])] = &[
     ("complete(deferred)",         ["-",    "sched", "-",    "-",    "-",    "-",    "-",    "-",    "-",    "-"   ]),
     ("complete(exhausted)",        ["-",    "exhst", "-",    "-",    "-",    "-",    "-",    "-",    "-",    "-"   ]),
     ("complete(permanent)",        ["-",    "fperm", "-",    "-",    "-",    "-",    "-",    "-",    "-",    "-"   ]),
+    ("complete(dead_lettered)",    ["-",    "dead",  "-",    "-",    "-",    "-",    "-",    "-",    "-",    "-"   ]),
     ("lease_expired",              ["-",    "sched", "-",    "-",    "-",    "-",    "-",    "-",    "-",    "-"   ]),
     ("hold",                       ["held", "-",     "-",    "-",    "-",    "-",    "-",    "-",    "-",    "-"   ]),
     ("release",                    ["-",    "-",     "sched", "-",   "-",    "-",    "-",    "-",    "-",    "-"   ]),
@@ -141,6 +142,8 @@ fn outcome_details_do_not_change_the_state() {
         DeadLetterReason::InvalidDestination,
         DeadLetterReason::PayloadTooLarge,
         DeadLetterReason::RejectedByDestination,
+        DeadLetterReason::PayloadOverLimit,
+        DeadLetterReason::AddressTooLong,
         DeadLetterReason::NotAddressed,
     ] {
         assert_eq!(
@@ -499,4 +502,43 @@ fn the_state_machine_document_matches_the_code() {
         doc.contains(&format!("```mermaid\n{expected}```")),
         "docs/state-machine.md is out of date; its diagram must be exactly:\n```mermaid\n{expected}```"
     );
+}
+
+/// A refusal by the destination (`Outcome::DeadLettered`) ends a claimed
+/// message `dead_lettered` with its reason, counting the attempt and
+/// keeping its code; a manual attempt refused changes nothing (rules 8, 9).
+#[test]
+fn a_refused_attempt_dead_letters_and_counts() {
+    use crate::outcome::Refusal;
+    let refused = Outcome::DeadLettered {
+        reason: DeadLetterReason::RejectedByDestination,
+        error_code: FailureCode::Refused(Refusal::Nack),
+    };
+    let now = Timestamp::from_millis(5);
+    let p = Progress {
+        state: MessageState::InFlight,
+        attempts_used: 2,
+        deferrals_used: 1,
+        next_attempt_at: Some(Timestamp::from_millis(1)),
+        last_error_code: None,
+        terminal_reason: None,
+    };
+    let next = apply(&p, &MessageEvent::Complete(refused.clone()), now).unwrap();
+    assert_eq!(next.state, MessageState::DeadLettered);
+    assert_eq!(next.attempts_used, 3);
+    assert_eq!(next.deferrals_used, 1);
+    assert_eq!(next.last_error_code.as_deref(), Some("nack"));
+    assert_eq!(
+        next.terminal_reason.as_deref(),
+        Some("rejected_by_destination")
+    );
+    for state in [
+        MessageState::Scheduled,
+        MessageState::Held,
+        MessageState::Exhausted,
+    ] {
+        let p = Progress { state, ..p.clone() };
+        let next = apply(&p, &MessageEvent::CompleteManual(refused.clone()), now).unwrap();
+        assert_eq!(next, p, "{state:?}");
+    }
 }

@@ -28,6 +28,7 @@
 
 pub mod classify;
 pub mod headers;
+pub mod limits;
 pub mod mtls;
 pub mod oauth2;
 
@@ -147,6 +148,10 @@ impl Kind for Https {
     type Config = HttpsDestination;
     type Client = Client;
     type Result = Result;
+
+    fn capacity(_config: &HttpsDestination) -> crate::Capacity {
+        limits::CAPACITY
+    }
 
     async fn validate(
         config: &HttpsDestination,

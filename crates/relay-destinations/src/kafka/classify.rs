@@ -17,12 +17,12 @@
 //! | `_RESOLVE` | retried | `dns` |
 //! | `_SSL` | retried | `tls` |
 //! | `_AUTHENTICATION`, `TOPIC_AUTHORIZATION_FAILED` (29), `CLUSTER_AUTHORIZATION_FAILED` (31), `UNSUPPORTED_SASL_MECHANISM` (33), `ILLEGAL_SASL_STATE` (34), `TRANSACTIONAL_ID_AUTHORIZATION_FAILED` (53), `SASL_AUTHENTICATION_FAILED` (58) | retried (credentials and ACLs can be fixed, as an HTTPS 401) | `auth_refused` |
-//! | `MSG_SIZE_TOO_LARGE` (10), `RECORD_LIST_TOO_LARGE` (18), `INVALID_MSG_SIZE` (4), librdkafka's own size check (`MSG_SIZE_TOO_LARGE` at produce) | permanent, `rejected_by_destination` | `message_too_large` |
-//! | `UNKNOWN_TOPIC_OR_PART` (3), `TOPIC_EXCEPTION` (17, an invalid name), `UNKNOWN_TOPIC_ID` (100), `_UNKNOWN_TOPIC`, `_UNKNOWN_PARTITION` | permanent, `rejected_by_destination` | `unknown_target` |
-//! | `INVALID_MSG` (2, corrupt), `INVALID_TIMESTAMP` (32), `INVALID_REQUIRED_ACKS` (21), `INVALID_REQUEST` (42), `UNSUPPORTED_FOR_MESSAGE_FORMAT` (43), `POLICY_VIOLATION` (44), `INVALID_RECORD` (87), `_INVALID_ARG`, `_BAD_MSG` | permanent, `rejected_by_destination` | `rejected` |
+//! | `MSG_SIZE_TOO_LARGE` (10), `RECORD_LIST_TOO_LARGE` (18), `INVALID_MSG_SIZE` (4), librdkafka's own size check (`MSG_SIZE_TOO_LARGE` at produce: a record the engine's check before the attempt, `kafka/limits.rs`, let through) | dead-lettered, `rejected_by_destination` | `message_too_large` |
+//! | `UNKNOWN_TOPIC_OR_PART` (3), `TOPIC_EXCEPTION` (17, an invalid name), `UNKNOWN_TOPIC_ID` (100), `_UNKNOWN_TOPIC`, `_UNKNOWN_PARTITION` | dead-lettered, `rejected_by_destination` | `unknown_target` |
+//! | `INVALID_MSG` (2, corrupt), `INVALID_TIMESTAMP` (32), `INVALID_REQUIRED_ACKS` (21), `INVALID_REQUEST` (42), `UNSUPPORTED_FOR_MESSAGE_FORMAT` (43), `POLICY_VIOLATION` (44), `INVALID_RECORD` (87), `_INVALID_ARG`, `_BAD_MSG` | dead-lettered, `rejected_by_destination` | `rejected` |
 //! | `_QUEUE_FULL`, `_FATAL`, `_PURGE_QUEUE`, `_PURGE_INFLIGHT`, `_DESTROY` (the client is being rebuilt), `LEADER_NOT_AVAILABLE` (5), `NOT_LEADER_FOR_PARTITION` (6), `REQUEST_TIMED_OUT` (7), `NOT_ENOUGH_REPLICAS` (19, 20), `KAFKA_STORAGE_ERROR` (56), `THROTTLING_QUOTA_EXCEEDED` (89), the idempotence errors (45, 47, 59, 90), any other code | retried | `unavailable` |
 
-use relay_core::outcome::{FailureCode, PermanentReason, Refusal, TransportError, Verdict};
+use relay_core::outcome::{FailureCode, Refusal, TransportError, Verdict};
 use relay_core::transition::DeadLetterReason;
 use relay_net::ErrorKind;
 
@@ -102,11 +102,9 @@ pub fn classify(answer: &Answer) -> Verdict {
         code: FailureCode::Transport(e),
         not_before: None,
     };
-    let permanent = |refusal| Verdict::Permanent {
-        reason: PermanentReason::RejectedByDestination,
+    let rejected = |refusal| Verdict::Rejected {
+        reason: DeadLetterReason::RejectedByDestination,
         code: FailureCode::Refused(refusal),
-        disable_endpoint: false,
-        health_warning: None,
     };
     let failed = |kind| match transport_error(kind) {
         Some(e) => transport(e),
@@ -131,13 +129,13 @@ pub fn classify(answer: &Answer) -> Verdict {
             | TRANSACTIONAL_ID_AUTHORIZATION_FAILED
             | SASL_AUTHENTICATION_FAILED => retry(Refusal::AuthRefused),
             MSG_SIZE_TOO_LARGE | RECORD_LIST_TOO_LARGE | INVALID_MSG_SIZE => {
-                permanent(Refusal::TooLarge)
+                rejected(Refusal::TooLarge)
             }
             UNKNOWN_TOPIC_OR_PART
             | TOPIC_EXCEPTION
             | UNKNOWN_TOPIC_ID
             | UNKNOWN_TOPIC
-            | UNKNOWN_PARTITION => permanent(Refusal::UnknownTarget),
+            | UNKNOWN_PARTITION => rejected(Refusal::UnknownTarget),
             INVALID_MSG
             | INVALID_TIMESTAMP
             | INVALID_REQUIRED_ACKS
@@ -146,7 +144,7 @@ pub fn classify(answer: &Answer) -> Verdict {
             | POLICY_VIOLATION
             | INVALID_RECORD
             | INVALID_ARG
-            | BAD_MSG => permanent(Refusal::Rejected),
+            | BAD_MSG => rejected(Refusal::Rejected),
             _ => retry(Refusal::Unavailable),
         },
     }

@@ -18,6 +18,7 @@
 //!   offset, or the error's code, name and persistence status (`detail`).
 
 pub mod classify;
+pub mod limits;
 pub mod producer;
 
 use std::ffi::CString;
@@ -367,6 +368,14 @@ impl Kind for Kafka {
     type Config = KafkaDestination;
     type Client = Client;
     type Result = Result;
+
+    fn capacity(_config: &KafkaDestination) -> crate::Capacity {
+        limits::CAPACITY
+    }
+
+    fn message_bytes(_config: &KafkaDestination, message: &Prepared) -> u64 {
+        limits::record_bytes(message)
+    }
 
     async fn validate(c: &KafkaDestination, guard: &Guard) -> std::result::Result<(), Invalid> {
         if c.bootstrap.is_empty() || c.bootstrap.len() > MAX_BOOTSTRAP {

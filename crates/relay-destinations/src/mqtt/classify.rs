@@ -7,17 +7,18 @@
 //! | connect, dns, timeout, tls, blocked_address | retried | the transport kind |
 //! | the connection broke, or the broker broke MQTT (3.1.1 brokers close the connection to refuse) | retried | `protocol` |
 //! | a target the guard now refuses (port, address rules) | dead-lettered, `invalid_destination` | — |
-//! | the topic, filled in, is not a topic name (empty, wildcards, NUL, `$…`, too long); binary mode with 3.1.1 | dead-lettered, `invalid_destination` | — |
+//! | the topic, filled in, is not a topic name (empty, wildcards, NUL, `$…`; too long is found before the attempt: `address_too_long`); binary mode with 3.1.1 | dead-lettered, `invalid_destination` | — |
 //! | `PUBACK` 0x87 not authorized | retried | `auth_refused` |
 //! | `PUBACK` 0x97 quota exceeded | retried | `unavailable` |
-//! | `PUBACK` 0x90 topic name invalid | permanent, `rejected_by_destination` | `unknown_target` |
-//! | `PUBACK` 0x95 packet too large; larger than the broker's Maximum Packet Size (not sent) | permanent, `rejected_by_destination` | `message_too_large` |
-//! | `PUBACK` 0x99 payload format invalid | permanent, `rejected_by_destination` | `rejected` |
+//! | `PUBACK` 0x90 topic name invalid | dead-lettered, `rejected_by_destination` | `unknown_target` |
+//! | `PUBACK` 0x95 packet too large | dead-lettered, `rejected_by_destination` | `message_too_large` |
+//! | larger than the broker's Maximum Packet Size (`CONNACK`; not sent) | dead-lettered, `payload_over_limit` | — |
+//! | `PUBACK` 0x99 payload format invalid | dead-lettered, `rejected_by_destination` | `rejected` |
 //! | `PUBACK` 0x80 unspecified, 0x83 implementation specific, 0x91 packet identifier in use, any other ≥ 0x80 | retried | `nack` |
 //! | `CONNACK` bad user name or password, not authorized, banned, bad authentication method (5: 0x86, 0x87, 0x8A, 0x8C; 3.1.1: 4, 5) | retried | `auth_refused` |
 //! | `CONNACK` unsupported protocol version, client identifier not valid (5: 0x84, 0x85, and a 3.1.1 broker's 1; 3.1.1: 1, 2) | retried (the endpoint can be fixed) | `rejected` |
 //! | `CONNACK` server unavailable, busy, quota, rate, use another server, any other code | retried | `unavailable` |
-//! | the broker takes no QoS 1 (`CONNACK` Maximum QoS 0) | permanent, `rejected_by_destination` | `rejected` |
+//! | the broker takes no QoS 1 (`CONNACK` Maximum QoS 0) | dead-lettered, `rejected_by_destination` | `rejected` |
 //! | `DISCONNECT` 0x87 not authorized | retried | `auth_refused` |
 //! | `DISCONNECT` 0x95 packet too large | retried (the `DISCONNECT` names no publish: every waiting one gets it) | `message_too_large` |
 //! | `DISCONNECT` any other reason (shutting down, session taken over, …) | retried | `unavailable` |
@@ -29,7 +30,7 @@
 //! can report those refusals.
 
 use relay_core::model::MqttVersion;
-use relay_core::outcome::{FailureCode, PermanentReason, Refusal, Verdict};
+use relay_core::outcome::{FailureCode, Refusal, Verdict};
 use relay_core::transition::DeadLetterReason;
 use relay_net::ErrorKind;
 
@@ -69,20 +70,18 @@ pub fn classify(answer: &Answer) -> Verdict {
         code: FailureCode::Refused(refusal),
         not_before: None,
     };
-    let permanent = |refusal| Verdict::Permanent {
-        reason: PermanentReason::RejectedByDestination,
+    let rejected = |refusal| Verdict::Rejected {
+        reason: DeadLetterReason::RejectedByDestination,
         code: FailureCode::Refused(refusal),
-        disable_endpoint: false,
-        health_warning: None,
     };
     match *answer {
         Answer::Acked => Verdict::Delivered,
         Answer::PubAck(code) => match code {
             0x87 => retry(Refusal::AuthRefused),
             0x97 => retry(Refusal::Unavailable),
-            0x90 => permanent(Refusal::UnknownTarget),
-            0x95 => permanent(Refusal::TooLarge),
-            0x99 => permanent(Refusal::Rejected),
+            0x90 => rejected(Refusal::UnknownTarget),
+            0x95 => rejected(Refusal::TooLarge),
+            0x99 => rejected(Refusal::Rejected),
             _ => retry(Refusal::Nack),
         },
         Answer::ConnAck(version, code) => match (version, code) {
@@ -98,8 +97,8 @@ pub fn classify(answer: &Answer) -> Verdict {
         Answer::Disconnect(0x87) => retry(Refusal::AuthRefused),
         Answer::Disconnect(0x95) => retry(Refusal::TooLarge),
         Answer::Disconnect(_) => retry(Refusal::Unavailable),
-        Answer::TooLarge => permanent(Refusal::TooLarge),
-        Answer::NoQos1 => permanent(Refusal::Rejected),
+        Answer::TooLarge => Verdict::DeadLetter(DeadLetterReason::PayloadOverLimit),
+        Answer::NoQos1 => rejected(Refusal::Rejected),
         Answer::Failed(kind) => match transport_error(kind) {
             Some(e) => Verdict::Retry {
                 code: FailureCode::Transport(e),

@@ -30,6 +30,7 @@
 
 pub mod classify;
 pub mod conn;
+pub mod limits;
 pub mod packet;
 pub mod topic;
 
@@ -301,6 +302,14 @@ impl Kind for Mqtt {
     type Config = MqttDestination;
     type Client = Client;
     type Result = Result;
+
+    fn capacity(_config: &MqttDestination) -> crate::Capacity {
+        limits::CAPACITY
+    }
+
+    fn address_len(config: &MqttDestination, message: &Prepared) -> Option<usize> {
+        limits::topic_len(&config.topic, message)
+    }
 
     async fn validate(c: &MqttDestination, guard: &Guard) -> std::result::Result<(), Invalid> {
         if c.password.is_some() && c.username.is_none() {

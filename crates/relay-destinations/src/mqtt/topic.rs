@@ -57,7 +57,8 @@ impl Template {
         }
     }
 
-    fn fill(&self, event_type: &str, environment: &str, ordering_key: &str) -> String {
+    /// The template filled in, checked for nothing.
+    pub(crate) fn fill(&self, event_type: &str, environment: &str, ordering_key: &str) -> String {
         self.0.fill(event_type, environment, ordering_key)
     }
 

@@ -10,18 +10,19 @@
 //! | `-ERR 'Authorization Violation'`, `Authentication …`, `User Authentication Expired`, `Permissions Violation …` | retried | `auth_refused` |
 //! | no responders (status 503: no stream is bound to the subject, or JetStream has no leader for it yet) | retried | `unknown_target` |
 //! | another status | retried | `unavailable` |
-//! | JetStream error 10054 (larger than the stream's `max_msg_size`), `-ERR 'Maximum Payload Violation'`, larger than the server's `max_payload` (refused before sending) | permanent, `rejected_by_destination` | `message_too_large` |
-//! | JetStream error 10059 (stream not found), 10060 (the subject is bound to another stream than the expected one) | permanent, `rejected_by_destination` | `unknown_target` |
+//! | JetStream error 10054 (larger than the stream's `max_msg_size`), `-ERR 'Maximum Payload Violation'` | dead-lettered, `rejected_by_destination` | `message_too_large` |
+//! | larger than the server's `max_payload` (its `INFO`; not sent) | dead-lettered, `payload_over_limit` | — |
+//! | JetStream error 10059 (stream not found), 10060 (the subject is bound to another stream than the expected one) | dead-lettered, `rejected_by_destination` | `unknown_target` |
 //! | JetStream error 10077 (the store refused it: `maximum messages exceeded`, `maximum bytes exceeded` with `discard: new`, storage failures), 10023 (insufficient resources), any other error with code 503 | retried | `unavailable` |
-//! | any other JetStream error with a 4xx code | permanent, `rejected_by_destination` | `rejected` |
+//! | any other JetStream error with a 4xx code | dead-lettered, `rejected_by_destination` | `rejected` |
 //! | any other JetStream error, any other `-ERR` | retried | `unavailable` |
-//! | a header value NATS cannot carry (CR or LF) | permanent, `rejected_by_destination` | `rejected` |
+//! | a header value NATS cannot carry (CR or LF) | dead-lettered, `rejected_by_destination` | `rejected` |
 //!
 //! JetStream answers the PubAck once the message is stored in the stream
 //! (with file storage: written to the stream's files; with replicas: on a
 //! quorum of them). A core publish without a PubAck never counts.
 
-use relay_core::outcome::{FailureCode, PermanentReason, Refusal, Verdict};
+use relay_core::outcome::{FailureCode, Refusal, Verdict};
 use relay_core::transition::DeadLetterReason;
 use relay_net::ErrorKind;
 
@@ -64,11 +65,9 @@ pub fn classify(answer: &Answer<'_>) -> Verdict {
         code: FailureCode::Refused(refusal),
         not_before: None,
     };
-    let permanent = |refusal| Verdict::Permanent {
-        reason: PermanentReason::RejectedByDestination,
+    let rejected = |refusal| Verdict::Rejected {
+        reason: DeadLetterReason::RejectedByDestination,
         code: FailureCode::Refused(refusal),
-        disable_endpoint: false,
-        health_warning: None,
     };
     match *answer {
         Answer::Acked => Verdict::Delivered,
@@ -82,14 +81,14 @@ pub fn classify(answer: &Answer<'_>) -> Verdict {
         Answer::Status(503) => retry(Refusal::UnknownTarget),
         Answer::Status(_) => retry(Refusal::Unavailable),
         Answer::Api { code, err_code } => match err_code {
-            err_code::MESSAGE_TOO_LARGE => permanent(Refusal::TooLarge),
+            err_code::MESSAGE_TOO_LARGE => rejected(Refusal::TooLarge),
             err_code::STREAM_NOT_FOUND | err_code::STREAM_MISMATCH => {
-                permanent(Refusal::UnknownTarget)
+                rejected(Refusal::UnknownTarget)
             }
             err_code::STORE_FAILED | err_code::INSUFFICIENT_RESOURCES => {
                 retry(Refusal::Unavailable)
             }
-            _ if (400..500).contains(&code) => permanent(Refusal::Rejected),
+            _ if (400..500).contains(&code) => rejected(Refusal::Rejected),
             _ => retry(Refusal::Unavailable),
         },
         Answer::Server(text) => {
@@ -101,12 +100,12 @@ pub fn classify(answer: &Answer<'_>) -> Verdict {
             {
                 retry(Refusal::AuthRefused)
             } else if t.starts_with("maximum payload") {
-                permanent(Refusal::TooLarge)
+                rejected(Refusal::TooLarge)
             } else {
                 retry(Refusal::Unavailable)
             }
         }
-        Answer::TooLarge => permanent(Refusal::TooLarge),
-        Answer::BadHeader => permanent(Refusal::Rejected),
+        Answer::TooLarge => Verdict::DeadLetter(DeadLetterReason::PayloadOverLimit),
+        Answer::BadHeader => rejected(Refusal::Rejected),
     }
 }

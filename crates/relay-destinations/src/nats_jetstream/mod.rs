@@ -26,6 +26,7 @@
 pub mod binding;
 pub mod classify;
 mod conn;
+pub mod limits;
 mod proto;
 pub mod subject;
 
@@ -306,6 +307,10 @@ impl Kind for NatsJetstream {
     type Config = NatsJetstreamDestination;
     type Client = Client;
     type Result = Result;
+
+    fn capacity(_config: &NatsJetstreamDestination) -> crate::Capacity {
+        limits::CAPACITY
+    }
 
     async fn validate(
         c: &NatsJetstreamDestination,

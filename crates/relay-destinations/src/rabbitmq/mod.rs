@@ -26,6 +26,7 @@
 
 pub mod classify;
 pub mod conn;
+pub mod limits;
 pub mod routing;
 pub mod wire;
 
@@ -241,6 +242,14 @@ impl Kind for RabbitMq {
     type Config = RabbitMqDestination;
     type Client = Client;
     type Result = Result;
+
+    fn capacity(_config: &RabbitMqDestination) -> crate::Capacity {
+        limits::CAPACITY
+    }
+
+    fn address_len(config: &RabbitMqDestination, message: &Prepared) -> Option<usize> {
+        limits::routing_key_len(&config.routing_key, message)
+    }
 
     async fn validate(c: &RabbitMqDestination, guard: &Guard) -> std::result::Result<(), Invalid> {
         if c.username.is_some() && c.password.is_none() {

@@ -9,8 +9,8 @@
 //! | a target the guard now refuses (port, address rules) | dead-lettered, `invalid_destination` | — |
 //! | `-NOAUTH`, `-WRONGPASS`, `-NOPERM` | retried | `auth_refused` |
 //! | `-OOM`, `-BUSY`, `-LOADING`, `-MASTERDOWN`, `-READONLY`, `-TRYAGAIN`, `-CLUSTERDOWN`, `-MOVED`, `-ASK`, any other code | retried | `unavailable` |
-//! | `-WRONGTYPE` (the key holds something other than a stream) | permanent, `rejected_by_destination` | `unknown_target` |
-//! | `-ERR …` (the server refused this command: syntax, limits) | permanent, `rejected_by_destination` | `rejected` |
+//! | `-WRONGTYPE` (the key holds something other than a stream) | dead-lettered, `rejected_by_destination` | `unknown_target` |
+//! | `-ERR …` (the server refused this command: syntax, limits) | dead-lettered, `rejected_by_destination` | `rejected` |
 //! | with `wait_aof`: `WAITAOF` confirmed all the fsyncs asked for | delivered | — |
 //! | with `wait_aof`: fewer fsyncs than asked before its timeout | retried | `unavailable` |
 //! | with `wait_aof`: `-ERR` to `WAITAOF` (no such command before Redis 7.2; `local: 1` with `appendonly no`; a replica) | dead-lettered, `invalid_destination` (the configuration cannot work with this server) | — |
@@ -20,7 +20,7 @@
 //! acknowledgement (with AOF on, it is also in the AOF's buffer; see
 //! `docs/destinations.md` on durability).
 
-use relay_core::outcome::{FailureCode, PermanentReason, Refusal, Verdict};
+use relay_core::outcome::{FailureCode, Refusal, Verdict};
 use relay_core::transition::DeadLetterReason;
 use relay_net::ErrorKind;
 
@@ -47,11 +47,9 @@ pub fn classify(answer: &Answer<'_>) -> Verdict {
         code,
         not_before: None,
     };
-    let permanent = |refusal| Verdict::Permanent {
-        reason: PermanentReason::RejectedByDestination,
+    let rejected = |refusal| Verdict::Rejected {
+        reason: DeadLetterReason::RejectedByDestination,
         code: FailureCode::Refused(refusal),
-        disable_endpoint: false,
-        health_warning: None,
     };
     match *answer {
         Answer::Added => Verdict::Delivered,
@@ -63,8 +61,8 @@ pub fn classify(answer: &Answer<'_>) -> Verdict {
         Answer::AofRefused("ERR") => Verdict::DeadLetter(DeadLetterReason::InvalidDestination),
         Answer::AofRefused(code) | Answer::Refused(code) => match code {
             "NOAUTH" | "WRONGPASS" | "NOPERM" => retry(FailureCode::Refused(Refusal::AuthRefused)),
-            "WRONGTYPE" => permanent(Refusal::UnknownTarget),
-            "ERR" => permanent(Refusal::Rejected),
+            "WRONGTYPE" => rejected(Refusal::UnknownTarget),
+            "ERR" => rejected(Refusal::Rejected),
             _ => retry(FailureCode::Refused(Refusal::Unavailable)),
         },
     }
@@ -87,11 +85,9 @@ mod tests {
             code,
             not_before: None,
         };
-        let rejected = |r| Verdict::Permanent {
-            reason: PermanentReason::RejectedByDestination,
+        let rejected = |r| Verdict::Rejected {
+            reason: DeadLetterReason::RejectedByDestination,
             code: FailureCode::Refused(r),
-            disable_endpoint: false,
-            health_warning: None,
         };
         let cases: Vec<(Answer<'static>, Verdict)> = vec![
             (Answer::Added, Verdict::Delivered),

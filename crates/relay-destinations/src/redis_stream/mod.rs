@@ -21,6 +21,7 @@
 //! - record: the address, the entry id or the error reply (`detail`).
 
 pub mod classify;
+pub mod limits;
 mod resp;
 
 use std::net::SocketAddr;
@@ -344,6 +345,10 @@ impl Kind for RedisStream {
     type Config = RedisStreamDestination;
     type Client = Client;
     type Result = Result;
+
+    fn capacity(_config: &RedisStreamDestination) -> crate::Capacity {
+        limits::CAPACITY
+    }
 
     async fn validate(
         c: &RedisStreamDestination,

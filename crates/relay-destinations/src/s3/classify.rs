@@ -9,15 +9,15 @@
 //! | a target the guard now refuses (scheme, port, address rules); a service URL that makes no object URL | dead-lettered, `invalid_destination` | — |
 //! | `403` (`AccessDenied`, `InvalidAccessKeyId`, `SignatureDoesNotMatch`, `RequestTimeTooSkewed`, …), `400 ExpiredToken`, `400 InvalidToken`, `401` | retried | `auth_refused` |
 //! | `400 AuthorizationHeaderMalformed` (the bucket is in another region), `301` (`PermanentRedirect`: another region or endpoint; redirects are not followed) | retried (the endpoint can be fixed) | `rejected` |
-//! | `404` (`NoSuchBucket`) | permanent, `rejected_by_destination` | `unknown_target` |
-//! | `400 EntityTooLarge`, `413` | permanent, `rejected_by_destination` | `message_too_large` |
+//! | `404` (`NoSuchBucket`) | dead-lettered, `rejected_by_destination` | `unknown_target` |
+//! | `400 EntityTooLarge`, `413` | dead-lettered, `rejected_by_destination` | `message_too_large` |
 //! | `400 RequestTimeout`, `307` (`TemporaryRedirect` while a bucket's name propagates), `408`, `409` (`OperationAborted`), `429`, `5xx` (`SlowDown`, `InternalError`, `ServiceUnavailable`) | retried, not before a `Retry-After` | `unavailable` |
-//! | any other `4xx` (`InvalidArgument`, `BadDigest`, `XAmzContentSHA256Mismatch`, …), any other status | permanent, `rejected_by_destination` | `rejected` |
+//! | any other `4xx` (`InvalidArgument`, `BadDigest`, `XAmzContentSHA256Mismatch`, …), any other status | dead-lettered, `rejected_by_destination` | `rejected` |
 //!
 //! Credentials refused are retried, as an HTTPS 401 is: they can be fixed
 //! without touching the message, and the endpoint's health shows the code.
 
-use relay_core::outcome::{FailureCode, PermanentReason, Refusal, Verdict};
+use relay_core::outcome::{FailureCode, Refusal, Verdict};
 use relay_core::time::Timestamp;
 use relay_core::transition::DeadLetterReason;
 use relay_net::ErrorKind;
@@ -49,11 +49,9 @@ pub fn classify(answer: &Answer<'_>, now: Timestamp) -> Verdict {
         code: FailureCode::Refused(refusal),
         not_before: after.map(|s| now.plus_seconds(i64::try_from(s).unwrap_or(i64::MAX))),
     };
-    let permanent = |refusal| Verdict::Permanent {
-        reason: PermanentReason::RejectedByDestination,
+    let rejected = |refusal| Verdict::Rejected {
+        reason: DeadLetterReason::RejectedByDestination,
         code: FailureCode::Refused(refusal),
-        disable_endpoint: false,
-        health_warning: None,
     };
     match *answer {
         Answer::Status {
@@ -66,12 +64,12 @@ pub fn classify(answer: &Answer<'_>, now: Timestamp) -> Verdict {
                 retry(Refusal::AuthRefused, None)
             }
             (400, "AuthorizationHeaderMalformed") | (301, _) => retry(Refusal::Rejected, None),
-            (404, _) => permanent(Refusal::UnknownTarget),
-            (400, "EntityTooLarge") | (413, _) => permanent(Refusal::TooLarge),
+            (404, _) => rejected(Refusal::UnknownTarget),
+            (400, "EntityTooLarge") | (413, _) => rejected(Refusal::TooLarge),
             (400, "RequestTimeout") | (307 | 408 | 409 | 429, _) | (500..=599, _) => {
                 retry(Refusal::Unavailable, retry_after)
             }
-            _ => permanent(Refusal::Rejected),
+            _ => rejected(Refusal::Rejected),
         },
         Answer::Failed(kind) => match transport_error(kind) {
             Some(e) => Verdict::Retry {

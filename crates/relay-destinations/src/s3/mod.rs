@@ -29,6 +29,7 @@
 pub mod batch;
 pub mod classify;
 pub mod config;
+pub mod limits;
 pub mod sigv4;
 
 use std::sync::Arc;
@@ -314,6 +315,10 @@ impl Kind for S3 {
     type Config = S3Destination;
     type Client = Client;
     type Result = Written;
+
+    fn capacity(_config: &S3Destination) -> crate::Capacity {
+        limits::CAPACITY
+    }
 
     async fn validate(config: &S3Destination, guard: &Guard) -> Result<(), Invalid> {
         config::check(config)?;

@@ -1,4 +1,4 @@
-use relay_core::outcome::{FailureCode, PermanentReason, Refusal, TransportError, Verdict};
+use relay_core::outcome::{FailureCode, Refusal, TransportError, Verdict};
 use relay_core::transition::DeadLetterReason;
 use relay_net::ErrorKind;
 
@@ -19,12 +19,10 @@ fn transport(e: TransportError) -> Verdict {
     }
 }
 
-fn permanent(r: Refusal) -> Verdict {
-    Verdict::Permanent {
-        reason: PermanentReason::RejectedByDestination,
+fn refused(r: Refusal) -> Verdict {
+    Verdict::Rejected {
+        reason: DeadLetterReason::RejectedByDestination,
         code: FailureCode::Refused(r),
-        disable_endpoint: false,
-        health_warning: None,
     }
 }
 
@@ -129,9 +127,9 @@ fn the_table() {
     ];
     let mut all = cases;
     all.extend(auth.map(|c| (Answer::Refused(c), retry(Refusal::AuthRefused))));
-    all.extend(too_large.map(|c| (Answer::Refused(c), permanent(Refusal::TooLarge))));
-    all.extend(unknown.map(|c| (Answer::Refused(c), permanent(Refusal::UnknownTarget))));
-    all.extend(rejected.map(|c| (Answer::Refused(c), permanent(Refusal::Rejected))));
+    all.extend(too_large.map(|c| (Answer::Refused(c), refused(Refusal::TooLarge))));
+    all.extend(unknown.map(|c| (Answer::Refused(c), refused(Refusal::UnknownTarget))));
+    all.extend(rejected.map(|c| (Answer::Refused(c), refused(Refusal::Rejected))));
     all.extend(unavailable.map(|c| (Answer::Refused(c), retry(Refusal::Unavailable))));
     for (answer, want) in all {
         assert_eq!(classify(&answer), want, "{answer:?}");

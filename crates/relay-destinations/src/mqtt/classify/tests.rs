@@ -17,11 +17,9 @@ fn refused(r: Refusal) -> Verdict {
 }
 
 fn rejected(r: Refusal) -> Verdict {
-    Verdict::Permanent {
-        reason: PermanentReason::RejectedByDestination,
+    Verdict::Rejected {
+        reason: DeadLetterReason::RejectedByDestination,
         code: FailureCode::Refused(r),
-        disable_endpoint: false,
-        health_warning: None,
     }
 }
 
@@ -60,7 +58,10 @@ fn the_table() {
         (Answer::Disconnect(0x8B), refused(Refusal::Unavailable)),
         (Answer::Disconnect(0x8E), refused(Refusal::Unavailable)),
         (Answer::Disconnect(0x93), refused(Refusal::Unavailable)),
-        (Answer::TooLarge, rejected(Refusal::TooLarge)),
+        (
+            Answer::TooLarge,
+            Verdict::DeadLetter(DeadLetterReason::PayloadOverLimit),
+        ),
         (Answer::NoQos1, rejected(Refusal::Rejected)),
         (
             Answer::Failed(ErrorKind::Connect),

@@ -14,11 +14,9 @@ fn refused(r: Refusal) -> Verdict {
 }
 
 fn rejected(r: Refusal) -> Verdict {
-    Verdict::Permanent {
-        reason: PermanentReason::RejectedByDestination,
+    Verdict::Rejected {
+        reason: DeadLetterReason::RejectedByDestination,
         code: FailureCode::Refused(r),
-        disable_endpoint: false,
-        health_warning: None,
     }
 }
 
@@ -80,7 +78,10 @@ fn the_table() {
             rejected(Refusal::TooLarge),
         ),
         (api(400, 10054), rejected(Refusal::TooLarge)),
-        (Answer::TooLarge, rejected(Refusal::TooLarge)),
+        (
+            Answer::TooLarge,
+            Verdict::DeadLetter(DeadLetterReason::PayloadOverLimit),
+        ),
         // The stream.
         (api(404, 10059), rejected(Refusal::UnknownTarget)),
         (api(400, 10060), rejected(Refusal::UnknownTarget)),

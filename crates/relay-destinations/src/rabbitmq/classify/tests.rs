@@ -10,11 +10,9 @@ fn retry(code: FailureCode) -> Verdict {
 }
 
 fn rejected(r: Refusal) -> Verdict {
-    Verdict::Permanent {
-        reason: PermanentReason::RejectedByDestination,
+    Verdict::Rejected {
+        reason: DeadLetterReason::RejectedByDestination,
         code: FailureCode::Refused(r),
-        disable_endpoint: false,
-        health_warning: None,
     }
 }
 

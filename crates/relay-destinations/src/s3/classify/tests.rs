@@ -1,6 +1,6 @@
 //! The classification table of `classify.rs`, row by row.
 
-use relay_core::outcome::{FailureCode, PermanentReason, Refusal, TransportError, Verdict};
+use relay_core::outcome::{FailureCode, Refusal, TransportError, Verdict};
 use relay_core::time::Timestamp;
 use relay_core::transition::DeadLetterReason;
 use relay_net::ErrorKind;
@@ -27,12 +27,10 @@ fn retried(refusal: Refusal) -> Verdict {
     }
 }
 
-fn permanent(refusal: Refusal) -> Verdict {
-    Verdict::Permanent {
-        reason: PermanentReason::RejectedByDestination,
+fn refused(refusal: Refusal) -> Verdict {
+    Verdict::Rejected {
+        reason: DeadLetterReason::RejectedByDestination,
         code: FailureCode::Refused(refusal),
-        disable_endpoint: false,
-        health_warning: None,
     }
 }
 
@@ -67,10 +65,10 @@ fn answers() {
             retried(Refusal::Rejected),
         ),
         (301, Some("PermanentRedirect"), retried(Refusal::Rejected)),
-        (404, Some("NoSuchBucket"), permanent(Refusal::UnknownTarget)),
-        (404, None, permanent(Refusal::UnknownTarget)),
-        (400, Some("EntityTooLarge"), permanent(Refusal::TooLarge)),
-        (413, None, permanent(Refusal::TooLarge)),
+        (404, Some("NoSuchBucket"), refused(Refusal::UnknownTarget)),
+        (404, None, refused(Refusal::UnknownTarget)),
+        (400, Some("EntityTooLarge"), refused(Refusal::TooLarge)),
+        (413, None, refused(Refusal::TooLarge)),
         (400, Some("RequestTimeout"), retried(Refusal::Unavailable)),
         (
             307,
@@ -87,17 +85,17 @@ fn answers() {
             Some("ServiceUnavailable"),
             retried(Refusal::Unavailable),
         ),
-        (400, Some("InvalidArgument"), permanent(Refusal::Rejected)),
-        (400, Some("BadDigest"), permanent(Refusal::Rejected)),
+        (400, Some("InvalidArgument"), refused(Refusal::Rejected)),
+        (400, Some("BadDigest"), refused(Refusal::Rejected)),
         (
             400,
             Some("XAmzContentSHA256Mismatch"),
-            permanent(Refusal::Rejected),
+            refused(Refusal::Rejected),
         ),
-        (400, None, permanent(Refusal::Rejected)),
-        (405, Some("MethodNotAllowed"), permanent(Refusal::Rejected)),
-        (302, None, permanent(Refusal::Rejected)),
-        (100, None, permanent(Refusal::Rejected)),
+        (400, None, refused(Refusal::Rejected)),
+        (405, Some("MethodNotAllowed"), refused(Refusal::Rejected)),
+        (302, None, refused(Refusal::Rejected)),
+        (100, None, refused(Refusal::Rejected)),
     ] {
         assert_eq!(status(s, code), expected, "{s} {code:?}");
     }
