@@ -36,6 +36,39 @@ fn relay(args: &[&str], data_dir: &Path, env: &[(String, String)]) -> Output {
     cmd.output().expect("run relay")
 }
 
+/// `relay serve` that must refuse to start: its output once it has ended,
+/// or a failure (and the process killed) if it is still running at the
+/// deadline, so a node that wrongly starts fails the test instead of hanging it.
+fn refused_serve(data_dir: &Path, env: &[(String, String)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_relay"));
+    cmd.args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(data_dir)
+        .current_dir(data_dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    for (k, _) in std::env::vars() {
+        if k.starts_with("RELAY_") {
+            cmd.env_remove(k);
+        }
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("run relay serve");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if child.try_wait().expect("wait").is_some() {
+            return child.wait_with_output().expect("output");
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let out = child.wait_with_output().expect("output");
+            panic!("relay serve started instead of refusing:\n{}", text(&out));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 fn text(out: &Output) -> String {
     format!(
         "{}{}",
@@ -180,11 +213,7 @@ fn rotation_is_online_interruptible_and_resumable(db: Option<&PgDb>) {
     logs.push(node.log.clone());
     deliver(&node, &t, &sink, &endpoints, "evt_new_only");
     drop(node);
-    let out = relay(
-        &["serve", "--listen", "127.0.0.1:0"],
-        dir.path(),
-        &with(&[("RELAY_MASTER_KEY", MASTER_KEY)]),
-    );
+    let out = refused_serve(dir.path(), &with(&[("RELAY_MASTER_KEY", MASTER_KEY)]));
     assert!(!out.status.success());
     assert!(
         text(&out).contains("master key does not match"),
@@ -230,7 +259,7 @@ fn on_postgres_a_node_without_a_master_key_refuses_to_start_and_generates_none()
             harness::OPERATOR.to_string(),
         ),
     ];
-    let out = relay(&["serve", "--listen", "127.0.0.1:0"], dir.path(), &env);
+    let out = refused_serve(dir.path(), &env);
     assert!(!out.status.success());
     assert!(
         text(&out)
@@ -303,8 +332,10 @@ fn migrate_check_says_behind_current_or_newer_and_a_newer_schema_is_not_served()
             .unwrap();
     });
     check(4, "newer: the database holds migration(s) [99999]");
-    for args in [&["migrate"][..], &["serve", "--listen", "127.0.0.1:0"]] {
-        let out = relay(args, dir.path(), &env);
+    for out in [
+        relay(&["migrate"], dir.path(), &env),
+        refused_serve(dir.path(), &env),
+    ] {
         assert!(!out.status.success());
         assert!(
             text(&out).contains("the database's schema is newer than this binary"),
