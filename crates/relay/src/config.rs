@@ -24,6 +24,9 @@ use serde::de::{self, Deserializer};
 mod env;
 mod layers;
 mod render;
+mod store;
+
+pub use store::Store;
 
 /// A secret value: prints as `<redacted>` in `Debug`, never in full.
 #[derive(Clone, Deserialize, PartialEq, Eq)]
@@ -79,6 +82,8 @@ pub struct Config {
     pub secrets: Secrets,
     pub server: Server,
     pub metrics: Metrics,
+    /// `[store]`: PostgreSQL's pool and timeouts.
+    pub store: Store,
     /// The configuration file this was read from, if any (never readable
     /// through a secret reference).
     #[serde(skip)]
@@ -116,6 +121,7 @@ impl Default for Config {
             secrets: Secrets::default(),
             server: Server::default(),
             metrics: Metrics::default(),
+            store: Store::default(),
             config_file: None,
             sources: Default::default(),
             allow_destructive_migrations: false,
@@ -150,6 +156,11 @@ pub struct Server {
     /// connections still open are closed.
     #[serde(deserialize_with = "number")]
     pub shutdown_drain_seconds: u64,
+    /// After `SIGTERM`, how long `/readyz` answers `503` while the API (and
+    /// the dispatcher) still serve, before the listener closes: the time a
+    /// load balancer needs to take this instance out. `0`: close at once.
+    #[serde(deserialize_with = "number")]
+    pub shutdown_delay_seconds: u64,
 }
 
 impl Default for Server {
@@ -162,6 +173,7 @@ impl Default for Server {
             idle_timeout_seconds: d.idle_timeout.as_secs(),
             max_connections: u32::try_from(d.max_connections).unwrap_or(u32::MAX),
             shutdown_drain_seconds: d.shutdown_drain.as_secs(),
+            shutdown_delay_seconds: 0,
         }
     }
 }
@@ -180,6 +192,11 @@ impl Server {
             max_connections: self.max_connections as usize,
             shutdown_drain: secs(self.shutdown_drain_seconds),
         }
+    }
+
+    /// `shutdown_delay_seconds` as a duration.
+    pub fn shutdown_delay(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.shutdown_delay_seconds)
     }
 
     fn validate(&self) -> anyhow::Result<()> {
@@ -204,6 +221,9 @@ impl Server {
         }
         if self.shutdown_drain_seconds > 3600 {
             bail!("server.shutdown_drain_seconds must be at most 3600");
+        }
+        if self.shutdown_delay_seconds > 3600 {
+            bail!("server.shutdown_delay_seconds must be at most 3600");
         }
         Ok(())
     }
@@ -639,6 +659,7 @@ impl Config {
         }
         self.server.validate()?;
         self.metrics.validate(&self.listen)?;
+        self.store.validate()?;
         self.outbound.validate()?;
         self.retry
             .bounds()

@@ -317,7 +317,7 @@ fn migrate_check_says_behind_current_or_newer_and_a_newer_schema_is_not_served()
     let url = format!("sqlite://{}", dir.path().join("relay.db").display());
     tokio::runtime::Runtime::new().unwrap().block_on(async {
         use relay_store::TransactionsExt;
-        let store = relay_store::connect(&url).await.unwrap();
+        let store = relay_store::connect(&url, &Default::default()).await.unwrap();
         store
             .transaction(|mut x| {
                 Box::pin(async move {

@@ -97,6 +97,7 @@ pub(super) const KEYS: &[(&str, &[&str])] = &[
             "secrets",
             "server",
             "metrics",
+            "store",
         ],
     ),
     (
@@ -151,9 +152,18 @@ pub(super) const KEYS: &[(&str, &[&str])] = &[
             "idle_timeout_seconds",
             "max_connections",
             "shutdown_drain_seconds",
+            "shutdown_delay_seconds",
         ],
     ),
     ("metrics", &["listen", "token"]),
+    (
+        "store",
+        &[
+            "pool_size",
+            "connect_timeout_seconds",
+            "statement_timeout_seconds",
+        ],
+    ),
     ("secrets", &["grants", "refresh_seconds"]),
 ];
 

@@ -198,6 +198,10 @@ impl Config {
             "shutdown_drain_seconds".into(),
             secs(sv.shutdown_drain_seconds),
         );
+        server.insert(
+            "shutdown_delay_seconds".into(),
+            secs(sv.shutdown_delay_seconds),
+        );
         t.insert("server".into(), server.into());
         let mut metrics = toml::Table::new();
         metrics.insert(
@@ -210,6 +214,7 @@ impl Config {
         );
         metrics.insert("token".into(), redacted(&self.metrics.token));
         t.insert("metrics".into(), metrics.into());
+        t.insert("store".into(), self.store.render());
         annotate(&toml::to_string(&t).unwrap_or_default(), &self.sources)
     }
 }
