@@ -65,6 +65,7 @@ pub mod portal;
 pub mod postgres;
 pub mod publish;
 pub mod recovery;
+pub mod reseal;
 pub mod retention;
 pub mod roles;
 pub mod rows;
@@ -114,6 +115,10 @@ pub enum StoreError {
     Sqlite(#[from] rusqlite::Error),
     #[error("stored data is unreadable: {0}")]
     Corrupt(String),
+    /// The database's schema cannot be served or migrated by this binary
+    /// (it is newer, or a destructive migration waits for `relay migrate`).
+    #[error("{0}")]
+    Schema(String),
     #[error("invalid database url: {0}")]
     InvalidUrl(String),
     /// A part of the store is not running (it stopped with the runtime).
@@ -165,7 +170,7 @@ pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 pub use types::*;
 
 /// Opens the store a database URL names (`sqlite://…` or `postgres://…`) and
-/// applies migrations.
+/// applies migrations (all of them: what `relay migrate` does).
 pub async fn open(url: &str) -> Result<Arc<dyn Store>> {
     open_with(url, &StoreSettings::default()).await
 }
@@ -173,6 +178,23 @@ pub async fn open(url: &str) -> Result<Arc<dyn Store>> {
 /// [`open`] with the connection `settings` (PostgreSQL's pool, connect and
 /// statement timeouts; SQLite has no use for them).
 pub async fn open_with(url: &str, settings: &StoreSettings) -> Result<Arc<dyn Store>> {
+    open_migrating(url, settings, migrate::Options::ALL).await
+}
+
+/// [`open_with`], applying only the migrations `options` allow.
+pub async fn open_migrating(
+    url: &str,
+    settings: &StoreSettings,
+    options: migrate::Options,
+) -> Result<Arc<dyn Store>> {
+    let store = connect(url, settings).await?;
+    store.migrate_with(options).await?;
+    Ok(store)
+}
+
+/// Connects to the store a database URL names without migrating it
+/// (`relay migrate --check`).
+pub async fn connect(url: &str, settings: &StoreSettings) -> Result<Arc<dyn Store>> {
     let store: Arc<dyn Store> = if url.starts_with("sqlite:") {
         Arc::new(sqlite::SqliteStore::connect(url).await?)
     } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
@@ -182,7 +204,6 @@ pub async fn open_with(url: &str, settings: &StoreSettings) -> Result<Arc<dyn St
             "expected a URL starting with sqlite:// or postgres://".into(),
         ));
     };
-    store.migrate().await?;
     Ok(store)
 }
 

@@ -6,6 +6,16 @@
 //! runner ([`apply`], one transaction on the writer) takes a lock
 //! (PostgreSQL advisory lock; SQLite's single writer) and applies what
 //! `relay_migrations` does not list yet.
+//!
+//! Before applying anything the runner compares what the database lists
+//! with what the binary embeds ([`status_of`]): a database holding a
+//! migration this binary does not know (a newer Relay migrated it) is
+//! refused with [`StoreError::Schema`](crate::StoreError::Schema) rather
+//! than served by code that does not know its shape. A migration whose SQL
+//! holds the line [`DESTRUCTIVE_MARK`] (it drops or rewrites data an older
+//! binary still reads) runs only when [`Options::allow_destructive`] says
+//! so: `relay migrate` does, `relay serve` on PostgreSQL (where other nodes
+//! may still run the older binary) only with `--allow-destructive-migrations`.
 
 pub struct Migration {
     pub version: i64,
@@ -139,6 +149,87 @@ pub const MIGRATIONS: &[Migration] = &[
     },
 ];
 
+/// The line a destructive migration's SQL carries (see the module's documentation).
+pub const DESTRUCTIVE_MARK: &str = "-- relay: destructive";
+
+impl Migration {
+    /// Whether this migration drops or rewrites data an older binary reads.
+    pub fn destructive(&self) -> bool {
+        self.postgres.contains(DESTRUCTIVE_MARK) || self.sqlite.contains(DESTRUCTIVE_MARK)
+    }
+}
+
+/// What the runner may apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// Apply migrations marked destructive too (otherwise they are refused).
+    pub allow_destructive: bool,
+}
+
+impl Options {
+    /// Everything: what `relay migrate` (and the tests) run.
+    pub const ALL: Options = Options {
+        allow_destructive: true,
+    };
+}
+
+/// Where a database's schema stands against the migrations a binary embeds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SchemaStatus {
+    /// Every embedded migration is applied, and nothing else.
+    Current { version: i64 },
+    /// Some embedded migrations are not applied yet: (version, name,
+    /// destructive) of each, oldest first.
+    Behind {
+        applied: Option<i64>,
+        pending: Vec<(i64, &'static str, bool)>,
+    },
+    /// The database lists migrations this binary does not know.
+    Newer { known: i64, unknown: Vec<i64> },
+}
+
+/// Compares the versions a database lists with `known`.
+pub fn status_of(applied: &[i64], known: &[Migration]) -> SchemaStatus {
+    let latest = known.iter().map(|m| m.version).max().unwrap_or(0);
+    let mut unknown: Vec<i64> = applied
+        .iter()
+        .copied()
+        .filter(|v| !known.iter().any(|m| m.version == *v))
+        .collect();
+    if !unknown.is_empty() {
+        unknown.sort_unstable();
+        return SchemaStatus::Newer {
+            known: latest,
+            unknown,
+        };
+    }
+    let pending: Vec<(i64, &'static str, bool)> = known
+        .iter()
+        .filter(|m| !applied.contains(&m.version))
+        .map(|m| (m.version, m.name, m.destructive()))
+        .collect();
+    if pending.is_empty() {
+        SchemaStatus::Current { version: latest }
+    } else {
+        SchemaStatus::Behind {
+            applied: applied.iter().copied().max(),
+            pending,
+        }
+    }
+}
+
+/// The versions `relay_migrations` lists (none when the table is missing).
+pub async fn applied<X: crate::exec::Exec>(x: &mut X) -> crate::Result<Vec<i64>> {
+    use crate::rows::RowExt;
+    use crate::sql::SqlBuilder;
+    x.execute_script(CREATE_MIGRATIONS_TABLE).await?;
+    x.fetch(&SqlBuilder::new("SELECT version FROM relay_migrations"))
+        .await?
+        .iter()
+        .map(|r| r.int("version"))
+        .collect()
+}
+
 /// The table that records applied migrations (same SQL on both backends).
 pub const CREATE_MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS relay_migrations (\
     version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)";
@@ -146,20 +237,43 @@ pub const CREATE_MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS relay_migr
 /// Applies the migrations `relay_migrations` does not list yet, in the
 /// caller's transaction.
 pub async fn apply<X: crate::exec::Exec>(x: &mut X) -> crate::Result<()> {
-    use crate::rows::RowExt;
+    apply_list(x, MIGRATIONS, Options::ALL).await
+}
+
+/// Applies what `relay_migrations` does not list yet of `migrations`, in
+/// the caller's transaction, as `options` allow; refuses a newer schema.
+pub async fn apply_list<X: crate::exec::Exec>(
+    x: &mut X,
+    migrations: &[Migration],
+    options: Options,
+) -> crate::Result<()> {
     use crate::sql::SqlBuilder;
     let dialect = x.dialect();
     if let Some(lock) = dialect.migration_lock {
         x.execute(&SqlBuilder::new(lock)).await?;
     }
-    x.execute_script(CREATE_MIGRATIONS_TABLE).await?;
-    let applied = x
-        .fetch(&SqlBuilder::new("SELECT version FROM relay_migrations"))
-        .await?
-        .iter()
-        .map(|r| r.int("version"))
-        .collect::<crate::Result<Vec<i64>>>()?;
-    for m in MIGRATIONS {
+    let applied = applied(x).await?;
+    match status_of(&applied, migrations) {
+        SchemaStatus::Current { .. } => return Ok(()),
+        SchemaStatus::Newer { known, unknown } => {
+            return Err(crate::StoreError::Schema(format!(
+                "the database's schema is newer than this binary: it holds migration(s) {unknown:?}, \
+                 this binary knows up to {known}; run the newer Relay (or restore a backup)"
+            )));
+        }
+        SchemaStatus::Behind { pending, .. } => {
+            if let Some((version, name, _)) =
+                pending.iter().find(|p| p.2 && !options.allow_destructive)
+            {
+                return Err(crate::StoreError::Schema(format!(
+                    "migration {version} ({name}) is destructive and is not run by `relay serve` \
+                     on PostgreSQL: run `relay migrate` once every node runs this version \
+                     (or start with --allow-destructive-migrations)"
+                )));
+            }
+        }
+    }
+    for m in migrations {
         if applied.contains(&m.version) {
             continue;
         }

@@ -68,12 +68,12 @@ impl PutOutcome {
 }
 
 fn binding(scope: &Scope, name: &str) -> Vec<u8> {
-    format!(
-        "tenant-secret\0{}\0{}\0{name}",
-        scope.tenant_id,
-        scope.environment.as_str()
-    )
-    .into_bytes()
+    binding_text(&scope.tenant_id, scope.environment.as_str(), name)
+}
+
+/// The associated data of a secret's sealed value, from its row's columns.
+pub(crate) fn binding_text(tenant_id: &str, environment: &str, name: &str) -> Vec<u8> {
+    format!("tenant-secret\0{tenant_id}\0{environment}\0{name}").into_bytes()
 }
 
 fn random<const N: usize>() -> [u8; N] {

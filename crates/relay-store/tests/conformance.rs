@@ -32,6 +32,8 @@ conformance!(
     object_batches_are_recorded_while_their_leases_hold_and_leased_again_whole,
     held_members_are_not_leased_with_their_batch,
     migrations_are_idempotent,
+    the_schema_is_checked_against_the_binary_and_destructive_steps_wait,
+    a_master_key_rotation_reseals_everything_and_resumes_after_an_interruption,
     composed_operations_commit_or_roll_back_together,
     settings_keep_the_first_value,
     tenants_and_sub_tenants,

@@ -21,6 +21,7 @@ use relay_net::OutboundConfig;
 use serde::Deserialize;
 use serde::de::{self, Deserializer};
 
+mod env;
 mod layers;
 mod render;
 mod store;
@@ -55,10 +56,16 @@ pub struct Config {
     pub database_url: Option<Secret>,
     /// The operator token; generated on first start when absent (only its hash is stored).
     pub operator_token: Option<Secret>,
-    /// The master key that encrypts signing keys at rest (32 bytes, hex or base64).
+    /// The master key that encrypts signing keys at rest (32 bytes, hex or
+    /// base64), or a reference to it (`env:NAME`, `file:/path`).
     pub master_key: Option<Secret>,
     /// A file holding the master key, instead of `master_key`.
     pub master_key_file: Option<PathBuf>,
+    /// During a rotation (`relay keys rotate-master`): the key values were
+    /// sealed with before, still read; as `master_key`.
+    pub master_key_previous: Option<Secret>,
+    /// A file holding the previous master key, instead of `master_key_previous`.
+    pub master_key_previous_file: Option<PathBuf>,
     /// `text` or `json`.
     pub log_format: LogFormat,
     /// A `tracing` filter such as `info` or `relay=debug,info`.
@@ -81,6 +88,14 @@ pub struct Config {
     /// through a secret reference).
     #[serde(skip)]
     pub config_file: Option<PathBuf>,
+    /// Where each value set by a layer came from, by dotted key
+    /// (`limits.endpoints_per_tenant` → `env RELAY_LIMITS__ENDPOINTS_PER_TENANT`);
+    /// a key missing here has its default.
+    #[serde(skip)]
+    pub sources: std::collections::BTreeMap<String, String>,
+    /// `relay serve --allow-destructive-migrations` (a flag, not a key).
+    #[serde(skip)]
+    pub allow_destructive_migrations: bool,
 }
 
 impl Default for Config {
@@ -92,6 +107,8 @@ impl Default for Config {
             operator_token: None,
             master_key: None,
             master_key_file: None,
+            master_key_previous: None,
+            master_key_previous_file: None,
             log_format: LogFormat::Text,
             log_level: "info".into(),
             outbound: OutboundConfig::default(),
@@ -106,6 +123,8 @@ impl Default for Config {
             metrics: Metrics::default(),
             store: Store::default(),
             config_file: None,
+            sources: Default::default(),
+            allow_destructive_migrations: false,
         }
     }
 }
@@ -634,12 +653,7 @@ impl Config {
         {
             bail!("database_url must start with sqlite:// or postgres://");
         }
-        if self.master_key.is_some() && self.master_key_file.is_some() {
-            bail!("set master_key or master_key_file, not both");
-        }
-        if let Some(k) = &self.master_key {
-            parse_master_key(k.expose()).context("master_key")?;
-        }
+        crate::keys::validate(self)?;
         if let Some(t) = &self.operator_token {
             check_token_strength("operator_token", t.expose())?;
         }
@@ -699,12 +713,22 @@ impl Config {
         let mut paths: Vec<String> = [
             self.config_file.as_deref(),
             self.master_key_file.as_deref(),
+            self.master_key_previous_file.as_deref(),
             Some(self.data_dir.as_path()),
         ]
         .into_iter()
         .flatten()
         .map(absolute)
         .collect();
+        // A master key named by a `file:` reference.
+        for key in [&self.master_key, &self.master_key_previous]
+            .into_iter()
+            .flatten()
+        {
+            if let Some(Ok(path)) = crate::keys::reference(key) {
+                paths.push(absolute(&path));
+            }
+        }
         if let Some(db) = self
             .database_url()
             .strip_prefix("sqlite://")

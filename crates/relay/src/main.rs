@@ -1,5 +1,6 @@
 //! The `relay` binary: parses flags and configuration, then hands over to the
-//! libraries. Subcommands: `serve`, `migrate`, `config check`, `openapi`,
+//! libraries. Subcommands: `serve`, `migrate`, `config check`,
+//! `keys rotate-master`, `openapi`,
 //! `receive` (a local HTTPS receiver for trying Relay out), `bench`
 //! (end-to-end measurements, see docs/benchmarks.md), `healthcheck` (asks a
 //! running `serve` for `/healthz` or `/readyz`; the container's probe).
@@ -7,6 +8,7 @@
 mod bench;
 mod config;
 mod healthcheck;
+mod keys;
 mod receive;
 mod serve;
 
@@ -34,13 +36,18 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run the API (and apply pending migrations first).
-    Serve(Flags),
+    Serve(ServeArgs),
     /// Apply pending database migrations and exit.
-    Migrate(Flags),
+    Migrate(MigrateArgs),
     /// Configuration tools.
     Config {
         #[command(subcommand)]
         command: ConfigCommand,
+    },
+    /// Master key tools.
+    Keys {
+        #[command(subcommand)]
+        command: KeysCommand,
     },
     /// Print the OpenAPI document.
     Openapi,
@@ -50,6 +57,33 @@ enum Command {
     Bench(relay_bench::BenchArgs),
     /// Ask the `relay serve` of this configuration for /healthz (or /readyz with --ready); exit 0 when it answers 200.
     Healthcheck(healthcheck::HealthcheckArgs),
+}
+
+#[derive(clap::Args)]
+struct ServeArgs {
+    #[command(flatten)]
+    flags: Flags,
+    /// Apply destructive migrations on PostgreSQL too (by default only
+    /// `relay migrate` runs them there).
+    #[arg(long)]
+    allow_destructive_migrations: bool,
+}
+
+#[derive(clap::Args)]
+struct MigrateArgs {
+    #[command(flatten)]
+    flags: Flags,
+    /// Only say whether the schema is behind, current or newer than this
+    /// binary (exit status 3, 0, 4), migrating nothing.
+    #[arg(long)]
+    check: bool,
+}
+
+#[derive(Subcommand)]
+enum KeysCommand {
+    /// Re-seal every sealed value under master_key, reading the old ones
+    /// with master_key_previous; online, resumable.
+    RotateMaster(keys::RotateArgs),
 }
 
 #[derive(Subcommand)]
@@ -73,16 +107,28 @@ fn main() -> anyhow::Result<()> {
             eprintln!("configuration is valid");
             Ok(())
         }
-        Command::Migrate(flags) => {
-            let config = Config::load(&flags)?;
+        Command::Migrate(args) => {
+            let config = Config::load(&args.flags)?;
             serve::init_tracing(&config);
+            if args.check {
+                let code = runtime()?.block_on(serve::migrate_check(&config))?;
+                std::process::exit(code);
+            }
             runtime()?.block_on(serve::migrate(&config))
+        }
+        Command::Keys {
+            command: KeysCommand::RotateMaster(args),
+        } => {
+            let config = Config::load(&args.flags)?;
+            serve::init_tracing(&config);
+            runtime()?.block_on(keys::rotate_master(&config, &args))
         }
         Command::Receive(args) => runtime()?.block_on(receive::receive(args)),
         Command::Bench(args) => bench::run(args),
         Command::Healthcheck(args) => healthcheck::run(args),
-        Command::Serve(flags) => {
-            let config = Config::load(&flags)?;
+        Command::Serve(args) => {
+            let mut config = Config::load(&args.flags)?;
+            config.allow_destructive_migrations = args.allow_destructive_migrations;
             serve::init_tracing(&config);
             runtime()?.block_on(serve::serve(config))
         }

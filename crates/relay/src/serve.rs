@@ -3,7 +3,6 @@
 use std::sync::Arc;
 
 use anyhow::Context;
-use relay_core::sealed::MasterKey;
 use relay_core::time::{Clock, Timestamp};
 use relay_store::Store;
 use tokio::net::TcpListener;
@@ -44,7 +43,14 @@ pub fn log_colours() -> bool {
     std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
-async fn open_store(config: &Config) -> anyhow::Result<Arc<dyn Store>> {
+/// Opens the store and applies pending migrations: all of them on SQLite
+/// (one process owns the database); on PostgreSQL, where other nodes may
+/// still run the older binary, a destructive one only when
+/// `allow_destructive` (`relay migrate`, `serve --allow-destructive-migrations`).
+pub async fn open_store(
+    config: &Config,
+    allow_destructive: bool,
+) -> anyhow::Result<Arc<dyn Store>> {
     if config.uses_sqlite() {
         std::fs::create_dir_all(&config.data_dir).with_context(|| {
             format!(
@@ -53,71 +59,65 @@ async fn open_store(config: &Config) -> anyhow::Result<Arc<dyn Store>> {
             )
         })?;
     }
-    relay_store::open_with(&config.database_url(), &config.store.settings())
+    let options = relay_store::migrate::Options {
+        allow_destructive: allow_destructive || config.uses_sqlite(),
+    };
+    relay_store::open_migrating(&config.database_url(), &config.store.settings(), options)
         .await
         .context("cannot open the database")
 }
 
 pub async fn migrate(config: &Config) -> anyhow::Result<()> {
-    let store = open_store(config).await?;
+    let store = open_store(config, true).await?;
     tracing::info!(backend = store.backend(), "database is up to date");
     Ok(())
 }
 
-const OPERATOR_TOKEN_SETTING: &str = "operator_token_sha256";
-const MASTER_KEY_CHECK_SETTING: &str = "master_key_check";
-const MASTER_KEY_CHECK: &[u8] = b"relay master key check";
-
-/// The master key: from `master_key`, from `master_key_file`, or (zero
-/// configuration) from `<data_dir>/master.key`, generated on first start with
-/// a warning to back it up. A value sealed with it is kept in the database, so
-/// starting with a different key fails at once instead of producing garbage.
-async fn master_key(config: &Config, store: &dyn Store) -> anyhow::Result<MasterKey> {
-    let bytes = if let Some(k) = &config.master_key {
-        crate::config::parse_master_key(k.expose()).context("master_key")?
-    } else {
-        let path = config
-            .master_key_file
-            .clone()
-            .unwrap_or_else(|| config.data_dir.join("master.key"));
-        if !path.exists() && config.master_key_file.is_none() {
-            let mut fresh = [0u8; 32];
-            getrandom::fill(&mut fresh)
-                .map_err(|e| anyhow::anyhow!("the operating system's random source: {e}"))?;
-            std::fs::create_dir_all(&config.data_dir)?;
-            crate::config::write_private_file(&path, &format!("{}\n", hex::encode(fresh)))
-                .with_context(|| format!("cannot write {}", path.display()))?;
-            tracing::warn!(path = %path.display(), "generated a new master key; back this file up: without it, signing keys cannot be read");
-            eprintln!(
-                "Generated a master key in {}. Back it up: without it the signing keys in the database cannot be read.",
-                path.display()
-            );
+/// `relay migrate --check`: where the schema stands, migrating nothing.
+/// Exit status 0 when current, 3 when behind, 4 when newer than this binary.
+pub async fn migrate_check(config: &Config) -> anyhow::Result<i32> {
+    use relay_store::migrate::SchemaStatus;
+    let url = config.database_url();
+    if let Some(path) = url.strip_prefix("sqlite://") {
+        let path = path.split('?').next().unwrap_or(path);
+        if path != ":memory:" && !std::path::Path::new(path).exists() {
+            println!("behind: no database yet at {path}; `relay migrate` would create it");
+            return Ok(3);
         }
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("cannot read the master key file {}", path.display()))?;
-        crate::config::parse_master_key(&text)
-            .with_context(|| format!("master key file {}", path.display()))?
-    };
-    let key = MasterKey::from_bytes(bytes);
-    let mut nonce = [0u8; 24];
-    getrandom::fill(&mut nonce)
-        .map_err(|e| anyhow::anyhow!("the operating system's random source: {e}"))?;
-    let check = key.seal(nonce, MASTER_KEY_CHECK, MASTER_KEY_CHECK_SETTING.as_bytes());
-    let stored = store
-        .put_setting_if_absent(MASTER_KEY_CHECK_SETTING, &check)
-        .await?;
-    if key
-        .open(&stored, MASTER_KEY_CHECK_SETTING.as_bytes())
-        .as_deref()
-        != Ok(MASTER_KEY_CHECK)
-    {
-        anyhow::bail!(
-            "the master key does not match the one this database's signing keys were sealed with; \
-             start with the original master_key (or master_key_file)"
-        );
     }
-    Ok(key)
+    let store = relay_store::connect(&url, &config.store.settings())
+        .await
+        .context("cannot open the database")?;
+    Ok(match store.schema_status().await? {
+        SchemaStatus::Current { version } => {
+            println!("current: schema version {version}, as this binary expects");
+            0
+        }
+        SchemaStatus::Behind { applied, pending } => {
+            let applied = applied.map_or("none".to_string(), |v| v.to_string());
+            println!(
+                "behind: schema version {applied}; `relay migrate` would apply {} migration(s):",
+                pending.len()
+            );
+            for (version, name, destructive) in pending {
+                println!(
+                    "  {version:04} {name}{}",
+                    if destructive { " (destructive)" } else { "" }
+                );
+            }
+            3
+        }
+        SchemaStatus::Newer { known, unknown } => {
+            println!(
+                "newer: the database holds migration(s) {unknown:?} this binary does not know \
+                 (it knows up to {known}); this binary refuses to serve it"
+            );
+            4
+        }
+    })
 }
+
+const OPERATOR_TOKEN_SETTING: &str = "operator_token_sha256";
 
 /// Where a generated operator token is written when no terminal shows it,
 /// inside the data directory.
@@ -218,9 +218,9 @@ fn pool_settings(engine: &relay_engine::EngineConfig) -> relay_net::PoolSettings
 /// Opens the store, loads the operator token and master key, and starts the
 /// dispatcher wired to the API state.
 pub async fn start(config: &Config) -> anyhow::Result<Started> {
-    let store = open_store(config).await?;
+    let store = open_store(config, config.allow_destructive_migrations).await?;
     let operator = operator_token_digest(config, &*store).await?;
-    let master = master_key(config, &*store).await?;
+    let master = crate::keys::load(config, &*store).await?;
     let guard = relay_net::Guard::from_config(&config.outbound)
         .context("invalid [outbound] configuration")?;
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);

@@ -323,6 +323,8 @@ fn postgres_is_selected_by_url() {
                     "RELAY_OPERATOR_TOKEN",
                     "rop_pg_0f3c9a1e5b7d2f4a6c8e0b1d3f5a",
                 ),
+                // On PostgreSQL the master key is never generated (keys.rs).
+                ("RELAY_MASTER_KEY", &"4d".repeat(32)),
             ],
         );
         let (status, body) = curl(

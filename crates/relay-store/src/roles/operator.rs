@@ -3,6 +3,7 @@
 
 use async_trait::async_trait;
 use relay_core::model::{ApiKey, Page, Tenant};
+use relay_core::sealed::MasterKey;
 use relay_core::time::Timestamp;
 
 use crate::backend::Backend;
@@ -15,7 +16,22 @@ pub trait Operator: Send + Sync {
     fn backend(&self) -> &'static str;
 
     /// Applies pending migrations; safe to call from several processes at once.
-    async fn migrate(&self) -> Result<()>;
+    async fn migrate(&self) -> Result<()> {
+        self.migrate_with(crate::migrate::Options::ALL).await
+    }
+    /// Applies the pending migrations `options` allow; refuses a database
+    /// whose schema is newer than this binary (`StoreError::Schema`).
+    async fn migrate_with(&self, options: crate::migrate::Options) -> Result<()>;
+    /// Where the schema stands against this binary's migrations (migrates nothing).
+    async fn schema_status(&self) -> Result<crate::migrate::SchemaStatus>;
+
+    /// One batch of a master key rotation: re-seals up to `limit` values
+    /// under `master`'s current key, resuming where the last batch stopped
+    /// (`crate::reseal`).
+    async fn reseal_batch(&self, master: &MasterKey, limit: u32)
+    -> Result<crate::reseal::Progress>;
+    /// Whether a master key rotation was started and has not finished.
+    async fn rotation_under_way(&self) -> Result<bool>;
 
     async fn get_setting(&self, key: &str) -> Result<Option<String>>;
     /// Stores `value` under `key` unless a value exists; returns the value now stored.
@@ -40,9 +56,44 @@ impl<B: Backend> Operator for B {
         self.dialect().backend
     }
 
-    async fn migrate(&self) -> Result<()> {
-        self.write(Commit::Durable, |x| Box::pin(crate::migrate::apply(x)))
-            .await
+    async fn migrate_with(&self, options: crate::migrate::Options) -> Result<()> {
+        self.write(Commit::Durable, move |x| {
+            Box::pin(crate::migrate::apply_list(
+                x,
+                crate::migrate::MIGRATIONS,
+                options,
+            ))
+        })
+        .await
+    }
+
+    async fn schema_status(&self) -> Result<crate::migrate::SchemaStatus> {
+        self.write(Commit::Durable, |x| {
+            Box::pin(async move {
+                let applied = crate::migrate::applied(x).await?;
+                Ok(crate::migrate::status_of(
+                    &applied,
+                    crate::migrate::MIGRATIONS,
+                ))
+            })
+        })
+        .await
+    }
+
+    async fn reseal_batch(
+        &self,
+        master: &MasterKey,
+        limit: u32,
+    ) -> Result<crate::reseal::Progress> {
+        let master = master.clone();
+        self.write(Commit::Durable, move |x| {
+            Box::pin(async move { crate::reseal::batch(x, &master, limit).await })
+        })
+        .await
+    }
+
+    async fn rotation_under_way(&self) -> Result<bool> {
+        crate::reseal::under_way(&mut *self.reader().await?).await
     }
 
     async fn get_setting(&self, key: &str) -> Result<Option<String>> {

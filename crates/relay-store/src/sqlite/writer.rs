@@ -61,6 +61,8 @@ pub(crate) fn copy_of(e: &StoreError) -> StoreError {
             StoreError::Sqlite(rusqlite::Error::SqliteFailure(*code, msg.clone()))
         }
         StoreError::Durability(why) => StoreError::Durability(why.clone()),
+        StoreError::Schema(why) => StoreError::Schema(why.clone()),
+        StoreError::Corrupt(why) => StoreError::Corrupt(why.clone()),
         _ => StoreError::Unavailable("the SQLite writer"),
     }
 }

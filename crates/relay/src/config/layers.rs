@@ -9,11 +9,6 @@ use serde::Deserialize;
 
 use super::{Config, Flags};
 
-/// Environment variables with the `RELAY_` prefix that are not configuration keys.
-const NOT_CONFIG_ENV: &[&str] = &["RELAY_CONFIG", "RELAY_LOG"];
-/// Prefixes of `RELAY_` variables used by tests and tooling, never read as configuration.
-const NOT_CONFIG_ENV_PREFIXES: &[&str] = &["RELAY_TEST_", "RELAY_BENCH_"];
-
 impl Config {
     /// Loads the configuration from every layer.
     pub fn load(flags: &Flags) -> anyhow::Result<Config> {
@@ -24,6 +19,7 @@ impl Config {
     /// Loads with an explicit environment (tests pass their own).
     pub fn load_from(flags: &Flags, env: &[(String, String)]) -> anyhow::Result<Config> {
         let mut table = toml::Table::new();
+        let mut sources = std::collections::BTreeMap::new();
         let file = match &flags.config {
             Some(path) => Some(path.clone()),
             None => Some(PathBuf::from("relay.toml")).filter(|p| p.exists()),
@@ -34,20 +30,22 @@ impl Config {
             table = toml::from_str(&text)
                 .with_context(|| format!("{} is not valid TOML", path.display()))?;
             check_keys(&table, &format!("{}", path.display()))?;
+            note_sources(&mut sources, &table, "", &|_| {
+                format!("file {}", path.display())
+            });
         }
         let mut from_env = toml::Table::new();
         for (name, value) in env {
+            if !super::env::is_configuration(name, value) {
+                continue;
+            }
             let Some(key) = name.strip_prefix("RELAY_") else {
                 continue;
             };
-            if NOT_CONFIG_ENV.contains(&name.as_str())
-                || NOT_CONFIG_ENV_PREFIXES.iter().any(|p| name.starts_with(p))
-            {
-                continue;
-            }
             let path: Vec<String> = key.split("__").map(|p| p.to_ascii_lowercase()).collect();
             insert(&mut from_env, &path, toml::Value::String(value.clone()))
                 .with_context(|| format!("environment variable {name}"))?;
+            sources.insert(path.join("."), format!("env {name}"));
         }
         check_keys(&from_env, "the environment (RELAY_*)")?;
         merge(&mut table, from_env);
@@ -61,10 +59,14 @@ impl Config {
         if let Some(v) = &flags.database_url {
             from_flags.insert("database_url".into(), v.clone().into());
         }
+        note_sources(&mut sources, &from_flags, "", &|key| {
+            format!("flag --{}", key.replace('_', "-"))
+        });
         merge(&mut table, from_flags);
         let mut config = Config::deserialize(toml::Value::Table(table))
             .map_err(|e| anyhow::anyhow!("invalid configuration: {e}"))?;
         config.config_file = file;
+        config.sources = sources;
         config.validate()?;
         Ok(config)
     }
@@ -81,6 +83,8 @@ pub(super) const KEYS: &[(&str, &[&str])] = &[
             "operator_token",
             "master_key",
             "master_key_file",
+            "master_key_previous",
+            "master_key_previous_file",
             "log_format",
             "log_level",
             "outbound",
@@ -203,6 +207,30 @@ fn check_keys(table: &toml::Table, origin: &str) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Records `source(key)` as where each leaf of `table` came from, by its
+/// dotted path (`limits.endpoints_per_tenant`; an array is one leaf).
+fn note_sources(
+    sources: &mut std::collections::BTreeMap<String, String>,
+    table: &toml::Table,
+    prefix: &str,
+    source: &dyn Fn(&str) -> String,
+) {
+    for (key, value) in table {
+        let path = if prefix.is_empty() {
+            key.clone()
+        } else {
+            format!("{prefix}.{key}")
+        };
+        match value {
+            toml::Value::Table(inner) => note_sources(sources, inner, &path, source),
+            _ => {
+                let from = source(&path);
+                sources.insert(path, from);
+            }
+        }
+    }
 }
 
 fn insert(table: &mut toml::Table, path: &[String], value: toml::Value) -> anyhow::Result<()> {

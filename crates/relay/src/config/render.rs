@@ -1,4 +1,6 @@
-//! `relay config check`: the effective configuration as TOML, secrets redacted.
+//! `relay config check`: the effective configuration as TOML, secrets
+//! redacted, each value followed by where it came from (`# default`,
+//! `# file relay.toml`, `# env RELAY_LISTEN`, `# flag --listen`).
 
 use super::{Config, LogFormat, Secret};
 
@@ -21,13 +23,19 @@ impl Config {
         );
         t.insert("operator_token".into(), redacted(&self.operator_token));
         t.insert("master_key".into(), redacted(&self.master_key));
-        t.insert(
-            "master_key_file".into(),
-            self.master_key_file
-                .as_ref()
+        let path = |p: &Option<std::path::PathBuf>| {
+            p.as_ref()
                 .map(|p| p.display().to_string())
                 .unwrap_or_else(|| "<unset>".into())
-                .into(),
+        };
+        t.insert("master_key_file".into(), path(&self.master_key_file).into());
+        t.insert(
+            "master_key_previous".into(),
+            redacted(&self.master_key_previous),
+        );
+        t.insert(
+            "master_key_previous_file".into(),
+            path(&self.master_key_previous_file).into(),
         );
         t.insert(
             "log_format".into(),
@@ -207,8 +215,48 @@ impl Config {
         metrics.insert("token".into(), redacted(&self.metrics.token));
         t.insert("metrics".into(), metrics.into());
         t.insert("store".into(), self.store.render());
-        toml::to_string(&t).unwrap_or_default()
+        annotate(&toml::to_string(&t).unwrap_or_default(), &self.sources)
     }
+}
+
+/// Each `key = value` line of `text` with `# <source>` after it: the source
+/// `sources` names for its dotted key (or for its array of tables, such as
+/// `secrets.grants`), else `default`.
+fn annotate(text: &str, sources: &std::collections::BTreeMap<String, String>) -> String {
+    let mut out = String::with_capacity(text.len() * 2);
+    let mut section = String::new();
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if let Some(name) = trimmed
+            .strip_prefix("[[")
+            .and_then(|r| r.strip_suffix("]]"))
+            .or_else(|| trimmed.strip_prefix('[').and_then(|r| r.strip_suffix(']')))
+        {
+            section = name.to_string();
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        match line.split_once(" = ") {
+            Some((key, _)) if !key.starts_with(' ') && !key.is_empty() => {
+                let path = if section.is_empty() {
+                    key.to_string()
+                } else {
+                    format!("{section}.{key}")
+                };
+                let from = sources
+                    .get(&path)
+                    .or_else(|| sources.get(&section))
+                    .map_or("default", String::as_str);
+                out.push_str(line);
+                out.push_str("  # ");
+                out.push_str(from);
+            }
+            _ => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    out
 }
 
 /// Hides what a URL may carry of a secret: the password of its user
