@@ -617,6 +617,14 @@ export class RelayEndpoints extends PortalElement {
         // The payload as this endpoint receives it (its version's thin
         // fields, allow list and personal-data choice), never more.
         h("h3", {}, "Payload"),
+        m.endpoint_version != null
+          ? h(
+              "p",
+              { class: "muted", "data-versions": "" },
+              `Shaped by endpoint version ${m.endpoint_version}` +
+                (m.event_type_version != null ? ` and ${m.event_type} version ${m.event_type_version}.` : "."),
+            )
+          : null,
         m.event ? h("pre", { "aria-label": "Payload" }, pretty(m.event.data)) : h("p", { class: "muted" }, "Not available (no longer kept, or not meant for this endpoint)."),
         h("h3", {}, "Attempts"),
         attempts.data.length

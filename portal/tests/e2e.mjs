@@ -147,6 +147,9 @@ try {
   const payload = await page.getByLabel("Payload").innerText();
   check(payload.includes("<b>not html</b>"), `payload shown as text: ${payload}`);
   check((await page.locator("relay-portal b").count()) === 0, "no element made from the payload");
+  // The versions that shaped it, beside it.
+  const versions = await page.locator("[data-versions]").innerText();
+  check(versions === "Shaped by endpoint version 1 and order.created version 1.", `versions: ${versions}`);
   await shot("portal-delivery-log");
 
   step("filter the log");

@@ -482,6 +482,55 @@ fn the_table_covers_every_portal_operation() {
 }
 
 #[tokio::test]
+async fn resends_and_test_sends_are_audited_with_the_consumer_and_token_as_actor() {
+    let w = world().await;
+    let resent = call(
+        &w,
+        &w.full,
+        Method::POST,
+        &format!("/v1/portal/messages/{}/resend", w.own_msg),
+        None,
+    )
+    .await
+    .expect(StatusCode::OK);
+    let tested = call(
+        &w,
+        &w.full,
+        Method::POST,
+        &format!("/v1/portal/endpoints/{}/test", w.own),
+        None,
+    )
+    .await
+    .expect(StatusCode::OK);
+    let log =
+        w.h.get("/v1/audit-log?limit=250", &w.key_a)
+            .await
+            .expect(StatusCode::OK);
+    let actor = format!("portal:{}:{}", w.consumer_a1, w.full_id);
+    let mine: Vec<&Value> = log["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["actor"] == actor.as_str())
+        .collect();
+    assert_eq!(mine.len(), 2, "{log}");
+    assert_eq!(mine[0]["action"], "message.resent");
+    assert_eq!(mine[0]["target"], w.own_msg.as_str());
+    assert_eq!(mine[0]["parameters"]["endpoint_id"], w.own.as_str());
+    assert_eq!(
+        mine[0]["parameters"]["outcome"],
+        resent["attempt"]["outcome"]
+    );
+    assert_eq!(mine[1]["action"], "endpoint.test_sent");
+    assert_eq!(mine[1]["target"], w.own.as_str());
+    assert_eq!(mine[1]["parameters"]["message_id"], tested["message"]["id"]);
+    assert!(
+        !log.to_string().contains(w.full.as_str()),
+        "no token in the log"
+    );
+}
+
+#[tokio::test]
 async fn changes_are_audited_with_the_consumer_and_token_as_actor() {
     let w = world().await;
     let created = call(

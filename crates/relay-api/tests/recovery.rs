@@ -400,3 +400,94 @@ async fn the_test_action_sends_the_sample_through_the_normal_path() {
     .await
     .problem(StatusCode::UNPROCESSABLE_ENTITY, "not_subscribed");
 }
+
+/// The audit log's entries of `action`.
+async fn audited(h: &Harness, key: &str, action: &str) -> Vec<Value> {
+    let log = h
+        .get("/v1/audit-log?limit=250", key)
+        .await
+        .expect(StatusCode::OK);
+    log["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["action"] == action)
+        .cloned()
+        .collect()
+}
+
+#[tokio::test]
+async fn resends_and_test_sends_are_audited_with_their_actor_and_outcome() {
+    let (h, key, ep) = setup().await;
+    publish(&h, &key, "evt_1").await;
+    let m = id_of(
+        &h.get(&format!("/v1/messages?endpoint_id={ep}"), &key)
+            .await
+            .expect(StatusCode::OK)["data"][0],
+    );
+    let actor = audited(&h, &key, "endpoint.created").await[0]["actor"].clone();
+    assert!(actor.as_str().unwrap().starts_with("key_"), "{actor}");
+    let r = h
+        .post(&format!("/v1/messages/{m}/resend"), &key, json!({}))
+        .await
+        .expect(StatusCode::OK);
+    let resent = audited(&h, &key, "message.resent").await;
+    assert_eq!(resent.len(), 1, "{resent:?}");
+    assert_eq!(resent[0]["actor"], actor);
+    assert_eq!(resent[0]["target"], m.as_str());
+    assert_eq!(
+        resent[0]["parameters"],
+        json!({
+            "message_id": m,
+            "endpoint_id": ep,
+            "event_id": "evt_1",
+            "outcome": r["attempt"]["outcome"],
+            "attempt_id": r["attempt"]["id"],
+        })
+    );
+    // A refused resend changed nothing and is not audited.
+    h.post("/v1/messages/msg_missing/resend", &key, json!({}))
+        .await
+        .problem(StatusCode::NOT_FOUND, "not_found");
+    assert_eq!(audited(&h, &key, "message.resent").await.len(), 1);
+
+    let t = h
+        .post(
+            &format!("/v1/endpoints/{ep}/test"),
+            &key,
+            json!({"event_type": "order.shipped"}),
+        )
+        .await
+        .expect(StatusCode::OK);
+    let sent = audited(&h, &key, "endpoint.test_sent").await;
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert_eq!(sent[0]["actor"], actor);
+    assert_eq!(sent[0]["target"], ep.as_str());
+    assert_eq!(sent[0]["parameters"]["message_id"], t["message"]["id"]);
+    assert_eq!(sent[0]["parameters"]["event_id"], t["message"]["event_id"]);
+    assert_eq!(sent[0]["parameters"]["endpoint_id"], ep.as_str());
+    assert_eq!(sent[0]["parameters"]["outcome"], t["attempt"]["outcome"]);
+    assert_eq!(sent[0]["parameters"]["attempt_id"], t["attempt"]["id"]);
+    // A resend of an expired event: no attempt, no lease, no entry.
+    h.publish(
+        &key,
+        json!({"id": "evt_ttl", "type": "order.shipped", "data": {}, "ttl_seconds": 60}),
+    )
+    .await
+    .expect(StatusCode::ACCEPTED);
+    let expiring = h
+        .get(&format!("/v1/messages?endpoint_id={ep}"), &key)
+        .await
+        .expect(StatusCode::OK)["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["event_id"] == "evt_ttl")
+        .map(id_of)
+        .unwrap();
+    h.clock.advance_millis(61_000);
+    h.post(&format!("/v1/messages/{expiring}/resend"), &key, json!({}))
+        .await
+        .problem(StatusCode::CONFLICT, "event_expired");
+    assert_eq!(audited(&h, &key, "message.resent").await.len(), 1);
+}

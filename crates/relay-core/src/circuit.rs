@@ -71,8 +71,9 @@ pub enum Signal {
     /// redirect, a broker's rejection): the disable clock counts it as a
     /// failure, the breaker does not (the endpoint is not overloaded).
     Rejected,
-    /// Says nothing about the endpoint's health (a deferral honoured, the
-    /// consumer's own abort, a manual attempt, no attempt).
+    /// Says nothing about the endpoint's health (the consumer's own abort,
+    /// a failed manual attempt, no attempt). A deferral (`Retry-After`) is a
+    /// [`Signal::Failure`].
     Neutral,
 }
 

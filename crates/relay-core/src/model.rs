@@ -1029,6 +1029,12 @@ pub struct Message {
     /// shape its payload at every attempt; absent for messages produced
     /// before endpoint versions existed (they carry the event's whole data).
     pub endpoint_version: Option<i64>,
+    /// The event type version whose fields (thin, personal data) shaped
+    /// the payload its attempts sent: recorded at its first attempt that
+    /// sent a shaped payload and kept, whatever versions the type gets
+    /// later. Absent before such an attempt, for a message sent whole
+    /// (produced before endpoint versions), and for a type without versions.
+    pub event_type_version: Option<i64>,
     pub state: MessageState,
     /// Attempts that counted against the schedule.
     pub attempts_used: i64,

@@ -299,6 +299,7 @@ fn end_without_attempt(
         attempt: None,
         disable_endpoint: false,
         manual,
+        event_type_version: None,
         health: relay_core::circuit::Signal::Neutral,
         warning: None,
         now,
@@ -530,7 +531,13 @@ impl Attempter {
             }),
             _ => None,
         };
+        // The message records the type version that shaped what was sent.
+        let type_version = payload.as_ref().and_then(|p| p.type_version);
         self.conclude(&facts, verdict, &recorded, warning)
+            .map(|completion| Completion {
+                event_type_version: type_version,
+                ..completion
+            })
     }
 
     /// Steps 3 and 4 of one attempt at `facts.c` whose result `verdict`
@@ -665,6 +672,7 @@ impl Attempter {
             attempt: Some(record),
             disable_endpoint,
             manual,
+            event_type_version: None,
             health,
             warning,
             now: finished,

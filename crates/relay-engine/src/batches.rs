@@ -494,6 +494,23 @@ impl Attempter {
         let verdict = delivery.classify(finished);
         let mut recorded = delivery.record();
         members.extend(late());
+        // What shaped each member's line (its shape was read when it joined,
+        // and is cached): the type version its message records.
+        let mut type_versions = Vec::with_capacity(members.len());
+        for c in &members {
+            let shaped = self
+                .shapes
+                .payload_of(
+                    &*self.store,
+                    &c.tenant_id,
+                    &c.message,
+                    &c.endpoint,
+                    &c.event,
+                    finished,
+                )
+                .await;
+            type_versions.push(shaped.ok().flatten().and_then(|p| p.type_version));
+        }
         let _entered = span.enter();
         let lines: HashMap<&str, usize> = stored
             .members
@@ -519,6 +536,7 @@ impl Attempter {
                 if i > 0 {
                     done.health = Signal::Neutral;
                 }
+                done.event_type_version = type_versions[i];
                 out.push(done);
             }
         }

@@ -64,6 +64,28 @@ impl Drop for ManualSlot {
     }
 }
 
+/// The audit action of a resend.
+pub const RESENT: &str = "message.resent";
+/// The audit action of an endpoint's test send.
+pub const TEST_SENT: &str = "endpoint.test_sent";
+
+/// The audit entry of a manual attempt by `actor` at `at`; the store adds
+/// its target and what it attempts (`relay_store::manual_audit`).
+fn manual_entry(
+    actor: &str,
+    action: &str,
+    at: relay_core::time::Timestamp,
+) -> relay_store::AuditEntry {
+    relay_store::AuditEntry {
+        id: relay_store::new_id(relay_core::id::IdKind::Audit, at),
+        actor: actor.to_string(),
+        action: action.to_string(),
+        target: String::new(),
+        parameters: serde_json::json!({}),
+        at,
+    }
+}
+
 /// Whole seconds from `now` to `at`, at least one (a `Retry-After`).
 fn seconds_until(at: relay_core::time::Timestamp, now: relay_core::time::Timestamp) -> u64 {
     let millis = (at.millis() - now.millis()).max(0) as u64;
@@ -144,10 +166,15 @@ impl Dispatcher {
     /// endpoint's lane: a success ends the message `delivered` and cancels
     /// pending attempts; a failure leaves the schedule (or the terminal
     /// state) as it was and does not count.
+    ///
+    /// Audited as `message.resent` by `actor` (an API key's id, a portal
+    /// session's `portal:<consumer>:<token>`) in the lease's transaction,
+    /// its outcome written when the attempt ends (`relay_store::manual_audit`).
     pub async fn resend(
         &self,
         scope: &relay_store::Scope,
         message_id: &str,
+        actor: &str,
     ) -> Result<ManualOutcome, ManualError> {
         let a = &self.attempter;
         let message = a
@@ -166,12 +193,20 @@ impl Dispatcher {
         // From the lease on, the attempt runs to its end ([`run_to_end`]).
         let a = self.attempter.clone();
         let (scope, message_id) = (scope.clone(), message_id.to_string());
+        let audit = manual_entry(actor, RESENT, a.clock.now());
         run_to_end(async move {
             let now = a.clock.now();
             let lease_until = now.plus_millis(a.config.lease.as_millis() as i64);
             let claimed = a
                 .store
-                .lease_for_manual_attempt(&scope, &message_id, &a.config.owner, now, lease_until)
+                .lease_for_manual_attempt_audited(
+                    &scope,
+                    &message_id,
+                    &a.config.owner,
+                    now,
+                    lease_until,
+                    &audit,
+                )
                 .await
                 .map_err(|e| match e {
                     relay_store::StoreError::NotFound => ManualError::NotFound,
@@ -182,7 +217,7 @@ impl Dispatcher {
                     other => ManualError::Store(other),
                 })?
                 .ok_or(ManualError::Busy)?;
-            manual_attempt(&a, &claimed, slot).await
+            manual_attempt(&a, &claimed, slot, &scope, &audit.id).await
         })
         .await
     }
@@ -191,11 +226,14 @@ impl Dispatcher {
     /// to) is written with one message for this endpoint only, and attempted
     /// at once through the normal signing and guard path, and the
     /// endpoint's lane (the event is written only once a slot is had).
+    /// Audited as `endpoint.test_sent` by `actor`, in the transaction that
+    /// writes the event, its outcome written when the attempt ends.
     pub async fn send_test(
         &self,
         scope: &relay_store::Scope,
         endpoint_id: &str,
         event: relay_store::NewEvent,
+        actor: &str,
     ) -> Result<(String, ManualOutcome), ManualError> {
         let a = &self.attempter;
         let endpoint = a
@@ -208,6 +246,7 @@ impl Dispatcher {
         // From the write on, the attempt runs to its end ([`run_to_end`]).
         let a = self.attempter.clone();
         let (scope, endpoint_id) = (scope.clone(), endpoint_id.to_string());
+        let audit = manual_entry(actor, TEST_SENT, a.clock.now().max(event.now));
         run_to_end(async move {
             // The lease counts from now: the wait for a slot is not the attempt's.
             let lease_until = a
@@ -217,14 +256,24 @@ impl Dispatcher {
                 .plus_millis(a.config.lease.as_millis() as i64);
             let claimed = a
                 .store
-                .publish_to_endpoint(&scope, &endpoint_id, event, &a.config.owner, lease_until)
+                .publish_to_endpoint_audited(
+                    &scope,
+                    &endpoint_id,
+                    event,
+                    &a.config.owner,
+                    lease_until,
+                    &audit,
+                )
                 .await
                 .map_err(|e| match e {
                     relay_store::StoreError::NotFound => ManualError::NotFound,
                     other => ManualError::Store(other),
                 })?;
             let message_id = claimed.message.id.clone();
-            Ok((message_id, manual_attempt(&a, &claimed, slot).await?))
+            Ok((
+                message_id,
+                manual_attempt(&a, &claimed, slot, &scope, &audit.id).await?,
+            ))
         })
         .await
     }
@@ -250,11 +299,15 @@ async fn run_to_end<T: Send + 'static>(
 }
 
 /// One manual attempt at `claimed`, leased by this process, and its
-/// completion, in the lane slot `slot` holds (given back when it ends).
+/// completion, in the lane slot `slot` holds (given back when it ends); the
+/// completion writes its outcome into the audit entry `audit_id` of `scope`
+/// that the lease wrote.
 async fn manual_attempt(
     a: &Attempter,
     claimed: &relay_store::Claimed,
     mut slot: ManualSlot,
+    scope: &relay_store::Scope,
+    audit_id: &str,
 ) -> Result<ManualOutcome, ManualError> {
     let Some(completion) = a.attempt(claimed, AttemptTrigger::Manual).await else {
         // The lease lapses on its own; nothing changed.
@@ -267,7 +320,7 @@ async fn manual_attempt(
     drop(slot);
     let applied = a
         .store
-        .complete(std::slice::from_ref(&completion))
+        .complete_manual_audited(scope, audit_id, &completion)
         .await
         .map_err(ManualError::Store)?;
     Ok(ManualOutcome {

@@ -82,7 +82,7 @@ async fn a_message_no_longer_meant_for_its_consumer_is_never_sent(postgres: bool
         .find(|m| m.event_id == "evt_1")
         .unwrap();
     // A manual resend and a scheduled attempt: neither sends.
-    let resent = e.dispatcher.resend(&e.scope, &first.id).await;
+    let resent = e.dispatcher.resend(&e.scope, &first.id, "key_test").await;
     assert!(resent.is_ok(), "{resent:?}");
     while e.dispatcher.run_once().await.unwrap() > 0 {}
     for m in e.messages().await {

@@ -224,7 +224,7 @@ async fn resend_of_an_expired_event_or_a_deleted_endpoint_makes_no_attempt() {
     for _ in 0..2 {
         // Twice: the first held no lease (the second is not `Busy`).
         assert!(matches!(
-            e.dispatcher.resend(&e.scope, &m.id).await,
+            e.dispatcher.resend(&e.scope, &m.id, "key_test").await,
             Err(ManualError::EventExpired)
         ));
     }
@@ -249,7 +249,7 @@ async fn resend_of_an_expired_event_or_a_deleted_endpoint_makes_no_attempt() {
         .await
         .unwrap();
     assert!(matches!(
-        e.dispatcher.resend(&e.scope, &kept.id).await,
+        e.dispatcher.resend(&e.scope, &kept.id, "key_test").await,
         Err(ManualError::EndpointDeleted)
     ));
     assert_eq!(e.receiver.count(), 0);

@@ -34,7 +34,11 @@ async fn a_successful_resend_during_the_schedule_delivers_and_cancels_pending_at
         (MessageState::Scheduled, 1)
     );
     e.receiver.set_behavior(Behavior::ok());
-    let out = e.dispatcher.resend(&e.scope, &before.id).await.unwrap();
+    let out = e
+        .dispatcher
+        .resend(&e.scope, &before.id, "key_test")
+        .await
+        .unwrap();
     assert!(out.applied);
     let a = out.attempt.unwrap();
     assert_eq!(
@@ -54,7 +58,11 @@ async fn a_failed_resend_leaves_the_schedule_and_does_not_count() {
     e.publish("evt_1", DATA).await;
     e.dispatcher.run_once().await.unwrap();
     let before = e.only_message().await;
-    let out = e.dispatcher.resend(&e.scope, &before.id).await.unwrap();
+    let out = e
+        .dispatcher
+        .resend(&e.scope, &before.id, "key_test")
+        .await
+        .unwrap();
     assert_eq!(out.attempt.unwrap().status_code, Some(503));
     let after = e.only_message().await;
     assert_eq!(after.state, before.state);
@@ -83,12 +91,18 @@ async fn a_resend_of_a_terminal_message_keeps_its_state_on_failure_and_delivers_
     e.dispatcher.run_once().await.unwrap();
     let failed = e.only_message().await;
     assert_eq!(failed.state, MessageState::FailedPermanent);
-    e.dispatcher.resend(&e.scope, &failed.id).await.unwrap();
+    e.dispatcher
+        .resend(&e.scope, &failed.id, "key_test")
+        .await
+        .unwrap();
     let still = e.only_message().await;
     assert_eq!(still.state, MessageState::FailedPermanent);
     assert_eq!(still.terminal_reason, failed.terminal_reason);
     e.receiver.set_behavior(Behavior::ok());
-    e.dispatcher.resend(&e.scope, &failed.id).await.unwrap();
+    e.dispatcher
+        .resend(&e.scope, &failed.id, "key_test")
+        .await
+        .unwrap();
     assert_eq!(e.only_message().await.state, MessageState::Delivered);
     // Resend keeps the event's id, so consumers' deduplication keeps working.
     let ids: Vec<String> = e
@@ -114,7 +128,7 @@ async fn a_resend_racing_an_automatic_attempt_never_runs_beside_it() {
         let manual = {
             let e = e.clone();
             let id = id.clone();
-            tokio::spawn(async move { e.dispatcher.resend(&e.scope, &id).await })
+            tokio::spawn(async move { e.dispatcher.resend(&e.scope, &id, "key_test").await })
         };
         let claimed = auto.await.unwrap();
         let resent = manual.await.unwrap();
@@ -147,7 +161,7 @@ async fn an_automatic_claim_skips_a_message_under_a_manual_attempt() {
     let manual = {
         let e = e.clone();
         let id = id.clone();
-        tokio::spawn(async move { e.dispatcher.resend(&e.scope, &id).await })
+        tokio::spawn(async move { e.dispatcher.resend(&e.scope, &id, "key_test").await })
     };
     e.receiver.wait_in_flight(1, WAIT).await.unwrap();
     assert_eq!(
@@ -156,7 +170,7 @@ async fn an_automatic_claim_skips_a_message_under_a_manual_attempt() {
         "the message is leased"
     );
     assert!(matches!(
-        e.dispatcher.resend(&e.scope, &id).await,
+        e.dispatcher.resend(&e.scope, &id, "key_test").await,
         Err(ManualError::Busy)
     ));
     manual.await.unwrap().unwrap();
@@ -184,7 +198,7 @@ async fn the_test_action_delivers_one_signed_sample_to_that_endpoint_only() {
     };
     let (message_id, out) = e
         .dispatcher
-        .send_test(&e.scope, &e.endpoint.id, event)
+        .send_test(&e.scope, &e.endpoint.id, event, "key_test")
         .await
         .unwrap();
     assert!(out.applied);

@@ -63,7 +63,8 @@ pub async fn complete<X: Exec>(x: &mut X, batch: &[Completion]) -> Result<crate:
     for chunk in batch.chunks(COMPLETION_CHUNK) {
         let mut q = SqlBuilder::new(
             "WITH v (id, state, attempts_used, deferrals_used, next_attempt_at, last_error_code, \
-             terminal_reason, updated_at, lease_owner, lease_version, manual) AS (",
+             terminal_reason, updated_at, lease_owner, lease_version, manual, \
+             event_type_version) AS (",
         );
         let rows = chunk
             .iter()
@@ -81,6 +82,7 @@ pub async fn complete<X: Exec>(x: &mut X, batch: &[Completion]) -> Result<crate:
                     Bind::Text(c.lease_owner.clone()),
                     Bind::Int(c.lease_version),
                     Bind::Int(i64::from(c.manual)),
+                    Bind::OptInt(c.event_type_version),
                 ]
             })
             .collect();
@@ -102,7 +104,8 @@ pub async fn complete<X: Exec>(x: &mut X, batch: &[Completion]) -> Result<crate:
              THEN COALESCE(messages.next_attempt_at, v.updated_at) ELSE messages.next_attempt_at END \
              ELSE v.next_attempt_at END, \
              last_error_code = v.last_error_code, terminal_reason = v.terminal_reason, \
-             lease_owner = NULL, lease_until = NULL, updated_at = v.updated_at FROM v \
+             lease_owner = NULL, lease_until = NULL, updated_at = v.updated_at, \
+             event_type_version = COALESCE(messages.event_type_version, v.event_type_version) FROM v \
              WHERE messages.id = v.id AND messages.lease_owner = v.lease_owner \
              AND messages.lease_version = v.lease_version \
              AND (messages.state = 'in_flight' OR v.manual = 1) RETURNING messages.id",

@@ -75,6 +75,8 @@ mod endpoint_changes;
 pub use endpoint_changes::*;
 mod audience;
 pub use audience::*;
+mod records;
+pub use records::*;
 
 use crate::{
     Completion, ConsumerPatch, EndpointKeyRecord, EndpointLimits, EndpointWarning, MessageFilter,

@@ -10,7 +10,8 @@
 //!
 //! - Aggregates: [`tenants`] (and API keys), [`settings`], [`event_types`],
 //!   [`consumers`], [`endpoints`], [`publish`], [`messages`] (reads,
-//!   cancel), [`claims`], [`completions`], [`manual`] attempts, [`window`],
+//!   cancel), [`claims`], [`completions`], [`manual`] attempts (audited:
+//!   [`manual_audit`]), [`window`],
 //!   [`recovery`], [`jobs`], [`retention`], [`audit`], [`health`],
 //!   [`operational`] events, [`lifecycle`] (endpoint state changes) and
 //!   [`portal`] (portal tokens, the tenant's portal brand) and
@@ -57,6 +58,7 @@ pub mod keys;
 pub mod lifecycle;
 pub mod live_claim;
 pub mod manual;
+pub mod manual_audit;
 pub mod messages;
 pub mod migrate;
 pub mod object_batches;

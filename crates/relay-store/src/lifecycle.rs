@@ -95,7 +95,9 @@ pub async fn apply<X: Exec>(
 /// from whatever state it is in now: applied if the rule allows it, else
 /// nothing (an endpoint disabled already stays as it is). Returns the change
 /// applied. The five-day disable applies only to endpoints that keep
-/// automatic disabling on.
+/// automatic disabling on. An applied change is audited (actor
+/// [`SYSTEM_ACTOR`], action `endpoint.disabled`, parameters `from`, `to`,
+/// `reason`) in the caller's transaction.
 pub async fn apply_automatic<X: Exec>(
     x: &mut X,
     endpoint_id: &str,
@@ -104,7 +106,8 @@ pub async fn apply_automatic<X: Exec>(
 ) -> Result<Option<Change>> {
     let found = x
         .fetch(&SqlBuilder::numbered(
-            "SELECT state, auto_disable FROM endpoints WHERE id = $1 AND deleted_at IS NULL",
+            "SELECT state, auto_disable, tenant_id, environment FROM endpoints \
+             WHERE id = $1 AND deleted_at IS NULL",
             [Bind::Text(endpoint_id.into())],
         ))
         .await?;
@@ -120,5 +123,30 @@ pub async fn apply_automatic<X: Exec>(
     let Ok(change) = relay_core::lifecycle::decide(from, action) else {
         return Ok(None);
     };
-    Ok(apply(x, endpoint_id, &change, now).await?.then_some(change))
+    if !apply(x, endpoint_id, &change, now).await? {
+        return Ok(None);
+    }
+    // Audited as the tenant's own actions are, with Relay as the actor.
+    let scope = crate::Scope {
+        tenant_id: row.text("tenant_id")?,
+        environment: row.environment("environment")?,
+    };
+    let entry = crate::AuditEntry {
+        id: crate::new_id(relay_core::id::IdKind::Audit, now),
+        actor: SYSTEM_ACTOR.into(),
+        action: format!("endpoint.{}", change.to.as_str()),
+        target: endpoint_id.into(),
+        parameters: serde_json::json!({
+            "from": change.from.as_str(),
+            "to": change.to.as_str(),
+            "reason": change.disabled_reason,
+        }),
+        at: now,
+    };
+    crate::audit::insert(x, &scope, &entry).await?;
+    Ok(Some(change))
 }
+
+/// The actor of the audit entries of Relay's own state changes (the `410`
+/// disable, the five-day disable).
+pub const SYSTEM_ACTOR: &str = "system";

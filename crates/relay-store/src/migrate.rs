@@ -42,6 +42,7 @@ const TENANT_SECRETS: &str = include_str!("../migrations/0013_tenant_secrets.sql
 const OBJECT_BATCHES: &str = include_str!("../migrations/0015_object_batches.sql");
 const ENDPOINT_REVISION: &str = include_str!("../migrations/0016_endpoint_revision.sql");
 const EVENT_TYPE_AUDIENCE: &str = include_str!("../migrations/0017_event_type_audience.sql");
+const MESSAGE_TYPE_VERSION: &str = include_str!("../migrations/0018_message_type_version.sql");
 
 /// All migrations, oldest first. Never edit one that has shipped; add another.
 pub const MIGRATIONS: &[Migration] = &[
@@ -146,6 +147,12 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "event_type_audience",
         postgres: EVENT_TYPE_AUDIENCE,
         sqlite: EVENT_TYPE_AUDIENCE,
+    },
+    Migration {
+        version: 18,
+        name: "message_type_version",
+        postgres: MESSAGE_TYPE_VERSION,
+        sqlite: MESSAGE_TYPE_VERSION,
     },
 ];
 

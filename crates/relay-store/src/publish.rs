@@ -332,6 +332,7 @@ pub async fn publish_batch<X: Exec>(
                         event_type: event.event_type.clone(),
                         environment: event.environment,
                         endpoint_version: Some(m.endpoint_version),
+                        event_type_version: None,
                         state: MessageState::InFlight,
                         attempts_used: 0,
                         deferrals_used: 0,

@@ -189,6 +189,7 @@ pub fn message(r: &impl RowExt) -> Result<Message> {
         event_type: r.text("event_type")?,
         environment: r.environment("environment")?,
         endpoint_version: r.opt_int("endpoint_version")?,
+        event_type_version: r.opt_int("event_type_version")?,
         state: parse_with("state", r.text("state")?, MessageState::parse)?,
         attempts_used: r.int("attempts_used")?,
         deferrals_used: r.int("deferrals_used")?,

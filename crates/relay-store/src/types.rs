@@ -366,6 +366,10 @@ pub struct Completion {
     pub disable_endpoint: bool,
     /// A manual attempt: the message was leased without leaving its state.
     pub manual: bool,
+    /// The event type version that shaped the payload the attempt sent
+    /// (`relay_core::shape::shaping_version`), recorded on the message by
+    /// the first completion that has one and kept from then on.
+    pub event_type_version: Option<i64>,
     /// What the attempt says about the endpoint's health, for the
     /// automatic-disable clock (`Neutral` when it says nothing).
     pub health: relay_core::circuit::Signal,

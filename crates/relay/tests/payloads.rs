@@ -246,12 +246,48 @@ fn endpoints_receive_the_shape_of_their_version() {
     assert!(snap3.get("dataschema").is_none(), "{snap3}");
 
     // A message of version 1, resent now, is shaped as it was.
-    let messages = api.list_all(&format!("/v1/messages?endpoint_id={snap_id}"));
+    // (Its completions are written after the deliveries arrived: wait for them.)
+    let completed = |endpoint_id: &str, events: &[&str]| -> Vec<Value> {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let all = api.list_all(&format!("/v1/messages?endpoint_id={endpoint_id}"));
+            let done = events.iter().all(|e| {
+                all.iter()
+                    .any(|m| m["event_id"] == *e && m["state"] == "delivered")
+            });
+            if done {
+                return all;
+            }
+            assert!(Instant::now() < deadline, "not completed: {all:?}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    let messages = completed(&snap_id, &["o1", "o2", "o3"]);
     let m1 = messages
         .iter()
         .find(|m| m["event_id"] == "o1")
         .expect("o1's message");
     assert_eq!(m1["endpoint_version"], 1, "{m1}");
+    // Beside it, the event type version that shaped what was sent: v1,
+    // recorded when o1 was delivered, and still v1 now that the type has v2.
+    assert_eq!(m1["event_type_version"], 1, "{m1}");
+    let m3 = messages
+        .iter()
+        .find(|m| m["event_id"] == "o3")
+        .expect("o3's message");
+    assert_eq!(m3["endpoint_version"], 2, "{m3}");
+    assert_eq!(m3["event_type_version"], 2, "{m3}");
+    // o2 was published as v2, but the thin endpoint's version shapes it by v1.
+    let thin_id = id_of(&thin);
+    let thin2_message = completed(&thin_id, &["o2"])
+        .into_iter()
+        .find(|m| m["event_id"] == "o2")
+        .expect("o2's message");
+    assert_eq!(thin2_message["event_type_version"], 1, "{thin2_message}");
+    assert_eq!(
+        api.get(&format!("/v1/messages/{}", id_of(&thin2_message)))["event_type_version"],
+        1
+    );
     api.expect(
         "POST",
         &format!("/v1/messages/{}/resend", id_of(m1)),
@@ -313,6 +349,18 @@ fn endpoints_receive_the_shape_of_their_version() {
                 shown["event"]["data"], sent["data"],
                 "{path} {event}: {shown}"
             );
+            // The versions that shaped it, beside it.
+            assert_eq!(
+                shown["endpoint_version"], sent["endpointversion"],
+                "{shown}"
+            );
+            if m["state"] == "delivered" {
+                assert!(m["event_type_version"].is_i64(), "{m}");
+                assert_eq!(
+                    shown["event_type_version"], m["event_type_version"],
+                    "{shown}"
+                );
+            }
             compared += 1;
         }
     }

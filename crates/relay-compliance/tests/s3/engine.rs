@@ -223,7 +223,7 @@ async fn a_resend_writes_the_batch_again(h: Harness<S3Peer>) {
     let (_, m) = &messages[1];
     let outcome = h
         .dispatcher
-        .resend(&h.scope, &m.id)
+        .resend(&h.scope, &m.id, "key_test")
         .await
         .expect("the resend");
     let a = outcome.attempt.expect("an attempt");

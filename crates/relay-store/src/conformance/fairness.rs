@@ -148,7 +148,7 @@ pub async fn recovery_traffic_is_shared_fairly_across_tenants(s: &dyn Store) {
 
 /// Fails the endpoint's only message at each of `hours` (from T0), through
 /// claims and completions carrying a failure signal; returns the endpoint.
-async fn fail_at_hours(s: &dyn Store, live: &Scope, endpoint: &Endpoint, hours: &[i64]) {
+pub(crate) async fn fail_at_hours(s: &dyn Store, live: &Scope, endpoint: &Endpoint, hours: &[i64]) {
     let _ = live;
     for h in hours {
         let at = T0.plus_seconds(h * 3600);

@@ -11,8 +11,8 @@ use relay_core::time::Timestamp;
 use crate::backend::Backend;
 use crate::exec::Commit;
 use crate::{
-    Backlog, ClaimBatch, ClaimRequest, Claimed, Completed, Completion, EndpointNotice, Intake,
-    NewEvent, Result, Scope, claims, completions, manual, window,
+    AuditEntry, Backlog, ClaimBatch, ClaimRequest, Claimed, Completed, Completion, EndpointNotice,
+    Intake, NewEvent, Result, Scope, claims, completions, manual, manual_audit, window,
 };
 
 #[async_trait]
@@ -100,6 +100,38 @@ pub trait Dispatch: Send + Sync {
         now: Timestamp,
         lease_until: Timestamp,
     ) -> Result<Option<Claimed>>;
+    /// [`Dispatch::publish_to_endpoint`] with its audit entry (target: the
+    /// endpoint) in the same transaction ([`manual_audit`]): what the
+    /// dispatcher's test send uses.
+    async fn publish_to_endpoint_audited(
+        &self,
+        scope: &Scope,
+        endpoint_id: &str,
+        event: NewEvent,
+        owner: &str,
+        lease_until: Timestamp,
+        audit: &AuditEntry,
+    ) -> Result<Claimed>;
+    /// [`Dispatch::lease_for_manual_attempt`] with its audit entry (target:
+    /// the message), written in the same transaction when the message was
+    /// leased ([`manual_audit`]): what the dispatcher's resend uses.
+    async fn lease_for_manual_attempt_audited(
+        &self,
+        scope: &Scope,
+        message_id: &str,
+        owner: &str,
+        now: Timestamp,
+        lease_until: Timestamp,
+        audit: &AuditEntry,
+    ) -> Result<Option<Claimed>>;
+    /// [`Dispatch::complete`] of one manual attempt, and its outcome written
+    /// into the audit entry `audit_id` its lease wrote, in one transaction.
+    async fn complete_manual_audited(
+        &self,
+        scope: &Scope,
+        audit_id: &str,
+        completion: &Completion,
+    ) -> Result<Completed>;
 
     /// The endpoint (not deleted) with its live messages due by `now` and not
     /// leased, in the order claims take them (oldest due first, then by
@@ -240,6 +272,77 @@ impl<B: Backend> Dispatch for B {
                 manual::lease_for_manual_attempt(x, &scope, &message_id, &owner, now, lease_until)
                     .await
             })
+        })
+        .await
+    }
+
+    async fn publish_to_endpoint_audited(
+        &self,
+        scope: &Scope,
+        endpoint_id: &str,
+        event: NewEvent,
+        owner: &str,
+        lease_until: Timestamp,
+        audit: &AuditEntry,
+    ) -> Result<Claimed> {
+        let (scope, endpoint_id, owner) =
+            (scope.clone(), endpoint_id.to_string(), owner.to_string());
+        let audit = audit.clone();
+        self.write(Commit::Durable, move |x| {
+            Box::pin(async move {
+                manual_audit::publish_to_endpoint(
+                    x,
+                    &scope,
+                    &endpoint_id,
+                    &event,
+                    &owner,
+                    lease_until,
+                    &audit,
+                )
+                .await
+            })
+        })
+        .await
+    }
+
+    async fn lease_for_manual_attempt_audited(
+        &self,
+        scope: &Scope,
+        message_id: &str,
+        owner: &str,
+        now: Timestamp,
+        lease_until: Timestamp,
+        audit: &AuditEntry,
+    ) -> Result<Option<Claimed>> {
+        let (scope, message_id, owner) = (scope.clone(), message_id.to_string(), owner.to_string());
+        let audit = audit.clone();
+        self.write(Commit::Durable, move |x| {
+            Box::pin(async move {
+                manual_audit::lease_for_manual_attempt(
+                    x,
+                    &scope,
+                    &message_id,
+                    &owner,
+                    now,
+                    lease_until,
+                    &audit,
+                )
+                .await
+            })
+        })
+        .await
+    }
+
+    async fn complete_manual_audited(
+        &self,
+        scope: &Scope,
+        audit_id: &str,
+        completion: &Completion,
+    ) -> Result<Completed> {
+        let (scope, audit_id, completion) =
+            (scope.clone(), audit_id.to_string(), completion.clone());
+        self.write(Commit::Durable, move |x| {
+            Box::pin(async move { manual_audit::complete(x, &scope, &audit_id, &completion).await })
         })
         .await
     }

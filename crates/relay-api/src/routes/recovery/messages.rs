@@ -1,5 +1,7 @@
 //! One message at a time: cancel, manual resend (under a lease, never
-//! beside an automatic attempt) and the endpoint's test send.
+//! beside an automatic attempt) and the endpoint's test send. Each is
+//! audited in the transaction of its change: the cancel, the resend's
+//! lease, the test send's event (`relay_store::manual_audit`).
 
 use std::sync::Arc;
 
@@ -83,7 +85,7 @@ pub async fn resend(
 ) -> Result<Json<Resent>, ApiError> {
     let outcome = state
         .engine
-        .resend(&auth.scope, &id)
+        .resend(&auth.scope, &id, &auth.key_id)
         .await
         .map_err(|e| match e {
             relay_engine::ManualError::NotFound => ApiError::not_found("message"),
@@ -255,7 +257,7 @@ pub async fn test(
     };
     let (message_id, outcome) = state
         .engine
-        .send_test(&auth.scope, &id, event)
+        .send_test(&auth.scope, &id, event, &auth.key_id)
         .await
         .map_err(|e| match e {
             relay_engine::ManualError::NotFound => ApiError::not_found("endpoint"),
