@@ -339,6 +339,8 @@ pub struct Attempter {
     pub metrics: Arc<crate::metrics::Metrics>,
     /// Object storage endpoints' open batches (`crate::batches`).
     pub batches: crate::batches::Batches,
+    /// Where attempt spans go (`crate::telemetry`); unset: traces off.
+    pub tracer: std::sync::OnceLock<crate::telemetry::Tracer>,
 }
 
 impl Attempter {
@@ -354,11 +356,23 @@ impl Attempter {
         let now = self.clock.now();
         if c.event.expires_at.is_some_and(|t| t <= now) {
             self.metrics.count_outcome("expired");
+            self.metrics.count_attempt(
+                c.endpoint.destination.kind(),
+                "expired",
+                None,
+                &c.tenant_id,
+            );
             return end_without_attempt(c, owner, MessageEvent::TtlExpired, now, manual);
         }
         let dead_letter = |reason: DeadLetterReason| {
             self.metrics
                 .count_outcome(AttemptOutcome::DeadLettered.as_str());
+            self.metrics.count_attempt(
+                c.endpoint.destination.kind(),
+                AttemptOutcome::DeadLettered.as_str(),
+                Some(reason.as_str().to_string()),
+                &c.tenant_id,
+            );
             end_without_attempt(c, owner, MessageEvent::DeadLetter(reason), now, manual)
         };
         let built = match self.endpoints.get(self, c).await {
@@ -412,7 +426,7 @@ impl Attempter {
                 return dead_letter(DeadLetterReason::NotAddressed);
             }
         };
-        let prepared = match relay_destinations::prepare(&relay_destinations::Input {
+        let mut prepared = match relay_destinations::prepare(&relay_destinations::Input {
             event: &c.event,
             source: &c.source,
             keys: &active,
@@ -437,7 +451,11 @@ impl Attempter {
             return self.join_batch(c, trigger, prepared.body).await;
         }
 
-        // 2. deliver
+        // 2. deliver (with traces on, the attempt span's `traceparent`)
+        let traced = crate::telemetry::attempt_trace(self.tracer.get(), c);
+        if let Some((trace, span_id)) = &traced {
+            prepared.traceparent = Some(trace.stored.child(*span_id).to_string());
+        }
         let span = tracing::info_span!(
             "attempt",
             tenant = %c.tenant_id,
@@ -524,7 +542,23 @@ impl Attempter {
             }),
             _ => None,
         };
-        self.conclude(&facts, verdict, &recorded, warning)
+        let completion = self.conclude(&facts, verdict, &recorded, warning);
+        if let (Some(tracer), Some((trace, span_id))) = (self.tracer.get(), traced) {
+            tracer.export(
+                crate::telemetry::AttemptSpan {
+                    c,
+                    trace,
+                    span_id,
+                    trigger,
+                    attempt_number,
+                    started: now,
+                    elapsed,
+                    record: completion.as_ref().and_then(|c| c.attempt.as_ref()),
+                }
+                .span(),
+            );
+        }
+        completion
     }
 
     /// Steps 3 and 4 of one attempt at `facts.c` whose result `verdict`
@@ -560,6 +594,15 @@ impl Attempter {
         };
         let resolved = resolve(verdict, &ctx);
         let record = self.record(facts, recorded, &resolved);
+        self.metrics.count_attempt(
+            c.endpoint.destination.kind(),
+            record.outcome.as_str(),
+            match &resolved {
+                Resolved::DeadLetter(reason) => Some(reason.as_str().to_string()),
+                Resolved::Complete(_) => record.error_code.map(|e| e.to_string()),
+            },
+            &c.tenant_id,
+        );
         let blocked = recorded.error.as_ref().and_then(|(kind, text)| {
             (*kind == ErrorKind::BlockedAddress).then(|| EndpointWarning {
                 endpoint_id: c.endpoint.id.clone(),

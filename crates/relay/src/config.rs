@@ -23,6 +23,9 @@ use serde::de::{self, Deserializer};
 
 mod layers;
 mod render;
+mod telemetry;
+
+pub use telemetry::Telemetry;
 
 /// A secret value: prints as `<redacted>` in `Debug`, never in full.
 #[derive(Clone, Deserialize, PartialEq, Eq)]
@@ -72,6 +75,7 @@ pub struct Config {
     pub secrets: Secrets,
     pub server: Server,
     pub metrics: Metrics,
+    pub telemetry: Telemetry,
     /// The configuration file this was read from, if any (never readable
     /// through a secret reference).
     #[serde(skip)]
@@ -99,6 +103,7 @@ impl Default for Config {
             secrets: Secrets::default(),
             server: Server::default(),
             metrics: Metrics::default(),
+            telemetry: Telemetry::default(),
             config_file: None,
         }
     }
@@ -199,6 +204,10 @@ pub struct Metrics {
     pub listen: Option<String>,
     /// A bearer token `/metrics` asks for.
     pub token: Option<Secret>,
+    /// Label outcome counters with the tenant id as well (off: labels never
+    /// carry tenant ids).
+    #[serde(deserialize_with = "relay_net::config::boolean")]
+    pub tenant_labels: bool,
 }
 
 impl Metrics {
@@ -625,6 +634,7 @@ impl Config {
         }
         self.server.validate()?;
         self.metrics.validate(&self.listen)?;
+        self.telemetry.validate()?;
         self.outbound.validate()?;
         self.retry
             .bounds()

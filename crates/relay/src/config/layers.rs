@@ -93,6 +93,7 @@ pub(super) const KEYS: &[(&str, &[&str])] = &[
             "secrets",
             "server",
             "metrics",
+            "telemetry",
         ],
     ),
     (
@@ -149,7 +150,8 @@ pub(super) const KEYS: &[(&str, &[&str])] = &[
             "shutdown_drain_seconds",
         ],
     ),
-    ("metrics", &["listen", "token"]),
+    ("metrics", &["listen", "token", "tenant_labels"]),
+    ("telemetry", &["otlp_endpoint", "service_name"]),
     ("secrets", &["grants", "refresh_seconds"]),
 ];
 
