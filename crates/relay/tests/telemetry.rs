@@ -356,19 +356,19 @@ fn tenant_labels_are_there_only_when_the_operator_asks() {
     t.api.publish_to(&t.consumer_id, "evt_labelled");
     sink.wait_count(1, Instant::now() + Duration::from_secs(30))
         .unwrap_or_else(|e| panic!("no delivery: {e}\n{}", relay.log_tail(20)));
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let metrics = loop {
-        let m = relay.metrics();
-        if m.contains("outcome=\"delivered\"") || Instant::now() >= deadline {
-            break m;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let line = metrics
-        .lines()
-        .find(|l| {
-            l.starts_with("relay_attempt_outcomes_total{kind=\"https\",outcome=\"delivered\"")
-        })
-        .unwrap_or_else(|| panic!("{metrics}"));
+    // The outcome is counted as the attempt concludes, just after the
+    // receiver answered: wait for the series.
+    let series = "relay_attempt_outcomes_total{kind=\"https\",outcome=\"delivered\"";
+    let line = harness::eventually(
+        "the delivered outcome counted",
+        Instant::now() + Duration::from_secs(10),
+        || {
+            relay
+                .metrics()
+                .lines()
+                .find(|l| l.starts_with(series))
+                .map(str::to_string)
+        },
+    );
     assert!(line.contains(",tenant=\"ten_"), "{line}");
 }

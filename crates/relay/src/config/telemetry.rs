@@ -5,7 +5,7 @@ use anyhow::Context;
 use serde::Deserialize;
 
 /// `[telemetry]`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Telemetry {
     /// The OTLP/HTTP traces URL of the collector
@@ -21,6 +21,20 @@ impl Default for Telemetry {
             otlp_endpoint: None,
             service_name: "relay".into(),
         }
+    }
+}
+
+/// The endpoint as `relay config check` prints it: a password or a
+/// secret-looking query parameter (a vendor's `?api_key=`) hidden.
+impl std::fmt::Debug for Telemetry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Telemetry")
+            .field(
+                "otlp_endpoint",
+                &self.otlp_endpoint.as_deref().map(super::render::redact_url),
+            )
+            .field("service_name", &self.service_name)
+            .finish()
     }
 }
 
