@@ -121,6 +121,11 @@ pub struct AppState {
     pub metrics: std::sync::OnceLock<MetricsRenderer>,
     /// Each inbound source's rate-limit bucket in this process.
     pub inbound_buckets: routes::inbound::Buckets,
+    /// Set once shutdown is asked for: `/readyz` answers `503` from then on
+    /// (while the API still serves, for `[server] shutdown_delay_seconds`)
+    /// and every answer closes its connection, so load balancers and
+    /// kept-alive clients move to other instances.
+    pub shutting_down: std::sync::atomic::AtomicBool,
 }
 
 /// Produces the Prometheus text exposition for `/metrics`.
@@ -151,7 +156,20 @@ impl AppState {
             wake: Arc::new(tokio::sync::Notify::new()),
             metrics: std::sync::OnceLock::new(),
             inbound_buckets: Default::default(),
+            shutting_down: std::sync::atomic::AtomicBool::new(false),
         })
+    }
+
+    /// Shutdown is asked for: readiness fails from now on (see
+    /// [`AppState::shutting_down`]).
+    pub fn begin_shutdown(&self) {
+        self.shutting_down
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    pub fn is_shutting_down(&self) -> bool {
+        self.shutting_down
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 }
 

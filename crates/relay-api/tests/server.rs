@@ -19,7 +19,7 @@ use relay_api::ApiSettings;
 use relay_api::server::ServerSettings;
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
@@ -369,7 +369,13 @@ async fn a_client_that_does_not_read_its_responses_is_cut_off() {
         ..quick()
     })
     .await;
-    let mut stream = TcpStream::connect(s.addr).await.unwrap();
+    // A small receive buffer, so that the responses outgrow what the
+    // sockets hold after a few of them however slowly a loaded machine
+    // makes them (with the kernel's default, autotuned to tens of MiB, the
+    // server could still be writing when the client starts reading).
+    let socket = TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let mut stream = socket.connect(s.addr).await.unwrap();
     // Many large responses asked for at once, none read: more than the
     // sockets' buffers hold.
     let one = b"GET /openapi.json HTTP/1.1\r\nHost: relay.test\r\n\r\n";

@@ -163,22 +163,28 @@ impl Dispatcher {
             .map_err(ManualError::Store)?
             .ok_or(ManualError::EndpointDeleted)?;
         let slot = self.manual_slot(&endpoint).await?;
-        let now = a.clock.now();
-        let lease_until = now.plus_millis(a.config.lease.as_millis() as i64);
-        let claimed = a
-            .store
-            .lease_for_manual_attempt(scope, message_id, &a.config.owner, now, lease_until)
-            .await
-            .map_err(|e| match e {
-                relay_store::StoreError::NotFound => ManualError::NotFound,
-                relay_store::StoreError::Conflict("event_expired") => ManualError::EventExpired,
-                relay_store::StoreError::Conflict("endpoint_deleted") => {
-                    ManualError::EndpointDeleted
-                }
-                other => ManualError::Store(other),
-            })?
-            .ok_or(ManualError::Busy)?;
-        self.attempt_leased(&claimed, slot).await
+        // From the lease on, the attempt runs to its end ([`run_to_end`]).
+        let a = self.attempter.clone();
+        let (scope, message_id) = (scope.clone(), message_id.to_string());
+        run_to_end(async move {
+            let now = a.clock.now();
+            let lease_until = now.plus_millis(a.config.lease.as_millis() as i64);
+            let claimed = a
+                .store
+                .lease_for_manual_attempt(&scope, &message_id, &a.config.owner, now, lease_until)
+                .await
+                .map_err(|e| match e {
+                    relay_store::StoreError::NotFound => ManualError::NotFound,
+                    relay_store::StoreError::Conflict("event_expired") => ManualError::EventExpired,
+                    relay_store::StoreError::Conflict("endpoint_deleted") => {
+                        ManualError::EndpointDeleted
+                    }
+                    other => ManualError::Store(other),
+                })?
+                .ok_or(ManualError::Busy)?;
+            manual_attempt(&a, &claimed, slot).await
+        })
+        .await
     }
 
     /// The endpoint's test action: `event` (a sample of a type it subscribes
@@ -199,49 +205,73 @@ impl Dispatcher {
             .map_err(ManualError::Store)?
             .ok_or(ManualError::NotFound)?;
         let slot = self.manual_slot(&endpoint).await?;
-        // The lease counts from now: the wait for a slot is not the attempt's.
-        let lease_until = a
-            .clock
-            .now()
-            .max(event.now)
-            .plus_millis(a.config.lease.as_millis() as i64);
-        let claimed = a
-            .store
-            .publish_to_endpoint(scope, endpoint_id, event, &a.config.owner, lease_until)
-            .await
-            .map_err(|e| match e {
-                relay_store::StoreError::NotFound => ManualError::NotFound,
-                other => ManualError::Store(other),
-            })?;
-        let message_id = claimed.message.id.clone();
-        Ok((message_id, self.attempt_leased(&claimed, slot).await?))
-    }
-
-    /// One manual attempt at a message this process has leased, in the lane
-    /// slot `slot` holds (given back when it ends).
-    pub(crate) async fn attempt_leased(
-        &self,
-        claimed: &relay_store::Claimed,
-        mut slot: ManualSlot,
-    ) -> Result<ManualOutcome, ManualError> {
-        let a = &self.attempter;
-        let Some(completion) = a.attempt(claimed, AttemptTrigger::Manual).await else {
-            // The lease lapses on its own; nothing changed.
-            return Ok(ManualOutcome {
-                attempt: None,
-                applied: false,
-            });
-        };
-        slot.signal = completer::breaker_signal(Some(&completion));
-        drop(slot);
-        let applied = a
-            .store
-            .complete(std::slice::from_ref(&completion))
-            .await
-            .map_err(ManualError::Store)?;
-        Ok(ManualOutcome {
-            attempt: completion.attempt,
-            applied: applied.applied.first().copied().unwrap_or(false),
+        // From the write on, the attempt runs to its end ([`run_to_end`]).
+        let a = self.attempter.clone();
+        let (scope, endpoint_id) = (scope.clone(), endpoint_id.to_string());
+        run_to_end(async move {
+            // The lease counts from now: the wait for a slot is not the attempt's.
+            let lease_until = a
+                .clock
+                .now()
+                .max(event.now)
+                .plus_millis(a.config.lease.as_millis() as i64);
+            let claimed = a
+                .store
+                .publish_to_endpoint(&scope, &endpoint_id, event, &a.config.owner, lease_until)
+                .await
+                .map_err(|e| match e {
+                    relay_store::StoreError::NotFound => ManualError::NotFound,
+                    other => ManualError::Store(other),
+                })?;
+            let message_id = claimed.message.id.clone();
+            Ok((message_id, manual_attempt(&a, &claimed, slot).await?))
         })
+        .await
     }
+}
+
+/// Runs `work` (a manual attempt, from its lease or its test event's
+/// write to its completion) in a task of its own and waits for it. The
+/// caller that stops waiting (an HTTP client that disconnects, whose
+/// request's future is dropped) does not cut it short: the attempt ends,
+/// its record is written and its lease given back, as if the caller had
+/// waited.
+async fn run_to_end<T: Send + 'static>(
+    work: impl std::future::Future<Output = Result<T, ManualError>> + Send + 'static,
+) -> Result<T, ManualError> {
+    match tokio::spawn(work).await {
+        Ok(outcome) => outcome,
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        // The runtime is shutting down: a lease taken lapses on its own.
+        Err(_) => Err(ManualError::Store(relay_store::StoreError::Unavailable(
+            "the runtime stopped during a manual attempt",
+        ))),
+    }
+}
+
+/// One manual attempt at `claimed`, leased by this process, and its
+/// completion, in the lane slot `slot` holds (given back when it ends).
+async fn manual_attempt(
+    a: &Attempter,
+    claimed: &relay_store::Claimed,
+    mut slot: ManualSlot,
+) -> Result<ManualOutcome, ManualError> {
+    let Some(completion) = a.attempt(claimed, AttemptTrigger::Manual).await else {
+        // The lease lapses on its own; nothing changed.
+        return Ok(ManualOutcome {
+            attempt: None,
+            applied: false,
+        });
+    };
+    slot.signal = completer::breaker_signal(Some(&completion));
+    drop(slot);
+    let applied = a
+        .store
+        .complete(std::slice::from_ref(&completion))
+        .await
+        .map_err(ManualError::Store)?;
+    Ok(ManualOutcome {
+        attempt: completion.attempt,
+        applied: applied.applied.first().copied().unwrap_or(false),
+    })
 }

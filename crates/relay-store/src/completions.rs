@@ -86,12 +86,21 @@ pub async fn complete<X: Exec>(x: &mut X, batch: &[Completion]) -> Result<crate:
             .collect();
         // The padding's NULL ids match no message.
         // A retry due again is held while the endpoint is paused or
-        // disabled (`relay_core::lifecycle::settle`).
+        // disabled (`relay_core::lifecycle::settle`). A failed manual
+        // attempt (manual, and the message left waiting) changes nothing
+        // but the lease: the message waits as the endpoint's state at its
+        // end says (a pause or resume may have moved it meanwhile, under
+        // the lease), due when it was, or at once if it was held from the
+        // start and the endpoint is active now.
+        let waiting_manual = "v.manual = 1 AND v.state IN ('scheduled', 'held')";
         q.rows(rows, COMPLETION_CHUNK, x.dialect().arrays)
             .push(&format!(
-                ") UPDATE messages SET state = CASE WHEN v.state = 'scheduled' THEN {settled} \
-             ELSE v.state END, attempts_used = v.attempts_used, \
-             deferrals_used = v.deferrals_used, next_attempt_at = v.next_attempt_at, \
+                ") UPDATE messages SET state = CASE WHEN v.state = 'scheduled' OR ({waiting_manual}) \
+             THEN {settled} ELSE v.state END, attempts_used = v.attempts_used, \
+             deferrals_used = v.deferrals_used, next_attempt_at = CASE WHEN {waiting_manual} \
+             THEN CASE WHEN {settled} = 'scheduled' \
+             THEN COALESCE(messages.next_attempt_at, v.updated_at) ELSE messages.next_attempt_at END \
+             ELSE v.next_attempt_at END, \
              last_error_code = v.last_error_code, terminal_reason = v.terminal_reason, \
              lease_owner = NULL, lease_until = NULL, updated_at = v.updated_at FROM v \
              WHERE messages.id = v.id AND messages.lease_owner = v.lease_owner \

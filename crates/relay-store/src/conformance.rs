@@ -47,6 +47,8 @@ mod bulk;
 pub use bulk::*;
 mod chunks;
 pub use chunks::*;
+mod one_attempt;
+pub use one_attempt::*;
 mod seeding;
 pub use seeding::*;
 mod claiming;

@@ -81,6 +81,7 @@ pub mod window;
 
 pub use backend::{Backend, Transactions, TransactionsExt, Writes};
 pub use exec::{Commit, Exec, Tx};
+pub use postgres::StoreSettings;
 pub use recovery::Recovered;
 pub use roles::{
     Catalog, Dispatch, InboundStore, ObjectBatches, Operator, PortalStore, SecretStore, Store,
@@ -166,10 +167,16 @@ pub use types::*;
 /// Opens the store a database URL names (`sqlite://…` or `postgres://…`) and
 /// applies migrations.
 pub async fn open(url: &str) -> Result<Arc<dyn Store>> {
+    open_with(url, &StoreSettings::default()).await
+}
+
+/// [`open`] with the connection `settings` (PostgreSQL's pool, connect and
+/// statement timeouts; SQLite has no use for them).
+pub async fn open_with(url: &str, settings: &StoreSettings) -> Result<Arc<dyn Store>> {
     let store: Arc<dyn Store> = if url.starts_with("sqlite:") {
         Arc::new(sqlite::SqliteStore::connect(url).await?)
     } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-        Arc::new(postgres::PgStore::connect(url).await?)
+        Arc::new(postgres::PgStore::connect_with_settings(url, settings).await?)
     } else {
         return Err(StoreError::InvalidUrl(
             "expected a URL starting with sqlite:// or postgres://".into(),

@@ -89,6 +89,11 @@ pub async fn attempts<X: Exec>(
 /// Cancels a message's pending attempts (`cancelled`); an attempt in
 /// flight finishes but cannot change the message any more. `audit` (if
 /// any) is written in the same transaction.
+///
+/// The lease's owner goes and its version moves on (the running attempt's
+/// end is stale), but its `lease_until` stays: until then the attempt may
+/// still be on the wire, and no other attempt (a resend, or what a bulk
+/// retry or recover would restart) may start beside it.
 pub async fn cancel<X: Exec>(
     x: &mut X,
     scope: &Scope,
@@ -100,7 +105,7 @@ pub async fn cancel<X: Exec>(
         .execute(&SqlBuilder::of(
             &format!(
                 "UPDATE messages SET state = 'cancelled', terminal_reason = '{}', next_attempt_at = NULL, \
-                 lease_owner = NULL, lease_until = NULL, lease_version = lease_version + 1, updated_at = $4 \
+                 lease_owner = NULL, lease_version = lease_version + 1, updated_at = $4 \
                  WHERE tenant_id = $1 AND environment = $2 AND id = $3 AND state IN {LIVE_STATES_SQL}",
                 relay_core::transition::REASON_CANCELLED,
             ),

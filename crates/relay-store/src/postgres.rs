@@ -4,7 +4,6 @@
 //! migrations take a transaction-scoped advisory lock so nodes starting
 //! together apply them once.
 
-use std::str::FromStr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -12,7 +11,11 @@ use std::time::Duration;
 use sqlx::PgPool;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
-use crate::{Result, StoreError};
+use crate::Result;
+
+pub mod connect;
+
+pub use connect::StoreSettings;
 
 /// How a [`Commit::Lease`](crate::exec::Commit) transaction starts.
 const LEASE_BEGIN: &str = "BEGIN; SET LOCAL synchronous_commit = off";
@@ -185,16 +188,20 @@ fn endpoint_notice(payload: &str) -> Option<crate::EndpointNotice> {
 
 impl PgStore {
     pub async fn connect(url: &str) -> Result<Self> {
-        let options =
-            PgConnectOptions::from_str(url).map_err(|e| StoreError::InvalidUrl(e.to_string()))?;
-        Self::connect_with(options).await
+        Self::connect_with_settings(url, &StoreSettings::default()).await
+    }
+
+    /// Connects to the database `url` names (its TLS parameters checked,
+    /// [`connect::connect_options`]) with the pool `settings` describe.
+    pub async fn connect_with_settings(url: &str, settings: &StoreSettings) -> Result<Self> {
+        let options = connect::connect_options(url)?;
+        Self::connect_pinging(options, PING_IDLE_AFTER, settings).await
     }
 
     /// Connects with the tables living in `schema` (created if missing). The
     /// conformance suite gives each test its own schema this way.
     pub async fn connect_in_schema(url: &str, schema: &str) -> Result<Self> {
-        let options =
-            PgConnectOptions::from_str(url).map_err(|e| StoreError::InvalidUrl(e.to_string()))?;
+        let options = connect::connect_options(url)?;
         let admin = PgPoolOptions::new()
             .max_connections(1)
             .connect_with(options.clone())
@@ -210,7 +217,7 @@ impl PgStore {
     }
 
     async fn connect_with(options: PgConnectOptions) -> Result<Self> {
-        Self::connect_pinging(options, PING_IDLE_AFTER).await
+        Self::connect_pinging(options, PING_IDLE_AFTER, &StoreSettings::default()).await
     }
 
     /// Connects with connections idle for longer than `ping_idle_after`
@@ -219,9 +226,28 @@ impl PgStore {
     /// the server has closed is replaced before use; one in use within that
     /// time is taken as it is, and if the server closed it meanwhile its
     /// first statement fails, as one in a running transaction would.
-    async fn connect_pinging(options: PgConnectOptions, ping_idle_after: Duration) -> Result<Self> {
+    async fn connect_pinging(
+        options: PgConnectOptions,
+        ping_idle_after: Duration,
+        settings: &StoreSettings,
+    ) -> Result<Self> {
+        let statement_timeout = settings
+            .statement_timeout
+            .map(connect::statement_timeout_sql);
         let pool = PgPoolOptions::new()
-            .max_connections(16)
+            .max_connections(settings.pool_size)
+            .acquire_timeout(settings.connect_timeout)
+            .after_connect(move |conn, _| {
+                let set = statement_timeout.clone();
+                Box::pin(async move {
+                    if let Some(set) = set {
+                        sqlx::raw_sql(sqlx::AssertSqlSafe(set))
+                            .execute(&mut *conn)
+                            .await?;
+                    }
+                    Ok(())
+                })
+            })
             .test_before_acquire(false)
             .before_acquire(move |conn, meta| {
                 Box::pin(async move {

@@ -12,6 +12,11 @@
 //!   `.ci/run`), under which a missing server fails the test. Each skip is
 //!   also appended to the file `RELAY_TEST_SKIP_LOG` names, when set, so
 //!   `scripts/test` can list the skips at the end of a run.
+//!
+//! [`server`] starts a private server instead, for the tests that need one
+//! configured their way (TLS, `pg_hba.conf`).
+
+pub mod server;
 
 use std::io::Write;
 use std::path::Path;

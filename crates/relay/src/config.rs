@@ -26,6 +26,9 @@ mod render;
 mod telemetry;
 
 pub use telemetry::Telemetry;
+mod store;
+
+pub use store::Store;
 
 /// A secret value: prints as `<redacted>` in `Debug`, never in full.
 #[derive(Clone, Deserialize, PartialEq, Eq)]
@@ -76,6 +79,8 @@ pub struct Config {
     pub server: Server,
     pub metrics: Metrics,
     pub telemetry: Telemetry,
+    /// `[store]`: PostgreSQL's pool and timeouts.
+    pub store: Store,
     /// The configuration file this was read from, if any (never readable
     /// through a secret reference).
     #[serde(skip)]
@@ -104,6 +109,7 @@ impl Default for Config {
             server: Server::default(),
             metrics: Metrics::default(),
             telemetry: Telemetry::default(),
+            store: Store::default(),
             config_file: None,
         }
     }
@@ -136,6 +142,11 @@ pub struct Server {
     /// connections still open are closed.
     #[serde(deserialize_with = "number")]
     pub shutdown_drain_seconds: u64,
+    /// After `SIGTERM`, how long `/readyz` answers `503` while the API (and
+    /// the dispatcher) still serve, before the listener closes: the time a
+    /// load balancer needs to take this instance out. `0`: close at once.
+    #[serde(deserialize_with = "number")]
+    pub shutdown_delay_seconds: u64,
 }
 
 impl Default for Server {
@@ -148,6 +159,7 @@ impl Default for Server {
             idle_timeout_seconds: d.idle_timeout.as_secs(),
             max_connections: u32::try_from(d.max_connections).unwrap_or(u32::MAX),
             shutdown_drain_seconds: d.shutdown_drain.as_secs(),
+            shutdown_delay_seconds: 0,
         }
     }
 }
@@ -166,6 +178,11 @@ impl Server {
             max_connections: self.max_connections as usize,
             shutdown_drain: secs(self.shutdown_drain_seconds),
         }
+    }
+
+    /// `shutdown_delay_seconds` as a duration.
+    pub fn shutdown_delay(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.shutdown_delay_seconds)
     }
 
     fn validate(&self) -> anyhow::Result<()> {
@@ -190,6 +207,9 @@ impl Server {
         }
         if self.shutdown_drain_seconds > 3600 {
             bail!("server.shutdown_drain_seconds must be at most 3600");
+        }
+        if self.shutdown_delay_seconds > 3600 {
+            bail!("server.shutdown_delay_seconds must be at most 3600");
         }
         Ok(())
     }
@@ -635,6 +655,7 @@ impl Config {
         self.server.validate()?;
         self.metrics.validate(&self.listen)?;
         self.telemetry.validate()?;
+        self.store.validate()?;
         self.outbound.validate()?;
         self.retry
             .bounds()

@@ -1,10 +1,12 @@
 //! The `relay` binary: parses flags and configuration, then hands over to the
 //! libraries. Subcommands: `serve`, `migrate`, `config check`, `openapi`,
 //! `receive` (a local HTTPS receiver for trying Relay out), `bench`
-//! (end-to-end measurements, see docs/benchmarks.md).
+//! (end-to-end measurements, see docs/benchmarks.md), `healthcheck` (asks a
+//! running `serve` for `/healthz` or `/readyz`; the container's probe).
 
 mod bench;
 mod config;
+mod healthcheck;
 mod receive;
 mod serve;
 
@@ -46,6 +48,8 @@ enum Command {
     Receive(receive::ReceiveArgs),
     /// Measure Relay end to end: Relay, an HTTPS receiver and a publisher in one process.
     Bench(relay_bench::BenchArgs),
+    /// Ask the `relay serve` of this configuration for /healthz (or /readyz with --ready); exit 0 when it answers 200.
+    Healthcheck(healthcheck::HealthcheckArgs),
 }
 
 #[derive(Subcommand)]
@@ -76,6 +80,7 @@ fn main() -> anyhow::Result<()> {
         }
         Command::Receive(args) => runtime()?.block_on(receive::receive(args)),
         Command::Bench(args) => bench::run(args),
+        Command::Healthcheck(args) => healthcheck::run(args),
         Command::Serve(flags) => {
             let config = Config::load(&flags)?;
             serve::init_tracing(&config);

@@ -53,7 +53,7 @@ async fn open_store(config: &Config) -> anyhow::Result<Arc<dyn Store>> {
             )
         })?;
     }
-    relay_store::open(&config.database_url())
+    relay_store::open_with(&config.database_url(), &config.store.settings())
         .await
         .context("cannot open the database")
 }
@@ -331,10 +331,27 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
             },
         ))
     });
+    let delay = config.server.shutdown_delay();
+    let api = state.clone();
     let shutdown = async move {
         shutdown_signal().await;
-        // Stop claiming at once; the API finishes its open requests within
-        // `[server] shutdown_drain_seconds`.
+        // Not ready from now on; for `[server] shutdown_delay_seconds` the
+        // API still takes requests (and the dispatcher still delivers) while
+        // load balancers notice and stop sending here. A second signal ends
+        // the delay at once.
+        api.begin_shutdown();
+        if !delay.is_zero() {
+            tracing::info!(
+                delay_seconds = delay.as_secs(),
+                "readiness now fails; serving on for the shutdown delay"
+            );
+            tokio::select! {
+                () = tokio::time::sleep(delay) => {}
+                () = shutdown_signal() => {}
+            }
+        }
+        // Stop claiming; the API closes its listener and finishes its open
+        // requests within `[server] shutdown_drain_seconds`.
         let _ = stop_tx.send(true);
     };
     relay_api::serve(listener, state, shutdown).await?;

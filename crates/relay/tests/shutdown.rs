@@ -4,6 +4,8 @@
 //! those messages are `delivered` with one attempt each and are never sent
 //! again, and a message that was waiting for its retry (not claimed at the
 //! shutdown) stayed `scheduled` and is delivered by the restarted process.
+//! With `[server] shutdown_delay_seconds` (issue 43, item 5) readiness fails
+//! at once while the API still takes publishes for the delay.
 
 mod harness;
 
@@ -163,6 +165,195 @@ fn sigterm_abandons_attempts_that_outlast_the_configured_grace() {
     );
     assert_eq!(sink.receiver.requests_to("/hang").len(), 2);
     relay.assert_no_panic();
+}
+
+/// `[server] shutdown_delay_seconds`: after SIGTERM `/readyz` (and `relay
+/// healthcheck --ready`) answers 503 at once while publishes are still
+/// taken for the delay; then the process exits within its drain time, and
+/// every message published before or during the delay is delivered exactly
+/// once (by this process or the next), nothing lost and nothing sent twice.
+#[test]
+fn sigterm_with_a_delay_fails_readiness_at_once_and_still_takes_publishes() {
+    const DELAY: Duration = Duration::from_secs(4);
+    const BEFORE: usize = 20;
+    const DURING: usize = 10;
+    // Attempts at /long outlast the delay: in flight when it ends, they
+    // finish within the delivery grace.
+    const LONG: Duration = Duration::from_secs(6);
+    let sink = Sink::start(Behavior::delay(Duration::from_millis(300), Behavior::ok()));
+    sink.receiver
+        .set_path_behavior("/long", Behavior::delay(LONG, Behavior::ok()));
+    let dir = tempfile::tempdir().unwrap();
+    let settings = Settings::new(dir.path(), &sink).env(
+        "RELAY_SERVER__SHUTDOWN_DELAY_SECONDS",
+        &DELAY.as_secs().to_string(),
+    );
+    let mut relay = start(&settings);
+    let t = tenant(&relay.url, "delay");
+    let consumer = t.consumer("burst");
+    t.endpoint_for(&consumer, &sink.receiver.url("/burst"), "v1a");
+    let long_consumer = t.consumer("long");
+    t.endpoint_for(&long_consumer, &sink.receiver.url("/long"), "v1a");
+    let listen = relay.url.trim_start_matches("http://").to_string();
+    assert_eq!(healthcheck(&listen, true).0, 0, "ready before the signal");
+
+    // A burst in flight when the signal comes.
+    let mut events: Vec<String> = (0..BEFORE).map(|i| format!("evt_before_{i}")).collect();
+    for id in &events {
+        t.api.publish_to(&consumer, id);
+    }
+    for id in ["evt_long_1", "evt_long_2"] {
+        t.api.publish_to(&long_consumer, id);
+        events.push(id.to_string());
+    }
+    let deadline = Instant::now() + Duration::from_secs(30);
+    sink.wait_in_flight(3, deadline)
+        .expect("attempts in flight");
+
+    let term = Instant::now();
+    relay.sigterm();
+    harness::eventually("/readyz to answer 503", term + DELAY, || {
+        let (status, body) =
+            harness::http("GET", &format!("{}/readyz", relay.url), None, None).ok()?;
+        (status == 503).then_some(body)
+    });
+    let not_ready_after = term.elapsed();
+    let (code, out) = healthcheck(&listen, true);
+    assert_eq!(code, 1, "healthcheck --ready while shutting down: {out}");
+    assert!(
+        out.contains("503") && out.contains("shutting_down"),
+        "{out}"
+    );
+    assert_eq!(healthcheck(&listen, false).0, 0, "still alive: {out}");
+    for i in 0..DURING {
+        let id = format!("evt_during_{i}");
+        let (status, body) = t
+            .api
+            .try_call(
+                "POST",
+                "/v1/events",
+                Some(&{
+                    let mut b = harness::event_body(&id, "order/during");
+                    b["consumer_id"] = consumer.clone().into();
+                    b
+                }),
+            )
+            .unwrap_or_else(|e| panic!("publish {id} during the delay: {e}"));
+        assert_eq!(status, 202, "publish {id} during the delay: {body}");
+        events.push(id);
+    }
+    let (status, _) = harness::http("GET", &format!("{}/readyz", relay.url), None, None)
+        .expect("/readyz during the delay");
+    assert_eq!(status, 503);
+    let published_by = term.elapsed();
+    assert!(
+        published_by < DELAY,
+        "the publishes took {published_by:?}, past the delay of {DELAY:?}"
+    );
+
+    // (No second signal: it would end the delay at once.)
+    let status = relay
+        .wait_exit(DELAY + GRACE)
+        .unwrap_or_else(|| panic!("still running after the delay\n{}", relay.log_tail(20)));
+    let took = term.elapsed();
+    assert!(status.success(), "{status}\n{}", relay.log_tail(20));
+    assert!(
+        took >= DELAY,
+        "exited after {took:?}, before the delay of {DELAY:?}"
+    );
+    assert!(
+        harness::http("GET", &format!("{}/healthz", relay.url), None, None).is_err(),
+        "the listener is closed after the exit"
+    );
+    let (code, out) = healthcheck(&listen, false);
+    assert_eq!(code, 1, "healthcheck of a stopped relay: {out}");
+    assert_eq!(sink.receiver.in_flight(), 0, "every attempt was answered");
+    assert_eq!(sink.receiver.requests_to("/long").len(), 2);
+    relay.assert_no_panic();
+    println!(
+        "SIGTERM with a {DELAY:?} delay: not ready after {not_ready_after:?}, \
+         {DURING} publishes taken by {published_by:?}, exited after {took:?}"
+    );
+    drop(relay);
+
+    // Every message is delivered, once, by this process or the next.
+    let relay = start(&settings);
+    let api = t.api.at(&relay.url);
+    let ids: Vec<String> = events.iter().map(|e| message_of(&api, e)).collect();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    for id in &ids {
+        harness::eventually("every message delivered", deadline, || {
+            let m = api.get(&format!("/v1/messages/{id}"));
+            (m["state"] == "delivered").then_some(())
+        });
+    }
+    // One message per event (one endpoint): as many requests as events,
+    // each with a webhook-id of its own.
+    let requests = sink.receiver.requests();
+    let sent = harness::by_message(&requests);
+    assert_eq!(sent.len(), events.len(), "{:?}", sent.keys());
+    for (key, times) in &sent {
+        assert_eq!(times.len(), 1, "{key:?} was sent {} times", times.len());
+    }
+    assert_eq!(requests.len(), BEFORE + DURING + 2);
+    for id in ["evt_long_1", "evt_long_2"] {
+        let m = message_of(&api, id);
+        assert_eq!(
+            attempts_of(&api, &m).len(),
+            1,
+            "{id}: one attempt, recorded"
+        );
+    }
+    relay.assert_no_panic();
+}
+
+/// A second SIGTERM during the delay ends it at once (an operator who
+/// wants the process gone now).
+#[test]
+fn a_second_sigterm_ends_the_delay_at_once() {
+    const DELAY: Duration = Duration::from_secs(60);
+    let sink = Sink::start(Behavior::ok());
+    let dir = tempfile::tempdir().unwrap();
+    let settings = Settings::new(dir.path(), &sink).env(
+        "RELAY_SERVER__SHUTDOWN_DELAY_SECONDS",
+        &DELAY.as_secs().to_string(),
+    );
+    let mut relay = start(&settings);
+    let term = Instant::now();
+    relay.sigterm();
+    harness::eventually(
+        "/readyz to answer 503",
+        term + Duration::from_secs(10),
+        || {
+            let (status, _) =
+                harness::http("GET", &format!("{}/readyz", relay.url), None, None).ok()?;
+            (status == 503).then_some(())
+        },
+    );
+    let (_, took) = sigterm_and_wait(&mut relay, Duration::from_secs(20));
+    assert!(took < Duration::from_secs(15), "exited after {took:?}");
+    relay.assert_no_panic();
+}
+
+/// `relay healthcheck [--ready] --listen <listen>`: (exit code, stdout and stderr).
+fn healthcheck(listen: &str, ready: bool) -> (i32, String) {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_relay"));
+    cmd.arg("healthcheck").arg("--listen").arg(listen);
+    if ready {
+        cmd.arg("--ready");
+    }
+    for (k, _) in std::env::vars() {
+        if k.starts_with("RELAY_") {
+            cmd.env_remove(k);
+        }
+    }
+    let out = cmd.output().expect("run relay healthcheck");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code().unwrap_or(-1), text)
 }
 
 /// Sends SIGTERM and waits up to `within` for a successful exit; returns

@@ -153,6 +153,10 @@ pub fn router(state: Arc<AppState>) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::map_response(problem_for_rejections))
+        .layer(axum::middleware::map_response_with_state(
+            state.clone(),
+            ops::close_when_shutting_down,
+        ))
         .layer(DefaultBodyLimit::max(limit))
         .with_state(state)
 }

@@ -15,8 +15,15 @@ pub async fn healthz() -> &'static str {
     "ok"
 }
 
-/// Readiness: the database answers.
+/// Readiness: the process is not shutting down and the database answers.
 pub async fn readyz(State(state): State<Arc<AppState>>) -> Result<&'static str, ApiError> {
+    if state.is_shutting_down() {
+        return Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "shutting_down",
+            "this instance is shutting down; send requests to another",
+        ));
+    }
     state
         .store
         .get_setting("readiness_probe")
@@ -30,6 +37,21 @@ pub async fn readyz(State(state): State<Arc<AppState>>) -> Result<&'static str, 
             )
         })?;
     Ok("ready")
+}
+
+/// While shutting down, every answer closes its connection: a kept-alive
+/// client opens its next one through the load balancer, to another instance.
+pub async fn close_when_shutting_down(
+    State(state): State<Arc<AppState>>,
+    mut response: Response,
+) -> Response {
+    if state.is_shutting_down() {
+        response.headers_mut().insert(
+            axum::http::header::CONNECTION,
+            axum::http::HeaderValue::from_static("close"),
+        );
+    }
+    response
 }
 
 pub async fn openapi_json() -> impl IntoResponse {

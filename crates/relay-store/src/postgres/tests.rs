@@ -102,9 +102,10 @@ async fn a_connection_closed_while_idle_is_replaced_before_use() {
     let options = PgConnectOptions::from_str(&url)
         .expect("url")
         .application_name(&app);
-    let store = super::PgStore::connect_pinging(options, Duration::ZERO)
-        .await
-        .expect("connect");
+    let store =
+        super::PgStore::connect_pinging(options, Duration::ZERO, &super::StoreSettings::default())
+            .await
+            .expect("connect");
     let one = || sqlx::query_scalar::<_, i32>("SELECT 1").fetch_one(&store.write);
     let backends = || {
         sqlx::query_scalar::<_, i64>(
@@ -192,4 +193,72 @@ async fn the_hot_tables_are_analyzed_after_the_first_thousand_messages() {
         .unwrap();
     assert_eq!(reltuples().await, 1_000.0);
     db.cleanup().await;
+}
+
+/// `[store]`'s settings reach every connection: the pool's size, and the
+/// statement timeout, which the server applies.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_store_settings_reach_every_connection() {
+    let Some(url) = crate::testenv::postgres_url("the_store_settings_reach_every_connection")
+    else {
+        return;
+    };
+    let settings = super::StoreSettings {
+        pool_size: 3,
+        connect_timeout: Duration::from_secs(10),
+        statement_timeout: Some(Duration::from_millis(200)),
+    };
+    let store = super::PgStore::connect_with_settings(&url, &settings)
+        .await
+        .expect("connect");
+    assert_eq!(store.write.options().get_max_connections(), 3);
+    let shown: String = sqlx::query_scalar("SHOW statement_timeout")
+        .fetch_one(&store.write)
+        .await
+        .unwrap();
+    assert_eq!(shown, "200ms");
+    let cancelled = sqlx::query("SELECT pg_sleep(10)")
+        .execute(&store.write)
+        .await
+        .expect_err("cancelled by the statement timeout");
+    let code = cancelled
+        .as_database_error()
+        .and_then(|d| d.code().map(|c| c.to_string()));
+    assert_eq!(code.as_deref(), Some("57014"), "{cancelled}");
+    store.write.close().await;
+}
+
+/// A server that accepts connections but never answers holds the store's
+/// start for the connect timeout, then fails it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_connect_timeout_ends_the_wait_for_a_silent_server() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let silent = tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((conn, _)) = listener.accept().await {
+            held.push(conn);
+        }
+    });
+    let settings = super::StoreSettings {
+        connect_timeout: Duration::from_secs(1),
+        ..super::StoreSettings::default()
+    };
+    let started = std::time::Instant::now();
+    let url = format!("postgres://relay:pw@127.0.0.1:{port}/relay?sslmode=require");
+    let failed = super::PgStore::connect_with_settings(&url, &settings).await;
+    let took = started.elapsed();
+    silent.abort();
+    assert!(
+        matches!(
+            failed,
+            Err(crate::StoreError::Database(sqlx::Error::PoolTimedOut))
+        ),
+        "{:?}",
+        failed.err()
+    );
+    assert!(
+        took >= Duration::from_secs(1) && took < Duration::from_secs(10),
+        "{took:?}"
+    );
 }

@@ -38,8 +38,10 @@ pub trait Traffic: Send + Sync {
     ) -> Result<Page<Attempt>>;
 
     /// Cancels a message's pending attempts (`cancelled`); an attempt in
-    /// flight finishes but cannot change the message any more. `audit` (if
-    /// any) is written in the same transaction.
+    /// flight finishes but cannot change the message any more, and until
+    /// its lease would have ended no other attempt starts beside it (the
+    /// lease's `lease_until` stays). `audit` (if any) is written in the
+    /// same transaction.
     async fn cancel_message(
         &self,
         scope: &Scope,

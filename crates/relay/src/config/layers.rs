@@ -94,6 +94,7 @@ pub(super) const KEYS: &[(&str, &[&str])] = &[
             "server",
             "metrics",
             "telemetry",
+            "store",
         ],
     ),
     (
@@ -148,10 +149,19 @@ pub(super) const KEYS: &[(&str, &[&str])] = &[
             "idle_timeout_seconds",
             "max_connections",
             "shutdown_drain_seconds",
+            "shutdown_delay_seconds",
         ],
     ),
     ("metrics", &["listen", "token", "tenant_labels"]),
     ("telemetry", &["otlp_endpoint", "service_name"]),
+    (
+        "store",
+        &[
+            "pool_size",
+            "connect_timeout_seconds",
+            "statement_timeout_seconds",
+        ],
+    ),
     ("secrets", &["grants", "refresh_seconds"]),
 ];
 

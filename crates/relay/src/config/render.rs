@@ -190,6 +190,10 @@ impl Config {
             "shutdown_drain_seconds".into(),
             secs(sv.shutdown_drain_seconds),
         );
+        server.insert(
+            "shutdown_delay_seconds".into(),
+            secs(sv.shutdown_delay_seconds),
+        );
         t.insert("server".into(), server.into());
         let mut metrics = toml::Table::new();
         metrics.insert(
@@ -218,6 +222,7 @@ impl Config {
             self.telemetry.service_name.clone().into(),
         );
         t.insert("telemetry".into(), telemetry.into());
+        t.insert("store".into(), self.store.render());
         toml::to_string(&t).unwrap_or_default()
     }
 }

@@ -582,3 +582,97 @@ fn telemetry_is_off_by_default_and_its_endpoint_is_checked_and_never_printed_who
         assert!(!format!("{e:#}").contains(":p@"), "{e:#}");
     }
 }
+
+#[test]
+fn store_settings_load_check_and_print() {
+    let c = Config::load_from(&Flags::default(), &[]).unwrap();
+    assert_eq!(c.store.settings(), relay_store::StoreSettings::default());
+    let c = Config::load_from(
+        &Flags::default(),
+        &env(&[
+            ("RELAY_STORE__POOL_SIZE", "40"),
+            ("RELAY_STORE__CONNECT_TIMEOUT_SECONDS", "5"),
+            ("RELAY_STORE__STATEMENT_TIMEOUT_SECONDS", "30"),
+        ]),
+    )
+    .unwrap();
+    let s = c.store.settings();
+    assert_eq!(s.pool_size, 40);
+    assert_eq!(s.connect_timeout, std::time::Duration::from_secs(5));
+    assert_eq!(
+        s.statement_timeout,
+        Some(std::time::Duration::from_secs(30))
+    );
+    let printed = c.render_redacted();
+    let section = printed
+        .split("[store]\n")
+        .nth(1)
+        .expect("a [store] section");
+    for line in [
+        "pool_size = 40",
+        "connect_timeout_seconds = 5",
+        "statement_timeout_seconds = 30",
+    ] {
+        assert!(section.lines().any(|l| l == line), "{line}: {printed}");
+    }
+    for (k, v, why) in [
+        ("RELAY_STORE__POOL_SIZE", "1", "store.pool_size"),
+        (
+            "RELAY_STORE__CONNECT_TIMEOUT_SECONDS",
+            "0",
+            "store.connect_timeout_seconds",
+        ),
+        (
+            "RELAY_STORE__STATEMENT_TIMEOUT_SECONDS",
+            "86401",
+            "store.statement_timeout_seconds",
+        ),
+    ] {
+        let e = Config::load_from(&Flags::default(), &env(&[(k, v)])).unwrap_err();
+        assert!(e.to_string().contains(why), "{k}={v}: {e}");
+    }
+    let e = Config::load_from(&Flags::default(), &env(&[("RELAY_STORE__POOL", "4")])).unwrap_err();
+    assert!(e.to_string().contains("store.pool"), "{e}");
+}
+
+#[test]
+fn a_tls_database_url_prints_its_files_but_hides_the_key_and_password() {
+    let url = "postgres://relay:PWSECRET@db.internal/relay?sslmode=verify-full\
+               &sslrootcert=/etc/relay/ca.pem&sslcert=/etc/relay/c.crt&sslkey=/etc/relay/c.key";
+    let c = Config::load_from(&Flags::default(), &env(&[("RELAY_DATABASE_URL", url)])).unwrap();
+    let printed = c.render_redacted();
+    assert!(
+        printed.contains(
+            "postgres://relay:<redacted>@db.internal/relay?sslmode=verify-full\
+             &sslrootcert=/etc/relay/ca.pem&sslcert=/etc/relay/c.crt&sslkey=<redacted>"
+        ),
+        "{printed}"
+    );
+    assert!(!printed.contains("PWSECRET") && !printed.contains("c.key"));
+}
+
+#[test]
+fn the_shutdown_delay_is_off_by_default_and_bounded() {
+    let defaults = Config::load_from(&Flags::default(), &[]).unwrap();
+    assert!(defaults.server.shutdown_delay().is_zero());
+    let c = Config::load_from(
+        &Flags::default(),
+        &env(&[("RELAY_SERVER__SHUTDOWN_DELAY_SECONDS", "10")]),
+    )
+    .unwrap();
+    assert_eq!(c.server.shutdown_delay().as_secs(), 10);
+    assert!(
+        c.render_redacted().contains("shutdown_delay_seconds = 10"),
+        "{}",
+        c.render_redacted()
+    );
+    let err = Config::load_from(
+        &Flags::default(),
+        &env(&[("RELAY_SERVER__SHUTDOWN_DELAY_SECONDS", "3601")]),
+    )
+    .unwrap_err();
+    assert!(
+        format!("{err:#}").contains("server.shutdown_delay_seconds"),
+        "{err:#}"
+    );
+}
