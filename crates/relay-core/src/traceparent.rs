@@ -102,6 +102,16 @@ impl TraceParent {
         }
     }
 
+    /// The same trace and flags with `span_id` as the parent: what a span
+    /// of this trace passes on to its children.
+    pub const fn child(&self, span_id: [u8; 8]) -> Self {
+        TraceParent {
+            trace_id: self.trace_id,
+            parent_id: span_id,
+            flags: self.flags,
+        }
+    }
+
     pub const fn sampled(&self) -> bool {
         self.flags & FLAG_SAMPLED != 0
     }
@@ -143,6 +153,39 @@ pub fn generate(random: [u8; 24]) -> String {
     TraceParent::generate(random).to_string()
 }
 
+/// The span id of Relay's publish span of an event (OpenTelemetry,
+/// `docs/telemetry.md`): derived from what identifies the event and its
+/// trace, so the dispatcher finds it again from the stored event alone. An
+/// event published without a `traceparent` stores this id as its parent
+/// (the publish span is the trace's root); one that carried the
+/// publisher's keeps it, and its publish span is the publisher's child.
+pub fn publish_span_id(
+    tenant_id: &str,
+    environment: &str,
+    event_id: &str,
+    trace_id: &[u8; 16],
+) -> [u8; 8] {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    for part in [
+        b"relay publish span".as_slice(),
+        tenant_id.as_bytes(),
+        environment.as_bytes(),
+        event_id.as_bytes(),
+        trace_id,
+    ] {
+        h.update((part.len() as u64).to_be_bytes());
+        h.update(part);
+    }
+    let digest = h.finalize();
+    let mut id = [0u8; 8];
+    id.copy_from_slice(&digest[..8]);
+    if id == [0; 8] {
+        id[7] = 1;
+    }
+    id
+}
+
 fn nibble(c: u8) -> Result<u8, TraceparentError> {
     match c {
         b'0'..=b'9' => Ok(c - b'0'),
@@ -165,6 +208,29 @@ fn decode_hex<const N: usize>(hex: &[u8]) -> Result<[u8; N], TraceparentError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn publish_span_ids_are_derived_per_event_and_trace() {
+        let trace = [7u8; 16];
+        let a = publish_span_id("ten_1", "live", "evt_1", &trace);
+        assert_eq!(a, publish_span_id("ten_1", "live", "evt_1", &trace));
+        assert_ne!(a, publish_span_id("ten_2", "live", "evt_1", &trace));
+        assert_ne!(a, publish_span_id("ten_1", "test", "evt_1", &trace));
+        assert_ne!(a, publish_span_id("ten_1", "live", "evt_2", &trace));
+        assert_ne!(a, publish_span_id("ten_1", "live", "evt_1", &[8u8; 16]));
+        // Parts are length-prefixed: moving a byte between them changes the id.
+        assert_ne!(
+            publish_span_id("ab", "c", "e", &trace),
+            publish_span_id("a", "bc", "e", &trace)
+        );
+        assert_ne!(a, [0; 8]);
+        let tp =
+            TraceParent::parse("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01").unwrap();
+        assert_eq!(
+            tp.child([1, 2, 3, 4, 5, 6, 7, 8]).to_string(),
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-0102030405060708-01"
+        );
+    }
 
     #[test]
     fn parse_table() {

@@ -44,6 +44,10 @@ pub struct Prepared {
     pub ordering_key: Option<String>,
     /// 1-based attempt number (HTTPS: `relay-attempt`).
     pub attempt_number: i64,
+    /// The W3C `traceparent` the delivery carries (HTTPS: the `traceparent`
+    /// header): the event's, or with traces on, the attempt span's
+    /// (`relay_engine::telemetry`). `prepare` sets the event's.
+    pub traceparent: Option<String>,
 }
 
 /// What [`prepare`] needs.
@@ -124,6 +128,7 @@ pub fn prepare(input: &Input<'_>) -> Result<Prepared, DeadLetterReason> {
         environment: event.environment,
         ordering_key: event.ordering_key.clone().or_else(|| event.subject.clone()),
         attempt_number: input.attempt_number,
+        traceparent: Some(event.traceparent.clone()).filter(|t| !t.is_empty()),
     })
 }
 

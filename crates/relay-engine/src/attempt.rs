@@ -340,6 +340,8 @@ pub struct Attempter {
     pub metrics: Arc<crate::metrics::Metrics>,
     /// Object storage endpoints' open batches (`crate::batches`).
     pub batches: crate::batches::Batches,
+    /// Where attempt spans go (`crate::telemetry`); unset: traces off.
+    pub tracer: std::sync::OnceLock<crate::telemetry::Tracer>,
 }
 
 impl Attempter {
@@ -355,11 +357,23 @@ impl Attempter {
         let now = self.clock.now();
         if c.event.expires_at.is_some_and(|t| t <= now) {
             self.metrics.count_outcome("expired");
+            self.metrics.count_attempt(
+                c.endpoint.destination.kind(),
+                "expired",
+                None,
+                &c.tenant_id,
+            );
             return end_without_attempt(c, owner, MessageEvent::TtlExpired, now, manual);
         }
         let dead_letter = |reason: DeadLetterReason| {
             self.metrics
                 .count_outcome(AttemptOutcome::DeadLettered.as_str());
+            self.metrics.count_attempt(
+                c.endpoint.destination.kind(),
+                AttemptOutcome::DeadLettered.as_str(),
+                Some(reason.as_str().to_string()),
+                &c.tenant_id,
+            );
             end_without_attempt(c, owner, MessageEvent::DeadLetter(reason), now, manual)
         };
         let built = match self.endpoints.get(self, c).await {
@@ -413,7 +427,7 @@ impl Attempter {
                 return dead_letter(DeadLetterReason::NotAddressed);
             }
         };
-        let prepared = match relay_destinations::prepare(&relay_destinations::Input {
+        let mut prepared = match relay_destinations::prepare(&relay_destinations::Input {
             event: &c.event,
             source: &c.source,
             keys: &active,
@@ -444,7 +458,11 @@ impl Attempter {
             return self.join_batch(c, trigger, prepared.body).await;
         }
 
-        // 2. deliver
+        // 2. deliver (with traces on, the attempt span's `traceparent`)
+        let traced = crate::telemetry::attempt_trace(self.tracer.get(), c);
+        if let Some((trace, span_id)) = &traced {
+            prepared.traceparent = Some(trace.stored.child(*span_id).to_string());
+        }
         let span = tracing::info_span!(
             "attempt",
             tenant = %c.tenant_id,
@@ -533,11 +551,28 @@ impl Attempter {
         };
         // The message records the type version that shaped what was sent.
         let type_version = payload.as_ref().and_then(|p| p.type_version);
-        self.conclude(&facts, verdict, &recorded, warning)
+        let completion = self
+            .conclude(&facts, verdict, &recorded, warning)
             .map(|completion| Completion {
                 event_type_version: type_version,
                 ..completion
-            })
+            });
+        if let (Some(tracer), Some((trace, span_id))) = (self.tracer.get(), traced) {
+            tracer.export(
+                crate::telemetry::AttemptSpan {
+                    c,
+                    trace,
+                    span_id,
+                    trigger,
+                    attempt_number,
+                    started: now,
+                    elapsed,
+                    record: completion.as_ref().and_then(|c| c.attempt.as_ref()),
+                }
+                .span(),
+            );
+        }
+        completion
     }
 
     /// Steps 3 and 4 of one attempt at `facts.c` whose result `verdict`
@@ -573,6 +608,15 @@ impl Attempter {
         };
         let resolved = resolve(verdict, &ctx);
         let record = self.record(facts, recorded, &resolved);
+        self.metrics.count_attempt(
+            c.endpoint.destination.kind(),
+            record.outcome.as_str(),
+            match &resolved {
+                Resolved::DeadLetter(reason) => Some(reason.as_str().to_string()),
+                Resolved::Complete(_) => record.error_code.map(|e| e.to_string()),
+            },
+            &c.tenant_id,
+        );
         let blocked = recorded.error.as_ref().and_then(|(kind, text)| {
             (*kind == ErrorKind::BlockedAddress).then(|| EndpointWarning {
                 endpoint_id: c.endpoint.id.clone(),

@@ -17,6 +17,8 @@
 //! - [`secrets`]: resolving secret references (`secret:`, `env:`, `file:`).
 //! - [`lanes`]: per-endpoint concurrency limits (isolation between endpoints).
 //! - [`metrics`]: the Prometheus counters behind `/metrics`.
+//! - [`telemetry`]: OpenTelemetry spans of attempts (and the API's
+//!   publishes), exported over OTLP/HTTP.
 //!
 //! Safety: a message is attempted only under a lease; a completion is
 //! applied only if its lease still holds (`Store::complete`), so a late or
@@ -46,6 +48,7 @@ mod resend;
 pub mod secrets;
 pub mod shapes;
 pub mod sweep;
+pub mod telemetry;
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -215,6 +218,7 @@ impl Dispatcher {
                 shapes: shapes::ShapeCache::default(),
                 metrics: Arc::new(Metrics::default()),
                 batches: batches::Batches::new(lanes.clone()),
+                tracer: std::sync::OnceLock::new(),
             }),
             lanes,
             recovery_in_flight: Default::default(),
@@ -231,6 +235,16 @@ impl Dispatcher {
 
     pub fn metrics(&self) -> Arc<Metrics> {
         self.attempter.metrics.clone()
+    }
+
+    /// Sends attempt spans to `tracer` (`[telemetry]`); the first call wins.
+    pub fn set_tracer(&self, tracer: telemetry::Tracer) {
+        let _ = self.attempter.tracer.set(tracer);
+    }
+
+    /// The tracer spans go to, when traces are on.
+    pub fn tracer(&self) -> Option<&telemetry::Tracer> {
+        self.attempter.tracer.get().filter(|t| t.enabled())
     }
 
     pub fn config(&self) -> &EngineConfig {

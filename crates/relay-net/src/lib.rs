@@ -21,6 +21,8 @@
 //!   for mutual TLS.
 //! - [`loopback`]: connections to this machine's own services (`relay bench`),
 //!   loopback addresses only.
+//! - [`operator`]: posts to a service the operator configured (the OTLP
+//!   collector), never a tenant's address.
 //! - [`client`]: [`HttpsClient`], the pooled, guarded HTTP/1.1 client for
 //!   webhook deliveries.
 //!
@@ -35,6 +37,7 @@ pub mod config;
 pub mod guard;
 pub mod identity;
 pub mod loopback;
+pub mod operator;
 pub mod policy;
 pub mod resolve;
 pub mod target;

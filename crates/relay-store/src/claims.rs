@@ -183,6 +183,28 @@ pub async fn next_due<X: Exec>(x: &mut X) -> Result<Option<Timestamp>> {
     })
 }
 
+/// Messages waiting for delivery (`scheduled` or `in_flight`; `held` ones
+/// wait for their endpoint, not for Relay) and when the oldest of them was
+/// made. One count per state, each over its partial index.
+pub async fn backlog_summary<X: Exec>(x: &mut X) -> Result<(u64, Option<Timestamp>)> {
+    let rows = x
+        .fetch(&SqlBuilder::new(
+            "SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM messages WHERE state = 'scheduled' \
+             UNION ALL \
+             SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM messages WHERE state = 'in_flight'",
+        ))
+        .await?;
+    let mut n = 0u64;
+    let mut oldest: Option<Timestamp> = None;
+    for r in &rows {
+        n += u64::try_from(r.int("n")?).unwrap_or(0);
+        if let Some(t) = r.opt_ts("oldest")? {
+            oldest = Some(oldest.map_or(t, |o| o.min(t)));
+        }
+    }
+    Ok((n, oldest))
+}
+
 /// Leases up to `limit` due live messages, oldest due first, of each
 /// endpoint at most its `room`, looking past the backlogs of endpoints that
 /// are full or capped (see [`crate::live_claim::live_claim`]). Returns the ids

@@ -104,6 +104,7 @@ conformance!(
     claims_take_at_most_each_endpoints_room,
     claims_look_past_full_and_capped_endpoints_backlogs,
     health_facts_summarise_attempts_and_backlog,
+    the_backlog_counts_waiting_messages_and_their_oldest,
     latency_histogram_rows_merge_within_and_across_batches,
     a_claim_reports_when_the_next_message_is_due,
     live_messages_are_claimed_before_recovery_traffic,

@@ -24,6 +24,9 @@ use serde::de::{self, Deserializer};
 mod env;
 mod layers;
 mod render;
+mod telemetry;
+
+pub use telemetry::Telemetry;
 mod store;
 
 pub use store::Store;
@@ -82,6 +85,7 @@ pub struct Config {
     pub secrets: Secrets,
     pub server: Server,
     pub metrics: Metrics,
+    pub telemetry: Telemetry,
     /// `[store]`: PostgreSQL's pool and timeouts.
     pub store: Store,
     /// The configuration file this was read from, if any (never readable
@@ -121,6 +125,7 @@ impl Default for Config {
             secrets: Secrets::default(),
             server: Server::default(),
             metrics: Metrics::default(),
+            telemetry: Telemetry::default(),
             store: Store::default(),
             config_file: None,
             sources: Default::default(),
@@ -238,6 +243,10 @@ pub struct Metrics {
     pub listen: Option<String>,
     /// A bearer token `/metrics` asks for.
     pub token: Option<Secret>,
+    /// Label outcome counters with the tenant id as well (off: labels never
+    /// carry tenant ids).
+    #[serde(deserialize_with = "relay_net::config::boolean")]
+    pub tenant_labels: bool,
 }
 
 impl Metrics {
@@ -659,6 +668,7 @@ impl Config {
         }
         self.server.validate()?;
         self.metrics.validate(&self.listen)?;
+        self.telemetry.validate()?;
         self.store.validate()?;
         self.outbound.validate()?;
         self.retry

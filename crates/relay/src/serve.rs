@@ -200,6 +200,9 @@ pub struct Started {
     pub state: Arc<relay_api::AppState>,
     pub stop: tokio::sync::watch::Sender<bool>,
     pub engine: tokio::task::JoinHandle<()>,
+    /// The span exporter, when `[telemetry] otlp_endpoint` is set; finish
+    /// it after the engine, so the last attempts' spans are exported.
+    pub telemetry: Option<relay_engine::telemetry::Exporter>,
 }
 
 /// The delivery client's pool keeps as many idle connections per host as
@@ -260,6 +263,22 @@ pub async fn start(config: &Config) -> anyhow::Result<Started> {
         config.api_settings(),
     );
     let metrics = dispatcher.metrics();
+    metrics.set_tenant_labels(config.metrics.tenant_labels);
+    let telemetry = config.telemetry.endpoint().map(|url| {
+        tracing::info!(collector = ?url, "spans are exported over OTLP/HTTP");
+        let (tracer, exporter) = relay_engine::telemetry::start(
+            url,
+            relay_net::operator::OperatorClient::new(&state.guard),
+            relay_engine::telemetry::Origin {
+                service_name: config.telemetry.service_name.clone(),
+                service_version: env!("CARGO_PKG_VERSION"),
+                instance_id: dispatcher.config().owner.clone(),
+            },
+            metrics.clone(),
+        );
+        dispatcher.set_tracer(tracer);
+        exporter
+    });
     let _ = state.metrics.set(Arc::new(move || metrics.render()));
     let (stop, stop_rx) = tokio::sync::watch::channel(false);
     let engine = dispatcher.start(state.wake.clone(), stop_rx).await;
@@ -268,6 +287,7 @@ pub async fn start(config: &Config) -> anyhow::Result<Started> {
         state,
         stop,
         engine,
+        telemetry,
     })
 }
 
@@ -277,6 +297,7 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         state,
         stop: stop_tx,
         engine,
+        telemetry,
     } = start(&config).await?;
 
     let metrics_listener = match &config.metrics.listen {
@@ -338,6 +359,9 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         metrics.await.context("the metrics listener failed")??;
     }
     engine.await.context("the dispatcher task failed")?;
+    if let Some(exporter) = telemetry {
+        exporter.finish().await;
+    }
     tracing::info!("relay stopped");
     Ok(())
 }

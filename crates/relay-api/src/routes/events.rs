@@ -14,12 +14,13 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use relay_core::envelope::Envelope;
 use relay_core::id::IdKind;
 use relay_core::model::{Event, Message, Page};
 use relay_core::traceparent;
 use relay_core::validate;
+use relay_engine::telemetry::{EventTrace, PublishSpan};
 use relay_store::{MessageFilter, NewEvent, PageRequest, new_id};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -55,7 +56,8 @@ pub struct PublishEvent {
     pub ordering_key: Option<String>,
     /// Give up delivering after this many seconds (message state `expired`).
     pub ttl_seconds: Option<u64>,
-    /// W3C trace context to continue; one is generated when absent.
+    /// W3C trace context to continue; without it, the request's
+    /// `traceparent` header (when valid), else a new trace is begun.
     pub traceparent: Option<String>,
 }
 
@@ -97,8 +99,10 @@ fn check_optional_text(value: &Option<String>, field: &str, max: usize) -> Resul
 pub async fn publish(
     State(state): State<Arc<AppState>>,
     auth: TenantAuth,
+    headers: HeaderMap,
     JsonBody(body): JsonBody<PublishEvent>,
 ) -> Result<(StatusCode, Json<Published>), ApiError> {
+    let started = std::time::Instant::now();
     let now = state.clock.now();
     if let Some(id) = &body.id {
         validate::client_id(id).map_err(|m| ApiError::invalid("validation_failed", "/id", m))?;
@@ -119,19 +123,18 @@ pub async fn publish(
         }
         other => other,
     };
-    let trace = match body.traceparent {
-        Some(t) => {
-            traceparent::TraceParent::parse(&t).map_err(|e| {
+    let given =
+        match body.traceparent {
+            Some(t) => Some(traceparent::TraceParent::parse(&t).map_err(|e| {
                 ApiError::invalid("validation_failed", "/traceparent", e.to_string())
-            })?;
-            t
-        }
-        None => {
-            let mut random = [0u8; 24];
-            getrandom::fill(&mut random).map_err(|_| ApiError::internal())?;
-            traceparent::generate(random)
-        }
-    };
+            })?),
+            // A header that is not a valid traceparent is ignored (W3C Trace
+            // Context: the receiver then begins a new trace).
+            None => headers
+                .get("traceparent")
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| traceparent::TraceParent::parse(v).ok()),
+        };
     if relay_core::operational::is_operational(&body.event_type) {
         return Err(ApiError::invalid(
             "reserved_event_type",
@@ -168,6 +171,10 @@ pub async fn publish(
     })?;
     let current = event_type.current().ok_or_else(ApiError::internal)?;
     let id = body.id.unwrap_or_else(|| new_id(IdKind::Event, now));
+    let trace = match given {
+        Some(t) => t.to_string(),
+        None => new_trace(&auth.scope, &id)?,
+    };
     let dataschema = relay_core::attributes::dataschema_uri(&event_type.name, current.version);
     deliverable::envelope_fits(
         &Envelope {
@@ -240,7 +247,49 @@ pub async fn publish(
             },
         )
         .await?;
-    Ok(published(&state, outcome))
+    let answer = published(&state, outcome);
+    if let Some(tracer) = state.engine.tracer() {
+        let event = &answer.1.event;
+        let environment = auth.scope.environment.as_str();
+        if let Some(trace) = EventTrace::of(
+            &auth.scope.tenant_id,
+            environment,
+            &event.id,
+            &event.traceparent,
+        ) {
+            tracer.export(
+                PublishSpan {
+                    tenant_id: &auth.scope.tenant_id,
+                    environment,
+                    event_id: &event.id,
+                    event_type: &event.event_type,
+                    trace,
+                    started: now,
+                    elapsed: started.elapsed(),
+                    messages_created: answer.1.messages_created,
+                    duplicate: answer.1.duplicate,
+                }
+                .span(),
+            );
+        }
+    }
+    Ok(answer)
+}
+
+/// A new trace for an event published without one: its parent is the
+/// event's publish span (`relay_core::traceparent::publish_span_id`), the
+/// trace's root, so the dispatcher's attempt spans find it.
+fn new_trace(scope: &relay_store::Scope, event_id: &str) -> Result<String, ApiError> {
+    let mut random = [0u8; 24];
+    getrandom::fill(&mut random).map_err(|_| ApiError::internal())?;
+    let generated = traceparent::TraceParent::generate(random);
+    let span = traceparent::publish_span_id(
+        &scope.tenant_id,
+        scope.environment.as_str(),
+        event_id,
+        &generated.trace_id,
+    );
+    Ok(generated.child(span).to_string())
 }
 
 /// A version stored before today's bounds on schemas that exceeds them:

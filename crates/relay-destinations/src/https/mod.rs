@@ -361,6 +361,9 @@ async fn post(
     header("webhook-signature", &message.webhook_signature);
     header("relay-event-type", &message.event_type);
     header("relay-attempt", &message.attempt_number.to_string());
+    if let Some(t) = &message.traceparent {
+        header("traceparent", t);
+    }
     headers.extend(client.headers.iter().cloned());
     if let Some(a) = authorization {
         headers.push((HeaderName::from_static("authorization"), a.clone()));

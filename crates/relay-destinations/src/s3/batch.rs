@@ -96,6 +96,7 @@ pub fn prepared(sealed: &Sealed, environment: Environment, attempt_number: i64) 
         environment,
         ordering_key: None,
         attempt_number,
+        traceparent: None,
     }
 }
 

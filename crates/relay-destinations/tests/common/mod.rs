@@ -4,6 +4,9 @@ use bytes::Bytes;
 use relay_core::model::{ContentMode, Environment};
 use relay_destinations::Prepared;
 
+/// The `traceparent` of [`message`].
+pub const TRACEPARENT: &str = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+
 /// One prepared structured CloudEvent, as the engine hands it to a kind.
 pub fn message() -> Prepared {
     Prepared {
@@ -19,5 +22,6 @@ pub fn message() -> Prepared {
         environment: Environment::Live,
         ordering_key: None,
         attempt_number: 1,
+        traceparent: Some(TRACEPARENT.into()),
     }
 }

@@ -391,3 +391,32 @@ pub async fn live_messages_are_claimed_before_recovery_traffic(s: &dyn Store) {
         .unwrap();
     assert_eq!(second[0].event.id, "evt_d", "recovery traffic follows");
 }
+
+/// The backlog `/metrics` shows: messages waiting for delivery (scheduled
+/// or being attempted, not held), and when the oldest of them was made.
+pub async fn the_backlog_counts_waiting_messages_and_their_oldest(s: &dyn Store) {
+    assert_eq!(s.backlog_summary().await.unwrap(), (0, None));
+    let (live, _endpoints) = delivery_fixture(s, 1).await;
+    let mut later = new_event("evt_later", "order.shipped", None);
+    later.now = T0.plus_seconds(100);
+    s.publish(&live, later).await.unwrap();
+    assert_eq!(s.backlog_summary().await.unwrap(), (2, Some(T0)));
+    let claimed = s
+        .claim_due("w", T0.plus_seconds(200), T0.plus_seconds(230), 1, &[])
+        .await
+        .unwrap();
+    assert_eq!(claimed.len(), 1);
+    assert_eq!(
+        s.backlog_summary().await.unwrap(),
+        (2, Some(T0)),
+        "a message being attempted still waits"
+    );
+    let c = &claimed[0];
+    s.complete(&[completion(c, "w", delivered(c))])
+        .await
+        .unwrap();
+    assert_eq!(
+        s.backlog_summary().await.unwrap(),
+        (1, Some(T0.plus_seconds(100)))
+    );
+}

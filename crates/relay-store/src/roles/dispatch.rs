@@ -71,6 +71,9 @@ pub trait Dispatch: Send + Sync {
     async fn release_leases(&self, owner: &str, now: Timestamp) -> Result<u64>;
     /// When the earliest `scheduled` message is due.
     async fn next_due_at(&self) -> Result<Option<Timestamp>>;
+    /// How many messages wait for delivery (`scheduled` or `in_flight`),
+    /// and when the oldest of them was made (`/metrics`).
+    async fn backlog_summary(&self) -> Result<(u64, Option<Timestamp>)>;
     /// How many of the tenant's recovery messages are due at `now` and not
     /// yet claimed (a bulk retry restarts more only as these drain), up to
     /// `claims::RECOVERY_DUE_CAP`.
@@ -233,6 +236,10 @@ impl<B: Backend> Dispatch for B {
 
     async fn next_due_at(&self) -> Result<Option<Timestamp>> {
         claims::next_due(&mut *self.reader().await?).await
+    }
+
+    async fn backlog_summary(&self) -> Result<(u64, Option<Timestamp>)> {
+        claims::backlog_summary(&mut *self.reader().await?).await
     }
 
     async fn recovery_due(&self, tenant_id: &str, now: Timestamp) -> Result<u64> {

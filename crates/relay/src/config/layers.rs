@@ -97,6 +97,7 @@ pub(super) const KEYS: &[(&str, &[&str])] = &[
             "secrets",
             "server",
             "metrics",
+            "telemetry",
             "store",
         ],
     ),
@@ -155,7 +156,8 @@ pub(super) const KEYS: &[(&str, &[&str])] = &[
             "shutdown_delay_seconds",
         ],
     ),
-    ("metrics", &["listen", "token"]),
+    ("metrics", &["listen", "token", "tenant_labels"]),
+    ("telemetry", &["otlp_endpoint", "service_name"]),
     (
         "store",
         &[

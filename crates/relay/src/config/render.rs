@@ -213,7 +213,23 @@ impl Config {
                 .into(),
         );
         metrics.insert("token".into(), redacted(&self.metrics.token));
+        metrics.insert("tenant_labels".into(), self.metrics.tenant_labels.into());
         t.insert("metrics".into(), metrics.into());
+        let mut telemetry = toml::Table::new();
+        telemetry.insert(
+            "otlp_endpoint".into(),
+            self.telemetry
+                .otlp_endpoint
+                .as_deref()
+                .map(redact_url)
+                .unwrap_or_else(|| "<unset>".into())
+                .into(),
+        );
+        telemetry.insert(
+            "service_name".into(),
+            self.telemetry.service_name.clone().into(),
+        );
+        t.insert("telemetry".into(), telemetry.into());
         t.insert("store".into(), self.store.render());
         annotate(&toml::to_string(&t).unwrap_or_default(), &self.sources)
     }

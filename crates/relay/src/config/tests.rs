@@ -542,6 +542,48 @@ fn server_and_metrics_settings_load_and_are_checked() {
 }
 
 #[test]
+fn telemetry_is_off_by_default_and_its_endpoint_is_checked_and_never_printed_whole() {
+    let defaults = Config::load_from(&Flags::default(), &[]).unwrap();
+    assert!(defaults.telemetry.endpoint().is_none());
+    assert_eq!(defaults.telemetry.service_name, "relay");
+    assert!(!defaults.metrics.tenant_labels);
+    let c = Config::load_from(
+        &Flags::default(),
+        &env(&[
+            (
+                "RELAY_TELEMETRY__OTLP_ENDPOINT",
+                "https://otlp.example/v1/traces?api_key=otl_s3cr3t_value",
+            ),
+            ("RELAY_TELEMETRY__SERVICE_NAME", "relay-eu"),
+            ("RELAY_METRICS__TENANT_LABELS", "true"),
+        ]),
+    )
+    .unwrap();
+    assert!(c.telemetry.endpoint().is_some());
+    assert!(c.metrics.tenant_labels);
+    let printed = c.render_redacted();
+    assert!(printed.contains("otlp.example"), "{printed}");
+    assert!(printed.contains("service_name = \"relay-eu\""), "{printed}");
+    assert!(!printed.contains("otl_s3cr3t"), "{printed}");
+    assert!(!format!("{c:?}").contains("otl_s3cr3t"));
+    for bad in [
+        "ftp://otlp.example/v1/traces",
+        "http://u:p@otlp.example/v1/traces",
+    ] {
+        let e = Config::load_from(
+            &Flags::default(),
+            &env(&[("RELAY_TELEMETRY__OTLP_ENDPOINT", bad)]),
+        )
+        .unwrap_err();
+        assert!(
+            format!("{e:#}").contains("telemetry.otlp_endpoint"),
+            "{e:#}"
+        );
+        assert!(!format!("{e:#}").contains(":p@"), "{e:#}");
+    }
+}
+
+#[test]
 fn store_settings_load_check_and_print() {
     let c = Config::load_from(&Flags::default(), &[]).unwrap();
     assert_eq!(c.store.settings(), relay_store::StoreSettings::default());
