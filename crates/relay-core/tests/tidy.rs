@@ -1,0 +1,464 @@
+//! Tidy: the workspace's architecture rules (docs/ARCHITECTURE.md), held by
+//! a test that reads the sources.
+//!
+//! - dependencies point down: each crate's `[dependencies]` name only
+//!   crates of a lower layer ([`LAYERS`]);
+//! - SQL is written only in `relay-store`, and only it links a database
+//!   driver;
+//! - no library or binary source file is over 600 lines, except the ones
+//!   [`LONG_FILES`] names, each with the reason it is still long;
+//! - what comments and docs name exists: a source path
+//!   (`relay-store/src/retention.rs`) names a file, and a Rust path into a
+//!   workspace crate (`relay_store::retention::purge_before`) starts with
+//!   a name that crate defines.
+//!
+//! "Only `relay-net` opens outbound sockets" is `relay-net/tests/tidy.rs`.
+//! Test code (`tests/`, `tests.rs` modules, examples, benches) is not held
+//! to the length rule.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Each workspace crate's layer: a crate depends only on crates of lower
+/// layers. The test tools (`relay-receiver`, `relay-bench`,
+/// `relay-compliance`) sit where their own dependencies put them; the
+/// `relay` binary links the receiver and the bench for its `receive` and
+/// `bench` commands.
+const LAYERS: &[(&str, u8)] = &[
+    ("relay-core", 0),
+    ("relay-verify", 0),
+    ("relay-inbound", 1),
+    ("relay-net", 1),
+    ("relay-receiver", 1),
+    ("relay-store", 2),
+    ("relay-destinations", 2),
+    ("relay-engine", 3),
+    ("relay-bench", 3),
+    ("relay-api", 4),
+    ("relay-compliance", 4),
+    ("relay", 5),
+];
+
+/// Library and binary files allowed over [`MAX_LINES`], and why. Each is
+/// a debt: the entry goes when the file is split.
+const LONG_FILES: &[(&str, &str)] = &[
+    (
+        "relay-core/src/model.rs",
+        "the destination kinds' hand-written JSON schema lives here until each kind derives its own (#41 §1)",
+    ),
+    (
+        "relay/src/config.rs",
+        "every section's settings and their checks; the sections move to config/ one by one",
+    ),
+    (
+        "relay-engine/src/attempt.rs",
+        "the S3 batch fork sits in the attempt until batching is a kind's capability (#41 §2)",
+    ),
+    (
+        "relay-destinations/src/kafka/mod.rs",
+        "the kept connection and its retry-once policy, to be shared by the broker kinds (#41 §1)",
+    ),
+    (
+        "relay-api/src/server.rs",
+        "the accept loop and its limits read top to bottom; the settings type could move out",
+    ),
+];
+
+const MAX_LINES: usize = 600;
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("..")
+}
+
+fn crate_dirs() -> Vec<(String, PathBuf)> {
+    let mut out: Vec<(String, PathBuf)> = std::fs::read_dir(workspace_root().join("crates"))
+        .expect("crates/ directory")
+        .flatten()
+        .filter(|e| e.path().join("Cargo.toml").is_file())
+        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+        .collect();
+    out.sort();
+    out
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// `crates/<name>/src/…` as `<name>/src/…`.
+fn short(path: &Path) -> String {
+    let crates = workspace_root().join("crates");
+    path.strip_prefix(&crates)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+/// A test module inside `src/` (`tests.rs`, `…/tests/…`).
+fn is_test_code(short: &str) -> bool {
+    short.ends_with("/tests.rs") || short.contains("/tests/")
+}
+
+/// The workspace crates named in the `[dependencies]` table of a manifest.
+fn production_dependencies(manifest: &str) -> Vec<String> {
+    let mut deps = Vec::new();
+    let mut in_table = false;
+    for line in manifest.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_table = line == "[dependencies]";
+            continue;
+        }
+        if in_table && line.starts_with("relay") {
+            let name: String = line
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+                .collect();
+            deps.push(name);
+        }
+    }
+    deps
+}
+
+#[test]
+fn dependencies_point_down() {
+    let layers: BTreeMap<&str, u8> = LAYERS.iter().copied().collect();
+    let mut failures = Vec::new();
+    for (name, dir) in crate_dirs() {
+        let Some(&layer) = layers.get(name.as_str()) else {
+            failures.push(format!("{name}: not in LAYERS (give it a layer)"));
+            continue;
+        };
+        let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+        for dep in production_dependencies(&manifest) {
+            match layers.get(dep.as_str()) {
+                Some(&below) if below < layer => {}
+                Some(&other) => failures.push(format!(
+                    "{name} (layer {layer}) depends on {dep} (layer {other}): dependencies point down"
+                )),
+                None => failures.push(format!("{name} depends on {dep}, which is not in LAYERS")),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+/// `(line number, the literal's start)` of string literals in `text` that
+/// begin an SQL statement.
+fn sql_literals(text: &str) -> Vec<(usize, String)> {
+    const STARTS: &[&str] = &[
+        "SELECT ",
+        "INSERT INTO ",
+        "UPDATE ",
+        "DELETE FROM ",
+        "CREATE TABLE",
+        "CREATE INDEX",
+        "ALTER TABLE",
+        "WITH ",
+        "BEGIN IMMEDIATE",
+    ];
+    let mut found = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        for (at, _) in line.match_indices('"') {
+            let rest = &line[at + 1..];
+            let Some(start) = STARTS.iter().find(|s| rest.starts_with(**s)) else {
+                continue;
+            };
+            // `SELECT` is a Redis command too: a query reads `FROM`
+            // somewhere, on this line or a continued one.
+            let query = *start != "SELECT " || rest.contains(" FROM ") || rest.ends_with('\\');
+            if query {
+                found.push((index + 1, start.trim().to_string()));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn only_relay_store_has_sql() {
+    let mut failures = Vec::new();
+    for (name, dir) in crate_dirs() {
+        if name == "relay-store" {
+            continue;
+        }
+        let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+        for driver in ["sqlx", "rusqlite", "tokio-postgres", "postgres ="] {
+            if manifest.lines().any(|l| l.trim_start().starts_with(driver)) {
+                failures.push(format!("{name}/Cargo.toml: links `{driver}`"));
+            }
+        }
+        let mut files = Vec::new();
+        rust_files(&dir.join("src"), &mut files);
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap_or_default();
+            for (line, start) in sql_literals(&text) {
+                failures.push(format!(
+                    "{}:{line}: an SQL statement (`{start} …`): SQL lives in relay-store",
+                    short(&file)
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+#[test]
+fn source_files_stay_short() {
+    let mut failures = Vec::new();
+    let mut still_long = Vec::new();
+    for (_, dir) in crate_dirs() {
+        let mut files = Vec::new();
+        rust_files(&dir.join("src"), &mut files);
+        for file in files {
+            let name = short(&file);
+            if is_test_code(&name) {
+                continue;
+            }
+            let lines = std::fs::read_to_string(&file)
+                .unwrap_or_default()
+                .lines()
+                .count();
+            let excepted = LONG_FILES.iter().any(|(f, _)| *f == name);
+            if lines > MAX_LINES && !excepted {
+                failures.push(format!(
+                    "{name}: {lines} lines (at most {MAX_LINES}: split it by meaning)"
+                ));
+            }
+            if excepted && lines <= MAX_LINES {
+                still_long.push(format!(
+                    "{name}: {lines} lines now, take it out of LONG_FILES"
+                ));
+            }
+        }
+    }
+    for (f, _) in LONG_FILES {
+        if !workspace_root().join("crates").join(f).is_file() {
+            still_long.push(format!("{f}: in LONG_FILES but gone"));
+        }
+    }
+    failures.extend(still_long);
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+/// Source paths (`relay-x/src/….rs`) named in `text`.
+fn source_paths(text: &str) -> Vec<(usize, String)> {
+    let mut found = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let mut rest = line;
+        while let Some(at) = rest.find("relay") {
+            let tail = &rest[at..];
+            let path: String = tail
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '/' | '.'))
+                .collect();
+            let path = path.trim_end_matches('.').to_string();
+            if path.contains("/src/") && path.ends_with(".rs") && !path.contains('*') {
+                found.push((index + 1, path.clone()));
+            }
+            rest = &tail[path.len().max(5)..];
+        }
+    }
+    found
+}
+
+/// Rust paths into workspace crates (`relay_store::retention`), as the
+/// crate's directory name and the path's first segment.
+fn crate_paths(text: &str) -> Vec<(usize, String, String)> {
+    let mut found = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let mut rest = line;
+        while let Some(at) = rest.find("relay_") {
+            let before = rest[..at].chars().last();
+            let tail = &rest[at..];
+            let krate: String = tail
+                .chars()
+                .take_while(|c| c.is_ascii_lowercase() || *c == '_')
+                .collect();
+            let after = &tail[krate.len()..];
+            if !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+                && let Some(path) = after.strip_prefix("::")
+            {
+                let segment: String = path
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                if !segment.is_empty() {
+                    found.push((index + 1, krate.replace('_', "-"), segment));
+                }
+            }
+            rest = &tail[krate.len().max(6)..];
+        }
+    }
+    found
+}
+
+/// Whether `name` is defined (a module, an item, a re-export or a macro)
+/// anywhere in `sources`.
+fn defines(sources: &str, name: &str) -> bool {
+    const KEYWORDS: &[&str] = &[
+        "mod ",
+        "fn ",
+        "struct ",
+        "enum ",
+        "trait ",
+        "type ",
+        "const ",
+        "static ",
+        "macro_rules! ",
+        "union ",
+    ];
+    let word = |s: &str, at: usize| {
+        let end = at + name.len();
+        s[end..]
+            .chars()
+            .next()
+            .is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_'))
+    };
+    for kw in KEYWORDS {
+        let needle = format!("{kw}{name}");
+        if sources
+            .match_indices(&needle)
+            .any(|(at, _)| word(sources, at + kw.len()))
+        {
+            return true;
+        }
+    }
+    // Re-exports: `pub use x::name;`, `pub use x::{a, name};`, `as name`.
+    sources.lines().any(|l| {
+        let l = l.trim_start();
+        (l.starts_with("pub use ") || l.starts_with("pub(crate) use ") || l.starts_with("    "))
+            && (l.contains(&format!("::{name};"))
+                || l.contains(&format!("::{name},"))
+                || l.contains(&format!(" {name},"))
+                || l.contains(&format!(" {name}}}"))
+                || l.contains(&format!("{{{name},"))
+                || l.contains(&format!("{{{name}}}"))
+                || l.contains(&format!(" as {name}")))
+    })
+}
+
+#[test]
+fn what_comments_and_docs_name_exists() {
+    let root = workspace_root();
+    let crates: BTreeMap<String, PathBuf> = crate_dirs().into_iter().collect();
+    let mut sources: BTreeMap<String, String> = BTreeMap::new();
+    for (name, dir) in &crates {
+        let mut files = Vec::new();
+        rust_files(&dir.join("src"), &mut files);
+        let text: Vec<String> = files
+            .iter()
+            .map(|f| std::fs::read_to_string(f).unwrap_or_default())
+            .collect();
+        sources.insert(name.clone(), text.join("\n"));
+    }
+    // The texts read: every source file's comments, and the docs.
+    let mut texts: Vec<(String, String)> = Vec::new();
+    for dir in crates.values() {
+        let mut files = Vec::new();
+        rust_files(&dir.join("src"), &mut files);
+        for f in files {
+            let comments: Vec<String> = std::fs::read_to_string(&f)
+                .unwrap_or_default()
+                .lines()
+                .map(|l| match l.find("//") {
+                    Some(at) => l[at..].to_string(),
+                    None => String::new(),
+                })
+                .collect();
+            texts.push((short(&f), comments.join("\n")));
+        }
+    }
+    for doc in std::fs::read_dir(root.join("docs"))
+        .expect("docs/")
+        .flatten()
+    {
+        if doc.path().extension().is_some_and(|e| e == "md") {
+            texts.push((
+                format!("docs/{}", doc.file_name().to_string_lossy()),
+                std::fs::read_to_string(doc.path()).unwrap_or_default(),
+            ));
+        }
+    }
+    texts.push((
+        "README.md".into(),
+        std::fs::read_to_string(root.join("README.md")).unwrap_or_default(),
+    ));
+    let mut failures = Vec::new();
+    let (mut paths_checked, mut names_checked) = (0, 0);
+    for (file, text) in &texts {
+        for (line, path) in source_paths(text) {
+            paths_checked += 1;
+            let path = path.trim_start_matches("crates/");
+            if !root.join("crates").join(path).is_file() {
+                failures.push(format!("{file}:{line}: `{path}` does not exist"));
+            }
+        }
+        for (line, krate, segment) in crate_paths(text) {
+            let Some(src) = sources.get(&krate) else {
+                continue;
+            };
+            names_checked += 1;
+            if !defines(src, &segment) {
+                failures.push(format!(
+                    "{file}:{line}: `{}::{segment}`: {krate} defines no `{segment}`",
+                    krate.replace('-', "_")
+                ));
+            }
+        }
+    }
+    // The scan reads what it should (65 paths and 173 names in December 2026).
+    assert!(
+        paths_checked > 40 && names_checked > 100,
+        "{paths_checked} paths, {names_checked} names"
+    );
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+#[test]
+fn the_scanners_catch_what_they_should() {
+    let sql = "let q = \"SELECT id FROM messages\";\nlet s = \"selected\";\n\
+               x.execute(\"UPDATE endpoints SET\");\n\
+               \"SELECT this database first (Redis)\"";
+    let lines: Vec<usize> = sql_literals(sql).iter().map(|(l, _)| *l).collect();
+    assert_eq!(lines, vec![1, 3]);
+    assert_eq!(
+        production_dependencies(
+            "[dependencies]\nrelay-core.workspace = true\nserde = \"1\"\n\
+             [dev-dependencies]\nrelay-store = { path = \"..\" }\n"
+        ),
+        vec!["relay-core".to_string()]
+    );
+    let paths =
+        source_paths("see `relay-store/src/retention.rs`, and crates/relay-net/src/guard.rs.");
+    assert_eq!(
+        paths.iter().map(|(_, p)| p.as_str()).collect::<Vec<_>>(),
+        vec!["relay-store/src/retention.rs", "relay-net/src/guard.rs"]
+    );
+    let named = crate_paths("/// `relay_store::retention::purge_before` and relay_core::model.");
+    assert_eq!(
+        named
+            .iter()
+            .map(|(_, k, s)| format!("{k}:{s}"))
+            .collect::<Vec<_>>(),
+        vec!["relay-store:retention", "relay-core:model"]
+    );
+    assert!(defines(
+        "pub mod retention;\nfn purge_before() {}",
+        "retention"
+    ));
+    assert!(defines("pub use crate::x::{Claimed, Scope};", "Scope"));
+    assert!(!defines("pub mod retentions;", "retention"));
+    assert!(is_test_code("relay-core/src/shape/tests.rs"));
+    assert!(!is_test_code("relay-core/src/shape.rs"));
+}
