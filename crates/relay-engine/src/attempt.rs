@@ -149,7 +149,7 @@ impl EndpointCache {
         let secrets = match a.resolver.resolve(&scope, &refs).await {
             Ok(s) => s,
             // The store could not be read now: not the tenant's doing.
-            Err(e) if e.code == "secret_unavailable" => {
+            Err(e) if e.failure == crate::secrets::Failure::Unavailable => {
                 return Err(Unbuilt::Unavailable(format!(
                     "cannot resolve a secret reference: {e}"
                 )));

@@ -36,6 +36,20 @@ pub struct ResolveError {
     /// The stable code of the API's `422`.
     pub code: &'static str,
     pub message: String,
+    /// Whose doing it is, which decides what the engine does about it.
+    pub failure: Failure,
+}
+
+/// Whose doing a failed resolution is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failure {
+    /// The reference does not resolve as it stands (refused by the
+    /// operator's policy, no such secret, variable or readable file): the
+    /// tenant's to fix; the endpoint's attempt fails on it.
+    Refused,
+    /// The store could not be read, or its value not opened, now: Relay's
+    /// side, not the tenant's; the attempt is given back and tried again.
+    Unavailable,
 }
 
 /// Where `secret:NAME` references are read: the store's tenant secrets,
@@ -102,11 +116,15 @@ impl Resolver {
         scope: &Scope,
         r: &SecretRef,
     ) -> Result<SecretValue, ResolveError> {
-        let err = |code: &'static str, message: &str| ResolveError {
+        let failed = |failure: Failure, code: &'static str, message: &str| ResolveError {
             reference: r.clone(),
             code,
             message: message.to_string(),
+            failure,
         };
+        let err = |code: &'static str, message: &str| failed(Failure::Refused, code, message);
+        let unavailable =
+            |message: &str| failed(Failure::Unavailable, "secret_unavailable", message);
         self.policy
             .permits(&scope.tenant_id, r)
             .map_err(|e| err(e.code(), &e.to_string()))?;
@@ -123,13 +141,10 @@ impl Resolver {
                     .store
                     .get_sealed_secret(scope, name)
                     .await
-                    .map_err(|_| err("secret_unavailable", "the store cannot be read now"))?
+                    .map_err(|_| unavailable("the store cannot be read now"))?
                     .ok_or_else(not_found)?;
                 relay_store::secrets::open(&tenant.master, scope, name, &sealed).map_err(|_| {
-                    err(
-                        "secret_unavailable",
-                        "the stored secret does not open with this master key",
-                    )
+                    unavailable("the stored secret does not open with this master key")
                 })
             }
             SecretRef::Env(name) => match std::env::var_os(name) {

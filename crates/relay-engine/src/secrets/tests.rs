@@ -259,11 +259,18 @@ async fn tenant_secrets_resolve_in_their_own_scope_only() {
         ),
         "secret_not_found"
     );
+    // Not found is the tenant's to fix; not opened is Relay's side.
+    let missing = r
+        .resolve_one(&scopes[0], &SecretRef::Secret("missing".into()))
+        .await
+        .unwrap_err();
+    assert_eq!(missing.failure, crate::secrets::Failure::Refused);
     // Another master key cannot open it, and says so without the value.
     let wrong =
         Resolver::default().with_tenant_secrets(db.store.clone(), MasterKey::from_bytes([4; 32]));
     let e = wrong.resolve_one(&scopes[0], &reference).await.unwrap_err();
     assert_eq!(e.code, "secret_unavailable");
+    assert_eq!(e.failure, crate::secrets::Failure::Unavailable);
     assert!(!format!("{e} {e:?} {wrong:?}").contains("hunter2"));
     // Without a store a tenant secret is not found.
     assert_eq!(
