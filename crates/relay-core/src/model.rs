@@ -14,10 +14,12 @@ use utoipa::ToSchema;
 use crate::secret::SecretRef;
 use crate::time::Timestamp;
 
+mod bulk_retry;
 mod https_auth;
 mod kafka;
 mod mqtt;
 mod object_storage;
+pub use bulk_retry::BulkRetry;
 pub use https_auth::{
     CLIENT_CERTIFICATE_CHAIN_POINTER, CLIENT_CERTIFICATE_KEY_POINTER, ClientAuthMethod,
     ClientCertificate, HttpsAuth, OAUTH2_CLIENT_SECRET_POINTER, OAuth2ClientCredentials,

@@ -15,24 +15,14 @@ pub(crate) const JOB_PACE_POLL: Duration = Duration::from_millis(100);
 
 /// The message filter a bulk retry job was started with.
 pub fn bulk_retry_filter(parameters: &serde_json::Value) -> Option<relay_store::MessageFilter> {
-    let text = |k: &str| {
-        parameters
-            .get(k)
-            .and_then(|v| v.as_str())
-            .map(str::to_string)
-    };
-    let time = |k: &str| text(k).and_then(|s| relay_core::time::Timestamp::parse_rfc3339(&s));
-    let state = match text("state") {
-        Some(s) => Some(relay_core::model::MessageState::parse(&s)?),
-        None => None,
-    };
+    let b = relay_core::model::BulkRetry::from_parameters(parameters)?;
     Some(relay_store::MessageFilter {
-        endpoint_id: text("endpoint_id"),
-        event_type: text("event_type"),
-        error_code: text("error_code"),
-        state,
-        since: time("since"),
-        until: time("until"),
+        endpoint_id: b.endpoint_id,
+        event_type: b.event_type,
+        error_code: b.error_code,
+        state: b.state,
+        since: b.since,
+        until: b.until,
         ..Default::default()
     })
 }

@@ -6,36 +6,14 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use relay_core::id::IdKind;
-use relay_core::model::{JobKind, JobState, MessageState};
-use relay_core::time::Timestamp;
+use relay_core::model::{BulkRetry, JobKind, JobState};
 use relay_store::new_id;
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
 use super::*;
 use crate::AppState;
 use crate::auth::TenantAuth;
 use crate::error::{ApiError, Problem};
 use crate::extract::OptionalJsonBody;
-
-/// The messages a bulk retry restarts; every field narrows the selection.
-#[derive(Debug, Deserialize, Serialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct BulkRetry {
-    pub endpoint_id: Option<String>,
-    pub event_type: Option<String>,
-    /// One of the failed states (`failed_permanent`, `exhausted`, `window_exceeded`, `dead_lettered`, `cancelled`).
-    pub state: Option<MessageState>,
-    pub error_code: Option<String>,
-    /// Created at or after; within the retention period (else
-    /// `outside_retention`). Default: the start of the retention period
-    /// (messages whose event is older are never restarted).
-    #[schema(value_type = Option<String>, format = DateTime)]
-    pub since: Option<Timestamp>,
-    /// Created before; within the retention period.
-    #[schema(value_type = Option<String>, format = DateTime)]
-    pub until: Option<Timestamp>,
-}
 
 #[utoipa::path(operation_id = "messages_bulk_retry", post, path = "/v1/messages/retry", tag = "recovery",
     request_body = Option<BulkRetry>,
@@ -74,7 +52,7 @@ pub async fn bulk_retry(
     if let Some(until) = body.until {
         within_retention(&state, now, until, "/until")?;
     }
-    let parameters = serde_json::to_value(&body).map_err(|_| ApiError::internal())?;
+    let parameters = body.to_parameters();
     let job = relay_store::Job {
         id: new_id(IdKind::Job, now),
         kind: JobKind::BulkRetry,
