@@ -178,8 +178,19 @@ mod tests {
             }));
         }
         // Tenant a runs at most its share; the rest of its checks wait.
+        // (Every spawned check counted in the tenant's queue first: on a
+        // loaded machine some may not have been polled yet.)
+        let queued = |pool: &CpuPool| {
+            pool.tenants
+                .lock()
+                .unwrap()
+                .get("a")
+                .map_or(0, |a| a.queued)
+        };
         let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-        while started.load(Ordering::SeqCst) < 1 && tokio::time::Instant::now() < deadline {
+        while (started.load(Ordering::SeqCst) < 1 || queued(&pool) < MAX_QUEUED_PER_TENANT)
+            && tokio::time::Instant::now() < deadline
+        {
             tokio::task::yield_now().await;
         }
         let e = pool.run("a", || ()).await.unwrap_err();
@@ -228,8 +239,10 @@ mod tests {
         }
         assert_eq!(pool.global.available_permits(), 1);
         release.send(()).unwrap();
+        // The tenant's entry and the thread's permit are given back one
+        // after the other: wait for both.
         let deadline = std::time::Instant::now() + Duration::from_secs(10);
-        while !pool.tenants.lock().unwrap().is_empty() {
+        while !pool.tenants.lock().unwrap().is_empty() || pool.global.available_permits() < 2 {
             assert!(std::time::Instant::now() < deadline, "the share came back");
             tokio::task::yield_now().await;
         }

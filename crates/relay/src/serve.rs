@@ -292,6 +292,10 @@ pub async fn start(config: &Config) -> anyhow::Result<Started> {
 }
 
 pub async fn serve(config: Config) -> anyhow::Result<()> {
+    // Listened for from the start: a signal that comes before the API
+    // serves (the listener answers as soon as it is bound) is a shutdown
+    // like any other, never the default action of ending the process.
+    let mut signals = Signals::new()?;
     let Started {
         store,
         state,
@@ -334,7 +338,7 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     let delay = config.server.shutdown_delay();
     let api = state.clone();
     let shutdown = async move {
-        shutdown_signal().await;
+        signals.recv().await;
         // Not ready from now on; for `[server] shutdown_delay_seconds` the
         // API still takes requests (and the dispatcher still delivers) while
         // load balancers notice and stop sending here. A second signal ends
@@ -347,7 +351,7 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
             );
             tokio::select! {
                 () = tokio::time::sleep(delay) => {}
-                () = shutdown_signal() => {}
+                () = signals.recv() => {}
             }
         }
         // Stop claiming; the API closes its listener and finishes its open
@@ -366,26 +370,39 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// SIGTERM and SIGINT (Ctrl-C), each listened for from [`Signals::new`] on.
+struct Signals {
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
+    terminate: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    interrupt: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    fn new() -> anyhow::Result<Signals> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            Ok(Signals {
+                terminate: signal(SignalKind::terminate()).context("cannot listen for SIGTERM")?,
+                interrupt: signal(SignalKind::interrupt()).context("cannot listen for SIGINT")?,
+            })
         }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {},
-        _ = terminate => {},
+        #[cfg(not(unix))]
+        Ok(Signals {})
     }
-    tracing::info!("shutdown requested");
+
+    /// The next SIGTERM or SIGINT (including one that came before this call).
+    async fn recv(&mut self) {
+        #[cfg(unix)]
+        tokio::select! {
+            _ = self.terminate.recv() => {},
+            _ = self.interrupt.recv() => {},
+        }
+        #[cfg(not(unix))]
+        let _ = tokio::signal::ctrl_c().await;
+        tracing::info!("shutdown requested");
+    }
 }
 
 #[cfg(test)]
