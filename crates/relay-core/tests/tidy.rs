@@ -47,10 +47,6 @@ const LONG_FILES: &[(&str, &str)] = &[
         "the destination kinds' hand-written JSON schema lives here until each kind derives its own (#41 §1)",
     ),
     (
-        "relay/src/config.rs",
-        "every section's settings and their checks; the sections move to config/ one by one",
-    ),
-    (
         "relay-engine/src/attempt.rs",
         "the S3 batch fork sits in the attempt until batching is a kind's capability (#41 §2)",
     ),

@@ -8,8 +8,11 @@
 //! Secrets are redacted when the effective configuration is printed.
 //!
 //! This module holds the configuration's types, their defaults and the
-//! checks of their values; `layers` reads and merges the layers, `render`
-//! prints the effective configuration (`relay config check`).
+//! checks of their values, the larger sections in modules of their own
+//! (`server` with `[metrics]`, `secrets`, `store`, `telemetry`); `env` says
+//! which variables are configuration, `layers` reads and merges the
+//! layers, `render` prints the effective configuration (`relay config
+//! check`).
 
 use std::fmt;
 use std::path::PathBuf;
@@ -27,8 +30,12 @@ mod render;
 mod telemetry;
 
 pub use telemetry::Telemetry;
+mod secrets;
+mod server;
 mod store;
 
+pub use secrets::Secrets;
+pub use server::{Metrics, Server, check_token_strength};
 pub use store::Store;
 
 /// A secret value: prints as `<redacted>` in `Debug`, never in full.
@@ -134,181 +141,6 @@ impl Default for Config {
     }
 }
 
-/// `[server]`: how the HTTP server protects itself from slow and hostile
-/// clients (`docs/security.md`).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Server {
-    /// A request's head must arrive within this time (from the connection's
-    /// start, or from the first byte of a later request); else `408`.
-    #[serde(deserialize_with = "number")]
-    pub header_read_timeout_seconds: u64,
-    /// A request's body must arrive whole within this time after its head;
-    /// else `408`.
-    #[serde(deserialize_with = "number")]
-    pub body_read_timeout_seconds: u64,
-    /// A response must be written whole within this time; a client that
-    /// does not read it is cut off.
-    #[serde(deserialize_with = "number")]
-    pub response_write_timeout_seconds: u64,
-    /// A kept-alive connection with no request under way is closed after this time.
-    #[serde(deserialize_with = "number")]
-    pub idle_timeout_seconds: u64,
-    /// Connections served at once (each listener); more are answered `503`.
-    #[serde(deserialize_with = "number")]
-    pub max_connections: u32,
-    /// After `SIGTERM`, how long requests under way may finish before the
-    /// connections still open are closed.
-    #[serde(deserialize_with = "number")]
-    pub shutdown_drain_seconds: u64,
-    /// After `SIGTERM`, how long `/readyz` answers `503` while the API (and
-    /// the dispatcher) still serve, before the listener closes: the time a
-    /// load balancer needs to take this instance out. `0`: close at once.
-    #[serde(deserialize_with = "number")]
-    pub shutdown_delay_seconds: u64,
-}
-
-impl Default for Server {
-    fn default() -> Self {
-        let d = relay_api::server::ServerSettings::default();
-        Server {
-            header_read_timeout_seconds: d.header_read_timeout.as_secs(),
-            body_read_timeout_seconds: d.body_read_timeout.as_secs(),
-            response_write_timeout_seconds: d.response_write_timeout.as_secs(),
-            idle_timeout_seconds: d.idle_timeout.as_secs(),
-            max_connections: u32::try_from(d.max_connections).unwrap_or(u32::MAX),
-            shutdown_drain_seconds: d.shutdown_drain.as_secs(),
-            shutdown_delay_seconds: 0,
-        }
-    }
-}
-
-/// The most `[server] max_connections` accepts.
-pub const MAX_CONNECTIONS: u32 = 1_000_000;
-
-impl Server {
-    pub fn settings(&self) -> relay_api::server::ServerSettings {
-        let secs = std::time::Duration::from_secs;
-        relay_api::server::ServerSettings {
-            header_read_timeout: secs(self.header_read_timeout_seconds),
-            body_read_timeout: secs(self.body_read_timeout_seconds),
-            response_write_timeout: secs(self.response_write_timeout_seconds),
-            idle_timeout: secs(self.idle_timeout_seconds),
-            max_connections: self.max_connections as usize,
-            shutdown_drain: secs(self.shutdown_drain_seconds),
-        }
-    }
-
-    /// `shutdown_delay_seconds` as a duration.
-    pub fn shutdown_delay(&self) -> std::time::Duration {
-        std::time::Duration::from_secs(self.shutdown_delay_seconds)
-    }
-
-    fn validate(&self) -> anyhow::Result<()> {
-        for (key, value) in [
-            (
-                "header_read_timeout_seconds",
-                self.header_read_timeout_seconds,
-            ),
-            ("body_read_timeout_seconds", self.body_read_timeout_seconds),
-            (
-                "response_write_timeout_seconds",
-                self.response_write_timeout_seconds,
-            ),
-            ("idle_timeout_seconds", self.idle_timeout_seconds),
-        ] {
-            if !(1..=86_400).contains(&value) {
-                bail!("server.{key} must be between 1 and 86400");
-            }
-        }
-        if !(1..=MAX_CONNECTIONS).contains(&self.max_connections) {
-            bail!("server.max_connections must be between 1 and {MAX_CONNECTIONS}");
-        }
-        if self.shutdown_drain_seconds > 3600 {
-            bail!("server.shutdown_drain_seconds must be at most 3600");
-        }
-        if self.shutdown_delay_seconds > 3600 {
-            bail!("server.shutdown_delay_seconds must be at most 3600");
-        }
-        Ok(())
-    }
-}
-
-/// `[metrics]`: where `/metrics` is served and whether it asks for a token.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Metrics {
-    /// An address of its own for `/metrics` (`127.0.0.1:9090`); then the
-    /// API's listener no longer serves it.
-    pub listen: Option<String>,
-    /// A bearer token `/metrics` asks for.
-    pub token: Option<Secret>,
-    /// Label outcome counters with the tenant id as well (off: labels never
-    /// carry tenant ids).
-    #[serde(deserialize_with = "relay_net::config::boolean")]
-    pub tenant_labels: bool,
-}
-
-impl Metrics {
-    fn validate(&self, api_listen: &str) -> anyhow::Result<()> {
-        if let Some(listen) = &self.listen {
-            let addr = listen.parse::<std::net::SocketAddr>().with_context(|| {
-                format!("metrics.listen: {listen:?} is not an address such as 127.0.0.1:9090")
-            })?;
-            if addr.port() != 0 && api_listen.parse::<std::net::SocketAddr>().ok() == Some(addr) {
-                bail!("metrics.listen must differ from listen");
-            }
-        }
-        if let Some(token) = &self.token {
-            check_token_strength("metrics.token", token.expose())?;
-        }
-        Ok(())
-    }
-
-    pub fn access(&self) -> relay_api::MetricsAccess {
-        relay_api::MetricsAccess {
-            separate_listener: self.listen.is_some(),
-            token_sha256: self
-                .token
-                .as_ref()
-                .map(|t| relay_api::auth::token_digest(t.expose())),
-        }
-    }
-}
-
-/// The fewest characters a configured token (`operator_token`,
-/// `[metrics] token`) may have.
-pub const MIN_TOKEN_CHARS: usize = 32;
-/// The fewest different characters it may use: a long token of one or two
-/// repeated characters guesses as easily as a short one.
-pub const MIN_TOKEN_DISTINCT_CHARS: usize = 8;
-
-/// Refuses a configured token that is easy to guess: shorter than
-/// [`MIN_TOKEN_CHARS`], with fewer than [`MIN_TOKEN_DISTINCT_CHARS`]
-/// different characters, or with characters other than printable ASCII.
-/// The message never quotes the token.
-pub fn check_token_strength(key: &str, token: &str) -> anyhow::Result<()> {
-    const HOW: &str =
-        "use at least 32 random characters, e.g. the output of `openssl rand -hex 32`";
-    if !token.bytes().all(|b| b.is_ascii_graphic()) {
-        bail!("{key} must be printable ASCII without spaces; {HOW}");
-    }
-    if token.len() < MIN_TOKEN_CHARS {
-        bail!(
-            "{key} is too short ({} characters, at least {MIN_TOKEN_CHARS} are required); {HOW}",
-            token.len()
-        );
-    }
-    let distinct = token
-        .bytes()
-        .collect::<std::collections::BTreeSet<u8>>()
-        .len();
-    if distinct < MIN_TOKEN_DISTINCT_CHARS {
-        bail!("{key} is too easy to guess (only {distinct} different characters); {HOW}");
-    }
-    Ok(())
-}
-
 /// `[inbound]`: inbound provider webhooks (`docs/inbound.md`).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -322,129 +154,6 @@ pub struct Inbound {
 impl Default for Inbound {
     fn default() -> Self {
         Inbound { processing: true }
-    }
-}
-
-/// `[secrets]`: what each tenant's secret references may name besides its
-/// own tenant secrets (`docs/security.md`). `env:` and `file:` reach the
-/// process's variables and the machine's files: the operator grants them
-/// tenant by tenant (`[[secrets.grants]]`); without a grant a tenant can
-/// name neither.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Secrets {
-    /// What each tenant may name (`[[secrets.grants]]`, in the file only).
-    pub grants: Vec<SecretGrant>,
-    /// How often an endpoint's references are resolved again (a changed
-    /// value rebuilds its client); a tenant secret replaced through this
-    /// node's API is noticed at once.
-    #[serde(deserialize_with = "number")]
-    pub refresh_seconds: u64,
-}
-
-/// `[[secrets.grants]]`: what one tenant may reference.
-#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
-#[serde(deny_unknown_fields)]
-pub struct SecretGrant {
-    /// The tenant's id (`ten_…`).
-    pub tenant: String,
-    /// `env:NAME` is allowed when NAME starts with one of these prefixes.
-    #[serde(default, deserialize_with = "strings")]
-    pub env_prefixes: Vec<String>,
-    /// `file:/path` is allowed when the path is inside one of these
-    /// absolute directories (checked again once links are followed).
-    #[serde(default, deserialize_with = "strings")]
-    pub file_dirs: Vec<String>,
-}
-
-impl Default for Secrets {
-    fn default() -> Self {
-        Secrets {
-            grants: Vec::new(),
-            refresh_seconds: 30,
-        }
-    }
-}
-
-impl Secrets {
-    /// The grants, and the paths no reference may read (`protected`:
-    /// [`Config::protected_paths`]).
-    pub fn policy(&self, protected: Vec<String>) -> relay_core::secret::SecretPolicy {
-        let mut policy = relay_core::secret::SecretPolicy {
-            protected_paths: protected,
-            ..Default::default()
-        };
-        for g in &self.grants {
-            policy = policy.grant(
-                g.tenant.clone(),
-                relay_core::secret::SecretGrant {
-                    env_prefixes: g.env_prefixes.clone(),
-                    file_dirs: g.file_dirs.clone(),
-                },
-            );
-        }
-        policy
-    }
-
-    /// Refuses what would let a tenant read Relay's own configuration or
-    /// another tenant's grant: a grant without a tenant id, an empty prefix or one
-    /// matching `RELAY_…` variables (the master key, the database URL), a
-    /// relative directory, or one holding a `protected` path (the
-    /// configuration file, the master key file, the data directory), as
-    /// written or once symbolic links are followed.
-    fn validate(&self, protected: &[String]) -> anyhow::Result<()> {
-        let canonical = |p: &str| {
-            std::fs::canonicalize(p)
-                .ok()
-                .and_then(|p| p.to_str().map(str::to_owned))
-        };
-        let protected: Vec<String> = protected
-            .iter()
-            .cloned()
-            .chain(protected.iter().filter_map(|p| canonical(p)))
-            .collect();
-        for g in &self.grants {
-            if !relay_core::id::is_id_of(relay_core::id::IdKind::Tenant, &g.tenant) {
-                bail!(
-                    "secrets.grants: {:?} is not a tenant id (ten_…); a grant names the one tenant it is for",
-                    g.tenant
-                );
-            }
-            let t = &g.tenant;
-            for p in &g.env_prefixes {
-                if p.is_empty() || "RELAY_".starts_with(p.as_str()) || p.starts_with("RELAY_") {
-                    bail!(
-                        "secrets.grants ({t}): env prefix {p:?} would let the tenant read Relay's own RELAY_ variables; use a prefix of your own (ACME_)"
-                    );
-                }
-            }
-            for d in &g.file_dirs {
-                let trimmed = d.trim_end_matches('/');
-                let plain = trimmed
-                    .strip_prefix('/')
-                    .is_none_or(|rest| rest.split('/').all(|c| !matches!(c, "" | "." | "..")));
-                if !d.starts_with('/') || !plain {
-                    bail!(
-                        "secrets.grants ({t}): file dir {d:?} is not an absolute directory without `.` or `..`"
-                    );
-                }
-                let holds = |dir: &str| {
-                    protected.iter().any(|p| {
-                        p.trim_end_matches('/') == dir.trim_end_matches('/')
-                            || relay_core::secret::path_inside(p, dir)
-                    })
-                };
-                if holds(d) || canonical(d).is_some_and(|c| holds(&c)) {
-                    bail!(
-                        "secrets.grants ({t}): file dir {d:?} holds Relay's configuration file, master key file or data directory"
-                    );
-                }
-            }
-        }
-        if self.refresh_seconds == 0 {
-            bail!("secrets.refresh_seconds must be at least 1");
-        }
-        Ok(())
     }
 }
 

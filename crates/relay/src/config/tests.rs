@@ -1,4 +1,5 @@
 use super::layers::KEYS;
+use super::secrets::SecretGrant;
 use super::*;
 
 fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
