@@ -47,10 +47,6 @@ const LONG_FILES: &[(&str, &str)] = &[
         "the destination kinds' hand-written JSON schema lives here until each kind derives its own (#41 §1)",
     ),
     (
-        "relay-engine/src/attempt.rs",
-        "the S3 batch fork sits in the attempt until batching is a kind's capability (#41 §2)",
-    ),
-    (
         "relay-destinations/src/kafka/mod.rs",
         "the kept connection and its retry-once policy, to be shared by the broker kinds (#41 §1)",
     ),
