@@ -47,10 +47,6 @@ const LONG_FILES: &[(&str, &str)] = &[
         "the destination kinds' hand-written JSON schema lives here until each kind derives its own (#41 §1)",
     ),
     (
-        "relay-destinations/src/kafka/mod.rs",
-        "the kept connection and its retry-once policy, to be shared by the broker kinds (#41 §1)",
-    ),
-    (
         "relay-api/src/server.rs",
         "the accept loop and its limits read top to bottom; the settings type could move out",
     ),
