@@ -34,6 +34,7 @@ pub mod limits;
 pub mod packet;
 pub mod topic;
 
+use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -48,7 +49,7 @@ use self::classify::Answer;
 use self::conn::{Ack, Conn, ConnectError, Login, Sent};
 use self::packet::Properties;
 use self::topic::Template;
-use crate::{Invalid, Kind, Prepared, Record, Shared};
+use crate::{Invalid, Kind, Prepared, Record, Shared, hosts};
 
 /// The MQTT kind.
 pub struct Mqtt;
@@ -305,6 +306,15 @@ impl Kind for Mqtt {
 
     fn capacity(_config: &MqttDestination) -> crate::Capacity {
         limits::CAPACITY
+    }
+
+    fn credential_hosts(c: &MqttDestination, _guard: &Guard) -> BTreeSet<String> {
+        [hosts::host(&c.host, c.port)].into()
+    }
+
+    fn describe(c: &MqttDestination) -> String {
+        let scheme = if c.tls { "mqtts" } else { "mqtt" };
+        format!("{scheme}://{}:{}/{}", c.host, c.port, c.topic)
     }
 
     fn address_len(config: &MqttDestination, message: &Prepared) -> Option<usize> {

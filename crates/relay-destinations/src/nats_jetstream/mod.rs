@@ -30,6 +30,7 @@ pub mod limits;
 mod proto;
 pub mod subject;
 
+use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -44,7 +45,7 @@ use self::classify::Answer;
 use self::conn::{Conn, ConnectError, Reply};
 use self::proto::{Credentials, Headers};
 use self::subject::{Template, Values};
-use crate::{Invalid, Kind, Prepared, Record, Shared};
+use crate::{Invalid, Kind, Prepared, Record, Shared, hosts};
 
 /// The NATS JetStream kind.
 pub struct NatsJetstream;
@@ -310,6 +311,14 @@ impl Kind for NatsJetstream {
 
     fn capacity(_config: &NatsJetstreamDestination) -> crate::Capacity {
         limits::CAPACITY
+    }
+
+    fn credential_hosts(c: &NatsJetstreamDestination, _guard: &Guard) -> BTreeSet<String> {
+        [hosts::host(&c.host, c.port)].into()
+    }
+
+    fn describe(c: &NatsJetstreamDestination) -> String {
+        format!("nats://{}:{}/{}", c.host, c.port, c.subject)
     }
 
     async fn validate(

@@ -30,6 +30,7 @@ pub mod limits;
 pub mod routing;
 pub mod wire;
 
+use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
@@ -44,7 +45,7 @@ use self::classify::Answer;
 use self::conn::{Confirm, Connection, Failure, Io, Login};
 use self::routing::{MAX_ROUTING_KEY, Template};
 use self::wire::{Properties, Table, Value};
-use crate::{Invalid, Kind, Prepared, Record, Shared};
+use crate::{Invalid, Kind, Prepared, Record, Shared, hosts};
 
 /// The RabbitMQ kind.
 pub struct RabbitMq;
@@ -245,6 +246,17 @@ impl Kind for RabbitMq {
 
     fn capacity(_config: &RabbitMqDestination) -> crate::Capacity {
         limits::CAPACITY
+    }
+
+    fn credential_hosts(c: &RabbitMqDestination, _guard: &Guard) -> BTreeSet<String> {
+        [hosts::host(&c.host, c.port)].into()
+    }
+
+    fn describe(c: &RabbitMqDestination) -> String {
+        format!(
+            "amqp://{}:{}/{}/{}",
+            c.host, c.port, c.virtual_host, c.exchange
+        )
     }
 
     fn address_len(config: &RabbitMqDestination, message: &Prepared) -> Option<usize> {

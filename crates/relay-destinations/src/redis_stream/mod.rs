@@ -24,6 +24,7 @@ pub mod classify;
 pub mod limits;
 mod resp;
 
+use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
@@ -37,7 +38,7 @@ use tokio::time::{Instant, timeout_at};
 
 use self::classify::{Answer, error_code};
 use self::resp::Reply;
-use crate::{Invalid, Kind, Prepared, Record, Shared};
+use crate::{Invalid, Kind, Prepared, Record, Shared, hosts};
 
 /// The Redis Streams kind.
 pub struct RedisStream;
@@ -348,6 +349,14 @@ impl Kind for RedisStream {
 
     fn capacity(_config: &RedisStreamDestination) -> crate::Capacity {
         limits::CAPACITY
+    }
+
+    fn credential_hosts(c: &RedisStreamDestination, _guard: &Guard) -> BTreeSet<String> {
+        [hosts::host(&c.host, c.port)].into()
+    }
+
+    fn describe(c: &RedisStreamDestination) -> String {
+        format!("redis://{}:{}/{}", c.host, c.port, c.stream)
     }
 
     async fn validate(
