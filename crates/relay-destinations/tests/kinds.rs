@@ -105,6 +105,20 @@ fn every_kind_names_its_credential_hosts_and_describes_itself() {
         );
     }
     assert_eq!(kinds.len(), 7, "one destination of every kind: {kinds:?}");
+    // Each kind's name is the `kind` tag of its configuration.
+    use relay_destinations::{
+        Kind, https, kafka, mqtt, nats_jetstream, rabbitmq, redis_stream, s3,
+    };
+    let names = std::collections::BTreeSet::from([
+        https::Https::NAME,
+        redis_stream::RedisStream::NAME,
+        nats_jetstream::NatsJetstream::NAME,
+        rabbitmq::RabbitMq::NAME,
+        mqtt::Mqtt::NAME,
+        s3::S3::NAME,
+        kafka::Kafka::NAME,
+    ]);
+    assert_eq!(names, kinds);
 }
 
 #[test]
