@@ -1,9 +1,10 @@
 //! `Destination`'s OpenAPI schema, derived from the kinds' configuration
 //! types (`relay-core/src/model/destination_schema.rs`), against the types
 //! themselves: every kind's example is accepted, unknown fields and values
-//! of the wrong type are refused at every level, and whatever the schema
+//! of the wrong type are refused at every level, whatever the schema
 //! accepts the API's deserialization accepts too (the schema may be
-//! stricter: bounds are checked at registration, not by serde).
+//! stricter: bounds are checked at registration, not by serde), and the
+//! schema's defaults are what deserialization fills in.
 
 use relay_core::model::{Destination, S3_MAX_BYTES, S3_MAX_EVENTS, S3_MAX_WAIT_SECONDS};
 use serde_json::{Map, Value, json};
@@ -33,11 +34,14 @@ fn examples() -> Vec<Value> {
                     "audience": "api", "method": "client_secret_post"}},
             "headers": [{"name": "X-Team", "value": "core"}, {"name": "X-Key", "secret": "secret:hdr"}]}),
         json!({"kind": "https", "url": "https://hooks.example/in"}),
+        json!({"kind": "https", "url": "https://hooks.example/in", "auth": {"oauth2": {
+            "token_url": "https://auth.example/token", "client_id": "relay", "client_secret": "env:OAUTH"}}}),
         json!({"kind": "redis_stream", "host": "redis.internal", "port": 6380, "tls": true,
             "database": 2, "stream": "events", "max_len": 1000, "username": "relay",
             "password": "secret:redis", "content_mode": "binary",
             "wait_aof": {"local": 0, "replicas": 1, "timeout_ms": 500}}),
         json!({"kind": "redis_stream", "host": "redis.internal", "stream": "events"}),
+        json!({"kind": "redis_stream", "host": "redis.internal", "stream": "events", "wait_aof": {}}),
         json!({"kind": "nats_jetstream", "host": "nats.internal", "port": 4223, "tls": true,
             "subject": "orders.{event_type}", "stream": "ORDERS", "username": "relay",
             "password": "secret:nats", "token": "env:NATS_TOKEN", "content_mode": "binary"}),
@@ -396,4 +400,66 @@ fn the_object_storage_bounds_are_the_checks_bounds() {
             "{field}"
         );
     }
+}
+
+/// Checks every `default` of `schema` against what deserializing `given`
+/// wrote for a field `given` leaves out; the number of defaults checked.
+fn defaults_hold(
+    schema: &Value,
+    given: &Value,
+    written: &Value,
+    path: &str,
+    faults: &mut Vec<String>,
+) -> usize {
+    let mut checked = 0;
+    for (name, property) in schema["properties"].as_object().into_iter().flatten() {
+        let (g, w) = (&given[name.as_str()], &written[name.as_str()]);
+        let here = format!("{path}/{name}");
+        if let Some(default) = property.get("default")
+            && g.is_null()
+        {
+            checked += 1;
+            if w != default {
+                faults.push(format!(
+                    "{here}: the schema says {default}, serde gives {w}"
+                ));
+            }
+        }
+        if w.is_object() {
+            checked += defaults_hold(property, g, w, &here, faults);
+        }
+        if let Some(items) = w.as_array() {
+            for (i, item) in items.iter().enumerate() {
+                checked += defaults_hold(
+                    &property["items"],
+                    &g[i],
+                    item,
+                    &format!("{here}/{i}"),
+                    faults,
+                );
+            }
+        }
+    }
+    checked
+}
+
+#[test]
+fn the_schema_defaults_are_what_deserialization_fills_in() {
+    let schema = derived();
+    let mut faults = Vec::new();
+    let mut checked = 0;
+    for example in examples() {
+        let d: Destination = serde_json::from_value(example.clone()).unwrap();
+        let written = serde_json::to_value(&d).unwrap();
+        let member = schema["oneOf"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["title"] == example["kind"])
+            .unwrap();
+        let kind = example["kind"].as_str().unwrap();
+        checked += defaults_hold(member, &example, &written, kind, &mut faults);
+    }
+    assert!(faults.is_empty(), "{faults:#?}");
+    assert!(checked >= 32, "only {checked} defaults checked");
 }

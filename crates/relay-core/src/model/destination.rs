@@ -199,10 +199,11 @@ pub struct RedisStreamDestination {
     pub host: String,
     /// Default 6379; the operator's `allow_ports` must include it.
     #[serde(default = "default_redis_port")]
-    #[schema(minimum = 1, maximum = 65535)]
+    #[schema(default = default_redis_port, minimum = 1, maximum = 65535)]
     pub port: u16,
     /// Connect with TLS (default false).
     #[serde(default)]
+    #[schema(default = false)]
     pub tls: bool,
     /// SELECT this database first (default: none, database 0).
     #[serde(default)]
@@ -227,7 +228,7 @@ pub struct RedisStreamDestination {
     /// `structured` (default): the CloudEvents JSON in `body`; `binary`:
     /// `data` in `body` and each context attribute in a field `ce-<name>`.
     #[serde(default)]
-    #[schema(inline)]
+    #[schema(default = ContentMode::default, inline)]
     pub content_mode: ContentMode,
     /// Send `WAITAOF local replicas timeout_ms` after each XADD (Redis 7.2+)
     /// and count the delivery only when the server confirms the fsyncs asked
@@ -247,15 +248,15 @@ pub struct RedisStreamDestination {
 pub struct WaitAof {
     /// 1 (default): the server's own AOF must be fsynced.
     #[serde(default = "default_wait_aof_local")]
-    #[schema(minimum = 0, maximum = 1)]
+    #[schema(default = default_wait_aof_local, minimum = 0, maximum = 1)]
     pub local: u8,
     /// Replicas whose AOF must be fsynced (default 0).
     #[serde(default)]
-    #[schema(minimum = 0)]
+    #[schema(default = 0, minimum = 0)]
     pub replicas: u32,
     /// How long the server waits (default 1000).
     #[serde(default = "default_wait_aof_timeout_ms")]
-    #[schema(minimum = 1, maximum = 60000)]
+    #[schema(default = default_wait_aof_timeout_ms, minimum = 1, maximum = 60000)]
     pub timeout_ms: u32,
 }
 
@@ -283,10 +284,11 @@ pub struct NatsJetstreamDestination {
     pub host: String,
     /// Default 4222; the operator's `allow_ports` must include it.
     #[serde(default = "default_nats_port")]
-    #[schema(minimum = 1, maximum = 65535)]
+    #[schema(default = default_nats_port, minimum = 1, maximum = 65535)]
     pub port: u16,
     /// Upgrade to TLS after the server's INFO (default false).
     #[serde(default)]
+    #[schema(default = false)]
     pub tls: bool,
     /// The subject published to: dot-separated tokens, each a literal
     /// (printable ASCII without `*`, `>`, `{`, `}`) or a whole-token
@@ -320,7 +322,7 @@ pub struct NatsJetstreamDestination {
     /// CloudEvents NATS binding; values percent-encoded), `content-type` =
     /// `datacontenttype`.
     #[serde(default)]
-    #[schema(inline)]
+    #[schema(default = ContentMode::default, inline)]
     pub content_mode: ContentMode,
 }
 
@@ -365,14 +367,15 @@ pub struct RabbitMqDestination {
     pub host: String,
     /// Default 5672; the operator's `allow_ports` must include it.
     #[serde(default = "default_amqp_port")]
-    #[schema(minimum = 1, maximum = 65535)]
+    #[schema(default = default_amqp_port, minimum = 1, maximum = 65535)]
     pub port: u16,
     /// Connect with TLS (default false; usually port 5671).
     #[serde(default)]
+    #[schema(default = false)]
     pub tls: bool,
     /// Default `/`.
     #[serde(default = "default_virtual_host")]
-    #[schema(min_length = 1, max_length = 255)]
+    #[schema(default = default_virtual_host, min_length = 1, max_length = 255)]
     pub virtual_host: String,
     /// The exchange published to; `""` is the default exchange (the routing
     /// key names a queue).
@@ -384,6 +387,7 @@ pub struct RabbitMqDestination {
     /// `}}` are literal braces; at most 255 bytes once filled in. Default
     /// `{event_type}`.
     #[serde(default = "default_routing_key")]
+    #[schema(default = default_routing_key)]
     pub routing_key: String,
     /// The user to log in as (PLAIN); needs `password`. Both `null`: the
     /// broker's default `guest`/`guest`.
@@ -399,7 +403,7 @@ pub struct RabbitMqDestination {
     /// `content-type` = `datacontenttype`, and each other context attribute
     /// as a header `cloudEvents_<name>` (the CloudEvents AMQP binding).
     #[serde(default)]
-    #[schema(inline)]
+    #[schema(default = ContentMode::default, inline)]
     pub content_mode: ContentMode,
 }
 

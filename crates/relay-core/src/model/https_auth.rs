@@ -83,7 +83,7 @@ pub struct OAuth2ClientCredentials {
     /// `client_secret_basic` (default): HTTP Basic with the form-urlencoded
     /// id and secret; `client_secret_post`: both in the form body.
     #[serde(default)]
-    #[schema(inline)]
+    #[schema(default = ClientAuthMethod::default, inline)]
     pub method: ClientAuthMethod,
 }
 

@@ -31,10 +31,11 @@ pub struct KafkaDestination {
     /// each other context attribute as a header `ce_<name>` (the CloudEvents
     /// Kafka binding).
     #[serde(default)]
-    #[schema(inline)]
+    #[schema(default = ContentMode::default, inline)]
     pub content_mode: ContentMode,
     /// Connect with TLS (default false).
     #[serde(default)]
+    #[schema(default = false)]
     pub tls: bool,
     /// With `tls`: the client certificate (PEM, its chain after it)
     /// presented in the handshake, as a secret reference. Needs
@@ -62,7 +63,7 @@ pub struct KafkaBroker {
     /// Default 9092; the operator's `allow_ports` must include it (and every
     /// advertised broker's port).
     #[serde(default = "default_kafka_port")]
-    #[schema(minimum = 1, maximum = 65535)]
+    #[schema(default = default_kafka_port, minimum = 1, maximum = 65535)]
     pub port: u16,
 }
 

@@ -23,10 +23,11 @@ pub struct MqttDestination {
     /// Default 1883; with TLS usually 8883. The operator's `allow_ports`
     /// must include it.
     #[serde(default = "default_mqtt_port")]
-    #[schema(minimum = 1, maximum = 65535)]
+    #[schema(default = default_mqtt_port, minimum = 1, maximum = 65535)]
     pub port: u16,
     /// Connect with TLS (default false).
     #[serde(default)]
+    #[schema(default = false)]
     pub tls: bool,
     /// The topic published to, a template: `{event_type}`, `{environment}`
     /// (`live` or `test`) and `{ordering_key}` (the event's ordering key,
@@ -38,7 +39,7 @@ pub struct MqttDestination {
     /// Default `5`. MQTT 3.1.1 allows only `structured` content mode and
     /// carries no signature values (no properties).
     #[serde(default)]
-    #[schema(inline)]
+    #[schema(default = MqttVersion::default, inline)]
     pub protocol_version: MqttVersion,
     /// The connection's client identifier (printable ASCII without spaces);
     /// `null` (default): `relay` and 18 random hex digits, new per
@@ -62,7 +63,7 @@ pub struct MqttDestination {
     /// and each other context attribute as a user property of its own name
     /// (the CloudEvents MQTT binding).
     #[serde(default)]
-    #[schema(inline)]
+    #[schema(default = ContentMode::default, inline)]
     pub content_mode: ContentMode,
 }
 

@@ -33,7 +33,7 @@ pub struct S3Destination {
     /// `relay/orders/`: S3's safe characters `A-Z a-z 0-9 ! - _ . * ' ( ) /`
     /// and `=`; not starting with `/`, no empty, `.` or `..` segment.
     #[serde(default)]
-    #[schema(max_length = 512)]
+    #[schema(default = "", max_length = 512)]
     pub prefix: String,
     /// The region requests are signed for (AWS Signature Version 4):
     /// lower-case letters, digits and `-` (e.g. `eu-west-1`; `us-east-1` for
@@ -50,7 +50,7 @@ pub struct S3Destination {
     /// S3-compatible service; `virtual_host`: `https://bucket.host/key` (the
     /// bucket must then be a single DNS label, without `.`).
     #[serde(default)]
-    #[schema(inline)]
+    #[schema(default = S3Addressing::default, inline)]
     pub addressing: S3Addressing,
     /// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
     /// access key id, never the value itself. See docs/destinations.md.
@@ -75,7 +75,7 @@ pub struct S3Destination {
     /// `none` (default): `<batch id>.jsonl`, `application/x-ndjson`; `gzip`:
     /// `<batch id>.jsonl.gz`, `application/gzip`.
     #[serde(default)]
-    #[schema(inline)]
+    #[schema(default = S3Compression::default, inline)]
     pub compression: S3Compression,
 }
 
@@ -114,15 +114,15 @@ impl S3Compression {
 pub struct S3Batch {
     /// Default 500.
     #[serde(default = "default_max_events")]
-    #[schema(minimum = 1, maximum = 10000)]
+    #[schema(default = default_max_events, minimum = 1, maximum = 10000)]
     pub max_events: u32,
     /// Bytes of JSON Lines before compression; default 4194304 (4 MiB).
     #[serde(default = "default_max_bytes")]
-    #[schema(minimum = 1024, maximum = 16777216)]
+    #[schema(default = default_max_bytes, minimum = 1024, maximum = 16777216)]
     pub max_bytes: u64,
     /// Default 10.
     #[serde(default = "default_max_wait_seconds")]
-    #[schema(minimum = 1, maximum = 30)]
+    #[schema(default = default_max_wait_seconds, minimum = 1, maximum = 30)]
     pub max_wait_seconds: u32,
 }
 
