@@ -2,9 +2,10 @@
 //! configurations derive: one source, the types.
 //!
 //! Each configuration derives `utoipa::ToSchema`: its doc comments are the
-//! descriptions, its `#[schema(...)]` attributes the bounds, patterns and
-//! nullability, `deny_unknown_fields` the closed object
-//! (`additionalProperties: false`). Each becomes one member of a `oneOf`,
+//! descriptions, its `#[schema(...)]` attributes the bounds, patterns,
+//! nullability and defaults (a default names the function serde's
+//! `default = "..."` calls, or the enum's `Default`),
+//! `deny_unknown_fields` the closed object (`additionalProperties: false`). Each becomes one member of a `oneOf`,
 //! with the `kind` tag added as a required property (`enum: [name]`) and the
 //! name as its `title`. Not utoipa's derive for the enum itself: it puts the
 //! variant's closed object and the tag side by side in an `allOf`, which no
