@@ -29,7 +29,8 @@ use super::*;
 const DESCRIPTION: &str = "Where an endpoint's messages go, by `kind`. New kinds (brokers, queues, object storage) are new variants; the endpoint object keeps its shape.";
 
 /// Every kind: its `kind` tag (as serde writes it) and its configuration's
-/// derived schema.
+/// derived schema. A variant added to `Destination` does not compile in
+/// [`listed`] until it is added there, beside this list, too.
 fn kinds() -> [(&'static str, RefOr<Schema>); 7] {
     [
         ("https", HttpsDestination::schema()),
@@ -41,6 +42,21 @@ fn kinds() -> [(&'static str, RefOr<Schema>); 7] {
         ("s3", S3Destination::schema()),
     ]
 }
+
+/// The variants [`kinds`] lists, matched exhaustively (never called: it
+/// only has to compile).
+const fn listed(destination: &Destination) {
+    match destination {
+        Destination::Https(_)
+        | Destination::RedisStream(_)
+        | Destination::NatsJetstream(_)
+        | Destination::RabbitMq(_)
+        | Destination::Mqtt(_)
+        | Destination::Kafka(_)
+        | Destination::S3(_) => {}
+    }
+}
+const _: fn(&Destination) = listed;
 
 /// `Destination`'s schema: a `oneOf` of the kinds, each tagged.
 pub(super) fn schema() -> RefOr<Schema> {
