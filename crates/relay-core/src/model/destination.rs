@@ -180,7 +180,7 @@ pub struct HttpsHeader {
     #[schema(nullable = false, max_length = 1024)]
     pub value: Option<String>,
     /// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
-    /// header's value, never the value itself. See docs/secrets.md.
+    /// header's value, never the value itself. See docs/destinations.md (Credentials: secret references).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<String>, nullable = false, pattern = "^(secret:|env:|file:/)")]
     pub secret: Option<SecretRef>,
@@ -221,7 +221,7 @@ pub struct RedisStreamDestination {
     pub username: Option<String>,
     /// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`), never
     /// the password itself: Relay sends `AUTH [username] password` on every
-    /// new connection. See docs/secrets.md.
+    /// new connection. See docs/destinations.md (Credentials: secret references).
     #[serde(default)]
     #[schema(value_type = Option<String>, pattern = "^(secret:|env:|file:/)")]
     pub password: Option<SecretRef>,
@@ -307,7 +307,7 @@ pub struct NatsJetstreamDestination {
     #[serde(default)]
     pub username: Option<String>,
     /// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
-    /// user's password, never the password itself. See docs/secrets.md.
+    /// user's password, never the password itself. See docs/destinations.md (Credentials: secret references).
     #[serde(default)]
     #[schema(value_type = Option<String>, pattern = "^(secret:|env:|file:/)")]
     pub password: Option<SecretRef>,
@@ -394,7 +394,7 @@ pub struct RabbitMqDestination {
     #[serde(default)]
     pub username: Option<String>,
     /// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`), never
-    /// the password itself; needs `username`. See docs/secrets.md.
+    /// the password itself; needs `username`. See docs/destinations.md (Credentials: secret references).
     #[serde(default)]
     #[schema(value_type = Option<String>, pattern = "^(secret:|env:|file:/)")]
     pub password: Option<SecretRef>,

@@ -68,7 +68,7 @@ pub struct OAuth2ClientCredentials {
     #[schema(min_length = 1, max_length = 256)]
     pub client_id: String,
     /// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
-    /// client secret, never the secret itself. See docs/secrets.md.
+    /// client secret, never the secret itself. See docs/destinations.md (Credentials: secret references).
     #[schema(value_type = String, pattern = "^(secret:|env:|file:/)")]
     pub client_secret: SecretRef,
     /// Scope tokens (RFC 6749 NQCHAR, no spaces), sent space-separated as

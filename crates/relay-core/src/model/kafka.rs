@@ -80,7 +80,7 @@ pub struct KafkaSasl {
     #[schema(min_length = 1, max_length = 256)]
     pub username: String,
     /// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`), never
-    /// the password itself. See docs/secrets.md.
+    /// the password itself. See docs/destinations.md (Credentials: secret references).
     #[schema(value_type = String, pattern = "^(secret:|env:|file:/)")]
     pub password: SecretRef,
 }

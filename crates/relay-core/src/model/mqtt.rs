@@ -53,7 +53,7 @@ pub struct MqttDestination {
     #[schema(min_length = 1, max_length = 256)]
     pub username: Option<String>,
     /// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`), never
-    /// the password itself; needs `username`. See docs/secrets.md.
+    /// the password itself; needs `username`. See docs/destinations.md (Credentials: secret references).
     #[serde(default)]
     #[schema(value_type = Option<String>, pattern = "^(secret:|env:|file:/)")]
     pub password: Option<SecretRef>,
