@@ -29,7 +29,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 use tokio::task::JoinHandle;
 use tokio::time::{Instant, timeout_at};
 
-use super::packet::{self, Connect, Incoming, Properties};
+use super::wire::{self, Connect, Incoming, Properties};
 
 pub trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
@@ -162,7 +162,7 @@ impl Conn {
         };
         let version = c.protocol_version;
         let mut io = BufReader::new(io);
-        let hello = packet::connect(&Connect {
+        let hello = wire::connect(&Connect {
             version,
             client_id: login.client_id,
             username: login.username,
@@ -174,7 +174,7 @@ impl Conn {
         let answered = async {
             io.get_mut().write_all(&hello).await?;
             io.get_mut().flush().await?;
-            packet::read(&mut io, MAX_INCOMING).await
+            wire::read(&mut io, MAX_INCOMING).await
         };
         let raw = match timeout_at(deadline, answered).await {
             Ok(Ok(raw)) => raw,
@@ -193,7 +193,7 @@ impl Conn {
                 ));
             }
         };
-        let props = match packet::decode(version, &raw) {
+        let props = match wire::decode(version, &raw) {
             Ok(Incoming::ConnAck { code: 0, props, .. }) => props,
             Ok(Incoming::ConnAck { code, props, .. }) => {
                 return Err(ConnectError::Refused {
@@ -218,7 +218,7 @@ impl Conn {
         let max_packet = props
             .maximum_packet_size
             .and_then(|n| usize::try_from(n).ok())
-            .unwrap_or(packet::MAX_REMAINING + 5);
+            .unwrap_or(wire::MAX_REMAINING + 5);
         let keep_alive = props.server_keep_alive.unwrap_or(KEEP_ALIVE_SECS);
         let (read, write) = tokio::io::split(io);
         let conn = Arc::new(Conn {
@@ -343,7 +343,7 @@ impl Conn {
         let Some((id, rx)) = self.register(permit) else {
             return Sent::Broken("the connection closed".into());
         };
-        let frame = packet::publish(self.version, topic, id, props, payload);
+        let frame = wire::publish(self.version, topic, id, props, payload);
         if frame.len() > self.max_packet {
             self.forget(id);
             return Sent::TooLarge {
@@ -379,14 +379,14 @@ async fn read_loop(conn: Weak<Conn>, mut r: BufReader<ReadHalf<BufReader<Stream>
         None => return,
     };
     let why = loop {
-        let raw = packet::read(&mut r, MAX_INCOMING).await;
+        let raw = wire::read(&mut r, MAX_INCOMING).await;
         let Some(c) = conn.upgrade() else { return };
         let raw = match raw {
             Ok(raw) => raw,
             Err(e) => break format!("connection: {e}"),
         };
         c.touch();
-        match packet::decode(version, &raw) {
+        match wire::decode(version, &raw) {
             Ok(Incoming::PubAck { id, code, reason }) => c.answer(id, Ack::PubAck { code, reason }),
             Ok(Incoming::Disconnect { code, reason }) => {
                 c.fail_all(&Ack::Disconnect { code, reason });
@@ -415,7 +415,7 @@ async fn ping_loop(conn: Weak<Conn>, every: Duration) {
             c.kill("no PINGRESP within one and a half keep-alives");
             return;
         }
-        match tokio::time::timeout(every, c.write(&packet::PINGREQ)).await {
+        match tokio::time::timeout(every, c.write(&wire::PINGREQ)).await {
             Ok(Ok(())) => {}
             _ => {
                 c.kill("PINGREQ could not be written");

@@ -7,7 +7,7 @@
 //! - validation: the topic template ([`topic`]), the client identifier and
 //!   credentials, binary content mode only with MQTT 5, and the guard
 //!   resolves and checks the host and port, as for an HTTPS host;
-//! - client: Relay's own minimal MQTT publisher ([`packet`], [`conn`]): one
+//! - client: Relay's own minimal MQTT publisher ([`wire`], [`conn`]): one
 //!   connection per endpoint, opened through the guard
 //!   ([`relay_net::Guard::connect_checked`] or
 //!   [`relay_net::Guard::connect_tls`]), shared by the endpoint's attempts,
@@ -31,8 +31,8 @@
 pub mod classify;
 pub mod conn;
 pub mod limits;
-pub mod packet;
 pub mod topic;
+pub mod wire;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -46,8 +46,8 @@ use tokio::time::{Instant, timeout_at};
 
 use self::classify::Answer;
 use self::conn::{Ack, Conn, ConnectError, Login, Sent};
-use self::packet::Properties;
 use self::topic::Template;
+use self::wire::Properties;
 use crate::{Invalid, Kind, Prepared, Record, Shared};
 
 /// The MQTT kind.

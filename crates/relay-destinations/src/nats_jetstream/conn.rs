@@ -21,7 +21,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use tokio::time::{Instant, timeout_at};
 
-use super::proto::{self, Credentials, ServerOp};
+use super::wire::{self, Credentials, ServerOp};
 
 pub(super) trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
@@ -101,7 +101,7 @@ async fn read_op<R: tokio::io::AsyncBufRead + Unpin + Send>(
     addr: SocketAddr,
     what: &str,
 ) -> Result<ServerOp, ConnectError> {
-    match timeout_at(deadline, proto::read(r)).await {
+    match timeout_at(deadline, wire::read(r)).await {
         Ok(Ok(op)) => Ok(op),
         Ok(Err(e)) => Err(failed(
             ErrorKind::Protocol,
@@ -197,8 +197,8 @@ impl Conn {
         };
         let mut io = BufReader::new(io);
         let inbox = inbox();
-        let mut hello = proto::connect(creds, c.tls);
-        hello.extend_from_slice(&proto::sub(&format!("{inbox}.*"), 1));
+        let mut hello = wire::connect(creds, c.tls);
+        hello.extend_from_slice(&wire::sub(&format!("{inbox}.*"), 1));
         let written = async {
             io.get_mut().write_all(&hello).await?;
             io.get_mut().flush().await
@@ -365,7 +365,7 @@ fn publish_violation(text: &str) -> Option<&str> {
 
 async fn read_loop(conn: Weak<Conn>, mut r: BufReader<ReadHalf<Stream>>) {
     let why = loop {
-        let op = proto::read(&mut r).await;
+        let op = wire::read(&mut r).await;
         let Some(c) = conn.upgrade() else { return };
         match op {
             Ok(ServerOp::Msg {

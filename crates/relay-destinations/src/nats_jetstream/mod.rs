@@ -8,7 +8,7 @@
 //!   `CONNECT`);
 //! - validation: the subject template ([`subject`]), then the guard
 //!   resolves and checks the host and port, as for an HTTPS host;
-//! - client: Relay's own minimal NATS client ([`proto`], [`conn`]): one
+//! - client: Relay's own minimal NATS client ([`wire`], [`conn`]): one
 //!   connection per endpoint, opened through the guard
 //!   ([`relay_net::Guard::connect_checked`], then
 //!   [`relay_net::Guard::upgrade_tls`] after the server's `INFO` when TLS is
@@ -27,8 +27,8 @@ pub mod binding;
 pub mod classify;
 mod conn;
 pub mod limits;
-mod proto;
 pub mod subject;
+mod wire;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -42,8 +42,8 @@ use tokio::time::{Instant, timeout_at};
 
 use self::classify::Answer;
 use self::conn::{Conn, ConnectError, Reply};
-use self::proto::{Credentials, Headers};
 use self::subject::{Template, Values};
+use self::wire::{Credentials, Headers};
 use crate::{Invalid, Kind, Prepared, Record, Shared};
 
 /// The NATS JetStream kind.
@@ -252,7 +252,7 @@ impl Inner {
         if let Some(stream) = &self.config.stream {
             headers.push(("Nats-Expected-Stream", stream));
         }
-        if let Some((name, _)) = headers.iter().find(|(_, v)| !proto::header_value_ok(v)) {
+        if let Some((name, _)) = headers.iter().find(|(_, v)| !wire::header_value_ok(v)) {
             return refused(Refusal::BadHeader(name));
         }
         // The binding's headers: percent-encoded, so always valid.
@@ -267,7 +267,7 @@ impl Inner {
         let Some((token, reply, rx)) = conn.register(subject) else {
             return failed(ErrorKind::Protocol, "the connection closed", addr);
         };
-        let frame = proto::hpub(subject, &reply, &headers, &m.body);
+        let frame = wire::hpub(subject, &reply, &headers, &m.body);
         let sent = async {
             conn.write(&frame).await?;
             Ok::<_, std::io::Error>(rx.await)

@@ -22,7 +22,7 @@
 
 pub mod classify;
 pub mod limits;
-mod resp;
+mod wire;
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -36,7 +36,7 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::time::{Instant, timeout_at};
 
 use self::classify::{Answer, error_code};
-use self::resp::Reply;
+use self::wire::Reply;
 use crate::{Invalid, Kind, Prepared, Record, Shared};
 
 /// The Redis Streams kind.
@@ -211,7 +211,7 @@ impl Inner {
             args.extend([name.as_bytes(), value.as_bytes()]);
         }
         args.extend([&b"body"[..], &m.body]);
-        let mut out = resp::command(&args);
+        let mut out = wire::command(&args);
         let wait = c.wait_aof;
         if let Some(w) = wait {
             let (l, r, t) = (
@@ -219,7 +219,7 @@ impl Inner {
                 w.replicas.to_string(),
                 w.timeout_ms.to_string(),
             );
-            out.extend(resp::command(&[
+            out.extend(wire::command(&[
                 &b"WAITAOF"[..],
                 l.as_bytes(),
                 r.as_bytes(),
@@ -304,7 +304,7 @@ async fn exchange(
     args: &[&[u8]],
     deadline: Instant,
 ) -> std::result::Result<Reply, Result> {
-    let mut replies = exchange_raw(conn, &resp::command(args), 1, deadline).await?;
+    let mut replies = exchange_raw(conn, &wire::command(args), 1, deadline).await?;
     Ok(replies.pop().unwrap_or(Reply::Bulk(None)))
 }
 
@@ -322,8 +322,8 @@ async fn exchange_raw(
         conn.io.get_mut().flush().await?;
         let mut replies = Vec::with_capacity(n);
         for _ in 0..n {
-            replies.push(resp::read(&mut conn.io).await.map_err(|e| match e {
-                resp::ReadError::Io(e) => e,
+            replies.push(wire::read(&mut conn.io).await.map_err(|e| match e {
+                wire::ReadError::Io(e) => e,
                 other => std::io::Error::other(other.to_string()),
             })?);
         }
