@@ -30,6 +30,7 @@ use tokio::task::JoinHandle;
 use tokio::time::{Instant, timeout_at};
 
 use super::wire::{self, Connect, Incoming, Properties};
+use crate::broker::{Link, Outcome, failed, guard_failed};
 
 pub trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
@@ -124,16 +125,32 @@ impl Drop for Conn {
     }
 }
 
-fn failed(kind: ErrorKind, text: impl Into<String>, addr: Option<SocketAddr>) -> ConnectError {
-    ConnectError::Failed {
-        kind,
-        text: text.into(),
-        addr,
+impl Outcome for ConnectError {
+    fn failed(kind: ErrorKind, text: String, addr: Option<SocketAddr>) -> ConnectError {
+        ConnectError::Failed { kind, text, addr }
+    }
+
+    fn failure(&self) -> Option<ErrorKind> {
+        match self {
+            ConnectError::Failed { kind, .. } => Some(*kind),
+            ConnectError::Refused { .. } | ConnectError::NoQos1 { .. } => None,
+        }
     }
 }
 
-fn guard_failed(e: relay_net::GuardError) -> ConnectError {
-    failed(e.kind(), e.to_string(), e.remote_addr())
+/// The endpoint's attempts share its connection.
+impl Link for Arc<Conn> {
+    fn share(&self) -> Option<Arc<Conn>> {
+        Some(Arc::clone(self))
+    }
+
+    fn is_live(&self) -> bool {
+        !self.is_dead()
+    }
+
+    fn retire(&self) {
+        self.kill("replaced");
+    }
 }
 
 impl Conn {
@@ -151,13 +168,13 @@ impl Conn {
             let (s, addr) = guard
                 .connect_tls(&c.host, c.port, limits.connect_timeout)
                 .await
-                .map_err(guard_failed)?;
+                .map_err(guard_failed::<ConnectError>)?;
             (Box::new(s), addr)
         } else {
             let (s, addr) = guard
                 .connect_checked(&c.host, c.port, limits.connect_timeout)
                 .await
-                .map_err(guard_failed)?;
+                .map_err(guard_failed::<ConnectError>)?;
             (Box::new(s), addr)
         };
         let version = c.protocol_version;

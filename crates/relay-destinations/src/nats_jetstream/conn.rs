@@ -22,6 +22,7 @@ use tokio::task::JoinHandle;
 use tokio::time::{Instant, timeout_at};
 
 use super::wire::{self, Credentials, ServerOp};
+use crate::broker::{Link, Outcome, failed, guard_failed};
 
 pub(super) trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
@@ -82,16 +83,32 @@ impl Drop for Conn {
     }
 }
 
-fn failed(kind: ErrorKind, text: impl Into<String>, addr: Option<SocketAddr>) -> ConnectError {
-    ConnectError::Failed {
-        kind,
-        text: text.into(),
-        addr,
+impl Outcome for ConnectError {
+    fn failed(kind: ErrorKind, text: String, addr: Option<SocketAddr>) -> ConnectError {
+        ConnectError::Failed { kind, text, addr }
+    }
+
+    fn failure(&self) -> Option<ErrorKind> {
+        match self {
+            ConnectError::Failed { kind, .. } => Some(*kind),
+            ConnectError::Refused { .. } => None,
+        }
     }
 }
 
-fn guard_failed(e: relay_net::GuardError) -> ConnectError {
-    failed(e.kind(), e.to_string(), e.remote_addr())
+/// The endpoint's attempts share its connection.
+impl Link for Arc<Conn> {
+    fn share(&self) -> Option<Arc<Conn>> {
+        Some(Arc::clone(self))
+    }
+
+    fn is_live(&self) -> bool {
+        !self.is_dead()
+    }
+
+    fn retire(&self) {
+        self.kill("replaced");
+    }
 }
 
 /// Reads one operation before `deadline`.
@@ -150,7 +167,7 @@ impl Conn {
         let (tcp, addr) = guard
             .connect_checked(&c.host, c.port, limits.connect_timeout)
             .await
-            .map_err(guard_failed)?;
+            .map_err(guard_failed::<ConnectError>)?;
         let mut plain = BufReader::new(tcp);
         let info = match read_op(&mut plain, deadline, addr, "the server's INFO").await? {
             ServerOp::Info(info) => info,
@@ -190,7 +207,7 @@ impl Conn {
                 guard
                     .upgrade_tls(&c.host, tcp, addr, left)
                     .await
-                    .map_err(guard_failed)?,
+                    .map_err(guard_failed::<ConnectError>)?,
             )
         } else {
             Box::new(plain)
