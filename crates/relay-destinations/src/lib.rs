@@ -50,6 +50,7 @@
 //! 4. The compliance suite (`crates/relay-compliance`) run against the
 //!    kind's real peer: one test file that implements its `Peer`.
 
+mod broker;
 mod capacity;
 pub mod https;
 pub mod kafka;
