@@ -6,7 +6,7 @@
 //! for each (the broker does the same work for both sides).
 
 use relay_core::model::{ContentMode, Destination, MqttDestination, MqttVersion};
-use relay_destinations::mqtt::packet::{self, Connect, Incoming};
+use relay_destinations::mqtt::wire::{self, Connect, Incoming};
 use tokio::io::{AsyncWriteExt, BufReader};
 
 use super::broker::{Broker, Side};
@@ -37,7 +37,7 @@ pub(crate) async fn mqtt(port: u16) -> anyhow::Result<Mqtt> {
     let mut io = BufReader::new(tcp);
     let client_id = format!("bench{tag}");
     io.get_mut()
-        .write_all(&packet::connect(&Connect {
+        .write_all(&wire::connect(&Connect {
             version: V5,
             client_id: &client_id,
             username: None,
@@ -48,11 +48,11 @@ pub(crate) async fn mqtt(port: u16) -> anyhow::Result<Mqtt> {
         }))
         .await?;
     io.get_mut()
-        .write_all(&packet::subscribe(V5, 1, &format!("bench/{tag}/#")))
+        .write_all(&wire::subscribe(V5, 1, &format!("bench/{tag}/#")))
         .await?;
     loop {
-        let raw = packet::read(&mut io, packet::MAX_REMAINING).await?;
-        match packet::decode(V5, &raw).map_err(|e| anyhow::anyhow!("{e}"))? {
+        let raw = wire::read(&mut io, wire::MAX_REMAINING).await?;
+        match wire::decode(V5, &raw).map_err(|e| anyhow::anyhow!("{e}"))? {
             Incoming::ConnAck { code, .. } if code != 0 => {
                 anyhow::bail!("the broker refused the bench's subscriber: CONNACK {code:#x}")
             }
@@ -70,8 +70,8 @@ pub(crate) async fn mqtt(port: u16) -> anyhow::Result<Mqtt> {
     let relay_prefix = format!("bench/{tag}/relay/");
     let c = counts.clone();
     let subscriber = tokio::spawn(async move {
-        while let Ok(raw) = packet::read(&mut io, packet::MAX_REMAINING).await {
-            if let Ok(Incoming::Publish { topic, id, .. }) = packet::decode(V5, &raw) {
+        while let Ok(raw) = wire::read(&mut io, wire::MAX_REMAINING).await {
+            if let Ok(Incoming::Publish { topic, id, .. }) = wire::decode(V5, &raw) {
                 let side = if topic.starts_with(&relay_prefix) {
                     &c.relay
                 } else {
@@ -81,7 +81,7 @@ pub(crate) async fn mqtt(port: u16) -> anyhow::Result<Mqtt> {
                 if let Some(id) = id
                     && io
                         .get_mut()
-                        .write_all(&packet::puback(V5, id, 0))
+                        .write_all(&wire::puback(V5, id, 0))
                         .await
                         .is_err()
                 {

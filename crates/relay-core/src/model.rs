@@ -17,6 +17,7 @@ use crate::time::Timestamp;
 mod attempt;
 mod bulk_retry;
 mod destination;
+mod destination_schema;
 mod https_auth;
 mod kafka;
 mod mqtt;

@@ -56,7 +56,8 @@
 //! # Adding a destination kind
 //!
 //! 1. A variant of `relay_core::model::Destination` with its config type
-//!    (and its OpenAPI schema in `Destination`'s schema); its credentials
+//!    (deriving its schema, and a line in the list of kinds of
+//!    `relay-core/src/model/destination_schema.rs`); its credentials
 //!    are `Option<SecretRef>` fields, listed in `Destination::secret_refs`
 //!    (and its hosts in `Destination::credentials_in_clear`, for a kind
 //!    with a `tls` switch), and `Destination::kind` names it.
@@ -70,6 +71,7 @@
 //! 4. The compliance suite (`crates/relay-compliance`) run against the
 //!    kind's real peer: one test file that implements its `Peer`.
 
+mod broker;
 mod capacity;
 mod dispatch;
 mod hosts;

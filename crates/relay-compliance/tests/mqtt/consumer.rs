@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use relay_core::model::MqttVersion;
-use relay_destinations::mqtt::packet::{self, Connect, Incoming, Properties};
+use relay_destinations::mqtt::wire::{self, Connect, Incoming, Properties};
 use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 
@@ -103,7 +103,7 @@ async fn session(
     let tcp = TcpStream::connect(("127.0.0.1", port)).await?;
     let mut io = BufReader::new(tcp);
     io.get_mut()
-        .write_all(&packet::connect(&Connect {
+        .write_all(&wire::connect(&Connect {
             version: V5,
             client_id,
             username: Some(CONSUMER),
@@ -114,12 +114,12 @@ async fn session(
         }))
         .await?;
     io.get_mut()
-        .write_all(&packet::subscribe(V5, 1, filter))
+        .write_all(&wire::subscribe(V5, 1, filter))
         .await?;
-    let bad = |e: packet::Malformed| std::io::Error::other(e.to_string());
+    let bad = |e: wire::Malformed| std::io::Error::other(e.to_string());
     loop {
-        let raw = packet::read(&mut io, packet::MAX_REMAINING).await?;
-        match packet::decode(V5, &raw).map_err(bad)? {
+        let raw = wire::read(&mut io, wire::MAX_REMAINING).await?;
+        match wire::decode(V5, &raw).map_err(bad)? {
             Incoming::ConnAck { code, .. } if code != 0 => {
                 return Err(std::io::Error::other(format!("CONNACK {code:#x}")));
             }
@@ -142,7 +142,7 @@ async fn session(
                     payload,
                 });
                 if let Some(id) = id {
-                    io.get_mut().write_all(&packet::puback(V5, id, 0)).await?;
+                    io.get_mut().write_all(&wire::puback(V5, id, 0)).await?;
                 }
             }
             _ => {}

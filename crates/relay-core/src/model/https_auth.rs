@@ -1,36 +1,51 @@
 //! How an HTTPS endpoint authenticates itself to its receiver, besides the
-//! signature: `destination.auth` (see `Destination`'s schema and
-//! `docs/destinations.md`). `null` or absent: no client authentication.
+//! signature: `destination.auth` (see `docs/destinations.md`). `null` or
+//! absent: no client authentication. The types derive their part of
+//! `Destination`'s OpenAPI schema: their doc comments are the API's
+//! descriptions.
 //! Its members may be combined; credentials are secret references, never
 //! values.
 
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 use crate::secret::SecretRef;
 
 /// An HTTPS endpoint's client authentication. Its members may be set
 /// together; each is optional.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HttpsAuth {
-    /// Mutual TLS: the certificate Relay presents in the TLS handshake.
+    /// Mutual TLS: the certificate chain and private key Relay presents when
+    /// the receiver asks for a client certificate. Both are secret
+    /// references, never the PEM itself; at registration they must resolve,
+    /// the chain must be PEM certificates (leaf first), the key an
+    /// unencrypted PEM private key (PKCS#8, PKCS#1 RSA or SEC1 EC) matching
+    /// the leaf.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(inline)]
     pub client_certificate: Option<ClientCertificate>,
-    /// OAuth 2.0 client credentials (RFC 6749 §4.4): every request carries
-    /// `Authorization: Bearer <token>` from the token endpoint.
+    /// OAuth 2.0 client credentials (RFC 6749 section 4.4): Relay fetches a
+    /// token from `token_url` (through the outbound guard, like the
+    /// endpoint), caches it until shortly before it expires, and sends
+    /// `Authorization: Bearer <token>` with every request; a `401` from the
+    /// endpoint fetches a new token and tries once more in the same attempt.
+    /// Cannot be combined with a custom `Authorization` header.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(inline)]
     pub oauth2: Option<OAuth2ClientCredentials>,
 }
 
 /// A client certificate for mutual TLS, as two secret references: never
 /// the PEM itself.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ClientCertificate {
-    /// The PEM certificate chain, the leaf first (intermediates after it).
+    /// A secret reference to the PEM certificate chain, the leaf first.
+    #[schema(value_type = String, pattern = "^(secret:|env:|file:/)")]
     pub chain: SecretRef,
-    /// The leaf's PEM private key: PKCS#8, PKCS#1 (RSA) or SEC1 (EC),
-    /// unencrypted.
+    /// A secret reference to the leaf's PEM private key.
+    #[schema(value_type = String, pattern = "^(secret:|env:|file:/)")]
     pub key: SecretRef,
 }
 
@@ -42,28 +57,38 @@ pub const CLIENT_CERTIFICATE_KEY_POINTER: &str = "/destination/auth/client_certi
 pub const OAUTH2_CLIENT_SECRET_POINTER: &str = "/destination/auth/oauth2/client_secret";
 
 /// The OAuth 2.0 client credentials grant of an HTTPS endpoint.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OAuth2ClientCredentials {
-    /// The token endpoint, an `https://` URL the outbound guard checks at
-    /// registration and at every fetch.
+    /// The token endpoint: `https://`, a port the operator allows, no
+    /// credentials in it.
+    #[schema(max_length = 2048)]
     pub token_url: String,
+    /// Printable ASCII (RFC 6749 VSCHAR).
+    #[schema(min_length = 1, max_length = 256)]
     pub client_id: String,
-    /// A reference to the client secret, never the secret itself.
+    /// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
+    /// client secret, never the secret itself. See docs/destinations.md (Credentials: secret references).
+    #[schema(value_type = String, pattern = "^(secret:|env:|file:/)")]
     pub client_secret: SecretRef,
-    /// The scopes asked for (`scope`, space-separated); none by default.
+    /// Scope tokens (RFC 6749 NQCHAR, no spaces), sent space-separated as
+    /// `scope`; default none.
     #[serde(default)]
+    #[schema(max_items = 32, min_length = 1, max_length = 128)]
     pub scopes: Vec<String>,
-    /// The `audience` parameter some authorization servers require.
+    /// Sent as the `audience` parameter when set (printable ASCII).
     #[serde(default)]
+    #[schema(min_length = 1, max_length = 512)]
     pub audience: Option<String>,
-    /// How the client authenticates to the token endpoint.
+    /// `client_secret_basic` (default): HTTP Basic with the form-urlencoded
+    /// id and secret; `client_secret_post`: both in the form body.
     #[serde(default)]
+    #[schema(default = ClientAuthMethod::default, inline)]
     pub method: ClientAuthMethod,
 }
 
 /// How the client id and secret reach the token endpoint (RFC 6749 §2.3.1).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ClientAuthMethod {
     /// HTTP Basic, each part form-urlencoded before base64 (the default).

@@ -1,55 +1,86 @@
 //! The S3-compatible object storage destination's configuration (see
-//! `Destination`'s schema and `docs/destinations.md`).
+//! `docs/destinations.md`). Its OpenAPI schema is derived from the types:
+//! their doc comments are the API's descriptions.
 //!
 //! Messages of such an endpoint are written in batches, as JSON Lines of
 //! CloudEvents structured JSON, one object per batch whose name derives from
 //! the batch id. The rules of the fields (bounds, names) are checked at
 //! registration by the kind (`relay_destinations::s3`); the bounds are here
-//! so the schema and the check say the same.
+//! so the schema and the check say the same (the schema's attributes are
+//! literals: `relay-core/tests/destination_schema.rs` checks they equal the
+//! `S3_MAX_*` bounds).
 
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 use crate::secret::SecretRef;
 
-/// A bucket of an S3-compatible service (AWS S3, MinIO, Ceph, R2, …).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A bucket of an S3-compatible object storage service. Messages are
+/// written in batches (by count, size or time) as JSON Lines of CloudEvents
+/// structured JSON, one object per batch named after the batch id, so
+/// rewriting a batch writes the same bytes to the same object; the object
+/// write acknowledgement (`200` with an ETag) is the success of every
+/// message of the batch. The object is signed as a whole (Standard Webhooks
+/// values in its metadata). See docs/destinations.md.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct S3Destination {
-    /// The bucket name (S3's rules: 3–63 of `a-z 0-9 . -`).
+    /// The bucket: lower-case letters, digits, `.` and `-`, starting and
+    /// ending with a letter or digit, not an IP address.
+    #[schema(min_length = 3, max_length = 63)]
     pub bucket: String,
-    /// Prepended to every object name (e.g. `relay/orders/`); empty: none.
+    /// Prepended to every object name (default empty), e.g.
+    /// `relay/orders/`: S3's safe characters `A-Z a-z 0-9 ! - _ . * ' ( ) /`
+    /// and `=`; not starting with `/`, no empty, `.` or `..` segment.
     #[serde(default)]
+    #[schema(default = "", max_length = 512)]
     pub prefix: String,
-    /// The region the requests are signed for (`us-east-1`, `auto`, …).
+    /// The region requests are signed for (AWS Signature Version 4):
+    /// lower-case letters, digits and `-` (e.g. `eu-west-1`; `us-east-1` for
+    /// most other services, `auto` for R2).
+    #[schema(min_length = 1, max_length = 64)]
     pub region: String,
-    /// The service's URL (`https://…`, no path); `null`: AWS S3 in
-    /// `region`, `https://s3.<region>.amazonaws.com`. Checked by the
-    /// outbound guard at registration and at every connection.
+    /// The service's `https://` URL without a path (e.g.
+    /// `https://minio.internal.example:9000`); `null` (default): AWS S3,
+    /// `https://s3.<region>.amazonaws.com`. Checked by the outbound guard at
+    /// registration and at every connection; redirects are never followed.
     #[serde(default)]
     pub endpoint_url: Option<String>,
-    /// How the bucket is named in requests: `path` (the default,
-    /// `https://host/bucket/key`, which every S3-compatible service
-    /// answers) or `virtual_host` (`https://bucket.host/key`).
+    /// `path` (default): `https://host/bucket/key`, answered by every
+    /// S3-compatible service; `virtual_host`: `https://bucket.host/key` (the
+    /// bucket must then be a single DNS label, without `.`).
     #[serde(default)]
+    #[schema(default = S3Addressing::default, inline)]
     pub addressing: S3Addressing,
-    /// A reference to the access key id.
+    /// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
+    /// access key id, never the value itself. See docs/destinations.md.
+    #[schema(value_type = String, pattern = "^(secret:|env:|file:/)")]
     pub access_key_id: SecretRef,
-    /// A reference to the secret access key, never the key itself.
+    /// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
+    /// secret access key, never the value itself. See docs/destinations.md.
+    #[schema(value_type = String, pattern = "^(secret:|env:|file:/)")]
     pub secret_access_key: SecretRef,
-    /// A reference to a session token (temporary credentials), sent as
-    /// `x-amz-security-token`.
+    /// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
+    /// session token (temporary credentials), sent as `x-amz-security-token`,
+    /// never the value itself. See docs/destinations.md.
     #[serde(default)]
+    #[schema(value_type = Option<String>, pattern = "^(secret:|env:|file:/)")]
     pub session_token: Option<SecretRef>,
-    /// When a batch is closed and written.
+    /// A batch is closed and written once it holds `max_events` events or
+    /// `max_bytes` bytes of JSON Lines, or its first event has waited
+    /// `max_wait_seconds`.
     #[serde(default)]
+    #[schema(inline)]
     pub batch: S3Batch,
-    /// `none` (default) or `gzip`: the object is the gzip of the JSON Lines.
+    /// `none` (default): `<batch id>.jsonl`, `application/x-ndjson`; `gzip`:
+    /// `<batch id>.jsonl.gz`, `application/gzip`.
     #[serde(default)]
+    #[schema(default = S3Compression::default, inline)]
     pub compression: S3Compression,
 }
 
 /// How the bucket is named in a request's URL.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum S3Addressing {
     #[default]
@@ -58,7 +89,7 @@ pub enum S3Addressing {
 }
 
 /// Whether objects are compressed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum S3Compression {
     #[default]
@@ -78,14 +109,20 @@ impl S3Compression {
 /// A batch is closed, and written, as soon as it holds `max_events` events
 /// or `max_bytes` bytes of JSON Lines, or its first event has waited
 /// `max_wait_seconds`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct S3Batch {
+    /// Default 500.
     #[serde(default = "default_max_events")]
+    #[schema(default = default_max_events, minimum = 1, maximum = 10000)]
     pub max_events: u32,
+    /// Bytes of JSON Lines before compression; default 4194304 (4 MiB).
     #[serde(default = "default_max_bytes")]
+    #[schema(default = default_max_bytes, minimum = 1024, maximum = 16777216)]
     pub max_bytes: u64,
+    /// Default 10.
     #[serde(default = "default_max_wait_seconds")]
+    #[schema(default = default_max_wait_seconds, minimum = 1, maximum = 30)]
     pub max_wait_seconds: u32,
 }
 
@@ -138,47 +175,4 @@ impl S3Destination {
         }
         refs
     }
-}
-
-/// The `s3` entry of `Destination`'s OpenAPI schema.
-pub(crate) fn schema() -> serde_json::Value {
-    let reference = |what: &str| {
-        serde_json::json!({
-            "type": "string",
-            "pattern": "^(secret:|env:|file:/)",
-            "description": format!("A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the {what}, never the value itself. See docs/destinations.md.")
-        })
-    };
-    let mut token =
-        reference("session token (temporary credentials), sent as `x-amz-security-token`");
-    token["type"] = serde_json::json!(["string", "null"]);
-    serde_json::json!({
-        "type": "object",
-        "title": "s3",
-        "description": "A bucket of an S3-compatible object storage service. Messages are written in batches (by count, size or time) as JSON Lines of CloudEvents structured JSON, one object per batch named after the batch id, so rewriting a batch writes the same bytes to the same object; the object write acknowledgement (`200` with an ETag) is the success of every message of the batch. The object is signed as a whole (Standard Webhooks values in its metadata). See docs/destinations.md.",
-        "properties": {
-            "kind": {"type": "string", "enum": ["s3"]},
-            "bucket": {"type": "string", "minLength": 3, "maxLength": 63, "description": "The bucket: lower-case letters, digits, `.` and `-`, starting and ending with a letter or digit, not an IP address."},
-            "prefix": {"type": "string", "maxLength": 512, "description": "Prepended to every object name (default empty), e.g. `relay/orders/`: S3's safe characters `A-Z a-z 0-9 ! - _ . * ' ( ) /` and `=`; not starting with `/`, no empty, `.` or `..` segment."},
-            "region": {"type": "string", "minLength": 1, "maxLength": 64, "description": "The region requests are signed for (AWS Signature Version 4): lower-case letters, digits and `-` (e.g. `eu-west-1`; `us-east-1` for most other services, `auto` for R2)."},
-            "endpoint_url": {"type": ["string", "null"], "description": "The service's `https://` URL without a path (e.g. `https://minio.internal.example:9000`); `null` (default): AWS S3, `https://s3.<region>.amazonaws.com`. Checked by the outbound guard at registration and at every connection; redirects are never followed."},
-            "addressing": {"type": "string", "enum": ["path", "virtual_host"], "description": "`path` (default): `https://host/bucket/key`, answered by every S3-compatible service; `virtual_host`: `https://bucket.host/key` (the bucket must then be a single DNS label, without `.`)."},
-            "access_key_id": reference("access key id"),
-            "secret_access_key": reference("secret access key"),
-            "session_token": token,
-            "batch": {
-                "type": "object",
-                "description": "A batch is closed and written once it holds `max_events` events or `max_bytes` bytes of JSON Lines, or its first event has waited `max_wait_seconds`.",
-                "properties": {
-                    "max_events": {"type": "integer", "minimum": S3_MAX_EVENTS.0, "maximum": S3_MAX_EVENTS.1, "description": "Default 500."},
-                    "max_bytes": {"type": "integer", "minimum": S3_MAX_BYTES.0, "maximum": S3_MAX_BYTES.1, "description": "Bytes of JSON Lines before compression; default 4194304 (4 MiB)."},
-                    "max_wait_seconds": {"type": "integer", "minimum": S3_MAX_WAIT_SECONDS.0, "maximum": S3_MAX_WAIT_SECONDS.1, "description": "Default 10."}
-                },
-                "additionalProperties": false
-            },
-            "compression": {"type": "string", "enum": ["none", "gzip"], "description": "`none` (default): `<batch id>.jsonl`, `application/x-ndjson`; `gzip`: `<batch id>.jsonl.gz`, `application/gzip`."}
-        },
-        "required": ["kind", "bucket", "region", "access_key_id", "secret_access_key"],
-        "additionalProperties": false
-    })
 }

@@ -39,6 +39,7 @@ use relay_net::{ErrorKind, Guard, Limits};
 
 use self::classify::{Answer, code};
 use self::producer::{Persisted, Producer, Report};
+use crate::broker::{INVALID_CREDENTIALS, INVALID_TOPIC, invalid};
 use crate::{Invalid, Kind, Prepared, Record, Shared, hosts};
 
 /// The Kafka kind.
@@ -260,31 +261,30 @@ impl Kind for Kafka {
             });
         }
         if !valid_topic(&c.topic) {
-            return Err(Invalid {
-                code: "invalid_topic",
-                pointer: "/destination/topic",
-                message: format!("a topic is 1 to {MAX_TOPIC} of A-Z a-z 0-9 . _ - (not . or ..)"),
-            });
+            return Err(invalid(
+                INVALID_TOPIC,
+                "/destination/topic",
+                format!("a topic is 1 to {MAX_TOPIC} of A-Z a-z 0-9 . _ - (not . or ..)"),
+            ));
         }
         if let Some(sasl) = &c.sasl {
             let u = &sasl.username;
             if u.is_empty() || u.len() > 256 || u.chars().any(|ch| ch.is_control()) {
-                return Err(Invalid {
-                    code: "invalid_credentials",
-                    pointer: "/destination/sasl/username",
-                    message: "the username must be 1 to 256 characters without control characters"
-                        .into(),
-                });
+                return Err(invalid(
+                    INVALID_CREDENTIALS,
+                    "/destination/sasl/username",
+                    "the username must be 1 to 256 characters without control characters",
+                ));
             }
         }
         if c.client_certificate.is_some() != c.client_key.is_some()
             || (c.client_certificate.is_some() && !c.tls)
         {
-            return Err(Invalid {
-                code: "invalid_credentials",
-                pointer: "/destination/client_certificate",
-                message: "a client certificate needs its client_key, and tls".into(),
-            });
+            return Err(invalid(
+                INVALID_CREDENTIALS,
+                "/destination/client_certificate",
+                "a client certificate needs its client_key, and tls",
+            ));
         }
         for b in &c.bootstrap {
             guard

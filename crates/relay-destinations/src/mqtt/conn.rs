@@ -29,7 +29,8 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 use tokio::task::JoinHandle;
 use tokio::time::{Instant, timeout_at};
 
-use super::packet::{self, Connect, Incoming, Properties};
+use super::wire::{self, Connect, Incoming, Properties};
+use crate::broker::{Link, Outcome, failed, guard_failed};
 
 pub trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
@@ -124,16 +125,32 @@ impl Drop for Conn {
     }
 }
 
-fn failed(kind: ErrorKind, text: impl Into<String>, addr: Option<SocketAddr>) -> ConnectError {
-    ConnectError::Failed {
-        kind,
-        text: text.into(),
-        addr,
+impl Outcome for ConnectError {
+    fn failed(kind: ErrorKind, text: String, addr: Option<SocketAddr>) -> ConnectError {
+        ConnectError::Failed { kind, text, addr }
+    }
+
+    fn failure(&self) -> Option<ErrorKind> {
+        match self {
+            ConnectError::Failed { kind, .. } => Some(*kind),
+            ConnectError::Refused { .. } | ConnectError::NoQos1 { .. } => None,
+        }
     }
 }
 
-fn guard_failed(e: relay_net::GuardError) -> ConnectError {
-    failed(e.kind(), e.to_string(), e.remote_addr())
+/// The endpoint's attempts share its connection.
+impl Link for Arc<Conn> {
+    fn share(&self) -> Option<Arc<Conn>> {
+        Some(Arc::clone(self))
+    }
+
+    fn is_live(&self) -> bool {
+        !self.is_dead()
+    }
+
+    fn retire(&self) {
+        self.kill("replaced");
+    }
 }
 
 impl Conn {
@@ -151,18 +168,18 @@ impl Conn {
             let (s, addr) = guard
                 .connect_tls(&c.host, c.port, limits.connect_timeout)
                 .await
-                .map_err(guard_failed)?;
+                .map_err(guard_failed::<ConnectError>)?;
             (Box::new(s), addr)
         } else {
             let (s, addr) = guard
                 .connect_checked(&c.host, c.port, limits.connect_timeout)
                 .await
-                .map_err(guard_failed)?;
+                .map_err(guard_failed::<ConnectError>)?;
             (Box::new(s), addr)
         };
         let version = c.protocol_version;
         let mut io = BufReader::new(io);
-        let hello = packet::connect(&Connect {
+        let hello = wire::connect(&Connect {
             version,
             client_id: login.client_id,
             username: login.username,
@@ -174,7 +191,7 @@ impl Conn {
         let answered = async {
             io.get_mut().write_all(&hello).await?;
             io.get_mut().flush().await?;
-            packet::read(&mut io, MAX_INCOMING).await
+            wire::read(&mut io, MAX_INCOMING).await
         };
         let raw = match timeout_at(deadline, answered).await {
             Ok(Ok(raw)) => raw,
@@ -193,7 +210,7 @@ impl Conn {
                 ));
             }
         };
-        let props = match packet::decode(version, &raw) {
+        let props = match wire::decode(version, &raw) {
             Ok(Incoming::ConnAck { code: 0, props, .. }) => props,
             Ok(Incoming::ConnAck { code, props, .. }) => {
                 return Err(ConnectError::Refused {
@@ -218,7 +235,7 @@ impl Conn {
         let max_packet = props
             .maximum_packet_size
             .and_then(|n| usize::try_from(n).ok())
-            .unwrap_or(packet::MAX_REMAINING + 5);
+            .unwrap_or(wire::MAX_REMAINING + 5);
         let keep_alive = props.server_keep_alive.unwrap_or(KEEP_ALIVE_SECS);
         let (read, write) = tokio::io::split(io);
         let conn = Arc::new(Conn {
@@ -343,7 +360,7 @@ impl Conn {
         let Some((id, rx)) = self.register(permit) else {
             return Sent::Broken("the connection closed".into());
         };
-        let frame = packet::publish(self.version, topic, id, props, payload);
+        let frame = wire::publish(self.version, topic, id, props, payload);
         if frame.len() > self.max_packet {
             self.forget(id);
             return Sent::TooLarge {
@@ -379,14 +396,14 @@ async fn read_loop(conn: Weak<Conn>, mut r: BufReader<ReadHalf<BufReader<Stream>
         None => return,
     };
     let why = loop {
-        let raw = packet::read(&mut r, MAX_INCOMING).await;
+        let raw = wire::read(&mut r, MAX_INCOMING).await;
         let Some(c) = conn.upgrade() else { return };
         let raw = match raw {
             Ok(raw) => raw,
             Err(e) => break format!("connection: {e}"),
         };
         c.touch();
-        match packet::decode(version, &raw) {
+        match wire::decode(version, &raw) {
             Ok(Incoming::PubAck { id, code, reason }) => c.answer(id, Ack::PubAck { code, reason }),
             Ok(Incoming::Disconnect { code, reason }) => {
                 c.fail_all(&Ack::Disconnect { code, reason });
@@ -415,7 +432,7 @@ async fn ping_loop(conn: Weak<Conn>, every: Duration) {
             c.kill("no PINGRESP within one and a half keep-alives");
             return;
         }
-        match tokio::time::timeout(every, c.write(&packet::PINGREQ)).await {
+        match tokio::time::timeout(every, c.write(&wire::PINGREQ)).await {
             Ok(Ok(())) => {}
             _ => {
                 c.kill("PINGREQ could not be written");

@@ -7,12 +7,14 @@
 //! - validation: the topic template ([`topic`]), the client identifier and
 //!   credentials, binary content mode only with MQTT 5, and the guard
 //!   resolves and checks the host and port, as for an HTTPS host;
-//! - client: Relay's own minimal MQTT publisher ([`packet`], [`conn`]): one
+//! - client: Relay's own minimal MQTT publisher ([`wire`], [`conn`]): one
 //!   connection per endpoint, opened through the guard
 //!   ([`relay_net::Guard::connect_checked`] or
 //!   [`relay_net::Guard::connect_tls`]), shared by the endpoint's attempts,
 //!   packet identifiers tracked by the connection, rebuilt after any
-//!   failure;
+//!   failure (`broker::Kept::shared`); a kept one that broke is replaced
+//!   and the publish sent once more (consumers deduplicate on
+//!   `webhook-id`);
 //! - deliver: `PUBLISH` at QoS 1 with, in MQTT 5, the Standard Webhooks
 //!   values as user properties and the CloudEvent by content mode (the
 //!   CloudEvents MQTT binding); then the `PUBACK` of its identifier;
@@ -31,8 +33,8 @@
 pub mod classify;
 pub mod conn;
 pub mod limits;
-pub mod packet;
 pub mod topic;
+pub mod wire;
 
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
@@ -43,12 +45,16 @@ use relay_core::outcome::Verdict;
 use relay_core::secret::{SecretValue, Secrets, Unresolved};
 use relay_core::time::Timestamp;
 use relay_net::{ErrorKind, Guard, Limits};
-use tokio::time::{Instant, timeout_at};
+use tokio::time::Instant;
 
 use self::classify::Answer;
 use self::conn::{Ack, Conn, ConnectError, Login, Sent};
-use self::packet::Properties;
 use self::topic::Template;
+use self::wire::Properties;
+use crate::broker::{
+    self, Exchange, INVALID_CREDENTIALS, INVALID_TOPIC, Kept, Outcome, PASSWORD_NEEDS_USERNAME,
+    check_host, failed, invalid,
+};
 use crate::{Invalid, Kind, Prepared, Record, Shared, hosts};
 
 /// The MQTT kind.
@@ -71,7 +77,7 @@ struct Inner {
     /// Checked at registration; `None` only for a stored configuration
     /// that no longer parses (every attempt is then refused).
     topic: Option<Template>,
-    conn: tokio::sync::Mutex<Option<Arc<Conn>>>,
+    conn: Kept<Arc<Conn>>,
 }
 
 /// How the broker refused a publish.
@@ -125,11 +131,16 @@ pub enum Result {
     Unaddressable { reason: String },
 }
 
-fn failed(kind: ErrorKind, text: impl Into<String>, addr: Option<SocketAddr>) -> Result {
-    Result::Failed {
-        kind,
-        text: text.into(),
-        addr,
+impl Outcome for Result {
+    fn failed(kind: ErrorKind, text: String, addr: Option<SocketAddr>) -> Result {
+        Result::Failed { kind, text, addr }
+    }
+
+    fn failure(&self) -> Option<ErrorKind> {
+        match self {
+            Result::Failed { kind, .. } => Some(*kind),
+            _ => None,
+        }
     }
 }
 
@@ -177,33 +188,17 @@ impl Inner {
     /// The broker's text without the password in it (a broker could quote
     /// what it was sent), at most 512 characters.
     fn redact(&self, text: Option<String>) -> Option<String> {
-        let mut t: String = text?.chars().take(512).collect();
-        if let Some(pw) = self.password.as_ref().and_then(SecretValue::expose_str)
-            && !pw.is_empty()
-        {
-            t = t.replace(pw, "<redacted>");
-        }
-        Some(t)
+        Some(broker::server_text(&text?, &self.password))
     }
 
-    /// The endpoint's live connection, or a new one. `bool`: reused.
-    async fn connection(
+    /// A new connection: `CONNECT` with the configured (or a random)
+    /// client identifier and credentials.
+    async fn open(
         &self,
         topic: &str,
         limits: Limits,
         deadline: Instant,
-    ) -> std::result::Result<(Arc<Conn>, bool), Result> {
-        let Ok(mut slot) = timeout_at(deadline, self.conn.lock()).await else {
-            return Err(failed(
-                ErrorKind::Timeout,
-                "waited for the endpoint's connection until the timeout",
-                None,
-            ));
-        };
-        if let Some(c) = slot.as_ref().filter(|c| !c.is_dead()) {
-            return Ok((Arc::clone(c), true));
-        }
-        *slot = None;
+    ) -> std::result::Result<Arc<Conn>, Result> {
         let client_id = match &self.config.client_id {
             Some(id) => id.clone(),
             None => random_client_id(),
@@ -219,10 +214,7 @@ impl Inner {
             addr: Some(addr),
         };
         match Conn::open(&self.guard, &self.config, &login, limits, deadline).await {
-            Ok(c) => {
-                *slot = Some(Arc::clone(&c));
-                Ok((c, false))
-            }
+            Ok(c) => Ok(c),
             Err(ConnectError::Failed { kind, text, addr }) => Err(failed(kind, text, addr)),
             Err(ConnectError::Refused { code, reason, addr }) => Err(refused(
                 Refusal::ConnAck {
@@ -290,11 +282,29 @@ impl Inner {
     }
 }
 
-fn invalid(code: &'static str, pointer: &'static str, message: impl Into<String>) -> Invalid {
-    Invalid {
-        code,
-        pointer,
-        message: message.into(),
+/// One attempt's publish on the endpoint's connection.
+struct Publish<'a> {
+    inner: &'a Inner,
+    topic: &'a str,
+    message: &'a Prepared,
+    deadline: Instant,
+    limits: Limits,
+}
+
+impl Exchange for Publish<'_> {
+    type Conn = Arc<Conn>;
+    type Result = Result;
+
+    async fn open(&self) -> std::result::Result<Arc<Conn>, Result> {
+        self.inner
+            .open(self.topic, self.limits, self.deadline)
+            .await
+    }
+
+    async fn run(&self, conn: &mut Arc<Conn>) -> Result {
+        self.inner
+            .publish(conn, self.topic, self.message, self.deadline)
+            .await
     }
 }
 
@@ -324,9 +334,9 @@ impl Kind for Mqtt {
     async fn validate(c: &MqttDestination, guard: &Guard) -> std::result::Result<(), Invalid> {
         if c.password.is_some() && c.username.is_none() {
             return Err(invalid(
-                "invalid_credentials",
+                INVALID_CREDENTIALS,
                 "/destination/username",
-                "a password needs a username",
+                PASSWORD_NEEDS_USERNAME,
             ));
         }
         if c.username
@@ -334,7 +344,7 @@ impl Kind for Mqtt {
             .is_some_and(|u| u.is_empty() || u.len() > 256 || u.chars().any(char::is_control))
         {
             return Err(invalid(
-                "invalid_credentials",
+                INVALID_CREDENTIALS,
                 "/destination/username",
                 "the username must be 1 to 256 bytes without control characters",
             ));
@@ -357,12 +367,8 @@ impl Kind for Mqtt {
                 "binary content mode needs MQTT 5 (protocol_version \"5\"): MQTT 3.1.1 has no properties to carry the CloudEvents attributes",
             ));
         }
-        Template::parse(&c.topic).map_err(|e| invalid("invalid_topic", "/destination/topic", e))?;
-        guard
-            .resolve_checked(&c.host, c.port)
-            .await
-            .map(drop)
-            .map_err(|e| invalid(e.kind().as_str(), "/destination/host", e.to_string()))
+        Template::parse(&c.topic).map_err(|e| invalid(INVALID_TOPIC, "/destination/topic", e))?;
+        check_host(guard, &c.host, c.port).await
     }
 
     fn build(
@@ -380,7 +386,7 @@ impl Kind for Mqtt {
                 config: config.clone(),
                 password,
                 topic: Template::parse(&config.topic).ok(),
-                conn: tokio::sync::Mutex::new(None),
+                conn: Kept::shared(),
             }),
         })
     }
@@ -408,31 +414,14 @@ impl Kind for Mqtt {
             Err(reason) => return Result::Unaddressable { reason },
         };
         let deadline = Instant::now() + limits.total_timeout;
-        let (conn, reused) = match inner.connection(&topic, limits, deadline).await {
-            Ok(c) => c,
-            Err(r) => return r,
+        let publish = Publish {
+            inner,
+            topic: &topic,
+            message,
+            deadline,
+            limits,
         };
-        let result = inner.publish(&conn, &topic, message, deadline).await;
-        // A kept connection the broker closed since: once more on a new one
-        // (a publish the broker took after all arrives twice; consumers
-        // deduplicate on `webhook-id`).
-        if reused
-            && matches!(
-                result,
-                Result::Failed {
-                    kind: ErrorKind::Protocol,
-                    ..
-                }
-            )
-        {
-            conn.kill("replaced");
-            let (conn, _) = match inner.connection(&topic, limits, deadline).await {
-                Ok(c) => c,
-                Err(r) => return r,
-            };
-            return inner.publish(&conn, &topic, message, deadline).await;
-        }
-        result
+        inner.conn.with(deadline, &publish).await
     }
 
     fn classify(result: &Result, _now: Timestamp) -> Verdict {
@@ -472,11 +461,7 @@ impl Kind for Mqtt {
                     detail,
                 }
             }
-            Result::Failed { kind, text, addr } => Record {
-                destination: *addr,
-                error: Some((*kind, text.clone())),
-                detail: serde_json::json!({}),
-            },
+            Result::Failed { kind, text, addr } => broker::failed_record(*kind, text, *addr),
             Result::Refused {
                 topic,
                 refusal,

@@ -21,7 +21,8 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use tokio::time::{Instant, timeout_at};
 
-use super::proto::{self, Credentials, ServerOp};
+use super::wire::{self, Credentials, ServerOp};
+use crate::broker::{Link, Outcome, failed, guard_failed};
 
 pub(super) trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
@@ -82,16 +83,32 @@ impl Drop for Conn {
     }
 }
 
-fn failed(kind: ErrorKind, text: impl Into<String>, addr: Option<SocketAddr>) -> ConnectError {
-    ConnectError::Failed {
-        kind,
-        text: text.into(),
-        addr,
+impl Outcome for ConnectError {
+    fn failed(kind: ErrorKind, text: String, addr: Option<SocketAddr>) -> ConnectError {
+        ConnectError::Failed { kind, text, addr }
+    }
+
+    fn failure(&self) -> Option<ErrorKind> {
+        match self {
+            ConnectError::Failed { kind, .. } => Some(*kind),
+            ConnectError::Refused { .. } => None,
+        }
     }
 }
 
-fn guard_failed(e: relay_net::GuardError) -> ConnectError {
-    failed(e.kind(), e.to_string(), e.remote_addr())
+/// The endpoint's attempts share its connection.
+impl Link for Arc<Conn> {
+    fn share(&self) -> Option<Arc<Conn>> {
+        Some(Arc::clone(self))
+    }
+
+    fn is_live(&self) -> bool {
+        !self.is_dead()
+    }
+
+    fn retire(&self) {
+        self.kill("replaced");
+    }
 }
 
 /// Reads one operation before `deadline`.
@@ -101,7 +118,7 @@ async fn read_op<R: tokio::io::AsyncBufRead + Unpin + Send>(
     addr: SocketAddr,
     what: &str,
 ) -> Result<ServerOp, ConnectError> {
-    match timeout_at(deadline, proto::read(r)).await {
+    match timeout_at(deadline, wire::read(r)).await {
         Ok(Ok(op)) => Ok(op),
         Ok(Err(e)) => Err(failed(
             ErrorKind::Protocol,
@@ -150,7 +167,7 @@ impl Conn {
         let (tcp, addr) = guard
             .connect_checked(&c.host, c.port, limits.connect_timeout)
             .await
-            .map_err(guard_failed)?;
+            .map_err(guard_failed::<ConnectError>)?;
         let mut plain = BufReader::new(tcp);
         let info = match read_op(&mut plain, deadline, addr, "the server's INFO").await? {
             ServerOp::Info(info) => info,
@@ -190,15 +207,15 @@ impl Conn {
                 guard
                     .upgrade_tls(&c.host, tcp, addr, left)
                     .await
-                    .map_err(guard_failed)?,
+                    .map_err(guard_failed::<ConnectError>)?,
             )
         } else {
             Box::new(plain)
         };
         let mut io = BufReader::new(io);
         let inbox = inbox();
-        let mut hello = proto::connect(creds, c.tls);
-        hello.extend_from_slice(&proto::sub(&format!("{inbox}.*"), 1));
+        let mut hello = wire::connect(creds, c.tls);
+        hello.extend_from_slice(&wire::sub(&format!("{inbox}.*"), 1));
         let written = async {
             io.get_mut().write_all(&hello).await?;
             io.get_mut().flush().await
@@ -365,7 +382,7 @@ fn publish_violation(text: &str) -> Option<&str> {
 
 async fn read_loop(conn: Weak<Conn>, mut r: BufReader<ReadHalf<Stream>>) {
     let why = loop {
-        let op = proto::read(&mut r).await;
+        let op = wire::read(&mut r).await;
         let Some(c) = conn.upgrade() else { return };
         match op {
             Ok(ServerOp::Msg {

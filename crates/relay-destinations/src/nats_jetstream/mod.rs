@@ -8,11 +8,13 @@
 //!   `CONNECT`);
 //! - validation: the subject template ([`subject`]), then the guard
 //!   resolves and checks the host and port, as for an HTTPS host;
-//! - client: Relay's own minimal NATS client ([`proto`], [`conn`]): one
+//! - client: Relay's own minimal NATS client ([`wire`], [`conn`]): one
 //!   connection per endpoint, opened through the guard
 //!   ([`relay_net::Guard::connect_checked`], then
 //!   [`relay_net::Guard::upgrade_tls`] after the server's `INFO` when TLS is
-//!   on), shared by the endpoint's attempts, rebuilt after any failure;
+//!   on), shared by the endpoint's attempts (`broker::Kept::shared`),
+//!   rebuilt after any failure; a kept one that broke is replaced and the
+//!   publish sent once more (the server drops it if it was stored);
 //! - deliver: `HPUB <subject> <inbox>.<n>` with `Nats-Msg-Id` = the event
 //!   id (the server drops a retried publish it already stored and answers
 //!   `duplicate: true`), the Standard Webhooks values as headers and the
@@ -27,8 +29,8 @@ pub mod binding;
 pub mod classify;
 mod conn;
 pub mod limits;
-mod proto;
 pub mod subject;
+mod wire;
 
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
@@ -43,8 +45,12 @@ use tokio::time::{Instant, timeout_at};
 
 use self::classify::Answer;
 use self::conn::{Conn, ConnectError, Reply};
-use self::proto::{Credentials, Headers};
 use self::subject::{Template, Values};
+use self::wire::{Credentials, Headers};
+use crate::broker::{
+    self, Exchange, INVALID_CREDENTIALS, INVALID_STREAM, Kept, Outcome, PASSWORD_NEEDS_USERNAME,
+    USERNAME_NEEDS_PASSWORD, check_host, failed, invalid,
+};
 use crate::{Invalid, Kind, Prepared, Record, Shared, hosts};
 
 /// The NATS JetStream kind.
@@ -68,7 +74,7 @@ struct Inner {
     /// Checked at registration; `None` only for a stored configuration
     /// that no longer parses (every attempt is then refused).
     subject: Option<Template>,
-    conn: tokio::sync::Mutex<Option<Arc<Conn>>>,
+    conn: Kept<Arc<Conn>>,
 }
 
 /// How the destination refused a publish.
@@ -115,16 +121,22 @@ pub enum Result {
     },
 }
 
-fn failed(kind: ErrorKind, text: impl Into<String>, addr: Option<SocketAddr>) -> Result {
-    Result::Failed {
-        kind,
-        text: text.into(),
-        addr,
+impl Outcome for Result {
+    fn failed(kind: ErrorKind, text: String, addr: Option<SocketAddr>) -> Result {
+        Result::Failed { kind, text, addr }
+    }
+
+    fn failure(&self) -> Option<ErrorKind> {
+        match self {
+            Result::Failed { kind, .. } => Some(*kind),
+            _ => None,
+        }
     }
 }
 
+/// A server's text, at most 512 characters.
 fn server_text(text: &str) -> String {
-    text.chars().take(512).collect()
+    broker::server_text(text, [])
 }
 
 /// Reads a PubAck (or its error) from a reply's payload.
@@ -179,55 +191,9 @@ impl Inner {
     }
 
     /// The server's text without a secret's value in it (a server could
-    /// quote what it was sent).
+    /// quote what it was sent), at most 512 characters.
     fn redact(&self, text: &str) -> String {
-        let mut t = server_text(text);
-        for s in [&self.password, &self.token].into_iter().flatten() {
-            if let Some(v) = s.expose_str().filter(|v| !v.is_empty()) {
-                t = t.replace(v, "<redacted>");
-            }
-        }
-        t
-    }
-
-    /// The endpoint's live connection, or a new one. `bool`: reused.
-    async fn connection(
-        &self,
-        subject: &str,
-        limits: Limits,
-        deadline: Instant,
-    ) -> std::result::Result<(Arc<Conn>, bool), Result> {
-        let Ok(mut slot) = timeout_at(deadline, self.conn.lock()).await else {
-            return Err(failed(
-                ErrorKind::Timeout,
-                "waited for the endpoint's connection until the timeout",
-                None,
-            ));
-        };
-        if let Some(c) = slot.as_ref().filter(|c| !c.is_dead()) {
-            return Ok((Arc::clone(c), true));
-        }
-        *slot = None;
-        match Conn::open(
-            &self.guard,
-            &self.config,
-            self.credentials(),
-            limits,
-            deadline,
-        )
-        .await
-        {
-            Ok(c) => {
-                *slot = Some(Arc::clone(&c));
-                Ok((c, false))
-            }
-            Err(ConnectError::Failed { kind, text, addr }) => Err(failed(kind, text, addr)),
-            Err(ConnectError::Refused { text, addr }) => Err(Result::Refused {
-                subject: subject.to_string(),
-                refusal: Refusal::Server(self.redact(&text)),
-                addr: Some(addr),
-            }),
-        }
+        broker::server_text(text, [&self.password, &self.token].into_iter().flatten())
     }
 
     async fn publish(&self, conn: &Conn, subject: &str, m: &Prepared, deadline: Instant) -> Result {
@@ -253,7 +219,7 @@ impl Inner {
         if let Some(stream) = &self.config.stream {
             headers.push(("Nats-Expected-Stream", stream));
         }
-        if let Some((name, _)) = headers.iter().find(|(_, v)| !proto::header_value_ok(v)) {
+        if let Some((name, _)) = headers.iter().find(|(_, v)| !wire::header_value_ok(v)) {
             return refused(Refusal::BadHeader(name));
         }
         // The binding's headers: percent-encoded, so always valid.
@@ -268,7 +234,7 @@ impl Inner {
         let Some((token, reply, rx)) = conn.register(subject) else {
             return failed(ErrorKind::Protocol, "the connection closed", addr);
         };
-        let frame = proto::hpub(subject, &reply, &headers, &m.body);
+        let frame = wire::hpub(subject, &reply, &headers, &m.body);
         let sent = async {
             conn.write(&frame).await?;
             Ok::<_, std::io::Error>(rx.await)
@@ -303,6 +269,47 @@ impl Inner {
     }
 }
 
+/// One attempt's publish on the endpoint's connection.
+struct Publish<'a> {
+    inner: &'a Inner,
+    subject: &'a str,
+    message: &'a Prepared,
+    deadline: Instant,
+    limits: Limits,
+}
+
+impl Exchange for Publish<'_> {
+    type Conn = Arc<Conn>;
+    type Result = Result;
+
+    async fn open(&self) -> std::result::Result<Arc<Conn>, Result> {
+        let i = self.inner;
+        match Conn::open(
+            &i.guard,
+            &i.config,
+            i.credentials(),
+            self.limits,
+            self.deadline,
+        )
+        .await
+        {
+            Ok(c) => Ok(c),
+            Err(ConnectError::Failed { kind, text, addr }) => Err(failed(kind, text, addr)),
+            Err(ConnectError::Refused { text, addr }) => Err(Result::Refused {
+                subject: self.subject.to_string(),
+                refusal: Refusal::Server(i.redact(&text)),
+                addr: Some(addr),
+            }),
+        }
+    }
+
+    async fn run(&self, conn: &mut Arc<Conn>) -> Result {
+        self.inner
+            .publish(conn, self.subject, self.message, self.deadline)
+            .await
+    }
+}
+
 impl Kind for NatsJetstream {
     const NAME: &'static str = "nats_jetstream";
     type Config = NatsJetstreamDestination;
@@ -325,26 +332,22 @@ impl Kind for NatsJetstream {
         c: &NatsJetstreamDestination,
         guard: &Guard,
     ) -> std::result::Result<(), Invalid> {
-        let invalid = |pointer, message: &str| Invalid {
-            code: "invalid_credentials",
-            pointer,
-            message: message.into(),
-        };
+        let credentials = |pointer, message: &str| invalid(INVALID_CREDENTIALS, pointer, message);
         match (&c.username, &c.password, &c.token) {
             (Some(_), None, _) => {
-                return Err(invalid(
+                return Err(credentials(
                     "/destination/password",
-                    "a username needs a password (a secret reference)",
+                    USERNAME_NEEDS_PASSWORD,
                 ));
             }
             (None, Some(_), _) => {
-                return Err(invalid(
+                return Err(credentials(
                     "/destination/username",
-                    "a password needs a username",
+                    PASSWORD_NEEDS_USERNAME,
                 ));
             }
             (Some(_), Some(_), Some(_)) => {
-                return Err(invalid(
+                return Err(credentials(
                     "/destination/token",
                     "either a token or a username and password, not both",
                 ));
@@ -354,16 +357,13 @@ impl Kind for NatsJetstream {
         if c.username.as_deref().is_some_and(|u| {
             u.is_empty() || u.len() > 256 || u.chars().any(|ch| ch.is_control() || ch == ' ')
         }) {
-            return Err(invalid(
+            return Err(credentials(
                 "/destination/username",
                 "the username must be 1 to 256 characters without spaces or control characters",
             ));
         }
-        Template::parse(&c.subject).map_err(|message| Invalid {
-            code: "invalid_subject",
-            pointer: "/destination/subject",
-            message,
-        })?;
+        Template::parse(&c.subject)
+            .map_err(|message| invalid("invalid_subject", "/destination/subject", message))?;
         if let Some(s) = &c.stream
             && (s.is_empty()
                 || s.len() > MAX_STREAM_NAME
@@ -371,23 +371,15 @@ impl Kind for NatsJetstream {
                     b.is_ascii_graphic() && !matches!(b, b'.' | b'*' | b'>' | b'/' | b'\\')
                 }))
         {
-            return Err(Invalid {
-                code: "invalid_stream",
-                pointer: "/destination/stream",
-                message: format!(
+            return Err(invalid(
+                INVALID_STREAM,
+                "/destination/stream",
+                format!(
                     "the stream name must be 1 to {MAX_STREAM_NAME} printable ASCII characters without `.`, `*`, `>`, `/`, `\\` or spaces"
                 ),
-            });
+            ));
         }
-        guard
-            .resolve_checked(&c.host, c.port)
-            .await
-            .map(drop)
-            .map_err(|e| Invalid {
-                code: e.kind().as_str(),
-                pointer: "/destination/host",
-                message: e.to_string(),
-            })
+        check_host(guard, &c.host, c.port).await
     }
 
     fn build(
@@ -406,7 +398,7 @@ impl Kind for NatsJetstream {
                 password: resolve(&config.password)?,
                 token: resolve(&config.token)?,
                 subject: Template::parse(&config.subject).ok(),
-                conn: tokio::sync::Mutex::new(None),
+                conn: Kept::shared(),
             }),
         })
     }
@@ -426,30 +418,14 @@ impl Kind for NatsJetstream {
             environment: message.environment,
             ordering_key: message.ordering_key.as_deref(),
         });
-        let (conn, reused) = match inner.connection(&subject, limits, deadline).await {
-            Ok(c) => c,
-            Err(r) => return r,
+        let publish = Publish {
+            inner,
+            subject: &subject,
+            message,
+            deadline,
+            limits,
         };
-        let result = inner.publish(&conn, &subject, message, deadline).await;
-        // A kept connection the server closed since: once more on a new one
-        // (a publish that was stored after all is deduplicated by its id).
-        if reused
-            && matches!(
-                result,
-                Result::Failed {
-                    kind: ErrorKind::Protocol,
-                    ..
-                }
-            )
-        {
-            conn.kill("replaced");
-            let (conn, _) = match inner.connection(&subject, limits, deadline).await {
-                Ok(c) => c,
-                Err(r) => return r,
-            };
-            return inner.publish(&conn, &subject, message, deadline).await;
-        }
-        result
+        inner.conn.with(deadline, &publish).await
     }
 
     fn classify(result: &Result, _now: Timestamp) -> Verdict {
@@ -484,11 +460,7 @@ impl Kind for NatsJetstream {
                     "subject": subject, "stream": stream, "seq": seq, "duplicate": duplicate,
                 }),
             },
-            Result::Failed { kind, text, addr } => Record {
-                destination: *addr,
-                error: Some((*kind, text.clone())),
-                detail: serde_json::json!({}),
-            },
+            Result::Failed { kind, text, addr } => broker::failed_record(*kind, text, *addr),
             Result::Refused {
                 subject,
                 refusal,

@@ -19,6 +19,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::time::{Instant, timeout_at};
 
 use super::wire::{self, Args, Frame, Properties, Table, Value, id};
+use crate::broker::Link;
 use relay_net::ErrorKind;
 
 /// The byte stream under a connection (TCP or TLS).
@@ -66,6 +67,13 @@ pub struct Connection {
     frame_max: usize,
     /// The delivery tag of the next publish on the channel.
     next_tag: u64,
+}
+
+/// Each attempt holds its connection alone (one publish in flight).
+impl Link for Connection {
+    fn share(&self) -> Option<Connection> {
+        None
+    }
 }
 
 fn broken(e: impl std::fmt::Display) -> Failure {

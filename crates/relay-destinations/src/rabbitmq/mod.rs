@@ -8,8 +8,10 @@
 //! - validation: the routing key template ([`routing`]), the names' lengths,
 //!   and the guard resolves and checks the host and port, as for an HTTPS
 //!   host;
-//! - client: a small pool of connections per endpoint, each opened through
-//!   the guard ([`relay_net::Guard::connect_checked`] or
+//! - client: up to 16 idle connections kept per endpoint
+//!   (`broker::Kept::exclusive`: each attempt holds one alone; one that
+//!   broke when reused is replaced and the publish sent once more), each
+//!   opened through the guard ([`relay_net::Guard::connect_checked`] or
 //!   [`relay_net::Guard::connect_tls`]) and then over our own AMQP 0-9-1
 //!   publisher ([`conn`], [`wire`]), reused across attempts, dropped on any
 //!   failure or close;
@@ -32,7 +34,7 @@ pub mod wire;
 
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use relay_core::model::RabbitMqDestination;
 use relay_core::outcome::Verdict;
@@ -45,6 +47,10 @@ use self::classify::Answer;
 use self::conn::{Confirm, Connection, Failure, Io, Login};
 use self::routing::{MAX_ROUTING_KEY, Template};
 use self::wire::{Properties, Table, Value};
+use crate::broker::{
+    self, Exchange, INVALID_CREDENTIALS, Kept, Outcome, PASSWORD_NEEDS_USERNAME,
+    USERNAME_NEEDS_PASSWORD, check_host, failed, guard_failed, invalid, server_text,
+};
 use crate::{Invalid, Kind, Prepared, Record, Shared, hosts};
 
 /// The RabbitMQ kind.
@@ -70,7 +76,7 @@ struct Inner {
     routing_key: Option<Template>,
     /// The resolved `password` reference.
     password: Option<SecretValue>,
-    idle: Mutex<Vec<Connection>>,
+    kept: Kept<Connection>,
 }
 
 /// What one attempt came to.
@@ -99,19 +105,46 @@ pub enum Result {
     Unaddressable { reason: String },
 }
 
-fn from_failure(f: Failure, addr: Option<SocketAddr>) -> Result {
-    match (f, addr) {
-        (Failure::Closed { code, text }, Some(addr)) => Result::Closed {
-            code,
-            text: text.chars().take(512).collect(),
-            addr,
-        },
-        (Failure::Closed { code, text }, None) => Result::Failed {
-            kind: ErrorKind::Protocol,
-            text: format!("closed {code}: {text}"),
-            addr: None,
-        },
-        (Failure::Io(kind, text), addr) => Result::Failed { kind, text, addr },
+impl Outcome for Result {
+    fn failed(kind: ErrorKind, text: String, addr: Option<SocketAddr>) -> Result {
+        Result::Failed { kind, text, addr }
+    }
+
+    fn failure(&self) -> Option<ErrorKind> {
+        match self {
+            Result::Failed { kind, .. } => Some(*kind),
+            _ => None,
+        }
+    }
+
+    /// A connection is kept only after a confirm: a close ends its
+    /// channel.
+    fn keeps_connection(&self) -> bool {
+        matches!(self, Result::Confirmed { .. })
+    }
+}
+
+/// One attempt's publish on the endpoint's kept connections.
+struct Publish<'a> {
+    inner: &'a Inner,
+    message: &'a Prepared,
+    routing_key: &'a str,
+    deadline: Instant,
+    limits: Limits,
+}
+
+impl Exchange for Publish<'_> {
+    type Conn = Connection;
+    type Result = Result;
+
+    async fn open(&self) -> std::result::Result<Connection, Result> {
+        self.inner.connect(self.deadline, self.limits).await
+    }
+
+    async fn run(&self, conn: &mut Connection) -> Result {
+        self.inner
+            .publish(conn, self.message, self.routing_key, self.deadline)
+            .await
     }
 }
 
@@ -122,11 +155,7 @@ impl Inner {
         limits: Limits,
     ) -> std::result::Result<Connection, Result> {
         let c = &self.config;
-        let fail = |e: relay_net::GuardError| Result::Failed {
-            kind: e.kind(),
-            text: e.to_string(),
-            addr: e.remote_addr(),
-        };
+        let fail = guard_failed::<Result>;
         let (io, addr): (Box<dyn Io>, SocketAddr) = if c.tls {
             let (s, addr) = self
                 .guard
@@ -152,7 +181,7 @@ impl Inner {
         };
         Connection::open(io, addr, &login, deadline)
             .await
-            .map_err(|f| from_failure(self.redact(f), Some(addr)))
+            .map_err(|f| self.outcome_of(f, Some(addr)))
     }
 
     async fn publish(
@@ -178,21 +207,26 @@ impl Inner {
                 routing_key: routing_key.to_owned(),
                 addr,
             },
-            Err(f) => from_failure(self.redact(f), Some(addr)),
+            Err(f) => self.outcome_of(f, Some(addr)),
         }
     }
 
-    /// A close's text without the password in it (a broker could quote
-    /// what it was sent).
-    fn redact(&self, f: Failure) -> Failure {
-        match (f, self.password.as_ref().and_then(|p| p.expose_str())) {
-            (Failure::Closed { code, text }, Some(pw)) if !pw.is_empty() && text.contains(pw) => {
-                Failure::Closed {
-                    code,
-                    text: text.replace(pw, "<redacted>"),
-                }
-            }
-            (f, _) => f,
+    /// A failure as the attempt's result; a close's text without the
+    /// password in it (a broker could quote what it was sent), at most 512
+    /// characters.
+    fn outcome_of(&self, f: Failure, addr: Option<SocketAddr>) -> Result {
+        match (f, addr) {
+            (Failure::Closed { code, text }, Some(addr)) => Result::Closed {
+                code,
+                text: server_text(&text, &self.password),
+                addr,
+            },
+            (Failure::Closed { code, text }, None) => failed(
+                ErrorKind::Protocol,
+                format!("closed {code}: {}", server_text(&text, &self.password)),
+                None,
+            ),
+            (Failure::Io(kind, text), addr) => failed(kind, text, addr),
         }
     }
 }
@@ -230,14 +264,6 @@ pub fn properties(m: &Prepared) -> Properties {
 /// property.
 pub const CE_PREFIX: &str = "cloudEvents_";
 
-fn invalid(code: &'static str, pointer: &'static str, message: impl Into<String>) -> Invalid {
-    Invalid {
-        code,
-        pointer,
-        message: message.into(),
-    }
-}
-
 impl Kind for RabbitMq {
     const NAME: &'static str = "rabbitmq";
     type Config = RabbitMqDestination;
@@ -266,16 +292,16 @@ impl Kind for RabbitMq {
     async fn validate(c: &RabbitMqDestination, guard: &Guard) -> std::result::Result<(), Invalid> {
         if c.username.is_some() && c.password.is_none() {
             return Err(invalid(
-                "invalid_credentials",
+                INVALID_CREDENTIALS,
                 "/destination/password",
-                "a username needs a password (a secret reference)",
+                USERNAME_NEEDS_PASSWORD,
             ));
         }
         if c.password.is_some() && c.username.is_none() {
             return Err(invalid(
-                "invalid_credentials",
+                INVALID_CREDENTIALS,
                 "/destination/username",
-                "a password needs a username",
+                PASSWORD_NEEDS_USERNAME,
             ));
         }
         if c.username
@@ -283,7 +309,7 @@ impl Kind for RabbitMq {
             .is_some_and(|u| u.is_empty() || u.len() > 255 || u.chars().any(char::is_control))
         {
             return Err(invalid(
-                "invalid_credentials",
+                INVALID_CREDENTIALS,
                 "/destination/username",
                 "the username must be 1 to 255 bytes without control characters",
             ));
@@ -304,11 +330,7 @@ impl Kind for RabbitMq {
         }
         Template::parse(&c.routing_key)
             .map_err(|e| invalid("invalid_routing_key", "/destination/routing_key", e))?;
-        guard
-            .resolve_checked(&c.host, c.port)
-            .await
-            .map(drop)
-            .map_err(|e| invalid(e.kind().as_str(), "/destination/host", e.to_string()))
+        check_host(guard, &c.host, c.port).await
     }
 
     fn build(
@@ -326,7 +348,7 @@ impl Kind for RabbitMq {
                 config: config.clone(),
                 routing_key: Template::parse(&config.routing_key).ok(),
                 password,
-                idle: Mutex::new(Vec::new()),
+                kept: Kept::exclusive(MAX_IDLE),
             }),
         })
     }
@@ -352,44 +374,14 @@ impl Kind for RabbitMq {
             };
         }
         let deadline = Instant::now() + limits.total_timeout;
-        let pooled = inner.idle.lock().ok().and_then(|mut idle| idle.pop());
-        let reused = pooled.is_some();
-        let mut conn = match pooled {
-            Some(c) => c,
-            None => match inner.connect(deadline, limits).await {
-                Ok(c) => c,
-                Err(r) => return r,
-            },
+        let publish = Publish {
+            inner,
+            message,
+            routing_key: &routing_key,
+            deadline,
+            limits,
         };
-        let mut result = inner
-            .publish(&mut conn, message, &routing_key, deadline)
-            .await;
-        // A pooled connection the broker closed since (a restart, an idle
-        // timeout): once more on a new one.
-        if reused
-            && matches!(
-                result,
-                Result::Failed {
-                    kind: ErrorKind::Protocol,
-                    ..
-                }
-            )
-        {
-            conn = match inner.connect(deadline, limits).await {
-                Ok(c) => c,
-                Err(r) => return r,
-            };
-            result = inner
-                .publish(&mut conn, message, &routing_key, deadline)
-                .await;
-        }
-        if matches!(result, Result::Confirmed { .. })
-            && let Ok(mut idle) = inner.idle.lock()
-            && idle.len() < MAX_IDLE
-        {
-            idle.push(conn);
-        }
-        result
+        inner.kept.with(deadline, &publish).await
     }
 
     fn classify(result: &Result, _now: Timestamp) -> Verdict {
@@ -427,11 +419,7 @@ impl Kind for RabbitMq {
                     }),
                 },
             },
-            Result::Failed { kind, text, addr } => Record {
-                destination: *addr,
-                error: Some((*kind, text.clone())),
-                detail: serde_json::json!({}),
-            },
+            Result::Failed { kind, text, addr } => broker::failed_record(*kind, text, *addr),
             Result::Closed { code, text, addr } => Record {
                 destination: Some(*addr),
                 error: None,

@@ -6,12 +6,14 @@
 //!   secret reference);
 //! - validation: the guard resolves and checks the host and port, as for an
 //!   HTTPS host;
-//! - client: a small pool of connections per endpoint, each opened through
-//!   the guard ([`relay_net::Guard::connect_checked`] or
-//!   [`relay_net::Guard::connect_tls`]), authenticated with `AUTH
+//! - client: up to 16 idle connections kept per endpoint
+//!   (`broker::Kept::exclusive`: each attempt holds one alone; one
+//!   that broke when reused is replaced and the `XADD` sent once more),
+//!   each opened through the guard ([`relay_net::Guard::connect_checked`]
+//!   or [`relay_net::Guard::connect_tls`]) and authenticated with `AUTH
 //!   [username] password` when a password is configured (its resolved value
-//!   is held as a [`SecretValue`], never logged or recorded), reused across
-//!   attempts, dropped on any failure;
+//!   is held as a [`SecretValue`], never logged or recorded) (`conn.rs`;
+//!   RESP itself in `wire.rs`), dropped on any failure;
 //! - deliver: `XADD <stream> [MAXLEN ~ n] * webhook-id … body <body>`: in
 //!   structured mode the CloudEvents JSON; in binary mode `ce-<attribute>`
 //!   fields and the data (the fields are in `docs/destinations.md`); with
@@ -21,23 +23,28 @@
 //! - record: the address, the entry id or the error reply (`detail`).
 
 pub mod classify;
+mod conn;
 pub mod limits;
-mod resp;
+mod wire;
 
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use relay_core::model::RedisStreamDestination;
 use relay_core::outcome::Verdict;
 use relay_core::secret::{SecretValue, Secrets, Unresolved};
 use relay_core::time::Timestamp;
 use relay_net::{ErrorKind, Guard, Limits};
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::time::{Instant, timeout_at};
+use tokio::time::Instant;
 
 use self::classify::{Answer, error_code};
-use self::resp::Reply;
+use self::conn::Conn;
+use self::wire::Reply;
+use crate::broker::{
+    self, Exchange, INVALID_CREDENTIALS, INVALID_STREAM, Kept, Outcome, USERNAME_NEEDS_PASSWORD,
+    check_host, failed, invalid, server_text,
+};
 use crate::{Invalid, Kind, Prepared, Record, Shared, hosts};
 
 /// The Redis Streams kind.
@@ -48,14 +55,6 @@ pub const MAX_STREAM_KEY: usize = 256;
 
 /// Idle connections kept per endpoint.
 const MAX_IDLE: usize = 16;
-
-trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
-impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
-
-struct Conn {
-    io: BufReader<Box<dyn Io>>,
-    addr: SocketAddr,
-}
 
 /// An endpoint's client: its configuration and idle connections.
 #[derive(Clone)]
@@ -68,7 +67,7 @@ struct Inner {
     config: RedisStreamDestination,
     /// The resolved `password` reference.
     password: Option<SecretValue>,
-    idle: Mutex<Vec<Conn>>,
+    kept: Kept<Conn>,
 }
 
 /// What one attempt came to.
@@ -107,76 +106,49 @@ pub enum Result {
     Refused { line: String, addr: SocketAddr },
 }
 
-fn failed(kind: ErrorKind, text: impl Into<String>, addr: Option<SocketAddr>) -> Result {
-    Result::Failed {
-        kind,
-        text: text.into(),
-        addr,
+impl Outcome for Result {
+    fn failed(kind: ErrorKind, text: String, addr: Option<SocketAddr>) -> Result {
+        Result::Failed { kind, text, addr }
+    }
+
+    fn failure(&self) -> Option<ErrorKind> {
+        match self {
+            Result::Failed { kind, .. } => Some(*kind),
+            _ => None,
+        }
+    }
+}
+
+/// One attempt's `XADD` on the endpoint's kept connections.
+struct Xadd<'a> {
+    inner: &'a Inner,
+    message: &'a Prepared,
+    deadline: Instant,
+    limits: Limits,
+}
+
+impl Exchange for Xadd<'_> {
+    type Conn = Conn;
+    type Result = Result;
+
+    async fn open(&self) -> std::result::Result<Conn, Result> {
+        let i = self.inner;
+        Conn::open(
+            &i.guard,
+            &i.config,
+            i.password.as_ref(),
+            self.deadline,
+            self.limits,
+        )
+        .await
+    }
+
+    async fn run(&self, conn: &mut Conn) -> Result {
+        self.inner.xadd(conn, self.message, self.deadline).await
     }
 }
 
 impl Inner {
-    async fn connect(
-        &self,
-        deadline: Instant,
-        limits: Limits,
-    ) -> std::result::Result<Conn, Result> {
-        let c = &self.config;
-        let (io, addr): (Box<dyn Io>, SocketAddr) = if c.tls {
-            let (s, addr) = self
-                .guard
-                .connect_tls(&c.host, c.port, limits.connect_timeout)
-                .await
-                .map_err(|e| failed(e.kind(), e.to_string(), e.remote_addr()))?;
-            (Box::new(s), addr)
-        } else {
-            let (s, addr) = self
-                .guard
-                .connect_checked(&c.host, c.port, limits.connect_timeout)
-                .await
-                .map_err(|e| failed(e.kind(), e.to_string(), e.remote_addr()))?;
-            (Box::new(s), addr)
-        };
-        let mut conn = Conn {
-            io: BufReader::new(io),
-            addr,
-        };
-        if let Some(password) = &self.password {
-            let mut args: Vec<&[u8]> = vec![b"AUTH"];
-            if let Some(user) = &c.username {
-                args.push(user.as_bytes());
-            }
-            args.push(password.expose());
-            match exchange(&mut conn, &args, deadline).await? {
-                Reply::Simple(_) => {}
-                // A server's error line could quote what it was sent.
-                Reply::Error(line) => return Err(refused(redact(line, password), addr)),
-                _ => {
-                    return Err(failed(
-                        ErrorKind::Protocol,
-                        "unexpected reply to AUTH",
-                        Some(addr),
-                    ));
-                }
-            }
-        }
-        if let Some(db) = c.database {
-            let db = db.to_string();
-            match exchange(&mut conn, &[b"SELECT", db.as_bytes()], deadline).await? {
-                Reply::Simple(_) => {}
-                Reply::Error(line) => return Err(refused(line, addr)),
-                _ => {
-                    return Err(failed(
-                        ErrorKind::Protocol,
-                        "unexpected reply to SELECT",
-                        Some(addr),
-                    ));
-                }
-            }
-        }
-        Ok(conn)
-    }
-
     async fn xadd(&self, conn: &mut Conn, m: &Prepared, deadline: Instant) -> Result {
         let c = &self.config;
         let attempt = m.attempt_number.to_string();
@@ -212,7 +184,7 @@ impl Inner {
             args.extend([name.as_bytes(), value.as_bytes()]);
         }
         args.extend([&b"body"[..], &m.body]);
-        let mut out = resp::command(&args);
+        let mut out = wire::command(&args);
         let wait = c.wait_aof;
         if let Some(w) = wait {
             let (l, r, t) = (
@@ -220,23 +192,25 @@ impl Inner {
                 w.replicas.to_string(),
                 w.timeout_ms.to_string(),
             );
-            out.extend(resp::command(&[
+            out.extend(wire::command(&[
                 &b"WAITAOF"[..],
                 l.as_bytes(),
                 r.as_bytes(),
                 t.as_bytes(),
             ]));
         }
-        let replies =
-            match exchange_raw(conn, &out, 1 + usize::from(wait.is_some()), deadline).await {
-                Ok(r) => r,
-                Err(r) => return r,
-            };
+        let replies = match conn
+            .exchange_raw(&out, 1 + usize::from(wait.is_some()), deadline)
+            .await
+        {
+            Ok(r) => r,
+            Err(r) => return r,
+        };
         let addr = conn.addr;
         let mut replies = replies.into_iter();
         let id = match replies.next() {
             Some(Reply::Bulk(Some(id))) => String::from_utf8_lossy(&id).into_owned(),
-            Some(Reply::Error(line)) => return refused(line, addr),
+            Some(Reply::Error(line)) => return refused(&line, addr),
             _ => return failed(ErrorKind::Protocol, "unexpected reply to XADD", Some(addr)),
         };
         let Some(w) = wait else {
@@ -272,7 +246,7 @@ impl Inner {
             },
             Some(Reply::Error(line)) => Result::AofRefused {
                 id,
-                line: line.chars().take(512).collect(),
+                line: server_text(&line, []),
                 addr,
             },
             _ => failed(
@@ -284,60 +258,11 @@ impl Inner {
     }
 }
 
-/// `line` without the secret's text in it.
-fn redact(line: String, secret: &SecretValue) -> String {
-    match secret.expose_str() {
-        Some(s) if !s.is_empty() && line.contains(s) => line.replace(s, "<redacted>"),
-        _ => line,
-    }
-}
-
-fn refused(line: String, addr: SocketAddr) -> Result {
+/// An error reply (at most 512 characters of it).
+fn refused(line: &str, addr: SocketAddr) -> Result {
     Result::Refused {
-        line: line.chars().take(512).collect(),
+        line: server_text(line, []),
         addr,
-    }
-}
-
-/// Writes one command and reads its reply before `deadline`.
-async fn exchange(
-    conn: &mut Conn,
-    args: &[&[u8]],
-    deadline: Instant,
-) -> std::result::Result<Reply, Result> {
-    let mut replies = exchange_raw(conn, &resp::command(args), 1, deadline).await?;
-    Ok(replies.pop().unwrap_or(Reply::Bulk(None)))
-}
-
-/// Writes `out` (`n` commands, pipelined) and reads their `n` replies
-/// before `deadline`.
-async fn exchange_raw(
-    conn: &mut Conn,
-    out: &[u8],
-    n: usize,
-    deadline: Instant,
-) -> std::result::Result<Vec<Reply>, Result> {
-    let addr = Some(conn.addr);
-    let io = async {
-        conn.io.get_mut().write_all(out).await?;
-        conn.io.get_mut().flush().await?;
-        let mut replies = Vec::with_capacity(n);
-        for _ in 0..n {
-            replies.push(resp::read(&mut conn.io).await.map_err(|e| match e {
-                resp::ReadError::Io(e) => e,
-                other => std::io::Error::other(other.to_string()),
-            })?);
-        }
-        Ok::<_, std::io::Error>(replies)
-    };
-    match timeout_at(deadline, io).await {
-        Ok(Ok(replies)) => Ok(replies),
-        Ok(Err(e)) => Err(failed(
-            ErrorKind::Protocol,
-            format!("connection: {e}"),
-            addr,
-        )),
-        Err(_) => Err(failed(ErrorKind::Timeout, "the exchange timed out", addr)),
     }
 }
 
@@ -364,29 +289,27 @@ impl Kind for RedisStream {
         guard: &Guard,
     ) -> std::result::Result<(), Invalid> {
         if c.username.is_some() && c.password.is_none() {
-            return Err(Invalid {
-                code: "invalid_credentials",
-                pointer: "/destination/password",
-                message: "a username needs a password (a secret reference)".into(),
-            });
+            return Err(invalid(
+                INVALID_CREDENTIALS,
+                "/destination/password",
+                USERNAME_NEEDS_PASSWORD,
+            ));
         }
         if c.username.as_deref().is_some_and(|u| {
             u.is_empty() || u.len() > 256 || u.chars().any(|ch| ch.is_control() || ch == ' ')
         }) {
-            return Err(Invalid {
-                code: "invalid_credentials",
-                pointer: "/destination/username",
-                message:
-                    "the username must be 1 to 256 characters without spaces or control characters"
-                        .into(),
-            });
+            return Err(invalid(
+                INVALID_CREDENTIALS,
+                "/destination/username",
+                "the username must be 1 to 256 characters without spaces or control characters",
+            ));
         }
         if c.stream.is_empty() || c.stream.len() > MAX_STREAM_KEY {
-            return Err(Invalid {
-                code: "invalid_stream",
-                pointer: "/destination/stream",
-                message: format!("the stream key must be 1 to {MAX_STREAM_KEY} bytes"),
-            });
+            return Err(invalid(
+                INVALID_STREAM,
+                "/destination/stream",
+                format!("the stream key must be 1 to {MAX_STREAM_KEY} bytes"),
+            ));
         }
         if c.database.is_some_and(|d| d > 15) {
             return Err(Invalid {
@@ -413,15 +336,7 @@ impl Kind for RedisStream {
                 message: "max_len must be at least 1 (or null for no trimming)".into(),
             });
         }
-        guard
-            .resolve_checked(&c.host, c.port)
-            .await
-            .map(drop)
-            .map_err(|e| Invalid {
-                code: e.kind().as_str(),
-                pointer: "/destination/host",
-                message: e.to_string(),
-            })
+        check_host(guard, &c.host, c.port).await
     }
 
     fn build(
@@ -438,7 +353,7 @@ impl Kind for RedisStream {
                 guard: shared.https.guard().clone(),
                 config: config.clone(),
                 password,
-                idle: Mutex::new(Vec::new()),
+                kept: Kept::exclusive(MAX_IDLE),
             }),
         })
     }
@@ -446,39 +361,13 @@ impl Kind for RedisStream {
     async fn deliver(client: &Client, message: &Prepared, limits: Limits) -> Result {
         let inner = &client.inner;
         let deadline = Instant::now() + limits.total_timeout;
-        let pooled = inner.idle.lock().ok().and_then(|mut idle| idle.pop());
-        let reused = pooled.is_some();
-        let mut conn = match pooled {
-            Some(c) => c,
-            None => match inner.connect(deadline, limits).await {
-                Ok(c) => c,
-                Err(r) => return r,
-            },
+        let xadd = Xadd {
+            inner,
+            message,
+            deadline,
+            limits,
         };
-        let mut result = inner.xadd(&mut conn, message, deadline).await;
-        // A pooled connection the server closed since: once more on a new one.
-        if reused
-            && matches!(
-                result,
-                Result::Failed {
-                    kind: ErrorKind::Protocol,
-                    ..
-                }
-            )
-        {
-            conn = match inner.connect(deadline, limits).await {
-                Ok(c) => c,
-                Err(r) => return r,
-            };
-            result = inner.xadd(&mut conn, message, deadline).await;
-        }
-        if !matches!(result, Result::Failed { .. })
-            && let Ok(mut idle) = inner.idle.lock()
-            && idle.len() < MAX_IDLE
-        {
-            idle.push(conn);
-        }
-        result
+        inner.kept.with(deadline, &xadd).await
     }
 
     fn classify(result: &Result, _now: Timestamp) -> Verdict {
@@ -525,11 +414,7 @@ impl Kind for RedisStream {
                     "wait_aof": {"error": line, "confirmed": false},
                 }),
             },
-            Result::Failed { kind, text, addr } => Record {
-                destination: *addr,
-                error: Some((*kind, text.clone())),
-                detail: serde_json::json!({}),
-            },
+            Result::Failed { kind, text, addr } => broker::failed_record(*kind, text, *addr),
             Result::Refused { line, addr } => Record {
                 destination: Some(*addr),
                 error: None,
