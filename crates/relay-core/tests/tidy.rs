@@ -7,6 +7,10 @@
 //!   driver;
 //! - no library or binary source file is over 600 lines, except the ones
 //!   [`LONG_FILES`] names, each with the reason it is still long;
+//! - the engine and the API never name a destination kind (its variant,
+//!   its config type or its module): they reach it through
+//!   `relay-destinations`' dispatch, except where [`NAMES_A_KIND`] and
+//!   [`UNTIL_BATCHING`] say;
 //! - what comments and docs name exists: a source path
 //!   (`relay-store/src/retention.rs`) names a file, and a Rust path into a
 //!   workspace crate (`relay_store::retention::purge_before`) starts with
@@ -47,6 +51,30 @@ const LONG_FILES: &[(&str, &str)] = &[(
 )];
 
 const MAX_LINES: usize = 600;
+
+/// The crates that never name a destination kind: they reach a kind only
+/// through `relay-destinations`' dispatch (docs/ARCHITECTURE.md, "Adding a
+/// destination kind").
+const KIND_BLIND: &[&str] = &["relay-engine", "relay-api"];
+
+/// Where a [`KIND_BLIND`] crate names a kind all the same (the file, and
+/// the name as written), and why.
+const NAMES_A_KIND: &[(&str, &str, &str)] = &[(
+    "relay-api/src/routes/portal/endpoints.rs",
+    "relay_destinations::https",
+    "the portal's endpoints are HTTPS by product rule",
+)];
+
+/// The engine's object storage batch fork, which names the S3 kind until
+/// the batching work (issue #41) moves it behind the kind: that work
+/// deletes this list and its use in `engine_and_api_name_no_kind`.
+const UNTIL_BATCHING: &[(&str, &str)] = &[
+    ("relay-engine/src/attempt.rs", "Destination::S3"),
+    ("relay-engine/src/batches.rs", "Destination::S3"),
+    ("relay-engine/src/batches.rs", "Client::S3"),
+    ("relay-engine/src/batches.rs", "Delivery::S3"),
+    ("relay-engine/src/batches.rs", "relay_destinations::s3"),
+];
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("..")
@@ -407,6 +435,102 @@ fn what_comments_and_docs_name_exists() {
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
 }
 
+/// The kinds as `relay-destinations` lists them (its `kinds!`
+/// invocation): each kind's variant and module.
+fn kinds(lib: &str) -> Vec<(String, String)> {
+    let Some(at) = lib.find("\nkinds! {").or_else(|| lib.find("::kinds! {")) else {
+        return Vec::new();
+    };
+    lib[at..]
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with('}'))
+        .filter_map(|l| {
+            let (variant, kind) = l.trim().trim_end_matches(',').split_once(" => ")?;
+            let (module, _) = kind.split_once("::")?;
+            Some((variant.to_string(), module.to_string()))
+        })
+        .collect()
+}
+
+/// `(line number, name)` of the names of a kind in `text`'s code (not its
+/// comments): `Destination::<Variant>`, `Client::<Variant>`,
+/// `Delivery::<Variant>`, `<Variant>Destination` (the config type) and
+/// `relay_destinations::<module>`.
+fn kind_names(text: &str, kinds: &[(String, String)]) -> Vec<(usize, String)> {
+    let mut names = Vec::new();
+    for (variant, module) in kinds {
+        for prefix in ["Destination::", "Client::", "Delivery::"] {
+            names.push(format!("{prefix}{variant}"));
+        }
+        names.push(format!("{variant}Destination"));
+        names.push(format!("relay_destinations::{module}"));
+    }
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut found = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("//") {
+            continue;
+        }
+        for name in &names {
+            let hit = line.match_indices(name.as_str()).any(|(at, _)| {
+                !line[..at].chars().last().is_some_and(ident)
+                    && !line[at + name.len()..].chars().next().is_some_and(ident)
+            });
+            if hit {
+                found.push((index + 1, name.clone()));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn engine_and_api_name_no_kind() {
+    let root = workspace_root().join("crates");
+    let lib = std::fs::read_to_string(root.join("relay-destinations/src/lib.rs")).unwrap();
+    let kinds = kinds(&lib);
+    assert!(
+        kinds.iter().any(|(v, m)| v == "Https" && m == "https"),
+        "the kinds! list of relay-destinations/src/lib.rs was not read: {kinds:?}"
+    );
+    let allowed: Vec<(&str, &str)> = NAMES_A_KIND
+        .iter()
+        .map(|(f, n, _)| (*f, *n))
+        .chain(UNTIL_BATCHING.iter().copied())
+        .collect();
+    let mut failures = Vec::new();
+    let mut used = Vec::new();
+    for krate in KIND_BLIND {
+        let mut files = Vec::new();
+        rust_files(&root.join(krate).join("src"), &mut files);
+        for file in files {
+            let name = short(&file);
+            if is_test_code(&name) {
+                continue;
+            }
+            let text = std::fs::read_to_string(&file).unwrap_or_default();
+            for (line, kind) in kind_names(&text, &kinds) {
+                if allowed.contains(&(name.as_str(), kind.as_str())) {
+                    used.push((name.clone(), kind));
+                } else {
+                    failures.push(format!(
+                        "{name}:{line}: names a destination kind (`{kind}`): go through relay-destinations' dispatch (a `Kind` method)"
+                    ));
+                }
+            }
+        }
+    }
+    for (file, kind) in &allowed {
+        if !used.iter().any(|(f, k)| f == file && k == kind) {
+            failures.push(format!(
+                "{file}: no longer names `{kind}`: take it out of the exceptions"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
 #[test]
 fn the_scanners_catch_what_they_should() {
     let sql = "let q = \"SELECT id FROM messages\";\nlet s = \"selected\";\n\
@@ -441,6 +565,31 @@ fn the_scanners_catch_what_they_should() {
     ));
     assert!(defines("pub use crate::x::{Claimed, Scope};", "Scope"));
     assert!(!defines("pub mod retentions;", "retention"));
+    let listed =
+        kinds("mod x;\n\ndispatch::kinds! {\n    Https => https::Https,\n    S3 => s3::S3,\n}\n");
+    assert_eq!(
+        listed,
+        vec![
+            ("Https".to_string(), "https".to_string()),
+            ("S3".to_string(), "s3".to_string())
+        ]
+    );
+    let named = kind_names(
+        "let d = Destination::S3(c);\n// Destination::Https in a comment\n\
+         use relay_destinations::https::portal;\nlet x = HttpsDestination { url };\n\
+         relay_destinations::s3batch(); Destination::Https2; MyDestination::S3;\n\
+         d.kind(); Client::Https(c)",
+        &listed,
+    );
+    assert_eq!(
+        named,
+        vec![
+            (1, "Destination::S3".to_string()),
+            (3, "relay_destinations::https".to_string()),
+            (4, "HttpsDestination".to_string()),
+            (6, "Client::Https".to_string()),
+        ]
+    );
     assert!(is_test_code("relay-core/src/shape/tests.rs"));
     assert!(!is_test_code("relay-core/src/shape.rs"));
 }

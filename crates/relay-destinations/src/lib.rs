@@ -12,6 +12,9 @@
 //! | [`Kind::classify`] | pure: the kind's result to the generic [`Verdict`], table-tested |
 //! | [`Kind::record`] | the attempt record's address, error and per-kind `detail` |
 //! | [`Kind::capacity`] | what the kind can carry, as data (`<kind>/limits.rs`): its largest message and address; [`admit`] checks a prepared message against it before any attempt |
+//! | [`Kind::credential_hosts`] | the hosts its credentials are sent to: a change of them drops the credentials the change does not restate (the API) |
+//! | [`Kind::describe`] | where its messages go, in one line for the audit log |
+//! | [`Kind::check_values`], [`Kind::literal_credentials`], [`Kind::redact`], [`Kind::health_warning`] | defaults that do nothing, for what only some kinds have: values checked beyond resolving (HTTPS's client certificate, Kafka's), literal credentials stored before those were refused and hidden from reads (HTTPS headers), a health warning beside the verdict (HTTPS's token endpoint) |
 //!
 //! Around them, the attempt is a pipeline that is the same for every kind
 //! (`relay-engine/src/attempt.rs`): [`prepare`] (CloudEvents envelope, size
@@ -19,15 +22,29 @@
 //! [`relay_core::outcome::resolve`] (schedule, deferrals) and the state
 //! transition of `relay_core::transition` (generic).
 //!
-//! Kinds are dispatched statically: [`Client`] and [`Delivery`] are enums
-//! with one variant per kind, so an attempt costs no allocation or virtual
-//! call for the dispatch.
+//! The kinds are listed once, in the `kinds!` invocation at the end of
+//! this file (`src/dispatch.rs` holds the macro): from that list come
+//! [`Client`] and [`Delivery`], enums with one variant per kind, and every
+//! function that dispatches a [`Destination`], a client or a result to its
+//! kind ([`admit`], [`capacity`], [`validate`], [`check_values`],
+//! [`build`], [`credential_hosts`], [`describe`], [`literal_credentials`],
+//! [`redact`], [`Client::deliver`], [`Delivery::classify`],
+//! [`Delivery::record`], [`Delivery::health_warning`]). The dispatch is
+//! static: an attempt costs no allocation or virtual call for it. The
+//! engine and the API call only these: they never name a kind (the tidy
+//! test `engine_and_api_name_no_kind` holds it; the consumer portal, whose
+//! endpoints are HTTPS by product rule, goes through [`https::portal`]).
 //!
 //! Credentials are never in a configuration: a password, token or key is a
 //! [`relay_core::secret::SecretRef`] field (`Option<SecretRef>`), listed by
-//! [`Destination::secret_refs`]. The caller (the engine) resolves every
-//! reference before [`build`], which is synchronous; the kind's `build`
-//! takes its values with [`Secrets::require`] and keeps them as
+//! [`Destination::secret_refs`]. That list, and which hosts would get
+//! credentials in clear ([`Destination::credentials_in_clear`], checked by
+//! [`credentials_in_clear`]), stay methods of the configuration in
+//! `relay-core`: they read data only, and the API (which secrets an
+//! endpoint uses) and the engine's client cache ask them of any
+//! destination. The caller (the engine)
+//! resolves every reference before [`build`], which is synchronous; the
+//! kind's `build` takes its values with [`Secrets::require`] and keeps them as
 //! [`relay_core::secret::SecretValue`]s, which never show in `Debug`, logs,
 //! errors or attempt records.
 //!
@@ -39,19 +56,25 @@
 //! # Adding a destination kind
 //!
 //! 1. A variant of `relay_core::model::Destination` with its config type
-//!    (and its OpenAPI schema in `Destination`'s schema); its credentials
-//!    are `Option<SecretRef>` fields, listed in `Destination::secret_refs`.
-//! 2. A folder `src/<kind>/` with `mod.rs` implementing [`Kind`] and
+//!    (deriving its schema, and a line in the list of kinds of
+//!    `relay-core/src/model/destination_schema.rs`); its credentials
+//!    are `Option<SecretRef>` fields, listed in `Destination::secret_refs`
+//!    (and its hosts in `Destination::credentials_in_clear`, for a kind
+//!    with a `tls` switch), and `Destination::kind` names it.
+//! 2. A folder `src/<kind>/` with `mod.rs` implementing [`Kind`] (the
+//!    required methods, and the defaults the kind needs),
 //!    `classify.rs` with the pure classification and its table tests, and
 //!    `limits.rs` with its [`Capacity`].
-//! 3. A variant in [`Client`] and [`Delivery`] and an arm in [`validate`],
-//!    [`build`], [`Client::deliver`], [`Delivery::classify`] and
-//!    [`Delivery::record`] (the compiler lists every place).
+//! 3. One line in the `kinds!` list at the end of this file
+//!    (`Variant => module::Type`): the dispatch, [`Client`] and [`Delivery`]
+//!    follow. The engine and the API need no change.
 //! 4. The compliance suite (`crates/relay-compliance`) run against the
 //!    kind's real peer: one test file that implements its `Peer`.
 
 mod broker;
 mod capacity;
+mod dispatch;
+mod hosts;
 pub mod https;
 pub mod kafka;
 pub mod mqtt;
@@ -64,11 +87,12 @@ mod template;
 #[cfg(test)]
 mod test_message;
 
+use std::collections::BTreeSet;
 use std::future::Future;
 use std::net::SocketAddr;
 
 use relay_core::model::Destination;
-use relay_core::outcome::{TransportError, Verdict};
+use relay_core::outcome::{HealthWarning, TransportError, Verdict};
 use relay_core::secret::{Secrets, Unresolved};
 use relay_core::time::Timestamp;
 use relay_net::{ErrorKind, Guard, HttpsClient, Limits};
@@ -179,40 +203,45 @@ pub trait Kind {
     fn address_len(_config: &Self::Config, _message: &Prepared) -> Option<usize> {
         None
     }
-}
 
-/// Whether `message` can be carried by `destination`'s kind, checked
-/// before any attempt: `Err` dead-letters it unsent
-/// ([`Unfit::reason`]).
-pub fn admit(destination: &Destination, message: &Prepared) -> Result<(), Unfit> {
-    fn check<K: Kind>(c: &K::Config, m: &Prepared) -> Result<(), Unfit> {
-        fits(
-            &K::capacity(c),
-            K::message_bytes(c, m),
-            K::address_len(c, m),
-        )
+    /// Checks the resolved values of the configuration's secret
+    /// references at registration, where the kind needs more of them than
+    /// that they resolve (HTTPS: a client certificate chain and key that
+    /// parse and match; Kafka: its client certificate). Most kinds: nothing.
+    fn check_values(_config: &Self::Config, _secrets: &Secrets) -> Result<(), Invalid> {
+        Ok(())
     }
-    match destination {
-        Destination::Https(c) => check::<https::Https>(c, message),
-        Destination::RedisStream(c) => check::<redis_stream::RedisStream>(c, message),
-        Destination::NatsJetstream(c) => check::<nats_jetstream::NatsJetstream>(c, message),
-        Destination::RabbitMq(c) => check::<rabbitmq::RabbitMq>(c, message),
-        Destination::Mqtt(c) => check::<mqtt::Mqtt>(c, message),
-        Destination::S3(c) => check::<s3::S3>(c, message),
-        Destination::Kafka(c) => check::<kafka::Kafka>(c, message),
-    }
-}
 
-/// What `destination`'s kind, as configured, can carry.
-pub fn capacity(destination: &Destination) -> Capacity {
-    match destination {
-        Destination::Https(c) => https::Https::capacity(c),
-        Destination::RedisStream(c) => redis_stream::RedisStream::capacity(c),
-        Destination::NatsJetstream(c) => nats_jetstream::NatsJetstream::capacity(c),
-        Destination::RabbitMq(c) => rabbitmq::RabbitMq::capacity(c),
-        Destination::Mqtt(c) => mqtt::Mqtt::capacity(c),
-        Destination::S3(c) => s3::S3::capacity(c),
-        Destination::Kafka(c) => kafka::Kafka::capacity(c),
+    /// The hosts (with their ports) the configuration's credentials are
+    /// sent to: the endpoint URL's and the token URL's origins (HTTPS), the
+    /// broker's, the bootstrap brokers', the object store's. A change of
+    /// them is a move to another host, which drops the credentials the
+    /// change does not restate (the API's `PATCH`).
+    fn credential_hosts(config: &Self::Config, guard: &Guard) -> BTreeSet<String>;
+
+    /// Where the messages go, in one line for the audit log: the URL, or
+    /// the broker's address and stream, topic or bucket. Never a
+    /// credential.
+    fn describe(config: &Self::Config) -> String;
+
+    /// Credentials the configuration still stores as literals (HTTPS: a
+    /// credential header stored before those were refused), as the JSON
+    /// pointer of their field and their name, never their value. Most
+    /// kinds: none (every credential is a secret reference).
+    fn literal_credentials(_config: &Self::Config) -> Vec<(&'static str, &str)> {
+        Vec::new()
+    }
+
+    /// Hides the values of [`Kind::literal_credentials`] from a copy of
+    /// the configuration that is shown (an endpoint read).
+    fn redact(_config: &mut Self::Config) {}
+
+    /// A health warning `result` calls for beside its verdict (HTTPS: a
+    /// token endpoint that refused the client credentials); redirect
+    /// warnings come with their permanent verdict instead. Most kinds:
+    /// none.
+    fn health_warning(_result: &Self::Result) -> Option<HealthWarning> {
+        None
     }
 }
 
@@ -243,140 +272,14 @@ pub async fn credentials_in_clear(destination: &Destination, guard: &Guard) -> R
     Ok(())
 }
 
-/// Checks an endpoint's destination at registration.
-pub async fn validate(destination: &Destination, guard: &Guard) -> Result<(), Invalid> {
-    match destination {
-        Destination::Https(c) => https::Https::validate(c, guard).await,
-        Destination::RedisStream(c) => redis_stream::RedisStream::validate(c, guard).await,
-        Destination::NatsJetstream(c) => nats_jetstream::NatsJetstream::validate(c, guard).await,
-        Destination::RabbitMq(c) => rabbitmq::RabbitMq::validate(c, guard).await,
-        Destination::Mqtt(c) => mqtt::Mqtt::validate(c, guard).await,
-        Destination::S3(c) => s3::S3::validate(c, guard).await,
-        Destination::Kafka(c) => kafka::Kafka::validate(c, guard).await,
-    }?;
-    credentials_in_clear(destination, guard).await
-}
-
-/// Checks the resolved values of an endpoint's secret references at
-/// registration, where a kind needs more of them than that they resolve
-/// (HTTPS: a client certificate chain and key that parse and match).
-/// `secrets` holds the value of every reference of
-/// [`Destination::secret_refs`].
-pub fn check_values(destination: &Destination, secrets: &Secrets) -> Result<(), Invalid> {
-    match destination {
-        Destination::Https(c) => https::mtls::check(c, secrets),
-        Destination::Kafka(c) => kafka::check_values(c, secrets),
-        Destination::RedisStream(_)
-        | Destination::NatsJetstream(_)
-        | Destination::RabbitMq(_)
-        | Destination::Mqtt(_)
-        | Destination::S3(_) => Ok(()),
-    }
-}
-
-/// Builds an endpoint's client. `secrets` holds the resolved value of
-/// every reference of [`Destination::secret_refs`]; a missing one is
-/// [`Unresolved`].
-pub fn build(
-    destination: &Destination,
-    shared: &Shared,
-    secrets: &Secrets,
-) -> Result<Client, Unresolved> {
-    Ok(match destination {
-        Destination::Https(c) => Client::Https(https::Https::build(c, shared, secrets)?),
-        Destination::RedisStream(c) => {
-            Client::RedisStream(redis_stream::RedisStream::build(c, shared, secrets)?)
-        }
-        Destination::NatsJetstream(c) => {
-            Client::NatsJetstream(nats_jetstream::NatsJetstream::build(c, shared, secrets)?)
-        }
-        Destination::RabbitMq(c) => {
-            Client::RabbitMq(rabbitmq::RabbitMq::build(c, shared, secrets)?)
-        }
-        Destination::Mqtt(c) => Client::Mqtt(mqtt::Mqtt::build(c, shared, secrets)?),
-        Destination::S3(c) => Client::S3(s3::S3::build(c, shared, secrets)?),
-        Destination::Kafka(c) => Client::Kafka(kafka::Kafka::build(c, shared, secrets)?),
-    })
-}
-
-/// An endpoint's built client, of its kind.
-#[derive(Clone)]
-pub enum Client {
-    Https(<https::Https as Kind>::Client),
-    RedisStream(<redis_stream::RedisStream as Kind>::Client),
-    NatsJetstream(<nats_jetstream::NatsJetstream as Kind>::Client),
-    RabbitMq(<rabbitmq::RabbitMq as Kind>::Client),
-    Mqtt(<mqtt::Mqtt as Kind>::Client),
-    S3(<s3::S3 as Kind>::Client),
-    Kafka(<kafka::Kafka as Kind>::Client),
-}
-
-/// The result of one attempt, of its kind.
-pub enum Delivery {
-    Https(<https::Https as Kind>::Result),
-    RedisStream(<redis_stream::RedisStream as Kind>::Result),
-    NatsJetstream(<nats_jetstream::NatsJetstream as Kind>::Result),
-    RabbitMq(<rabbitmq::RabbitMq as Kind>::Result),
-    Mqtt(<mqtt::Mqtt as Kind>::Result),
-    S3(<s3::S3 as Kind>::Result),
-    Kafka(<kafka::Kafka as Kind>::Result),
-}
-
-impl Client {
-    /// Makes one attempt.
-    pub async fn deliver(&self, message: &Prepared, limits: Limits) -> Delivery {
-        match self {
-            Client::Https(c) => Delivery::Https(https::Https::deliver(c, message, limits).await),
-            Client::RedisStream(c) => {
-                Delivery::RedisStream(redis_stream::RedisStream::deliver(c, message, limits).await)
-            }
-            Client::NatsJetstream(c) => Delivery::NatsJetstream(
-                nats_jetstream::NatsJetstream::deliver(c, message, limits).await,
-            ),
-            Client::RabbitMq(c) => {
-                Delivery::RabbitMq(rabbitmq::RabbitMq::deliver(c, message, limits).await)
-            }
-            Client::Mqtt(c) => Delivery::Mqtt(mqtt::Mqtt::deliver(c, message, limits).await),
-            Client::S3(c) => Delivery::S3(s3::S3::deliver(c, message, limits).await),
-            Client::Kafka(c) => Delivery::Kafka(kafka::Kafka::deliver(c, message, limits).await),
-        }
-    }
-}
-
-impl Delivery {
-    /// The kind's verdict on this result.
-    pub fn classify(&self, now: Timestamp) -> Verdict {
-        match self {
-            Delivery::Https(r) => https::Https::classify(r, now),
-            Delivery::RedisStream(r) => redis_stream::RedisStream::classify(r, now),
-            Delivery::NatsJetstream(r) => nats_jetstream::NatsJetstream::classify(r, now),
-            Delivery::RabbitMq(r) => rabbitmq::RabbitMq::classify(r, now),
-            Delivery::Mqtt(r) => mqtt::Mqtt::classify(r, now),
-            Delivery::S3(r) => s3::S3::classify(r, now),
-            Delivery::Kafka(r) => kafka::Kafka::classify(r, now),
-        }
-    }
-
-    /// A health warning the result calls for beside its verdict (HTTPS: a
-    /// token endpoint that refused the client credentials); redirect
-    /// warnings come with their permanent verdict instead.
-    pub fn health_warning(&self) -> Option<relay_core::outcome::HealthWarning> {
-        match self {
-            Delivery::Https(r) => r.health_warning(),
-            _ => None,
-        }
-    }
-
-    /// What the attempt record keeps.
-    pub fn record(&self) -> Record {
-        match self {
-            Delivery::Https(r) => https::Https::record(r),
-            Delivery::RedisStream(r) => redis_stream::RedisStream::record(r),
-            Delivery::NatsJetstream(r) => nats_jetstream::NatsJetstream::record(r),
-            Delivery::RabbitMq(r) => rabbitmq::RabbitMq::record(r),
-            Delivery::Mqtt(r) => mqtt::Mqtt::record(r),
-            Delivery::S3(r) => s3::S3::record(r),
-            Delivery::Kafka(r) => kafka::Kafka::record(r),
-        }
-    }
+// The kinds, listed once: each line is a variant of `Destination` (and of
+// `Client` and `Delivery`) and the type implementing `Kind` for it.
+dispatch::kinds! {
+    Https => https::Https,
+    RedisStream => redis_stream::RedisStream,
+    NatsJetstream => nats_jetstream::NatsJetstream,
+    RabbitMq => rabbitmq::RabbitMq,
+    Mqtt => mqtt::Mqtt,
+    S3 => s3::S3,
+    Kafka => kafka::Kafka,
 }

@@ -149,9 +149,7 @@ struct Shown {
 
 impl From<EndpointOut> for Shown {
     fn from(mut out: EndpointOut) -> Shown {
-        if let Destination::Https(h) = &mut out.endpoint.destination {
-            relay_destinations::https::headers::redact_literal_credentials(&mut h.headers);
-        }
+        relay_destinations::redact(&mut out.endpoint.destination);
         Shown {
             endpoint: out.endpoint,
             warnings: out.warnings,
@@ -393,7 +391,7 @@ pub async fn create(
         "endpoint.created",
         &endpoint.id,
         serde_json::json!({
-            "url": changes::destination_url(&endpoint),
+            "url": relay_destinations::describe(&endpoint.destination),
             "credentials": changes::credentials(&endpoint.destination),
             "event_types": endpoint.event_types,
             "signature_scheme": endpoint.signature_scheme.as_str(),

@@ -31,6 +31,9 @@ pub mod headers;
 pub mod limits;
 pub mod mtls;
 pub mod oauth2;
+pub mod portal;
+
+use std::collections::BTreeSet;
 
 use relay_core::model::HttpsDestination;
 use relay_core::outcome::{HealthWarning, Verdict};
@@ -40,7 +43,7 @@ use relay_net::{Guard, GuardError, HeaderName, HeaderValue, HttpsClient, Limits,
 use self::classify::{Exchange, ResponseHeaders};
 use self::oauth2::TokenError;
 use self::oauth2::source::TokenSource;
-use crate::{Invalid, Kind, Prepared, Record, Shared};
+use crate::{Invalid, Kind, Prepared, Record, Shared, hosts};
 
 /// The `content-type` of the body.
 pub use relay_core::envelope::CONTENT_TYPE;
@@ -151,6 +154,46 @@ impl Kind for Https {
 
     fn capacity(_config: &HttpsDestination) -> crate::Capacity {
         limits::CAPACITY
+    }
+
+    fn check_values(
+        config: &HttpsDestination,
+        secrets: &relay_core::secret::Secrets,
+    ) -> std::result::Result<(), Invalid> {
+        mtls::check(config, secrets)
+    }
+
+    fn credential_hosts(config: &HttpsDestination, guard: &Guard) -> BTreeSet<String> {
+        std::iter::once(hosts::origin(guard, &config.url))
+            .chain(
+                config
+                    .auth
+                    .iter()
+                    .filter_map(|a| a.oauth2.as_ref())
+                    .map(|o| hosts::origin(guard, &o.token_url)),
+            )
+            .collect()
+    }
+
+    fn describe(config: &HttpsDestination) -> String {
+        config.url.clone()
+    }
+
+    fn literal_credentials(config: &HttpsDestination) -> Vec<(&'static str, &str)> {
+        config
+            .headers
+            .iter()
+            .filter(|h| h.value.is_some() && headers::carries_credentials(&h.name))
+            .map(|h| ("/destination/headers", h.name.as_str()))
+            .collect()
+    }
+
+    fn redact(config: &mut HttpsDestination) {
+        headers::redact_literal_credentials(&mut config.headers);
+    }
+
+    fn health_warning(result: &Result) -> Option<HealthWarning> {
+        result.health_warning()
     }
 
     async fn validate(

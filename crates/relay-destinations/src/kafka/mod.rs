@@ -25,6 +25,7 @@ pub mod producer;
 
 pub use config::{Credentials, Trust, settings};
 
+use std::collections::BTreeSet;
 use std::ffi::CString;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -39,7 +40,7 @@ use relay_net::{ErrorKind, Guard, Limits};
 use self::classify::{Answer, code};
 use self::producer::{Persisted, Producer, Report};
 use crate::broker::{INVALID_CREDENTIALS, INVALID_TOPIC, invalid};
-use crate::{Invalid, Kind, Prepared, Record, Shared};
+use crate::{Invalid, Kind, Prepared, Record, Shared, hosts};
 
 /// The Kafka kind.
 pub struct Kafka;
@@ -225,6 +226,26 @@ impl Kind for Kafka {
 
     fn capacity(_config: &KafkaDestination) -> crate::Capacity {
         limits::CAPACITY
+    }
+
+    fn check_values(c: &KafkaDestination, secrets: &Secrets) -> std::result::Result<(), Invalid> {
+        check_values(c, secrets)
+    }
+
+    fn credential_hosts(c: &KafkaDestination, _guard: &Guard) -> BTreeSet<String> {
+        c.bootstrap
+            .iter()
+            .map(|b| hosts::host(&b.host, b.port))
+            .collect()
+    }
+
+    fn describe(c: &KafkaDestination) -> String {
+        let brokers: Vec<String> = c
+            .bootstrap
+            .iter()
+            .map(|b| format!("{}:{}", b.host, b.port))
+            .collect();
+        format!("kafka://{}/{}", brokers.join(","), c.topic)
     }
 
     fn message_bytes(_config: &KafkaDestination, message: &Prepared) -> u64 {

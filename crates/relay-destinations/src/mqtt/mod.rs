@@ -36,6 +36,7 @@ pub mod limits;
 pub mod topic;
 pub mod wire;
 
+use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -54,7 +55,7 @@ use crate::broker::{
     self, Exchange, INVALID_CREDENTIALS, INVALID_TOPIC, Kept, Outcome, PASSWORD_NEEDS_USERNAME,
     check_host, failed, invalid,
 };
-use crate::{Invalid, Kind, Prepared, Record, Shared};
+use crate::{Invalid, Kind, Prepared, Record, Shared, hosts};
 
 /// The MQTT kind.
 pub struct Mqtt;
@@ -315,6 +316,15 @@ impl Kind for Mqtt {
 
     fn capacity(_config: &MqttDestination) -> crate::Capacity {
         limits::CAPACITY
+    }
+
+    fn credential_hosts(c: &MqttDestination, _guard: &Guard) -> BTreeSet<String> {
+        [hosts::host(&c.host, c.port)].into()
+    }
+
+    fn describe(c: &MqttDestination) -> String {
+        let scheme = if c.tls { "mqtts" } else { "mqtt" };
+        format!("{scheme}://{}:{}/{}", c.host, c.port, c.topic)
     }
 
     fn address_len(config: &MqttDestination, message: &Prepared) -> Option<usize> {

@@ -32,6 +32,7 @@ pub mod limits;
 pub mod subject;
 mod wire;
 
+use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -50,7 +51,7 @@ use crate::broker::{
     self, Exchange, INVALID_CREDENTIALS, INVALID_STREAM, Kept, Outcome, PASSWORD_NEEDS_USERNAME,
     USERNAME_NEEDS_PASSWORD, check_host, failed, invalid,
 };
-use crate::{Invalid, Kind, Prepared, Record, Shared};
+use crate::{Invalid, Kind, Prepared, Record, Shared, hosts};
 
 /// The NATS JetStream kind.
 pub struct NatsJetstream;
@@ -317,6 +318,14 @@ impl Kind for NatsJetstream {
 
     fn capacity(_config: &NatsJetstreamDestination) -> crate::Capacity {
         limits::CAPACITY
+    }
+
+    fn credential_hosts(c: &NatsJetstreamDestination, _guard: &Guard) -> BTreeSet<String> {
+        [hosts::host(&c.host, c.port)].into()
+    }
+
+    fn describe(c: &NatsJetstreamDestination) -> String {
+        format!("nats://{}:{}/{}", c.host, c.port, c.subject)
     }
 
     async fn validate(

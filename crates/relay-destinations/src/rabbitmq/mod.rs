@@ -32,6 +32,7 @@ pub mod limits;
 pub mod routing;
 pub mod wire;
 
+use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -50,7 +51,7 @@ use crate::broker::{
     self, Exchange, INVALID_CREDENTIALS, Kept, Outcome, PASSWORD_NEEDS_USERNAME,
     USERNAME_NEEDS_PASSWORD, check_host, failed, guard_failed, invalid, server_text,
 };
-use crate::{Invalid, Kind, Prepared, Record, Shared};
+use crate::{Invalid, Kind, Prepared, Record, Shared, hosts};
 
 /// The RabbitMQ kind.
 pub struct RabbitMq;
@@ -271,6 +272,17 @@ impl Kind for RabbitMq {
 
     fn capacity(_config: &RabbitMqDestination) -> crate::Capacity {
         limits::CAPACITY
+    }
+
+    fn credential_hosts(c: &RabbitMqDestination, _guard: &Guard) -> BTreeSet<String> {
+        [hosts::host(&c.host, c.port)].into()
+    }
+
+    fn describe(c: &RabbitMqDestination) -> String {
+        format!(
+            "amqp://{}:{}/{}/{}",
+            c.host, c.port, c.virtual_host, c.exchange
+        )
     }
 
     fn address_len(config: &RabbitMqDestination, message: &Prepared) -> Option<usize> {

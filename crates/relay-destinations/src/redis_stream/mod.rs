@@ -27,6 +27,7 @@ mod conn;
 pub mod limits;
 mod wire;
 
+use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -44,7 +45,7 @@ use crate::broker::{
     self, Exchange, INVALID_CREDENTIALS, INVALID_STREAM, Kept, Outcome, USERNAME_NEEDS_PASSWORD,
     check_host, failed, invalid, server_text,
 };
-use crate::{Invalid, Kind, Prepared, Record, Shared};
+use crate::{Invalid, Kind, Prepared, Record, Shared, hosts};
 
 /// The Redis Streams kind.
 pub struct RedisStream;
@@ -273,6 +274,14 @@ impl Kind for RedisStream {
 
     fn capacity(_config: &RedisStreamDestination) -> crate::Capacity {
         limits::CAPACITY
+    }
+
+    fn credential_hosts(c: &RedisStreamDestination, _guard: &Guard) -> BTreeSet<String> {
+        [hosts::host(&c.host, c.port)].into()
+    }
+
+    fn describe(c: &RedisStreamDestination) -> String {
+        format!("redis://{}:{}/{}", c.host, c.port, c.stream)
     }
 
     async fn validate(

@@ -32,6 +32,7 @@ pub mod config;
 pub mod limits;
 pub mod sigv4;
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use relay_core::model::S3Destination;
@@ -44,7 +45,7 @@ use relay_net::{
 use sha2::{Digest, Sha256};
 
 use self::classify::Answer;
-use crate::{Invalid, Kind, Prepared, Record, Shared};
+use crate::{Invalid, Kind, Prepared, Record, Shared, hosts};
 
 /// The object storage kind.
 pub struct S3;
@@ -318,6 +319,18 @@ impl Kind for S3 {
 
     fn capacity(_config: &S3Destination) -> crate::Capacity {
         limits::CAPACITY
+    }
+
+    fn credential_hosts(c: &S3Destination, guard: &Guard) -> BTreeSet<String> {
+        [match &c.endpoint_url {
+            Some(url) => hosts::origin(guard, url),
+            None => format!("s3.{}.amazonaws.com", c.region),
+        }]
+        .into()
+    }
+
+    fn describe(c: &S3Destination) -> String {
+        format!("s3://{}/{}", c.bucket, c.prefix)
     }
 
     async fn validate(config: &S3Destination, guard: &Guard) -> Result<(), Invalid> {

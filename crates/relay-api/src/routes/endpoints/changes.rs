@@ -13,16 +13,14 @@
 //!   secret references: secret headers, OAuth 2.0 client, client
 //!   certificate, broker passwords, object storage keys, and any literal
 //!   credential header stored before those were refused) are bound to the
-//!   hosts they are sent to ([`credential_hosts`]). The API's `PATCH`
-//!   replaces a destination whole, so what the request does not restate is
-//!   dropped (with a warning when the host changed); the portal, which
-//!   cannot restate them, refuses a new host with
+//!   hosts they are sent to (`relay_destinations::credential_hosts`). The
+//!   API's `PATCH` replaces a destination whole, so what the request does
+//!   not restate is dropped (with a warning when the host changed); the
+//!   portal, which cannot restate them, refuses a new host with
 //!   `422 credentials_not_restated`.
 //! - **Audited.** A change of the URL, the subscriptions, the credentials
 //!   or the payload settings writes `endpoint.updated` with what changed,
 //!   in the change's transaction ([`updated_entry`]).
-
-use std::collections::BTreeSet;
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use relay_core::model::{Destination, Endpoint};
@@ -116,37 +114,6 @@ pub fn changed_concurrently() -> ApiError {
     )
 }
 
-/// The hosts (with their ports) a destination's credentials are sent to:
-/// the endpoint URL's and the OAuth 2.0 token URL's for HTTPS, the
-/// broker's, the bootstrap brokers', the object store's.
-pub fn credential_hosts(d: &Destination, guard: &Guard) -> BTreeSet<String> {
-    let origin = |url: &str| match guard.parse_url(url) {
-        Ok(u) => format!("{}:{}", u.host_str(), u.port()),
-        Err(_) => url.to_string(),
-    };
-    let host = |h: &str, port: u16| format!("{}:{port}", h.trim_end_matches('.').to_lowercase());
-    match d {
-        Destination::Https(h) => std::iter::once(origin(&h.url))
-            .chain(
-                h.auth
-                    .iter()
-                    .filter_map(|a| a.oauth2.as_ref())
-                    .map(|o| origin(&o.token_url)),
-            )
-            .collect(),
-        Destination::RedisStream(r) => [host(&r.host, r.port)].into(),
-        Destination::NatsJetstream(n) => [host(&n.host, n.port)].into(),
-        Destination::RabbitMq(r) => [host(&r.host, r.port)].into(),
-        Destination::Mqtt(m) => [host(&m.host, m.port)].into(),
-        Destination::Kafka(k) => k.bootstrap.iter().map(|b| host(&b.host, b.port)).collect(),
-        Destination::S3(s) => [match &s.endpoint_url {
-            Some(url) => origin(url),
-            None => format!("s3.{}.amazonaws.com", s.region),
-        }]
-        .into(),
-    }
-}
-
 /// A destination's credentials, named and never valued: each secret
 /// reference with its pointer, and each literal credential header stored
 /// before those were refused (by name).
@@ -156,17 +123,11 @@ pub fn credentials(d: &Destination) -> Vec<String> {
         .into_iter()
         .map(|(pointer, r)| format!("{pointer}: {r}"))
         .collect();
-    if let Destination::Https(h) = d {
-        out.extend(
-            h.headers
-                .iter()
-                .filter(|h| {
-                    h.value.is_some()
-                        && relay_destinations::https::headers::carries_credentials(&h.name)
-                })
-                .map(|h| format!("/destination/headers: {} (literal)", h.name)),
-        );
-    }
+    out.extend(
+        relay_destinations::literal_credentials(d)
+            .into_iter()
+            .map(|(pointer, name)| format!("{pointer}: {name} (literal)")),
+    );
     out
 }
 
@@ -178,7 +139,8 @@ pub fn host_changed_with_credentials(
     guard: &Guard,
 ) -> bool {
     !credentials(before).is_empty()
-        && credential_hosts(before, guard) != credential_hosts(after, guard)
+        && relay_destinations::credential_hosts(before, guard)
+            != relay_destinations::credential_hosts(after, guard)
 }
 
 /// The warning of an update that moved the destination to another host and
@@ -210,33 +172,6 @@ pub fn not_restated() -> ApiError {
     )
 }
 
-/// Where the endpoint's messages go, for the audit log: the URL, or the
-/// broker's address and stream.
-pub fn destination_url(e: &Endpoint) -> String {
-    match &e.destination {
-        Destination::Https(h) => h.url.clone(),
-        Destination::RedisStream(r) => format!("redis://{}:{}/{}", r.host, r.port, r.stream),
-        Destination::NatsJetstream(n) => format!("nats://{}:{}/{}", n.host, n.port, n.subject),
-        Destination::RabbitMq(r) => format!(
-            "amqp://{}:{}/{}/{}",
-            r.host, r.port, r.virtual_host, r.exchange
-        ),
-        Destination::Mqtt(m) => {
-            let scheme = if m.tls { "mqtts" } else { "mqtt" };
-            format!("{scheme}://{}:{}/{}", m.host, m.port, m.topic)
-        }
-        Destination::S3(s) => format!("s3://{}/{}", s.bucket, s.prefix),
-        Destination::Kafka(k) => {
-            let brokers: Vec<String> = k
-                .bootstrap
-                .iter()
-                .map(|b| format!("{}:{}", b.host, b.port))
-                .collect();
-            format!("kafka://{}/{}", brokers.join(","), k.topic)
-        }
-    }
-}
-
 /// The parameters of `endpoint.updated` for the change from `before` to
 /// `after`, when it changes what the audit log follows: the destination
 /// (its URL, its credentials, anything else of it), the subscriptions or
@@ -244,7 +179,10 @@ pub fn destination_url(e: &Endpoint) -> String {
 pub fn updated_entry(before: &Endpoint, after: &Endpoint) -> Option<serde_json::Value> {
     use serde_json::json;
     let mut p = serde_json::Map::new();
-    let (from, to) = (destination_url(before), destination_url(after));
+    let (from, to) = (
+        relay_destinations::describe(&before.destination),
+        relay_destinations::describe(&after.destination),
+    );
     if from != to {
         p.insert("url".into(), json!({ "from": from, "to": to }));
     }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
-use relay_core::model::{Destination, HttpsDestination, Message, Page, SignatureScheme};
+use relay_core::model::{Message, Page, SignatureScheme};
 use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 
@@ -91,11 +91,7 @@ pub async fn create_endpoint(
         JsonBody(CreateEndpoint {
             consumer_id: auth.token.consumer_id.clone(),
             description: body.description,
-            destination: Destination::Https(HttpsDestination {
-                url: body.url,
-                auth: None,
-                headers: Vec::new(),
-            }),
+            destination: relay_destinations::https::portal::destination(body.url),
             event_types: body.event_types,
             signature_scheme: body.signature_scheme,
             retry_schedule_seconds: None,
@@ -170,14 +166,11 @@ pub async fn update_endpoint(
     // cannot restate them, so it is refused while the endpoint has any.
     let guard = state.guard.clone();
     endpoints::update_with(&state, &auth.as_tenant(), &id, if_match, |current| {
-        let destination = match (&body.url, &current.destination) {
-            (None, _) => None,
-            (Some(url), Destination::Https(h)) => {
-                let next = Destination::Https(HttpsDestination {
-                    url: url.clone(),
-                    auth: h.auth.clone(),
-                    headers: h.headers.clone(),
-                });
+        let destination = match body.url.as_deref().map(|url| {
+            relay_destinations::https::portal::with_url(&current.destination, url)
+        }) {
+            None => None,
+            Some(Some(next)) => {
                 if changes::host_changed_with_credentials(&current.destination, &next, &guard) {
                     return Err(changes::not_restated());
                 }
@@ -185,8 +178,8 @@ pub async fn update_endpoint(
             }
             // Another kind's destination (its broker, its credentials) is
             // the tenant's to change, through the API.
-            (Some(_), other) => {
-                if !changes::credentials(other).is_empty() {
+            Some(None) => {
+                if !changes::credentials(&current.destination).is_empty() {
                     return Err(changes::not_restated());
                 }
                 return Err(ApiError::invalid(

@@ -1,0 +1,30 @@
+//! The HTTPS destinations of the consumer portal: a portal endpoint
+//! delivers to an `https://` URL (a product rule), created and moved by its
+//! URL alone; its custom headers and client authentication are the
+//! tenant's, set through the API.
+
+use relay_core::model::{Destination, HttpsDestination};
+
+/// A destination to `url`, with no custom headers and no client
+/// authentication: what the portal creates.
+pub fn destination(url: String) -> Destination {
+    Destination::Https(HttpsDestination {
+        url,
+        auth: None,
+        headers: Vec::new(),
+    })
+}
+
+/// `current` moved to `url`, keeping its custom headers and client
+/// authentication; `None` when `current` is not an HTTPS destination (the
+/// portal changes no other kind).
+pub fn with_url(current: &Destination, url: &str) -> Option<Destination> {
+    let Destination::Https(h) = current else {
+        return None;
+    };
+    Some(Destination::Https(HttpsDestination {
+        url: url.to_string(),
+        auth: h.auth.clone(),
+        headers: h.headers.clone(),
+    }))
+}
