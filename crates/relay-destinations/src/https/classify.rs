@@ -7,7 +7,7 @@
 //!
 //! | Result | Outcome |
 //! |---|---|
-//! | 2xx | [`Outcome::Delivered`] |
+//! | 2xx | [`relay_core::outcome::Outcome::Delivered`] |
 //! | 3xx | permanent, `redirect_not_followed`, with a `HealthWarning`; redirects are never followed |
 //! | 410 | permanent, `endpoint_gone`, and the endpoint is disabled at once |
 //! | 401, 407, 409, 429, 5xx | retried |

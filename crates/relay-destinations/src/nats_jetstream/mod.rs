@@ -8,7 +8,7 @@
 //!   `CONNECT`);
 //! - validation: the subject template ([`subject`]), then the guard
 //!   resolves and checks the host and port, as for an HTTPS host;
-//! - client: Relay's own minimal NATS client ([`wire`], [`conn`]): one
+//! - client: Relay's own minimal NATS client (`wire.rs`, `conn.rs`): one
 //!   connection per endpoint, opened through the guard
 //!   ([`relay_net::Guard::connect_checked`], then
 //!   [`relay_net::Guard::upgrade_tls`] after the server's `INFO` when TLS is
