@@ -12,6 +12,7 @@
 //! | [`Kind::classify`] | pure: the kind's result to the generic [`Verdict`], table-tested |
 //! | [`Kind::record`] | the attempt record's address, error and per-kind `detail` |
 //! | [`Kind::capacity`] | what the kind can carry, as data (`<kind>/limits.rs`): its largest message and address; [`admit`] checks a prepared message against it before any attempt |
+//! | [`Batching`] (some kinds) | many messages, one write: how an endpoint's batches close ([`BatchPolicy`]), the line a message adds, the closed batch's object (name, bytes, signature) and its write; the engine's `batches.rs` does the rest for every batching kind ([`batching`]) |
 //!
 //! Around them, the attempt is a pipeline that is the same for every kind
 //! (`relay-engine/src/attempt.rs`): [`prepare`] (CloudEvents envelope, size
@@ -47,9 +48,14 @@
 //! 3. A variant in [`Client`] and [`Delivery`] and an arm in [`validate`],
 //!    [`build`], [`Client::deliver`], [`Delivery::classify`] and
 //!    [`Delivery::record`] (the compiler lists every place).
-//! 4. The compliance suite (`crates/relay-compliance`) run against the
+//! 4. A kind that writes many messages as one object (object storage)
+//!    also implements [`Batching`] (its [`BatchPolicy`], how a closed
+//!    batch is sealed into its object, how the object is written) and gets
+//!    an arm in `batching.rs`; the engine batches it with no change.
+//! 5. The compliance suite (`crates/relay-compliance`) run against the
 //!    kind's real peer: one test file that implements its `Peer`.
 
+mod batching;
 mod capacity;
 pub mod https;
 pub mod kafka;
@@ -72,6 +78,7 @@ use relay_core::secret::{Secrets, Unresolved};
 use relay_core::time::Timestamp;
 use relay_net::{ErrorKind, Guard, HttpsClient, Limits};
 
+pub use batching::{BatchObject, BatchPolicy, Batching, Closing, batching};
 pub use capacity::{Capacity, HEADROOM_BYTES, Unfit, fits};
 pub use prepare::{Input, Prepared, Shaped, prepare};
 
