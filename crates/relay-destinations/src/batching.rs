@@ -7,7 +7,10 @@
 //! durably with its members, and writes it ([`Client::write_batch`]), the
 //! same object at every write. The engine never names a batching kind.
 //!
-//! Batching kinds: object storage ([`crate::s3`]).
+//! Batching kinds: object storage ([`crate::s3`]); with the `test-kinds`
+//! feature, a local directory (`crate::local_dir`, one file per batch),
+//! which the engine's tests batch through end to end
+//! (`crates/relay-engine/tests/batching.rs`).
 
 use std::future::Future;
 
@@ -85,6 +88,8 @@ pub trait Batching: Kind {
 pub fn batching(destination: &Destination) -> Option<BatchPolicy> {
     match destination {
         Destination::S3(c) => Some(s3::S3::policy(c)),
+        #[cfg(feature = "test-kinds")]
+        Destination::LocalDir(c) => Some(crate::local_dir::LocalDir::policy(c)),
         _ => None,
     }
 }
@@ -95,6 +100,8 @@ impl Client {
     pub fn batch_line(&self, message: &Prepared) -> Option<Bytes> {
         match self {
             Client::S3(c) => Some(s3::S3::line(c, message)),
+            #[cfg(feature = "test-kinds")]
+            Client::LocalDir(c) => Some(crate::local_dir::LocalDir::line(c, message)),
             _ => None,
         }
     }
@@ -103,6 +110,8 @@ impl Client {
     pub fn seal(&self, closing: &Closing<'_>) -> Option<BatchObject> {
         match self {
             Client::S3(c) => Some(s3::S3::seal(c, closing)),
+            #[cfg(feature = "test-kinds")]
+            Client::LocalDir(c) => Some(crate::local_dir::LocalDir::seal(c, closing)),
             _ => None,
         }
     }
@@ -112,6 +121,10 @@ impl Client {
     pub async fn write_batch(&self, object: &BatchObject, limits: Limits) -> Option<Delivery> {
         Some(match self {
             Client::S3(c) => Delivery::S3(s3::S3::write(c, object, limits).await),
+            #[cfg(feature = "test-kinds")]
+            Client::LocalDir(c) => {
+                Delivery::LocalDir(crate::local_dir::LocalDir::write(c, object, limits).await)
+            }
             _ => return None,
         })
     }

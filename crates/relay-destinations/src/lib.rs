@@ -59,6 +59,8 @@ mod batching;
 mod capacity;
 pub mod https;
 pub mod kafka;
+#[cfg(feature = "test-kinds")]
+pub mod local_dir;
 pub mod mqtt;
 pub mod nats_jetstream;
 mod prepare;
@@ -206,6 +208,8 @@ pub fn admit(destination: &Destination, message: &Prepared) -> Result<(), Unfit>
         Destination::Mqtt(c) => check::<mqtt::Mqtt>(c, message),
         Destination::S3(c) => check::<s3::S3>(c, message),
         Destination::Kafka(c) => check::<kafka::Kafka>(c, message),
+        #[cfg(feature = "test-kinds")]
+        Destination::LocalDir(c) => check::<local_dir::LocalDir>(c, message),
     }
 }
 
@@ -219,6 +223,8 @@ pub fn capacity(destination: &Destination) -> Capacity {
         Destination::Mqtt(c) => mqtt::Mqtt::capacity(c),
         Destination::S3(c) => s3::S3::capacity(c),
         Destination::Kafka(c) => kafka::Kafka::capacity(c),
+        #[cfg(feature = "test-kinds")]
+        Destination::LocalDir(c) => local_dir::LocalDir::capacity(c),
     }
 }
 
@@ -259,6 +265,8 @@ pub async fn validate(destination: &Destination, guard: &Guard) -> Result<(), In
         Destination::Mqtt(c) => mqtt::Mqtt::validate(c, guard).await,
         Destination::S3(c) => s3::S3::validate(c, guard).await,
         Destination::Kafka(c) => kafka::Kafka::validate(c, guard).await,
+        #[cfg(feature = "test-kinds")]
+        Destination::LocalDir(c) => local_dir::LocalDir::validate(c, guard).await,
     }?;
     credentials_in_clear(destination, guard).await
 }
@@ -277,6 +285,8 @@ pub fn check_values(destination: &Destination, secrets: &Secrets) -> Result<(), 
         | Destination::RabbitMq(_)
         | Destination::Mqtt(_)
         | Destination::S3(_) => Ok(()),
+        #[cfg(feature = "test-kinds")]
+        Destination::LocalDir(_) => Ok(()),
     }
 }
 
@@ -302,6 +312,10 @@ pub fn build(
         Destination::Mqtt(c) => Client::Mqtt(mqtt::Mqtt::build(c, shared, secrets)?),
         Destination::S3(c) => Client::S3(s3::S3::build(c, shared, secrets)?),
         Destination::Kafka(c) => Client::Kafka(kafka::Kafka::build(c, shared, secrets)?),
+        #[cfg(feature = "test-kinds")]
+        Destination::LocalDir(c) => {
+            Client::LocalDir(local_dir::LocalDir::build(c, shared, secrets)?)
+        }
     })
 }
 
@@ -315,6 +329,8 @@ pub enum Client {
     Mqtt(<mqtt::Mqtt as Kind>::Client),
     S3(<s3::S3 as Kind>::Client),
     Kafka(<kafka::Kafka as Kind>::Client),
+    #[cfg(feature = "test-kinds")]
+    LocalDir(<local_dir::LocalDir as Kind>::Client),
 }
 
 /// The result of one attempt, of its kind.
@@ -326,6 +342,8 @@ pub enum Delivery {
     Mqtt(<mqtt::Mqtt as Kind>::Result),
     S3(<s3::S3 as Kind>::Result),
     Kafka(<kafka::Kafka as Kind>::Result),
+    #[cfg(feature = "test-kinds")]
+    LocalDir(<local_dir::LocalDir as Kind>::Result),
 }
 
 impl Client {
@@ -345,6 +363,10 @@ impl Client {
             Client::Mqtt(c) => Delivery::Mqtt(mqtt::Mqtt::deliver(c, message, limits).await),
             Client::S3(c) => Delivery::S3(s3::S3::deliver(c, message, limits).await),
             Client::Kafka(c) => Delivery::Kafka(kafka::Kafka::deliver(c, message, limits).await),
+            #[cfg(feature = "test-kinds")]
+            Client::LocalDir(c) => {
+                Delivery::LocalDir(local_dir::LocalDir::deliver(c, message, limits).await)
+            }
         }
     }
 }
@@ -360,6 +382,8 @@ impl Delivery {
             Delivery::Mqtt(r) => mqtt::Mqtt::classify(r, now),
             Delivery::S3(r) => s3::S3::classify(r, now),
             Delivery::Kafka(r) => kafka::Kafka::classify(r, now),
+            #[cfg(feature = "test-kinds")]
+            Delivery::LocalDir(r) => local_dir::LocalDir::classify(r, now),
         }
     }
 
@@ -383,6 +407,8 @@ impl Delivery {
             Delivery::Mqtt(r) => mqtt::Mqtt::record(r),
             Delivery::S3(r) => s3::S3::record(r),
             Delivery::Kafka(r) => kafka::Kafka::record(r),
+            #[cfg(feature = "test-kinds")]
+            Delivery::LocalDir(r) => local_dir::LocalDir::record(r),
         }
     }
 }

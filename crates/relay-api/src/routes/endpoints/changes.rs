@@ -144,6 +144,10 @@ pub fn credential_hosts(d: &Destination, guard: &Guard) -> BTreeSet<String> {
             None => format!("s3.{}.amazonaws.com", s.region),
         }]
         .into(),
+        // A test-only kind (relay-core's `test-kinds` feature, on in a
+        // workspace test build): no host, no credentials.
+        #[allow(unreachable_patterns)]
+        _ => BTreeSet::new(),
     }
 }
 
@@ -234,6 +238,10 @@ pub fn destination_url(e: &Endpoint) -> String {
                 .collect();
             format!("kafka://{}/{}", brokers.join(","), k.topic)
         }
+        // A test-only kind (relay-core's `test-kinds` feature, on in a
+        // workspace test build).
+        #[allow(unreachable_patterns)]
+        other => other.kind().to_string(),
     }
 }
 
