@@ -20,6 +20,13 @@
 //! [`relay_core::outcome::resolve`] (schedule, deferrals) and the state
 //! transition of `relay_core::transition` (generic).
 //!
+//! The `test-kinds` feature adds a test-only kind, `local_dir`
+//! ([`relay_core::model::Destination`]'s `LocalDir` variant, which the
+//! feature adds in relay-core too): a batching kind that writes each batch
+//! as one file in a local directory, so the engine's tests show that any
+//! kind implementing [`Batching`] is batched with no engine change. Only
+//! relay-engine's dev-dependency enables it; Relay never has it.
+//!
 //! Kinds are dispatched statically: [`Client`] and [`Delivery`] are enums
 //! with one variant per kind, so an attempt costs no allocation or virtual
 //! call for the dispatch.
