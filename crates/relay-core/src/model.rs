@@ -20,6 +20,8 @@ mod destination;
 mod destination_schema;
 mod https_auth;
 mod kafka;
+#[cfg(feature = "test-kinds")]
+mod local_dir;
 mod mqtt;
 mod object_storage;
 pub use attempt::*;
@@ -30,6 +32,8 @@ pub use https_auth::{
     ClientCertificate, HttpsAuth, OAUTH2_CLIENT_SECRET_POINTER, OAuth2ClientCredentials,
 };
 pub use kafka::{KafkaBroker, KafkaDestination, KafkaSasl, SaslMechanism};
+#[cfg(feature = "test-kinds")]
+pub use local_dir::LocalDirDestination;
 pub use mqtt::{MqttDestination, MqttVersion};
 pub use object_storage::{
     S3_MAX_BYTES, S3_MAX_EVENTS, S3_MAX_WAIT_SECONDS, S3Addressing, S3Batch, S3Compression,

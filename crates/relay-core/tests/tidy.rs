@@ -9,8 +9,7 @@
 //!   [`LONG_FILES`] names, each with the reason it is still long;
 //! - the engine and the API never name a destination kind (its variant,
 //!   its config type or its module): they reach it through
-//!   `relay-destinations`' dispatch, except where [`NAMES_A_KIND`] and
-//!   [`UNTIL_BATCHING`] say;
+//!   `relay-destinations`' dispatch, except where [`NAMES_A_KIND`] says;
 //! - what comments and docs name exists: a source path
 //!   (`relay-store/src/retention.rs`) names a file, and a Rust path into a
 //!   workspace crate (`relay_store::retention::purge_before`) starts with
@@ -64,17 +63,6 @@ const NAMES_A_KIND: &[(&str, &str, &str)] = &[(
     "relay_destinations::https",
     "the portal's endpoints are HTTPS by product rule",
 )];
-
-/// The engine's object storage batch fork, which names the S3 kind until
-/// the batching work (issue #41) moves it behind the kind: that work
-/// deletes this list and its use in `engine_and_api_name_no_kind`.
-const UNTIL_BATCHING: &[(&str, &str)] = &[
-    ("relay-engine/src/attempt.rs", "Destination::S3"),
-    ("relay-engine/src/batches.rs", "Destination::S3"),
-    ("relay-engine/src/batches.rs", "Client::S3"),
-    ("relay-engine/src/batches.rs", "Delivery::S3"),
-    ("relay-engine/src/batches.rs", "relay_destinations::s3"),
-];
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("..")
@@ -497,7 +485,6 @@ fn engine_and_api_name_no_kind() {
     let allowed: Vec<(&str, &str)> = NAMES_A_KIND
         .iter()
         .map(|(f, n, _)| (*f, *n))
-        .chain(UNTIL_BATCHING.iter().copied())
         .collect();
     let mut failures = Vec::new();
     let mut used = Vec::new();

@@ -11,16 +11,16 @@
 /// Generates [`crate::Client`], [`crate::Delivery`] and the functions that
 /// dispatch a destination, a client or a result to its kind.
 macro_rules! kinds {
-    ($($variant:ident => $kind:ty),+ $(,)?) => {
+    ($($(#[$meta:meta])* $variant:ident => $kind:ty),+ $(,)?) => {
         /// An endpoint's built client, of its kind.
         #[derive(Clone)]
         pub enum Client {
-            $($variant(<$kind as $crate::Kind>::Client),)+
+            $($(#[$meta])* $variant(<$kind as $crate::Kind>::Client),)+
         }
 
         /// The result of one attempt, of its kind.
         pub enum Delivery {
-            $($variant(<$kind as $crate::Kind>::Result),)+
+            $($(#[$meta])* $variant(<$kind as $crate::Kind>::Result),)+
         }
 
         /// Whether `message` can be carried by `destination`'s kind,
@@ -31,14 +31,14 @@ macro_rules! kinds {
                 fits(&K::capacity(c), K::message_bytes(c, m), K::address_len(c, m))
             }
             match destination {
-                $(Destination::$variant(c) => check::<$kind>(c, message),)+
+                $($(#[$meta])* Destination::$variant(c) => check::<$kind>(c, message),)+
             }
         }
 
         /// What `destination`'s kind, as configured, can carry.
         pub fn capacity(destination: &Destination) -> Capacity {
             match destination {
-                $(Destination::$variant(c) => <$kind as Kind>::capacity(c),)+
+                $($(#[$meta])* Destination::$variant(c) => <$kind as Kind>::capacity(c),)+
             }
         }
 
@@ -47,7 +47,7 @@ macro_rules! kinds {
         /// ([`credentials_in_clear`]).
         pub async fn validate(destination: &Destination, guard: &Guard) -> Result<(), Invalid> {
             match destination {
-                $(Destination::$variant(c) => <$kind as Kind>::validate(c, guard).await,)+
+                $($(#[$meta])* Destination::$variant(c) => <$kind as Kind>::validate(c, guard).await,)+
             }?;
             credentials_in_clear(destination, guard).await
         }
@@ -57,7 +57,7 @@ macro_rules! kinds {
         /// value of every reference of [`Destination::secret_refs`].
         pub fn check_values(destination: &Destination, secrets: &Secrets) -> Result<(), Invalid> {
             match destination {
-                $(Destination::$variant(c) => <$kind as Kind>::check_values(c, secrets),)+
+                $($(#[$meta])* Destination::$variant(c) => <$kind as Kind>::check_values(c, secrets),)+
             }
         }
 
@@ -70,7 +70,7 @@ macro_rules! kinds {
             secrets: &Secrets,
         ) -> Result<Client, Unresolved> {
             Ok(match destination {
-                $(Destination::$variant(c) => {
+                $($(#[$meta])* Destination::$variant(c) => {
                     Client::$variant(<$kind as Kind>::build(c, shared, secrets)?)
                 })+
             })
@@ -81,7 +81,7 @@ macro_rules! kinds {
         /// the credentials a change does not restate.
         pub fn credential_hosts(destination: &Destination, guard: &Guard) -> BTreeSet<String> {
             match destination {
-                $(Destination::$variant(c) => <$kind as Kind>::credential_hosts(c, guard),)+
+                $($(#[$meta])* Destination::$variant(c) => <$kind as Kind>::credential_hosts(c, guard),)+
             }
         }
 
@@ -89,7 +89,7 @@ macro_rules! kinds {
         /// ([`Kind::describe`]).
         pub fn describe(destination: &Destination) -> String {
             match destination {
-                $(Destination::$variant(c) => <$kind as Kind>::describe(c),)+
+                $($(#[$meta])* Destination::$variant(c) => <$kind as Kind>::describe(c),)+
             }
         }
 
@@ -98,7 +98,7 @@ macro_rules! kinds {
         /// name, never its value.
         pub fn literal_credentials(destination: &Destination) -> Vec<(&'static str, &str)> {
             match destination {
-                $(Destination::$variant(c) => <$kind as Kind>::literal_credentials(c),)+
+                $($(#[$meta])* Destination::$variant(c) => <$kind as Kind>::literal_credentials(c),)+
             }
         }
 
@@ -106,7 +106,7 @@ macro_rules! kinds {
         /// redacted ([`Kind::redact`]).
         pub fn redact(destination: &mut Destination) {
             match destination {
-                $(Destination::$variant(c) => <$kind as Kind>::redact(c),)+
+                $($(#[$meta])* Destination::$variant(c) => <$kind as Kind>::redact(c),)+
             }
         }
 
@@ -114,7 +114,7 @@ macro_rules! kinds {
             /// Makes one attempt.
             pub async fn deliver(&self, message: &Prepared, limits: Limits) -> Delivery {
                 match self {
-                    $(Client::$variant(c) => {
+                    $($(#[$meta])* Client::$variant(c) => {
                         Delivery::$variant(<$kind as Kind>::deliver(c, message, limits).await)
                     })+
                 }
@@ -125,7 +125,7 @@ macro_rules! kinds {
             /// The kind's verdict on this result.
             pub fn classify(&self, now: Timestamp) -> Verdict {
                 match self {
-                    $(Delivery::$variant(r) => <$kind as Kind>::classify(r, now),)+
+                    $($(#[$meta])* Delivery::$variant(r) => <$kind as Kind>::classify(r, now),)+
                 }
             }
 
@@ -133,14 +133,14 @@ macro_rules! kinds {
             /// ([`Kind::health_warning`]).
             pub fn health_warning(&self) -> Option<HealthWarning> {
                 match self {
-                    $(Delivery::$variant(r) => <$kind as Kind>::health_warning(r),)+
+                    $($(#[$meta])* Delivery::$variant(r) => <$kind as Kind>::health_warning(r),)+
                 }
             }
 
             /// What the attempt record keeps.
             pub fn record(&self) -> Record {
                 match self {
-                    $(Delivery::$variant(r) => <$kind as Kind>::record(r),)+
+                    $($(#[$meta])* Delivery::$variant(r) => <$kind as Kind>::record(r),)+
                 }
             }
         }

@@ -14,6 +14,7 @@
 //! | [`Kind::capacity`] | what the kind can carry, as data (`<kind>/limits.rs`): its largest message and address; [`admit`] checks a prepared message against it before any attempt |
 //! | [`Kind::credential_hosts`] | the hosts its credentials are sent to: a change of them drops the credentials the change does not restate (the API) |
 //! | [`Kind::describe`] | where its messages go, in one line for the audit log |
+//! | [`Batching`] (some kinds) | many messages, one write: how an endpoint's batches close ([`BatchPolicy`]), the line a message adds, the closed batch's object (name, bytes, signature) and its write; the engine's `batches.rs` does the rest for every batching kind ([`batching`]) |
 //! | [`Kind::check_values`], [`Kind::literal_credentials`], [`Kind::redact`], [`Kind::health_warning`] | defaults that do nothing, for what only some kinds have: values checked beyond resolving (HTTPS's client certificate, Kafka's), literal credentials stored before those were refused and hidden from reads (HTTPS headers), a health warning beside the verdict (HTTPS's token endpoint) |
 //!
 //! Around them, the attempt is a pipeline that is the same for every kind
@@ -34,6 +35,13 @@
 //! engine and the API call only these: they never name a kind (the tidy
 //! test `engine_and_api_name_no_kind` holds it; the consumer portal, whose
 //! endpoints are HTTPS by product rule, goes through [`https::portal`]).
+//!
+//! The `test-kinds` feature adds a test-only kind, `local_dir`
+//! ([`relay_core::model::Destination`]'s `LocalDir` variant, which the
+//! feature adds in relay-core too): a batching kind that writes each batch
+//! as one file in a local directory, so the engine's tests show that any
+//! kind implementing [`Batching`] is batched with no engine change. Only
+//! relay-engine's dev-dependency enables it; Relay never has it.
 //!
 //! Credentials are never in a configuration: a password, token or key is a
 //! [`relay_core::secret::SecretRef`] field (`Option<SecretRef>`), listed by
@@ -68,15 +76,22 @@
 //! 3. One line in the `kinds!` list at the end of this file
 //!    (`Variant => module::Type`): the dispatch, [`Client`] and [`Delivery`]
 //!    follow. The engine and the API need no change.
-//! 4. The compliance suite (`crates/relay-compliance`) run against the
+//! 4. A kind that writes many messages as one object (object storage)
+//!    also implements [`Batching`] (its [`BatchPolicy`], how a closed
+//!    batch is sealed into its object, how the object is written) and gets
+//!    an arm in `batching.rs`; the engine batches it with no change.
+//! 5. The compliance suite (`crates/relay-compliance`) run against the
 //!    kind's real peer: one test file that implements its `Peer`.
 
+mod batching;
 mod broker;
 mod capacity;
 mod dispatch;
 mod hosts;
 pub mod https;
 pub mod kafka;
+#[cfg(feature = "test-kinds")]
+pub mod local_dir;
 pub mod mqtt;
 pub mod nats_jetstream;
 mod prepare;
@@ -97,6 +112,7 @@ use relay_core::secret::{Secrets, Unresolved};
 use relay_core::time::Timestamp;
 use relay_net::{ErrorKind, Guard, HttpsClient, Limits};
 
+pub use batching::{BatchObject, BatchPolicy, Batching, Closing, batching};
 pub use capacity::{Capacity, HEADROOM_BYTES, Unfit, fits};
 pub use prepare::{Input, Prepared, Shaped, prepare};
 
@@ -282,4 +298,6 @@ dispatch::kinds! {
     Mqtt => mqtt::Mqtt,
     S3 => s3::S3,
     Kafka => kafka::Kafka,
+    #[cfg(feature = "test-kinds")]
+    LocalDir => local_dir::LocalDir,
 }

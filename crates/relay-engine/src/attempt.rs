@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use relay_core::id::IdKind;
-use relay_core::model::{Attempt, AttemptTrigger, Destination};
+use relay_core::model::{Attempt, AttemptTrigger};
 use relay_core::outcome::{
     AttemptContext, AttemptOutcome, FailureCode, HealthWarning, Outcome, Resolved, Verdict, resolve,
 };
@@ -86,11 +86,11 @@ pub(crate) struct Facts<'a> {
     pub started_at: Timestamp,
     pub elapsed: std::time::Duration,
     pub finished: Timestamp,
-    /// Of the bytes sent (an object storage batch: its object).
+    /// Of the bytes sent (a batch: its object).
     pub body_sha256: &'a str,
     pub signature: &'a str,
     /// Whose jitter the retry schedule uses: the message's id; for the
-    /// members of an object storage batch, the batch's id, so they stay
+    /// members of a batch, the batch's id, so they stay
     /// due together.
     pub jitter_key: &'a str,
 }
@@ -109,7 +109,7 @@ pub struct Attempter {
     /// Resolves endpoints' secret references (`config.secrets` is its policy).
     pub resolver: crate::secrets::Resolver,
     pub metrics: Arc<crate::metrics::Metrics>,
-    /// Object storage endpoints' open batches (`crate::batches`).
+    /// Batching endpoints' open batches (`crate::batches`).
     pub batches: crate::batches::Batches,
     /// Where attempt spans go (`crate::telemetry`); unset: traces off.
     pub tracer: std::sync::OnceLock<crate::telemetry::Tracer>,
@@ -119,8 +119,8 @@ impl Attempter {
     /// Makes one attempt at `c` and returns what to store. `None` when
     /// the message's state makes no transition legal (never for a fresh
     /// lease), or the endpoint's keys cannot be loaded (the lease expires and
-    /// the message is tried again), or the message joined its object
-    /// storage endpoint's open batch, which completes it when it is written
+    /// the message is tried again), or the message joined its batching
+    /// endpoint's open batch, which completes it when it is written
     /// (`crate::batches`).
     pub async fn attempt(&self, c: &Claimed, trigger: AttemptTrigger) -> Option<Completion> {
         let owner = self.config.owner.as_str();
@@ -163,11 +163,13 @@ impl Attempter {
         };
         let active = active_keys(all_keys, now);
         let attempt_number = c.message.attempts_used + c.message.deferrals_used + 1;
-        // Object storage: a message in a stored batch is written with it
-        // again (`crate::batches`). (A secret that does not resolve is
-        // recorded below as for any kind: nothing is written.)
-        let object_storage = matches!(c.endpoint.destination, Destination::S3(_)) && built.is_ok();
-        if object_storage {
+        // A kind that batches (`relay_destinations::batching`): a message in
+        // a stored batch is written with it again (`crate::batches`). (A
+        // secret that does not resolve is recorded below as for any kind:
+        // nothing is written.)
+        let batching =
+            relay_destinations::batching(&c.endpoint.destination).is_some() && built.is_ok();
+        if batching {
             match self.batch_of(c).await {
                 Ok(Some(batch)) => return self.rewrite_batch(c, trigger, &batch).await,
                 Ok(None) => {}
@@ -224,9 +226,10 @@ impl Attempter {
             return dead_letter(unfit.reason());
         }
 
-        if object_storage {
+        if batching {
             // Written with its batch, which completes it (or, manual, now).
-            return self.join_batch(c, trigger, prepared.body).await;
+            let line = built.as_ref().ok()?.client.batch_line(&prepared)?;
+            return self.join_batch(c, trigger, line).await;
         }
 
         // 2. deliver (with traces on, the attempt span's `traceparent`)

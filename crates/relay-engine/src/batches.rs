@@ -1,8 +1,15 @@
-//! Object storage endpoints' batches: their messages are written many to
-//! an object (`relay_destinations::s3`), one object per batch.
+//! Batching endpoints' batches, for any kind that batches
+//! (`relay_destinations::Batching`; object storage, `relay_destinations::s3`,
+//! is one): their messages are written many to an object, one object per
+//! batch. This module is the generic machinery (open batches, the closing
+//! rules, the durable record before the write, the rewrite, the members'
+//! completions); the kind makes the object (`relay_destinations::Client::seal`:
+//! its name, bytes and signature) and writes it
+//! (`relay_destinations::Client::write_batch`). Nothing here names a kind.
 //!
-//! A claimed message of such an endpoint is attempted as any other up to
-//! its prepared CloudEvent (`Attempter::attempt`), then:
+//! A claimed message of an endpoint whose destination batches
+//! (`relay_destinations::batching`) is attempted as any other up to its
+//! prepared CloudEvent (`Attempter::attempt`), then:
 //!
 //! - **in a stored batch already** (an earlier write of it failed, or its
 //!   completion was lost in a crash): the batch is **written again**, the
@@ -13,11 +20,13 @@
 //!   (its lane slot and in-flight permit are freed at once; its lease
 //!   keeps it). The batch closes when it holds `max_events` messages, when
 //!   the next line would take it over `max_bytes`, or once its first
-//!   message has waited `max_wait_seconds` (the engine's clock; the loop
-//!   and `run_once` write what is due). Closing makes the object (JSON
-//!   Lines, gzip if configured), signs it, and **records it durably with
-//!   its members in order** (`Store::record_batch`, only while every lease
-//!   still holds) **before** writing it.
+//!   message has waited `max_wait_seconds` (the kind's
+//!   `relay_destinations::BatchPolicy`; the engine's clock; the loop and
+//!   `run_once` write what is due). Closing has the kind make the object
+//!   (S3: JSON Lines, gzip if configured, signed, named from the batch id)
+//!   and **records it durably with its members in order**
+//!   (`Store::record_batch`, only while every lease still holds)
+//!   **before** writing it.
 //!
 //! Each member is then completed with the write's verdict as if it had
 //! been its own attempt (schedule, exhaustion, deferrals, dead letters,
@@ -39,10 +48,9 @@ use std::time::Instant;
 use bytes::Bytes;
 use relay_core::circuit::Signal;
 use relay_core::id::IdKind;
-use relay_core::model::{AttemptTrigger, Destination, S3Batch};
+use relay_core::model::AttemptTrigger;
 use relay_core::time::Timestamp;
-use relay_destinations::s3::{self, batch as s3batch};
-use relay_destinations::{Client, Delivery};
+use relay_destinations::{BatchObject, BatchPolicy, Client, Closing};
 use relay_store::object_batches::ObjectBatch;
 use relay_store::{Claimed, Completion, new_id};
 use sha2::{Digest, Sha256};
@@ -104,7 +112,7 @@ impl Batches {
     fn add(
         &self,
         m: Member,
-        limits: &S3Batch,
+        limits: &BatchPolicy,
         lease: std::time::Duration,
         now: Timestamp,
     ) -> Vec<Vec<Member>> {
@@ -204,9 +212,7 @@ impl Attempter {
         trigger: AttemptTrigger,
         line: Bytes,
     ) -> Option<Completion> {
-        let Destination::S3(d) = &c.endpoint.destination else {
-            return None;
-        };
+        let policy = relay_destinations::batching(&c.endpoint.destination)?;
         let member = Member {
             claimed: c.clone(),
             line,
@@ -216,7 +222,7 @@ impl Attempter {
         }
         let closed = self
             .batches
-            .add(member, &d.batch, self.config.lease, self.clock.now());
+            .add(member, &policy, self.config.lease, self.clock.now());
         for members in closed {
             self.write_and_complete(members).await;
         }
@@ -285,25 +291,29 @@ impl Attempter {
                 return Vec::new();
             }
         };
-        let Client::S3(client) = &built.client else {
-            return Vec::new();
-        };
-        let d = client.config();
         let now = self.clock.now();
         let id = new_id(IdKind::Batch, now);
-        let object = s3batch::object(
-            s3batch::lines(members.iter().map(|m| &m.line[..])),
-            d.compression,
-        );
-        let sealed = s3batch::seal(&id, now, object, &built.active_keys(now));
+        let lines: Vec<&[u8]> = members.iter().map(|m| &m.line[..]).collect();
+        let keys = built.active_keys(now);
+        let closing = Closing {
+            batch_id: &id,
+            time: now,
+            lines: &lines,
+            keys: &keys,
+        };
+        // The endpoint's destination no longer batches (changed meanwhile):
+        // nothing recorded, the leases expire and the messages are retried.
+        let Some(sealed) = built.client.seal(&closing) else {
+            return Vec::new();
+        };
         let stored = ObjectBatch {
-            object_key: s3::config::object_key(&d.prefix, &id, &now.to_rfc3339(), d.compression),
-            content_type: s3::config::content_type(d.compression).into(),
+            object_key: sealed.key,
+            content_type: sealed.content_type,
             id,
             tenant_id: first.tenant_id.clone(),
             environment: first.message.environment,
             endpoint_id: first.endpoint.id.clone(),
-            object: sealed.object.to_vec(),
+            object: sealed.bytes.to_vec(),
             webhook_timestamp: sealed.webhook_timestamp,
             webhook_signature: sealed.webhook_signature,
             created_at: now,
@@ -338,7 +348,7 @@ impl Attempter {
             }
         }
         let claimed: Vec<Claimed> = members.into_iter().map(|m| m.claimed).collect();
-        self.write_stored(client, &stored, claimed, Vec::new, trigger)
+        self.write_stored(&built.client, &stored, claimed, Vec::new, trigger)
             .await
     }
 
@@ -423,9 +433,6 @@ impl Attempter {
                 return None;
             }
         };
-        let Client::S3(client) = &built.client else {
-            return None;
-        };
         let mut members = vec![c.clone()];
         members.extend(others);
         // Members claimed meanwhile join the write: the object holds their
@@ -439,7 +446,7 @@ impl Attempter {
                 .unwrap_or_default()
         };
         let done = self
-            .write_stored(client, &stored, members, joined, trigger)
+            .write_stored(&built.client, &stored, members, joined, trigger)
             .await;
         let (mine, rest): (Vec<Completion>, Vec<Completion>) =
             done.into_iter().partition(|d| d.message_id == c.message.id);
@@ -453,19 +460,19 @@ impl Attempter {
     /// signal, the others none.
     async fn write_stored(
         &self,
-        client: &s3::Client,
+        client: &Client,
         stored: &ObjectBatch,
         mut members: Vec<Claimed>,
         late: impl FnOnce() -> Vec<Claimed>,
         trigger: AttemptTrigger,
     ) -> Vec<Completion> {
-        let object = s3::Object {
-            key: &stored.object_key,
+        let object = BatchObject {
+            batch_id: stored.id.clone(),
+            key: stored.object_key.clone(),
+            content_type: stored.content_type.clone(),
             bytes: Bytes::from(stored.object.clone()),
-            content_type: &stored.content_type,
-            batch_id: &stored.id,
-            webhook_timestamp: &stored.webhook_timestamp,
-            webhook_signature: &stored.webhook_signature,
+            webhook_timestamp: stored.webhook_timestamp.clone(),
+            webhook_signature: stored.webhook_signature.clone(),
         };
         let body_sha256 = hex::encode(Sha256::digest(&stored.object));
         let started_at = self.clock.now();
@@ -480,17 +487,21 @@ impl Attempter {
             .in_flight
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let written = tracing::Instrument::instrument(
-            client.write(&object, self.config.limits),
+            client.write_batch(&object, self.config.limits),
             span.clone(),
         )
         .await;
         self.metrics
             .in_flight
             .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+        // The endpoint's destination no longer batches (changed since the
+        // batch was recorded): nothing was written; the leases expire.
+        let Some(delivery) = written else {
+            return Vec::new();
+        };
         let elapsed = started.elapsed();
         self.metrics.attempt_duration.observe(elapsed.as_secs_f64());
         let finished = self.clock.now();
-        let delivery = Delivery::S3(written);
         let verdict = delivery.classify(finished);
         let mut recorded = delivery.record();
         members.extend(late());

@@ -25,6 +25,9 @@ pub enum Destination {
     #[serde(rename = "s3")]
     S3(S3Destination),
     Kafka(KafkaDestination),
+    /// A test-only batching kind (feature `test-kinds`, never in Relay).
+    #[cfg(feature = "test-kinds")]
+    LocalDir(LocalDirDestination),
 }
 
 impl utoipa::PartialSchema for Destination {
@@ -45,6 +48,8 @@ impl Destination {
             Destination::Mqtt(_) => "mqtt",
             Destination::S3(_) => "s3",
             Destination::Kafka(_) => "kafka",
+            #[cfg(feature = "test-kinds")]
+            Destination::LocalDir(_) => "local_dir",
         }
     }
 
@@ -93,6 +98,8 @@ impl Destination {
                 )
                 .chain(k.client_key.iter().map(|c| ("/destination/client_key", c)))
                 .collect(),
+            #[cfg(feature = "test-kinds")]
+            Destination::LocalDir(_) => Vec::new(),
         }
     }
 
@@ -104,6 +111,8 @@ impl Destination {
     pub fn credentials_in_clear(&self) -> Option<Vec<&str>> {
         let (tls, hosts): (bool, Vec<&str>) = match self {
             Destination::Https(_) | Destination::S3(_) => return None,
+            #[cfg(feature = "test-kinds")]
+            Destination::LocalDir(_) => return None,
             Destination::RedisStream(r) => (r.tls, vec![r.host.as_str()]),
             Destination::NatsJetstream(n) => (n.tls, vec![n.host.as_str()]),
             Destination::RabbitMq(r) => (r.tls, vec![r.host.as_str()]),
@@ -117,6 +126,8 @@ impl Destination {
     pub const fn content_mode(&self) -> ContentMode {
         match self {
             Destination::Https(_) | Destination::S3(_) => ContentMode::Structured,
+            #[cfg(feature = "test-kinds")]
+            Destination::LocalDir(_) => ContentMode::Structured,
             Destination::NatsJetstream(c) => c.content_mode,
             Destination::RedisStream(c) => c.content_mode,
             Destination::RabbitMq(c) => c.content_mode,
@@ -129,6 +140,10 @@ impl Destination {
     /// kind has no such mode (HTTPS and object storage are structured only).
     pub fn with_content_mode(mut self, mode: ContentMode) -> Option<Destination> {
         match &mut self {
+            #[cfg(feature = "test-kinds")]
+            Destination::LocalDir(_) if mode != ContentMode::Structured => return None,
+            #[cfg(feature = "test-kinds")]
+            Destination::LocalDir(_) => {}
             Destination::Https(_) | Destination::S3(_) => {
                 if mode != ContentMode::Structured {
                     return None;

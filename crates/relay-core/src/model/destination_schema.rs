@@ -54,6 +54,9 @@ const fn listed(destination: &Destination) {
         | Destination::Mqtt(_)
         | Destination::Kafka(_)
         | Destination::S3(_) => {}
+        // Test-only (the `test-kinds` feature): never in Relay's API.
+        #[cfg(feature = "test-kinds")]
+        Destination::LocalDir(_) => {}
     }
 }
 const _: fn(&Destination) = listed;

@@ -1,5 +1,6 @@
-//! A batch's object, pure: the JSON Lines of its messages and the
-//! [`Prepared`] the kind's `deliver` writes.
+//! A batch's object, pure: the JSON Lines of its messages, its name and
+//! signature ([`S3`]'s [`Batching`]: the engine's batches are sealed and
+//! written here), and the [`Prepared`] the kind's `deliver` writes.
 //!
 //! **The object** is one line per message, in the batch's order: each line
 //! is the message's CloudEvents structured JSON exactly as `prepare` made it
@@ -23,7 +24,9 @@ use relay_core::signature::{SigningKey, sign_request};
 use relay_core::time::Timestamp;
 use sha2::{Digest, Sha256};
 
+use super::{Client, Object, S3, Written, config};
 use crate::Prepared;
+use crate::batching::{BatchObject, BatchPolicy, Batching, Closing};
 
 /// The JSON Lines of `bodies`, each followed by `\n`.
 pub fn lines<'a>(bodies: impl IntoIterator<Item = &'a [u8]>) -> Vec<u8> {
@@ -97,6 +100,49 @@ pub fn prepared(sealed: &Sealed, environment: Environment, attempt_number: i64) 
         ordering_key: None,
         attempt_number,
         traceparent: None,
+    }
+}
+
+impl Batching for S3 {
+    fn policy(config: &relay_core::model::S3Destination) -> BatchPolicy {
+        BatchPolicy {
+            max_events: config.batch.max_events,
+            max_bytes: config.batch.max_bytes,
+            max_wait_seconds: config.batch.max_wait_seconds,
+        }
+    }
+
+    /// JSON Lines (gzip if configured), signed over the object's bytes,
+    /// named from the batch id and time ([`config::object_key`]).
+    fn seal(client: &Client, closing: &Closing<'_>) -> BatchObject {
+        let d = client.config();
+        let bytes = object(lines(closing.lines.iter().copied()), d.compression);
+        let sealed = seal(closing.batch_id, closing.time, bytes, closing.keys);
+        BatchObject {
+            key: config::object_key(
+                &d.prefix,
+                closing.batch_id,
+                &closing.time.to_rfc3339(),
+                d.compression,
+            ),
+            content_type: config::content_type(d.compression).into(),
+            batch_id: sealed.batch_id,
+            bytes: sealed.object,
+            webhook_timestamp: sealed.webhook_timestamp,
+            webhook_signature: sealed.webhook_signature,
+        }
+    }
+
+    async fn write(client: &Client, o: &BatchObject, limits: relay_net::Limits) -> Written {
+        let object = Object {
+            key: &o.key,
+            bytes: o.bytes.clone(),
+            content_type: &o.content_type,
+            batch_id: &o.batch_id,
+            webhook_timestamp: &o.webhook_timestamp,
+            webhook_signature: &o.webhook_signature,
+        };
+        client.write(&object, limits).await
     }
 }
 

@@ -257,3 +257,84 @@ fn configuration_json_defaults_and_refusals() {
     }))
     .expect_err("unknown fields are refused");
 }
+
+/// The kind's batching part: the object of a closed batch is named from
+/// its id and time, gzip when configured, and signed over its exact bytes;
+/// sealing the same batch again makes the same object.
+#[test]
+fn a_closed_batch_is_sealed_into_its_named_signed_object() {
+    use std::sync::Arc;
+
+    use relay_core::model::SignatureScheme;
+    use relay_core::secret::{SecretValue, Secrets};
+    use relay_core::signature::{SignatureHeaders, SigningKey, verify};
+    use relay_core::time::Timestamp;
+    use relay_net::{Guard, OutboundConfig, StaticResolver};
+
+    use crate::batching::{Batching, Closing};
+    use crate::{Kind, Shared};
+
+    let d = dest(|d| {
+        d.prefix = "relay/".into();
+        d.compression = S3Compression::Gzip;
+    });
+    let mut secrets = Secrets::new();
+    secrets.insert(d.access_key_id.clone(), SecretValue::from("AKIDEXAMPLE"));
+    secrets.insert(d.secret_access_key.clone(), SecretValue::from("secret"));
+    let guard = Guard::with_resolver(
+        &OutboundConfig {
+            allow_ports: vec![443],
+            allow_cidrs: vec![],
+            block_cidrs: vec![],
+            extra_ca_certs: vec![],
+            allow_plaintext_credentials_to_loopback: false,
+        },
+        Arc::new(StaticResolver::new()),
+    )
+    .unwrap();
+    let shared = Shared {
+        https: relay_net::HttpsClient::new(guard),
+        clock: Arc::new(relay_core::time::ManualClock::default()),
+    };
+    let client = super::S3::build(&d, &shared, &secrets).unwrap();
+    let key = SigningKey::generate(SignatureScheme::V1, [7; 32]);
+    let t = Timestamp::from_millis(1_764_784_800_000);
+    let closing = Closing {
+        batch_id: "bat_1",
+        time: t,
+        lines: &[&b"{\"id\":\"evt_1\"}"[..], &b"{\"id\":\"evt_2\"}"[..]],
+        keys: std::slice::from_ref(&key),
+    };
+    let object = super::S3::seal(&client, &closing);
+    assert_eq!(
+        object.key,
+        object_key("relay/", "bat_1", &t.to_rfc3339(), S3Compression::Gzip)
+    );
+    assert_eq!(object.content_type, "application/gzip");
+    assert_eq!(object.batch_id, "bat_1");
+    assert_eq!(
+        object.bytes,
+        super::batch::object(
+            b"{\"id\":\"evt_1\"}\n{\"id\":\"evt_2\"}\n".to_vec(),
+            S3Compression::Gzip
+        )
+    );
+    let headers = SignatureHeaders {
+        webhook_id: "bat_1".into(),
+        webhook_timestamp: object.webhook_timestamp.clone(),
+        webhook_signature: object.webhook_signature.clone(),
+    };
+    assert_eq!(
+        verify(&[key.verification_key()], &headers, &object.bytes, t, 300),
+        Ok(())
+    );
+    assert_eq!(super::S3::seal(&client, &closing), object);
+    assert_eq!(
+        super::S3::policy(&d),
+        crate::BatchPolicy {
+            max_events: d.batch.max_events,
+            max_bytes: d.batch.max_bytes,
+            max_wait_seconds: d.batch.max_wait_seconds,
+        }
+    );
+}
