@@ -159,7 +159,7 @@ pub async fn object_batches_are_recorded_while_their_leases_hold_and_leased_agai
     s.complete(&[completion(&claimed[3], "w1", delivered(&claimed[3]))])
         .await
         .unwrap();
-    assert_eq!(s.purge_before(T0.plus_seconds(1), 10).await.unwrap(), 4);
+    assert_eq!(purge_before(s, T0.plus_seconds(1), 10).await.unwrap(), 4);
     assert_eq!(s.object_batch("bat_one").await.unwrap(), None);
 }
 
