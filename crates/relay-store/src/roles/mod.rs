@@ -9,25 +9,23 @@
 //!   reads, cancel, recover, replay, jobs, audit, health).
 //! - [`Dispatch`]: what the dispatcher needs to deliver.
 //! - [`InboundStore`]: inbound provider webhooks' sources, receipts and ledger.
-//! - [`ObjectBatches`]: object storage endpoints' batches.
 //! - [`Executor`](crate::Executor): operations a caller composes, as one
 //!   write transaction or one read (`crate::executor`): the one way to run
 //!   them, which the roles' methods move to role by role (tenant secrets,
 //!   `crate::secrets`, the portal's tokens and brand, `crate::portal`, the
 //!   dispatcher's upkeep, `crate::retention` and `crate::jobs`, settings,
-//!   tenants and API keys, `crate::settings` and `crate::tenants`, have no
-//!   role of their own any more).
+//!   tenants and API keys, `crate::settings` and `crate::tenants`, and
+//!   object storage batches, `crate::object_batches`, have no role of their
+//!   own any more).
 //!
 //! [`Store`] is all of them, for wiring (`Arc<dyn Store>`).
 
-mod batches;
 mod catalog;
 mod dispatch;
 mod inbound;
 mod operator;
 mod traffic;
 
-pub use batches::ObjectBatches;
 pub use catalog::Catalog;
 pub use dispatch::Dispatch;
 pub use inbound::InboundStore;
@@ -36,18 +34,11 @@ pub use traffic::Traffic;
 
 /// Every role: what `relay serve` wires its parts with.
 pub trait Store:
-    Operator + Catalog + Traffic + Dispatch + InboundStore + ObjectBatches + crate::Executor + 'static
+    Operator + Catalog + Traffic + Dispatch + InboundStore + crate::Executor + 'static
 {
 }
 
 impl<S> Store for S where
-    S: Operator
-        + Catalog
-        + Traffic
-        + Dispatch
-        + InboundStore
-        + ObjectBatches
-        + crate::Executor
-        + 'static
+    S: Operator + Catalog + Traffic + Dispatch + InboundStore + crate::Executor + 'static
 {
 }
