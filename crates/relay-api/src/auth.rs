@@ -16,7 +16,7 @@ use axum::extract::FromRequestParts;
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use relay_core::model::Environment;
-use relay_store::Scope;
+use relay_store::{ExecutorExt as _, Scope};
 use sha2::{Digest, Sha256};
 
 use crate::AppState;
@@ -131,7 +131,13 @@ async fn active_key(
     if let Some(key) = state.api_keys.get(&digest) {
         return Ok(Some(key));
     }
-    let key = state.store.find_api_key(&digest).await?;
+    let hash = digest.clone();
+    let key = state
+        .store
+        .read(move |mut x| {
+            Box::pin(async move { relay_store::tenants::find_api_key(&mut x, &hash).await })
+        })
+        .await?;
     if let Some(k) = &key {
         state.api_keys.insert(digest, k.clone());
     }

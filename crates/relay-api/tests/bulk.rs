@@ -17,7 +17,7 @@ use relay_core::model::{Environment, MessageState};
 use relay_net::{Guard, OutboundConfig, StaticResolver};
 use relay_receiver::{Behavior, Receiver, ReceiverConfig};
 use relay_store::conformance::TestDb;
-use relay_store::{MessageFilter, PageRequest, Scope, TransactionsExt as _};
+use relay_store::{ExecutorExt as _, MessageFilter, PageRequest, Scope};
 use serde_json::json;
 
 /// The failed messages the large recover restarts.
@@ -63,7 +63,7 @@ async fn a_large_recover_leaves_another_tenants_publishes_their_own_pace() {
     {
         let (scope, ep) = (scope.clone(), ep.clone());
         h.db.store
-            .transaction(move |mut x| {
+            .write(relay_store::Commit::Durable, move |mut x| {
                 Box::pin(async move {
                     let seed = relay_store::seed::Messages {
                         scope: &scope,

@@ -11,6 +11,7 @@ use axum::body::Body;
 use axum::http::{Method, Request, StatusCode};
 use common::{Harness, Resp, id_of};
 use relay_core::signature::{HmacSecret, SignedContent};
+use relay_store::ExecutorExt as _;
 use serde_json::{Value, json};
 
 const WHSEC: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
@@ -248,7 +249,11 @@ async fn a_source_whose_secret_cannot_be_read_asks_the_provider_to_retry() {
     };
     h.state
         .store
-        .delete_secret(&scope, "signing", None)
+        .write(relay_store::Commit::Durable, move |mut x| {
+            Box::pin(
+                async move { relay_store::secrets::delete(&mut x, &scope, "signing", None).await },
+            )
+        })
         .await
         .unwrap();
     let r = send(&h, &source, WHSEC, "evt_1").await;

@@ -48,7 +48,7 @@ pub(crate) async fn insert_backlog(env: &Env, endpoint_id: &str, m: u64) -> anyh
 /// generating the rows; a million through the API would take longer than
 /// the measurement); returns the seconds it took.
 pub(crate) async fn insert_messages(env: &Env, seed: &Seed<'_>) -> anyhow::Result<f64> {
-    use relay_store::TransactionsExt as _;
+    use relay_store::ExecutorExt as _;
     const BATCH: u64 = 100_000;
     let scope = relay_store::Scope {
         tenant_id: seed.tenant_id.to_owned(),
@@ -68,7 +68,7 @@ pub(crate) async fn insert_messages(env: &Env, seed: &Seed<'_>) -> anyhow::Resul
                 let (scope, endpoint) = (scope.clone(), endpoint.clone());
                 let (prefix, event_type) = (prefix.clone(), event_type.clone());
                 store
-                    .transaction(move |mut x| {
+                    .write(relay_store::Commit::Durable, move |mut x| {
                         Box::pin(async move {
                             let seed = relay_store::seed::Messages {
                                 scope: &scope,

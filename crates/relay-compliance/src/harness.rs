@@ -122,7 +122,7 @@ impl<P: Peer> Harness<P> {
             parent_id: None,
             created_at: now,
         };
-        store.create_tenant(&tenant).await.unwrap();
+        relay_store::conformance::create_tenant(&*store, &tenant).await;
         let scope = Scope {
             tenant_id: tenant.id.clone(),
             environment: Environment::Live,

@@ -482,10 +482,7 @@ fn engine_and_api_name_no_kind() {
         kinds.iter().any(|(v, m)| v == "Https" && m == "https"),
         "the kinds! list of relay-destinations/src/lib.rs was not read: {kinds:?}"
     );
-    let allowed: Vec<(&str, &str)> = NAMES_A_KIND
-        .iter()
-        .map(|(f, n, _)| (*f, *n))
-        .collect();
+    let allowed: Vec<(&str, &str)> = NAMES_A_KIND.iter().map(|(f, n, _)| (*f, *n)).collect();
     let mut failures = Vec::new();
     let mut used = Vec::new();
     for krate in KIND_BLIND {

@@ -25,7 +25,7 @@
 //!   `run_once` write what is due). Closing has the kind make the object
 //!   (S3: JSON Lines, gzip if configured, signed, named from the batch id)
 //!   and **records it durably with its members in order**
-//!   (`Store::record_batch`, only while every lease still holds)
+//!   (`relay_store::object_batches::record`, only while every lease still holds)
 //!   **before** writing it.
 //!
 //! Each member is then completed with the write's verdict as if it had
@@ -51,8 +51,8 @@ use relay_core::id::IdKind;
 use relay_core::model::AttemptTrigger;
 use relay_core::time::Timestamp;
 use relay_destinations::{BatchObject, BatchPolicy, Client, Closing};
-use relay_store::object_batches::ObjectBatch;
-use relay_store::{Claimed, Completion, new_id};
+use relay_store::object_batches::{self, ObjectBatch};
+use relay_store::{Claimed, Commit, Completion, ExecutorExt as _, new_id};
 use sha2::{Digest, Sha256};
 
 use crate::attempt::{Attempter, Facts};
@@ -195,8 +195,11 @@ impl Batches {
 impl Attempter {
     /// The batch `c` belongs to, if any (`Err`: the store cannot tell now).
     pub(crate) async fn batch_of(&self, c: &Claimed) -> Result<Option<String>, String> {
+        let ids = vec![c.message.id.clone()];
         self.store
-            .batches_of(std::slice::from_ref(&c.message.id))
+            .read(move |mut x| {
+                Box::pin(async move { object_batches::batches_of(&mut x, &ids).await })
+            })
             .await
             .map(|found| found.into_iter().next().map(|(_, batch)| batch))
             .map_err(|e| e.to_string())
@@ -323,11 +326,11 @@ impl Attempter {
                 .collect(),
         };
         let leases: Vec<i64> = members.iter().map(|m| m.claimed.lease_version).collect();
-        match self
-            .store
-            .record_batch(&self.config.owner, &stored, &leases)
-            .await
-        {
+        let (owner, batch) = (self.config.owner.clone(), stored.clone());
+        let recorded = self.store.write(Commit::Durable, move |mut x| {
+            Box::pin(async move { object_batches::record(&mut x, &owner, &batch, &leases).await })
+        });
+        match recorded.await {
             Ok(true) => {}
             Ok(false) => {
                 // A lease lapsed while the batch was open: nothing written;
@@ -405,13 +408,19 @@ impl Attempter {
         let now = self.clock.now();
         let lease_until = now.plus_millis(self.config.lease.as_millis() as i64);
         let found = if trigger == AttemptTrigger::Manual {
+            let id = batch_id.to_string();
             self.store
-                .object_batch(batch_id)
+                .read(move |mut x| Box::pin(async move { object_batches::get(&mut x, &id).await }))
                 .await
                 .map(|b| b.map(|batch| (batch, Vec::new())))
         } else {
+            let (id, owner) = (batch_id.to_string(), self.config.owner.clone());
             self.store
-                .lease_batch(batch_id, &self.config.owner, now, lease_until)
+                .write(Commit::Lease, move |mut x| {
+                    Box::pin(async move {
+                        object_batches::lease(&mut x, &id, &owner, now, lease_until).await
+                    })
+                })
                 .await
                 .map(|b| b.map(|l| (l.batch, l.leased)))
         };

@@ -2,6 +2,7 @@
 //! how many of their messages wait to be claimed.
 
 use super::*;
+use relay_store::{Commit, ExecutorExt as _, jobs};
 
 /// Messages examined per job transaction.
 pub(crate) const JOB_BATCH: u32 = 500;
@@ -52,9 +53,14 @@ impl Dispatcher {
         let mut finished = 0;
         loop {
             let now = a.clock.now();
+            let owner = a.config.owner.clone();
             let Some(job) = a
                 .store
-                .lease_job(&a.config.owner, now, now.plus_millis(lease))
+                .write(Commit::Durable, move |mut x| {
+                    Box::pin(async move {
+                        jobs::lease(&mut x, &owner, now, now.plus_millis(lease)).await
+                    })
+                })
                 .await?
             else {
                 return Ok(finished);
@@ -74,16 +80,24 @@ impl Dispatcher {
                 // Nothing whose event is gone or going: restarted, such a
                 // message would keep its event past the retention period.
                 filter.events_since = Some(self.retention_cutoff(now));
+                let (leased, narrowed) = (job.clone(), filter.clone());
+                let owner = a.config.owner.clone();
                 let progress = a
                     .store
-                    .advance_bulk_retry(
-                        &job,
-                        &filter,
-                        &a.config.owner,
-                        JOB_BATCH,
-                        now,
-                        now.plus_millis(lease),
-                    )
+                    .write(Commit::Durable, move |mut x| {
+                        Box::pin(async move {
+                            jobs::advance_bulk_retry(
+                                &mut x,
+                                &leased,
+                                &narrowed,
+                                &owner,
+                                JOB_BATCH,
+                                now,
+                                now.plus_millis(lease),
+                            )
+                            .await
+                        })
+                    })
                     .await?;
                 if progress.affected > 0
                     && let Some(w) = wake

@@ -1,6 +1,7 @@
 //! Retention: what is older than the retention period is purged.
 
 use super::*;
+use relay_store::{Commit, ExecutorExt as _, retention};
 
 /// How long the latency histogram's hours are kept.
 pub(crate) const LATENCY_KEPT_SECONDS: i64 = 2 * 86_400;
@@ -24,7 +25,13 @@ impl Dispatcher {
         let cutoff = self.retention_cutoff(self.attempter.clock.now());
         let mut total = 0;
         loop {
-            let n = self.store().purge_before(cutoff, cfg.purge_batch).await?;
+            let batch = cfg.purge_batch;
+            let n = self
+                .store()
+                .write(Commit::Durable, move |mut x| {
+                    Box::pin(async move { retention::purge_before(&mut x, cutoff, batch).await })
+                })
+                .await?;
             total += n;
             if n < u64::from(cfg.purge_batch) {
                 break;
@@ -41,7 +48,13 @@ impl Dispatcher {
             .clock
             .now()
             .plus_seconds(-LATENCY_KEPT_SECONDS);
-        self.store().purge_latency_before(latency_cutoff).await?;
+        self.store()
+            .write(Commit::Durable, move |mut x| {
+                Box::pin(
+                    async move { retention::purge_latency_before(&mut x, latency_cutoff).await },
+                )
+            })
+            .await?;
         Ok(total)
     }
 }

@@ -23,7 +23,7 @@ use std::sync::Arc;
 
 use relay_core::sealed::MasterKey;
 use relay_core::secret::{SecretPolicy, SecretRef, SecretValue, Secrets};
-use relay_store::{Scope, Store};
+use relay_store::{ExecutorExt as _, Scope, Store};
 
 /// The largest secret file read.
 pub const MAX_FILE_BYTES: u64 = relay_core::secret::MAX_VALUE_BYTES as u64;
@@ -137,9 +137,14 @@ impl Resolver {
                     )
                 };
                 let tenant = self.tenant.as_ref().ok_or_else(not_found)?;
+                let (sc, wanted) = (scope.clone(), name.clone());
                 let (_, sealed) = tenant
                     .store
-                    .get_sealed_secret(scope, name)
+                    .read(move |mut x| {
+                        Box::pin(async move {
+                            relay_store::secrets::get_sealed(&mut x, &sc, &wanted).await
+                        })
+                    })
                     .await
                     .map_err(|_| unavailable("the store cannot be read now"))?
                     .ok_or_else(not_found)?;

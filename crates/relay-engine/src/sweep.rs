@@ -28,7 +28,7 @@ use relay_core::model::EndpointState;
 use relay_core::retry::RetrySchedule;
 use relay_core::time::Timestamp;
 use relay_core::window::{Fit, WindowFacts, fit, rate_limited_ready_at};
-use relay_store::StoreError;
+use relay_store::{Commit, ExecutorExt as _, StoreError, retention};
 
 use crate::Dispatcher;
 
@@ -44,7 +44,12 @@ impl Dispatcher {
         let mut total = 0;
         loop {
             let now = self.attempter.clock.now();
-            let n = self.store().expire_due(now, batch).await?;
+            let n = self
+                .store()
+                .write(Commit::Durable, move |mut x| {
+                    Box::pin(async move { retention::expire_due(&mut x, now, batch).await })
+                })
+                .await?;
             total += n;
             if n < u64::from(batch) {
                 break;

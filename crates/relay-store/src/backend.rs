@@ -1,19 +1,17 @@
 //! [`Backend`]: how a store runs the operations written over
 //! [`Exec`](crate::exec::Exec): writes as one transaction on its writer,
-//! reads on a pooled connection of its read pool. The role traits
-//! (`crate::roles`) are implemented once for every backend on top of it,
-//! and [`Transactions`] lets a caller outside the crate run several
-//! operations as one transaction.
+//! reads on a pooled connection of its read pool. The executor
+//! (`crate::executor`) and the role traits (`crate::roles`) are implemented
+//! once for every backend on top of it.
 
-use std::any::Any;
 use std::future::Future;
 use std::ops::DerefMut;
 
-use async_trait::async_trait;
 use futures_util::future::BoxFuture;
 
-use crate::exec::{Commit, Dialect, Exec, Tx};
-use crate::{Result, StoreError};
+use crate::Result;
+use crate::exec::{Commit, Dialect, Exec};
+use crate::executor::{Outstanding, Rx, Tx};
 
 /// How a backend runs write transactions: a cheap handle (cloned into the
 /// group committer's tasks, `crate::group`).
@@ -34,8 +32,9 @@ pub trait Writes: Clone + Send + Sync + 'static {
     /// statistics by them; the SQLite queries name their indexes).
     fn wrote(&self, messages: u64);
 
-    /// The writer's connection as the [`Tx`] callers compose on.
-    fn tx(w: &mut Self::Write) -> Tx<'_>;
+    /// The writer's connection as the [`Tx`] callers compose on, its
+    /// statements marked in `own`.
+    fn tx<'a>(w: &'a mut Self::Write, own: &'a Outstanding) -> Tx<'a>;
 }
 
 /// A backend: [`crate::sqlite::SqliteStore`] or [`crate::postgres::PgStore`].
@@ -66,6 +65,10 @@ pub trait Backend: Send + Sync + 'static {
     /// read what was committed while the writer goes on).
     fn reader(&self) -> impl Future<Output = Result<Self::Reader>> + Send;
 
+    /// A read pool's connection as the [`Rx`] callers compose on, its
+    /// statements marked in `own`.
+    fn rx<'a>(r: &'a mut Self::Read, own: &'a Outstanding) -> Rx<'a>;
+
     /// The publishes waiting for the group committer (`crate::group`).
     fn publishes(&self) -> &crate::group::Pending;
 
@@ -82,62 +85,3 @@ pub trait Backend: Send + Sync + 'static {
         stop: tokio::sync::watch::Receiver<bool>,
     ) -> impl Future<Output = Result<Option<tokio::task::JoinHandle<()>>>> + Send;
 }
-
-/// A transaction composed by a caller: given the [`Tx`], it runs its
-/// operations on it.
-pub type TxFn =
-    Box<dyn for<'a> FnOnce(Tx<'a>) -> BoxFuture<'a, Result<Box<dyn Any + Send>>> + Send>;
-
-/// Runs operations composed by the caller as one transaction (the portal
-/// and inbound webhooks write several aggregates at once). Use it through
-/// [`TransactionsExt::transaction`].
-#[async_trait]
-pub trait Transactions: Send + Sync {
-    /// Runs `f` as one durable transaction; its value comes back boxed.
-    async fn run_boxed(&self, f: TxFn) -> Result<Box<dyn Any + Send>>;
-}
-
-#[async_trait]
-impl<B: Backend> Transactions for B {
-    async fn run_boxed(&self, f: TxFn) -> Result<Box<dyn Any + Send>> {
-        self.write(Commit::Durable, move |w| f(B::Txns::tx(w)))
-            .await
-    }
-}
-
-/// [`Transactions`] with the value typed.
-pub trait TransactionsExt: Transactions {
-    /// Runs `f` as one durable transaction, on either backend:
-    ///
-    /// ```text
-    /// store.transaction(move |mut x| Box::pin(async move {
-    ///     relay_store::consumers::create(&mut x, &scope, &consumer).await?;
-    ///     relay_store::endpoints::create(&mut x, &scope, &endpoint, &keys, limits, None).await
-    /// })).await?;
-    /// ```
-    ///
-    /// (`conformance::composed_operations_commit_or_roll_back_together`
-    /// runs one on both backends.)
-    /// Everything `f` writes commits together, or nothing does. `f` must
-    /// await nothing but its operations on the [`Tx`] (on SQLite the
-    /// transaction runs on the writer's thread, where anything else fails
-    /// it with [`StoreError::Unavailable`]).
-    fn transaction<T, F>(&self, f: F) -> impl Future<Output = Result<T>> + Send
-    where
-        T: Send + 'static,
-        F: for<'a> FnOnce(Tx<'a>) -> BoxFuture<'a, Result<T>> + Send + 'static,
-    {
-        let boxed: TxFn = Box::new(move |tx| {
-            let run = f(tx);
-            Box::pin(async move { Ok(Box::new(run.await?) as Box<dyn Any + Send>) })
-        });
-        async move {
-            let out = self.run_boxed(boxed).await?;
-            out.downcast::<T>()
-                .map(|v| *v)
-                .map_err(|_| StoreError::Corrupt("a transaction's value of another type".into()))
-        }
-    }
-}
-
-impl<S: Transactions + ?Sized> TransactionsExt for S {}

@@ -8,6 +8,10 @@
 
 use std::sync::Arc;
 
+mod calls;
+pub use calls::create_tenant;
+pub(crate) use calls::*;
+
 mod terminal;
 pub use terminal::*;
 
@@ -160,7 +164,7 @@ pub(crate) async fn tenant(s: &dyn Store, name: &str) -> Tenant {
         parent_id: None,
         created_at: T0,
     };
-    s.create_tenant(&t).await.expect("create tenant");
+    try_create_tenant(s, &t).await.expect("create tenant");
     t
 }
 

@@ -10,10 +10,11 @@
 //! - Reads: a pooled sqlx connection of the read pool (SQLite's read-only
 //!   pool; PostgreSQL's pool), outside any transaction.
 //!
-//! [`Tx`] is the one type a caller outside the crate composes several
-//! operations on in one transaction, on either backend (see
-//! `crate::Transactions`). The few dialect differences are a [`Dialect`]
-//! each backend names side by side with its other constants.
+//! A caller outside the crate composes operations on the executor's
+//! [`Tx`](crate::executor::Tx) (a write transaction) or
+//! [`Rx`](crate::executor::Rx) (a read), on either backend (see
+//! `crate::executor`). The few dialect differences are a [`Dialect`] each
+//! backend names side by side with its other constants.
 
 use std::future::Future;
 
@@ -127,77 +128,6 @@ impl_exec_for_sqlx!(
     sqlx::Postgres,
     crate::postgres::dialect::DIALECT
 );
-
-/// One transaction on either backend, for composing operations from
-/// outside the crate: every operation (`crate::tenants::create`, …) takes
-/// `&mut Tx` as its [`Exec`]. On SQLite the transaction runs on the writer's
-/// thread and must await nothing but its operations (anything else fails it
-/// with `StoreError::Unavailable`).
-pub enum Tx<'a> {
-    Sqlite(&'a mut crate::sqlite::Writer),
-    Postgres(&'a mut sqlx::PgConnection),
-}
-
-/// A row a [`Tx`] read.
-pub enum TxRow {
-    Sqlite(crate::sqlite::WriterRow),
-    Postgres(sqlx::postgres::PgRow),
-}
-
-impl RowExt for TxRow {
-    fn text(&self, col: &str) -> Result<String> {
-        match self {
-            TxRow::Sqlite(r) => r.text(col),
-            TxRow::Postgres(r) => r.text(col),
-        }
-    }
-    fn opt_text(&self, col: &str) -> Result<Option<String>> {
-        match self {
-            TxRow::Sqlite(r) => r.opt_text(col),
-            TxRow::Postgres(r) => r.opt_text(col),
-        }
-    }
-    fn int(&self, col: &str) -> Result<i64> {
-        match self {
-            TxRow::Sqlite(r) => r.int(col),
-            TxRow::Postgres(r) => r.int(col),
-        }
-    }
-    fn opt_int(&self, col: &str) -> Result<Option<i64>> {
-        match self {
-            TxRow::Sqlite(r) => r.opt_int(col),
-            TxRow::Postgres(r) => r.opt_int(col),
-        }
-    }
-}
-
-impl Exec for Tx<'_> {
-    type Row = TxRow;
-    fn dialect(&self) -> &'static Dialect {
-        match self {
-            Tx::Sqlite(w) => w.dialect(),
-            Tx::Postgres(c) => c.dialect(),
-        }
-    }
-    async fn execute(&mut self, q: &SqlBuilder) -> Result<u64> {
-        match self {
-            Tx::Sqlite(w) => w.execute(q).await,
-            Tx::Postgres(c) => c.execute(q).await,
-        }
-    }
-    async fn fetch(&mut self, q: &SqlBuilder) -> Result<Vec<TxRow>> {
-        Ok(match self {
-            Tx::Sqlite(w) => w.fetch(q).await?.into_iter().map(TxRow::Sqlite).collect(),
-            Tx::Postgres(c) => c.fetch(q).await?.into_iter().map(TxRow::Postgres).collect(),
-        })
-    }
-    async fn execute_script(&mut self, sql: &str) -> Result<()> {
-        match self {
-            Tx::Sqlite(w) => w.execute_script(sql).await,
-            Tx::Postgres(c) => c.execute_script(sql).await,
-        }
-    }
-}
 
 /// `q` as a sqlx query with its values bound in order.
 pub fn built<DB>(q: &SqlBuilder) -> sqlx::query::Query<'static, DB, DB::Arguments>

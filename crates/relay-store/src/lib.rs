@@ -17,10 +17,16 @@
 //!   [`portal`] (portal tokens, the tenant's portal brand) and
 //!   [`inbound`] (inbound provider webhooks' sources, receipts, ledger)
 //!   and [`secrets`] (tenant secrets, sealed under the master key).
+//! - [`executor`]: the one way a caller runs operations, through
+//!   `Arc<dyn Store>`: `store.write(commit, |x| …)` composes them in one
+//!   transaction, `store.read(|x| …)` on one read connection
+//!   ([`ExecutorExt`]); an operation that awaits anything but its own
+//!   connection fails there on both backends ([`StoreError::Internal`]).
 //! - [`roles`]: what each part of Relay needs of the store, one trait each
-//!   ([`Operator`], [`Catalog`], [`Traffic`], [`Dispatch`], [`Upkeep`]),
-//!   implemented once for every [`Backend`]; [`Store`] is all of them, and
-//!   [`Transactions`] runs operations a caller composes in one transaction.
+//!   ([`Operator`], [`Catalog`], [`Traffic`], [`Dispatch`],
+//!   [`InboundStore`]), implemented once for every
+//!   [`Backend`], moving to the executor role by role; [`Store`] is all of
+//!   them and the [`Executor`].
 //! - [`exec`], [`sql`], [`rows`]: running built statements, building them,
 //!   reading rows into `relay-core`'s types.
 //! - [`group`]: the group committer of publishes.
@@ -50,6 +56,7 @@ pub mod consumers;
 pub mod endpoints;
 pub mod event_types;
 pub mod exec;
+pub mod executor;
 pub mod group;
 pub mod health;
 pub mod inbound;
@@ -82,14 +89,12 @@ pub mod testenv;
 mod types;
 pub mod window;
 
-pub use backend::{Backend, Transactions, TransactionsExt, Writes};
-pub use exec::{Commit, Exec, Tx};
+pub use backend::{Backend, Writes};
+pub use exec::{Commit, Exec};
+pub use executor::{Executor, ExecutorExt, Rx, Tx};
 pub use postgres::StoreSettings;
 pub use recovery::Recovered;
-pub use roles::{
-    Catalog, Dispatch, InboundStore, ObjectBatches, Operator, PortalStore, SecretStore, Store,
-    Traffic, Upkeep,
-};
+pub use roles::{Catalog, Dispatch, InboundStore, Operator, Store, Traffic};
 
 use std::sync::Arc;
 
@@ -130,6 +135,11 @@ pub enum StoreError {
     /// fsync failed): the caller is not told it succeeded.
     #[error("the database log could not be synced to disk: {0}")]
     Durability(String),
+    /// Relay's own mistake, not the database's: an operation broke a rule
+    /// of the store (one awaited something other than its connection:
+    /// [`executor::AWAITED_OUTSIDE`]).
+    #[error("internal error: {0}")]
+    Internal(&'static str),
 }
 
 impl StoreError {

@@ -299,6 +299,13 @@ impl crate::backend::Backend for PgStore {
         Ok(self.read.acquire().await?)
     }
 
+    fn rx<'a>(
+        r: &'a mut sqlx::PgConnection,
+        own: &'a crate::executor::Outstanding,
+    ) -> crate::executor::Rx<'a> {
+        crate::executor::Rx::postgres(r, own)
+    }
+
     fn publishes(&self) -> &crate::group::Pending {
         &self.publishes
     }
@@ -336,8 +343,11 @@ impl crate::backend::Writes for Txns {
         Txns::wrote(self, messages)
     }
 
-    fn tx(c: &mut sqlx::PgConnection) -> crate::exec::Tx<'_> {
-        crate::exec::Tx::Postgres(c)
+    fn tx<'a>(
+        c: &'a mut sqlx::PgConnection,
+        own: &'a crate::executor::Outstanding,
+    ) -> crate::executor::Tx<'a> {
+        crate::executor::Tx::postgres(c, own)
     }
 }
 

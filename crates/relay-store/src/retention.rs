@@ -14,7 +14,8 @@ use crate::sql::{HOUR_MILLIS, LIVE_STATES_SQL, SqlBuilder, WAITING_STATES_SQL};
 /// held or in flight) or leased is kept, however old, until that message
 /// ends; except that a disabled endpoint's `held` messages are kept for the
 /// retention period only (the reference: they "stay for the retention
-/// period"), not for ever. Returns how many events went.
+/// period"), not for ever. Returns how many events went: run it as one
+/// short transaction, again until it returns less than `batch`.
 pub async fn purge_before<X: Exec>(x: &mut X, cutoff: Timestamp, batch: u32) -> Result<u64> {
     // Only events none of whose messages is still live: a scheduled, held
     // or in-flight message (or one under a lease, such as a manual
@@ -85,7 +86,8 @@ pub async fn purge_before<X: Exec>(x: &mut X, cutoff: Timestamp, batch: u32) -> 
 /// Ends up to `batch` waiting messages (`scheduled` or `held`, no live
 /// lease) whose event's time-to-live has passed by `now`: `expired` with
 /// reason `ttl_expired`, oldest expiry first (an index holds only the
-/// waiting messages of events with a TTL). Returns how many.
+/// waiting messages of events with a TTL). Returns how many: run it as one
+/// short transaction, again until it returns less than `batch`.
 pub async fn expire_due<X: Exec>(x: &mut X, now: Timestamp, batch: u32) -> Result<u64> {
     // The terminal state and reason are relay-core's (`transition::apply`
     // of `ttl_expired` to a waiting message).

@@ -38,7 +38,7 @@ async fn no_key_material_is_stored_in_clear() {
         parent_id: None,
         created_at: now,
     };
-    store.create_tenant(&tenant).await.unwrap();
+    relay_store::conformance::create_tenant(&store, &tenant).await;
     let scope = Scope {
         tenant_id: tenant.id.clone(),
         environment: Environment::Live,

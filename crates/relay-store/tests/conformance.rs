@@ -38,6 +38,7 @@ conformance!(
     relays_own_disables_are_audited_with_the_system_as_actor,
     messages_record_the_event_type_version_that_shaped_them,
     composed_operations_commit_or_roll_back_together,
+    an_operation_awaiting_anything_but_its_connection_fails,
     settings_keep_the_first_value,
     tenants_and_sub_tenants,
     api_keys_are_found_by_hash_until_revoked,

@@ -22,7 +22,7 @@
 
 use anyhow::{Context, bail};
 use relay_core::sealed::MasterKey;
-use relay_store::Store;
+use relay_store::{Commit, ExecutorExt as _, Store, settings};
 
 use crate::config::{Config, Secret, parse_master_key};
 
@@ -134,7 +134,11 @@ pub async fn load(config: &Config, store: &dyn Store) -> anyhow::Result<MasterKe
         .map_err(|e| anyhow::anyhow!("the operating system's random source: {e}"))?;
     let setting = relay_store::reseal::CHECK_SETTING;
     let check = key.seal(nonce, CHECK, setting.as_bytes());
-    let stored = store.put_setting_if_absent(setting, &check).await?;
+    let stored = store
+        .write(Commit::Durable, move |mut x| {
+            Box::pin(async move { settings::put_if_absent(&mut x, setting, &check).await })
+        })
+        .await?;
     if key.open(&stored, setting.as_bytes()).as_deref() != Ok(CHECK) {
         bail!(
             "the master key does not match the one this database's signing keys were sealed with; \

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use relay_core::time::{Clock, Timestamp};
-use relay_store::Store;
+use relay_store::{Commit, ExecutorExt as _, Store, settings};
 use tokio::net::TcpListener;
 
 use crate::config::{Config, LogFormat};
@@ -133,13 +133,21 @@ async fn operator_token_digest(config: &Config, store: &dyn Store) -> anyhow::Re
     if let Some(token) = &config.operator_token {
         return Ok(relay_api::auth::token_digest(token.expose()));
     }
-    let stored = match store.get_setting(OPERATOR_TOKEN_SETTING).await? {
+    let stored = store
+        .read(|mut x| Box::pin(async move { settings::get(&mut x, OPERATOR_TOKEN_SETTING).await }))
+        .await?;
+    let stored = match stored {
         Some(hex_digest) => hex_digest,
         None => {
             let token = relay_api::auth::new_operator_token();
             let digest = relay_api::auth::token_digest_hex(&token);
+            let wanted = digest.clone();
             let kept = store
-                .put_setting_if_absent(OPERATOR_TOKEN_SETTING, &digest)
+                .write(Commit::Durable, move |mut x| {
+                    Box::pin(async move {
+                        settings::put_if_absent(&mut x, OPERATOR_TOKEN_SETTING, &wanted).await
+                    })
+                })
                 .await?;
             if kept == digest {
                 hand_over_generated_token(config, &token)?;

@@ -316,10 +316,10 @@ fn migrate_check_says_behind_current_or_newer_and_a_newer_schema_is_not_served()
     // A newer Relay migrated it: this one says so and will not serve it.
     let url = format!("sqlite://{}", dir.path().join("relay.db").display());
     tokio::runtime::Runtime::new().unwrap().block_on(async {
-        use relay_store::TransactionsExt;
+        use relay_store::ExecutorExt;
         let store = relay_store::connect(&url, &Default::default()).await.unwrap();
         store
-            .transaction(|mut x| {
+            .write(relay_store::Commit::Durable, |mut x| {
                 Box::pin(async move {
                     use relay_store::Exec;
                     x.execute(&relay_store::sql::SqlBuilder::new(

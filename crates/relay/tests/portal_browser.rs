@@ -25,7 +25,7 @@ use std::process::{Command, Stdio};
 
 use common::{curl, start_logging};
 use relay_receiver::{Behavior, Receiver, ReceiverConfig};
-use relay_store::TransactionsExt;
+use relay_store::ExecutorExt;
 use serde_json::{Value, json};
 
 const CHROMIUM: &str = "/usr/bin/chromium";
@@ -222,7 +222,7 @@ async fn expire(db_url: &str, token_id: &str) {
         .expect("open relay's database");
     let id = token_id.to_string();
     store
-        .transaction(move |mut x| {
+        .write(relay_store::Commit::Durable, move |mut x| {
             Box::pin(async move {
                 use relay_store::exec::Exec;
                 x.execute(&relay_store::sql::SqlBuilder::of(

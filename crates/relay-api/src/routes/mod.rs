@@ -13,6 +13,7 @@ pub mod inbound;
 pub mod messages;
 pub mod ops;
 pub mod portal;
+pub mod portal_brand;
 pub mod portal_page;
 pub mod portal_tokens;
 pub mod recovery;

@@ -7,6 +7,8 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 
+use relay_store::ExecutorExt as _;
+
 use crate::AppState;
 use crate::error::ApiError;
 
@@ -26,7 +28,9 @@ pub async fn readyz(State(state): State<Arc<AppState>>) -> Result<&'static str, 
     }
     state
         .store
-        .get_setting("readiness_probe")
+        .read(|mut x| {
+            Box::pin(async move { relay_store::settings::get(&mut x, "readiness_probe").await })
+        })
         .await
         .map_err(|e| {
             tracing::warn!(error = %e, "readiness check failed");

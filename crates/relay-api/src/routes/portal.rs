@@ -26,6 +26,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 use relay_core::model::{ConsumerKind, EventType, Message, Page};
 use relay_core::time::Timestamp;
+use relay_store::ExecutorExt as _;
 use relay_store::portal::PortalToken;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -156,9 +157,12 @@ impl FromRequestParts<Arc<AppState>> for PortalAuth {
                 "the portal API takes a portal token (rpt_…), minted with POST /v1/portal-tokens",
             ));
         }
+        let hash = token_digest_hex(token);
         let found = state
             .store
-            .find_portal_token(&token_digest_hex(token))
+            .read(move |mut x| {
+                Box::pin(async move { relay_store::portal::find_token(&mut x, &hash).await })
+            })
             .await?
             .ok_or_else(|| ApiError::unauthorized("unknown portal token"))?;
         if found.revoked_at.is_some() {

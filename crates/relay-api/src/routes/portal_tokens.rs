@@ -13,15 +13,17 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use relay_core::id::IdKind;
 use relay_core::time::Timestamp;
-use relay_store::new_id;
-use relay_store::portal::{NewPortalToken, PortalToken};
+use relay_store::portal::{self, NewPortalToken, PortalToken};
+use relay_store::{Commit, ExecutorExt as _, new_id};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::AppState;
 use crate::auth::{TenantAuth, random_hex, token_digest_hex};
 use crate::error::{ApiError, FieldError, Problem, or_not_found};
-use crate::extract::{JsonBody, OptionalJsonBody};
+use crate::extract::JsonBody;
+
+pub use super::portal_brand::*;
 
 /// Shortest and longest lifetime of a portal token, in seconds.
 pub const MIN_LIFETIME_SECONDS: u32 = 60;
@@ -109,7 +111,7 @@ pub fn valid_origin(s: &str) -> bool {
     host_ok && port_ok
 }
 
-fn check_origins(origins: &[String], pointer: &str, errors: &mut Vec<FieldError>) {
+pub(crate) fn check_origins(origins: &[String], pointer: &str, errors: &mut Vec<FieldError>) {
     if origins.len() > MAX_ORIGINS {
         errors.push(FieldError {
             field: pointer.to_string(),
@@ -250,9 +252,12 @@ pub async fn create(
         token: token.clone(),
         token_hash: token_digest_hex(&secret),
     };
+    let scope = auth.scope.clone();
     state
         .store
-        .create_portal_token(&auth.scope, &new, &audit)
+        .write(Commit::Durable, move |mut x| {
+            Box::pin(async move { portal::create_token(&mut x, &scope, &new, &audit).await })
+        })
         .await
         .map_err(|e| match e {
             relay_store::StoreError::MissingReference(_) => ApiError::invalid(
@@ -291,9 +296,10 @@ pub async fn get(
     auth: TenantAuth,
     Path(id): Path<String>,
 ) -> Result<Json<PortalTokenOut>, ApiError> {
+    let scope = auth.scope.clone();
     let t = state
         .store
-        .get_portal_token(&auth.scope, &id)
+        .read(move |mut x| Box::pin(async move { portal::get_token(&mut x, &scope, &id).await }))
         .await?
         .ok_or_else(|| ApiError::not_found("portal token"))?;
     Ok(Json(PortalTokenOut {
@@ -324,9 +330,12 @@ pub async fn revoke(
         serde_json::json!({}),
         now,
     );
+    let scope = auth.scope.clone();
     state
         .store
-        .revoke_portal_token(&auth.scope, &id, now, &audit)
+        .write(Commit::Durable, move |mut x| {
+            Box::pin(async move { portal::revoke_token(&mut x, &scope, &id, now, &audit).await })
+        })
         .await
         .map_err(or_not_found("portal token"))?;
     Ok(StatusCode::NO_CONTENT)
@@ -369,166 +378,16 @@ pub async fn revoke_all(
         serde_json::json!({}),
         now,
     );
+    let (scope, consumer_id) = (auth.scope.clone(), body.consumer_id.clone());
     let revoked = state
         .store
-        .revoke_consumer_portal_tokens(&auth.scope, &body.consumer_id, now, &audit)
+        .write(Commit::Durable, move |mut x| {
+            Box::pin(async move {
+                portal::revoke_consumer_tokens(&mut x, &scope, &consumer_id, now, &audit).await
+            })
+        })
         .await?;
     Ok(Json(RevokedAll { revoked }))
-}
-
-/// The light or dark theme, or the viewer's preference.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Theme {
-    Light,
-    Dark,
-    #[default]
-    Auto,
-}
-
-/// The tenant's brand for its portal, applied through CSS custom
-/// properties (`--relay-primary`, …; docs/portal.md). A host page may
-/// override any of them.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct PortalBrand {
-    /// Shown in the portal's header (at most 100 characters).
-    pub name: Option<String>,
-    /// An `https://` image URL (at most 2000 characters).
-    pub logo_url: Option<String>,
-    /// Colours as `#rgb` or `#rrggbb`.
-    pub primary_color: Option<String>,
-    pub background_color: Option<String>,
-    pub text_color: Option<String>,
-    /// A CSS font family list of installed or host-loaded fonts, e.g.
-    /// `Inter, sans-serif` (letters, digits, spaces, commas, hyphens).
-    pub font_family: Option<String>,
-    #[serde(default)]
-    pub theme: Theme,
-    /// Origins whose pages may frame the hosted page
-    /// (`/portal/{tenant id}/{environment}`); without any, it refuses every frame.
-    #[serde(default)]
-    pub embed_origins: Vec<String>,
-}
-
-fn valid_color(s: &str) -> bool {
-    let Some(hex) = s.strip_prefix('#') else {
-        return false;
-    };
-    (hex.len() == 3 || hex.len() == 6) && hex.bytes().all(|b| b.is_ascii_hexdigit())
-}
-
-impl PortalBrand {
-    fn check(&self) -> Result<(), ApiError> {
-        let mut errors = Vec::new();
-        let mut field = |f: &str, m: &str| {
-            errors.push(FieldError {
-                field: f.to_string(),
-                message: m.to_string(),
-            })
-        };
-        if self.name.as_ref().is_some_and(|n| n.chars().count() > 100) {
-            field("/name", "at most 100 characters");
-        }
-        if let Some(u) = &self.logo_url
-            && (u.len() > 2000
-                || !u.starts_with("https://")
-                || u.bytes()
-                    .any(|b| b.is_ascii_control() || b == b' ' || b == b'"' || b == b'\''))
-        {
-            field(
-                "/logo_url",
-                "must be an https:// URL of at most 2000 characters",
-            );
-        }
-        for (name, v) in [
-            ("/primary_color", &self.primary_color),
-            ("/background_color", &self.background_color),
-            ("/text_color", &self.text_color),
-        ] {
-            if v.as_ref().is_some_and(|c| !valid_color(c)) {
-                field(name, "must be #rgb or #rrggbb");
-            }
-        }
-        if self.font_family.as_ref().is_some_and(|f| {
-            f.len() > 100
-                || f.trim().is_empty()
-                || !f
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b" ,-".contains(&b))
-        }) {
-            field(
-                "/font_family",
-                "letters, digits, spaces, commas and hyphens, at most 100 characters",
-            );
-        }
-        check_origins(&self.embed_origins, "/embed_origins", &mut errors);
-        if errors.is_empty() {
-            Ok(())
-        } else {
-            Err(ApiError::fields(errors))
-        }
-    }
-}
-
-/// The brand a tenant's portal shows.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct PortalBrandOut {
-    pub brand: PortalBrand,
-    /// Whose brand it is: this tenant's, its parent's (inherited), or
-    /// `null` (none set: Relay's defaults).
-    pub tenant_id: Option<String>,
-}
-
-/// The scope's effective brand: its own, else its tenant's nearest
-/// ancestor's in the same environment.
-pub async fn effective_brand(
-    state: &AppState,
-    scope: &relay_store::Scope,
-) -> Result<PortalBrandOut, ApiError> {
-    Ok(match state.store.effective_portal_brand(scope).await? {
-        Some((owner, value)) => PortalBrandOut {
-            // A stored brand was checked when it was put; one that no longer
-            // reads is shown as the defaults rather than failing the portal.
-            brand: serde_json::from_value(value).unwrap_or_default(),
-            tenant_id: Some(owner),
-        },
-        None => PortalBrandOut {
-            brand: PortalBrand::default(),
-            tenant_id: None,
-        },
-    })
-}
-
-#[utoipa::path(operation_id = "portal_brand_put", put, path = "/v1/portal-brand", tag = "portal-tokens",
-    request_body = Option<PortalBrand>,
-    responses((status = 200, body = PortalBrandOut), (status = 422, body = Problem)),
-    security(("api_key" = [])))]
-pub async fn put_brand(
-    State(state): State<Arc<AppState>>,
-    auth: TenantAuth,
-    OptionalJsonBody(body): OptionalJsonBody<PortalBrand>,
-) -> Result<Json<PortalBrandOut>, ApiError> {
-    body.check()?;
-    let value = serde_json::to_value(&body).map_err(|_| ApiError::internal())?;
-    state
-        .store
-        .put_portal_brand(&auth.scope, &value, state.clock.now())
-        .await?;
-    Ok(Json(PortalBrandOut {
-        brand: body,
-        tenant_id: Some(auth.scope.tenant_id),
-    }))
-}
-
-#[utoipa::path(operation_id = "portal_brand_get", get, path = "/v1/portal-brand", tag = "portal-tokens",
-    responses((status = 200, body = PortalBrandOut)),
-    security(("api_key" = [])))]
-pub async fn get_brand(
-    State(state): State<Arc<AppState>>,
-    auth: TenantAuth,
-) -> Result<Json<PortalBrandOut>, ApiError> {
-    Ok(Json(effective_brand(&state, &auth.scope).await?))
 }
 
 #[cfg(test)]

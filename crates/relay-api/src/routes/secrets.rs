@@ -16,8 +16,8 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use relay_core::model::Page;
 use relay_core::secret::{MAX_VALUE_BYTES, SecretRef, SecretValue, valid_name};
-use relay_store::secrets::{PutOutcome, PutSecret, SecretInfo, seal};
-use relay_store::{PageRequest, Scope};
+use relay_store::secrets::{self, PutOutcome, PutSecret, SecretInfo, seal};
+use relay_store::{Commit, ExecutorExt as _, PageRequest, Scope};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
@@ -103,9 +103,12 @@ pub async fn put(
     drop(value);
     // The store names the action (`secret.created` or `secret.updated`).
     let audit = entry(&auth, "secret.put", &name, serde_json::json!({}), now);
+    let scope = auth.scope.clone();
     let (info, outcome) = state
         .store
-        .put_secret(&auth.scope, &put, Some(&audit))
+        .write(Commit::Durable, move |mut x| {
+            Box::pin(async move { secrets::put(&mut x, &scope, &put, Some(&audit)).await })
+        })
         .await?;
     let status = match outcome {
         PutOutcome::Created => StatusCode::CREATED,
@@ -125,8 +128,12 @@ pub async fn list(
     auth: TenantAuth,
     QueryParams(q): QueryParams<ListQuery>,
 ) -> Result<Json<Page<SecretInfo>>, ApiError> {
+    let (scope, page) = (auth.scope.clone(), q.page()?);
     Ok(Json(
-        state.store.list_secrets(&auth.scope, &q.page()?).await?,
+        state
+            .store
+            .read(move |mut x| Box::pin(async move { secrets::list(&mut x, &scope, &page).await }))
+            .await?,
     ))
 }
 
@@ -142,9 +149,10 @@ pub async fn get(
     Path(name): Path<String>,
 ) -> Result<Json<SecretInfo>, ApiError> {
     check_name(&name)?;
+    let (scope, wanted) = (auth.scope.clone(), name.clone());
     state
         .store
-        .get_secret(&auth.scope, &name)
+        .read(move |mut x| Box::pin(async move { secrets::get(&mut x, &scope, &wanted).await }))
         .await?
         .map(Json)
         .ok_or_else(not_found)
@@ -252,9 +260,12 @@ pub async fn delete(
     }
     let now = state.clock.now();
     let audit = entry(&auth, "secret.deleted", &name, serde_json::json!({}), now);
+    let (scope, gone) = (auth.scope.clone(), name.clone());
     state
         .store
-        .delete_secret(&auth.scope, &name, Some(&audit))
+        .write(Commit::Durable, move |mut x| {
+            Box::pin(async move { secrets::delete(&mut x, &scope, &gone, Some(&audit)).await })
+        })
         .await
         .map_err(|e| match e {
             relay_store::StoreError::NotFound => not_found(),

@@ -61,7 +61,7 @@ pub async fn publish(
     Path(tenant_id): Path<String>,
     JsonBody(body): JsonBody<SystemEvent>,
 ) -> Result<(StatusCode, Json<Published>), ApiError> {
-    if state.store.get_tenant(&tenant_id).await?.is_none() {
+    if !super::tenants::tenant_exists(&state, &tenant_id).await? {
         return Err(ApiError::not_found("tenant"));
     }
     let Some(kind) = system::get(&body.event_type) else {

@@ -7,7 +7,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use relay_core::id::IdKind;
 use relay_core::model::{ApiKey, Environment, Page, Tenant};
-use relay_store::{NewApiKey, new_id};
+use relay_store::{Commit, ExecutorExt as _, NewApiKey, new_id, tenants};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -67,7 +67,13 @@ pub async fn create(
         parent_id: body.parent_id,
         created_at: now,
     };
-    state.store.create_tenant(&tenant).await?;
+    let created = tenant.clone();
+    state
+        .store
+        .write(Commit::Durable, move |mut x| {
+            Box::pin(async move { tenants::create(&mut x, &created).await })
+        })
+        .await?;
     Ok((StatusCode::CREATED, Json(tenant)))
 }
 
@@ -78,7 +84,13 @@ pub async fn list(
     _: OperatorAuth,
     QueryParams(q): QueryParams<ListQuery>,
 ) -> Result<Json<Page<Tenant>>, ApiError> {
-    Ok(Json(state.store.list_tenants(&q.page()?).await?))
+    let page = q.page()?;
+    Ok(Json(
+        state
+            .store
+            .read(move |mut x| Box::pin(async move { tenants::list(&mut x, &page).await }))
+            .await?,
+    ))
 }
 
 #[utoipa::path(operation_id = "tenants_get", get, path = "/v1/tenants/{id}", tag = "tenants",
@@ -92,7 +104,7 @@ pub async fn get(
 ) -> Result<Json<Tenant>, ApiError> {
     state
         .store
-        .get_tenant(&id)
+        .read(move |mut x| Box::pin(async move { tenants::get(&mut x, &id).await }))
         .await?
         .map(Json)
         .ok_or_else(|| ApiError::not_found("tenant"))
@@ -109,21 +121,24 @@ pub async fn create_key(
     Path(tenant_id): Path<String>,
     JsonBody(body): JsonBody<CreateApiKey>,
 ) -> Result<(StatusCode, Json<ApiKeyCreated>), ApiError> {
-    if state.store.get_tenant(&tenant_id).await?.is_none() {
+    if !tenant_exists(&state, &tenant_id).await? {
         return Err(ApiError::not_found("tenant"));
     }
     let now = state.clock.now();
     let key = auth::new_api_key(body.environment);
+    let new = NewApiKey {
+        id: new_id(IdKind::ApiKey, now),
+        tenant_id,
+        environment: body.environment,
+        name: body.name,
+        prefix: auth::key_prefix(&key),
+        key_hash: auth::token_digest_hex(&key),
+        created_at: now,
+    };
     let api_key = state
         .store
-        .create_api_key(&NewApiKey {
-            id: new_id(IdKind::ApiKey, now),
-            tenant_id,
-            environment: body.environment,
-            name: body.name,
-            prefix: auth::key_prefix(&key),
-            key_hash: auth::token_digest_hex(&key),
-            created_at: now,
+        .write(Commit::Durable, move |mut x| {
+            Box::pin(async move { tenants::create_api_key(&mut x, &new).await })
         })
         .await?;
     Ok((StatusCode::CREATED, Json(ApiKeyCreated { api_key, key })))
@@ -141,10 +156,17 @@ pub async fn list_keys(
     QueryParams(q): QueryParams<ListQuery>,
 ) -> Result<Json<Page<ApiKey>>, ApiError> {
     let page = q.page()?;
-    if state.store.get_tenant(&tenant_id).await?.is_none() {
+    if !tenant_exists(&state, &tenant_id).await? {
         return Err(ApiError::not_found("tenant"));
     }
-    Ok(Json(state.store.list_api_keys(&tenant_id, &page).await?))
+    Ok(Json(
+        state
+            .store
+            .read(move |mut x| {
+                Box::pin(async move { tenants::list_api_keys(&mut x, &tenant_id, &page).await })
+            })
+            .await?,
+    ))
 }
 
 #[utoipa::path(operation_id = "tenants_revoke_key", delete, path = "/v1/tenants/{id}/api-keys/{key_id}", tag = "tenants",
@@ -156,9 +178,12 @@ pub async fn revoke_key(
     _: OperatorAuth,
     Path((tenant_id, key_id)): Path<(String, String)>,
 ) -> Result<StatusCode, ApiError> {
+    let now = state.clock.now();
     if state
         .store
-        .revoke_api_key(&tenant_id, &key_id, state.clock.now())
+        .write(Commit::Durable, move |mut x| {
+            Box::pin(async move { tenants::revoke_api_key(&mut x, &tenant_id, &key_id, now).await })
+        })
         .await?
     {
         state.api_keys.clear();
@@ -166,4 +191,14 @@ pub async fn revoke_key(
     } else {
         Err(ApiError::not_found("active API key"))
     }
+}
+
+/// Whether the tenant `id` exists.
+pub(crate) async fn tenant_exists(state: &AppState, id: &str) -> Result<bool, ApiError> {
+    let id = id.to_string();
+    let found = state
+        .store
+        .read(move |mut x| Box::pin(async move { tenants::get(&mut x, &id).await }))
+        .await?;
+    Ok(found.is_some())
 }

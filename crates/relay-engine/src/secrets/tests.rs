@@ -224,7 +224,13 @@ async fn tenant_secrets_resolve_in_their_own_scope_only() {
             parent_id: None,
             created_at: now,
         };
-        db.store.create_tenant(&t).await.unwrap();
+        let created = t.clone();
+        db.store
+            .write(relay_store::Commit::Durable, move |mut x| {
+                Box::pin(async move { relay_store::tenants::create(&mut x, &created).await })
+            })
+            .await
+            .unwrap();
         scopes.push(Scope {
             tenant_id: t.id,
             environment: Environment::Live,
@@ -236,7 +242,13 @@ async fn tenant_secrets_resolve_in_their_own_scope_only() {
         sealed_value: seal(&master, &scopes[0], "redis-pw", &"hunter2".into()),
         now,
     };
-    db.store.put_secret(&scopes[0], &put, None).await.unwrap();
+    let sc = scopes[0].clone();
+    db.store
+        .write(relay_store::Commit::Durable, move |mut x| {
+            Box::pin(async move { relay_store::secrets::put(&mut x, &sc, &put, None).await })
+        })
+        .await
+        .unwrap();
     let reference = SecretRef::Secret("redis-pw".into());
 
     let r = Resolver::default().with_tenant_secrets(db.store.clone(), master.clone());

@@ -5,7 +5,8 @@
 
 use super::delivery::{completion, delivered};
 use super::*;
-use crate::object_batches::ObjectBatch;
+use crate::ExecutorExt as _;
+use crate::object_batches::{self, LeasedBatch, ObjectBatch};
 
 fn batch_of(live: &Scope, endpoint_id: &str, id: &str, members: &[&crate::Claimed]) -> ObjectBatch {
     let mut object = Vec::new();
@@ -54,24 +55,24 @@ pub async fn object_batches_are_recorded_while_their_leases_hold_and_leased_agai
     // A lease that no longer holds (another version): nothing is written.
     let mut stale = leases.clone();
     stale[1] += 1;
-    assert!(!s.record_batch("w1", &b, &stale).await.unwrap());
+    assert!(!record_batch(s, "w1", &b, &stale).await.unwrap());
     assert!(
-        !s.record_batch("w2", &b, &leases).await.unwrap(),
+        !record_batch(s, "w2", &b, &leases).await.unwrap(),
         "another owner's"
     );
-    assert_eq!(s.object_batch("bat_one").await.unwrap(), None);
+    assert_eq!(object_batch(s, "bat_one").await.unwrap(), None);
 
-    assert!(s.record_batch("w1", &b, &leases).await.unwrap());
-    assert_eq!(s.object_batch("bat_one").await.unwrap().as_ref(), Some(&b));
-    let mut of = s
-        .batches_of(
-            &claimed
-                .iter()
-                .map(|c| c.message.id.clone())
-                .collect::<Vec<_>>(),
-        )
-        .await
-        .unwrap();
+    assert!(record_batch(s, "w1", &b, &leases).await.unwrap());
+    assert_eq!(object_batch(s, "bat_one").await.unwrap().as_ref(), Some(&b));
+    let mut of = batches_of(
+        s,
+        &claimed
+            .iter()
+            .map(|c| c.message.id.clone())
+            .collect::<Vec<_>>(),
+    )
+    .await
+    .unwrap();
     of.sort();
     let mut expected: Vec<(String, String)> = members
         .iter()
@@ -82,21 +83,21 @@ pub async fn object_batches_are_recorded_while_their_leases_hold_and_leased_agai
 
     // A message is in one batch at most: the second batch is not written at all.
     let again = batch_of(&live, &e.id, "bat_two", &[&claimed[3], &claimed[0]]);
-    let err = s
-        .record_batch(
-            "w1",
-            &again,
-            &[claimed[3].lease_version, claimed[0].lease_version],
-        )
-        .await
-        .unwrap_err();
+    let err = record_batch(
+        s,
+        "w1",
+        &again,
+        &[claimed[3].lease_version, claimed[0].lease_version],
+    )
+    .await
+    .unwrap_err();
     assert!(
         matches!(err, StoreError::Conflict("message_in_batch")),
         "{err:?}"
     );
-    assert_eq!(s.object_batch("bat_two").await.unwrap(), None);
+    assert_eq!(object_batch(s, "bat_two").await.unwrap(), None);
     assert!(
-        s.batches_of(std::slice::from_ref(&claimed[3].message.id))
+        batches_of(s, std::slice::from_ref(&claimed[3].message.id))
             .await
             .unwrap()
             .is_empty()
@@ -118,8 +119,7 @@ pub async fn object_batches_are_recorded_while_their_leases_hold_and_leased_agai
 
     // Leased again as a whole before it is due, in the batch's order, by
     // whoever writes it again; a second lease finds them all taken.
-    let again = s
-        .lease_batch("bat_one", "w2", T0.plus_seconds(2), T0.plus_seconds(62))
+    let again = lease_batch(s, "bat_one", "w2", T0.plus_seconds(2), T0.plus_seconds(62))
         .await
         .unwrap()
         .expect("the batch");
@@ -136,14 +136,13 @@ pub async fn object_batches_are_recorded_while_their_leases_hold_and_leased_agai
             .all(|c| c.message.state == MessageState::InFlight)
     );
     assert_eq!(again.leased[0].event.id, members[0].event.id);
-    let none = s
-        .lease_batch("bat_one", "w3", T0.plus_seconds(3), T0.plus_seconds(63))
+    let none = lease_batch(s, "bat_one", "w3", T0.plus_seconds(3), T0.plus_seconds(63))
         .await
         .unwrap()
         .expect("the batch");
     assert!(none.leased.is_empty());
     assert!(
-        s.lease_batch("bat_none", "w3", T0, T0.plus_seconds(60))
+        lease_batch(s, "bat_none", "w3", T0, T0.plus_seconds(60))
             .await
             .unwrap()
             .is_none()
@@ -159,8 +158,8 @@ pub async fn object_batches_are_recorded_while_their_leases_hold_and_leased_agai
     s.complete(&[completion(&claimed[3], "w1", delivered(&claimed[3]))])
         .await
         .unwrap();
-    assert_eq!(s.purge_before(T0.plus_seconds(1), 10).await.unwrap(), 4);
-    assert_eq!(s.object_batch("bat_one").await.unwrap(), None);
+    assert_eq!(purge_before(s, T0.plus_seconds(1), 10).await.unwrap(), 4);
+    assert_eq!(object_batch(s, "bat_one").await.unwrap(), None);
 }
 
 /// A member that is held (its endpoint paused) is not leased with its batch.
@@ -178,7 +177,7 @@ pub async fn held_members_are_not_leased_with_their_batch(s: &dyn Store) {
         .unwrap();
     let b = batch_of(&live, &e.id, "bat_held", &[&claimed[0]]);
     assert!(
-        s.record_batch("w1", &b, &[claimed[0].lease_version])
+        record_batch(s, "w1", &b, &[claimed[0].lease_version])
             .await
             .unwrap()
     );
@@ -200,10 +199,56 @@ pub async fn held_members_are_not_leased_with_their_batch(s: &dyn Store) {
         .unwrap()
         .unwrap();
     assert_eq!(m.state, MessageState::Held);
-    let leased = s
-        .lease_batch("bat_held", "w2", T0.plus_seconds(61), T0.plus_seconds(120))
-        .await
-        .unwrap()
-        .expect("the batch");
+    let leased = lease_batch(
+        s,
+        "bat_held",
+        "w2",
+        T0.plus_seconds(61),
+        T0.plus_seconds(120),
+    )
+    .await
+    .unwrap()
+    .expect("the batch");
     assert!(leased.leased.is_empty());
+}
+
+// The cases' calls through the executor, one operation each.
+
+async fn record_batch(
+    s: &dyn Store,
+    owner: &str,
+    batch: &ObjectBatch,
+    leases: &[i64],
+) -> crate::Result<bool> {
+    let (owner, batch, leases) = (owner.to_string(), batch.clone(), leases.to_vec());
+    s.write(crate::Commit::Durable, move |mut x| {
+        Box::pin(async move { object_batches::record(&mut x, &owner, &batch, &leases).await })
+    })
+    .await
+}
+
+async fn batches_of(s: &dyn Store, message_ids: &[String]) -> crate::Result<Vec<(String, String)>> {
+    let ids = message_ids.to_vec();
+    s.read(move |mut x| Box::pin(async move { object_batches::batches_of(&mut x, &ids).await }))
+        .await
+}
+
+async fn object_batch(s: &dyn Store, batch_id: &str) -> crate::Result<Option<ObjectBatch>> {
+    let id = batch_id.to_string();
+    s.read(move |mut x| Box::pin(async move { object_batches::get(&mut x, &id).await }))
+        .await
+}
+
+async fn lease_batch(
+    s: &dyn Store,
+    batch_id: &str,
+    owner: &str,
+    now: Timestamp,
+    lease_until: Timestamp,
+) -> crate::Result<Option<LeasedBatch>> {
+    let (id, owner) = (batch_id.to_string(), owner.to_string());
+    s.write(crate::Commit::Lease, move |mut x| {
+        Box::pin(async move { object_batches::lease(&mut x, &id, &owner, now, lease_until).await })
+    })
+    .await
 }

@@ -144,9 +144,9 @@ pub async fn purge_removes_old_events_with_their_messages_in_batches(s: &dyn Sto
     };
     s.publish(&live, fresh).await.unwrap();
     let cutoff = T0.plus_seconds(500);
-    assert_eq!(s.purge_before(cutoff, 2).await.unwrap(), 2);
-    assert_eq!(s.purge_before(cutoff, 2).await.unwrap(), 2);
-    assert_eq!(s.purge_before(cutoff, 2).await.unwrap(), 0);
+    assert_eq!(purge_before(s, cutoff, 2).await.unwrap(), 2);
+    assert_eq!(purge_before(s, cutoff, 2).await.unwrap(), 2);
+    assert_eq!(purge_before(s, cutoff, 2).await.unwrap(), 0);
     assert!(s.get_event(&live, "evt_d").await.unwrap().is_none());
     assert!(s.get_event(&live, "evt_fresh").await.unwrap().is_some());
     let left = s
@@ -224,20 +224,18 @@ pub async fn bulk_retry_jobs_advance_by_cursor_and_resume_after_a_lost_worker(s:
         error_code: Some("http_503".into()),
         ..Default::default()
     };
-    let leased = s
-        .lease_job("w1", T0, T0.plus_seconds(30))
+    let leased = lease_job(s, "w1", T0, T0.plus_seconds(30))
         .await
         .unwrap()
         .expect("queued job");
     assert!(
-        s.lease_job("w2", T0, T0.plus_seconds(30))
+        lease_job(s, "w2", T0, T0.plus_seconds(30))
             .await
             .unwrap()
             .is_none(),
         "one worker at a time"
     );
-    let after_one = s
-        .advance_bulk_retry(&leased, &filter, "w1", 4, T0, T0.plus_seconds(30))
+    let after_one = advance_bulk_retry(s, &leased, &filter, "w1", 4, T0, T0.plus_seconds(30))
         .await
         .unwrap();
     assert_eq!(
@@ -245,29 +243,27 @@ pub async fn bulk_retry_jobs_advance_by_cursor_and_resume_after_a_lost_worker(s:
         ("running", 4)
     );
     // The worker dies; after its lease another one resumes from the cursor.
-    let resumed = s
-        .lease_job("w2", T0.plus_seconds(31), T0.plus_seconds(60))
+    let resumed = lease_job(s, "w2", T0.plus_seconds(31), T0.plus_seconds(60))
         .await
         .unwrap()
         .expect("abandoned job");
     assert!(matches!(
-        s.advance_bulk_retry(&leased, &filter, "w1", 4, T0, T0.plus_seconds(30))
-            .await,
+        advance_bulk_retry(s, &leased, &filter, "w1", 4, T0, T0.plus_seconds(30)).await,
         Err(StoreError::Conflict(_))
     ));
     let mut last = after_one;
     while last.state != relay_core::model::JobState::Done {
-        last = s
-            .advance_bulk_retry(
-                &resumed,
-                &filter,
-                "w2",
-                4,
-                T0.plus_seconds(32),
-                T0.plus_seconds(60),
-            )
-            .await
-            .unwrap();
+        last = advance_bulk_retry(
+            s,
+            &resumed,
+            &filter,
+            "w2",
+            4,
+            T0.plus_seconds(32),
+            T0.plus_seconds(60),
+        )
+        .await
+        .unwrap();
     }
     assert_eq!(last.processed, 15, "every matching message examined once");
     assert_eq!(
@@ -297,7 +293,7 @@ pub async fn bulk_retry_jobs_advance_by_cursor_and_resume_after_a_lost_worker(s:
             .is_none()
     );
     assert!(
-        s.lease_job("w3", T0.plus_seconds(100), T0.plus_seconds(130))
+        lease_job(s, "w3", T0.plus_seconds(100), T0.plus_seconds(130))
             .await
             .unwrap()
             .is_none()

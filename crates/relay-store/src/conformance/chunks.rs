@@ -4,7 +4,7 @@
 //! manual attempt's live lease left alone (at most one attempt at a time).
 
 use super::*;
-use crate::TransactionsExt as _;
+use crate::ExecutorExt as _;
 use crate::recovery::{self, REPLAY_CHUNK, Recovered};
 
 /// The size of the recover chunks the cases run one by one.
@@ -22,7 +22,7 @@ async fn seed_messages(
     n: u64,
 ) {
     let (sc, endpoint_id) = (sc.clone(), endpoint_id.to_string());
-    s.transaction(move |mut x| {
+    s.write(crate::Commit::Durable, move |mut x| {
         Box::pin(async move {
             let seed = seed::Messages {
                 scope: &sc,
@@ -67,7 +67,7 @@ async fn recover_one_chunk(
     now: Timestamp,
 ) -> recovery::RecoverChunk {
     let (sc, endpoint_id, after) = (sc.clone(), endpoint_id.to_string(), after.to_string());
-    s.transaction(move |mut x| {
+    s.write(crate::Commit::Durable, move |mut x| {
         Box::pin(async move {
             recovery::recover_chunk(
                 &mut x,
@@ -201,7 +201,7 @@ pub async fn a_recover_works_in_chunks_and_restarts_each_message_once(s: &dyn St
         .await
         .unwrap();
     let paused = s
-        .transaction({
+        .write(crate::Commit::Durable, {
             let (live, id) = (live.clone(), e.id.clone());
             move |mut x| {
                 Box::pin(async move {
@@ -288,13 +288,24 @@ pub async fn recover_and_bulk_retry_leave_a_message_under_a_manual_attempt_alone
     s.create_job(&live, &job, &audit("messages.bulk_retry", &job.id, T0))
         .await
         .unwrap();
-    let leased = s
-        .lease_job("j", T0.plus_seconds(2), T0.plus_seconds(60))
+    let leased = lease_job(s, "j", T0.plus_seconds(2), T0.plus_seconds(60))
         .await
         .unwrap()
         .expect("queued job");
-    let mut progress = s
-        .advance_bulk_retry(
+    let mut progress = advance_bulk_retry(
+        s,
+        &leased,
+        &MessageFilter::default(),
+        "j",
+        4,
+        T0.plus_seconds(2),
+        T0.plus_seconds(60),
+    )
+    .await
+    .unwrap();
+    while progress.state != relay_core::model::JobState::Done {
+        progress = advance_bulk_retry(
+            s,
             &leased,
             &MessageFilter::default(),
             "j",
@@ -304,18 +315,6 @@ pub async fn recover_and_bulk_retry_leave_a_message_under_a_manual_attempt_alone
         )
         .await
         .unwrap();
-    while progress.state != relay_core::model::JobState::Done {
-        progress = s
-            .advance_bulk_retry(
-                &leased,
-                &MessageFilter::default(),
-                "j",
-                4,
-                T0.plus_seconds(2),
-                T0.plus_seconds(60),
-            )
-            .await
-            .unwrap();
     }
     assert_eq!((progress.processed, progress.affected), (1, 0));
     let m = s.get_message(&live, &id).await.unwrap().unwrap();
@@ -362,7 +361,7 @@ pub async fn a_replay_works_in_chunks_and_resumes_where_it_stopped(s: &dyn Store
     let added = endpoint(s, &live, &c.id, &["order.shipped"]).await;
     // One chunk, then the replay stops.
     let (created, next) = s
-        .transaction({
+        .write(crate::Commit::Durable, {
             let (live, id) = (live.clone(), added.id.clone());
             let a = audit("endpoint.replayed", &added.id, T0.plus_seconds(10));
             move |mut x| {

@@ -268,8 +268,13 @@ pub async fn health_facts_summarise_attempts_and_backlog(s: &dyn Store) {
         .unwrap();
     assert_eq!(next_day.latency.total(), 0, "hours older than 24 drop out");
     // Purging removes the hours before the cutoff, and only those.
-    assert_eq!(s.purge_latency_before(T0).await.unwrap(), 0);
-    assert!(s.purge_latency_before(T0.plus_seconds(3600)).await.unwrap() > 0);
+    assert_eq!(purge_latency_before(s, T0).await.unwrap(), 0);
+    assert!(
+        purge_latency_before(s, T0.plus_seconds(3600))
+            .await
+            .unwrap()
+            > 0
+    );
     let purged = s.health_facts(&e.id, T0.plus_seconds(60)).await.unwrap();
     assert_eq!(purged.latency.total(), 0);
 }

@@ -235,24 +235,23 @@ async fn land(s: &dyn Store, sc: &Scope, e: &Endpoint, id: &str, step: Step, now
             s.create_job(sc, &job, &audit("messages.bulk_retry", &job.id, now))
                 .await
                 .unwrap();
-            let leased = s
-                .lease_job("j", now, lease_until)
+            let leased = lease_job(s, "j", now, lease_until)
                 .await
                 .unwrap()
                 .expect("the queued job");
             assert_eq!(leased.job.id, job.id);
             loop {
-                let progress = s
-                    .advance_bulk_retry(
-                        &leased,
-                        &MessageFilter::default(),
-                        "j",
-                        4,
-                        now,
-                        lease_until,
-                    )
-                    .await
-                    .unwrap();
+                let progress = advance_bulk_retry(
+                    s,
+                    &leased,
+                    &MessageFilter::default(),
+                    "j",
+                    4,
+                    now,
+                    lease_until,
+                )
+                .await
+                .unwrap();
                 if progress.state == relay_core::model::JobState::Done {
                     break;
                 }

@@ -116,21 +116,24 @@ pub async fn lists_come_a_bounded_page_at_a_time(s: &dyn Store) {
 
     // A tenant's API keys by id.
     for i in 0..3 {
-        s.create_api_key(&NewApiKey {
-            id: new_id(IdKind::ApiKey, T0.plus_millis(i)),
-            tenant_id: t.id.clone(),
-            environment: Environment::Live,
-            name: None,
-            prefix: "rk_live_abcd".into(),
-            key_hash: format!("hash{i}"),
-            created_at: T0,
-        })
+        create_api_key(
+            s,
+            &NewApiKey {
+                id: new_id(IdKind::ApiKey, T0.plus_millis(i)),
+                tenant_id: t.id.clone(),
+                environment: Environment::Live,
+                name: None,
+                prefix: "rk_live_abcd".into(),
+                key_hash: format!("hash{i}"),
+                created_at: T0,
+            },
+        )
         .await
         .unwrap();
     }
     let got = pages(2, |p| {
         let id = t.id.clone();
-        async move { s.list_api_keys(&id, &p).await.unwrap() }
+        async move { list_api_keys(s, &id, &p).await.unwrap() }
     })
     .await;
     assert_eq!(got.iter().map(Vec::len).collect::<Vec<_>>(), vec![2, 1]);

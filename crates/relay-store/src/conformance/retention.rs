@@ -8,8 +8,8 @@ use relay_core::transition::Progress;
 use serde_json::json;
 
 use super::{
-    T0, audit, completion, consumer, delivered, delivery_fixture, endpoint, new_event, scope,
-    tenant,
+    T0, advance_bulk_retry, audit, completion, consumer, delivered, delivery_fixture, endpoint,
+    lease_job, new_event, purge_before, scope, tenant,
 };
 use crate::{MessageFilter, NewEvent, Scope, Store, new_id};
 
@@ -102,8 +102,8 @@ pub async fn purge_keeps_events_whose_messages_are_live(s: &dyn Store) {
 
     // Every event is older than the cutoff.
     let cutoff = T0.plus_seconds(86_400);
-    assert_eq!(s.purge_before(cutoff, 10).await.unwrap(), 1);
-    assert_eq!(s.purge_before(cutoff, 10).await.unwrap(), 0);
+    assert_eq!(purge_before(s, cutoff, 10).await.unwrap(), 1);
+    assert_eq!(purge_before(s, cutoff, 10).await.unwrap(), 0);
     assert!(s.get_event(&live, "evt_done").await.unwrap().is_none());
     for kept in ["evt_flight", "evt_resent", "evt_scheduled", "evt_held"] {
         assert!(
@@ -126,7 +126,7 @@ pub async fn purge_keeps_events_whose_messages_are_live(s: &dyn Store) {
         .applied,
         [true, true]
     );
-    assert_eq!(s.purge_before(cutoff, 10).await.unwrap(), 2);
+    assert_eq!(purge_before(s, cutoff, 10).await.unwrap(), 2);
     assert!(s.get_event(&live, "evt_flight").await.unwrap().is_none());
     assert!(s.get_event(&live, "evt_resent").await.unwrap().is_none());
     assert!(s.get_event(&live, "evt_scheduled").await.unwrap().is_some());
@@ -163,9 +163,9 @@ pub async fn a_disabled_endpoints_held_messages_go_with_retention(s: &dyn Store)
         [MessageState::Held, MessageState::Held]
     );
     // Within retention nothing goes: the missed list shows them.
-    assert_eq!(s.purge_before(T0, 10).await.unwrap(), 0);
+    assert_eq!(purge_before(s, T0, 10).await.unwrap(), 0);
     let cutoff = T0.plus_seconds(86_400);
-    assert_eq!(s.purge_before(cutoff, 10).await.unwrap(), 1);
+    assert_eq!(purge_before(s, cutoff, 10).await.unwrap(), 1);
     assert!(s.get_event(&live, "evt_gone").await.unwrap().is_none());
     assert!(state_of(s, &live, "evt_gone").await.is_empty());
     assert!(
@@ -197,7 +197,7 @@ pub async fn a_completion_whose_message_is_gone_is_skipped_and_the_rest_commit(s
     s.cancel_message(&live, &gone.message.id, T0, None)
         .await
         .unwrap();
-    assert_eq!(s.purge_before(T0.plus_seconds(1), 10).await.unwrap(), 1);
+    assert_eq!(purge_before(s, T0.plus_seconds(1), 10).await.unwrap(), 1);
     assert!(
         s.get_message(&live, &gone.message.id)
             .await
@@ -288,8 +288,7 @@ pub async fn a_bulk_retry_restarts_nothing_whose_event_is_outside_retention(s: &
         .await
         .unwrap();
     let now = T0.plus_seconds(200);
-    let leased = s
-        .lease_job("w", now, now.plus_seconds(30))
+    let leased = lease_job(s, "w", now, now.plus_seconds(30))
         .await
         .unwrap()
         .expect("queued job");
@@ -298,8 +297,7 @@ pub async fn a_bulk_retry_restarts_nothing_whose_event_is_outside_retention(s: &
         events_since: Some(T0.plus_seconds(50)),
         ..Default::default()
     };
-    let job = s
-        .advance_bulk_retry(&leased, &filter, "w", 10, now, now.plus_seconds(30))
+    let job = advance_bulk_retry(s, &leased, &filter, "w", 10, now, now.plus_seconds(30))
         .await
         .unwrap();
     assert_eq!((job.state.as_str(), job.affected), ("done", 1));

@@ -12,7 +12,10 @@ use relay_inbound::SourceSecret;
 use relay_inbound::model::StoredSecret;
 
 use super::inbound::source_record;
-use super::{LIMITS, T0, consumer, endpoint_value, scope, tenant};
+use super::secrets::{get_sealed_secret, put_secret};
+use super::{
+    LIMITS, T0, consumer, endpoint_value, get_setting, put_setting_if_absent, scope, tenant,
+};
 use crate::inbound::{open_secret, seal_secret};
 use crate::reseal::{CHECK_SETTING, CURSOR_SETTING};
 use crate::secrets::{PutSecret, seal};
@@ -40,7 +43,7 @@ async fn sealed_values(
         }
     }
     for name in secrets {
-        let (_, sealed) = s.get_sealed_secret(sc, name).await.unwrap().unwrap();
+        let (_, sealed) = get_sealed_secret(s, sc, name).await.unwrap().unwrap();
         let aad = crate::secrets::binding_text(&sc.tenant_id, sc.environment.as_str(), name);
         out.push((name.to_string(), sealed, aad));
     }
@@ -54,7 +57,7 @@ async fn sealed_values(
             }
         }
     }
-    let check = s.get_setting(CHECK_SETTING).await.unwrap().unwrap();
+    let check = get_setting(s, CHECK_SETTING).await.unwrap().unwrap();
     out.push((
         CHECK_SETTING.into(),
         check,
@@ -103,7 +106,7 @@ pub async fn a_master_key_rotation_reseals_everything_and_resumes_after_an_inter
             ),
             now: T0,
         };
-        s.put_secret(&live, &put, None).await.unwrap();
+        put_secret(s, &live, &put, None).await.unwrap();
     }
     let mut sources = Vec::new();
     let (mut sealed_src, _) = source_record(&live, "sealed", relay_inbound::Preset::Stripe);
@@ -119,7 +122,7 @@ pub async fn a_master_key_rotation_reseals_everything_and_resumes_after_an_inter
     s.create_inbound_source(&by_ref, None).await.unwrap();
     sources.push(by_ref.source.id.clone());
     let check = old.seal([9; 24], b"relay master key check", CHECK_SETTING.as_bytes());
-    s.put_setting_if_absent(CHECK_SETTING, &check)
+    put_setting_if_absent(s, CHECK_SETTING, &check)
         .await
         .unwrap();
 
@@ -162,11 +165,11 @@ pub async fn a_master_key_rotation_reseals_everything_and_resumes_after_an_inter
         sealed_value: replaced.clone(),
         now: T0.plus_seconds(5),
     };
-    s.put_secret(&live, &put, None).await.unwrap();
+    put_secret(s, &live, &put, None).await.unwrap();
 
     // A rotation under another new key does not trust this cursor: it
     // would start again (not run here; the cursor names its key).
-    let stored = s.get_setting(CURSOR_SETTING).await.unwrap().unwrap();
+    let stored = get_setting(s, CURSOR_SETTING).await.unwrap().unwrap();
     for b in [OLD, NEW] {
         assert!(!stored.contains(&hex::encode(b)), "the cursor holds no key");
     }
@@ -198,7 +201,7 @@ pub async fn a_master_key_rotation_reseals_everything_and_resumes_after_an_inter
         let rec = endpoints_key(s, &endpoints, id).await;
         assert_eq!(&crate::keys::open(&new_only, &rec).unwrap(), key);
     }
-    let (_, delta) = s.get_sealed_secret(&live, "delta").await.unwrap().unwrap();
+    let (_, delta) = get_sealed_secret(s, &live, "delta").await.unwrap().unwrap();
     assert_eq!(delta, replaced);
     let rec = s
         .get_inbound_source(&live, &sources[0])

@@ -2,7 +2,7 @@
 //! newer; the migrator refuses a database newer than the binary, and a
 //! destructive migration unless allowed.
 
-use crate::TransactionsExt;
+use crate::ExecutorExt;
 use crate::migrate::{self, MIGRATIONS, Migration, Options, SchemaStatus};
 use crate::{Store, StoreError};
 
@@ -36,7 +36,7 @@ async fn apply(
     list: &'static [Migration],
     options: Options,
 ) -> Result<(), StoreError> {
-    s.transaction(move |mut x| {
+    s.write(crate::Commit::Durable, move |mut x| {
         Box::pin(async move { migrate::apply_list(&mut x, list, options).await })
     })
     .await

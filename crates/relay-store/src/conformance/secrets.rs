@@ -9,8 +9,12 @@ use relay_core::secret::SecretValue;
 use serde_json::json;
 
 use super::{T0, page, scope, tenant};
-use crate::secrets::{PutOutcome, PutSecret, open, seal};
-use crate::{AuditEntry, PageRequest, Scope, Store, StoreError, new_id};
+use relay_core::model::Page;
+
+use crate::secrets::{self, PutOutcome, PutSecret, SecretInfo, open, seal};
+use crate::{
+    AuditEntry, Commit, ExecutorExt as _, PageRequest, Result, Scope, Store, StoreError, new_id,
+};
 
 fn entry(action: &str, target: &str) -> AuditEntry {
     AuditEntry {
@@ -37,25 +41,22 @@ pub async fn tenant_secrets_are_sealed_replaced_listed_and_deleted(s: &dyn Store
     let live = scope(&t, Environment::Live);
 
     let a = put(&master, &live, "redis-pw", "first value", 0);
-    let (info, outcome) = s
-        .put_secret(&live, &a, Some(&entry("secret.put", "redis-pw")))
+    let (info, outcome) = put_secret(s, &live, &a, Some(&entry("secret.put", "redis-pw")))
         .await
         .unwrap();
     assert_eq!(outcome, PutOutcome::Created);
     assert_eq!((info.created_at, info.updated_at), (T0, T0));
 
     let b = put(&master, &live, "redis-pw", "second value", 60);
-    let (info, outcome) = s
-        .put_secret(&live, &b, Some(&entry("secret.put", "redis-pw")))
+    let (info, outcome) = put_secret(s, &live, &b, Some(&entry("secret.put", "redis-pw")))
         .await
         .unwrap();
     assert_eq!(outcome, PutOutcome::Replaced);
     assert_eq!(info.created_at, T0, "replacing keeps the creation time");
     assert_eq!(info.updated_at, T0.plus_seconds(60));
-    assert_eq!(s.get_secret(&live, "redis-pw").await.unwrap(), Some(info));
+    assert_eq!(get_secret(s, &live, "redis-pw").await.unwrap(), Some(info));
 
-    let (_, sealed) = s
-        .get_sealed_secret(&live, "redis-pw")
+    let (_, sealed) = get_sealed_secret(s, &live, "redis-pw")
         .await
         .unwrap()
         .unwrap();
@@ -68,39 +69,39 @@ pub async fn tenant_secrets_are_sealed_replaced_listed_and_deleted(s: &dyn Store
     // Listed by name, in pages, without a value.
     for name in ["b-token", "a-key"] {
         let p = put(&master, &live, name, "x", 1);
-        s.put_secret(&live, &p, None).await.unwrap();
+        put_secret(s, &live, &p, None).await.unwrap();
     }
-    let first = s
-        .list_secrets(
-            &live,
-            &PageRequest {
-                after: None,
-                limit: 2,
-            },
-        )
-        .await
-        .unwrap();
+    let first = list_secrets(
+        s,
+        &live,
+        &PageRequest {
+            after: None,
+            limit: 2,
+        },
+    )
+    .await
+    .unwrap();
     let names: Vec<&str> = first.data.iter().map(|i| i.name.as_str()).collect();
     assert_eq!(names, ["a-key", "b-token"]);
-    let rest = s
-        .list_secrets(
-            &live,
-            &PageRequest {
-                after: first.next_after.clone(),
-                limit: 2,
-            },
-        )
-        .await
-        .unwrap();
+    let rest = list_secrets(
+        s,
+        &live,
+        &PageRequest {
+            after: first.next_after.clone(),
+            limit: 2,
+        },
+    )
+    .await
+    .unwrap();
     let names: Vec<&str> = rest.data.iter().map(|i| i.name.as_str()).collect();
     assert_eq!(names, ["redis-pw"]);
     assert_eq!(rest.next_after, None);
 
     // Another environment or tenant has none of them.
     let test = scope(&t, Environment::Test);
-    assert_eq!(s.get_secret(&test, "redis-pw").await.unwrap(), None);
+    assert_eq!(get_secret(s, &test, "redis-pw").await.unwrap(), None);
     assert!(
-        s.list_secrets(&test, &page(10))
+        list_secrets(s, &test, &page(10))
             .await
             .unwrap()
             .data
@@ -108,29 +109,33 @@ pub async fn tenant_secrets_are_sealed_replaced_listed_and_deleted(s: &dyn Store
     );
     let other = tenant(s, "b").await;
     let other = scope(&other, Environment::Live);
-    assert_eq!(s.get_sealed_secret(&other, "redis-pw").await.unwrap(), None);
+    assert_eq!(
+        get_sealed_secret(s, &other, "redis-pw").await.unwrap(),
+        None
+    );
     assert!(matches!(
-        s.delete_secret(&other, "redis-pw", None).await,
+        delete_secret(s, &other, "redis-pw", None).await,
         Err(StoreError::NotFound)
     ));
     // The same name in another scope is another secret.
     let mine = put(&master, &test, "redis-pw", "test value", 2);
-    let (_, outcome) = s.put_secret(&test, &mine, None).await.unwrap();
+    let (_, outcome) = put_secret(s, &test, &mine, None).await.unwrap();
     assert_eq!(outcome, PutOutcome::Created);
 
-    s.delete_secret(
+    delete_secret(
+        s,
         &live,
         "redis-pw",
         Some(&entry("secret.deleted", "redis-pw")),
     )
     .await
     .unwrap();
-    assert_eq!(s.get_secret(&live, "redis-pw").await.unwrap(), None);
+    assert_eq!(get_secret(s, &live, "redis-pw").await.unwrap(), None);
     assert!(matches!(
-        s.delete_secret(&live, "redis-pw", None).await,
+        delete_secret(s, &live, "redis-pw", None).await,
         Err(StoreError::NotFound)
     ));
-    assert!(s.get_secret(&test, "redis-pw").await.unwrap().is_some());
+    assert!(get_secret(s, &test, "redis-pw").await.unwrap().is_some());
 
     let audit = s.list_audit(&live, &page(10)).await.unwrap().data;
     let actions: Vec<&str> = audit.iter().map(|a| a.action.as_str()).collect();
@@ -147,12 +152,12 @@ pub async fn a_secret_change_commits_with_its_audit_entry(s: &dyn Store) {
     let live = scope(&t, Environment::Live);
     let audit = entry("secret.created", "one");
     let one = put(&master, &live, "one", "v", 0);
-    s.put_secret(&live, &one, Some(&audit)).await.unwrap();
+    put_secret(s, &live, &one, Some(&audit)).await.unwrap();
     let two = put(&master, &live, "two", "v", 0);
-    assert!(s.put_secret(&live, &two, Some(&audit)).await.is_err());
-    assert_eq!(s.get_secret(&live, "two").await.unwrap(), None);
-    assert!(s.delete_secret(&live, "one", Some(&audit)).await.is_err());
-    assert!(s.get_secret(&live, "one").await.unwrap().is_some());
+    assert!(put_secret(s, &live, &two, Some(&audit)).await.is_err());
+    assert_eq!(get_secret(s, &live, "two").await.unwrap(), None);
+    assert!(delete_secret(s, &live, "one", Some(&audit)).await.is_err());
+    assert!(get_secret(s, &live, "one").await.unwrap().is_some());
 }
 
 /// An inbound source's signing secret may be a reference instead of a
@@ -271,4 +276,58 @@ pub async fn inbound_sources_keep_secret_references_and_are_audited(s: &dyn Stor
             .unwrap()
             .is_none()
     );
+}
+
+// The cases' calls through the executor, one operation each.
+
+pub(crate) async fn put_secret(
+    s: &dyn Store,
+    sc: &Scope,
+    put: &PutSecret,
+    audit: Option<&AuditEntry>,
+) -> Result<(SecretInfo, PutOutcome)> {
+    let (sc, put, audit) = (sc.clone(), put.clone(), audit.cloned());
+    s.write(Commit::Durable, move |mut x| {
+        Box::pin(async move { secrets::put(&mut x, &sc, &put, audit.as_ref()).await })
+    })
+    .await
+}
+
+pub(crate) async fn get_secret(
+    s: &dyn Store,
+    sc: &Scope,
+    name: &str,
+) -> Result<Option<SecretInfo>> {
+    let (sc, name) = (sc.clone(), name.to_string());
+    s.read(move |mut x| Box::pin(async move { secrets::get(&mut x, &sc, &name).await }))
+        .await
+}
+
+pub(crate) async fn get_sealed_secret(
+    s: &dyn Store,
+    sc: &Scope,
+    name: &str,
+) -> Result<Option<(SecretInfo, String)>> {
+    let (sc, name) = (sc.clone(), name.to_string());
+    s.read(move |mut x| Box::pin(async move { secrets::get_sealed(&mut x, &sc, &name).await }))
+        .await
+}
+
+async fn list_secrets(s: &dyn Store, sc: &Scope, page: &PageRequest) -> Result<Page<SecretInfo>> {
+    let (sc, page) = (sc.clone(), page.clone());
+    s.read(move |mut x| Box::pin(async move { secrets::list(&mut x, &sc, &page).await }))
+        .await
+}
+
+async fn delete_secret(
+    s: &dyn Store,
+    sc: &Scope,
+    name: &str,
+    audit: Option<&AuditEntry>,
+) -> Result<()> {
+    let (sc, name, audit) = (sc.clone(), name.to_string(), audit.cloned());
+    s.write(Commit::Durable, move |mut x| {
+        Box::pin(async move { secrets::delete(&mut x, &sc, &name, audit.as_ref()).await })
+    })
+    .await
 }

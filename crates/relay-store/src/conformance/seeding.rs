@@ -2,7 +2,7 @@
 //! rows they write read back like published ones, in their scope only.
 
 use super::*;
-use crate::TransactionsExt as _;
+use crate::ExecutorExt as _;
 use crate::seed;
 
 /// Seeds `first..=last` of `prefix` for `endpoint_id` in one transaction.
@@ -16,7 +16,7 @@ async fn seed_range(
     range: (u64, u64),
 ) -> u64 {
     let (sc, endpoint_id) = (sc.clone(), endpoint_id.to_string());
-    s.transaction(move |mut x| {
+    s.write(crate::Commit::Durable, move |mut x| {
         Box::pin(async move {
             let seed = seed::Messages {
                 scope: &sc,

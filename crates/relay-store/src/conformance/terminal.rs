@@ -4,7 +4,9 @@
 use relay_core::model::{EndpointState, Environment, Message, MessageState};
 use relay_core::time::Timestamp;
 
-use super::{LIMITS, T0, consumer, endpoint, endpoint_value, new_event, page, scope, tenant};
+use super::{
+    LIMITS, T0, consumer, endpoint, endpoint_value, expire_due, new_event, page, scope, tenant,
+};
 use crate::{MessageFilter, Scope, Store};
 
 async fn message_of(s: &dyn Store, sc: &Scope, endpoint_id: &str, event_id: &str) -> Message {
@@ -58,15 +60,15 @@ pub async fn waiting_messages_expire_when_their_ttl_passes(s: &dyn Store) {
     );
 
     assert_eq!(
-        s.expire_due(ttl.plus_millis(-1), 100).await.unwrap(),
+        expire_due(s, ttl.plus_millis(-1), 100).await.unwrap(),
         0,
         "nothing before the TTL passes"
     );
     // Two waiting messages of `evt_ttl`; a batch of one takes one.
-    assert_eq!(s.expire_due(ttl, 1).await.unwrap(), 1);
-    assert_eq!(s.expire_due(ttl, 100).await.unwrap(), 1);
+    assert_eq!(expire_due(s, ttl, 1).await.unwrap(), 1);
+    assert_eq!(expire_due(s, ttl, 100).await.unwrap(), 1);
     assert_eq!(
-        s.expire_due(ttl, 100).await.unwrap(),
+        expire_due(s, ttl, 100).await.unwrap(),
         0,
         "each expires once"
     );
@@ -104,7 +106,7 @@ pub async fn waiting_messages_expire_when_their_ttl_passes(s: &dyn Store) {
         .unwrap()
         .is_some()
     );
-    assert_eq!(s.expire_due(later, 100).await.unwrap(), 1);
+    assert_eq!(expire_due(s, later, 100).await.unwrap(), 1);
     assert_eq!(
         message_of(s, &live, &paused.id, "evt_later").await.state,
         MessageState::Expired
@@ -114,7 +116,7 @@ pub async fn waiting_messages_expire_when_their_ttl_passes(s: &dyn Store) {
         MessageState::Scheduled
     );
     // Once that lease has lapsed, it expires too.
-    assert_eq!(s.expire_due(later.plus_seconds(61), 100).await.unwrap(), 1);
+    assert_eq!(expire_due(s, later.plus_seconds(61), 100).await.unwrap(), 1);
     assert_eq!(
         message_of(s, &live, &waiting.id, "evt_later").await.state,
         MessageState::Expired
@@ -138,7 +140,7 @@ pub async fn waiting_messages_expire_when_their_ttl_passes(s: &dyn Store) {
         3
     );
     assert_eq!(
-        s.expire_due(later.plus_seconds(61), 100).await.unwrap(),
+        expire_due(s, later.plus_seconds(61), 100).await.unwrap(),
         2,
         "the replayed messages of both expired events"
     );

@@ -2,70 +2,43 @@
 //! store, and is implemented once for every [`Backend`](crate::backend::Backend)
 //! over the operations of the aggregate modules (`crate::tenants`, …).
 //!
-//! - [`Operator`]: migrations, settings, tenants and API keys (start-up,
-//!   the operator API).
+//! - [`Operator`]: migrations and a master key rotation's re-sealing.
 //! - [`Catalog`]: what a tenant configures (event types, consumers,
 //!   endpoints, signing keys).
 //! - [`Traffic`]: what the API does with events and messages (publish,
 //!   reads, cancel, recover, replay, jobs, audit, health).
 //! - [`Dispatch`]: what the dispatcher needs to deliver.
-//! - [`Upkeep`]: the dispatcher's retention and job work.
-//! - [`PortalStore`]: the embeddable portal's tokens and the tenant's brand.
 //! - [`InboundStore`]: inbound provider webhooks' sources, receipts and ledger.
-//! - [`SecretStore`]: tenant secrets, sealed under the master key.
-//! - [`ObjectBatches`]: object storage endpoints' batches.
-//! - [`Transactions`](crate::Transactions): operations composed by the
-//!   caller in one transaction.
+//! - [`Executor`](crate::Executor): operations a caller composes, as one
+//!   write transaction or one read (`crate::executor`): the one way to run
+//!   them, which the roles' methods move to role by role (tenant secrets,
+//!   `crate::secrets`, the portal's tokens and brand, `crate::portal`, the
+//!   dispatcher's upkeep, `crate::retention` and `crate::jobs`, settings,
+//!   tenants and API keys, `crate::settings` and `crate::tenants`, and
+//!   object storage batches, `crate::object_batches`, have no role of their
+//!   own any more).
 //!
 //! [`Store`] is all of them, for wiring (`Arc<dyn Store>`).
 
-mod batches;
 mod catalog;
 mod dispatch;
 mod inbound;
 mod operator;
-mod portal;
-mod secrets;
 mod traffic;
-mod upkeep;
 
-pub use batches::ObjectBatches;
 pub use catalog::Catalog;
 pub use dispatch::Dispatch;
 pub use inbound::InboundStore;
 pub use operator::Operator;
-pub use portal::PortalStore;
-pub use secrets::SecretStore;
 pub use traffic::Traffic;
-pub use upkeep::Upkeep;
 
 /// Every role: what `relay serve` wires its parts with.
 pub trait Store:
-    Operator
-    + Catalog
-    + Traffic
-    + Dispatch
-    + Upkeep
-    + PortalStore
-    + InboundStore
-    + SecretStore
-    + ObjectBatches
-    + crate::Transactions
-    + 'static
+    Operator + Catalog + Traffic + Dispatch + InboundStore + crate::Executor + 'static
 {
 }
 
 impl<S> Store for S where
-    S: Operator
-        + Catalog
-        + Traffic
-        + Dispatch
-        + Upkeep
-        + PortalStore
-        + InboundStore
-        + SecretStore
-        + ObjectBatches
-        + crate::Transactions
-        + 'static
+    S: Operator + Catalog + Traffic + Dispatch + InboundStore + crate::Executor + 'static
 {
 }

@@ -196,6 +196,13 @@ impl crate::backend::Backend for SqliteStore {
         Ok(self.read.acquire().await?)
     }
 
+    fn rx<'a>(
+        r: &'a mut sqlx::SqliteConnection,
+        own: &'a crate::executor::Outstanding,
+    ) -> crate::executor::Rx<'a> {
+        crate::executor::Rx::sqlite(r, own)
+    }
+
     fn publishes(&self) -> &crate::group::Pending {
         &self.publishes
     }
@@ -228,8 +235,8 @@ impl crate::backend::Writes for Txns {
 
     fn wrote(&self, _messages: u64) {}
 
-    fn tx(w: &mut Writer) -> crate::exec::Tx<'_> {
-        crate::exec::Tx::Sqlite(w)
+    fn tx<'a>(w: &'a mut Writer, own: &'a crate::executor::Outstanding) -> crate::executor::Tx<'a> {
+        crate::executor::Tx::sqlite(w, own)
     }
 }
 

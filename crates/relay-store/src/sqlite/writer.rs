@@ -438,16 +438,15 @@ pub(crate) fn sqlite_placeholders(sql: &str) -> String {
     out
 }
 
-/// The value of a future that is ready at once: the transactions in
-/// `crate::txn` await nothing but the [`Writer`], whose calls complete
-/// synchronously.
+/// The value of a future that is ready at once: a transaction awaits
+/// nothing but the [`Writer`], whose calls complete synchronously. One that
+/// awaited something else could never be woken here: it fails, as the
+/// executor fails it on either backend (`crate::executor`).
 pub(crate) fn ready<T>(f: BoxFuture<'_, Result<T>>) -> Result<T> {
     let mut f = f;
     match f.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
         Poll::Ready(out) => out,
-        Poll::Pending => Err(StoreError::Unavailable(
-            "a SQLite writer transaction waited on something else",
-        )),
+        Poll::Pending => Err(StoreError::Internal(crate::executor::AWAITED_OUTSIDE)),
     }
 }
 
