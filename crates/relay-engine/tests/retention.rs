@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use common::{Env, Setup, WAIT};
 use relay_core::model::MessageState;
 use relay_core::time::Clock;
-use relay_receiver::Behavior;
+use relay_receiver::{Behavior, Gate};
 use relay_store::MessageFilter;
 use tokio::sync::{Notify, watch};
 
@@ -77,12 +77,12 @@ async fn delivered_in_store(e: &Env, ids: &[String]) -> bool {
 }
 
 async fn purge_during_a_burst(postgres: bool) {
-    // The first attempts hang a while: some of their messages are cancelled
-    // and purged while they are on the wire. The while must outlast the
-    // cancels, the second publish and the purge on a loaded machine (at
-    // 1.5 s a busy CI run saw one attempt end before its purge, 1 in 3).
+    // The first attempts are held on the wire until their messages were
+    // cancelled and purged (a fixed delay lost that race on a loaded
+    // machine: 1.5 s and then 6 s each saw an attempt end before its purge).
+    let gate = Gate::new();
     let Some(e) = Env::start(Setup {
-        behavior: Behavior::delay(Duration::from_millis(6000), Behavior::ok()),
+        behavior: Behavior::gated(&gate, Behavior::ok()),
         postgres,
         tune,
         ..Default::default()
@@ -131,8 +131,9 @@ async fn purge_during_a_burst(postgres: bool) {
             "the cancelled ones go: {event_id}"
         );
     }
-    // Every attempt of the burst finishes, the hanging ones too: their
+    // Every attempt of the burst finishes, the held ones too: their
     // completions find no message.
+    gate.open();
     let metrics = e.dispatcher.metrics();
     until("every attempt of the burst finished", async || {
         e.receiver.count() >= BURST as u64 && metrics.in_flight.load(Ordering::Relaxed) == 0

@@ -71,6 +71,15 @@ pub enum Behavior {
     /// Never answer. The request stays in flight until the client closes the
     /// connection (or the receiver is dropped).
     Hang,
+    /// Wait until the [`Gate`] opens (at once if it is open), then do
+    /// `then`: a test holds attempts on the wire exactly as long as it
+    /// needs, whatever the machine's speed.
+    Gated {
+        /// What the request waits for.
+        gate: Gate,
+        /// What to do once it opens.
+        then: Box<Behavior>,
+    },
     /// Send `status` and `headers`, then a body of `total_bytes` bytes (with a
     /// `content-length`), or an endless chunked body when `None`. The body is
     /// produced only as fast as the client reads it, so memory stays flat;
@@ -140,6 +149,14 @@ impl Behavior {
         }
     }
 
+    /// Waits until `gate` opens, then does `then`.
+    pub fn gated(gate: &Gate, then: Behavior) -> Behavior {
+        Behavior::Gated {
+            gate: gate.clone(),
+            then: Box::new(then),
+        }
+    }
+
     /// Never answers.
     pub fn hang() -> Behavior {
         Behavior::Hang
@@ -168,3 +185,36 @@ impl Behavior {
         Behavior::Close
     }
 }
+
+/// A gate requests wait at ([`Behavior::gated`]) until the test opens it;
+/// once open it stays open. Clones are the same gate.
+#[derive(Debug, Clone, Default)]
+pub struct Gate(std::sync::Arc<tokio::sync::watch::Sender<bool>>);
+
+impl Gate {
+    /// A closed gate.
+    pub fn new() -> Gate {
+        Gate::default()
+    }
+
+    /// Opens the gate: every request waiting at it goes on, and later ones
+    /// do not wait.
+    pub fn open(&self) {
+        self.0.send_replace(true);
+    }
+
+    /// Waits until the gate is open.
+    pub async fn opened(&self) {
+        let mut open = self.0.subscribe();
+        // The sender lives in `self`: the wait ends only when it opens.
+        let _ = open.wait_for(|open| *open).await;
+    }
+}
+
+impl PartialEq for Gate {
+    fn eq(&self, other: &Gate) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for Gate {}

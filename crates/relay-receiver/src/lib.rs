@@ -60,7 +60,7 @@ pub mod oauth;
 pub mod receiver;
 pub mod record;
 
-pub use behavior::{Behavior, Reply};
+pub use behavior::{Behavior, Gate, Reply};
 pub use ca::{DEFAULT_LEAF_NAMES, LeafBuilder, LeafCert, TestCa, crypto_provider};
 pub use judges::Judges;
 pub use oauth::{OAuthIssuer, TokenRequest};

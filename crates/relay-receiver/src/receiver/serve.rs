@@ -264,6 +264,10 @@ async fn handle(
                 tokio::time::sleep(*delay).await;
                 next = then;
             }
+            Behavior::Gated { gate, then } => {
+                gate.opened().await;
+                next = then;
+            }
             Behavior::Hang => {
                 // hyper drops this future (and the guard) when the client
                 // closes the connection.
