@@ -21,7 +21,7 @@ use relay_core::time::Timestamp;
 use serde_json::json;
 use serde_json::value::RawValue;
 
-use relay_core::model::{Attempt, AttemptTrigger};
+use relay_core::model::{Attempt, AttemptErrorKind, AttemptTrigger, ErrorKind, WarningKind};
 use relay_core::outcome::{AttemptOutcome, FailureCode};
 use relay_core::transition::Progress;
 

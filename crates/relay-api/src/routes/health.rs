@@ -41,14 +41,17 @@ pub struct RecentError {
     pub message_id: String,
     pub at: Timestamp,
     pub status_code: Option<i64>,
-    pub error_kind: Option<String>,
+    #[schema(value_type = Option<String>)]
+    pub error_kind: Option<relay_core::model::AttemptErrorKind>,
     pub outcome: relay_core::outcome::AttemptOutcome,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Warning {
-    /// e.g. `redirect_not_followed`, `blocked_address`, `gone`.
-    pub kind: String,
+    /// `blocked_address`, `redirect_not_followed`, `oauth_token_refused`,
+    /// `secret_unresolved` or `failing_for_72_hours`.
+    #[schema(value_type = String)]
+    pub kind: relay_core::model::WarningKind,
     pub detail: String,
     pub at: Timestamp,
 }
