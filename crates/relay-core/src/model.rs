@@ -19,6 +19,8 @@ mod bulk_retry;
 mod destination;
 mod destination_schema;
 mod error_kind;
+#[cfg(feature = "testing")]
+pub mod fixture;
 mod https_auth;
 mod kafka;
 #[cfg(feature = "test-kinds")]
