@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use relay_core::id::IdKind;
 use relay_core::model::{
-    Attempt, Consumer, ConsumerKind, ContentMode, Endpoint, EndpointState, Environment, Message,
-    MessageState, SignatureScheme, Tenant,
+    Attempt, Consumer, ConsumerKind, ContentMode, Endpoint, Environment, Message, MessageState,
+    SignatureScheme, Tenant, fixture,
 };
 use relay_core::sealed::MasterKey;
 use relay_core::signature::SigningKey;
@@ -161,32 +161,15 @@ impl<P: Peer> Harness<P> {
         let endpoint_id = new_id(IdKind::Endpoint, now);
         let (record, key) =
             relay_store::keys::generate(&master, &endpoint_id, SignatureScheme::V1, now);
-        let endpoint = Endpoint {
-            id: endpoint_id,
-            consumer_id: consumer.id.clone(),
-            environment: Environment::Live,
-            description: None,
-            destination: peer
-                .destination()
-                .with_content_mode(mode)
-                .expect("the kind has this content mode"),
-            event_types: vec!["order.shipped".into()],
-            signature_scheme: SignatureScheme::V1,
-            retry_schedule_seconds: None,
-            max_concurrency: 10,
-            rate_limit_per_second: None,
-            snapshot_fields: vec!["*".into()],
-            allow_personal_data: true,
-            event_type_versions: Default::default(),
-            version: 1,
-            version_started_at: now,
-            state: EndpointState::Active,
-            disabled_reason: None,
-            auto_disable: true,
-            created_at: now,
-            updated_at: now,
-            revision: 1,
-        };
+        let endpoint = fixture::endpoint(endpoint_id, consumer.id.clone(), now)
+            .destination(
+                peer.destination()
+                    .with_content_mode(mode)
+                    .expect("the kind has this content mode"),
+            )
+            .event_types(&["order.shipped"])
+            .signature_scheme(SignatureScheme::V1)
+            .build();
         store
             .create_endpoint(
                 &scope,

@@ -98,8 +98,8 @@ pub trait Peer: Sized + Send + Sync + 'static {
     }
     /// The error kinds an attempt against a peer in [`Mode::Down`] records
     /// (HTTPS: `connect`).
-    fn down_error_kinds() -> &'static [&'static str] {
-        &["connect"]
+    fn down_error_kinds() -> &'static [relay_core::model::ErrorKind] {
+        &[relay_core::model::ErrorKind::Connect]
     }
 }
 

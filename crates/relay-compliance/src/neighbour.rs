@@ -4,10 +4,7 @@
 //! guard (its host, port and CA added to the operator's allow list).
 
 use relay_core::id::IdKind;
-use relay_core::model::{
-    Consumer, ConsumerKind, Destination, Endpoint, EndpointState, Environment, HttpsDestination,
-    SignatureScheme,
-};
+use relay_core::model::{Consumer, ConsumerKind, Endpoint, Environment, SignatureScheme, fixture};
 use relay_core::sealed::MasterKey;
 use relay_core::time::Timestamp;
 use relay_net::{OutboundConfig, StaticResolver};
@@ -60,33 +57,11 @@ impl Neighbour {
         store.create_consumer(scope, &consumer).await.unwrap();
         let id = new_id(IdKind::Endpoint, now);
         let (record, _) = relay_store::keys::generate(master, &id, SignatureScheme::V1, now);
-        let endpoint = Endpoint {
-            id,
-            consumer_id: consumer.id,
-            environment: Environment::Live,
-            description: None,
-            destination: Destination::Https(HttpsDestination {
-                url: receiver.url_for_host(NEIGHBOUR_HOST, "/neighbour"),
-                auth: None,
-                headers: Vec::new(),
-            }),
-            event_types: vec![NEIGHBOUR_EVENT_TYPE.into()],
-            signature_scheme: SignatureScheme::V1,
-            retry_schedule_seconds: None,
-            max_concurrency: 10,
-            rate_limit_per_second: None,
-            snapshot_fields: vec!["*".into()],
-            allow_personal_data: true,
-            event_type_versions: Default::default(),
-            version: 1,
-            version_started_at: now,
-            state: EndpointState::Active,
-            disabled_reason: None,
-            auto_disable: true,
-            created_at: now,
-            updated_at: now,
-            revision: 1,
-        };
+        let endpoint = fixture::endpoint(id, consumer.id, now)
+            .https(receiver.url_for_host(NEIGHBOUR_HOST, "/neighbour"))
+            .event_types(&[NEIGHBOUR_EVENT_TYPE])
+            .signature_scheme(SignatureScheme::V1)
+            .build();
         store
             .create_endpoint(
                 scope,

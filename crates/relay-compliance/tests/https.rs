@@ -103,7 +103,10 @@ async fn an_unresolvable_secret_is_a_recorded_retried_attempt() {
             .await
             .unwrap();
         assert_eq!(warnings.len(), 1, "{warnings:?}");
-        assert_eq!(warnings[0].kind, "secret_unresolved");
+        assert_eq!(
+            warnings[0].kind,
+            relay_core::model::WarningKind::SecretUnresolved
+        );
         assert!(warnings[0].detail.contains(&reference), "{warnings:?}");
 
         std::fs::write(&h.peer.token_file, &h.peer.token).expect("restore the secret");

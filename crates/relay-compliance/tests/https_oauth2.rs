@@ -319,7 +319,11 @@ async fn an_unreachable_token_endpoint_is_retried() {
         let attempts = h.attempts(&m).await;
         assert_eq!(attempts.len(), 1);
         let a = &attempts[0];
-        assert_eq!(a.error_kind.as_deref(), Some("connect"), "{a:?}");
+        assert_eq!(
+            a.error_kind,
+            Some(relay_core::model::ErrorKind::Connect.into()),
+            "{a:?}"
+        );
         assert_eq!(a.status_code, None);
         assert_eq!(a.detail["oauth2"]["failure"], "token_unreachable");
         assert!(h.peer.received().await.is_empty());
@@ -364,7 +368,10 @@ async fn an_unresolvable_client_secret_is_a_recorded_retried_attempt() {
                 .await
                 .unwrap();
             assert_eq!(warnings.len(), 1, "{warnings:?}");
-            assert_eq!(warnings[0].kind, "secret_unresolved");
+            assert_eq!(
+                warnings[0].kind,
+                relay_core::model::WarningKind::SecretUnresolved
+            );
 
             std::fs::write(&h.peer.secret_file, &h.peer.client_secret).expect("restore it");
             h.advance_to_next_attempt(&m);

@@ -159,8 +159,11 @@ impl Peer for KafkaPeer {
 
     /// A broker that is down is noticed as a dropped or refused
     /// connection; the record then times out in the client.
-    fn down_error_kinds() -> &'static [&'static str] {
-        &["connect", "timeout"]
+    fn down_error_kinds() -> &'static [relay_core::model::ErrorKind] {
+        &[
+            relay_core::model::ErrorKind::Connect,
+            relay_core::model::ErrorKind::Timeout,
+        ]
     }
 }
 

@@ -185,8 +185,8 @@ impl Peer for MqttPeer {
         self.consumer.got().iter().map(received).collect()
     }
 
-    fn down_error_kinds() -> &'static [&'static str] {
-        &["connect"]
+    fn down_error_kinds() -> &'static [relay_core::model::ErrorKind] {
+        &[relay_core::model::ErrorKind::Connect]
     }
 }
 

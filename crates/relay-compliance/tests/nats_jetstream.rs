@@ -275,8 +275,8 @@ impl Peer for NatsPeer {
         stored(self.port, &self.password)
     }
 
-    fn down_error_kinds() -> &'static [&'static str] {
-        &["connect"]
+    fn down_error_kinds() -> &'static [relay_core::model::ErrorKind] {
+        &[relay_core::model::ErrorKind::Connect]
     }
 }
 

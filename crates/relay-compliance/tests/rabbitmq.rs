@@ -324,8 +324,8 @@ impl Peer for RabbitPeer {
         s.received.clone()
     }
 
-    fn down_error_kinds() -> &'static [&'static str] {
-        &["connect"]
+    fn down_error_kinds() -> &'static [relay_core::model::ErrorKind] {
+        &[relay_core::model::ErrorKind::Connect]
     }
 }
 

@@ -294,8 +294,8 @@ impl Peer for RedisPeer {
         all
     }
 
-    fn down_error_kinds() -> &'static [&'static str] {
-        &["connect"]
+    fn down_error_kinds() -> &'static [relay_core::model::ErrorKind] {
+        &[relay_core::model::ErrorKind::Connect]
     }
 }
 

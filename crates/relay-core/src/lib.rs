@@ -7,7 +7,8 @@
 //! - [`id`]: prefixed, time-sortable identifiers (`evt_…`, `msg_…`, `ep_…`).
 //! - [`time`]: [`time::Timestamp`] (unix milliseconds, RFC 3339 on the wire) and the [`time::Clock`] trait.
 //! - [`audience`]: who may receive an event (subscriptions, `consumer_id`, an event type's audience, Relay's own events).
-//! - [`model`]: tenants, keys, event types, consumers, endpoints, events, messages, attempts.
+//! - [`model`]: tenants, keys, event types, consumers, endpoints, events, messages, attempts
+//!   (and, with the `testing` feature, `model::fixture`: the endpoint builder of the tests).
 //! - [`validate`]: naming and shape rules for API input (event type names, subscriptions, …).
 //! - [`lifecycle`]: endpoint state changes (pause, resume, disable, enable, 410, automatic disable).
 //! - [`autodisable`]: the failure clock that disables an endpoint after 5 days.

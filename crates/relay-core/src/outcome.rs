@@ -273,10 +273,13 @@ pub enum HealthWarning {
 pub const MAX_LOCATION_CHARS: usize = 2_048;
 
 impl HealthWarning {
-    pub const fn code(&self) -> &'static str {
+    /// The endpoint warning it is written as.
+    pub const fn kind(&self) -> crate::model::WarningKind {
         match self {
-            HealthWarning::RedirectNotFollowed { .. } => "redirect_not_followed",
-            HealthWarning::TokenRefused { .. } => "oauth_token_refused",
+            HealthWarning::RedirectNotFollowed { .. } => {
+                crate::model::WarningKind::RedirectNotFollowed
+            }
+            HealthWarning::TokenRefused { .. } => crate::model::WarningKind::OauthTokenRefused,
         }
     }
 }

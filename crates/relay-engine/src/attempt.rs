@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use relay_core::id::IdKind;
-use relay_core::model::{Attempt, AttemptTrigger};
+use relay_core::model::{Attempt, AttemptTrigger, WarningKind};
 use relay_core::outcome::{
     AttemptContext, AttemptOutcome, FailureCode, HealthWarning, Outcome, Resolved, Verdict, resolve,
 };
@@ -310,11 +310,11 @@ impl Attempter {
         // token endpoint that refused the client: the endpoint is warned.
         let warning = match (&built, &delivery) {
             (Err((message, _)), _) => {
-                Some((FailureCode::SecretUnresolved.to_string(), message.clone()))
+                Some((WarningKind::SecretUnresolved, message.clone()))
             }
             (Ok(_), Some(d)) => d.health_warning().and_then(|w| match w {
                 HealthWarning::TokenRefused { failure } => Some((
-                    w.code().to_string(),
+                    w.kind(),
                     format!(
                         "the OAuth 2.0 token endpoint refused the endpoint's client credentials or token request ({failure}); its messages are retried on the schedule until the configuration is fixed"
                     ),
@@ -360,7 +360,7 @@ impl Attempter {
         facts: &Facts<'_>,
         verdict: Verdict,
         recorded: &relay_destinations::Record,
-        warning: Option<(String, String)>,
+        warning: Option<(WarningKind, String)>,
     ) -> Option<Completion> {
         let Facts {
             c,
@@ -394,7 +394,7 @@ impl Attempter {
         let blocked = recorded.error.as_ref().and_then(|(kind, text)| {
             (*kind == ErrorKind::BlockedAddress).then(|| EndpointWarning {
                 endpoint_id: c.endpoint.id.clone(),
-                kind: kind.as_str().into(),
+                kind: WarningKind::BlockedAddress,
                 detail: text.clone(),
                 at: finished,
             })
@@ -413,7 +413,7 @@ impl Attempter {
             Resolved::DeadLetter(reason) => {
                 tracing::info!(
                     reason = reason.as_str(),
-                    error_kind = record.error_kind.as_deref(),
+                    error_kind = record.error_kind.as_ref().map(tracing::field::display),
                     "the destination is no longer acceptable; dead-lettered"
                 );
                 self.metrics
@@ -448,7 +448,7 @@ impl Attempter {
             {
                 warning = Some(EndpointWarning {
                     endpoint_id: c.endpoint.id.clone(),
-                    kind: w.code().to_string(),
+                    kind: w.kind(),
                     detail: format!(
                         "the endpoint answered {status} (redirect to {}); redirects are not followed",
                         location.as_deref().unwrap_or("no Location")
@@ -461,7 +461,7 @@ impl Attempter {
             outcome = outcome.as_str(),
             status = record.status_code,
             error_code = record.error_code.map(tracing::field::display),
-            error_kind = record.error_kind.as_deref(),
+            error_kind = record.error_kind.as_ref().map(tracing::field::display),
             duration_ms = record.duration_ms,
             "attempt finished"
         );
@@ -522,7 +522,7 @@ impl Attempter {
             duration_ms: facts.elapsed.as_millis() as i64,
             destination_ip: recorded.destination.map(|a| a.ip().to_string()),
             status_code,
-            error_kind: recorded.error.as_ref().map(|(k, _)| k.as_str().to_string()),
+            error_kind: recorded.error.as_ref().map(|(k, _)| (*k).into()),
             error_code,
             body_sha256: facts.body_sha256.to_string(),
             signature: facts.signature.to_string(),

@@ -285,7 +285,10 @@ async fn a_redirect_is_not_followed_and_raises_a_health_warning() {
         .await
         .unwrap();
     assert_eq!(warnings.len(), 1);
-    assert_eq!(warnings[0].kind, "redirect_not_followed");
+    assert_eq!(
+        warnings[0].kind,
+        relay_core::model::WarningKind::RedirectNotFollowed
+    );
     assert!(warnings[0].detail.contains("elsewhere.example"));
 }
 
@@ -339,7 +342,9 @@ async fn an_endpoint_that_refuses_everything_fails_continuously_and_is_disabled_
         .await
         .unwrap();
     assert!(
-        warnings.iter().any(|w| w.kind == "failing_for_72_hours"),
+        warnings
+            .iter()
+            .any(|w| w.kind == relay_core::model::WarningKind::FailingFor72Hours),
         "{warnings:?}"
     );
     assert_eq!(
@@ -523,13 +528,19 @@ async fn dns_rebinding_at_connect_time_is_blocked_recorded_and_retried() {
         .await
         .unwrap()
         .data[0];
-    assert_eq!(a.error_kind.as_deref(), Some("blocked_address"));
+    assert_eq!(
+        a.error_kind,
+        Some(relay_core::model::ErrorKind::BlockedAddress.into())
+    );
     let warnings = e
         .store()
         .endpoint_warnings(&e.endpoint.id, 10)
         .await
         .unwrap();
-    assert_eq!(warnings[0].kind, "blocked_address");
+    assert_eq!(
+        warnings[0].kind,
+        relay_core::model::WarningKind::BlockedAddress
+    );
     // What the tenant reads (the attempt, its detail, the health warning)
     // says the target is blocked, never what the name resolved to.
     let record = serde_json::to_string(a).unwrap();
@@ -554,7 +565,10 @@ async fn a_slow_response_that_ends_in_time_is_delivered_and_a_late_one_is_a_time
         .await
         .unwrap()
         .data[0];
-    assert_eq!(a.error_kind.as_deref(), Some("timeout"));
+    assert_eq!(
+        a.error_kind,
+        Some(relay_core::model::ErrorKind::Timeout.into())
+    );
     assert!(a.duration_ms < 3000, "{}", a.duration_ms);
 }
 

@@ -161,7 +161,10 @@ async fn a_refused_client_is_a_retried_attempt_with_a_health_warning() {
         .await
         .unwrap();
     assert_eq!(warnings.len(), 1, "{warnings:?}");
-    assert_eq!(warnings[0].kind, "oauth_token_refused");
+    assert_eq!(
+        warnings[0].kind,
+        relay_core::model::WarningKind::OauthTokenRefused
+    );
     assert!(warnings[0].detail.contains("token_invalid_client"));
     // Fixed: the next attempt fetches a token and delivers.
     o.issuer.refuse(None);

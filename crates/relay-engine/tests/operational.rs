@@ -9,9 +9,7 @@ mod common;
 
 use common::{Env, Setup};
 use relay_core::id::IdKind;
-use relay_core::model::{
-    Consumer, ConsumerKind, Destination, Endpoint, EndpointState, HttpsDestination, SignatureScheme,
-};
+use relay_core::model::{Consumer, ConsumerKind, Endpoint, SignatureScheme, fixture};
 use relay_core::operational::ENDPOINT_FAILURE_WARNED;
 use relay_core::time::Clock;
 use relay_receiver::Behavior;
@@ -22,18 +20,12 @@ const HOUR_MS: i64 = 3_600_000;
 async fn add_endpoint(e: &Env, consumer_id: &str, path: &str, types: &[&str]) -> Endpoint {
     let now = e.clock.now();
     let id = new_id(IdKind::Endpoint, now);
-    let endpoint = Endpoint {
-        id: id.clone(),
-        consumer_id: consumer_id.into(),
-        destination: Destination::Https(HttpsDestination {
-            url: e.receiver.url_for_host("receiver.test", path),
-            auth: None,
-            headers: Vec::new(),
-        }),
-        event_types: types.iter().map(|t| t.to_string()).collect(),
-        state: EndpointState::Active,
-        ..e.endpoint.clone()
-    };
+    let endpoint = fixture::endpoint(id.clone(), consumer_id, now)
+        .environment(e.endpoint.environment)
+        .https(e.receiver.url_for_host("receiver.test", path))
+        .event_types(types)
+        .signature_scheme(e.endpoint.signature_scheme)
+        .build();
     let (record, _) = relay_store::keys::generate(
         &relay_core::sealed::MasterKey::from_bytes(common::MASTER),
         &id,

@@ -243,11 +243,8 @@ async fn a_hanging_endpoint_holds_only_its_own_lane() {
     let mut slow = e.endpoint.clone();
     slow.id = slow_id.clone();
     slow.max_concurrency = 2;
-    slow.destination = relay_core::model::Destination::Https(relay_core::model::HttpsDestination {
-        url: e.receiver.url_for_host("receiver.test", "/slow"),
-        auth: None,
-        headers: Vec::new(),
-    });
+    slow.destination =
+        relay_core::model::fixture::https(e.receiver.url_for_host("receiver.test", "/slow"));
     e.store()
         .create_endpoint(
             &e.scope,

@@ -20,85 +20,10 @@ use crate::policy::{Blocked, Policy};
 pub const MAX_URL_LEN: usize = 4096;
 
 /// Every way an outbound target can be refused or a connection can fail: the
-/// stable kinds of [`UrlRejection`] and [`crate::GuardError`], one enum so a
-/// destination's classification matches on it instead of on strings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ErrorKind {
-    /// The text is not a URL or its host is not a valid host.
-    InvalidUrl,
-    /// A scheme other than the allowed one.
-    SchemeNotAllowed,
-    /// A user name or password in the URL.
-    CredentialsInUrl,
-    /// A port the operator does not allow.
-    PortNotAllowed,
-    /// The host is, or every address it resolves to is, blocked.
-    BlockedAddress,
-    /// The name does not resolve.
-    Dns,
-    /// Every verified address refused the TCP connection.
-    Connect,
-    /// A deadline passed.
-    Timeout,
-    /// The TLS handshake failed.
-    Tls,
-    /// The peer broke HTTP.
-    Http,
-    /// The peer broke another protocol (a broker's), or the connection
-    /// broke off mid-exchange.
-    Protocol,
-}
-
-impl ErrorKind {
-    pub const ALL: [ErrorKind; 11] = [
-        ErrorKind::InvalidUrl,
-        ErrorKind::SchemeNotAllowed,
-        ErrorKind::CredentialsInUrl,
-        ErrorKind::PortNotAllowed,
-        ErrorKind::BlockedAddress,
-        ErrorKind::Dns,
-        ErrorKind::Connect,
-        ErrorKind::Timeout,
-        ErrorKind::Tls,
-        ErrorKind::Http,
-        ErrorKind::Protocol,
-    ];
-
-    /// The stable code (API `422` codes, attempt records' `error_kind`).
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            ErrorKind::InvalidUrl => "invalid_url",
-            ErrorKind::SchemeNotAllowed => "scheme_not_allowed",
-            ErrorKind::CredentialsInUrl => "credentials_in_url",
-            ErrorKind::PortNotAllowed => "port_not_allowed",
-            ErrorKind::BlockedAddress => "blocked_address",
-            ErrorKind::Dns => "dns",
-            ErrorKind::Connect => "connect",
-            ErrorKind::Timeout => "timeout",
-            ErrorKind::Tls => "tls",
-            ErrorKind::Http => "http",
-            ErrorKind::Protocol => "protocol",
-        }
-    }
-
-    /// True for the refusals of the target itself (nothing was tried, and
-    /// trying again cannot help until the destination is changed).
-    pub const fn is_refused_target(self) -> bool {
-        matches!(
-            self,
-            ErrorKind::InvalidUrl
-                | ErrorKind::SchemeNotAllowed
-                | ErrorKind::CredentialsInUrl
-                | ErrorKind::PortNotAllowed
-        )
-    }
-}
-
-impl std::fmt::Display for ErrorKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+/// stable kinds of [`UrlRejection`] and [`crate::GuardError`]. The enum lives
+/// in `relay-core` (`relay_core::model::ErrorKind`) so an attempt record can
+/// hold it; it is re-exported here, where it is produced.
+pub use relay_core::model::ErrorKind;
 
 /// Why a URL (or host) is refused. [`UrlRejection::code`] is the stable code
 /// the API returns with `422`.

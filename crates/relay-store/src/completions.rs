@@ -150,7 +150,7 @@ pub async fn complete<X: Exec>(x: &mut X, batch: &[Completion]) -> Result<crate:
                     Bind::Int(a.started_at.millis()),
                     Bind::Int(a.duration_ms),
                     Bind::OptText(a.destination_ip.clone()),
-                    Bind::OptText(a.error_kind.clone()),
+                    Bind::OptText(a.error_kind.as_ref().map(|k| k.as_str().to_owned())),
                     Bind::OptText(a.error_code.map(|c| c.to_string())),
                     Bind::Text(a.body_sha256.clone()),
                     Bind::Text(a.signature.clone()),

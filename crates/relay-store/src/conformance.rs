@@ -18,14 +18,13 @@ pub use terminal::*;
 use relay_core::id::IdKind;
 use relay_core::lifecycle::EndpointAction;
 use relay_core::model::{
-    Consumer, Destination, Endpoint, EndpointState, Environment, HttpsDestination, MessageState,
-    SignatureScheme, Tenant,
+    Consumer, Endpoint, EndpointState, Environment, MessageState, SignatureScheme, Tenant, fixture,
 };
 use relay_core::time::Timestamp;
 use serde_json::json;
 use serde_json::value::RawValue;
 
-use relay_core::model::{Attempt, AttemptTrigger};
+use relay_core::model::{Attempt, AttemptErrorKind, AttemptTrigger, ErrorKind, WarningKind};
 use relay_core::outcome::{AttemptOutcome, FailureCode};
 use relay_core::transition::Progress;
 
@@ -217,33 +216,10 @@ pub(crate) async fn customer(s: &dyn Store, sc: &Scope, external_id: &str) -> Co
 }
 
 pub(crate) fn endpoint_value(sc: &Scope, consumer_id: &str, types: &[&str]) -> Endpoint {
-    Endpoint {
-        id: new_id(IdKind::Endpoint, T0),
-        consumer_id: consumer_id.into(),
-        environment: sc.environment,
-        description: None,
-        destination: Destination::Https(HttpsDestination {
-            url: "https://hooks.example.com/relay".into(),
-            auth: None,
-            headers: Vec::new(),
-        }),
-        event_types: types.iter().map(|t| t.to_string()).collect(),
-        signature_scheme: SignatureScheme::V1a,
-        retry_schedule_seconds: None,
-        max_concurrency: 10,
-        rate_limit_per_second: None,
-        snapshot_fields: vec!["*".into()],
-        allow_personal_data: true,
-        event_type_versions: Default::default(),
-        version: 1,
-        version_started_at: T0,
-        state: EndpointState::Active,
-        disabled_reason: None,
-        auto_disable: true,
-        created_at: T0,
-        updated_at: T0,
-        revision: 1,
-    }
+    fixture::endpoint(new_id(IdKind::Endpoint, T0), consumer_id, T0)
+        .environment(sc.environment)
+        .event_types(types)
+        .build()
 }
 
 pub(crate) async fn endpoint(

@@ -13,7 +13,7 @@ use crate::{EndpointWarning, HealthFacts, Result};
 pub(crate) async fn insert_warning<X: Exec>(
     x: &mut X,
     endpoint_id: &str,
-    kind: &str,
+    kind: &relay_core::model::WarningKind,
     detail: &str,
     at: Timestamp,
 ) -> Result<()> {
@@ -21,7 +21,7 @@ pub(crate) async fn insert_warning<X: Exec>(
         "INSERT INTO endpoint_warnings (endpoint_id, kind, detail, at) VALUES ($1, $2, $3, $4)",
         [
             Bind::Text(endpoint_id.into()),
-            Bind::Text(kind.into()),
+            Bind::Text(kind.as_str().into()),
             Bind::Text(detail.into()),
             Bind::Int(at.millis()),
         ],
@@ -102,7 +102,7 @@ pub(crate) async fn observe_health<X: Exec>(
         insert_warning(
             x,
             endpoint_id,
-            "failing_for_72_hours",
+            &relay_core::model::WarningKind::FailingFor72Hours,
             "every attempt has failed for 72 hours; the endpoint is disabled at 5 days unless it recovers",
             now,
         )

@@ -5,9 +5,9 @@
 //! state name, broken JSON) is [`StoreError::Corrupt`], never a panic.
 
 use relay_core::model::{
-    ApiKey, Attempt, AttemptTrigger, Consumer, ConsumerKind, Destination, Endpoint, EndpointState,
-    EndpointVersion, Environment, Event, JobKind, JobState, Message, MessageState, SignatureScheme,
-    Tenant,
+    ApiKey, Attempt, AttemptErrorKind, AttemptTrigger, Consumer, ConsumerKind, Destination,
+    Endpoint, EndpointState, EndpointVersion, Environment, Event, JobKind, JobState, Message,
+    MessageState, SignatureScheme, Tenant, WarningKind,
 };
 use relay_core::outcome::{AttemptOutcome, FailureCode};
 use relay_core::time::Timestamp;
@@ -215,7 +215,11 @@ pub fn attempt(r: &impl RowExt) -> Result<Attempt> {
         duration_ms: r.int("duration_ms")?,
         destination_ip: r.opt_text("destination_ip")?,
         status_code,
-        error_kind: r.opt_text("error_kind")?,
+        // Never fails: a code this build does not know is kept as `Other`.
+        error_kind: r
+            .opt_text("error_kind")?
+            .as_deref()
+            .map(AttemptErrorKind::parse),
         error_code: r
             .opt_text("error_code")?
             .map(|c| parse_with("error_code", c, FailureCode::parse))
@@ -244,7 +248,8 @@ pub fn endpoint_key(r: &impl RowExt) -> Result<EndpointKeyRecord> {
 pub fn endpoint_warning(r: &impl RowExt) -> Result<EndpointWarning> {
     Ok(EndpointWarning {
         endpoint_id: r.text("endpoint_id")?,
-        kind: r.text("kind")?,
+        // Never fails: a kind this build does not know is kept as `Other`.
+        kind: WarningKind::parse(&r.text("kind")?),
         detail: r.text("detail")?,
         at: r.ts("at")?,
     })

@@ -343,7 +343,7 @@ pub struct HealthFacts {
 #[derive(Debug, Clone, PartialEq)]
 pub struct EndpointWarning {
     pub endpoint_id: String,
-    pub kind: String,
+    pub kind: relay_core::model::WarningKind,
     pub detail: String,
     pub at: Timestamp,
 }

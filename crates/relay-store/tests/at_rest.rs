@@ -3,10 +3,7 @@
 
 use base64::Engine;
 use relay_core::id::IdKind;
-use relay_core::model::{
-    Consumer, Destination, Endpoint, EndpointState, Environment, HttpsDestination, SignatureScheme,
-    Tenant,
-};
+use relay_core::model::{Consumer, Environment, SignatureScheme, Tenant, fixture};
 use relay_core::sealed::MasterKey;
 use relay_core::signature::SigningKey;
 use relay_core::time::Timestamp;
@@ -57,33 +54,10 @@ async fn no_key_material_is_stored_in_clear() {
     let master = MasterKey::from_bytes([42; 32]);
     let mut secrets = Vec::new();
     for scheme in [SignatureScheme::V1a, SignatureScheme::V1] {
-        let endpoint = Endpoint {
-            id: new_id(IdKind::Endpoint, now),
-            consumer_id: consumer.id.clone(),
-            environment: Environment::Live,
-            description: None,
-            destination: Destination::Https(HttpsDestination {
-                url: "https://hooks.example.com/".into(),
-                auth: None,
-                headers: Vec::new(),
-            }),
-            event_types: vec![],
-            signature_scheme: scheme,
-            retry_schedule_seconds: None,
-            max_concurrency: 10,
-            rate_limit_per_second: None,
-            snapshot_fields: vec!["*".into()],
-            allow_personal_data: true,
-            event_type_versions: Default::default(),
-            version: 1,
-            version_started_at: now,
-            state: EndpointState::Active,
-            disabled_reason: None,
-            auto_disable: true,
-            created_at: now,
-            updated_at: now,
-            revision: 1,
-        };
+        let endpoint = fixture::endpoint(new_id(IdKind::Endpoint, now), consumer.id.clone(), now)
+            .https("https://hooks.example.com/")
+            .signature_scheme(scheme)
+            .build();
         let (record, key) = keys::generate(&master, &endpoint.id, scheme, now);
         secrets.push(match &key {
             SigningKey::Ed25519(k) => k.expose_seed().to_vec(),

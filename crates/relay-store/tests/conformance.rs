@@ -64,6 +64,7 @@ conformance!(
     concurrent_claimers_never_share_a_message,
     completion_applies_only_while_the_lease_holds,
     completions_batch_in_one_call_and_keep_retry_state,
+    attempt_error_kinds_read_back_as_written,
     a_410_disables_the_endpoint_and_holds_its_other_messages,
     released_leases_are_due_again_at_once,
     signing_keys_are_stored_with_the_endpoint,

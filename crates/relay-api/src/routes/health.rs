@@ -41,14 +41,17 @@ pub struct RecentError {
     pub message_id: String,
     pub at: Timestamp,
     pub status_code: Option<i64>,
-    pub error_kind: Option<String>,
+    #[schema(value_type = Option<String>)]
+    pub error_kind: Option<relay_core::model::AttemptErrorKind>,
     pub outcome: relay_core::outcome::AttemptOutcome,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Warning {
-    /// e.g. `redirect_not_followed`, `blocked_address`, `gone`.
-    pub kind: String,
+    /// `blocked_address`, `redirect_not_followed`, `oauth_token_refused`,
+    /// `secret_unresolved` or `failing_for_72_hours`.
+    #[schema(value_type = String)]
+    pub kind: relay_core::model::WarningKind,
     pub detail: String,
     pub at: Timestamp,
 }
@@ -159,5 +162,44 @@ mod tests {
     fn success_rates() {
         assert_eq!(rate((0, 0)), None);
         assert_eq!(rate((4, 1)), Some(0.25));
+    }
+
+    /// The typed kinds are written as the bare codes the strings were, and
+    /// a stored code this build does not know is shown as it was stored.
+    #[test]
+    fn kinds_are_written_as_their_codes() {
+        use relay_core::model::{AttemptErrorKind, ErrorKind, WarningKind};
+        let at = Timestamp(0);
+        let warning = |kind| {
+            serde_json::to_value(Warning {
+                kind,
+                detail: "d".into(),
+                at,
+            })
+            .unwrap()
+        };
+        assert_eq!(
+            warning(WarningKind::BlockedAddress),
+            serde_json::json!({"kind": "blocked_address", "detail": "d", "at": at})
+        );
+        assert_eq!(warning(WarningKind::Other("gone".into()))["kind"], "gone");
+        let error = |error_kind| {
+            serde_json::to_value(RecentError {
+                attempt_id: "att_1".into(),
+                message_id: "msg_1".into(),
+                at,
+                status_code: None,
+                error_kind,
+                outcome: relay_core::outcome::AttemptOutcome::Retry,
+            })
+            .unwrap()["error_kind"]
+                .clone()
+        };
+        assert_eq!(error(Some(ErrorKind::Connect.into())), "connect");
+        assert_eq!(
+            error(Some(AttemptErrorKind::parse("carrier_lost"))),
+            "carrier_lost"
+        );
+        assert_eq!(error(None), serde_json::Value::Null);
     }
 }

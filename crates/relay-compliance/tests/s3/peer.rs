@@ -205,7 +205,10 @@ impl Peer for S3Peer {
 
     /// A stopped service refuses new connections (`connect`); a pooled
     /// connection it closed may be found closed only when used (`http`).
-    fn down_error_kinds() -> &'static [&'static str] {
-        &["connect", "http"]
+    fn down_error_kinds() -> &'static [relay_core::model::ErrorKind] {
+        &[
+            relay_core::model::ErrorKind::Connect,
+            relay_core::model::ErrorKind::Http,
+        ]
     }
 }

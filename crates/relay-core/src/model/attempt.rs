@@ -47,7 +47,8 @@ pub struct Attempt {
     pub status_code: Option<i64>,
     /// The guard's or the connection's kind of failure without a usable
     /// answer (`connect`, `timeout`, `tls`, `blocked_address`, `invalid_url`, …).
-    pub error_kind: Option<String>,
+    #[schema(value_type = Option<String>)]
+    pub error_kind: Option<AttemptErrorKind>,
     /// Why the attempt failed: `http_<status>`, `invalid_status`, or a
     /// transport kind; `null` on success and when the message was
     /// dead-lettered without an answer.

@@ -157,7 +157,7 @@ impl AttemptSpan<'_> {
                 attributes.push(("relay.error_code", Attr::Str(code.to_string())));
             }
             if let Some(kind) = &r.error_kind {
-                attributes.push(("relay.error_kind", Attr::Str(kind.clone())));
+                attributes.push(("relay.error_kind", Attr::Str(kind.to_string())));
             }
             if let Some(s) = r.status_code {
                 attributes.push(("http.response.status_code", Attr::Int(s)));

@@ -10,8 +10,7 @@ use std::time::Duration;
 
 use relay_core::id::IdKind;
 use relay_core::model::{
-    Consumer, Destination, Endpoint, EndpointState, Environment, HttpsDestination, Message,
-    SignatureScheme, Tenant,
+    Consumer, Endpoint, Environment, Message, SignatureScheme, Tenant, fixture,
 };
 use relay_core::sealed::MasterKey;
 use relay_core::signature::SigningKey;
@@ -152,33 +151,11 @@ impl Env {
         })
         .await
         .expect("receiver");
-        let endpoint = Endpoint {
-            id: endpoint_id,
-            consumer_id: consumer.id.clone(),
-            environment: Environment::Live,
-            description: None,
-            destination: Destination::Https(HttpsDestination {
-                url: receiver.url_for_host(setup.host, "/hooks"),
-                auth: None,
-                headers: Vec::new(),
-            }),
-            event_types: vec!["order.shipped".into()],
-            signature_scheme: setup.scheme,
-            retry_schedule_seconds: None,
-            max_concurrency: 10,
-            rate_limit_per_second: None,
-            snapshot_fields: vec!["*".into()],
-            allow_personal_data: true,
-            event_type_versions: Default::default(),
-            version: 1,
-            version_started_at: now,
-            state: EndpointState::Active,
-            disabled_reason: None,
-            auto_disable: true,
-            created_at: now,
-            updated_at: now,
-            revision: 1,
-        };
+        let endpoint = fixture::endpoint(endpoint_id, consumer.id.clone(), now)
+            .https(receiver.url_for_host(setup.host, "/hooks"))
+            .event_types(&["order.shipped"])
+            .signature_scheme(setup.scheme)
+            .build();
         store
             .create_endpoint(
                 &scope,

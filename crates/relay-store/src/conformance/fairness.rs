@@ -207,7 +207,7 @@ pub async fn the_failure_clock_warns_at_72_hours_and_disables_at_5_days(s: &dyn 
     fail_at_hours(s, &live, &e, &[72]).await;
     let w = s.endpoint_warnings(&e.id, 10).await.unwrap();
     assert_eq!(w.len(), 1);
-    assert_eq!(w[0].kind, "failing_for_72_hours");
+    assert_eq!(w[0].kind, relay_core::model::WarningKind::FailingFor72Hours);
     fail_at_hours(s, &live, &e, &[119]).await;
     assert_eq!(
         s.get_endpoint(&live, &e.id).await.unwrap().unwrap().state,

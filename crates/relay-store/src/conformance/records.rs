@@ -1,6 +1,7 @@
 //! Conformance cases for what a message and the audit log record: manual
-//! attempts audited with their lease, Relay's own disables audited, and the
-//! event type version that shaped a message's payload.
+//! attempts audited with their lease, Relay's own disables audited, the
+//! event type version that shaped a message's payload, and an attempt's
+//! `error_kind` read back as it was written.
 
 use super::*;
 
@@ -249,4 +250,45 @@ pub async fn messages_record_the_event_type_version_that_shaped_them(s: &dyn Sto
     let after = m(&claimed[0].message.id).await;
     assert_eq!(after.state, MessageState::Delivered);
     assert_eq!(after.event_type_version, Some(1));
+}
+
+pub async fn attempt_error_kinds_read_back_as_written(s: &dyn Store) {
+    let (live, _) = delivery_fixture(s, 3).await;
+    let claimed = s
+        .claim_due("w1", T0, T0.plus_seconds(30), 10, &[])
+        .await
+        .unwrap();
+    assert_eq!(claimed.len(), 3);
+    // A known kind, none, and a code this build does not know (as a row
+    // written by another Relay version may hold): each reads back as it
+    // was written, the unknown one as its text, and the read never fails.
+    let kinds = [
+        Some(AttemptErrorKind::Known(ErrorKind::Timeout)),
+        None,
+        Some(AttemptErrorKind::Other("carrier_lost".into())),
+    ];
+    let batch: Vec<Completion> = claimed
+        .iter()
+        .zip(&kinds)
+        .map(|(c, kind)| {
+            let mut comp = completion(c, "w1", delivered(c));
+            if let Some(a) = comp.attempt.as_mut() {
+                a.error_kind = kind.clone();
+            }
+            comp
+        })
+        .collect();
+    assert_eq!(
+        s.complete(&batch).await.unwrap().applied,
+        vec![true, true, true]
+    );
+    for (c, kind) in claimed.iter().zip(&kinds) {
+        let attempts = s
+            .list_attempts(&live, &c.message.id, &PageRequest::first(250))
+            .await
+            .unwrap()
+            .data;
+        assert_eq!(attempts.len(), 1);
+        assert_eq!(&attempts[0].error_kind, kind);
+    }
 }
