@@ -104,8 +104,9 @@ pub struct AppState {
     pub operator_token_sha256: [u8; 32],
     /// Seals new signing keys.
     pub master_key: MasterKey,
-    /// The dispatcher, for manual attempts (resend).
-    pub engine: Arc<relay_engine::Dispatcher>,
+    /// What the API asks of this process's dispatcher (manual attempts,
+    /// circuits, limits, secret and endpoint changes): its narrow handle.
+    pub engine: relay_engine::Handle,
     pub settings: ApiSettings,
     pub schemas: schema::SchemaCache,
     /// Blocking threads for CPU-heavy checks (schemas, large validations).
@@ -138,7 +139,7 @@ impl AppState {
         guard: Arc<relay_net::Guard>,
         operator_token_sha256: [u8; 32],
         master_key: MasterKey,
-        engine: Arc<relay_engine::Dispatcher>,
+        engine: relay_engine::Handle,
         settings: ApiSettings,
     ) -> Arc<Self> {
         Arc::new(AppState {

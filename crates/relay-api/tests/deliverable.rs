@@ -281,7 +281,7 @@ fn bound_for(n: usize, id: &str, time: Timestamp, subject: &str) -> usize {
 async fn an_envelope_over_the_delivery_limit_is_413_even_under_the_request_limit() {
     let h = Harness::new().await;
     let key = setup(&h).await;
-    let limit = h.state.engine.config().max_payload_bytes;
+    let limit = h.state.engine.max_payload_bytes();
     assert_eq!(
         limit, h.state.settings.max_request_bytes,
         "the harness keeps the two limits equal, as `relay serve` does"

@@ -249,8 +249,8 @@ async fn receipts_are_verified_written_counted_and_processed_once() {
     assert!(r["headers"].get("webhook-signature").is_none());
 
     // The ledger writer processes it once.
-    assert_eq!(h.state.engine.process_receipts_once().await.unwrap(), 1);
-    assert_eq!(h.state.engine.process_receipts_once().await.unwrap(), 0);
+    assert_eq!(h.dispatcher.process_receipts_once().await.unwrap(), 1);
+    assert_eq!(h.dispatcher.process_receipts_once().await.unwrap(), 0);
     let ledger = h.get("/v1/ledger", &key).await.expect(StatusCode::OK);
     let entries = ledger["data"].as_array().unwrap();
     assert_eq!(entries.len(), 1);
@@ -262,7 +262,7 @@ async fn receipts_are_verified_written_counted_and_processed_once() {
     receive(&h, &path, &headers, body.as_bytes())
         .await
         .expect(StatusCode::OK);
-    assert_eq!(h.state.engine.process_receipts_once().await.unwrap(), 0);
+    assert_eq!(h.dispatcher.process_receipts_once().await.unwrap(), 0);
     let r = h
         .get(&format!("/v1/inbound-receipts/{receipt_id}"), &key)
         .await
@@ -280,7 +280,7 @@ async fn receipts_are_verified_written_counted_and_processed_once() {
     )
     .await
     .expect(StatusCode::ACCEPTED);
-    assert_eq!(h.state.engine.process_receipts_once().await.unwrap(), 1);
+    assert_eq!(h.dispatcher.process_receipts_once().await.unwrap(), 1);
     let ledger = h.get("/v1/ledger", &key).await.expect(StatusCode::OK);
     assert_eq!(ledger["data"].as_array().unwrap().len(), 1);
 
@@ -331,7 +331,7 @@ async fn receipts_are_verified_written_counted_and_processed_once() {
     )
     .await
     .problem(StatusCode::CONFLICT, "receipt_rejected");
-    assert_eq!(h.state.engine.process_receipts_once().await.unwrap(), 0);
+    assert_eq!(h.dispatcher.process_receipts_once().await.unwrap(), 0);
 
     // Over the source's body limit: 413, nothing written.
     let big = "x".repeat(4096);
@@ -502,7 +502,7 @@ async fn inbound_objects_are_isolated_by_tenant_and_environment() {
     let r = receive(&h, &path_of(&s), &hs, body.as_bytes())
         .await
         .expect(StatusCode::OK);
-    h.state.engine.process_receipts_once().await.unwrap();
+    h.dispatcher.process_receipts_once().await.unwrap();
     let receipt = r["receipt_id"].as_str().unwrap();
     for other in [&b, &a_test] {
         h.get(&format!("/v1/inbound-sources/{}", id_of(&s)), other)

@@ -91,7 +91,7 @@ async fn nothing_a_sender_sends_reaches_the_log_unescaped() {
             .await
             .expect(StatusCode::OK);
     }
-    h.state.engine.process_receipts_once().await.unwrap();
+    h.dispatcher.process_receipts_once().await.unwrap();
     // Refused ones, with the same body.
     let refused = receive(
         &h,

@@ -187,7 +187,7 @@ async fn inbound(h: &Harness, key: &str) -> (String, String) {
         .body(axum::body::Body::from(body))
         .unwrap();
     let r = h.request(req).await.expect(StatusCode::OK);
-    assert_eq!(h.state.engine.process_receipts_once().await.unwrap(), 1);
+    assert_eq!(h.dispatcher.process_receipts_once().await.unwrap(), 1);
     (
         id_of(&source),
         r["receipt_id"].as_str().unwrap().to_string(),

@@ -148,7 +148,7 @@ async fn a_tenant_secret_authenticates_to_the_token_endpoint(postgres: bool) {
         }
     };
     publish(1).await;
-    assert_eq!(h.state.engine.run_once().await.unwrap(), 1);
+    assert_eq!(h.dispatcher.run_once().await.unwrap(), 1);
     assert_eq!(hooks.requests().len(), 1, "delivered with a bearer token");
     assert_eq!(issuer.token_requests(), 1);
     let r = &issuer.requests()[0];
@@ -161,7 +161,7 @@ async fn a_tenant_secret_authenticates_to_the_token_endpoint(postgres: bool) {
     issuer.set_client_secret(&new);
     issuer.revoke_all();
     publish(2).await;
-    assert_eq!(h.state.engine.run_once().await.unwrap(), 1);
+    assert_eq!(h.dispatcher.run_once().await.unwrap(), 1);
     let waiting: Vec<Value> = messages(&h, &key)
         .await
         .into_iter()
@@ -194,7 +194,7 @@ async fn a_tenant_secret_authenticates_to_the_token_endpoint(postgres: bool) {
     answers.push_str(&r.text());
     r.expect(StatusCode::OK);
     h.clock.advance_millis(10_000);
-    assert_eq!(h.state.engine.run_once().await.unwrap(), 1);
+    assert_eq!(h.dispatcher.run_once().await.unwrap(), 1);
     let all = messages(&h, &key).await;
     assert!(all.iter().all(|m| m["state"] == "delivered"), "{all:?}");
     assert_eq!(issuer.token_requests(), 3);

@@ -189,7 +189,7 @@ async fn a_tenant_secret_authenticates_a_broker_and_a_new_value_is_used_at_once(
         }
     };
     publish(1).await;
-    assert_eq!(h.state.engine.run_once().await.unwrap(), 1);
+    assert_eq!(h.dispatcher.run_once().await.unwrap(), 1);
     assert_eq!(
         cli(port, &old, &["XLEN", STREAM]).unwrap().trim(),
         "1",
@@ -201,7 +201,7 @@ async fn a_tenant_secret_authenticates_a_broker_and_a_new_value_is_used_at_once(
     cli(port, &old, &["CONFIG", "SET", "requirepass", &new]).unwrap();
     cli(port, &new, &["CLIENT", "KILL", "TYPE", "normal"]).unwrap();
     publish(2).await;
-    assert_eq!(h.state.engine.run_once().await.unwrap(), 1);
+    assert_eq!(h.dispatcher.run_once().await.unwrap(), 1);
     let waiting: Vec<Value> = messages(&h, &key)
         .await
         .into_iter()
@@ -228,7 +228,7 @@ async fn a_tenant_secret_authenticates_a_broker_and_a_new_value_is_used_at_once(
     answers.push_str(&r.text());
     r.expect(StatusCode::OK);
     h.clock.advance_millis(10_000);
-    assert_eq!(h.state.engine.run_once().await.unwrap(), 1);
+    assert_eq!(h.dispatcher.run_once().await.unwrap(), 1);
     assert_eq!(cli(port, &new, &["XLEN", STREAM]).unwrap().trim(), "2");
     let all = messages(&h, &key).await;
     assert!(all.iter().all(|m| m["state"] == "delivered"), "{all:?}");

@@ -1,7 +1,8 @@
-//! The claim loop ([`Dispatcher::start`]'s task) and one round of it
-//! ([`Dispatcher::run_once`]): claim due messages under a lease, admit them
-//! to their lanes, start their attempts, wait for the next reason to claim;
-//! graceful shutdown at the end.
+//! The claimer, the [`Claimer`] service, and one round of it
+//! ([`Service::run_once`]; [`Dispatcher::run_once`] adds the other
+//! services' passes): claim due messages under a lease, admit them to their
+//! lanes, start their attempts, wait for the next reason to claim; on its
+//! stop signal, stop claiming and let the attempts in flight finish.
 
 use super::*;
 
@@ -208,13 +209,24 @@ impl Dispatcher {
         )
     }
 
-    /// One round: rescue expired leases, sweep (see [`sweep`]), claim what is due now, attempt it
-    /// all concurrently, complete in one batch. Returns how many messages
-    /// were claimed.
+    /// One round of every pass a test walks schedules with, in the order
+    /// they meet a message: rescue expired leases ([`crate::Rescuer`]),
+    /// sweep ([`crate::Sweeper`]), claim what is due now, attempt it all
+    /// concurrently and complete it in one batch ([`Claimer`]), write the
+    /// object storage batches due ([`crate::BatchWriter`]). Returns
+    /// how many messages were claimed.
     pub async fn run_once(&self) -> Result<usize, relay_store::StoreError> {
         self.rescue().await?;
         self.expire_due().await?;
         self.end_exceeded_windows().await?;
+        let n = self.claim_round().await?;
+        self.write_due_batches().await;
+        Ok(n)
+    }
+
+    /// The claimer's round: claim what is due now, attempt it all
+    /// concurrently, complete it in one batch; how many were claimed.
+    pub(crate) async fn claim_round(&self) -> Result<usize, relay_store::StoreError> {
         let claimed = self.claim(self.config().claim_batch, false).await?.admitted;
         let n = claimed.len();
         let completions = futures_util::future::join_all(claimed.iter().map(|c| async {
@@ -227,7 +239,6 @@ impl Dispatcher {
         if !completions.is_empty() {
             self.complete(&completions).await?;
         }
-        self.write_due_batches().await;
         Ok(n)
     }
 
@@ -243,29 +254,93 @@ impl Dispatcher {
             self.give_back(&back).await;
         }
     }
+}
 
-    pub(crate) async fn run(
-        self: Arc<Self>,
-        wake: Arc<Notify>,
-        mut shutdown: watch::Receiver<bool>,
-    ) {
-        let cfg = self.config().clone();
-        let permits = self.permits.clone();
-        // A permit is held until the attempt's completion is committed, so
-        // `max_in_flight` also bounds what a crash can leave attempted but
-        // unrecorded (the duplicates after a restart), and a slow database
-        // slows claiming instead of growing a queue of unwritten completions.
-        let (tx, rx) = mpsc::channel::<(Completion, tokio::sync::OwnedSemaphorePermit)>(
-            cfg.max_in_flight.max(1),
-        );
-        let completer = tokio::spawn(self.clone().completer(rx));
-        let mut tasks = tokio::task::JoinSet::new();
-        let mut last_rescue = std::time::Instant::now();
-        let mut last_purge: Option<std::time::Instant> = None;
-        let mut last_sweep: Option<std::time::Instant> = None;
-        if let Err(e) = self.rescue().await {
-            tracing::error!(error = %e, "lease rescue failed");
+/// The claimer's slice of [`EngineConfig`].
+#[derive(Debug, Clone)]
+pub struct ClaimConfig {
+    /// Messages claimed per round at most (`claim_batch`).
+    pub batch: u32,
+    /// Recovery attempts in flight at most (`max_recovery_in_flight`).
+    pub max_recovery_in_flight: usize,
+    /// The longest it sleeps without a wake-up (`poll_interval`).
+    pub poll_interval: Duration,
+    /// How long attempts in flight may finish after its stop signal
+    /// (`shutdown_grace`).
+    pub shutdown_grace: Duration,
+}
+
+impl From<&EngineConfig> for ClaimConfig {
+    fn from(c: &EngineConfig) -> Self {
+        ClaimConfig {
+            batch: c.claim_batch,
+            max_recovery_in_flight: c.max_recovery_in_flight,
+            poll_interval: c.poll_interval,
+            shutdown_grace: c.shutdown_grace,
         }
+    }
+}
+
+/// The claimer service: claims due messages while in-flight permits are
+/// free, starts their attempts (and those leased ahead or at publish),
+/// sends their completions to the [`crate::Completer`], and waits for
+/// the next reason to claim (a publish's `wake`, a permit or lane slot
+/// freed, the next message due, the poll interval).
+///
+/// On its stop signal it stops claiming (and leasing at publish), gives up
+/// what is leased ahead (its leases are released by the engine), lets the
+/// attempts in flight finish within `shutdown_grace` (then cuts them short),
+/// and ends; its end drops the last sender of the completer's queue.
+pub struct Claimer {
+    dispatcher: Arc<Dispatcher>,
+    wake: Arc<Notify>,
+    tx: mpsc::Sender<completer::Done>,
+    config: ClaimConfig,
+}
+
+impl Claimer {
+    /// A claimer sending completions to `tx` (the completer's queue).
+    pub(crate) fn new(
+        dispatcher: Arc<Dispatcher>,
+        wake: Arc<Notify>,
+        tx: mpsc::Sender<completer::Done>,
+    ) -> Self {
+        let config = ClaimConfig::from(dispatcher.config());
+        Claimer {
+            dispatcher,
+            wake,
+            tx,
+            config,
+        }
+    }
+}
+
+impl Service for Claimer {
+    const NAME: &'static str = "claimer";
+    type Config = ClaimConfig;
+
+    fn config(&self) -> &ClaimConfig {
+        &self.config
+    }
+
+    /// One round: claim what is due now, attempt it all concurrently,
+    /// complete it in one batch (not through the completer); how many
+    /// messages were claimed.
+    async fn run_once(&self) -> Result<u64, relay_store::StoreError> {
+        Ok(self.dispatcher.claim_round().await? as u64)
+    }
+
+    async fn run(self, mut shutdown: watch::Receiver<bool>) {
+        let Claimer {
+            dispatcher: this,
+            wake,
+            tx,
+            config: cfg,
+        } = self;
+        // An attempt holds one of these until its completion is written
+        // (see `engine`).
+        let permits = this.permits.clone();
+        let mut tasks = tokio::task::JoinSet::new();
         // False after a wake-up for messages leased at publish alone: they
         // need starting, not a claim. The last claim's `next_due` stands.
         let mut claim_now = true;
@@ -275,39 +350,13 @@ impl Dispatcher {
                 break;
             }
             while tasks.try_join_next().is_some() {}
-            if last_purge.is_none_or(|t| t.elapsed() >= cfg.purge_interval) {
-                last_purge = Some(std::time::Instant::now());
-                if let Err(e) = self.purge().await {
-                    tracing::error!(error = %e, "purging past the retention period failed");
-                }
-            }
-            if last_sweep.is_none_or(|t| t.elapsed() >= cfg.sweep_interval) {
-                last_sweep = Some(std::time::Instant::now());
-                self.sweep().await;
-            }
-            if last_rescue.elapsed() >= cfg.rescue_interval {
-                last_rescue = std::time::Instant::now();
-
-                if let Err(e) = self.rescue().await {
-                    tracing::error!(error = %e, "lease rescue failed");
-                }
-            }
-            if self
-                .attempter
-                .batches
-                .next_deadline()
-                .is_some_and(|d| d <= self.attempter.clock.now())
-            {
-                let me = self.clone();
-                tasks.spawn(async move { me.write_due_batches().await });
-            }
-            self.start_ahead(&mut tasks, &tx).await;
-            let free = permits.available_permits().min(cfg.claim_batch as usize) as u32;
+            this.start_ahead(&mut tasks, &tx).await;
+            let free = permits.available_permits().min(cfg.batch as usize) as u32;
             let mut claimed_full = false;
             // As the claim read it (else read below).
             let mut next_due = if claim_now { None } else { last_due };
             if free > 0 && claim_now {
-                match self.claim(free, true).await {
+                match this.claim(free, true).await {
                     Ok(Claim {
                         admitted: claimed,
                         ahead,
@@ -320,7 +369,7 @@ impl Dispatcher {
                             let Ok(permit) = permits.clone().acquire_owned().await else {
                                 break;
                             };
-                            self.spawn_attempts(&mut tasks, &tx, c, permit);
+                            this.spawn_attempts(&mut tasks, &tx, c, permit);
                         }
                         let mut queued = Vec::with_capacity(ahead.len());
                         for c in ahead {
@@ -329,16 +378,16 @@ impl Dispatcher {
                             };
                             queued.push((c, permit));
                         }
-                        self.queue_ahead(queued);
+                        this.queue_ahead(queued);
                         // The attempts that would start them may have ended
                         // while the claim ran.
-                        self.start_ahead(&mut tasks, &tx).await;
+                        this.start_ahead(&mut tasks, &tx).await;
                     }
                     Err(e) => {
                         tracing::error!(error = %e, "claiming due messages failed; retrying");
                         tokio::select! {
                             _ = tokio::time::sleep(cfg.poll_interval) => {}
-                            _ = shutdown.changed() => {}
+                            _ = crate::service::stopped(&mut shutdown) => {}
                         }
                         continue;
                     }
@@ -347,24 +396,24 @@ impl Dispatcher {
             if claimed_full {
                 continue;
             }
-            let now = self.attempter.clock.now();
+            let now = this.attempter.clock.now();
             let next_due = match next_due {
                 Some(due) => due,
-                None => self.store().next_due_at().await.ok().flatten(),
+                None => this.store().next_due_at().await.ok().flatten(),
             };
             // Due messages left unclaimed although permits were free sit behind
             // full lanes (or a manual attempt), or are recovery traffic with
             // every recovery slot taken: wait for a lane or a recovery slot to
             // free up rather than spin on claims that skip them.
-            let rate_limited = self.recovery_tokens(now) == 0;
+            let rate_limited = this.recovery_tokens(now) == 0;
             let recovery_capped = rate_limited
-                || self
+                || this
                     .recovery_in_flight
                     .load(std::sync::atomic::Ordering::Relaxed)
                     >= cfg.max_recovery_in_flight;
             let behind_full_lanes = free > 0
                 && next_due.is_some_and(|d| d <= now)
-                && (recovery_capped || !self.lanes.full(now).is_empty());
+                && (recovery_capped || !this.lanes.full(now).is_empty());
             let wait = match next_due {
                 _ if free == 0 || behind_full_lanes => cfg.poll_interval,
                 Some(due) => Duration::from_millis((due.millis() - now.millis()).max(1) as u64)
@@ -374,17 +423,10 @@ impl Dispatcher {
             // While messages are leased ahead, sweep them now and then: the
             // attempts that would start them may all have ended (a circuit
             // opened), or they may have waited too long.
-            let wait = if self.ahead.lock().is_ok_and(|m| !m.queues.is_empty()) {
+            let wait = if this.ahead.lock().is_ok_and(|m| !m.queues.is_empty()) {
                 wait.min(AHEAD_SWEEP)
             } else {
                 wait
-            };
-            // An object storage batch closes by time.
-            let wait = match self.attempter.batches.next_deadline() {
-                Some(d) => wait.min(Duration::from_millis(
-                    (d.millis() - now.millis()).max(1) as u64
-                )),
-                None => wait,
             };
             // Recovery due but out of tokens: back when some have come in.
             let wait = if behind_full_lanes && rate_limited {
@@ -402,8 +444,8 @@ impl Dispatcher {
             let lane_freed = async {
                 if behind_full_lanes {
                     tokio::select! {
-                        _ = self.lanes.freed.notified() => {}
-                        _ = self.recovery_freed.notified() => {}
+                        _ = this.lanes.freed.notified() => {}
+                        _ = this.recovery_freed.notified() => {}
                     }
                 } else {
                     std::future::pending::<()>().await;
@@ -412,23 +454,24 @@ impl Dispatcher {
             claim_now = true;
             tokio::select! {
                 _ = wake.notified() => {}
-                _ = self.intake_ready.notified() => claim_now = false,
+                _ = this.intake_ready.notified() => claim_now = false,
                 _ = tokio::time::sleep(wait) => {}
                 _ = permit_freed => {}
                 _ = lane_freed => {}
-                _ = shutdown.changed() => {}
+                _ = crate::service::stopped(&mut shutdown) => {}
             }
         }
         // Graceful shutdown: no new claims, nothing leased ahead starts (its
-        // leases are released below); let attempts finish within the grace.
-        self.stopping
+        // leases are released by the engine); let attempts finish within the
+        // grace.
+        this.stopping
             .store(true, std::sync::atomic::Ordering::Relaxed);
-        self.store().set_intake(None);
-        if let Ok(mut m) = self.ahead.lock() {
+        this.store().set_intake(None);
+        if let Ok(mut m) = this.ahead.lock() {
             m.queues.clear();
             m.queued = 0;
         }
-        tracing::info!("dispatcher stopping: waiting for attempts in flight");
+        tracing::info!("claimer stopping: waiting for attempts in flight");
         let finished = tokio::time::timeout(cfg.shutdown_grace, async {
             while tasks.join_next().await.is_some() {}
         })
@@ -441,17 +484,7 @@ impl Dispatcher {
             tasks.abort_all();
             while tasks.join_next().await.is_some() {}
         }
-        // Every sender is gone now: the completer flushes what it has and ends.
-        drop(tx);
-        if let Err(e) = completer.await {
-            tracing::error!(error = %e, "the completer task failed");
-        }
-        let now = self.attempter.clock.now();
-        match self.store().release_leases(&cfg.owner, now).await {
-            Ok(n) if n > 0 => tracing::info!(released = n, "released unfinished leases"),
-            Ok(_) => {}
-            Err(e) => tracing::error!(error = %e, "releasing leases failed; they will expire"),
-        }
-        tracing::info!("dispatcher stopped");
+        // Returning drops the last sender of the completer's queue.
+        tracing::info!("claimer stopped: no attempt in flight");
     }
 }

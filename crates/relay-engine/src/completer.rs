@@ -1,5 +1,5 @@
 //! The end of an attempt: its lane slot given back ([`Dispatcher::finished`]),
-//! and the completer task that writes completions in batches.
+//! and the [`Completer`] service that writes completions in batches.
 
 use super::*;
 
@@ -13,6 +13,10 @@ pub(crate) fn breaker_signal(completion: Option<&Completion>) -> relay_core::cir
 
 /// How long the completer waits for more completions to join a batch.
 pub(crate) const COMPLETION_LINGER: Duration = Duration::from_millis(2);
+
+/// A finished attempt's completion, with the in-flight permit it holds
+/// until the completion is written.
+pub(crate) type Done = (Completion, tokio::sync::OwnedSemaphorePermit);
 
 impl Dispatcher {
     /// Frees what a claimed attempt held: its lane slot (telling the breaker
@@ -57,15 +61,108 @@ impl Dispatcher {
         }
         Ok(())
     }
+}
 
-    /// Writes completions in batches: the first one waits, the rest that are
-    /// already queued join it (up to `completion_batch`). Each completion's
-    /// in-flight permit is given back once it is written.
-    pub(crate) async fn completer(
-        self: Arc<Self>,
-        mut rx: mpsc::Receiver<(Completion, tokio::sync::OwnedSemaphorePermit)>,
-    ) {
-        let max = self.config().completion_batch;
+/// The completer's slice of [`EngineConfig`].
+#[derive(Debug, Clone)]
+pub struct CompleterConfig {
+    /// Completions written per transaction at most (`completion_batch`).
+    pub batch: usize,
+    /// A batch that cannot be written is retried until twice this has
+    /// passed (`lease`): by then its messages' leases are long gone.
+    pub lease: Duration,
+}
+
+impl From<&EngineConfig> for CompleterConfig {
+    fn from(c: &EngineConfig) -> Self {
+        CompleterConfig {
+            batch: c.completion_batch.max(1),
+            lease: c.lease,
+        }
+    }
+}
+
+/// The completer service: writes the claimer's attempts' completions in
+/// batches, the first one waits, the rest that are already queued join it
+/// (up to `batch`). Each completion's in-flight permit is given back once
+/// it is written. It ends when every sender of its queue is gone (the
+/// claimer's attempts have all ended), after writing what it holds: the
+/// stop signal alone does not end it.
+pub struct Completer {
+    dispatcher: Arc<Dispatcher>,
+    rx: tokio::sync::Mutex<mpsc::Receiver<Done>>,
+    config: CompleterConfig,
+}
+
+impl Completer {
+    pub(crate) fn new(dispatcher: Arc<Dispatcher>, rx: mpsc::Receiver<Done>) -> Self {
+        let config = CompleterConfig::from(dispatcher.config());
+        Completer {
+            dispatcher,
+            rx: tokio::sync::Mutex::new(rx),
+            config,
+        }
+    }
+
+    /// Writes `batch`, retrying while the leases may still hold.
+    async fn write(&self, batch: &[Completion]) {
+        let mut delay = Duration::from_millis(50);
+        loop {
+            match self.dispatcher.complete(batch).await {
+                Ok(()) => break,
+                Err(e) => {
+                    // Keep trying: a completion not written means the lease
+                    // expires and the message is attempted again (a duplicate,
+                    // never a loss). Give up only after the lease is long gone.
+                    tracing::error!(error = %e, batch = batch.len(), "writing completions failed; retrying");
+                    if delay > self.config.lease * 2 {
+                        tracing::error!(
+                            "dropping completions after repeated failures; their messages will be retried"
+                        );
+                        break;
+                    }
+                    tokio::time::sleep(delay).await;
+                    delay *= 2;
+                }
+            }
+        }
+    }
+}
+
+impl Service for Completer {
+    const NAME: &'static str = "completer";
+    type Config = CompleterConfig;
+
+    fn config(&self) -> &CompleterConfig {
+        &self.config
+    }
+
+    /// Writes what is queued now, `batch` at a time, without waiting for
+    /// more; how many completions it wrote. (On an error, the batch it took
+    /// is not written: its leases expire and its messages are attempted
+    /// again.)
+    async fn run_once(&self) -> Result<u64, relay_store::StoreError> {
+        let mut rx = self.rx.lock().await;
+        let mut total = 0;
+        loop {
+            let mut batch = Vec::with_capacity(self.config.batch);
+            let mut permits = Vec::with_capacity(self.config.batch);
+            while batch.len() < self.config.batch {
+                let Ok((c, p)) = rx.try_recv() else { break };
+                batch.push(c);
+                permits.push(p);
+            }
+            if batch.is_empty() {
+                return Ok(total);
+            }
+            self.dispatcher.complete(&batch).await?;
+            total += batch.len() as u64;
+        }
+    }
+
+    async fn run(self, _stop: watch::Receiver<bool>) {
+        let max = self.config.batch;
+        let mut rx = self.rx.lock().await;
         let mut batch = Vec::with_capacity(max);
         let mut permits = Vec::with_capacity(max);
         while let Some((first, permit)) = rx.recv().await {
@@ -90,26 +187,7 @@ impl Dispatcher {
                 batch.push(c);
                 permits.push(p);
             }
-            let mut delay = Duration::from_millis(50);
-            loop {
-                match self.complete(&batch).await {
-                    Ok(()) => break,
-                    Err(e) => {
-                        // Keep trying: a completion not written means the lease
-                        // expires and the message is attempted again (a duplicate,
-                        // never a loss). Give up only after the lease is long gone.
-                        tracing::error!(error = %e, batch = batch.len(), "writing completions failed; retrying");
-                        if delay > self.config().lease * 2 {
-                            tracing::error!(
-                                "dropping completions after repeated failures; their messages will be retried"
-                            );
-                            break;
-                        }
-                        tokio::time::sleep(delay).await;
-                        delay *= 2;
-                    }
-                }
-            }
+            self.write(&batch).await;
             batch.clear();
             permits.clear();
         }

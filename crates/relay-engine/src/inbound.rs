@@ -1,7 +1,8 @@
-//! The ledger writer: turns verified inbound receipts into ledger entries.
+//! The ledger writer, the [`LedgerWriter`] service: turns verified inbound
+//! receipts into ledger entries.
 //!
 //! The receiving route (`relay-api/src/routes/inbound.rs`) writes a receipt
-//! durably, answers the provider, and wakes this task
+//! durably, answers the provider, and wakes this service
 //! ([`Dispatcher::wake_inbound`]). The task leases due receipts from the
 //! store (`InboundStore::claim_receipts`, the store as the queue, as for
 //! messages), makes each one's ledger entries with the preset's pure rules
@@ -15,6 +16,7 @@
 //! refusal's code, and `POST /v1/inbound-receipts/{id}/reprocess` makes it
 //! due again.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use relay_core::id::IdKind;
@@ -23,7 +25,7 @@ use relay_inbound::{Request, events};
 use relay_store::StoreError;
 use tokio::sync::watch;
 
-use crate::Dispatcher;
+use crate::{Dispatcher, EngineConfig, Service};
 
 /// Receipts leased per claim.
 pub const INBOUND_BATCH: i64 = 64;
@@ -109,18 +111,64 @@ impl Dispatcher {
         }
         Ok(n)
     }
+}
 
-    /// The ledger writer's task: processes what is due, then waits for a
-    /// wake-up, the poll interval (receipts of other nodes, expired leases)
-    /// or the shutdown signal. A receipt in hand at shutdown is finished
-    /// (one short transaction); what is leased and not yet started expires.
-    pub(crate) async fn inbound_loop(&self, mut stop: watch::Receiver<bool>) {
-        let poll = self.config().poll_interval.max(Duration::from_millis(50));
+/// The ledger writer's slice of [`EngineConfig`].
+#[derive(Debug, Clone)]
+pub struct LedgerConfig {
+    /// Whether this process runs it at all (`inbound_processing`).
+    pub enabled: bool,
+    /// The longest it waits without a wake-up (`poll_interval`, at least
+    /// 50 ms).
+    pub poll: Duration,
+}
+
+impl From<&EngineConfig> for LedgerConfig {
+    fn from(c: &EngineConfig) -> Self {
+        LedgerConfig {
+            enabled: c.inbound_processing,
+            poll: c.poll_interval.max(Duration::from_millis(50)),
+        }
+    }
+}
+
+/// The ledger writer service: processes what is due, then waits for a
+/// wake-up ([`Dispatcher::wake_inbound`]), the poll interval (receipts of
+/// other nodes, expired leases) or the stop signal. A receipt in hand at
+/// shutdown is finished (one short transaction); what is leased and not yet
+/// started expires.
+pub struct LedgerWriter {
+    dispatcher: Arc<Dispatcher>,
+    config: LedgerConfig,
+}
+
+impl LedgerWriter {
+    pub fn new(dispatcher: Arc<Dispatcher>) -> Self {
+        let config = LedgerConfig::from(dispatcher.config());
+        LedgerWriter { dispatcher, config }
+    }
+}
+
+impl Service for LedgerWriter {
+    const NAME: &'static str = "ledger writer";
+    type Config = LedgerConfig;
+
+    fn config(&self) -> &LedgerConfig {
+        &self.config
+    }
+
+    /// [`Dispatcher::process_receipts_once`].
+    async fn run_once(&self) -> Result<u64, StoreError> {
+        Ok(self.dispatcher.process_receipts_once().await? as u64)
+    }
+
+    async fn run(self, mut stop: watch::Receiver<bool>) {
+        let d = &self.dispatcher;
         loop {
             if *stop.borrow() {
                 break;
             }
-            match self.process_receipts_once().await {
+            match d.process_receipts_once().await {
                 Ok(n) if n as i64 >= INBOUND_BATCH => continue,
                 Ok(_) => {}
                 Err(e) => {
@@ -128,9 +176,9 @@ impl Dispatcher {
                 }
             }
             tokio::select! {
-                _ = self.inbound_ready.notified() => {}
-                _ = tokio::time::sleep(poll) => {}
-                _ = stop.changed() => {}
+                _ = d.inbound_ready.notified() => {}
+                _ = tokio::time::sleep(self.config.poll) => {}
+                _ = crate::service::stopped(&mut stop) => {}
             }
         }
     }

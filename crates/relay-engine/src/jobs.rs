@@ -1,5 +1,5 @@
-//! Jobs (bulk retry): run beside the claim loop, batch by batch, paced by
-//! how many of their messages wait to be claimed.
+//! Jobs (bulk retry), the [`JobRunner`] service: run beside the claimer,
+//! batch by batch, paced by how many of their messages wait to be claimed.
 
 use super::*;
 use relay_store::{Commit, ExecutorExt as _, jobs};
@@ -126,34 +126,73 @@ impl Dispatcher {
         }
         Ok(())
     }
+}
 
-    /// Jobs (bulk retry) run beside the loop, so a long job never holds up
-    /// deliveries. On shutdown a job stops where it is (its last batch is
-    /// committed or rolled back; its lease lapses and it resumes later).
-    pub(crate) async fn jobs_loop(
-        self: Arc<Self>,
-        wake: Arc<Notify>,
-        mut stop: watch::Receiver<bool>,
-    ) {
-        let tick = self.config().rescue_interval.min(Duration::from_secs(1));
+/// The job runner's slice of [`EngineConfig`].
+#[derive(Debug, Clone)]
+pub struct JobConfig {
+    /// How often it looks for queued jobs (`rescue_interval`, at most a
+    /// second).
+    pub tick: Duration,
+}
+
+impl From<&EngineConfig> for JobConfig {
+    fn from(c: &EngineConfig) -> Self {
+        JobConfig {
+            tick: c.rescue_interval.min(Duration::from_secs(1)),
+        }
+    }
+}
+
+/// The job runner service: jobs (bulk retry) run beside the claimer, so a
+/// long job never holds up deliveries; it wakes the claimer (`wake`) for
+/// the messages it restarts. On shutdown a job stops where it is (its last
+/// batch is committed or rolled back; its lease lapses and it resumes
+/// later).
+pub struct JobRunner {
+    dispatcher: Arc<Dispatcher>,
+    wake: Arc<Notify>,
+    config: JobConfig,
+}
+
+impl JobRunner {
+    pub fn new(dispatcher: Arc<Dispatcher>, wake: Arc<Notify>) -> Self {
+        let config = JobConfig::from(dispatcher.config());
+        JobRunner {
+            dispatcher,
+            wake,
+            config,
+        }
+    }
+}
+
+impl Service for JobRunner {
+    const NAME: &'static str = "job runner";
+    type Config = JobConfig;
+
+    fn config(&self) -> &JobConfig {
+        &self.config
+    }
+
+    /// Runs the queued jobs to their end, unpaced ([`Dispatcher::run_jobs`]);
+    /// how many finished.
+    async fn run_once(&self) -> Result<u64, relay_store::StoreError> {
+        self.dispatcher.run_jobs(Some(&self.wake)).await
+    }
+
+    async fn run(self, mut stop: watch::Receiver<bool>) {
         loop {
-            let stopped = async {
-                if stop.wait_for(|s| *s).await.is_err() {
-                    // No shutdown signal can come any more: run on.
-                    std::future::pending::<()>().await;
-                }
-            };
             tokio::select! {
-                r = self.run_jobs_paced(Some(&wake), true) => {
+                r = self.dispatcher.run_jobs_paced(Some(&self.wake), true) => {
                     if let Err(e) = r {
                         tracing::error!(error = %e, "running jobs failed; they resume later");
                     }
                 }
-                _ = stopped => break,
+                _ = crate::service::stopped(&mut stop) => break,
             }
             tokio::select! {
-                _ = tokio::time::sleep(tick) => {}
-                _ = stop.changed() => {}
+                _ = tokio::time::sleep(self.config.tick) => {}
+                _ = crate::service::stopped(&mut stop) => {}
             }
             if *stop.borrow() {
                 break;

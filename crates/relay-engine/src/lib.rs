@@ -1,18 +1,26 @@
 //! Relay's dispatcher: turns `scheduled` messages into signed deliveries.
 //!
-//! - [`Dispatcher::start`]: the background loop. Claim due messages with a
-//!   lease (no transaction stays open), attempt each in its own task (at most
-//!   `max_in_flight` at once), send the completions to one completer task that
-//!   writes them in batches, rescue expired leases now and then. It wakes at
-//!   once on a publish (in-process `Notify`, and `LISTEN/NOTIFY` from other
-//!   nodes on PostgreSQL), otherwise when the next retry is due, with a poll
-//!   as the fallback.
-//! - [`Dispatcher::run_once`]: one claim → attempt → complete round at the
-//!   injected clock's "now"; tests walk retry schedules with it.
+//! - [`Engine`] ([`Dispatcher::start`] runs one): the dispatcher's
+//!   [`Service`]s, each a loop with its slice of [`EngineConfig`], a
+//!   `run_once` and a `run(stop)`: the claimer (claim due messages with a
+//!   lease, no transaction open; attempt each in its own task, at most
+//!   `max_in_flight` at once; woken at once by a publish, in-process
+//!   `Notify` and `LISTEN/NOTIFY` from other nodes on PostgreSQL, otherwise
+//!   when the next retry is due, with a poll as the fallback), the
+//!   completer (writes completions in batches), lease rescue, retention
+//!   purge, the window sweep, the job runner, the ledger writer and the
+//!   batch writer. [`engine`] starts them and stops them in a written order.
+//! - [`Dispatcher::run_once`]: one rescue → sweep → claim → attempt →
+//!   complete → batch write round at the injected clock's "now"; tests walk
+//!   retry schedules with it.
+//! - [`Handle`]: what the API calls (manual attempts, the circuit, secret
+//!   changes, payloads), not the whole dispatcher.
 //! - [`attempt`]: one attempt (envelope, signature, guarded POST, outcome).
-//! - `claim` (the loop and its claims), `ahead` (look-ahead), `completer`,
-//!   `jobs`, `purge`, `rescue`, `resend`: one part of the dispatcher each;
-//!   this file holds the dispatcher's state, configuration and wiring.
+//! - `claim`, `completer`, `rescue`, `purge`, [`sweep`], `jobs`, [`inbound`],
+//!   [`batch_writer`]: one service each ([`service`] lists them); `ahead`
+//!   (look-ahead), `resend` (manual attempts), `lifecycle` (pause and
+//!   disable): parts of the dispatcher; this file holds the dispatcher's
+//!   state, configuration and wiring.
 //! - [`inbound`]: the ledger writer of inbound provider webhooks' receipts.
 //! - [`secrets`]: resolving secret references (`secret:`, `env:`, `file:`).
 //! - [`lanes`]: per-endpoint concurrency limits (isolation between endpoints).
@@ -26,16 +34,20 @@
 //! message. A process that dies mid-attempt leaves a lease that expires and is
 //! rescued: delivery is at least once.
 //!
-//! Graceful shutdown (the loop after its shutdown signal): stop
-//! claiming, let attempts in flight finish within `shutdown_grace`, flush
-//! completions, release the remaining leases; then the jobs task and the
-//! endpoint-notice follower end, and only then does `start`'s handle complete.
+//! Graceful shutdown ([`Engine::shutdown`], after the stop signal): the
+//! claimer stops claiming and lets attempts in flight finish within
+//! `shutdown_grace`, the completer flushes, the remaining leases are
+//! released; then the other services end, and only then does `start`'s
+//! handle complete.
 
 mod ahead;
 pub mod attempt;
+pub mod batch_writer;
 pub mod batches;
 mod claim;
 mod completer;
+pub mod engine;
+mod handle;
 pub mod inbound;
 pub mod intake;
 mod jobs;
@@ -46,6 +58,7 @@ mod purge;
 mod rescue;
 mod resend;
 pub mod secrets;
+pub mod service;
 pub mod shapes;
 pub mod sweep;
 pub mod telemetry;
@@ -66,9 +79,19 @@ pub use ahead::AHEAD_DEPTH;
 use ahead::AHEAD_SWEEP;
 use ahead::{Ahead, AheadState};
 pub use attempt::Attempter;
-pub use jobs::{JOB_PACE_DUE, bulk_retry_filter};
+pub use batch_writer::{BatchConfig, BatchWriter};
+pub use claim::{ClaimConfig, Claimer};
+pub use completer::{Completer, CompleterConfig};
+pub use engine::Engine;
+pub use handle::Handle;
+pub use inbound::{LedgerConfig, LedgerWriter};
+pub use jobs::{JOB_PACE_DUE, JobConfig, JobRunner, bulk_retry_filter};
 pub use metrics::Metrics;
+pub use purge::{PurgeConfig, Purger};
+pub use rescue::{RescueConfig, Rescuer};
 pub use resend::{ManualError, ManualOutcome};
+pub use service::Service;
+pub use sweep::{SweepConfig, Sweeper};
 
 /// How the dispatcher behaves; see [`EngineConfig::new`] for the defaults.
 #[derive(Debug, Clone)]
@@ -285,56 +308,24 @@ impl Dispatcher {
             .await
     }
 
-    /// Starts the loop in a task: returns once wake-ups from other nodes are
-    /// being listened for (PostgreSQL), so a publish right after cannot be
-    /// missed. The task runs until `shutdown` turns true, then shuts down
-    /// gracefully; the handle completes only once every task the dispatcher
-    /// spawned (the loop, the completer, attempts, the jobs task, the
+    /// Starts the [`Engine`] in a task: returns once wake-ups from other
+    /// nodes are being listened for (PostgreSQL), so a publish right after
+    /// cannot be missed. The services run until `shutdown` turns true, then
+    /// stop in order ([`Engine::shutdown`]); the handle completes only once
+    /// every task the engine spawned (its services, attempts, the
     /// endpoint-notice follower, the store's wake-up listener) has ended.
     pub async fn start(
         self: Arc<Self>,
         wake: Arc<Notify>,
         shutdown: watch::Receiver<bool>,
     ) -> tokio::task::JoinHandle<()> {
-        // New messages of this process's publishes may come leased (see
-        // `intake`); until the loop stops.
-        self.store().set_intake(Some(self.intake()));
-        // Endpoint state changes committed by other nodes (PostgreSQL).
-        let (endpoints, notices) = mpsc::unbounded_channel();
-        let follower = tokio::spawn(self.clone().follow_endpoints(notices));
-        let listener = match self
-            .store()
-            .listen_for_wakeups(wake.clone(), endpoints, shutdown.clone())
-            .await
-        {
-            Ok(listener) => listener,
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot listen for wake-ups from other nodes; polling instead");
-                None
-            }
-        };
-        let jobs = tokio::spawn(self.clone().jobs_loop(wake.clone(), shutdown.clone()));
-        let ledger = self.config().inbound_processing.then(|| {
-            let (me, stop) = (self.clone(), shutdown.clone());
-            tokio::spawn(async move { me.inbound_loop(stop).await })
-        });
-        let run = self.run(wake, shutdown);
-        tokio::spawn(async move {
-            run.await;
-            let tasks = [
-                ("jobs", Some(jobs)),
-                ("endpoint notices", Some(follower)),
-                ("inbound ledger writer", ledger),
-            ];
-            for (name, task) in tasks.into_iter().chain([("wake-up listener", listener)]) {
-                if let Some(Err(e)) = match task {
-                    Some(task) => Some(task.await),
-                    None => None,
-                } {
-                    tracing::error!(error = %e, task = name, "a dispatcher task failed");
-                }
-            }
-        })
+        let engine = Engine::start(self, wake, shutdown).await;
+        tokio::spawn(engine.run_until_stopped())
+    }
+
+    /// The narrow handle the API holds ([`Handle`]).
+    pub fn handle(self: &Arc<Self>) -> Handle {
+        Handle::new(self.clone())
     }
 }
 

@@ -1,4 +1,5 @@
-//! Retention: what is older than the retention period is purged.
+//! Retention, the [`Purger`] service: what is older than the retention
+//! period is purged.
 
 use super::*;
 use relay_store::{Commit, ExecutorExt as _, retention};
@@ -56,5 +57,62 @@ impl Dispatcher {
             })
             .await?;
         Ok(total)
+    }
+}
+
+/// The purge's slice of [`EngineConfig`].
+#[derive(Debug, Clone)]
+pub struct PurgeConfig {
+    /// Events older than this are purged (`retention`).
+    pub retention: Duration,
+    /// How often the purge runs (`purge_interval`).
+    pub interval: Duration,
+    /// Events one transaction removes at most (`purge_batch`).
+    pub batch: u32,
+}
+
+impl From<&EngineConfig> for PurgeConfig {
+    fn from(c: &EngineConfig) -> Self {
+        PurgeConfig {
+            retention: c.retention,
+            interval: c.purge_interval,
+            batch: c.purge_batch,
+        }
+    }
+}
+
+/// The retention purge service: a purge at once, then every `interval`.
+pub struct Purger {
+    dispatcher: Arc<Dispatcher>,
+    config: PurgeConfig,
+}
+
+impl Purger {
+    pub fn new(dispatcher: Arc<Dispatcher>) -> Self {
+        let config = PurgeConfig::from(dispatcher.config());
+        Purger { dispatcher, config }
+    }
+}
+
+impl Service for Purger {
+    const NAME: &'static str = "retention purge";
+    type Config = PurgeConfig;
+
+    fn config(&self) -> &PurgeConfig {
+        &self.config
+    }
+
+    /// One purge ([`Dispatcher::purge`]); how many events went.
+    async fn run_once(&self) -> Result<u64, relay_store::StoreError> {
+        self.dispatcher.purge().await
+    }
+
+    async fn run(self, stop: watch::Receiver<bool>) {
+        crate::service::every(self.config.interval, true, stop, || async {
+            if let Err(e) = self.dispatcher.purge().await {
+                tracing::error!(error = %e, "purging past the retention period failed");
+            }
+        })
+        .await;
     }
 }

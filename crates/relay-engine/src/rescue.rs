@@ -1,6 +1,6 @@
-//! Lease rescue: expired leases go back to scheduled (delivery is at least
-//! once); and, every [`BACKLOG_EVERY`] at most, a look at the backlog for
-//! `/metrics`.
+//! Lease rescue, the [`Rescuer`] service: expired leases go back to
+//! scheduled (delivery is at least once); and, every [`BACKLOG_EVERY`] at
+//! most, a look at the backlog for `/metrics`.
 
 use super::*;
 
@@ -9,7 +9,7 @@ use super::*;
 const BACKLOG_EVERY: Duration = Duration::from_secs(15);
 
 impl Dispatcher {
-    pub(crate) async fn rescue(&self) -> Result<(), relay_store::StoreError> {
+    pub(crate) async fn rescue(&self) -> Result<u64, relay_store::StoreError> {
         let now = self.attempter.clock.now();
         let rescued = self.store().rescue_expired_leases(now).await?;
         if rescued > 0 {
@@ -20,7 +20,7 @@ impl Dispatcher {
             tracing::warn!(rescued, "expired leases returned to scheduled");
         }
         self.observe_backlog(now).await;
-        Ok(())
+        Ok(rescued)
     }
 
     /// Updates `relay_backlog_messages` and `relay_oldest_message_age_seconds`
@@ -45,5 +45,58 @@ impl Dispatcher {
             }
             Err(e) => tracing::warn!(error = %e, "cannot read the backlog for the metrics"),
         }
+    }
+}
+
+/// The rescuer's slice of [`EngineConfig`].
+#[derive(Debug, Clone)]
+pub struct RescueConfig {
+    /// How often expired leases are rescued (`rescue_interval`).
+    pub interval: Duration,
+}
+
+impl From<&EngineConfig> for RescueConfig {
+    fn from(c: &EngineConfig) -> Self {
+        RescueConfig {
+            interval: c.rescue_interval,
+        }
+    }
+}
+
+/// The lease rescue service: every `interval`, expired leases (of any
+/// process) go back to scheduled. The engine makes its first pass itself,
+/// before the claimer starts, so its loop waits an interval first.
+pub struct Rescuer {
+    dispatcher: Arc<Dispatcher>,
+    config: RescueConfig,
+}
+
+impl Rescuer {
+    pub fn new(dispatcher: Arc<Dispatcher>) -> Self {
+        let config = RescueConfig::from(dispatcher.config());
+        Rescuer { dispatcher, config }
+    }
+}
+
+impl Service for Rescuer {
+    const NAME: &'static str = "lease rescue";
+    type Config = RescueConfig;
+
+    fn config(&self) -> &RescueConfig {
+        &self.config
+    }
+
+    /// One rescue; how many leases went back to scheduled.
+    async fn run_once(&self) -> Result<u64, relay_store::StoreError> {
+        self.dispatcher.rescue().await
+    }
+
+    async fn run(self, stop: watch::Receiver<bool>) {
+        crate::service::every(self.config.interval, false, stop, || async {
+            if let Err(e) = self.dispatcher.rescue().await {
+                tracing::error!(error = %e, "lease rescue failed");
+            }
+        })
+        .await;
     }
 }

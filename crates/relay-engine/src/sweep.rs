@@ -1,11 +1,11 @@
-//! The sweep: ends waiting messages whose delivery window has closed, at the
-//! time it closes, without an attempt.
+//! The sweep, the [`Sweeper`] service: ends waiting messages whose delivery
+//! window has closed, at the time it closes, without an attempt.
 //!
 //! A message waits (`scheduled` for a later retry or behind a full lane, a
 //! rate limit or an open circuit; `held` by a paused or disabled endpoint)
 //! without being claimed, so the check the attempt makes (`attempt.rs`) would
 //! only end it when it is next claimed, which for a held message may be
-//! never. Every `sweep_interval` the dispatcher loop (and
+//! never. Every `sweep_interval` the sweeper (and
 //! [`Dispatcher::run_once`]) asks the store for the waiting messages whose
 //! event's time-to-live has passed at the injected clock's now, a bounded
 //! batch per short transaction, read from an index that holds only those
@@ -29,8 +29,11 @@ use relay_core::retry::RetrySchedule;
 use relay_core::time::Timestamp;
 use relay_core::window::{Fit, WindowFacts, fit, rate_limited_ready_at};
 use relay_store::{Commit, ExecutorExt as _, StoreError, retention};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::watch;
 
-use crate::Dispatcher;
+use crate::{Dispatcher, EngineConfig, Service};
 
 /// Pages of a rate-limited endpoint's backlog the window rule reads per sweep.
 pub const WINDOW_PAGES: usize = 2;
@@ -153,7 +156,7 @@ impl Dispatcher {
         Ok(ended)
     }
 
-    /// The sweep the loop runs every `sweep_interval`.
+    /// The sweep the sweeper runs every `sweep_interval`.
     pub(crate) async fn sweep(&self) {
         if let Err(e) = self.expire_due().await {
             tracing::error!(error = %e, "expiring messages past their time-to-live failed; the next sweep retries");
@@ -161,5 +164,56 @@ impl Dispatcher {
         if let Err(e) = self.end_exceeded_windows().await {
             tracing::error!(error = %e, "applying the window rule failed; the next sweep retries");
         }
+    }
+}
+
+/// The sweep's slice of [`EngineConfig`].
+#[derive(Debug, Clone)]
+pub struct SweepConfig {
+    /// How often the sweep runs (`sweep_interval`).
+    pub interval: Duration,
+    /// Messages one transaction ends at most (`sweep_batch`).
+    pub batch: u32,
+}
+
+impl From<&EngineConfig> for SweepConfig {
+    fn from(c: &EngineConfig) -> Self {
+        SweepConfig {
+            interval: c.sweep_interval,
+            batch: c.sweep_batch,
+        }
+    }
+}
+
+/// The window sweep service: a sweep at once, then every `interval`.
+pub struct Sweeper {
+    dispatcher: Arc<Dispatcher>,
+    config: SweepConfig,
+}
+
+impl Sweeper {
+    pub fn new(dispatcher: Arc<Dispatcher>) -> Self {
+        let config = SweepConfig::from(dispatcher.config());
+        Sweeper { dispatcher, config }
+    }
+}
+
+impl Service for Sweeper {
+    const NAME: &'static str = "window sweep";
+    type Config = SweepConfig;
+
+    fn config(&self) -> &SweepConfig {
+        &self.config
+    }
+
+    /// One sweep: the TTLs that passed, then the windows the rate limits
+    /// keep messages out of; how many messages it ended.
+    async fn run_once(&self) -> Result<u64, StoreError> {
+        let expired = self.dispatcher.expire_due().await?;
+        Ok(expired + self.dispatcher.end_exceeded_windows().await?)
+    }
+
+    async fn run(self, stop: watch::Receiver<bool>) {
+        crate::service::every(self.config.interval, true, stop, || self.dispatcher.sweep()).await;
     }
 }

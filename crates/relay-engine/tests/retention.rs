@@ -27,7 +27,7 @@ const SLOW: usize = 3;
 
 fn tune(c: &mut relay_engine::EngineConfig) {
     c.retention = Duration::from_secs(3600);
-    // The running loop purges at every turn.
+    // The running purge service purges every millisecond.
     c.purge_interval = Duration::from_millis(1);
     // Longer than the clock moves: no lease expires, nothing is rescued.
     c.lease = Duration::from_secs(86_400);
@@ -117,7 +117,7 @@ async fn purge_during_a_burst(postgres: bool) {
     // Every event of the burst is now outside retention; most of its
     // messages are still scheduled or in flight.
     e.clock.advance_millis(2 * 3600 * 1000);
-    // The running loop purges at every turn too, so this call may find them
+    // The running purge service purges every millisecond too, so this call may find them
     // gone already: what counts is that they are gone, whoever purged them.
     e.dispatcher.purge().await.unwrap();
     for r in &slow[..SLOW] {

@@ -155,7 +155,7 @@ async fn the_running_dispatcher_expires_held_messages_by_the_injected_clock() {
         .clone()
         .start(Arc::new(Notify::new()), stop_rx)
         .await;
-    // An hour passes on the injected clock; the loop's next sweep sees it.
+    // An hour passes on the injected clock; the sweep service's next pass sees it.
     e.clock.set(Timestamp(expires.millis() + 1));
     let deadline = std::time::Instant::now() + WAIT;
     while e.only_message().await.state != MessageState::Expired {

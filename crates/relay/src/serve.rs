@@ -267,7 +267,7 @@ pub async fn start(config: &Config) -> anyhow::Result<Started> {
         Arc::new(guard),
         operator,
         master,
-        dispatcher.clone(),
+        dispatcher.handle(),
         config.api_settings(),
     );
     let metrics = dispatcher.metrics();

@@ -334,7 +334,7 @@ async fn validate_settings(
     let mut warnings = warnings_of(e);
     // A destination whose kind cannot carry the largest body Relay may
     // deliver (the delivery limit): such a message is dead-lettered unsent.
-    let largest = state.engine.config().max_payload_bytes as u64;
+    let largest = state.engine.max_payload_bytes() as u64;
     warnings.extend(relay_destinations::capacity_warning(
         &e.destination,
         largest,

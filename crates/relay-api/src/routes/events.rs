@@ -190,7 +190,7 @@ pub async fn publish(
             environment: Some(auth.scope.environment),
             endpoint_version: None,
         },
-        state.engine.config().max_payload_bytes,
+        state.engine.max_payload_bytes(),
     )?;
     let compiled = state
         .schemas

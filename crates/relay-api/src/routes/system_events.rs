@@ -107,7 +107,7 @@ pub async fn publish(
             environment: Some(body.environment),
             endpoint_version: None,
         },
-        state.engine.config().max_payload_bytes,
+        state.engine.max_payload_bytes(),
     )?;
     let scope = Scope {
         tenant_id,

@@ -33,6 +33,9 @@ pub const T0: Timestamp = Timestamp(1_800_000_000_000);
 pub struct Harness {
     pub db: TestDb,
     pub state: Arc<AppState>,
+    /// The dispatcher behind `state.engine` (its handle): tests run its
+    /// rounds themselves.
+    pub dispatcher: Arc<relay_engine::Dispatcher>,
     pub clock: Arc<ManualClock>,
     pub router: Router,
 }
@@ -169,7 +172,7 @@ impl Harness {
     ) -> Harness {
         let clock = Arc::new(ManualClock::new(T0));
         let master = relay_core::sealed::MasterKey::from_bytes([7; 32]);
-        let engine = relay_engine::Dispatcher::new(
+        let dispatcher = relay_engine::Dispatcher::new(
             db.store.clone(),
             clock.clone(),
             relay_net::HttpsClient::new((*guard).clone()),
@@ -182,13 +185,14 @@ impl Harness {
             guard,
             relay_api::auth::token_digest(OPERATOR),
             master,
-            engine,
+            dispatcher.handle(),
             settings,
         );
         let router = relay_api::router(state.clone());
         Harness {
             db,
             state,
+            dispatcher,
             clock,
             router,
         }

@@ -240,7 +240,7 @@ pub async fn test(
             environment: Some(auth.scope.environment),
             endpoint_version: None,
         },
-        state.engine.config().max_payload_bytes,
+        state.engine.max_payload_bytes(),
     )?;
     let event = relay_store::NewEvent {
         id: event_id,
