@@ -78,8 +78,10 @@ async fn delivered_in_store(e: &Env, ids: &[String]) -> bool {
 
 async fn purge_during_a_burst(postgres: bool) {
     // The first attempts are held on the wire until their messages were
-    // cancelled and purged (a fixed delay lost that race on a loaded
-    // machine: 1.5 s and then 6 s each saw an attempt end before its purge).
+    // cancelled and purged. (This test failed about 1 run in 3 on
+    // PostgreSQL: the receiver chose a request's behaviour after recording
+    // it, so the switch below could answer a first attempt at once; it now
+    // chooses first.)
     let gate = Gate::new();
     let Some(e) = Env::start(Setup {
         behavior: Behavior::gated(&gate, Behavior::ok()),

@@ -235,6 +235,14 @@ async fn handle(
         }
         Bytes::new()
     };
+    // The behaviour is chosen before the request is recorded: a test that
+    // sees the request (`wait_for`) and then changes the behaviour changes
+    // it for later requests only, never for this one.
+    let answers_oauth = token_issuer.is_some()
+        || bearer_issuer
+            .as_ref()
+            .is_some_and(|issuer| !issuer.bearer_valid(&parts.headers));
+    let chosen = (!answers_oauth).then(|| shared.next_behavior(parts.uri.path()));
     shared.record(&conn, nth, &parts, body.clone());
     let oauth_reply = match (&token_issuer, &bearer_issuer) {
         (Some(issuer), _) => Some(issuer.answer(parts.method.as_str(), &parts.headers, &body)),
@@ -245,7 +253,7 @@ async fn handle(
     };
     let behavior = match oauth_reply {
         Some(reply) => Arc::new(Behavior::Respond(reply)),
-        None => shared.next_behavior(parts.uri.path()),
+        None => chosen.unwrap_or_else(|| shared.next_behavior(parts.uri.path())),
     };
     drop(parts);
 
