@@ -1,11 +1,13 @@
 //! Batching kinds: many messages, one write. A kind that batches
 //! implements [`Batching`] besides [`Kind`]; the engine asks an endpoint's
-//! destination whether it batches ([`batching`]) and, if so, gathers its
+//! destination whether it batches ([`batching`](fn@crate::batching)) and, if so, gathers its
 //! messages' lines into open batches, closes them by count, size or time
 //! ([`BatchPolicy`]), has the endpoint's client seal each one into its
-//! object ([`Client::seal`]: its name, bytes and signature), records it
-//! durably with its members, and writes it ([`Client::write_batch`]), the
-//! same object at every write. The engine never names a batching kind.
+//! object (`Client::seal`: its name, bytes and signature), records it
+//! durably with its members, and writes it (`Client::write_batch`), the
+//! same object at every write. The engine never names a batching kind: a
+//! kind is one by its `[batching]` mark in the `kinds!` list, which
+//! generates that dispatch (`crate::dispatch`).
 //!
 //! Batching kinds: object storage ([`crate::s3`]); with the `test-kinds`
 //! feature, a local directory (`crate::local_dir`, one file per batch),
@@ -15,12 +17,11 @@
 use std::future::Future;
 
 use bytes::Bytes;
-use relay_core::model::Destination;
 use relay_core::signature::SigningKey;
 use relay_core::time::Timestamp;
 use relay_net::Limits;
 
-use crate::{Client, Delivery, Kind, Prepared, s3};
+use crate::{Kind, Prepared};
 
 /// When an endpoint's open batch closes: as soon as it holds `max_events`
 /// messages, when the next line would take it over `max_bytes` bytes of
@@ -40,7 +41,7 @@ pub struct Closing<'a> {
     pub batch_id: &'a str,
     /// When it closed (its object name's date, its `webhook-timestamp`).
     pub time: Timestamp,
-    /// Its members' lines ([`Client::batch_line`]), in order.
+    /// Its members' lines ([`crate::Client::batch_line`]), in order.
     pub lines: &'a [&'a [u8]],
     /// The endpoint's active signing keys.
     pub keys: &'a [SigningKey],
@@ -81,51 +82,4 @@ pub trait Batching: Kind {
         object: &BatchObject,
         limits: Limits,
     ) -> impl Future<Output = Self::Result> + Send;
-}
-
-/// How `destination`'s kind batches its messages; `None`: one message,
-/// one delivery.
-pub fn batching(destination: &Destination) -> Option<BatchPolicy> {
-    match destination {
-        Destination::S3(c) => Some(s3::S3::policy(c)),
-        #[cfg(feature = "test-kinds")]
-        Destination::LocalDir(c) => Some(crate::local_dir::LocalDir::policy(c)),
-        _ => None,
-    }
-}
-
-impl Client {
-    /// The line `message` adds to its batch; `None`: the kind does not
-    /// batch.
-    pub fn batch_line(&self, message: &Prepared) -> Option<Bytes> {
-        match self {
-            Client::S3(c) => Some(s3::S3::line(c, message)),
-            #[cfg(feature = "test-kinds")]
-            Client::LocalDir(c) => Some(crate::local_dir::LocalDir::line(c, message)),
-            _ => None,
-        }
-    }
-
-    /// The object of the batch `closing`; `None`: the kind does not batch.
-    pub fn seal(&self, closing: &Closing<'_>) -> Option<BatchObject> {
-        match self {
-            Client::S3(c) => Some(s3::S3::seal(c, closing)),
-            #[cfg(feature = "test-kinds")]
-            Client::LocalDir(c) => Some(crate::local_dir::LocalDir::seal(c, closing)),
-            _ => None,
-        }
-    }
-
-    /// Writes a batch's object; `None`: the kind does not batch (nothing
-    /// was written).
-    pub async fn write_batch(&self, object: &BatchObject, limits: Limits) -> Option<Delivery> {
-        Some(match self {
-            Client::S3(c) => Delivery::S3(s3::S3::write(c, object, limits).await),
-            #[cfg(feature = "test-kinds")]
-            Client::LocalDir(c) => {
-                Delivery::LocalDir(crate::local_dir::LocalDir::write(c, object, limits).await)
-            }
-            _ => return None,
-        })
-    }
 }

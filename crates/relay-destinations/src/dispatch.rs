@@ -2,6 +2,10 @@
 //! `lib.rs` (`kinds! { Https => https::Https, … }`): each line names a
 //! variant of [`Destination`] (and of [`crate::Client`] and
 //! [`crate::Delivery`]) and the type implementing [`crate::Kind`] for it.
+//! A line ending in `[batching]` marks a kind that also implements
+//! [`crate::Batching`]: the batching dispatch ([`crate::batching`],
+//! `Client::batch_line`, `seal`, `write_batch`) asks it, and answers `None`
+//! for every other kind.
 //! Every function here is a `match` with one arm per line; a variant of
 //! [`Destination`] missing from the list is a non-exhaustive `match`, so
 //! the compiler names the place to add it.
@@ -11,7 +15,7 @@
 /// Generates [`crate::Client`], [`crate::Delivery`] and the functions that
 /// dispatch a destination, a client or a result to its kind.
 macro_rules! kinds {
-    ($($(#[$meta:meta])* $variant:ident => $kind:ty),+ $(,)?) => {
+    ($($(#[$meta:meta])* $variant:ident => $kind:ty $([$cap:ident])?),+ $(,)?) => {
         /// An endpoint's built client, of its kind.
         #[derive(Clone)]
         pub enum Client {
@@ -110,6 +114,56 @@ macro_rules! kinds {
             }
         }
 
+        /// How `destination`'s kind batches its messages
+        /// ([`crate::Batching::policy`]); `None`: one message, one delivery.
+        pub fn batching(destination: &Destination) -> Option<$crate::BatchPolicy> {
+            match destination {
+                $($(#[$meta])* Destination::$variant(_c) => $crate::dispatch::if_batching!(
+                    $($cap)? { Some(<$kind as $crate::Batching>::policy(_c)) } else { None }
+                ),)+
+            }
+        }
+
+        impl Client {
+            /// The line `message` adds to its batch
+            /// ([`crate::Batching::line`]); `None`: the kind does not batch.
+            pub fn batch_line(&self, message: &Prepared) -> Option<bytes::Bytes> {
+                match self {
+                    $($(#[$meta])* Client::$variant(_c) => $crate::dispatch::if_batching!(
+                        $($cap)? { Some(<$kind as $crate::Batching>::line(_c, message)) } else { None }
+                    ),)+
+                }
+            }
+
+            /// The object of the batch `closing` ([`crate::Batching::seal`]);
+            /// `None`: the kind does not batch.
+            pub fn seal(&self, closing: &$crate::Closing<'_>) -> Option<$crate::BatchObject> {
+                match self {
+                    $($(#[$meta])* Client::$variant(_c) => $crate::dispatch::if_batching!(
+                        $($cap)? { Some(<$kind as $crate::Batching>::seal(_c, closing)) } else { None }
+                    ),)+
+                }
+            }
+
+            /// Writes a batch's object ([`crate::Batching::write`]); `None`:
+            /// the kind does not batch (nothing was written).
+            pub async fn write_batch(
+                &self,
+                object: &$crate::BatchObject,
+                limits: Limits,
+            ) -> Option<Delivery> {
+                match self {
+                    $($(#[$meta])* Client::$variant(_c) => $crate::dispatch::if_batching!(
+                        $($cap)? {
+                            Some(Delivery::$variant(
+                                <$kind as $crate::Batching>::write(_c, object, limits).await,
+                            ))
+                        } else { None }
+                    ),)+
+                }
+            }
+        }
+
         impl Client {
             /// Makes one attempt.
             pub async fn deliver(&self, message: &Prepared, limits: Limits) -> Delivery {
@@ -147,4 +201,12 @@ macro_rules! kinds {
     };
 }
 
-pub(crate) use kinds;
+/// `then` for a kind marked `[batching]` in the list, `else` for the
+/// others: the batching dispatch has an arm for every kind, and only the
+/// marked ones are asked of [`crate::Batching`].
+macro_rules! if_batching {
+    (batching { $($then:tt)* } else { $($else:tt)* }) => { $($then)* };
+    ({ $($then:tt)* } else { $($else:tt)* }) => { $($else)* };
+}
+
+pub(crate) use {if_batching, kinds};

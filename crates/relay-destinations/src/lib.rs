@@ -14,7 +14,7 @@
 //! | [`Kind::capacity`] | what the kind can carry, as data (`<kind>/limits.rs`): its largest message and address; [`admit`] checks a prepared message against it before any attempt |
 //! | [`Kind::credential_hosts`] | the hosts its credentials are sent to: a change of them drops the credentials the change does not restate (the API) |
 //! | [`Kind::describe`] | where its messages go, in one line for the audit log |
-//! | [`Batching`] (some kinds) | many messages, one write: how an endpoint's batches close ([`BatchPolicy`]), the line a message adds, the closed batch's object (name, bytes, signature) and its write; the engine's `batches.rs` does the rest for every batching kind ([`batching`]) |
+//! | [`Batching`] (some kinds) | many messages, one write: how an endpoint's batches close ([`BatchPolicy`]), the line a message adds, the closed batch's object (name, bytes, signature) and its write; the engine's `batches.rs` does the rest for every batching kind ([`batching`](fn@batching)) |
 //! | [`Kind::check_values`], [`Kind::literal_credentials`], [`Kind::redact`], [`Kind::health_warning`] | defaults that do nothing, for what only some kinds have: values checked beyond resolving (HTTPS's client certificate, Kafka's), literal credentials stored before those were refused and hidden from reads (HTTPS headers), a health warning beside the verdict (HTTPS's token endpoint) |
 //!
 //! Around them, the attempt is a pipeline that is the same for every kind
@@ -78,8 +78,9 @@
 //!    follow. The engine and the API need no change.
 //! 4. A kind that writes many messages as one object (object storage)
 //!    also implements [`Batching`] (its [`BatchPolicy`], how a closed
-//!    batch is sealed into its object, how the object is written) and gets
-//!    an arm in `batching.rs`; the engine batches it with no change.
+//!    batch is sealed into its object, how the object is written) and its
+//!    line in `kinds!` ends in `[batching]`; the engine batches it with no
+//!    change.
 //! 5. The compliance suite (`crates/relay-compliance`) run against the
 //!    kind's real peer: one test file that implements its `Peer`.
 
@@ -112,7 +113,7 @@ use relay_core::secret::{Secrets, Unresolved};
 use relay_core::time::Timestamp;
 use relay_net::{ErrorKind, Guard, HttpsClient, Limits};
 
-pub use batching::{BatchObject, BatchPolicy, Batching, Closing, batching};
+pub use batching::{BatchObject, BatchPolicy, Batching, Closing};
 pub use capacity::{Capacity, HEADROOM_BYTES, Unfit, fits};
 pub use prepare::{Input, Prepared, Shaped, prepare};
 
@@ -296,8 +297,8 @@ dispatch::kinds! {
     NatsJetstream => nats_jetstream::NatsJetstream,
     RabbitMq => rabbitmq::RabbitMq,
     Mqtt => mqtt::Mqtt,
-    S3 => s3::S3,
+    S3 => s3::S3 [batching],
     Kafka => kafka::Kafka,
     #[cfg(feature = "test-kinds")]
-    LocalDir => local_dir::LocalDir,
+    LocalDir => local_dir::LocalDir [batching],
 }
