@@ -137,7 +137,9 @@ impl<P: Peer> Harness<P> {
             created_at: now,
             updated_at: now,
         };
-        store.create_consumer(&scope, &consumer).await.unwrap();
+        relay_store::conformance::create_consumer(&*store, &scope, &consumer)
+            .await
+            .unwrap();
         // The cases publish for no consumer: their types are meant for
         // every consumer (`relay_core::audience`), the neighbour's too.
         for name in ["order.shipped", crate::neighbour::NEIGHBOUR_EVENT_TYPE] {

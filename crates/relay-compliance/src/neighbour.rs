@@ -54,7 +54,9 @@ impl Neighbour {
             created_at: now,
             updated_at: now,
         };
-        store.create_consumer(scope, &consumer).await.unwrap();
+        relay_store::conformance::create_consumer(store, scope, &consumer)
+            .await
+            .unwrap();
         let id = new_id(IdKind::Endpoint, now);
         let (record, _) = relay_store::keys::generate(master, &id, SignatureScheme::V1, now);
         let endpoint = fixture::endpoint(id, consumer.id, now)

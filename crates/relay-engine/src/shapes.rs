@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 
 use relay_core::shape::{Allow, Shape, THIN_TARGET_BYTES};
 use relay_core::time::Timestamp;
-use relay_store::{Claimed, ShapeKey, Store};
+use relay_store::{Claimed, ExecutorExt as _, ShapeKey, Store, endpoints};
 use serde_json::value::RawValue;
 
 use crate::metrics::Metrics;
@@ -181,8 +181,11 @@ impl ShapeCache {
         if let Some(shape) = cached {
             return Ok(shape);
         }
+        let wanted = key.clone();
         let source = store
-            .shape_source(&key)
+            .read(move |mut x| {
+                Box::pin(async move { endpoints::shape_source(&mut x, &wanted).await })
+            })
             .await
             .map_err(|e| ShapeError::Unavailable(e.to_string()))?
             .ok_or_else(|| {

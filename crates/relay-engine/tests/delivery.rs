@@ -10,6 +10,7 @@ use relay_core::model::{MessageState, SignatureScheme};
 use relay_core::retry::RetrySchedule;
 use relay_core::time::Clock;
 use relay_receiver::{Behavior, Reply};
+use relay_store::ExecutorExt as _;
 use sha2::Digest;
 
 const DATA: &str = r#"{"order_id":"1042",  "carrier" : "DHL","note":"bytes kept as sent"}"#;
@@ -658,8 +659,21 @@ async fn during_a_rotation_overlap_both_keys_sign_new_first_then_only_the_new_on
         at: rotated_at,
     };
     let overlap_end = rotated_at.plus_seconds(24 * 3600);
+    let (scope, id) = (e.scope.clone(), e.endpoint.id.clone());
     e.store()
-        .rotate_endpoint_key(&e.scope, &e.endpoint.id, &new_record, overlap_end, &audit)
+        .write(relay_store::Commit::Durable, move |mut x| {
+            Box::pin(async move {
+                relay_store::endpoints::rotate_key(
+                    &mut x,
+                    &scope,
+                    &id,
+                    &new_record,
+                    overlap_end,
+                    &audit,
+                )
+                .await
+            })
+        })
         .await
         .unwrap();
     e.clock.set(rotated_at);

@@ -72,7 +72,9 @@ async fn the_72_hour_warning_goes_to_the_tenant_only(postgres: bool) {
         created_at: now,
         updated_at: now,
     };
-    e.store().create_consumer(&e.scope, &own).await.unwrap();
+    relay_store::conformance::create_consumer(e.store(), &e.scope, &own)
+        .await
+        .unwrap();
     add_endpoint(&e, &own.id, "/ops", &[ENDPOINT_FAILURE_WARNED]).await;
     add_endpoint(&e, &e.consumer.id, "/all", &["*"]).await;
     add_endpoint(&e, &e.consumer.id, "/named", &[ENDPOINT_FAILURE_WARNED]).await;

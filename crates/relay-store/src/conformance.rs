@@ -11,6 +11,9 @@ use std::sync::Arc;
 mod calls;
 pub use calls::create_tenant;
 pub(crate) use calls::*;
+mod catalog_calls;
+pub use catalog_calls::create_consumer;
+pub(crate) use catalog_calls::*;
 
 mod terminal;
 pub use terminal::*;
@@ -188,11 +191,11 @@ pub(crate) async fn consumer(s: &dyn Store, sc: &Scope, external_id: &str) -> Co
         created_at: T0,
         updated_at: T0,
     };
-    match s.create_consumer(sc, &c).await {
+    match create_consumer(s, sc, &c).await {
         Ok(()) => {}
         Err(StoreError::Conflict("tenant_consumer_exists")) => {
             c.kind = relay_core::model::ConsumerKind::Customer;
-            s.create_consumer(sc, &c).await.expect("create consumer");
+            create_consumer(s, sc, &c).await.expect("create consumer");
         }
         Err(e) => panic!("create consumer: {e}"),
     }
@@ -211,7 +214,7 @@ pub(crate) async fn customer(s: &dyn Store, sc: &Scope, external_id: &str) -> Co
         created_at: T0,
         updated_at: T0,
     };
-    s.create_consumer(sc, &c).await.expect("create consumer");
+    create_consumer(s, sc, &c).await.expect("create consumer");
     c
 }
 

@@ -8,7 +8,9 @@ use axum::http::StatusCode;
 use relay_core::id::IdKind;
 use relay_core::model::{Consumer, ConsumerKind, Page};
 use relay_core::validate;
-use relay_store::{ConsumerPatch, StoreError, new_id};
+use relay_store::{
+    Commit, ConsumerPatch, ExecutorExt as _, Scope, Store, StoreError, consumers, new_id,
+};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
@@ -80,9 +82,12 @@ pub async fn create(
         created_at: now,
         updated_at: now,
     };
+    let (scope, created) = (auth.scope.clone(), consumer.clone());
     state
         .store
-        .create_consumer(&auth.scope, &consumer)
+        .write(Commit::Durable, move |mut x| {
+            Box::pin(async move { consumers::create(&mut x, &scope, &created).await })
+        })
         .await
         .map_err(|e| match e {
             StoreError::Conflict("tenant_consumer_exists") => ApiError::new(
@@ -102,8 +107,14 @@ pub async fn list(
     auth: TenantAuth,
     QueryParams(q): QueryParams<ListQuery>,
 ) -> Result<Json<Page<Consumer>>, ApiError> {
+    let (scope, page) = (auth.scope.clone(), q.page()?);
     Ok(Json(
-        state.store.list_consumers(&auth.scope, &q.page()?).await?,
+        state
+            .store
+            .read(move |mut x| {
+                Box::pin(async move { consumers::list(&mut x, &scope, &page).await })
+            })
+            .await?,
     ))
 }
 
@@ -116,9 +127,7 @@ pub async fn get(
     auth: TenantAuth,
     Path(id): Path<String>,
 ) -> Result<Json<Consumer>, ApiError> {
-    state
-        .store
-        .get_consumer(&auth.scope, &id)
+    find(&*state.store, &auth.scope, &id)
         .await?
         .map(Json)
         .ok_or_else(|| ApiError::not_found("consumer"))
@@ -145,9 +154,12 @@ pub async fn update(
         name: body.name,
         source: body.source,
     };
+    let (scope, now) = (auth.scope.clone(), state.clock.now());
     let updated = state
         .store
-        .update_consumer(&auth.scope, &id, &patch, state.clock.now())
+        .write(Commit::Durable, move |mut x| {
+            Box::pin(async move { consumers::update(&mut x, &scope, &id, &patch, now).await })
+        })
         .await
         .map_err(or_not_found("consumer"))?;
     Ok(Json(updated))
@@ -162,10 +174,25 @@ pub async fn delete(
     auth: TenantAuth,
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
+    let scope = auth.scope.clone();
     state
         .store
-        .delete_consumer(&auth.scope, &id)
+        .write(Commit::Durable, move |mut x| {
+            Box::pin(async move { consumers::delete(&mut x, &scope, &id).await })
+        })
         .await
         .map_err(or_not_found("consumer"))?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// The scope's consumer `id`, if any: one read through the executor.
+pub(crate) async fn find(
+    store: &dyn Store,
+    scope: &Scope,
+    id: &str,
+) -> Result<Option<Consumer>, StoreError> {
+    let (scope, id) = (scope.clone(), id.to_string());
+    store
+        .read(move |mut x| Box::pin(async move { consumers::get(&mut x, &scope, &id).await }))
+        .await
 }

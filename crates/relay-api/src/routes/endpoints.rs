@@ -295,9 +295,7 @@ async fn validate_settings(
         .iter()
         .any(|t| relay_core::operational::is_operational(t))
     {
-        let own = state
-            .store
-            .get_consumer(scope, &e.consumer_id)
+        let own = super::consumers::find(&*state.store, scope, &e.consumer_id)
             .await?
             .is_some_and(|c| c.kind == ConsumerKind::Tenant);
         if let Some((i, t)) = e

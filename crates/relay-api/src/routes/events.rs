@@ -220,7 +220,9 @@ pub async fn publish(
         .map_err(|m| ApiError::invalid("validation_failed", "/data", m))?;
     schema::validate(&state.cpu, &auth.scope.tenant_id, compiled, data, "/data").await?;
     if let Some(c) = &body.consumer_id
-        && state.store.get_consumer(&auth.scope, c).await?.is_none()
+        && super::consumers::find(&*state.store, &auth.scope, c)
+            .await?
+            .is_none()
     {
         return Err(ApiError::invalid(
             "unknown_reference",

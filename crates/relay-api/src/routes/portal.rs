@@ -255,9 +255,7 @@ pub async fn session(
     auth: PortalAuth,
 ) -> Result<Json<PortalSession>, ApiError> {
     let scope = auth.token.scope();
-    let consumer = state
-        .store
-        .get_consumer(&scope, &auth.token.consumer_id)
+    let consumer = super::consumers::find(&*state.store, &scope, &auth.token.consumer_id)
         .await?
         .ok_or_else(|| ApiError::unauthorized("unknown portal token"))?;
     let mut brand = effective_brand(&state, &scope).await?.brand;
@@ -290,9 +288,7 @@ pub async fn event_types(
     let stored = state.store.list_event_types(&scope, &page).await?;
     // Relay's operational events go to the tenant's own consumer only.
     let own = first
-        && state
-            .store
-            .get_consumer(&scope, &auth.token.consumer_id)
+        && super::consumers::find(&*state.store, &scope, &auth.token.consumer_id)
             .await?
             .is_some_and(|c| c.kind == ConsumerKind::Tenant);
     let built_ins = relay_core::operational::all()

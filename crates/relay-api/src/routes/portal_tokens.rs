@@ -362,9 +362,7 @@ pub async fn revoke_all(
     auth: TenantAuth,
     JsonBody(body): JsonBody<RevokeAll>,
 ) -> Result<Json<RevokedAll>, ApiError> {
-    if state
-        .store
-        .get_consumer(&auth.scope, &body.consumer_id)
+    if super::consumers::find(&*state.store, &auth.scope, &body.consumer_id)
         .await?
         .is_none()
     {

@@ -4,6 +4,7 @@
 //! changes.
 
 use super::*;
+use relay_store::ExecutorExt as _;
 
 /// What one endpoint's attempts reuse: its built client, the resolved
 /// secrets it was built with, and its stored keys with their opened signing
@@ -228,9 +229,10 @@ async fn load_keys(
     a: &Attempter,
     id: &str,
 ) -> Result<Vec<(EndpointKeyRecord, SigningKey)>, String> {
+    let id = id.to_string();
     let records = a
         .store
-        .endpoint_keys(id)
+        .read(move |mut x| Box::pin(async move { relay_store::endpoints::keys(&mut x, &id).await }))
         .await
         .map_err(|e| format!("cannot load signing keys: {e}"))?;
     let mut keys = Vec::with_capacity(records.len());

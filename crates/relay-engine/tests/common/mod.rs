@@ -140,7 +140,9 @@ impl Env {
             created_at: now,
             updated_at: now,
         };
-        store.create_consumer(&scope, &consumer).await.unwrap();
+        relay_store::conformance::create_consumer(&*store, &scope, &consumer)
+            .await
+            .unwrap();
         let endpoint_id = new_id(IdKind::Endpoint, now);
         let (record, key) = relay_store::keys::generate(&master, &endpoint_id, setup.scheme, now);
         let receiver = Receiver::start(ReceiverConfig {

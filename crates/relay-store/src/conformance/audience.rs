@@ -21,7 +21,7 @@ async fn consumer_of(s: &dyn Store, sc: &Scope, external_id: &str, kind: Consume
         created_at: T0,
         updated_at: T0,
     };
-    s.create_consumer(sc, &c).await.expect("create consumer");
+    create_consumer(s, sc, &c).await.expect("create consumer");
     c
 }
 
@@ -242,17 +242,19 @@ pub async fn publish_and_replay_give_each_endpoint_what_the_audience_rule_allows
     // The shape source says whom the endpoint's messages of a type may go to.
     for (e, kind) in [&at_publish[0], &at_publish[5]] {
         for (name, audience) in TYPES {
-            let source = s
-                .shape_source(&ShapeKey {
+            let source = shape_source(
+                s,
+                &ShapeKey {
                     tenant_id: t.id.clone(),
                     environment: Environment::Live,
                     endpoint_id: e.id.clone(),
                     endpoint_version: 1,
                     event_type: name.into(),
-                })
-                .await
-                .unwrap()
-                .unwrap();
+                },
+            )
+            .await
+            .unwrap()
+            .unwrap();
             assert_eq!(
                 (
                     source.consumer_id.as_str(),

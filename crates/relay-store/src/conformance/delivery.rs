@@ -595,6 +595,6 @@ pub async fn signing_keys_are_stored_with_the_endpoint(s: &dyn Store) {
     s.create_endpoint(&live, &e, &[old.clone(), new.clone()], LIMITS, None)
         .await
         .unwrap();
-    assert_eq!(s.endpoint_keys(&e.id).await.unwrap(), vec![new, old]);
-    assert!(s.endpoint_keys("ep_other").await.unwrap().is_empty());
+    assert_eq!(endpoint_keys(s, &e.id).await.unwrap(), vec![new, old]);
+    assert!(endpoint_keys(s, "ep_other").await.unwrap().is_empty());
 }

@@ -7,7 +7,7 @@ use relay_core::model::{Environment, Tenant};
 use relay_core::time::Timestamp;
 use serde_json::json;
 
-use super::{T0, consumer, page, scope, tenant, try_create_tenant};
+use super::{T0, consumer, delete_consumer, page, scope, tenant, try_create_tenant};
 use crate::portal::{self, NewPortalToken, PortalToken};
 use crate::{AuditEntry, Commit, ExecutorExt as _, Result, Scope, Store, StoreError, new_id};
 
@@ -106,7 +106,7 @@ pub async fn portal_tokens_are_found_by_hash_within_their_scope(s: &dyn Store) {
     assert!(actions(s, &test).await.is_empty());
 
     // Deleting the consumer leaves its tokens unfindable.
-    s.delete_consumer(&live, &c.id).await.unwrap();
+    delete_consumer(s, &live, &c.id).await.unwrap();
     assert_eq!(find_portal_token(s, "hash-1").await.unwrap(), None);
 }
 

@@ -61,16 +61,16 @@ pub async fn key_rotation_retires_old_keys_and_is_audited(s: &dyn Store) {
     .await
     .unwrap();
     let t1 = T0.plus_seconds(10);
-    let keys = s
-        .rotate_endpoint_key(
-            &live,
-            &e.id,
-            &rec("whk_2", SignatureScheme::V1, t1),
-            t1.plus_seconds(3600),
-            &audit("endpoint.key_rotated", &e.id, t1),
-        )
-        .await
-        .unwrap();
+    let keys = rotate_endpoint_key(
+        s,
+        &live,
+        &e.id,
+        &rec("whk_2", SignatureScheme::V1, t1),
+        t1.plus_seconds(3600),
+        &audit("endpoint.key_rotated", &e.id, t1),
+    )
+    .await
+    .unwrap();
     assert_eq!(
         keys.iter()
             .map(|k| (k.id.as_str(), k.retires_at))
@@ -86,16 +86,16 @@ pub async fn key_rotation_retires_old_keys_and_is_audited(s: &dyn Store) {
     assert_eq!(ep.updated_at, t1);
     // A second rotation inside the overlap never extends an earlier retirement.
     let t2 = t1.plus_seconds(60);
-    let keys = s
-        .rotate_endpoint_key(
-            &live,
-            &e.id,
-            &rec("whk_3", SignatureScheme::V1, t2),
-            t2.plus_seconds(7200),
-            &audit("endpoint.key_rotated", &e.id, t2),
-        )
-        .await
-        .unwrap();
+    let keys = rotate_endpoint_key(
+        s,
+        &live,
+        &e.id,
+        &rec("whk_3", SignatureScheme::V1, t2),
+        t2.plus_seconds(7200),
+        &audit("endpoint.key_rotated", &e.id, t2),
+    )
+    .await
+    .unwrap();
     assert_eq!(
         keys.iter()
             .map(|k| (k.id.as_str(), k.retires_at))
@@ -109,7 +109,8 @@ pub async fn key_rotation_retires_old_keys_and_is_audited(s: &dyn Store) {
     // Another scope cannot rotate it.
     let other = tenant(s, "b").await;
     assert!(matches!(
-        s.rotate_endpoint_key(
+        rotate_endpoint_key(
+            s,
             &scope(&other, Environment::Live),
             &e.id,
             &rec("whk_4", SignatureScheme::V1, t2),
@@ -119,7 +120,7 @@ pub async fn key_rotation_retires_old_keys_and_is_audited(s: &dyn Store) {
         .await,
         Err(StoreError::NotFound)
     ));
-    assert_eq!(s.endpoint_keys(&e.id).await.unwrap().len(), 3);
+    assert_eq!(endpoint_keys(s, &e.id).await.unwrap().len(), 3);
     let log = s.list_audit(&live, &page(10)).await.unwrap();
     assert_eq!(log.data.len(), 2);
     assert_eq!(log.data[0].action, "endpoint.key_rotated");

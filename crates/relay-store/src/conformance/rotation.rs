@@ -14,7 +14,8 @@ use relay_inbound::model::StoredSecret;
 use super::inbound::source_record;
 use super::secrets::{get_sealed_secret, put_secret};
 use super::{
-    LIMITS, T0, consumer, endpoint_value, get_setting, put_setting_if_absent, scope, tenant,
+    LIMITS, T0, consumer, endpoint_keys, endpoint_value, get_setting, put_setting_if_absent, scope,
+    tenant,
 };
 use crate::inbound::{open_secret, seal_secret};
 use crate::reseal::{CHECK_SETTING, CURSOR_SETTING};
@@ -34,7 +35,7 @@ async fn sealed_values(
 ) -> Vec<(String, String, Vec<u8>)> {
     let mut out = Vec::new();
     for e in endpoints {
-        for k in s.endpoint_keys(e).await.unwrap() {
+        for k in endpoint_keys(s, e).await.unwrap() {
             out.push((
                 k.id.clone(),
                 k.sealed_secret.clone(),
@@ -243,8 +244,7 @@ pub async fn a_master_key_rotation_reseals_everything_and_resumes_after_an_inter
 
 async fn endpoints_key(s: &dyn Store, endpoints: &[String], id: &str) -> EndpointKeyRecord {
     for e in endpoints {
-        if let Some(k) = s
-            .endpoint_keys(e)
+        if let Some(k) = endpoint_keys(s, e)
             .await
             .unwrap()
             .into_iter()

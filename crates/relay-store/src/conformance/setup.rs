@@ -179,11 +179,12 @@ pub async fn consumers_are_unique_per_tenant_and_environment(s: &dyn Store) {
         ..c.clone()
     };
     assert!(matches!(
-        s.create_consumer(&live, &dup).await,
+        create_consumer(s, &live, &dup).await,
         Err(StoreError::Conflict("external_id"))
     ));
     let test = scope(&t, Environment::Test);
-    s.create_consumer(
+    create_consumer(
+        s,
         &test,
         &Consumer {
             environment: Environment::Test,
@@ -192,46 +193,44 @@ pub async fn consumers_are_unique_per_tenant_and_environment(s: &dyn Store) {
     )
     .await
     .expect("the same external id in another environment");
-    let patched = s
-        .update_consumer(
-            &live,
-            &c.id,
-            &ConsumerPatch {
-                name: Some(Some("Merchant One".into())),
-                source: Some("https://merchant.example".into()),
-            },
-            T0.plus_seconds(1),
-        )
-        .await
-        .unwrap();
+    let patched = update_consumer(
+        s,
+        &live,
+        &c.id,
+        &ConsumerPatch {
+            name: Some(Some("Merchant One".into())),
+            source: Some("https://merchant.example".into()),
+        },
+        T0.plus_seconds(1),
+    )
+    .await
+    .unwrap();
     assert_eq!(patched.name.as_deref(), Some("Merchant One"));
-    assert_eq!(s.get_consumer(&live, &c.id).await.unwrap(), Some(patched));
+    assert_eq!(get_consumer(s, &live, &c.id).await.unwrap(), Some(patched));
     assert!(matches!(
-        s.update_consumer(&test, &c.id, &ConsumerPatch::default(), T0)
-            .await,
+        update_consumer(s, &test, &c.id, &ConsumerPatch::default(), T0).await,
         Err(StoreError::NotFound)
     ));
     let e = endpoint(s, &live, &c.id, &["order.shipped"]).await;
     assert!(matches!(
-        s.delete_consumer(&live, &c.id).await,
+        delete_consumer(s, &live, &c.id).await,
         Err(StoreError::Conflict("consumer_has_endpoints"))
     ));
     // Another scope learns nothing: not even that the consumer has endpoints.
     let other = tenant(s, "b").await;
     assert!(matches!(
-        s.delete_consumer(&scope(&other, Environment::Live), &c.id)
-            .await,
+        delete_consumer(s, &scope(&other, Environment::Live), &c.id).await,
         Err(StoreError::NotFound)
     ));
     assert!(matches!(
-        s.delete_consumer(&test, &c.id).await,
+        delete_consumer(s, &test, &c.id).await,
         Err(StoreError::NotFound)
     ));
     s.delete_endpoint(&live, &e.id, T0, None).await.unwrap();
-    s.delete_consumer(&live, &c.id).await.unwrap();
-    assert_eq!(s.get_consumer(&live, &c.id).await.unwrap(), None);
+    delete_consumer(s, &live, &c.id).await.unwrap();
+    assert_eq!(get_consumer(s, &live, &c.id).await.unwrap(), None);
     assert!(matches!(
-        s.delete_consumer(&live, &c.id).await,
+        delete_consumer(s, &live, &c.id).await,
         Err(StoreError::NotFound)
     ));
 }

@@ -6,7 +6,8 @@ use relay_core::id::IdKind;
 use relay_core::model::{Consumer, ConsumerKind, Environment, MessageState};
 
 use super::{
-    LIMITS, T0, audit, consumer, endpoint, endpoint_value, new_event, page, scope, tenant,
+    LIMITS, T0, audit, consumer, create_consumer, endpoint, endpoint_value, get_consumer,
+    list_consumers, new_event, page, scope, tenant,
 };
 use crate::{Scope, Store, StoreError, new_id};
 
@@ -22,7 +23,7 @@ pub(crate) async fn tenant_consumer(s: &dyn Store, sc: &Scope) -> Consumer {
         created_at: T0,
         updated_at: T0,
     };
-    s.create_consumer(sc, &c)
+    create_consumer(s, sc, &c)
         .await
         .expect("create the tenant consumer");
     c
@@ -34,11 +35,11 @@ pub async fn a_tenant_has_at_most_one_tenant_consumer_per_environment(s: &dyn St
     let customer = super::customer(s, &live, "merchant-1").await;
     let own = tenant_consumer(s, &live).await;
     assert_eq!(
-        s.get_consumer(&live, &own.id).await.unwrap().unwrap().kind,
+        get_consumer(s, &live, &own.id).await.unwrap().unwrap().kind,
         ConsumerKind::Tenant
     );
     assert_eq!(
-        s.get_consumer(&live, &customer.id)
+        get_consumer(s, &live, &customer.id)
             .await
             .unwrap()
             .unwrap()
@@ -51,12 +52,13 @@ pub async fn a_tenant_has_at_most_one_tenant_consumer_per_environment(s: &dyn St
         ..own.clone()
     };
     assert!(matches!(
-        s.create_consumer(&live, &second).await,
+        create_consumer(s, &live, &second).await,
         Err(StoreError::Conflict("tenant_consumer_exists"))
     ));
     // Another environment has its own.
     let test = scope(&t, Environment::Test);
-    s.create_consumer(
+    create_consumer(
+        s,
         &test,
         &Consumer {
             environment: Environment::Test,
@@ -65,7 +67,7 @@ pub async fn a_tenant_has_at_most_one_tenant_consumer_per_environment(s: &dyn St
     )
     .await
     .expect("one in each environment");
-    let listed = s.list_consumers(&live, &page(10)).await.unwrap().data;
+    let listed = list_consumers(s, &live, &page(10)).await.unwrap().data;
     assert_eq!(
         listed
             .iter()

@@ -5,7 +5,7 @@
 use relay_core::id::IdKind;
 use relay_core::model::{Consumer, ConsumerKind, Environment};
 
-use super::{LIMITS, T0, endpoint_value, page, scope, tenant};
+use super::{LIMITS, T0, endpoint_value, get_consumer, list_consumers, page, scope, tenant};
 use crate::executor::AWAITED_OUTSIDE;
 use crate::{Commit, ExecutorExt, Store, StoreError, consumers, endpoints, new_id};
 
@@ -47,7 +47,10 @@ pub async fn composed_operations_commit_or_roll_back_together(s: &dyn Store) {
         .await
         .unwrap();
     assert_eq!(seen, Some(c.id.clone()), "its own writes are visible to it");
-    assert_eq!(s.get_consumer(&live, &c.id).await.unwrap(), Some(c.clone()));
+    assert_eq!(
+        get_consumer(s, &live, &c.id).await.unwrap(),
+        Some(c.clone())
+    );
     assert!(s.get_endpoint(&live, &e.id).await.unwrap().is_some());
 
     // A failing second operation takes the first one's write with it.
@@ -66,8 +69,8 @@ pub async fn composed_operations_commit_or_roll_back_together(s: &dyn Store) {
         matches!(failed, Err(StoreError::MissingReference("consumer_id"))),
         "{failed:?}"
     );
-    assert_eq!(s.get_consumer(&live, &lost.id).await.unwrap(), None);
-    let listed = s.list_consumers(&live, &page(10)).await.unwrap().data;
+    assert_eq!(get_consumer(s, &live, &lost.id).await.unwrap(), None);
+    let listed = list_consumers(s, &live, &page(10)).await.unwrap().data;
     assert_eq!(listed, vec![c], "nothing of the failed transaction remains");
 }
 
@@ -95,7 +98,7 @@ pub async fn an_operation_awaiting_anything_but_its_connection_fails(s: &dyn Sto
             matches!(failed, Err(StoreError::Internal(AWAITED_OUTSIDE))),
             "{commit:?}: {failed:?}"
         );
-        assert_eq!(s.get_consumer(&live, &c.id).await.unwrap(), None);
+        assert_eq!(get_consumer(s, &live, &c.id).await.unwrap(), None);
     }
 
     let sc = live.clone();

@@ -89,7 +89,7 @@ pub async fn endpoint_versions_are_kept_and_messages_record_theirs(s: &dyn Store
         endpoint_version: version,
         event_type: "order.shipped".into(),
     };
-    let v1 = s.shape_source(&key(1)).await.unwrap().unwrap();
+    let v1 = shape_source(s, &key(1)).await.unwrap().unwrap();
     assert_eq!(v1.endpoint, first[0]);
     assert_eq!(v1.type_versions.len(), 1);
     assert_eq!(
@@ -101,9 +101,9 @@ pub async fn endpoint_versions_are_kept_and_messages_record_theirs(s: &dyn Store
         vec!["/note".to_string()]
     );
     assert_eq!(v1.type_versions[0].created_at, T0);
-    let v2 = s.shape_source(&key(2)).await.unwrap().unwrap();
+    let v2 = shape_source(s, &key(2)).await.unwrap().unwrap();
     assert_eq!(v2.endpoint, versions[1]);
-    assert_eq!(s.shape_source(&key(3)).await.unwrap(), None);
+    assert_eq!(shape_source(s, &key(3)).await.unwrap(), None);
 
     // Another tenant or environment sees no versions.
     let test = scope(&t, Environment::Test);

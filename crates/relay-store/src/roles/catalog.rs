@@ -1,19 +1,20 @@
-//! [`Catalog`]: what a tenant configures through the API: event types,
-//! consumers, endpoints and their signing keys.
+//! [`Catalog`]: what a tenant configures through the API: event types and
+//! endpoints (consumers, `crate::consumers`, and endpoints' signing keys and
+//! shape sources, `crate::endpoints`, run through the executor).
 //!
 //! Methods that read or change tenant data take a [`Scope`]; an object of
 //! another tenant or environment is simply not found, which is how
 //! isolation is enforced at the lowest layer.
 
 use async_trait::async_trait;
-use relay_core::model::{Consumer, Endpoint, EndpointVersion, EventType, Page};
+use relay_core::model::{Endpoint, EndpointVersion, EventType, Page};
 use relay_core::time::Timestamp;
 
 use crate::backend::Backend;
 use crate::exec::Commit;
 use crate::{
-    AuditEntry, ConsumerPatch, EndpointKeyRecord, EndpointLimits, PageRequest, PutEventType,
-    PutEventTypeOutcome, Result, Scope, ShapeKey, ShapeSource, consumers, endpoints, event_types,
+    AuditEntry, EndpointKeyRecord, EndpointLimits, PageRequest, PutEventType, PutEventTypeOutcome,
+    Result, Scope, endpoints, event_types,
 };
 
 #[async_trait]
@@ -27,19 +28,6 @@ pub trait Catalog: Send + Sync {
     /// One page of the scope's event types by name, with their versions.
     async fn list_event_types(&self, scope: &Scope, page: &PageRequest) -> Result<Page<EventType>>;
 
-    async fn create_consumer(&self, scope: &Scope, consumer: &Consumer) -> Result<()>;
-    async fn get_consumer(&self, scope: &Scope, id: &str) -> Result<Option<Consumer>>;
-    async fn list_consumers(&self, scope: &Scope, page: &PageRequest) -> Result<Page<Consumer>>;
-    async fn update_consumer(
-        &self,
-        scope: &Scope,
-        id: &str,
-        patch: &ConsumerPatch,
-        now: Timestamp,
-    ) -> Result<Consumer>;
-    /// Fails with `Conflict("consumer_has_endpoints")` while endpoints remain.
-    async fn delete_consumer(&self, scope: &Scope, id: &str) -> Result<()>;
-
     /// Creates the endpoint with its signing keys, within the operator
     /// limits, and `audit` (if any) in the same transaction.
     async fn create_endpoint(
@@ -50,15 +38,6 @@ pub trait Catalog: Send + Sync {
         limits: EndpointLimits,
         audit: Option<&AuditEntry>,
     ) -> Result<()>;
-    /// The endpoint's signing keys, newest first (retired ones included).
-    async fn endpoint_keys(&self, endpoint_id: &str) -> Result<Vec<EndpointKeyRecord>>;
-    /// One page of the endpoint's signing keys, newest first (retired ones
-    /// included); `after` is a key id.
-    async fn list_endpoint_keys(
-        &self,
-        endpoint_id: &str,
-        page: &PageRequest,
-    ) -> Result<Page<EndpointKeyRecord>>;
     /// One page of the endpoint's versions (its payload settings), oldest
     /// first (`after` is a version number); `None` when there is no such
     /// endpoint.
@@ -68,20 +47,6 @@ pub trait Catalog: Send + Sync {
         id: &str,
         page: &PageRequest,
     ) -> Result<Option<Page<EndpointVersion>>>;
-    /// What shapes the payloads of one endpoint version's messages of one
-    /// event type; `None` when that endpoint version is not recorded.
-    async fn shape_source(&self, key: &ShapeKey) -> Result<Option<ShapeSource>>;
-    /// Adds `key` as the endpoint's newest signing key and sets its scheme;
-    /// every older key that would sign past `retire_at` retires then. Audited
-    /// with `audit` in the same transaction. Returns all keys, newest first.
-    async fn rotate_endpoint_key(
-        &self,
-        scope: &Scope,
-        endpoint_id: &str,
-        key: &EndpointKeyRecord,
-        retire_at: Timestamp,
-        audit: &AuditEntry,
-    ) -> Result<Vec<EndpointKeyRecord>>;
     /// Applies a change of the endpoint's state decided by the one rule
     /// (`relay_core::lifecycle::decide`, from the state the caller read)
     /// with a conditional update (`crate::lifecycle::apply`): only while the
@@ -149,44 +114,6 @@ impl<B: Backend> Catalog for B {
         event_types::list(&mut *self.reader().await?, scope, page).await
     }
 
-    async fn create_consumer(&self, scope: &Scope, consumer: &Consumer) -> Result<()> {
-        let (scope, consumer) = (scope.clone(), consumer.clone());
-        self.write(Commit::Durable, move |x| {
-            Box::pin(async move { consumers::create(x, &scope, &consumer).await })
-        })
-        .await
-    }
-
-    async fn get_consumer(&self, scope: &Scope, id: &str) -> Result<Option<Consumer>> {
-        consumers::get(&mut *self.reader().await?, scope, id).await
-    }
-
-    async fn list_consumers(&self, scope: &Scope, page: &PageRequest) -> Result<Page<Consumer>> {
-        consumers::list(&mut *self.reader().await?, scope, page).await
-    }
-
-    async fn update_consumer(
-        &self,
-        scope: &Scope,
-        id: &str,
-        patch: &ConsumerPatch,
-        now: Timestamp,
-    ) -> Result<Consumer> {
-        let (scope, id, patch) = (scope.clone(), id.to_string(), patch.clone());
-        self.write(Commit::Durable, move |x| {
-            Box::pin(async move { consumers::update(x, &scope, &id, &patch, now).await })
-        })
-        .await
-    }
-
-    async fn delete_consumer(&self, scope: &Scope, id: &str) -> Result<()> {
-        let (scope, id) = (scope.clone(), id.to_string());
-        self.write(Commit::Durable, move |x| {
-            Box::pin(async move { consumers::delete(x, &scope, &id).await })
-        })
-        .await
-    }
-
     async fn create_endpoint(
         &self,
         scope: &Scope,
@@ -205,18 +132,6 @@ impl<B: Backend> Catalog for B {
         .await
     }
 
-    async fn endpoint_keys(&self, endpoint_id: &str) -> Result<Vec<EndpointKeyRecord>> {
-        endpoints::keys(&mut *self.reader().await?, endpoint_id).await
-    }
-
-    async fn list_endpoint_keys(
-        &self,
-        endpoint_id: &str,
-        page: &PageRequest,
-    ) -> Result<Page<EndpointKeyRecord>> {
-        endpoints::keys_page(&mut *self.reader().await?, endpoint_id, page).await
-    }
-
     async fn endpoint_versions(
         &self,
         scope: &Scope,
@@ -224,28 +139,6 @@ impl<B: Backend> Catalog for B {
         page: &PageRequest,
     ) -> Result<Option<Page<EndpointVersion>>> {
         endpoints::versions(&mut *self.reader().await?, scope, id, page).await
-    }
-
-    async fn shape_source(&self, key: &ShapeKey) -> Result<Option<ShapeSource>> {
-        endpoints::shape_source(&mut *self.reader().await?, key).await
-    }
-
-    async fn rotate_endpoint_key(
-        &self,
-        scope: &Scope,
-        endpoint_id: &str,
-        key: &EndpointKeyRecord,
-        retire_at: Timestamp,
-        audit: &AuditEntry,
-    ) -> Result<Vec<EndpointKeyRecord>> {
-        let (scope, endpoint_id, key) = (scope.clone(), endpoint_id.to_string(), key.clone());
-        let audit = audit.clone();
-        self.write(Commit::Durable, move |x| {
-            Box::pin(async move {
-                endpoints::rotate_key(x, &scope, &endpoint_id, &key, retire_at, &audit).await
-            })
-        })
-        .await
     }
 
     async fn change_endpoint_state(

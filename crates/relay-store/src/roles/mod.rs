@@ -3,8 +3,7 @@
 //! over the operations of the aggregate modules (`crate::tenants`, …).
 //!
 //! - [`Operator`]: migrations and a master key rotation's re-sealing.
-//! - [`Catalog`]: what a tenant configures (event types, consumers,
-//!   endpoints, signing keys).
+//! - [`Catalog`]: what a tenant configures (event types, endpoints).
 //! - [`Traffic`]: what the API does with events and messages (publish,
 //!   reads, cancel, recover, replay, jobs, audit, health).
 //! - [`Dispatch`]: what the dispatcher needs to deliver.
@@ -15,8 +14,9 @@
 //!   `crate::secrets`, the portal's tokens and brand, `crate::portal`, the
 //!   dispatcher's upkeep, `crate::retention` and `crate::jobs`, settings,
 //!   tenants and API keys, `crate::settings` and `crate::tenants`, and
-//!   object storage batches, `crate::object_batches`, have no role of their
-//!   own any more).
+//!   object storage batches, `crate::object_batches`, consumers,
+//!   `crate::consumers`, and endpoints' signing keys and shape sources,
+//!   `crate::endpoints`, have no role of their own any more).
 //!
 //! [`Store`] is all of them, for wiring (`Arc<dyn Store>`).
 

@@ -10,6 +10,8 @@ use relay_core::signature::SigningKey;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use relay_store::{Commit, ExecutorExt as _, endpoints};
+
 use crate::AppState;
 use crate::auth::TenantAuth;
 use crate::error::{ApiError, Problem, or_not_found};
@@ -42,7 +44,10 @@ pub async fn signing_keys(
     if state.store.get_endpoint(&auth.scope, &id).await?.is_none() {
         return Err(ApiError::not_found("endpoint"));
     }
-    let keys = state.store.list_endpoint_keys(&id, &page).await?;
+    let keys = state
+        .store
+        .read(move |mut x| Box::pin(async move { endpoints::keys_page(&mut x, &id, &page).await }))
+        .await?;
     Ok(Json(Page {
         data: keys.data.into_iter().map(key_out).collect(),
         next_after: keys.next_after,
@@ -133,9 +138,14 @@ pub async fn rotate_key(
         now,
     );
     let retire_at = now.plus_seconds(i64::from(overlap) * 3600);
+    let (scope, endpoint_id, key) = (auth.scope.clone(), id.clone(), record.clone());
     let keys = state
         .store
-        .rotate_endpoint_key(&auth.scope, &id, &record, retire_at, &audit)
+        .write(Commit::Durable, move |mut x| {
+            Box::pin(async move {
+                endpoints::rotate_key(&mut x, &scope, &endpoint_id, &key, retire_at, &audit).await
+            })
+        })
         .await
         .map_err(or_not_found("endpoint"))?;
     Ok(Json(KeyRotated {
