@@ -279,9 +279,7 @@ async fn a_redirect_is_not_followed_and_raises_a_health_warning() {
         1,
         "the redirect target was never requested"
     );
-    let warnings = e
-        .store()
-        .endpoint_warnings(&e.endpoint.id, 10)
+    let warnings = relay_store::conformance::endpoint_warnings(e.store(), &e.endpoint.id, 10)
         .await
         .unwrap();
     assert_eq!(warnings.len(), 1);
@@ -336,9 +334,7 @@ async fn an_endpoint_that_refuses_everything_fails_continuously_and_is_disabled_
     );
     let ep = e.endpoint_now().await;
     assert_eq!(ep.disabled_reason.as_deref(), Some("failing_for_5_days"));
-    let warnings = e
-        .store()
-        .endpoint_warnings(&e.endpoint.id, 10)
+    let warnings = relay_store::conformance::endpoint_warnings(e.store(), &e.endpoint.id, 10)
         .await
         .unwrap();
     assert!(
@@ -532,9 +528,7 @@ async fn dns_rebinding_at_connect_time_is_blocked_recorded_and_retried() {
         a.error_kind,
         Some(relay_core::model::ErrorKind::BlockedAddress.into())
     );
-    let warnings = e
-        .store()
-        .endpoint_warnings(&e.endpoint.id, 10)
+    let warnings = relay_store::conformance::endpoint_warnings(e.store(), &e.endpoint.id, 10)
         .await
         .unwrap();
     assert_eq!(

@@ -9,8 +9,8 @@
 use std::sync::Arc;
 
 mod calls;
-pub use calls::create_tenant;
 pub(crate) use calls::*;
+pub use calls::{create_tenant, endpoint_warnings};
 
 mod terminal;
 pub use terminal::*;

@@ -1,13 +1,14 @@
 //! The cases' calls through the executor (`crate::executor`), one
 //! operation each, for the operations whose role is gone (and
-//! [`create_tenant`], which other crates' tests use too).
+//! [`create_tenant`] and [`endpoint_warnings`], which other crates' tests
+//! use too).
 
 use relay_core::model::{ApiKey, Page, Tenant};
 use relay_core::time::Timestamp;
 
 use crate::{
-    Commit, ExecutorExt as _, Job, LeasedJob, MessageFilter, NewApiKey, PageRequest, Result, Store,
-    jobs, retention, settings, tenants,
+    Commit, EndpointWarning, ExecutorExt as _, HealthFacts, Job, LeasedJob, MessageFilter,
+    NewApiKey, PageRequest, Result, Store, health, jobs, retention, settings, tenants,
 };
 
 pub(crate) async fn purge_before(s: &dyn Store, cutoff: Timestamp, batch: u32) -> Result<u64> {
@@ -138,6 +139,30 @@ pub(crate) async fn put_setting_if_absent(s: &dyn Store, key: &str, value: &str)
     let (key, value) = (key.to_string(), value.to_string());
     s.write(Commit::Durable, move |mut x| {
         Box::pin(async move { settings::put_if_absent(&mut x, &key, &value).await })
+    })
+    .await
+}
+
+pub(crate) async fn health_facts(
+    s: &dyn Store,
+    endpoint_id: &str,
+    now: Timestamp,
+) -> Result<HealthFacts> {
+    let endpoint_id = endpoint_id.to_string();
+    s.read(move |mut x| Box::pin(async move { health::facts(&mut x, &endpoint_id, now).await }))
+        .await
+}
+
+/// The endpoint's most recent health warnings, newest first (for the tests
+/// of every crate: the health view has no role).
+pub async fn endpoint_warnings(
+    s: &dyn Store,
+    endpoint_id: &str,
+    limit: u32,
+) -> Result<Vec<EndpointWarning>> {
+    let endpoint_id = endpoint_id.to_string();
+    s.read(move |mut x| {
+        Box::pin(async move { health::warnings(&mut x, &endpoint_id, limit).await })
     })
     .await
 }

@@ -549,7 +549,7 @@ pub async fn a_410_disables_the_endpoint_and_holds_its_other_messages(s: &dyn St
             .unwrap()
             .is_empty()
     );
-    let warnings = s.endpoint_warnings(&e.id, 20).await.unwrap();
+    let warnings = endpoint_warnings(s, &e.id, 20).await.unwrap();
     assert_eq!(warnings.len(), 1);
     assert_eq!(warnings[0].kind, WarningKind::Other("gone".into()));
 }

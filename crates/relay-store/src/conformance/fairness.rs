@@ -203,9 +203,9 @@ pub async fn the_failure_clock_warns_at_72_hours_and_disables_at_5_days(s: &dyn 
         .await
         .unwrap();
     fail_at_hours(s, &live, &e, &[0, 12, 71]).await;
-    assert!(s.endpoint_warnings(&e.id, 10).await.unwrap().is_empty());
+    assert!(endpoint_warnings(s, &e.id, 10).await.unwrap().is_empty());
     fail_at_hours(s, &live, &e, &[72]).await;
-    let w = s.endpoint_warnings(&e.id, 10).await.unwrap();
+    let w = endpoint_warnings(s, &e.id, 10).await.unwrap();
     assert_eq!(w.len(), 1);
     assert_eq!(w[0].kind, relay_core::model::WarningKind::FailingFor72Hours);
     fail_at_hours(s, &live, &e, &[119]).await;

@@ -1,7 +1,7 @@
 //! [`Traffic`]: what the API does with a tenant's events and messages:
 //! publishing, reading what happened, and recovering what failed (cancel,
-//! recover, replay, bulk retry jobs), with the audit log and the health
-//! view.
+//! recover, replay, bulk retry jobs), with the audit log (the health view
+//! runs through the executor: `crate::health`).
 
 use async_trait::async_trait;
 use relay_core::model::{Attempt, Event, Message, Page};
@@ -10,8 +10,8 @@ use relay_core::time::Timestamp;
 use crate::backend::Backend;
 use crate::exec::Commit;
 use crate::{
-    AuditEntry, EndpointWarning, HealthFacts, Job, MessageFilter, NewEvent, PageRequest,
-    PublishOutcome, Result, Scope, StoreError, audit, health, jobs, messages, recovery,
+    AuditEntry, Job, MessageFilter, NewEvent, PageRequest, PublishOutcome, Result, Scope,
+    StoreError, audit, jobs, messages, recovery,
 };
 
 #[async_trait]
@@ -90,14 +90,6 @@ pub trait Traffic: Send + Sync {
 
     /// The audit log, oldest first, keyset-paginated.
     async fn list_audit(&self, scope: &Scope, page: &PageRequest) -> Result<Page<AuditEntry>>;
-    /// The raw facts of an endpoint's health at `now`.
-    async fn health_facts(&self, endpoint_id: &str, now: Timestamp) -> Result<HealthFacts>;
-    /// The endpoint's most recent health warnings, newest first.
-    async fn endpoint_warnings(
-        &self,
-        endpoint_id: &str,
-        limit: u32,
-    ) -> Result<Vec<EndpointWarning>>;
 }
 
 #[async_trait]
@@ -290,17 +282,5 @@ impl<B: Backend> Traffic for B {
 
     async fn list_audit(&self, scope: &Scope, page: &PageRequest) -> Result<Page<AuditEntry>> {
         audit::list(&mut *self.reader().await?, scope, page).await
-    }
-
-    async fn health_facts(&self, endpoint_id: &str, now: Timestamp) -> Result<HealthFacts> {
-        health::facts(&mut *self.reader().await?, endpoint_id, now).await
-    }
-
-    async fn endpoint_warnings(
-        &self,
-        endpoint_id: &str,
-        limit: u32,
-    ) -> Result<Vec<EndpointWarning>> {
-        health::warnings(&mut *self.reader().await?, endpoint_id, limit).await
     }
 }
