@@ -767,9 +767,14 @@ async fn a_bulk_retry_job_restarts_failed_messages_and_they_are_delivered() {
         parameters: job.parameters.clone(),
         at: now,
     };
-    e.store().create_job(&e.scope, &job, &audit).await.unwrap();
+    relay_store::conformance::create_job(e.store(), &e.scope, &job, &audit)
+        .await
+        .unwrap();
     assert_eq!(e.dispatcher.run_jobs(None).await.unwrap(), 1);
-    let done = e.store().get_job(&e.scope, &job.id).await.unwrap().unwrap();
+    let done = relay_store::conformance::get_job(e.store(), &e.scope, &job.id)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(
         (done.state.as_str(), done.processed, done.affected),
         ("done", 7, 7)

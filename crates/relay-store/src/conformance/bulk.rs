@@ -217,7 +217,7 @@ pub async fn bulk_retry_jobs_advance_by_cursor_and_resume_after_a_lost_worker(s:
         updated_at: T0,
         finished_at: None,
     };
-    s.create_job(&live, &job, &audit("messages.bulk_retry", &job.id, T0))
+    create_job(s, &live, &job, &audit("messages.bulk_retry", &job.id, T0))
         .await
         .unwrap();
     let filter = MessageFilter {
@@ -284,10 +284,10 @@ pub async fn bulk_retry_jobs_advance_by_cursor_and_resume_after_a_lost_worker(s:
         .unwrap();
     assert_eq!(scheduled.data.len(), 10);
     assert!(scheduled.data.iter().all(|m| m.attempts_used == 0));
-    assert_eq!(s.get_job(&live, &job.id).await.unwrap().unwrap(), last);
+    assert_eq!(get_job(s, &live, &job.id).await.unwrap().unwrap(), last);
     let other = tenant(s, "b").await;
     assert!(
-        s.get_job(&scope(&other, Environment::Live), &job.id)
+        get_job(s, &scope(&other, Environment::Live), &job.id)
             .await
             .unwrap()
             .is_none()

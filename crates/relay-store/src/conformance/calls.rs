@@ -1,14 +1,15 @@
 //! The cases' calls through the executor (`crate::executor`), one
 //! operation each, for the operations whose role is gone (and
-//! [`create_tenant`] and [`endpoint_warnings`], which other crates' tests
-//! use too).
+//! [`create_tenant`], [`endpoint_warnings`], [`create_job`] and [`get_job`],
+//! which other crates' tests use too).
 
 use relay_core::model::{ApiKey, Page, Tenant};
 use relay_core::time::Timestamp;
 
 use crate::{
-    Commit, EndpointWarning, ExecutorExt as _, HealthFacts, Job, LeasedJob, MessageFilter,
-    NewApiKey, PageRequest, Result, Store, health, jobs, retention, settings, tenants,
+    AuditEntry, Commit, EndpointWarning, ExecutorExt as _, HealthFacts, Job, LeasedJob,
+    MessageFilter, NewApiKey, PageRequest, Result, Scope, Store, audit, health, jobs, retention,
+    settings, tenants,
 };
 
 pub(crate) async fn purge_before(s: &dyn Store, cutoff: Timestamp, batch: u32) -> Result<u64> {
@@ -165,4 +166,31 @@ pub async fn endpoint_warnings(
         Box::pin(async move { health::warnings(&mut x, &endpoint_id, limit).await })
     })
     .await
+}
+
+pub(crate) async fn list_audit(
+    s: &dyn Store,
+    scope: &Scope,
+    page: &PageRequest,
+) -> Result<Page<AuditEntry>> {
+    let (scope, page) = (scope.clone(), page.clone());
+    s.read(move |mut x| Box::pin(async move { audit::list(&mut x, &scope, &page).await }))
+        .await
+}
+
+/// Queues `job`, audited with `entry` in the same transaction (for the
+/// tests of every crate: jobs have no role).
+pub async fn create_job(s: &dyn Store, scope: &Scope, job: &Job, entry: &AuditEntry) -> Result<()> {
+    let (scope, job, entry) = (scope.clone(), job.clone(), entry.clone());
+    s.write(Commit::Durable, move |mut x| {
+        Box::pin(async move { jobs::create(&mut x, &scope, &job, &entry).await })
+    })
+    .await
+}
+
+/// The job `id` of `scope`'s tenant, if any.
+pub async fn get_job(s: &dyn Store, scope: &Scope, id: &str) -> Result<Option<Job>> {
+    let (scope, id) = (scope.clone(), id.to_string());
+    s.read(move |mut x| Box::pin(async move { jobs::get(&mut x, &scope, &id).await }))
+        .await
 }

@@ -285,7 +285,7 @@ pub async fn recover_and_bulk_retry_leave_a_message_under_a_manual_attempt_alone
         updated_at: T0,
         finished_at: None,
     };
-    s.create_job(&live, &job, &audit("messages.bulk_retry", &job.id, T0))
+    create_job(s, &live, &job, &audit("messages.bulk_retry", &job.id, T0))
         .await
         .unwrap();
     let leased = lease_job(s, "j", T0.plus_seconds(2), T0.plus_seconds(60))

@@ -232,7 +232,7 @@ async fn land(s: &dyn Store, sc: &Scope, e: &Endpoint, id: &str, step: Step, now
                 updated_at: now,
                 finished_at: None,
             };
-            s.create_job(sc, &job, &audit("messages.bulk_retry", &job.id, now))
+            create_job(s, sc, &job, &audit("messages.bulk_retry", &job.id, now))
                 .await
                 .unwrap();
             let leased = lease_job(s, "j", now, lease_until)

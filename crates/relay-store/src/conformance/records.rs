@@ -17,7 +17,7 @@ fn manual_entry(action: &str, at: Timestamp) -> crate::AuditEntry {
 }
 
 async fn audit_log(s: &dyn Store, sc: &Scope) -> Vec<crate::AuditEntry> {
-    s.list_audit(sc, &page(100)).await.unwrap().data
+    list_audit(s, sc, &page(100)).await.unwrap().data
 }
 
 pub async fn manual_attempts_are_audited_with_their_lease(s: &dyn Store) {

@@ -120,12 +120,12 @@ pub async fn key_rotation_retires_old_keys_and_is_audited(s: &dyn Store) {
         Err(StoreError::NotFound)
     ));
     assert_eq!(s.endpoint_keys(&e.id).await.unwrap().len(), 3);
-    let log = s.list_audit(&live, &page(10)).await.unwrap();
+    let log = list_audit(s, &live, &page(10)).await.unwrap();
     assert_eq!(log.data.len(), 2);
     assert_eq!(log.data[0].action, "endpoint.key_rotated");
     assert_eq!(log.data[0].parameters, json!({"overlap_hours": 24}));
     assert!(
-        s.list_audit(&scope(&other, Environment::Live), &page(10))
+        list_audit(s, &scope(&other, Environment::Live), &page(10))
             .await
             .unwrap()
             .data
@@ -139,17 +139,17 @@ pub async fn key_rotation_retires_old_keys_and_is_audited(s: &dyn Store) {
     )
     .await
     .unwrap();
-    let first = s.list_audit(&live, &page(2)).await.unwrap();
-    let rest = s
-        .list_audit(
-            &live,
-            &PageRequest {
-                after: first.next_after.clone(),
-                limit: 2,
-            },
-        )
-        .await
-        .unwrap();
+    let first = list_audit(s, &live, &page(2)).await.unwrap();
+    let rest = list_audit(
+        s,
+        &live,
+        &PageRequest {
+            after: first.next_after.clone(),
+            limit: 2,
+        },
+    )
+    .await
+    .unwrap();
     assert_eq!((first.data.len(), rest.data.len()), (2, 1));
 }
 
@@ -217,7 +217,7 @@ pub async fn pausing_holds_and_resuming_releases_in_due_order(s: &dyn Store) {
         .await,
         Err(StoreError::NotFound)
     ));
-    let log = s.list_audit(&live, &page(10)).await.unwrap();
+    let log = list_audit(s, &live, &page(10)).await.unwrap();
     assert_eq!(log.data.len(), 2);
 }
 

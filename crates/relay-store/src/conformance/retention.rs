@@ -8,8 +8,8 @@ use relay_core::transition::Progress;
 use serde_json::json;
 
 use super::{
-    T0, advance_bulk_retry, audit, completion, consumer, delivered, delivery_fixture, endpoint,
-    lease_job, new_event, purge_before, scope, tenant,
+    T0, advance_bulk_retry, audit, completion, consumer, create_job, delivered, delivery_fixture,
+    endpoint, lease_job, new_event, purge_before, scope, tenant,
 };
 use crate::{MessageFilter, NewEvent, Scope, Store, new_id};
 
@@ -284,7 +284,7 @@ pub async fn a_bulk_retry_restarts_nothing_whose_event_is_outside_retention(s: &
         updated_at: T0,
         finished_at: None,
     };
-    s.create_job(&live, &job, &audit("messages.bulk_retry", &job.id, T0))
+    create_job(s, &live, &job, &audit("messages.bulk_retry", &job.id, T0))
         .await
         .unwrap();
     let now = T0.plus_seconds(200);

@@ -6,7 +6,8 @@ use relay_core::id::IdKind;
 use relay_core::model::{Consumer, ConsumerKind, Environment, MessageState};
 
 use super::{
-    LIMITS, T0, audit, consumer, endpoint, endpoint_value, new_event, page, scope, tenant,
+    LIMITS, T0, audit, consumer, endpoint, endpoint_value, list_audit, new_event, page, scope,
+    tenant,
 };
 use crate::{Scope, Store, StoreError, new_id};
 
@@ -76,7 +77,7 @@ pub async fn a_tenant_has_at_most_one_tenant_consumer_per_environment(s: &dyn St
 }
 
 async fn entries(s: &dyn Store, sc: &Scope) -> usize {
-    s.list_audit(sc, &page(50)).await.unwrap().data.len()
+    list_audit(s, sc, &page(50)).await.unwrap().data.len()
 }
 
 pub async fn an_audit_entry_commits_with_its_change_or_not_at_all(s: &dyn Store) {
@@ -198,8 +199,7 @@ pub async fn an_audit_entry_commits_with_its_change_or_not_at_all(s: &dyn Store)
     )
     .await
     .unwrap();
-    let actions: Vec<String> = s
-        .list_audit(&live, &page(50))
+    let actions: Vec<String> = list_audit(s, &live, &page(50))
         .await
         .unwrap()
         .data

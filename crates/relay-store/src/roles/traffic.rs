@@ -1,7 +1,7 @@
 //! [`Traffic`]: what the API does with a tenant's events and messages:
 //! publishing, reading what happened, and recovering what failed (cancel,
-//! recover, replay, bulk retry jobs), with the audit log (the health view
-//! runs through the executor: `crate::health`).
+//! recover, replay) (bulk retry jobs, the audit log and the health view
+//! run through the executor: `crate::jobs`, `crate::audit`, `crate::health`).
 
 use async_trait::async_trait;
 use relay_core::model::{Attempt, Event, Message, Page};
@@ -10,8 +10,8 @@ use relay_core::time::Timestamp;
 use crate::backend::Backend;
 use crate::exec::Commit;
 use crate::{
-    AuditEntry, Job, MessageFilter, NewEvent, PageRequest, PublishOutcome, Result, Scope,
-    StoreError, audit, jobs, messages, recovery,
+    AuditEntry, MessageFilter, NewEvent, PageRequest, PublishOutcome, Result, Scope, StoreError,
+    messages, recovery,
 };
 
 #[async_trait]
@@ -84,12 +84,6 @@ pub trait Traffic: Send + Sync {
         event_types: Option<&[String]>,
         audit: &AuditEntry,
     ) -> Result<u64>;
-    /// Queues a job (audited with `audit` in the same transaction).
-    async fn create_job(&self, scope: &Scope, job: &Job, audit: &AuditEntry) -> Result<()>;
-    async fn get_job(&self, scope: &Scope, id: &str) -> Result<Option<Job>>;
-
-    /// The audit log, oldest first, keyset-paginated.
-    async fn list_audit(&self, scope: &Scope, page: &PageRequest) -> Result<Page<AuditEntry>>;
 }
 
 #[async_trait]
@@ -266,21 +260,5 @@ impl<B: Backend> Traffic for B {
                 None => return Ok(created),
             }
         }
-    }
-
-    async fn create_job(&self, scope: &Scope, job: &Job, audit: &AuditEntry) -> Result<()> {
-        let (scope, job, audit) = (scope.clone(), job.clone(), audit.clone());
-        self.write(Commit::Durable, move |x| {
-            Box::pin(async move { jobs::create(x, &scope, &job, &audit).await })
-        })
-        .await
-    }
-
-    async fn get_job(&self, scope: &Scope, id: &str) -> Result<Option<Job>> {
-        jobs::get(&mut *self.reader().await?, scope, id).await
-    }
-
-    async fn list_audit(&self, scope: &Scope, page: &PageRequest) -> Result<Page<AuditEntry>> {
-        audit::list(&mut *self.reader().await?, scope, page).await
     }
 }
