@@ -109,10 +109,15 @@ async fn purge_during_a_burst(postgres: bool) {
     for r in &slow[..SLOW] {
         let event_id = r.header("webhook-id").expect("webhook-id").to_string();
         let m = messages_of(&e, &event_id).await;
-        e.store()
-            .cancel_message(&e.scope, &m[0].id, e.clock.now(), None)
-            .await
-            .expect("cancel while its attempt is on the wire");
+        relay_store::conformance::cancel_message(
+            e.store(),
+            &e.scope,
+            &m[0].id,
+            e.clock.now(),
+            None,
+        )
+        .await
+        .expect("cancel while its attempt is on the wire");
     }
     publish_all(&e, &sent[SLOW..]).await;
     wake.notify_one();

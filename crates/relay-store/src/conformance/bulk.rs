@@ -135,7 +135,7 @@ pub async fn purge_removes_old_events_with_their_messages_in_batches(s: &dyn Sto
             .await
             .unwrap();
         for m in messages.data {
-            s.cancel_message(&live, &m.id, T0, None).await.unwrap();
+            cancel_message(s, &live, &m.id, T0, None).await.unwrap();
         }
     }
     let fresh = NewEvent {

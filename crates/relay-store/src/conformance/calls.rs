@@ -1,15 +1,15 @@
 //! The cases' calls through the executor (`crate::executor`), one
 //! operation each, for the operations whose role is gone (and
-//! [`create_tenant`], [`endpoint_warnings`], [`create_job`] and [`get_job`],
-//! which other crates' tests use too).
+//! [`create_tenant`], [`endpoint_warnings`], [`create_job`], [`get_job`] and
+//! [`cancel_message`], which other crates' tests use too).
 
-use relay_core::model::{ApiKey, Page, Tenant};
+use relay_core::model::{ApiKey, Message, Page, Tenant};
 use relay_core::time::Timestamp;
 
 use crate::{
     AuditEntry, Commit, EndpointWarning, ExecutorExt as _, HealthFacts, Job, LeasedJob,
-    MessageFilter, NewApiKey, PageRequest, Result, Scope, Store, audit, health, jobs, retention,
-    settings, tenants,
+    MessageFilter, NewApiKey, PageRequest, Result, Scope, Store, audit, health, jobs, messages,
+    retention, settings, tenants,
 };
 
 pub(crate) async fn purge_before(s: &dyn Store, cutoff: Timestamp, batch: u32) -> Result<u64> {
@@ -193,4 +193,20 @@ pub async fn get_job(s: &dyn Store, scope: &Scope, id: &str) -> Result<Option<Jo
     let (scope, id) = (scope.clone(), id.to_string());
     s.read(move |mut x| Box::pin(async move { jobs::get(&mut x, &scope, &id).await }))
         .await
+}
+
+/// Cancels the message `id` (`crate::messages::cancel`), writing `entry`
+/// (if any) in the same transaction.
+pub async fn cancel_message(
+    s: &dyn Store,
+    scope: &Scope,
+    id: &str,
+    now: Timestamp,
+    entry: Option<&AuditEntry>,
+) -> Result<Message> {
+    let (scope, id, entry) = (scope.clone(), id.to_string(), entry.cloned());
+    s.write(Commit::Durable, move |mut x| {
+        Box::pin(async move { messages::cancel(&mut x, &scope, &id, now, entry.as_ref()).await })
+    })
+    .await
 }

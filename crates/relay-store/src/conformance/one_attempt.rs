@@ -266,7 +266,7 @@ async fn land(s: &dyn Store, sc: &Scope, e: &Endpoint, id: &str, step: Step, now
         }
         Cancel => {
             let audit = audit("message.cancelled", id, now);
-            match s.cancel_message(sc, id, now, Some(&audit)).await {
+            match cancel_message(s, sc, id, now, Some(&audit)).await {
                 Ok(_) | Err(StoreError::Conflict("message_not_pending")) => {}
                 Err(other) => panic!("cancel: {other}"),
             }
@@ -370,8 +370,7 @@ pub async fn a_cancelled_attempts_lease_lapses_and_frees_the_message(s: &dyn Sto
     let (sc, _, claimed, failed) = under_attempt(s, First::Claim, base).await;
     let id = claimed.message.id.clone();
     let audit = audit("message.cancelled", &id, base);
-    let m = s
-        .cancel_message(&sc, &id, base.plus_seconds(1), Some(&audit))
+    let m = cancel_message(s, &sc, &id, base.plus_seconds(1), Some(&audit))
         .await
         .unwrap();
     assert_eq!(m.state, MessageState::Cancelled);

@@ -228,11 +228,11 @@ pub async fn cancelling_ends_pending_attempts_and_beats_a_late_completion(s: &dy
         .await
         .unwrap();
     let (a, b) = (&msgs.data[0], &msgs.data[1]);
-    let cancelled = s.cancel_message(&live, &a.id, T0, None).await.unwrap();
+    let cancelled = cancel_message(s, &live, &a.id, T0, None).await.unwrap();
     assert_eq!(cancelled.state, MessageState::Cancelled);
     assert_eq!(cancelled.terminal_reason.as_deref(), Some("cancelled"));
     assert!(matches!(
-        s.cancel_message(&live, &a.id, T0, None).await,
+        cancel_message(s, &live, &a.id, T0, None).await,
         Err(StoreError::Conflict(_))
     ));
     // In flight: the attempt's completion can no longer change it.
@@ -242,7 +242,7 @@ pub async fn cancelling_ends_pending_attempts_and_beats_a_late_completion(s: &dy
         .unwrap();
     assert_eq!(claimed.len(), 1);
     assert_eq!(claimed[0].message.id, b.id);
-    s.cancel_message(&live, &b.id, T0, None).await.unwrap();
+    cancel_message(s, &live, &b.id, T0, None).await.unwrap();
     assert_eq!(
         s.complete(&[completion(&claimed[0], "w", delivered(&claimed[0]))])
             .await
@@ -256,8 +256,7 @@ pub async fn cancelling_ends_pending_attempts_and_beats_a_late_completion(s: &dy
     );
     let other = tenant(s, "b").await;
     assert!(matches!(
-        s.cancel_message(&scope(&other, Environment::Live), &b.id, T0, None)
-            .await,
+        cancel_message(s, &scope(&other, Environment::Live), &b.id, T0, None).await,
         Err(StoreError::NotFound)
     ));
 }

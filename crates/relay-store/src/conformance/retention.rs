@@ -8,8 +8,8 @@ use relay_core::transition::Progress;
 use serde_json::json;
 
 use super::{
-    T0, advance_bulk_retry, audit, completion, consumer, create_job, delivered, delivery_fixture,
-    endpoint, lease_job, new_event, purge_before, scope, tenant,
+    T0, advance_bulk_retry, audit, cancel_message, completion, consumer, create_job, delivered,
+    delivery_fixture, endpoint, lease_job, new_event, purge_before, scope, tenant,
 };
 use crate::{MessageFilter, NewEvent, Scope, Store, new_id};
 
@@ -194,7 +194,7 @@ pub async fn a_completion_whose_message_is_gone_is_skipped_and_the_rest_commit(s
         (&claimed[1], &claimed[0])
     };
     // Cancelled while its attempt runs, then purged with its event.
-    s.cancel_message(&live, &gone.message.id, T0, None)
+    cancel_message(s, &live, &gone.message.id, T0, None)
         .await
         .unwrap();
     assert_eq!(purge_before(s, T0.plus_seconds(1), 10).await.unwrap(), 1);

@@ -6,8 +6,8 @@ use relay_core::id::IdKind;
 use relay_core::model::{Consumer, ConsumerKind, Environment, MessageState};
 
 use super::{
-    LIMITS, T0, audit, consumer, endpoint, endpoint_value, list_audit, new_event, page, scope,
-    tenant,
+    LIMITS, T0, audit, cancel_message, consumer, endpoint, endpoint_value, list_audit, new_event,
+    page, scope, tenant,
 };
 use crate::{Scope, Store, StoreError, new_id};
 
@@ -141,7 +141,7 @@ pub async fn an_audit_entry_commits_with_its_change_or_not_at_all(s: &dyn Store)
         .unwrap()
         .data[0];
     assert!(
-        s.cancel_message(&live, &m.id, T0, Some(&taken))
+        cancel_message(s, &live, &m.id, T0, Some(&taken))
             .await
             .is_err()
     );
@@ -174,7 +174,8 @@ pub async fn an_audit_entry_commits_with_its_change_or_not_at_all(s: &dyn Store)
             .unwrap()
             .auto_disable
     );
-    s.cancel_message(
+    cancel_message(
+        s,
         &live,
         &m.id,
         T0,

@@ -6,7 +6,7 @@
 //! - [`Catalog`]: what a tenant configures (event types, consumers,
 //!   endpoints, signing keys).
 //! - [`Traffic`]: what the API does with events and messages (publish,
-//!   reads, cancel, recover, replay).
+//!   reads, recover, replay).
 //! - [`Dispatch`]: what the dispatcher needs to deliver.
 //! - [`InboundStore`]: inbound provider webhooks' sources, receipts and ledger.
 //! - [`Executor`](crate::Executor): operations a caller composes, as one
@@ -16,8 +16,8 @@
 //!   dispatcher's upkeep, `crate::retention` and `crate::jobs`, settings,
 //!   tenants and API keys, `crate::settings` and `crate::tenants`, and
 //!   object storage batches, `crate::object_batches`, the endpoint health
-//!   view, `crate::health`, and the audit log, `crate::audit`, have no role
-//!   of their own any more).
+//!   view, `crate::health`, the audit log, `crate::audit`, and cancelling a
+//!   message, `crate::messages`, have no role of their own any more).
 //!
 //! [`Store`] is all of them, for wiring (`Arc<dyn Store>`).
 

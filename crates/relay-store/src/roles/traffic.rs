@@ -1,7 +1,8 @@
 //! [`Traffic`]: what the API does with a tenant's events and messages:
-//! publishing, reading what happened, and recovering what failed (cancel,
-//! recover, replay) (bulk retry jobs, the audit log and the health view
-//! run through the executor: `crate::jobs`, `crate::audit`, `crate::health`).
+//! publishing, reading what happened, and recovering what failed (recover,
+//! replay) (cancelling, bulk retry jobs, the audit log and the health view
+//! run through the executor: `crate::messages`, `crate::jobs`,
+//! `crate::audit`, `crate::health`).
 
 use async_trait::async_trait;
 use relay_core::model::{Attempt, Event, Message, Page};
@@ -37,18 +38,6 @@ pub trait Traffic: Send + Sync {
         page: &PageRequest,
     ) -> Result<Page<Attempt>>;
 
-    /// Cancels a message's pending attempts (`cancelled`); an attempt in
-    /// flight finishes but cannot change the message any more, and until
-    /// its lease would have ended no other attempt starts beside it (the
-    /// lease's `lease_until` stays). `audit` (if any) is written in the
-    /// same transaction.
-    async fn cancel_message(
-        &self,
-        scope: &Scope,
-        message_id: &str,
-        now: Timestamp,
-        audit: Option<&AuditEntry>,
-    ) -> Result<Message>;
     /// Requeues an endpoint's failed and unattempted messages created in
     /// `[since, until)`: their schedule restarts at `audit.at`. Returns how
     /// many, and how many it left because a manual attempt held their
@@ -124,22 +113,6 @@ impl<B: Backend> Traffic for B {
         page: &PageRequest,
     ) -> Result<Page<Attempt>> {
         messages::attempts(&mut *self.reader().await?, scope, message_id, page).await
-    }
-
-    async fn cancel_message(
-        &self,
-        scope: &Scope,
-        message_id: &str,
-        now: Timestamp,
-        audit: Option<&AuditEntry>,
-    ) -> Result<Message> {
-        let (scope, message_id, audit) = (scope.clone(), message_id.to_string(), audit.cloned());
-        self.write(Commit::Durable, move |x| {
-            Box::pin(
-                async move { messages::cancel(x, &scope, &message_id, now, audit.as_ref()).await },
-            )
-        })
-        .await
     }
 
     async fn recover(
