@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 mod calls;
 pub(crate) use calls::*;
-pub use calls::{cancel_message, create_job, create_tenant, endpoint_warnings, get_job};
+pub use calls::{cancel_message, create_job, create_tenant, endpoint_warnings, get_event, get_job};
 
 mod terminal;
 pub use terminal::*;

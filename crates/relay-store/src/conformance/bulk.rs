@@ -147,8 +147,8 @@ pub async fn purge_removes_old_events_with_their_messages_in_batches(s: &dyn Sto
     assert_eq!(purge_before(s, cutoff, 2).await.unwrap(), 2);
     assert_eq!(purge_before(s, cutoff, 2).await.unwrap(), 2);
     assert_eq!(purge_before(s, cutoff, 2).await.unwrap(), 0);
-    assert!(s.get_event(&live, "evt_d").await.unwrap().is_none());
-    assert!(s.get_event(&live, "evt_fresh").await.unwrap().is_some());
+    assert!(get_event(s, &live, "evt_d").await.unwrap().is_none());
+    assert!(get_event(s, &live, "evt_fresh").await.unwrap().is_some());
     let left = s
         .list_messages(&live, &MessageFilter::default(), &page(50))
         .await

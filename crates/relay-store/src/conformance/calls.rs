@@ -1,9 +1,9 @@
 //! The cases' calls through the executor (`crate::executor`), one
 //! operation each, for the operations whose role is gone (and
-//! [`create_tenant`], [`endpoint_warnings`], [`create_job`], [`get_job`] and
-//! [`cancel_message`], which other crates' tests use too).
+//! [`create_tenant`], [`endpoint_warnings`], [`create_job`], [`get_job`],
+//! [`cancel_message`] and [`get_event`], which other crates' tests use too).
 
-use relay_core::model::{ApiKey, Message, Page, Tenant};
+use relay_core::model::{ApiKey, Event, Message, Page, Tenant};
 use relay_core::time::Timestamp;
 
 use crate::{
@@ -209,4 +209,11 @@ pub async fn cancel_message(
         Box::pin(async move { messages::cancel(&mut x, &scope, &id, now, entry.as_ref()).await })
     })
     .await
+}
+
+/// The event `id` of `scope`, if any (`crate::messages::get_event`).
+pub async fn get_event(s: &dyn Store, scope: &Scope, id: &str) -> Result<Option<Event>> {
+    let (scope, id) = (scope.clone(), id.to_string());
+    s.read(move |mut x| Box::pin(async move { messages::get_event(&mut x, &scope, &id).await }))
+        .await
 }

@@ -362,7 +362,10 @@ pub async fn operational_events_reach_subscribers_without_cascading(s: &dyn Stor
         "only the endpoint that names the type receives it (not `*`)"
     );
     assert_eq!(got[0].event_type, ATTEMPT_EXHAUSTED);
-    let event = s.get_event(&live, &got[0].event_id).await.unwrap().unwrap();
+    let event = get_event(s, &live, &got[0].event_id)
+        .await
+        .unwrap()
+        .unwrap();
     let data: serde_json::Value = serde_json::from_str(event.data.get()).unwrap();
     assert_eq!(data["message_id"], mine.message.id.as_str());
     assert_eq!(data["last_error_code"], "http_503");

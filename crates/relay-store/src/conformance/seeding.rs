@@ -75,8 +75,7 @@ pub async fn seeded_messages_read_like_published_ones(s: &dyn Store) {
         (scheduled, 0, Some(due))
     );
     assert_eq!((m.created_at, m.environment), (T0, Environment::Live));
-    let ev = s
-        .get_event(&live, "bk-0")
+    let ev = get_event(s, &live, "bk-0")
         .await
         .unwrap()
         .expect("a seeded event");
