@@ -1,7 +1,8 @@
 //! The cases' calls through the executor (`crate::executor`), one
 //! operation each, for the operations whose role is gone (and
 //! [`create_tenant`], [`endpoint_warnings`], [`create_job`], [`get_job`],
-//! [`cancel_message`] and [`get_event`], which other crates' tests use too).
+//! [`cancel_message`], [`get_event`] and [`get_message`], which other crates'
+//! tests use too).
 
 use relay_core::model::{ApiKey, Event, Message, Page, Tenant};
 use relay_core::time::Timestamp;
@@ -215,5 +216,12 @@ pub async fn cancel_message(
 pub async fn get_event(s: &dyn Store, scope: &Scope, id: &str) -> Result<Option<Event>> {
     let (scope, id) = (scope.clone(), id.to_string());
     s.read(move |mut x| Box::pin(async move { messages::get_event(&mut x, &scope, &id).await }))
+        .await
+}
+
+/// The message `id` of `scope`, if any (`crate::messages::get`).
+pub async fn get_message(s: &dyn Store, scope: &Scope, id: &str) -> Result<Option<Message>> {
+    let (scope, id) = (scope.clone(), id.to_string());
+    s.read(move |mut x| Box::pin(async move { messages::get(&mut x, &scope, &id).await }))
         .await
 }

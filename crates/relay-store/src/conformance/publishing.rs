@@ -463,15 +463,15 @@ pub async fn messages_filter_and_paginate_by_keyset(s: &dyn Store) {
         .unwrap();
     assert!(theirs.data.is_empty());
     let one = &seen[0];
-    assert!(s.get_message(&live, one).await.unwrap().is_some());
+    assert!(get_message(s, &live, one).await.unwrap().is_some());
     assert!(
-        s.get_message(&scope(&other, Environment::Live), one)
+        get_message(s, &scope(&other, Environment::Live), one)
             .await
             .unwrap()
             .is_none()
     );
     assert!(
-        s.get_message(&scope(&t, Environment::Test), one)
+        get_message(s, &scope(&t, Environment::Test), one)
             .await
             .unwrap()
             .is_none()

@@ -251,7 +251,7 @@ pub async fn cancelling_ends_pending_attempts_and_beats_a_late_completion(s: &dy
         vec![false]
     );
     assert_eq!(
-        s.get_message(&live, &b.id).await.unwrap().unwrap().state,
+        get_message(s, &live, &b.id).await.unwrap().unwrap().state,
         MessageState::Cancelled
     );
     let other = tenant(s, "b").await;

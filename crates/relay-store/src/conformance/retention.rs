@@ -9,7 +9,8 @@ use serde_json::json;
 
 use super::{
     T0, advance_bulk_retry, audit, cancel_message, completion, consumer, create_job, delivered,
-    delivery_fixture, endpoint, get_event, lease_job, new_event, purge_before, scope, tenant,
+    delivery_fixture, endpoint, get_event, get_message, lease_job, new_event, purge_before, scope,
+    tenant,
 };
 use crate::{MessageFilter, NewEvent, Scope, Store, new_id};
 
@@ -204,7 +205,7 @@ pub async fn a_completion_whose_message_is_gone_is_skipped_and_the_rest_commit(s
         .unwrap();
     assert_eq!(purge_before(s, T0.plus_seconds(1), 10).await.unwrap(), 1);
     assert!(
-        s.get_message(&live, &gone.message.id)
+        get_message(s, &live, &gone.message.id)
             .await
             .unwrap()
             .is_none()
@@ -219,8 +220,7 @@ pub async fn a_completion_whose_message_is_gone_is_skipped_and_the_rest_commit(s
         .expect("one vanished message does not fail the batch");
     assert_eq!(done.applied, [false, true]);
     assert_eq!(done.gone, std::slice::from_ref(&gone.message.id));
-    let m = s
-        .get_message(&live, &kept.message.id)
+    let m = get_message(s, &live, &kept.message.id)
         .await
         .unwrap()
         .unwrap();

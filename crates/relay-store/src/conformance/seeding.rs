@@ -57,8 +57,7 @@ pub async fn seeded_messages_read_like_published_ones(s: &dyn Store) {
         10
     );
 
-    let m = s
-        .get_message(&live, "msg_bk-299")
+    let m = get_message(s, &live, "msg_bk-299")
         .await
         .unwrap()
         .expect("the last seeded message");
@@ -80,8 +79,7 @@ pub async fn seeded_messages_read_like_published_ones(s: &dyn Store) {
         .unwrap()
         .expect("a seeded event");
     assert_eq!(ev.event_type, "bench.seeded");
-    let failed = s
-        .get_message(&live, "msg_ex-3")
+    let failed = get_message(s, &live, "msg_ex-3")
         .await
         .unwrap()
         .expect("a failed one");
@@ -126,5 +124,5 @@ pub async fn seeded_messages_read_like_published_ones(s: &dyn Store) {
 
     // Another environment sees none of them.
     let test = scope(&t, Environment::Test);
-    assert!(s.get_message(&test, "msg_bk-0").await.unwrap().is_none());
+    assert!(get_message(s, &test, "msg_bk-0").await.unwrap().is_none());
 }

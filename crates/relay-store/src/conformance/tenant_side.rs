@@ -6,8 +6,8 @@ use relay_core::id::IdKind;
 use relay_core::model::{Consumer, ConsumerKind, Environment, MessageState};
 
 use super::{
-    LIMITS, T0, audit, cancel_message, consumer, endpoint, endpoint_value, list_audit, new_event,
-    page, scope, tenant,
+    LIMITS, T0, audit, cancel_message, consumer, endpoint, endpoint_value, get_message, list_audit,
+    new_event, page, scope, tenant,
 };
 use crate::{Scope, Store, StoreError, new_id};
 
@@ -146,7 +146,7 @@ pub async fn an_audit_entry_commits_with_its_change_or_not_at_all(s: &dyn Store)
             .is_err()
     );
     assert_eq!(
-        s.get_message(&live, &m.id).await.unwrap().unwrap().state,
+        get_message(s, &live, &m.id).await.unwrap().unwrap().state,
         MessageState::Scheduled
     );
     // Removing an endpoint.

@@ -17,8 +17,8 @@
 //!   tenants and API keys, `crate::settings` and `crate::tenants`, and
 //!   object storage batches, `crate::object_batches`, the endpoint health
 //!   view, `crate::health`, the audit log, `crate::audit`, and reading an
-//!   event and cancelling a message, `crate::messages`, have no role of their
-//!   own any more).
+//!   event or a message and cancelling a message, `crate::messages`, have no
+//!   role of their own any more).
 //!
 //! [`Store`] is all of them, for wiring (`Arc<dyn Store>`).
 

@@ -1,8 +1,8 @@
 //! [`Traffic`]: what the API does with a tenant's events and messages:
 //! publishing, reading what happened, and recovering what failed (recover,
-//! replay) (reading an event, cancelling, bulk retry jobs, the audit log and
-//! the health view run through the executor: `crate::messages`,
-//! `crate::jobs`, `crate::audit`, `crate::health`).
+//! replay). Reading an event or a message, cancelling, bulk retry jobs, the
+//! audit log and the health view run through the executor
+//! (`crate::messages`, `crate::jobs`, `crate::audit`, `crate::health`).
 
 use async_trait::async_trait;
 use relay_core::model::{Attempt, Message, Page};
@@ -22,7 +22,6 @@ pub trait Traffic: Send + Sync {
     /// `crate::group`); with an [`crate::Intake`] set, leases what it has
     /// room for.
     async fn publish(&self, scope: &Scope, event: NewEvent) -> Result<PublishOutcome>;
-    async fn get_message(&self, scope: &Scope, id: &str) -> Result<Option<Message>>;
     async fn list_messages(
         &self,
         scope: &Scope,
@@ -86,10 +85,6 @@ impl<B: Backend> Traffic for B {
         answer
             .await
             .map_err(|_| StoreError::Unavailable("the publish committer has stopped"))?
-    }
-
-    async fn get_message(&self, scope: &Scope, id: &str) -> Result<Option<Message>> {
-        messages::get(&mut *self.reader().await?, scope, id).await
     }
 
     async fn list_messages(

@@ -115,7 +115,10 @@ pub async fn resend(
         })?;
     let message = state
         .store
-        .get_message(&auth.scope, &id)
+        .read({
+            let (sc, id) = (auth.scope.clone(), id.clone());
+            move |mut x| Box::pin(async move { relay_store::messages::get(&mut x, &sc, &id).await })
+        })
         .await?
         .ok_or_else(|| ApiError::not_found("message"))?;
     Ok(Json(Resent {
@@ -275,7 +278,10 @@ pub async fn test(
         })?;
     let message = state
         .store
-        .get_message(&auth.scope, &message_id)
+        .read({
+            let (sc, id) = (auth.scope.clone(), message_id.clone());
+            move |mut x| Box::pin(async move { relay_store::messages::get(&mut x, &sc, &id).await })
+        })
         .await?
         .ok_or_else(|| ApiError::not_found("message"))?;
     Ok(Json(TestSent {
