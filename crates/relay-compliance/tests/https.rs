@@ -97,9 +97,7 @@ async fn an_unresolvable_secret_is_a_recorded_retried_attempt() {
         let reference = format!("file:{}", h.peer.token_file.display());
         assert!(detail.contains(&reference), "{detail}");
         assert!(h.peer.received().await.is_empty(), "nothing was sent");
-        let warnings = h
-            .store()
-            .endpoint_warnings(&h.endpoint.id, 10)
+        let warnings = relay_store::conformance::endpoint_warnings(h.store(), &h.endpoint.id, 10)
             .await
             .unwrap();
         assert_eq!(warnings.len(), 1, "{warnings:?}");

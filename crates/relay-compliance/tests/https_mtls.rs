@@ -71,9 +71,7 @@ async fn a_key_that_no_longer_matches_is_a_recorded_retried_attempt() {
         let detail = attempts[0].detail.to_string();
         assert!(detail.contains(&reference), "{detail}");
         assert!(h.peer.received().await.is_empty(), "nothing was sent");
-        let warnings = h
-            .store()
-            .endpoint_warnings(&h.endpoint.id, 10)
+        let warnings = relay_store::conformance::endpoint_warnings(h.store(), &h.endpoint.id, 10)
             .await
             .unwrap();
         let seen = format!("{detail} {warnings:?}");

@@ -362,11 +362,10 @@ async fn an_unresolvable_client_secret_is_a_recorded_retried_attempt() {
             );
             assert_eq!(h.peer.issuer.token_requests(), 0);
             assert!(h.peer.received().await.is_empty());
-            let warnings = h
-                .store()
-                .endpoint_warnings(&h.endpoint.id, 10)
-                .await
-                .unwrap();
+            let warnings =
+                relay_store::conformance::endpoint_warnings(h.store(), &h.endpoint.id, 10)
+                    .await
+                    .unwrap();
             assert_eq!(warnings.len(), 1, "{warnings:?}");
             assert_eq!(
                 warnings[0].kind,

@@ -9,6 +9,7 @@
 
 use super::*;
 use crate::lanes::Refusal;
+use relay_store::ExecutorExt as _;
 
 /// Why a manual attempt could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -179,7 +180,12 @@ impl Dispatcher {
         let a = &self.attempter;
         let message = a
             .store
-            .get_message(scope, message_id)
+            .read({
+                let (sc, id) = (scope.clone(), message_id.to_string());
+                move |mut x| {
+                    Box::pin(async move { relay_store::messages::get(&mut x, &sc, &id).await })
+                }
+            })
             .await
             .map_err(ManualError::Store)?
             .ok_or(ManualError::NotFound)?;

@@ -280,9 +280,7 @@ async fn a_redirect_is_not_followed_and_raises_a_health_warning() {
         1,
         "the redirect target was never requested"
     );
-    let warnings = e
-        .store()
-        .endpoint_warnings(&e.endpoint.id, 10)
+    let warnings = relay_store::conformance::endpoint_warnings(e.store(), &e.endpoint.id, 10)
         .await
         .unwrap();
     assert_eq!(warnings.len(), 1);
@@ -337,9 +335,7 @@ async fn an_endpoint_that_refuses_everything_fails_continuously_and_is_disabled_
     );
     let ep = e.endpoint_now().await;
     assert_eq!(ep.disabled_reason.as_deref(), Some("failing_for_5_days"));
-    let warnings = e
-        .store()
-        .endpoint_warnings(&e.endpoint.id, 10)
+    let warnings = relay_store::conformance::endpoint_warnings(e.store(), &e.endpoint.id, 10)
         .await
         .unwrap();
     assert!(
@@ -533,9 +529,7 @@ async fn dns_rebinding_at_connect_time_is_blocked_recorded_and_retried() {
         a.error_kind,
         Some(relay_core::model::ErrorKind::BlockedAddress.into())
     );
-    let warnings = e
-        .store()
-        .endpoint_warnings(&e.endpoint.id, 10)
+    let warnings = relay_store::conformance::endpoint_warnings(e.store(), &e.endpoint.id, 10)
         .await
         .unwrap();
     assert_eq!(
@@ -787,9 +781,14 @@ async fn a_bulk_retry_job_restarts_failed_messages_and_they_are_delivered() {
         parameters: job.parameters.clone(),
         at: now,
     };
-    e.store().create_job(&e.scope, &job, &audit).await.unwrap();
+    relay_store::conformance::create_job(e.store(), &e.scope, &job, &audit)
+        .await
+        .unwrap();
     assert_eq!(e.dispatcher.run_jobs(None).await.unwrap(), 1);
-    let done = e.store().get_job(&e.scope, &job.id).await.unwrap().unwrap();
+    let done = relay_store::conformance::get_job(e.store(), &e.scope, &job.id)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(
         (done.state.as_str(), done.processed, done.affected),
         ("done", 7, 7)

@@ -155,9 +155,7 @@ async fn a_refused_client_is_a_retried_attempt_with_a_health_warning() {
     assert_eq!(a.detail["oauth2"]["error"], "invalid_client");
     assert_eq!(a.detail["oauth2"]["status_code"], 401);
     assert!(e.receiver.requests().is_empty());
-    let warnings = e
-        .store()
-        .endpoint_warnings(&e.endpoint.id, 20)
+    let warnings = relay_store::conformance::endpoint_warnings(e.store(), &e.endpoint.id, 20)
         .await
         .unwrap();
     assert_eq!(warnings.len(), 1, "{warnings:?}");

@@ -109,10 +109,15 @@ async fn purge_during_a_burst(postgres: bool) {
     for r in &slow[..SLOW] {
         let event_id = r.header("webhook-id").expect("webhook-id").to_string();
         let m = messages_of(&e, &event_id).await;
-        e.store()
-            .cancel_message(&e.scope, &m[0].id, e.clock.now(), None)
-            .await
-            .expect("cancel while its attempt is on the wire");
+        relay_store::conformance::cancel_message(
+            e.store(),
+            &e.scope,
+            &m[0].id,
+            e.clock.now(),
+            None,
+        )
+        .await
+        .expect("cancel while its attempt is on the wire");
     }
     publish_all(&e, &sent[SLOW..]).await;
     wake.notify_one();
@@ -125,8 +130,7 @@ async fn purge_during_a_burst(postgres: bool) {
     for r in &slow[..SLOW] {
         let event_id = r.header("webhook-id").expect("webhook-id");
         assert!(
-            e.store()
-                .get_event(&e.scope, event_id)
+            relay_store::conformance::get_event(e.store(), &e.scope, event_id)
                 .await
                 .unwrap()
                 .is_none(),
@@ -177,7 +181,12 @@ async fn purge_during_a_burst(postgres: bool) {
     // ended messages are purged now.
     e.dispatcher.purge().await.unwrap();
     for id in &live {
-        assert!(e.store().get_event(&e.scope, id).await.unwrap().is_none());
+        assert!(
+            relay_store::conformance::get_event(e.store(), &e.scope, id)
+                .await
+                .unwrap()
+                .is_none()
+        );
     }
     e.db.cleanup().await;
 }

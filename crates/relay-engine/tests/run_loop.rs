@@ -472,7 +472,9 @@ async fn a_paced_job_does_not_outlive_shutdown() {
         parameters: job.parameters.clone(),
         at: now,
     };
-    e.store().create_job(&e.scope, &job, &audit).await.unwrap();
+    relay_store::conformance::create_job(e.store(), &e.scope, &job, &audit)
+        .await
+        .unwrap();
     let held = Arc::strong_count(&e.dispatcher);
     let wake = Arc::new(Notify::new());
     let (stop, stop_rx) = watch::channel(false);
@@ -480,7 +482,10 @@ async fn a_paced_job_does_not_outlive_shutdown() {
     // The job restarts batches until the pace holds it back.
     let deadline = Instant::now() + WAIT;
     loop {
-        let j = e.store().get_job(&e.scope, &job.id).await.unwrap().unwrap();
+        let j = relay_store::conformance::get_job(e.store(), &e.scope, &job.id)
+            .await
+            .unwrap()
+            .unwrap();
         if j.affected >= relay_engine::JOB_PACE_DUE as i64 {
             assert_ne!(j.state, relay_core::model::JobState::Done, "{j:?}");
             break;

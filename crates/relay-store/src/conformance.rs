@@ -9,9 +9,9 @@
 use std::sync::Arc;
 
 mod calls;
-pub use calls::create_tenant;
 pub(crate) use calls::*;
 mod catalog_calls;
+pub use calls::{cancel_message, create_job, create_tenant, endpoint_warnings, get_event, get_job};
 pub use catalog_calls::create_consumer;
 pub(crate) use catalog_calls::*;
 

@@ -7,7 +7,7 @@ use axum::extract::State;
 use relay_core::id::IdKind;
 use relay_core::model::Page;
 use relay_core::time::Timestamp;
-use relay_store::{AuditEntry, new_id};
+use relay_store::{AuditEntry, ExecutorExt as _, new_id};
 
 use super::ListQuery;
 use crate::AppState;
@@ -22,7 +22,11 @@ pub async fn list(
     auth: TenantAuth,
     QueryParams(q): QueryParams<ListQuery>,
 ) -> Result<Json<Page<AuditEntry>>, ApiError> {
-    Ok(Json(state.store.list_audit(&auth.scope, &q.page()?).await?))
+    let (scope, page) = (auth.scope.clone(), q.page()?);
+    let log = state.store.read(move |mut x| {
+        Box::pin(async move { relay_store::audit::list(&mut x, &scope, &page).await })
+    });
+    Ok(Json(log.await?))
 }
 
 /// An audit entry for an action of `auth`'s key at `at`.

@@ -21,7 +21,7 @@ use relay_core::model::{Event, Message, Page};
 use relay_core::traceparent;
 use relay_core::validate;
 use relay_engine::telemetry::{EventTrace, PublishSpan};
-use relay_store::{MessageFilter, NewEvent, PageRequest, new_id};
+use relay_store::{ExecutorExt as _, MessageFilter, NewEvent, PageRequest, new_id};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use utoipa::ToSchema;
@@ -343,9 +343,14 @@ pub async fn get(
     auth: TenantAuth,
     Path(id): Path<String>,
 ) -> Result<Json<EventWithMessages>, ApiError> {
+    let (scope, event_id) = (auth.scope.clone(), id.clone());
     let event = state
         .store
-        .get_event(&auth.scope, &id)
+        .read(move |mut x| {
+            Box::pin(
+                async move { relay_store::messages::get_event(&mut x, &scope, &event_id).await },
+            )
+        })
         .await?
         .ok_or_else(|| ApiError::not_found("event"))?;
     let mut messages = Vec::new();

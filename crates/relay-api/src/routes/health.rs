@@ -7,6 +7,7 @@ use axum::Json;
 use axum::extract::{Path, State};
 use relay_core::model::EndpointState;
 use relay_core::time::Timestamp;
+use relay_store::{ExecutorExt as _, health};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -98,7 +99,11 @@ pub async fn get(
         .await?
         .ok_or_else(|| ApiError::not_found("endpoint"))?;
     let now = state.clock.now();
-    let facts = state.store.health_facts(&id, now).await?;
+    let endpoint_id = id.clone();
+    let facts = state
+        .store
+        .read(move |mut x| Box::pin(async move { health::facts(&mut x, &endpoint_id, now).await }))
+        .await?;
     let h = &facts.latency;
     let latency = match (h.percentile(50), h.percentile(90), h.percentile(99)) {
         (Some(p50_ms), Some(p90_ms), Some(p99_ms)) => Some(Latency {
@@ -110,9 +115,12 @@ pub async fn get(
         }),
         _ => None,
     };
+    let endpoint_id = id.clone();
     let warnings = state
         .store
-        .endpoint_warnings(&id, 20)
+        .read(move |mut x| {
+            Box::pin(async move { health::warnings(&mut x, &endpoint_id, 20).await })
+        })
         .await?
         .into_iter()
         .map(|w| Warning {

@@ -6,7 +6,7 @@ use axum::Json;
 use axum::extract::{Path, State};
 use relay_core::model::{Attempt, Message, MessageState, Page};
 use relay_core::time::Timestamp;
-use relay_store::MessageFilter;
+use relay_store::{ExecutorExt as _, MessageFilter};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
@@ -75,7 +75,10 @@ pub async fn get(
 ) -> Result<Json<Message>, ApiError> {
     state
         .store
-        .get_message(&auth.scope, &id)
+        .read({
+            let (sc, id) = (auth.scope.clone(), id.clone());
+            move |mut x| Box::pin(async move { relay_store::messages::get(&mut x, &sc, &id).await })
+        })
         .await?
         .map(Json)
         .ok_or_else(|| ApiError::not_found("message"))
@@ -93,7 +96,15 @@ pub async fn attempts(
     QueryParams(q): QueryParams<super::ListQuery>,
 ) -> Result<Json<Page<Attempt>>, ApiError> {
     let page = q.page()?;
-    if state.store.get_message(&auth.scope, &id).await?.is_none() {
+    if state
+        .store
+        .read({
+            let (sc, id) = (auth.scope.clone(), id.clone());
+            move |mut x| Box::pin(async move { relay_store::messages::get(&mut x, &sc, &id).await })
+        })
+        .await?
+        .is_none()
+    {
         return Err(ApiError::not_found("message"));
     }
     Ok(Json(

@@ -103,7 +103,12 @@ impl PortalAuth {
     ) -> Result<(Message, relay_core::model::Endpoint), ApiError> {
         let m = state
             .store
-            .get_message(&self.token.scope(), id)
+            .read({
+                let (sc, id) = (self.token.scope(), id.to_string());
+                move |mut x| {
+                    Box::pin(async move { relay_store::messages::get(&mut x, &sc, &id).await })
+                }
+            })
             .await?
             .ok_or_else(|| ApiError::not_found("message"))?;
         match self.endpoint(state, &m.endpoint_id).await {

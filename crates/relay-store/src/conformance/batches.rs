@@ -193,8 +193,7 @@ pub async fn held_members_are_not_leased_with_their_batch(s: &dyn Store) {
     s.complete(&[completion(&claimed[0], "w1", progress)])
         .await
         .unwrap();
-    let m = s
-        .get_message(&live, &claimed[0].message.id)
+    let m = get_message(s, &live, &claimed[0].message.id)
         .await
         .unwrap()
         .unwrap();

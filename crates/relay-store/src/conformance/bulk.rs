@@ -135,7 +135,7 @@ pub async fn purge_removes_old_events_with_their_messages_in_batches(s: &dyn Sto
             .await
             .unwrap();
         for m in messages.data {
-            s.cancel_message(&live, &m.id, T0, None).await.unwrap();
+            cancel_message(s, &live, &m.id, T0, None).await.unwrap();
         }
     }
     let fresh = NewEvent {
@@ -147,8 +147,8 @@ pub async fn purge_removes_old_events_with_their_messages_in_batches(s: &dyn Sto
     assert_eq!(purge_before(s, cutoff, 2).await.unwrap(), 2);
     assert_eq!(purge_before(s, cutoff, 2).await.unwrap(), 2);
     assert_eq!(purge_before(s, cutoff, 2).await.unwrap(), 0);
-    assert!(s.get_event(&live, "evt_d").await.unwrap().is_none());
-    assert!(s.get_event(&live, "evt_fresh").await.unwrap().is_some());
+    assert!(get_event(s, &live, "evt_d").await.unwrap().is_none());
+    assert!(get_event(s, &live, "evt_fresh").await.unwrap().is_some());
     let left = s
         .list_messages(&live, &MessageFilter::default(), &page(50))
         .await
@@ -217,7 +217,7 @@ pub async fn bulk_retry_jobs_advance_by_cursor_and_resume_after_a_lost_worker(s:
         updated_at: T0,
         finished_at: None,
     };
-    s.create_job(&live, &job, &audit("messages.bulk_retry", &job.id, T0))
+    create_job(s, &live, &job, &audit("messages.bulk_retry", &job.id, T0))
         .await
         .unwrap();
     let filter = MessageFilter {
@@ -284,10 +284,10 @@ pub async fn bulk_retry_jobs_advance_by_cursor_and_resume_after_a_lost_worker(s:
         .unwrap();
     assert_eq!(scheduled.data.len(), 10);
     assert!(scheduled.data.iter().all(|m| m.attempts_used == 0));
-    assert_eq!(s.get_job(&live, &job.id).await.unwrap().unwrap(), last);
+    assert_eq!(get_job(s, &live, &job.id).await.unwrap().unwrap(), last);
     let other = tenant(s, "b").await;
     assert!(
-        s.get_job(&scope(&other, Environment::Live), &job.id)
+        get_job(s, &scope(&other, Environment::Live), &job.id)
             .await
             .unwrap()
             .is_none()

@@ -1,13 +1,16 @@
 //! The cases' calls through the executor (`crate::executor`), one
 //! operation each, for the operations whose role is gone (and
-//! [`create_tenant`], which other crates' tests use too).
+//! [`create_tenant`], [`endpoint_warnings`], [`create_job`], [`get_job`],
+//! [`cancel_message`], [`get_event`] and [`get_message`], which other crates'
+//! tests use too).
 
-use relay_core::model::{ApiKey, Page, Tenant};
+use relay_core::model::{ApiKey, Event, Message, Page, Tenant};
 use relay_core::time::Timestamp;
 
 use crate::{
-    Commit, ExecutorExt as _, Job, LeasedJob, MessageFilter, NewApiKey, PageRequest, Result, Store,
-    jobs, retention, settings, tenants,
+    AuditEntry, Commit, EndpointWarning, ExecutorExt as _, HealthFacts, Job, LeasedJob,
+    MessageFilter, NewApiKey, PageRequest, Result, Scope, Store, audit, health, jobs, messages,
+    retention, settings, tenants,
 };
 
 pub(crate) async fn purge_before(s: &dyn Store, cutoff: Timestamp, batch: u32) -> Result<u64> {
@@ -140,4 +143,85 @@ pub(crate) async fn put_setting_if_absent(s: &dyn Store, key: &str, value: &str)
         Box::pin(async move { settings::put_if_absent(&mut x, &key, &value).await })
     })
     .await
+}
+
+pub(crate) async fn health_facts(
+    s: &dyn Store,
+    endpoint_id: &str,
+    now: Timestamp,
+) -> Result<HealthFacts> {
+    let endpoint_id = endpoint_id.to_string();
+    s.read(move |mut x| Box::pin(async move { health::facts(&mut x, &endpoint_id, now).await }))
+        .await
+}
+
+/// The endpoint's most recent health warnings, newest first (for the tests
+/// of every crate: the health view has no role).
+pub async fn endpoint_warnings(
+    s: &dyn Store,
+    endpoint_id: &str,
+    limit: u32,
+) -> Result<Vec<EndpointWarning>> {
+    let endpoint_id = endpoint_id.to_string();
+    s.read(move |mut x| {
+        Box::pin(async move { health::warnings(&mut x, &endpoint_id, limit).await })
+    })
+    .await
+}
+
+pub(crate) async fn list_audit(
+    s: &dyn Store,
+    scope: &Scope,
+    page: &PageRequest,
+) -> Result<Page<AuditEntry>> {
+    let (scope, page) = (scope.clone(), page.clone());
+    s.read(move |mut x| Box::pin(async move { audit::list(&mut x, &scope, &page).await }))
+        .await
+}
+
+/// Queues `job`, audited with `entry` in the same transaction (for the
+/// tests of every crate: jobs have no role).
+pub async fn create_job(s: &dyn Store, scope: &Scope, job: &Job, entry: &AuditEntry) -> Result<()> {
+    let (scope, job, entry) = (scope.clone(), job.clone(), entry.clone());
+    s.write(Commit::Durable, move |mut x| {
+        Box::pin(async move { jobs::create(&mut x, &scope, &job, &entry).await })
+    })
+    .await
+}
+
+/// The job `id` of `scope`'s tenant, if any.
+pub async fn get_job(s: &dyn Store, scope: &Scope, id: &str) -> Result<Option<Job>> {
+    let (scope, id) = (scope.clone(), id.to_string());
+    s.read(move |mut x| Box::pin(async move { jobs::get(&mut x, &scope, &id).await }))
+        .await
+}
+
+/// Cancels the message `id` (`crate::messages::cancel`), writing `entry`
+/// (if any) in the same transaction.
+pub async fn cancel_message(
+    s: &dyn Store,
+    scope: &Scope,
+    id: &str,
+    now: Timestamp,
+    entry: Option<&AuditEntry>,
+) -> Result<Message> {
+    let (scope, id, entry) = (scope.clone(), id.to_string(), entry.cloned());
+    s.write(Commit::Durable, move |mut x| {
+        Box::pin(async move { messages::cancel(&mut x, &scope, &id, now, entry.as_ref()).await })
+    })
+    .await
+}
+
+/// The event `id` of `scope`, if any (`crate::messages::get_event`).
+pub async fn get_event(s: &dyn Store, scope: &Scope, id: &str) -> Result<Option<Event>> {
+    let (scope, id) = (scope.clone(), id.to_string());
+    s.read(move |mut x| Box::pin(async move { messages::get_event(&mut x, &scope, &id).await }))
+        .await
+}
+
+/// The message `id` of `scope`, if any (`crate::messages::get`).
+pub async fn get_message(s: &dyn Store, scope: &Scope, id: &str) -> Result<Option<Message>> {
+    let (scope, id) = (scope.clone(), id.to_string());
+    s.read(move |mut x| Box::pin(async move { messages::get(&mut x, &scope, &id).await }))
+        .await
 }

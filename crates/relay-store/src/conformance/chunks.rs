@@ -149,8 +149,7 @@ pub async fn a_recover_works_in_chunks_and_restarts_each_message_once(s: &dyn St
     let still = count(s, &live, &e.id, &[MessageState::Exhausted]).await;
     assert_eq!(still, 2, "the one that failed again, and evt_d");
     assert_eq!(count(s, &live, &e.id, &[MessageState::Delivered]).await, 40);
-    let restarted = s
-        .get_message(&live, &again.message.id)
+    let restarted = get_message(s, &live, &again.message.id)
         .await
         .unwrap()
         .unwrap();
@@ -285,7 +284,7 @@ pub async fn recover_and_bulk_retry_leave_a_message_under_a_manual_attempt_alone
         updated_at: T0,
         finished_at: None,
     };
-    s.create_job(&live, &job, &audit("messages.bulk_retry", &job.id, T0))
+    create_job(s, &live, &job, &audit("messages.bulk_retry", &job.id, T0))
         .await
         .unwrap();
     let leased = lease_job(s, "j", T0.plus_seconds(2), T0.plus_seconds(60))
@@ -317,7 +316,7 @@ pub async fn recover_and_bulk_retry_leave_a_message_under_a_manual_attempt_alone
         .unwrap();
     }
     assert_eq!((progress.processed, progress.affected), (1, 0));
-    let m = s.get_message(&live, &id).await.unwrap().unwrap();
+    let m = get_message(s, &live, &id).await.unwrap().unwrap();
     assert_eq!(m.state, MessageState::Exhausted);
     // No automatic attempt can start beside the manual one.
     assert!(

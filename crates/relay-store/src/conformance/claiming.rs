@@ -189,7 +189,7 @@ pub async fn claims_look_past_full_and_capped_endpoints_backlogs(s: &dyn Store) 
 pub async fn health_facts_summarise_attempts_and_backlog(s: &dyn Store) {
     let (_live, endpoints) = delivery_fixture(s, 1).await;
     let e = &endpoints[0];
-    let empty = s.health_facts(&e.id, T0).await.unwrap();
+    let empty = health_facts(s, &e.id, T0).await.unwrap();
     assert_eq!((empty.last_hour, empty.backlog), ((0, 0), 1));
     assert_eq!(empty.oldest_pending_at, Some(T0));
     for i in 0..4 {
@@ -234,7 +234,7 @@ pub async fn health_facts_summarise_attempts_and_backlog(s: &dyn Store) {
         }
         s.complete(&[comp]).await.unwrap();
     }
-    let f = s.health_facts(&e.id, T0.plus_seconds(60)).await.unwrap();
+    let f = health_facts(s, &e.id, T0.plus_seconds(60)).await.unwrap();
     assert_eq!(f.last_hour, (4, 1));
     assert_eq!(f.last_day, (4, 1));
     // 100, 200, 300 and 400 ms: buckets (75, 100], (150, 200], (200, 300], (300, 500].
@@ -255,15 +255,13 @@ pub async fn health_facts_summarise_attempts_and_backlog(s: &dyn Store) {
         f.recent_errors[0].started_at >= f.recent_errors[2].started_at,
         "newest first"
     );
-    let later = s
-        .health_facts(&e.id, T0.plus_seconds(2 * 3600))
+    let later = health_facts(s, &e.id, T0.plus_seconds(2 * 3600))
         .await
         .unwrap();
     assert_eq!(later.last_hour, (0, 0));
     assert_eq!(later.last_day, (4, 1));
     assert_eq!(later.latency.total(), 4, "the histogram keeps 24 hours");
-    let next_day = s
-        .health_facts(&e.id, T0.plus_seconds(26 * 3600))
+    let next_day = health_facts(s, &e.id, T0.plus_seconds(26 * 3600))
         .await
         .unwrap();
     assert_eq!(next_day.latency.total(), 0, "hours older than 24 drop out");
@@ -275,7 +273,7 @@ pub async fn health_facts_summarise_attempts_and_backlog(s: &dyn Store) {
             .unwrap()
             > 0
     );
-    let purged = s.health_facts(&e.id, T0.plus_seconds(60)).await.unwrap();
+    let purged = health_facts(s, &e.id, T0.plus_seconds(60)).await.unwrap();
     assert_eq!(purged.latency.total(), 0);
 }
 
@@ -311,7 +309,7 @@ pub async fn latency_histogram_rows_merge_within_and_across_batches(s: &dyn Stor
         s.complete(&batch).await.unwrap();
     }
     for e in &endpoints {
-        let f = s.health_facts(&e.id, T0.plus_seconds(60)).await.unwrap();
+        let f = health_facts(s, &e.id, T0.plus_seconds(60)).await.unwrap();
         assert_eq!(f.latency.total(), 2, "both attempts counted");
         assert_eq!(f.latency.max_ms, 140, "the larger maximum kept");
         assert_eq!(

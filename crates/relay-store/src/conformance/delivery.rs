@@ -107,7 +107,7 @@ pub async fn claims_lease_due_messages_with_their_delivery_context(s: &dyn Store
             .is_empty()
     );
     assert_eq!(s.next_due_at().await.unwrap(), None);
-    let m = s.get_message(&live, &c.message.id).await.unwrap().unwrap();
+    let m = get_message(s, &live, &c.message.id).await.unwrap().unwrap();
     assert_eq!(m.state, MessageState::InFlight);
 }
 
@@ -203,8 +203,7 @@ pub async fn publishes_lease_what_the_intake_has_room_for(s: &dyn Store) {
     assert_eq!(leased.event.seq, Some(1));
     assert_eq!(leased.lease_version, 1);
     assert!(!leased.recovery);
-    let stored = s
-        .get_message(&live, &leased.message.id)
+    let stored = get_message(s, &live, &leased.message.id)
         .await
         .unwrap()
         .expect("stored");
@@ -351,7 +350,7 @@ pub async fn completion_applies_only_while_the_lease_holds(s: &dyn Store) {
         .unwrap()
         .applied;
     assert_eq!(applied, vec![true]);
-    let m = s.get_message(&live, &a.message.id).await.unwrap().unwrap();
+    let m = get_message(s, &live, &a.message.id).await.unwrap().unwrap();
     assert_eq!(m.state, MessageState::Delivered);
     assert_eq!(m.attempts_used, 1);
     // Completing again (a duplicate) changes nothing.
@@ -362,7 +361,7 @@ pub async fn completion_applies_only_while_the_lease_holds(s: &dyn Store) {
             .applied,
         vec![false]
     );
-    let m2 = s.get_message(&live, &a.message.id).await.unwrap().unwrap();
+    let m2 = get_message(s, &live, &a.message.id).await.unwrap().unwrap();
     assert_eq!(m2.state, MessageState::Delivered);
     // Another owner, or a rescued lease: not applied, but the attempt is recorded.
     assert_eq!(
@@ -376,7 +375,7 @@ pub async fn completion_applies_only_while_the_lease_holds(s: &dyn Store) {
         s.rescue_expired_leases(T0.plus_seconds(31)).await.unwrap(),
         1
     );
-    let rescued = s.get_message(&live, &b.message.id).await.unwrap().unwrap();
+    let rescued = get_message(s, &live, &b.message.id).await.unwrap().unwrap();
     assert_eq!(rescued.state, MessageState::Scheduled);
     assert_eq!(rescued.next_attempt_at, Some(T0.plus_seconds(31)));
     assert_eq!(
@@ -391,7 +390,7 @@ pub async fn completion_applies_only_while_the_lease_holds(s: &dyn Store) {
         vec![false],
         "a late completion never overwrites a rescued message"
     );
-    let still = s.get_message(&live, &b.message.id).await.unwrap().unwrap();
+    let still = get_message(s, &live, &b.message.id).await.unwrap().unwrap();
     assert_eq!(still.state, MessageState::Scheduled);
     let attempts = s
         .list_attempts(&live, &b.message.id, &PageRequest::first(250))
@@ -419,7 +418,7 @@ pub async fn completion_applies_only_while_the_lease_holds(s: &dyn Store) {
             .applied,
         vec![false]
     );
-    let gone = s.get_message(&live, &b.message.id).await.unwrap().unwrap();
+    let gone = get_message(s, &live, &b.message.id).await.unwrap().unwrap();
     assert_eq!(gone.state, MessageState::DeadLettered);
 }
 
@@ -549,7 +548,7 @@ pub async fn a_410_disables_the_endpoint_and_holds_its_other_messages(s: &dyn St
             .unwrap()
             .is_empty()
     );
-    let warnings = s.endpoint_warnings(&e.id, 20).await.unwrap();
+    let warnings = endpoint_warnings(s, &e.id, 20).await.unwrap();
     assert_eq!(warnings.len(), 1);
     assert_eq!(warnings[0].kind, WarningKind::Other("gone".into()));
 }
@@ -563,7 +562,7 @@ pub async fn released_leases_are_due_again_at_once(s: &dyn Store) {
     assert_eq!(s.release_leases("someone-else", T0).await.unwrap(), 0);
     assert_eq!(s.release_leases("w1", T0.plus_seconds(1)).await.unwrap(), 2);
     for c in &claimed {
-        let m = s.get_message(&live, &c.message.id).await.unwrap().unwrap();
+        let m = get_message(s, &live, &c.message.id).await.unwrap().unwrap();
         assert_eq!(m.state, MessageState::Scheduled);
         assert_eq!(m.attempts_used, 0);
     }

@@ -7,11 +7,11 @@
 use relay_core::lifecycle::{EndpointAction, decide};
 use relay_core::model::{Endpoint, EndpointState, Environment};
 
-use super::{T0, audit, consumer, endpoint, page, scope, tenant};
+use super::{T0, audit, consumer, endpoint, list_audit, page, scope, tenant};
 use crate::{AuditEntry, Scope, Store, StoreError};
 
 async fn audit_ids(s: &dyn Store, sc: &Scope) -> Vec<String> {
-    s.list_audit(sc, &page(250))
+    list_audit(s, sc, &page(250))
         .await
         .unwrap()
         .data

@@ -203,9 +203,9 @@ pub async fn the_failure_clock_warns_at_72_hours_and_disables_at_5_days(s: &dyn 
         .await
         .unwrap();
     fail_at_hours(s, &live, &e, &[0, 12, 71]).await;
-    assert!(s.endpoint_warnings(&e.id, 10).await.unwrap().is_empty());
+    assert!(endpoint_warnings(s, &e.id, 10).await.unwrap().is_empty());
     fail_at_hours(s, &live, &e, &[72]).await;
-    let w = s.endpoint_warnings(&e.id, 10).await.unwrap();
+    let w = endpoint_warnings(s, &e.id, 10).await.unwrap();
     assert_eq!(w.len(), 1);
     assert_eq!(w[0].kind, relay_core::model::WarningKind::FailingFor72Hours);
     fail_at_hours(s, &live, &e, &[119]).await;
@@ -362,7 +362,10 @@ pub async fn operational_events_reach_subscribers_without_cascading(s: &dyn Stor
         "only the endpoint that names the type receives it (not `*`)"
     );
     assert_eq!(got[0].event_type, ATTEMPT_EXHAUSTED);
-    let event = s.get_event(&live, &got[0].event_id).await.unwrap().unwrap();
+    let event = get_event(s, &live, &got[0].event_id)
+        .await
+        .unwrap()
+        .unwrap();
     let data: serde_json::Value = serde_json::from_str(event.data.get()).unwrap();
     assert_eq!(data["message_id"], mine.message.id.as_str());
     assert_eq!(data["last_error_code"], "http_503");

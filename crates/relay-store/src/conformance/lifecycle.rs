@@ -6,7 +6,9 @@ use relay_core::lifecycle::{EndpointAction, decide};
 use relay_core::model::{EndpointState, MessageState};
 use relay_core::transition::Progress;
 
-use super::{T0, act, audit, completion, delivery_fixture, new_event, page, scope, tenant};
+use super::{
+    T0, act, audit, completion, delivery_fixture, list_audit, new_event, page, scope, tenant,
+};
 use crate::{MessageFilter, Store, StoreError};
 
 pub async fn an_endpoint_change_applies_only_from_the_state_it_was_decided_from(s: &dyn Store) {
@@ -37,7 +39,7 @@ pub async fn an_endpoint_change_applies_only_from_the_state_it_was_decided_from(
         (now.state, now.disabled_reason),
         (EndpointState::Paused, None)
     );
-    let log = s.list_audit(&live, &page(10)).await.unwrap();
+    let log = list_audit(s, &live, &page(10)).await.unwrap();
     assert_eq!(log.data.len(), 1, "only the pause is audited");
     assert_eq!(log.data[0].parameters["from"], "active");
     assert_eq!(log.data[0].parameters["to"], "paused");

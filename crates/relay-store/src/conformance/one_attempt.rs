@@ -232,7 +232,7 @@ async fn land(s: &dyn Store, sc: &Scope, e: &Endpoint, id: &str, step: Step, now
                 updated_at: now,
                 finished_at: None,
             };
-            s.create_job(sc, &job, &audit("messages.bulk_retry", &job.id, now))
+            create_job(s, sc, &job, &audit("messages.bulk_retry", &job.id, now))
                 .await
                 .unwrap();
             let leased = lease_job(s, "j", now, lease_until)
@@ -266,7 +266,7 @@ async fn land(s: &dyn Store, sc: &Scope, e: &Endpoint, id: &str, step: Step, now
         }
         Cancel => {
             let audit = audit("message.cancelled", id, now);
-            match s.cancel_message(sc, id, now, Some(&audit)).await {
+            match cancel_message(s, sc, id, now, Some(&audit)).await {
                 Ok(_) | Err(StoreError::Conflict("message_not_pending")) => {}
                 Err(other) => panic!("cancel: {other}"),
             }
@@ -331,7 +331,7 @@ async fn interleave(s: &dyn Store, first: First, hour: &mut i64) {
         let cancelled = steps.contains(&Cancel) && first != First::Resend;
         let applied = s.complete(&[failed]).await.unwrap().applied;
         assert_eq!(applied, vec![!cancelled], "{case}: the attempt's end");
-        let m = s.get_message(&sc, &id).await.unwrap().unwrap();
+        let m = get_message(s, &sc, &id).await.unwrap().unwrap();
         let endpoint = s.get_endpoint(&sc, &e.id).await.unwrap().unwrap();
         if m.state.is_terminal() {
             continue;
@@ -370,8 +370,7 @@ pub async fn a_cancelled_attempts_lease_lapses_and_frees_the_message(s: &dyn Sto
     let (sc, _, claimed, failed) = under_attempt(s, First::Claim, base).await;
     let id = claimed.message.id.clone();
     let audit = audit("message.cancelled", &id, base);
-    let m = s
-        .cancel_message(&sc, &id, base.plus_seconds(1), Some(&audit))
+    let m = cancel_message(s, &sc, &id, base.plus_seconds(1), Some(&audit))
         .await
         .unwrap();
     assert_eq!(m.state, MessageState::Cancelled);

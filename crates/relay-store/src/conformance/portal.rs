@@ -7,7 +7,7 @@ use relay_core::model::{Environment, Tenant};
 use relay_core::time::Timestamp;
 use serde_json::json;
 
-use super::{T0, consumer, delete_consumer, page, scope, tenant, try_create_tenant};
+use super::{T0, consumer, delete_consumer, list_audit, page, scope, tenant, try_create_tenant};
 use crate::portal::{self, NewPortalToken, PortalToken};
 use crate::{AuditEntry, Commit, ExecutorExt as _, Result, Scope, Store, StoreError, new_id};
 
@@ -40,7 +40,7 @@ fn entry(action: &str, target: &str) -> AuditEntry {
 }
 
 async fn actions(s: &dyn Store, sc: &Scope) -> Vec<String> {
-    s.list_audit(sc, &page(100))
+    list_audit(s, sc, &page(100))
         .await
         .unwrap()
         .data
@@ -197,7 +197,7 @@ pub async fn portal_tokens_are_revoked_one_or_all_of_a_consumer(s: &dyn Store) {
             .unwrap()
             .is_active(later)
     );
-    let log = s.list_audit(&live, &page(100)).await.unwrap().data;
+    let log = list_audit(s, &live, &page(100)).await.unwrap().data;
     let all = log
         .iter()
         .find(|e| e.action == "portal_tokens.revoked")
@@ -223,7 +223,7 @@ pub async fn portal_tokens_are_revoked_one_or_all_of_a_consumer(s: &dyn Store) {
         0
     );
     assert_eq!(
-        s.list_audit(&live, &page(100)).await.unwrap().data.len(),
+        list_audit(s, &live, &page(100)).await.unwrap().data.len(),
         log.len()
     );
 }

@@ -17,7 +17,7 @@ fn manual_entry(action: &str, at: Timestamp) -> crate::AuditEntry {
 }
 
 async fn audit_log(s: &dyn Store, sc: &Scope) -> Vec<crate::AuditEntry> {
-    s.list_audit(sc, &page(100)).await.unwrap().data
+    list_audit(s, sc, &page(100)).await.unwrap().data
 }
 
 pub async fn manual_attempts_are_audited_with_their_lease(s: &dyn Store) {
@@ -78,7 +78,7 @@ pub async fn manual_attempts_are_audited_with_their_lease(s: &dyn Store) {
     assert_eq!(log[0].parameters["attempt_id"], attempt_id.as_str());
     assert_eq!(log[0].parameters["message_id"], id.as_str());
     assert_eq!(
-        s.get_message(&live, &id).await.unwrap().unwrap().state,
+        get_message(s, &live, &id).await.unwrap().unwrap().state,
         MessageState::Delivered
     );
     // The test send: the event, its message and the entry in one transaction.
@@ -222,7 +222,7 @@ pub async fn messages_record_the_event_type_version_that_shaped_them(s: &dyn Sto
     let live = &live;
     let m = |id: &str| {
         let id = id.to_string();
-        async move { s.get_message(live, &id).await.unwrap().unwrap() }
+        async move { get_message(s, live, &id).await.unwrap().unwrap() }
     };
     assert_eq!(m(&claimed[0].message.id).await.event_type_version, Some(1));
     assert_eq!(m(&claimed[1].message.id).await.event_type_version, None);

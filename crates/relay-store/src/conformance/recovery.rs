@@ -121,12 +121,12 @@ pub async fn key_rotation_retires_old_keys_and_is_audited(s: &dyn Store) {
         Err(StoreError::NotFound)
     ));
     assert_eq!(endpoint_keys(s, &e.id).await.unwrap().len(), 3);
-    let log = s.list_audit(&live, &page(10)).await.unwrap();
+    let log = list_audit(s, &live, &page(10)).await.unwrap();
     assert_eq!(log.data.len(), 2);
     assert_eq!(log.data[0].action, "endpoint.key_rotated");
     assert_eq!(log.data[0].parameters, json!({"overlap_hours": 24}));
     assert!(
-        s.list_audit(&scope(&other, Environment::Live), &page(10))
+        list_audit(s, &scope(&other, Environment::Live), &page(10))
             .await
             .unwrap()
             .data
@@ -140,17 +140,17 @@ pub async fn key_rotation_retires_old_keys_and_is_audited(s: &dyn Store) {
     )
     .await
     .unwrap();
-    let first = s.list_audit(&live, &page(2)).await.unwrap();
-    let rest = s
-        .list_audit(
-            &live,
-            &PageRequest {
-                after: first.next_after.clone(),
-                limit: 2,
-            },
-        )
-        .await
-        .unwrap();
+    let first = list_audit(s, &live, &page(2)).await.unwrap();
+    let rest = list_audit(
+        s,
+        &live,
+        &PageRequest {
+            after: first.next_after.clone(),
+            limit: 2,
+        },
+    )
+    .await
+    .unwrap();
     assert_eq!((first.data.len(), rest.data.len()), (2, 1));
 }
 
@@ -218,7 +218,7 @@ pub async fn pausing_holds_and_resuming_releases_in_due_order(s: &dyn Store) {
         .await,
         Err(StoreError::NotFound)
     ));
-    let log = s.list_audit(&live, &page(10)).await.unwrap();
+    let log = list_audit(s, &live, &page(10)).await.unwrap();
     assert_eq!(log.data.len(), 2);
 }
 
@@ -229,11 +229,11 @@ pub async fn cancelling_ends_pending_attempts_and_beats_a_late_completion(s: &dy
         .await
         .unwrap();
     let (a, b) = (&msgs.data[0], &msgs.data[1]);
-    let cancelled = s.cancel_message(&live, &a.id, T0, None).await.unwrap();
+    let cancelled = cancel_message(s, &live, &a.id, T0, None).await.unwrap();
     assert_eq!(cancelled.state, MessageState::Cancelled);
     assert_eq!(cancelled.terminal_reason.as_deref(), Some("cancelled"));
     assert!(matches!(
-        s.cancel_message(&live, &a.id, T0, None).await,
+        cancel_message(s, &live, &a.id, T0, None).await,
         Err(StoreError::Conflict(_))
     ));
     // In flight: the attempt's completion can no longer change it.
@@ -243,7 +243,7 @@ pub async fn cancelling_ends_pending_attempts_and_beats_a_late_completion(s: &dy
         .unwrap();
     assert_eq!(claimed.len(), 1);
     assert_eq!(claimed[0].message.id, b.id);
-    s.cancel_message(&live, &b.id, T0, None).await.unwrap();
+    cancel_message(s, &live, &b.id, T0, None).await.unwrap();
     assert_eq!(
         s.complete(&[completion(&claimed[0], "w", delivered(&claimed[0]))])
             .await
@@ -252,13 +252,12 @@ pub async fn cancelling_ends_pending_attempts_and_beats_a_late_completion(s: &dy
         vec![false]
     );
     assert_eq!(
-        s.get_message(&live, &b.id).await.unwrap().unwrap().state,
+        get_message(s, &live, &b.id).await.unwrap().unwrap().state,
         MessageState::Cancelled
     );
     let other = tenant(s, "b").await;
     assert!(matches!(
-        s.cancel_message(&scope(&other, Environment::Live), &b.id, T0, None)
-            .await,
+        cancel_message(s, &scope(&other, Environment::Live), &b.id, T0, None).await,
         Err(StoreError::NotFound)
     ));
 }

@@ -8,8 +8,9 @@ use relay_core::transition::Progress;
 use serde_json::json;
 
 use super::{
-    T0, advance_bulk_retry, audit, completion, consumer, delivered, delivery_fixture, endpoint,
-    lease_job, new_event, purge_before, scope, tenant,
+    T0, advance_bulk_retry, audit, cancel_message, completion, consumer, create_job, delivered,
+    delivery_fixture, endpoint, get_event, get_message, lease_job, new_event, purge_before, scope,
+    tenant,
 };
 use crate::{MessageFilter, NewEvent, Scope, Store, new_id};
 
@@ -104,10 +105,10 @@ pub async fn purge_keeps_events_whose_messages_are_live(s: &dyn Store) {
     let cutoff = T0.plus_seconds(86_400);
     assert_eq!(purge_before(s, cutoff, 10).await.unwrap(), 1);
     assert_eq!(purge_before(s, cutoff, 10).await.unwrap(), 0);
-    assert!(s.get_event(&live, "evt_done").await.unwrap().is_none());
+    assert!(get_event(s, &live, "evt_done").await.unwrap().is_none());
     for kept in ["evt_flight", "evt_resent", "evt_scheduled", "evt_held"] {
         assert!(
-            s.get_event(&live, kept).await.unwrap().is_some(),
+            get_event(s, &live, kept).await.unwrap().is_some(),
             "{kept} has a live message"
         );
         assert_eq!(state_of(s, &live, kept).await.len(), 1, "{kept}");
@@ -127,10 +128,15 @@ pub async fn purge_keeps_events_whose_messages_are_live(s: &dyn Store) {
         [true, true]
     );
     assert_eq!(purge_before(s, cutoff, 10).await.unwrap(), 2);
-    assert!(s.get_event(&live, "evt_flight").await.unwrap().is_none());
-    assert!(s.get_event(&live, "evt_resent").await.unwrap().is_none());
-    assert!(s.get_event(&live, "evt_scheduled").await.unwrap().is_some());
-    assert!(s.get_event(&live, "evt_held").await.unwrap().is_some());
+    assert!(get_event(s, &live, "evt_flight").await.unwrap().is_none());
+    assert!(get_event(s, &live, "evt_resent").await.unwrap().is_none());
+    assert!(
+        get_event(s, &live, "evt_scheduled")
+            .await
+            .unwrap()
+            .is_some()
+    );
+    assert!(get_event(s, &live, "evt_held").await.unwrap().is_some());
 }
 
 /// A disabled endpoint's `held` messages stay for the retention period
@@ -166,14 +172,14 @@ pub async fn a_disabled_endpoints_held_messages_go_with_retention(s: &dyn Store)
     assert_eq!(purge_before(s, T0, 10).await.unwrap(), 0);
     let cutoff = T0.plus_seconds(86_400);
     assert_eq!(purge_before(s, cutoff, 10).await.unwrap(), 1);
-    assert!(s.get_event(&live, "evt_gone").await.unwrap().is_none());
+    assert!(get_event(s, &live, "evt_gone").await.unwrap().is_none());
     assert!(state_of(s, &live, "evt_gone").await.is_empty());
     assert!(
-        s.get_event(&live, "evt_paused").await.unwrap().is_some(),
+        get_event(s, &live, "evt_paused").await.unwrap().is_some(),
         "a paused endpoint's held message is kept until it ends"
     );
     assert!(
-        s.get_event(&live, "evt_both").await.unwrap().is_some(),
+        get_event(s, &live, "evt_both").await.unwrap().is_some(),
         "the paused endpoint's message keeps the event"
     );
 }
@@ -194,12 +200,12 @@ pub async fn a_completion_whose_message_is_gone_is_skipped_and_the_rest_commit(s
         (&claimed[1], &claimed[0])
     };
     // Cancelled while its attempt runs, then purged with its event.
-    s.cancel_message(&live, &gone.message.id, T0, None)
+    cancel_message(s, &live, &gone.message.id, T0, None)
         .await
         .unwrap();
     assert_eq!(purge_before(s, T0.plus_seconds(1), 10).await.unwrap(), 1);
     assert!(
-        s.get_message(&live, &gone.message.id)
+        get_message(s, &live, &gone.message.id)
             .await
             .unwrap()
             .is_none()
@@ -214,8 +220,7 @@ pub async fn a_completion_whose_message_is_gone_is_skipped_and_the_rest_commit(s
         .expect("one vanished message does not fail the batch");
     assert_eq!(done.applied, [false, true]);
     assert_eq!(done.gone, std::slice::from_ref(&gone.message.id));
-    let m = s
-        .get_message(&live, &kept.message.id)
+    let m = get_message(s, &live, &kept.message.id)
         .await
         .unwrap()
         .unwrap();
@@ -284,7 +289,7 @@ pub async fn a_bulk_retry_restarts_nothing_whose_event_is_outside_retention(s: &
         updated_at: T0,
         finished_at: None,
     };
-    s.create_job(&live, &job, &audit("messages.bulk_retry", &job.id, T0))
+    create_job(s, &live, &job, &audit("messages.bulk_retry", &job.id, T0))
         .await
         .unwrap();
     let now = T0.plus_seconds(200);

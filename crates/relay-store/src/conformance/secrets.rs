@@ -8,7 +8,7 @@ use relay_core::sealed::MasterKey;
 use relay_core::secret::SecretValue;
 use serde_json::json;
 
-use super::{T0, page, scope, tenant};
+use super::{T0, list_audit, page, scope, tenant};
 use relay_core::model::Page;
 
 use crate::secrets::{self, PutOutcome, PutSecret, SecretInfo, open, seal};
@@ -137,7 +137,7 @@ pub async fn tenant_secrets_are_sealed_replaced_listed_and_deleted(s: &dyn Store
     ));
     assert!(get_secret(s, &test, "redis-pw").await.unwrap().is_some());
 
-    let audit = s.list_audit(&live, &page(10)).await.unwrap().data;
+    let audit = list_audit(s, &live, &page(10)).await.unwrap().data;
     let actions: Vec<&str> = audit.iter().map(|a| a.action.as_str()).collect();
     assert_eq!(
         actions,
@@ -253,7 +253,7 @@ pub async fn inbound_sources_keep_secret_references_and_are_audited(s: &dyn Stor
     )
     .await
     .unwrap();
-    let audit = s.list_audit(&live, &page(10)).await.unwrap().data;
+    let audit = list_audit(s, &live, &page(10)).await.unwrap().data;
     let actions: Vec<&str> = audit.iter().map(|a| a.action.as_str()).collect();
     assert_eq!(
         actions,

@@ -57,8 +57,7 @@ pub async fn seeded_messages_read_like_published_ones(s: &dyn Store) {
         10
     );
 
-    let m = s
-        .get_message(&live, "msg_bk-299")
+    let m = get_message(s, &live, "msg_bk-299")
         .await
         .unwrap()
         .expect("the last seeded message");
@@ -75,14 +74,12 @@ pub async fn seeded_messages_read_like_published_ones(s: &dyn Store) {
         (scheduled, 0, Some(due))
     );
     assert_eq!((m.created_at, m.environment), (T0, Environment::Live));
-    let ev = s
-        .get_event(&live, "bk-0")
+    let ev = get_event(s, &live, "bk-0")
         .await
         .unwrap()
         .expect("a seeded event");
     assert_eq!(ev.event_type, "bench.seeded");
-    let failed = s
-        .get_message(&live, "msg_ex-3")
+    let failed = get_message(s, &live, "msg_ex-3")
         .await
         .unwrap()
         .expect("a failed one");
@@ -127,5 +124,5 @@ pub async fn seeded_messages_read_like_published_ones(s: &dyn Store) {
 
     // Another environment sees none of them.
     let test = scope(&t, Environment::Test);
-    assert!(s.get_message(&test, "msg_bk-0").await.unwrap().is_none());
+    assert!(get_message(s, &test, "msg_bk-0").await.unwrap().is_none());
 }

@@ -6,8 +6,8 @@ use relay_core::id::IdKind;
 use relay_core::model::{Consumer, ConsumerKind, Environment, MessageState};
 
 use super::{
-    LIMITS, T0, audit, consumer, create_consumer, endpoint, endpoint_value, get_consumer,
-    list_consumers, new_event, page, scope, tenant,
+    LIMITS, T0, audit, cancel_message, consumer, create_consumer, endpoint, endpoint_value,
+    get_consumer, get_message, list_audit, list_consumers, new_event, page, scope, tenant,
 };
 use crate::{Scope, Store, StoreError, new_id};
 
@@ -78,7 +78,7 @@ pub async fn a_tenant_has_at_most_one_tenant_consumer_per_environment(s: &dyn St
 }
 
 async fn entries(s: &dyn Store, sc: &Scope) -> usize {
-    s.list_audit(sc, &page(50)).await.unwrap().data.len()
+    list_audit(s, sc, &page(50)).await.unwrap().data.len()
 }
 
 pub async fn an_audit_entry_commits_with_its_change_or_not_at_all(s: &dyn Store) {
@@ -142,12 +142,12 @@ pub async fn an_audit_entry_commits_with_its_change_or_not_at_all(s: &dyn Store)
         .unwrap()
         .data[0];
     assert!(
-        s.cancel_message(&live, &m.id, T0, Some(&taken))
+        cancel_message(s, &live, &m.id, T0, Some(&taken))
             .await
             .is_err()
     );
     assert_eq!(
-        s.get_message(&live, &m.id).await.unwrap().unwrap().state,
+        get_message(s, &live, &m.id).await.unwrap().unwrap().state,
         MessageState::Scheduled
     );
     // Removing an endpoint.
@@ -175,7 +175,8 @@ pub async fn an_audit_entry_commits_with_its_change_or_not_at_all(s: &dyn Store)
             .unwrap()
             .auto_disable
     );
-    s.cancel_message(
+    cancel_message(
+        s,
         &live,
         &m.id,
         T0,
@@ -200,8 +201,7 @@ pub async fn an_audit_entry_commits_with_its_change_or_not_at_all(s: &dyn Store)
     )
     .await
     .unwrap();
-    let actions: Vec<String> = s
-        .list_audit(&live, &page(50))
+    let actions: Vec<String> = list_audit(s, &live, &page(50))
         .await
         .unwrap()
         .data

@@ -5,7 +5,7 @@
 //! - [`Operator`]: migrations and a master key rotation's re-sealing.
 //! - [`Catalog`]: what a tenant configures (event types, endpoints).
 //! - [`Traffic`]: what the API does with events and messages (publish,
-//!   reads, cancel, recover, replay, jobs, audit, health).
+//!   reads, recover, replay).
 //! - [`Dispatch`]: what the dispatcher needs to deliver.
 //! - [`InboundStore`]: inbound provider webhooks' sources, receipts and ledger.
 //! - [`Executor`](crate::Executor): operations a caller composes, as one
@@ -15,8 +15,11 @@
 //!   dispatcher's upkeep, `crate::retention` and `crate::jobs`, settings,
 //!   tenants and API keys, `crate::settings` and `crate::tenants`, and
 //!   object storage batches, `crate::object_batches`, consumers,
-//!   `crate::consumers`, and endpoints' signing keys and shape sources,
-//!   `crate::endpoints`, have no role of their own any more).
+//!   `crate::consumers`, endpoints' signing keys and shape sources,
+//!   `crate::endpoints`, the endpoint health view, `crate::health`, the
+//!   audit log, `crate::audit`, and reading an event or a message and
+//!   cancelling a message, `crate::messages`, have no role of their own
+//!   any more).
 //!
 //! [`Store`] is all of them, for wiring (`Arc<dyn Store>`).
 

@@ -1,17 +1,18 @@
 //! [`Traffic`]: what the API does with a tenant's events and messages:
-//! publishing, reading what happened, and recovering what failed (cancel,
-//! recover, replay, bulk retry jobs), with the audit log and the health
-//! view.
+//! publishing, reading what happened, and recovering what failed (recover,
+//! replay). Reading an event or a message, cancelling, bulk retry jobs, the
+//! audit log and the health view run through the executor
+//! (`crate::messages`, `crate::jobs`, `crate::audit`, `crate::health`).
 
 use async_trait::async_trait;
-use relay_core::model::{Attempt, Event, Message, Page};
+use relay_core::model::{Attempt, Message, Page};
 use relay_core::time::Timestamp;
 
 use crate::backend::Backend;
 use crate::exec::Commit;
 use crate::{
-    AuditEntry, EndpointWarning, HealthFacts, Job, MessageFilter, NewEvent, PageRequest,
-    PublishOutcome, Result, Scope, StoreError, audit, health, jobs, messages, recovery,
+    AuditEntry, MessageFilter, NewEvent, PageRequest, PublishOutcome, Result, Scope, StoreError,
+    messages, recovery,
 };
 
 #[async_trait]
@@ -21,8 +22,6 @@ pub trait Traffic: Send + Sync {
     /// `crate::group`); with an [`crate::Intake`] set, leases what it has
     /// room for.
     async fn publish(&self, scope: &Scope, event: NewEvent) -> Result<PublishOutcome>;
-    async fn get_event(&self, scope: &Scope, id: &str) -> Result<Option<Event>>;
-    async fn get_message(&self, scope: &Scope, id: &str) -> Result<Option<Message>>;
     async fn list_messages(
         &self,
         scope: &Scope,
@@ -37,18 +36,6 @@ pub trait Traffic: Send + Sync {
         page: &PageRequest,
     ) -> Result<Page<Attempt>>;
 
-    /// Cancels a message's pending attempts (`cancelled`); an attempt in
-    /// flight finishes but cannot change the message any more, and until
-    /// its lease would have ended no other attempt starts beside it (the
-    /// lease's `lease_until` stays). `audit` (if any) is written in the
-    /// same transaction.
-    async fn cancel_message(
-        &self,
-        scope: &Scope,
-        message_id: &str,
-        now: Timestamp,
-        audit: Option<&AuditEntry>,
-    ) -> Result<Message>;
     /// Requeues an endpoint's failed and unattempted messages created in
     /// `[since, until)`: their schedule restarts at `audit.at`. Returns how
     /// many, and how many it left because a manual attempt held their
@@ -84,20 +71,6 @@ pub trait Traffic: Send + Sync {
         event_types: Option<&[String]>,
         audit: &AuditEntry,
     ) -> Result<u64>;
-    /// Queues a job (audited with `audit` in the same transaction).
-    async fn create_job(&self, scope: &Scope, job: &Job, audit: &AuditEntry) -> Result<()>;
-    async fn get_job(&self, scope: &Scope, id: &str) -> Result<Option<Job>>;
-
-    /// The audit log, oldest first, keyset-paginated.
-    async fn list_audit(&self, scope: &Scope, page: &PageRequest) -> Result<Page<AuditEntry>>;
-    /// The raw facts of an endpoint's health at `now`.
-    async fn health_facts(&self, endpoint_id: &str, now: Timestamp) -> Result<HealthFacts>;
-    /// The endpoint's most recent health warnings, newest first.
-    async fn endpoint_warnings(
-        &self,
-        endpoint_id: &str,
-        limit: u32,
-    ) -> Result<Vec<EndpointWarning>>;
 }
 
 #[async_trait]
@@ -112,14 +85,6 @@ impl<B: Backend> Traffic for B {
         answer
             .await
             .map_err(|_| StoreError::Unavailable("the publish committer has stopped"))?
-    }
-
-    async fn get_event(&self, scope: &Scope, id: &str) -> Result<Option<Event>> {
-        messages::get_event(&mut *self.reader().await?, scope, id).await
-    }
-
-    async fn get_message(&self, scope: &Scope, id: &str) -> Result<Option<Message>> {
-        messages::get(&mut *self.reader().await?, scope, id).await
     }
 
     async fn list_messages(
@@ -138,22 +103,6 @@ impl<B: Backend> Traffic for B {
         page: &PageRequest,
     ) -> Result<Page<Attempt>> {
         messages::attempts(&mut *self.reader().await?, scope, message_id, page).await
-    }
-
-    async fn cancel_message(
-        &self,
-        scope: &Scope,
-        message_id: &str,
-        now: Timestamp,
-        audit: Option<&AuditEntry>,
-    ) -> Result<Message> {
-        let (scope, message_id, audit) = (scope.clone(), message_id.to_string(), audit.cloned());
-        self.write(Commit::Durable, move |x| {
-            Box::pin(
-                async move { messages::cancel(x, &scope, &message_id, now, audit.as_ref()).await },
-            )
-        })
-        .await
     }
 
     async fn recover(
@@ -274,33 +223,5 @@ impl<B: Backend> Traffic for B {
                 None => return Ok(created),
             }
         }
-    }
-
-    async fn create_job(&self, scope: &Scope, job: &Job, audit: &AuditEntry) -> Result<()> {
-        let (scope, job, audit) = (scope.clone(), job.clone(), audit.clone());
-        self.write(Commit::Durable, move |x| {
-            Box::pin(async move { jobs::create(x, &scope, &job, &audit).await })
-        })
-        .await
-    }
-
-    async fn get_job(&self, scope: &Scope, id: &str) -> Result<Option<Job>> {
-        jobs::get(&mut *self.reader().await?, scope, id).await
-    }
-
-    async fn list_audit(&self, scope: &Scope, page: &PageRequest) -> Result<Page<AuditEntry>> {
-        audit::list(&mut *self.reader().await?, scope, page).await
-    }
-
-    async fn health_facts(&self, endpoint_id: &str, now: Timestamp) -> Result<HealthFacts> {
-        health::facts(&mut *self.reader().await?, endpoint_id, now).await
-    }
-
-    async fn endpoint_warnings(
-        &self,
-        endpoint_id: &str,
-        limit: u32,
-    ) -> Result<Vec<EndpointWarning>> {
-        health::warnings(&mut *self.reader().await?, endpoint_id, limit).await
     }
 }

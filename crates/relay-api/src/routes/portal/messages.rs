@@ -8,7 +8,7 @@ use axum::extract::{Path, State};
 use relay_core::model::{Attempt, Message, MessageState, Page};
 use relay_core::time::Timestamp;
 use relay_engine::shapes::ShapeError;
-use relay_store::MessageFilter;
+use relay_store::{ExecutorExt as _, MessageFilter};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
@@ -106,7 +106,11 @@ pub async fn get_message(
 ) -> Result<Json<PortalMessage>, ApiError> {
     let (message, endpoint) = auth.message_of(&state, &id).await?;
     let scope = auth.token.scope();
-    let Some(event) = state.store.get_event(&scope, &message.event_id).await? else {
+    let (sc, event_id) = (scope.clone(), message.event_id.clone());
+    let found = state.store.read(move |mut x| {
+        Box::pin(async move { relay_store::messages::get_event(&mut x, &sc, &event_id).await })
+    });
+    let Some(event) = found.await? else {
         return Ok(Json(PortalMessage {
             message,
             event: None,

@@ -7,7 +7,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use relay_core::id::IdKind;
 use relay_core::model::{BulkRetry, JobKind, JobState};
-use relay_store::new_id;
+use relay_store::{Commit, ExecutorExt as _, new_id};
 
 use super::*;
 use crate::AppState;
@@ -65,7 +65,15 @@ pub async fn bulk_retry(
         finished_at: None,
     };
     let audit = entry(&auth, "messages.bulk_retry", &job.id, parameters, now);
-    state.store.create_job(&auth.scope, &job, &audit).await?;
+    let (scope, queued) = (auth.scope.clone(), job.clone());
+    state
+        .store
+        .write(Commit::Durable, move |mut x| {
+            Box::pin(
+                async move { relay_store::jobs::create(&mut x, &scope, &queued, &audit).await },
+            )
+        })
+        .await?;
     Ok((StatusCode::ACCEPTED, Json(job)))
 }
 
@@ -78,9 +86,12 @@ pub async fn job(
     auth: TenantAuth,
     Path(id): Path<String>,
 ) -> Result<Json<relay_store::Job>, ApiError> {
+    let scope = auth.scope.clone();
     state
         .store
-        .get_job(&auth.scope, &id)
+        .read(move |mut x| {
+            Box::pin(async move { relay_store::jobs::get(&mut x, &scope, &id).await })
+        })
         .await?
         .map(Json)
         .ok_or_else(|| ApiError::not_found("job"))

@@ -10,7 +10,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use relay_core::id::IdKind;
 use relay_core::model::{Attempt, Message};
-use relay_store::{StoreError, new_id};
+use relay_store::{Commit, ExecutorExt as _, StoreError, new_id};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -31,9 +31,14 @@ pub async fn cancel(
 ) -> Result<Json<Message>, ApiError> {
     let now = state.clock.now();
     let audit = entry(&auth, "message.cancelled", &id, serde_json::json!({}), now);
+    let scope = auth.scope.clone();
     let message = state
         .store
-        .cancel_message(&auth.scope, &id, now, Some(&audit))
+        .write(Commit::Durable, move |mut x| {
+            Box::pin(async move {
+                relay_store::messages::cancel(&mut x, &scope, &id, now, Some(&audit)).await
+            })
+        })
         .await
         .map_err(|e| match e {
             StoreError::Conflict(_) => ApiError::new(
@@ -110,7 +115,10 @@ pub async fn resend(
         })?;
     let message = state
         .store
-        .get_message(&auth.scope, &id)
+        .read({
+            let (sc, id) = (auth.scope.clone(), id.clone());
+            move |mut x| Box::pin(async move { relay_store::messages::get(&mut x, &sc, &id).await })
+        })
         .await?
         .ok_or_else(|| ApiError::not_found("message"))?;
     Ok(Json(Resent {
@@ -270,7 +278,10 @@ pub async fn test(
         })?;
     let message = state
         .store
-        .get_message(&auth.scope, &message_id)
+        .read({
+            let (sc, id) = (auth.scope.clone(), message_id.clone());
+            move |mut x| Box::pin(async move { relay_store::messages::get(&mut x, &sc, &id).await })
+        })
         .await?
         .ok_or_else(|| ApiError::not_found("message"))?;
     Ok(Json(TestSent {
