@@ -21,6 +21,7 @@
 //! `limits.rs`.
 
 mod kept;
+mod line;
 
 use std::net::SocketAddr;
 
@@ -28,6 +29,7 @@ use relay_core::secret::SecretValue;
 use relay_net::{ErrorKind, Guard, GuardError};
 
 pub use self::kept::{Exchange, Kept, Link};
+pub use self::line::{LineErrors, ReadError, read_line};
 use crate::{Invalid, Record};
 
 /// The code of a refused username, password or token (every broker kind and

@@ -4,7 +4,7 @@
 //! and `HPUB`. The connection comes from the outbound guard; nothing here
 //! opens a socket.
 
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt};
+use tokio::io::{AsyncBufRead, AsyncReadExt};
 
 /// The longest control line read (an `INFO` with its cluster URLs).
 const MAX_LINE: usize = 64 * 1024;
@@ -38,14 +38,8 @@ pub struct Info {
     pub jetstream: bool,
 }
 
-/// A server operation that breaks the protocol.
-#[derive(Debug, thiserror::Error)]
-pub enum ReadError {
-    #[error("connection: {0}")]
-    Io(#[from] std::io::Error),
-    #[error("protocol: {0}")]
-    Protocol(&'static str),
-}
+pub use crate::broker::ReadError;
+use crate::broker::{LineErrors, read_line};
 
 /// The credentials `CONNECT` carries.
 #[derive(Clone, Copy, Default)]
@@ -159,19 +153,11 @@ impl Headers {
 }
 
 async fn line<R: AsyncBufRead + Unpin + Send>(r: &mut R) -> Result<String, ReadError> {
-    let mut buf = Vec::new();
-    let n = (&mut *r)
-        .take(MAX_LINE as u64)
-        .read_until(b'\n', &mut buf)
-        .await?;
-    if n == 0 {
-        return Err(ReadError::Io(std::io::ErrorKind::UnexpectedEof.into()));
-    }
-    if !buf.ends_with(b"\r\n") {
-        return Err(ReadError::Protocol("a line without CRLF"));
-    }
-    buf.truncate(buf.len() - 2);
-    String::from_utf8(buf).map_err(|_| ReadError::Protocol("a line that is not UTF-8"))
+    const ERRORS: LineErrors = LineErrors {
+        no_crlf: "a line without CRLF",
+        not_utf8: "a line that is not UTF-8",
+    };
+    read_line(r, MAX_LINE, &ERRORS).await
 }
 
 fn size(s: &str) -> Result<usize, ReadError> {

@@ -2,7 +2,7 @@
 //! as arrays of bulk strings, and the replies they get. The connection
 //! comes from the outbound guard; nothing here opens a socket.
 
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt};
+use tokio::io::{AsyncBufRead, AsyncReadExt};
 
 /// The longest reply line or bulk string read (an `XADD` answer is an id).
 const MAX_REPLY: usize = 64 * 1024;
@@ -30,29 +30,15 @@ pub fn command(args: &[&[u8]]) -> Vec<u8> {
     out
 }
 
-/// A reply that breaks the protocol.
-#[derive(Debug, thiserror::Error)]
-pub enum ReadError {
-    #[error("connection: {0}")]
-    Io(#[from] std::io::Error),
-    #[error("protocol: {0}")]
-    Protocol(&'static str),
-}
+pub use crate::broker::ReadError;
+use crate::broker::{LineErrors, read_line};
 
 async fn line<R: AsyncBufRead + Unpin + Send>(r: &mut R) -> Result<String, ReadError> {
-    let mut buf = Vec::new();
-    let n = (&mut *r)
-        .take(MAX_REPLY as u64)
-        .read_until(b'\n', &mut buf)
-        .await?;
-    if n == 0 {
-        return Err(ReadError::Io(std::io::ErrorKind::UnexpectedEof.into()));
-    }
-    if !buf.ends_with(b"\r\n") {
-        return Err(ReadError::Protocol("a reply line without CRLF"));
-    }
-    buf.truncate(buf.len() - 2);
-    String::from_utf8(buf).map_err(|_| ReadError::Protocol("a reply line that is not UTF-8"))
+    const ERRORS: LineErrors = LineErrors {
+        no_crlf: "a reply line without CRLF",
+        not_utf8: "a reply line that is not UTF-8",
+    };
+    read_line(r, MAX_REPLY, &ERRORS).await
 }
 
 fn number(s: &str) -> Result<i64, ReadError> {
