@@ -701,8 +701,9 @@ fn the_role_is_all_by_default_and_the_flag_overrides_file_and_environment() {
         role: Some(role.to_string()),
         ..Default::default()
     };
-    // (flags, environment, role, where it came from)
-    let cases: Vec<(Flags, Vec<(&str, &str)>, Role, &str)> = vec![
+    /// Flags, environment, the role, where it came from.
+    type Case<'a> = (Flags, Vec<(&'a str, &'a str)>, Role, &'a str);
+    let cases: Vec<Case> = vec![
         (Flags::default(), vec![], Role::All, "# default"),
         (flag("all"), vec![], Role::All, "# flag --role"),
         (flag("api"), vec![], Role::Api, "# flag --role"),
