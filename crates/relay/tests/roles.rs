@@ -61,6 +61,16 @@ fn a_worker_serves_health_readiness_and_metrics_and_no_api() {
         harness::http("GET", &format!("{}/healthz", worker.url), None, None).expect("GET /healthz");
     assert_eq!((status, body.as_str()), (200, "ok"));
     assert_ready_as(&worker, "worker");
+    // The container's probe says the role as well.
+    let listen = worker.url.trim_start_matches("http://");
+    let out = relay(
+        dir.path(),
+        &["healthcheck", "--ready", "--listen", listen],
+        &[],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{out:?}");
+    assert!(stdout.contains("answered 200 (role worker)"), "{stdout}");
 
     let op = worker.operator();
     for (method, path, body) in [
@@ -235,4 +245,65 @@ fn an_api_node_and_a_worker_on_one_postgres_deliver_and_only_the_worker_attempts
     assert_eq!(status, 404);
     api_node.assert_no_panic();
     worker.assert_no_panic();
+}
+
+/// `relay` with `args` in an empty directory, no `RELAY_*` but `env`.
+fn relay(dir: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_relay"));
+    cmd.args(args).current_dir(dir);
+    for (k, _) in std::env::vars() {
+        if k.starts_with("RELAY_") {
+            cmd.env_remove(k);
+        }
+    }
+    cmd.envs(env.iter().copied()).output().expect("run relay")
+}
+
+#[test]
+fn config_check_and_serve_refuse_an_invalid_role_and_show_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let data = data.to_str().unwrap();
+    let wanted = "server.role must be one of \"all\", \"api\", \"worker\"";
+    for (args, env) in [
+        (
+            vec!["config", "check"],
+            vec![("RELAY_SERVER__ROLE", "workers")],
+        ),
+        (vec!["config", "check", "--role", "API"], vec![]),
+        (
+            vec![
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--data-dir",
+                data,
+                "--role",
+                "both",
+            ],
+            vec![],
+        ),
+    ] {
+        let out = relay(dir.path(), &args, &env);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} {env:?} succeeded");
+        assert!(stderr.contains(wanted), "{args:?} {env:?}: {stderr}");
+    }
+    assert!(
+        !std::path::Path::new(data).exists(),
+        "serve stopped before it opened anything"
+    );
+    let out = relay(
+        dir.path(),
+        &["config", "check", "--role", "api"],
+        &[("RELAY_SERVER__ROLE", "worker")],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("role = \"api\"") && l.contains("flag --role")),
+        "{stdout}"
+    );
 }
