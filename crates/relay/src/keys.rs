@@ -200,7 +200,12 @@ pub async fn rotate_master(config: &Config, args: &RotateArgs) -> anyhow::Result
     let master = load(config, &*store).await?;
     let (mut scanned, mut resealed, mut batches) = (0u64, 0u64, 0u64);
     loop {
-        let p = store.reseal_batch(&master, args.batch_size).await?;
+        let (key, limit) = (master.clone(), args.batch_size);
+        let p = store
+            .write(Commit::Durable, move |mut x| {
+                Box::pin(async move { relay_store::reseal::batch(&mut x, &key, limit).await })
+            })
+            .await?;
         scanned += p.scanned;
         resealed += p.resealed;
         batches += 1;

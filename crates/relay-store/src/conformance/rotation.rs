@@ -19,9 +19,9 @@ use super::{
     tenant,
 };
 use crate::inbound::{open_secret, seal_secret};
-use crate::reseal::{CHECK_SETTING, CURSOR_SETTING};
+use crate::reseal::{CHECK_SETTING, CURSOR_SETTING, Progress};
 use crate::secrets::{PutSecret, seal};
-use crate::{EndpointKeyRecord, Scope, Store, StoreError};
+use crate::{Commit, EndpointKeyRecord, ExecutorExt as _, Result, Scope, Store, StoreError};
 
 const OLD: [u8; 32] = [0x11; 32];
 const NEW: [u8; 32] = [0x22; 32];
@@ -137,14 +137,14 @@ pub async fn a_master_key_rotation_reseals_everything_and_resumes_after_an_inter
         4 + 4 + 2 + 1,
         "every sealed value is read back"
     );
-    assert!(!s.rotation_under_way().await.unwrap());
+    assert!(!rotation_under_way(s).await.unwrap());
 
     // Two batches of 3, then the rotation is interrupted.
     for _ in 0..2 {
-        let p = s.reseal_batch(&both, 3).await.unwrap();
+        let p = reseal_batch(s, &both, 3).await.unwrap();
         assert_eq!((p.scanned, p.resealed, p.done), (3, 3, false));
     }
-    assert!(s.rotation_under_way().await.unwrap());
+    assert!(rotation_under_way(s).await.unwrap());
     let midway = read().await;
     let under_new = midway
         .iter()
@@ -181,7 +181,7 @@ pub async fn a_master_key_rotation_reseals_everything_and_resumes_after_an_inter
     // Resumed: from the cursor, to the end.
     let mut total = (0, 0);
     loop {
-        let p = s.reseal_batch(&both, 3).await.unwrap();
+        let p = reseal_batch(s, &both, 3).await.unwrap();
         total = (total.0 + p.scanned, total.1 + p.resealed);
         if p.done {
             break;
@@ -192,7 +192,7 @@ pub async fn a_master_key_rotation_reseals_everything_and_resumes_after_an_inter
         (5, 4),
         "the rest, once each; the replaced one left alone"
     );
-    assert!(!s.rotation_under_way().await.unwrap());
+    assert!(!rotation_under_way(s).await.unwrap());
     let after = read().await;
     for (what, v, aad) in &after {
         assert!(new_only.open(v, aad).is_ok(), "{what} is under the new key");
@@ -225,13 +225,13 @@ pub async fn a_master_key_rotation_reseals_everything_and_resumes_after_an_inter
     );
 
     // Run again: nothing left to move.
-    let p = s.reseal_batch(&new_only, 100).await.unwrap();
+    let p = reseal_batch(s, &new_only, 100).await.unwrap();
     assert_eq!((p.resealed, p.done), (0, true));
 
     // A rotation given the wrong previous key stops at the first value it
     // cannot open, naming the row, never a key.
     let wrong = MasterKey::from_bytes([0x33; 32]).with_previous([0x44; 32]);
-    let err = s.reseal_batch(&wrong, 100).await.unwrap_err();
+    let err = reseal_batch(s, &wrong, 100).await.unwrap_err();
     let text = err.to_string();
     assert!(matches!(err, StoreError::Corrupt(_)), "{text}");
     assert!(text.contains("endpoint_keys"), "{text}");
@@ -255,4 +255,17 @@ async fn endpoints_key(s: &dyn Store, endpoints: &[String], id: &str) -> Endpoin
         }
     }
     panic!("no key {id}")
+}
+
+async fn reseal_batch(s: &dyn Store, master: &MasterKey, limit: u32) -> Result<Progress> {
+    let master = master.clone();
+    s.write(Commit::Durable, move |mut x| {
+        Box::pin(async move { crate::reseal::batch(&mut x, &master, limit).await })
+    })
+    .await
+}
+
+async fn rotation_under_way(s: &dyn Store) -> Result<bool> {
+    s.read(move |mut x| Box::pin(async move { crate::reseal::under_way(&mut x).await }))
+        .await
 }

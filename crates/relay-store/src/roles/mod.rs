@@ -2,7 +2,7 @@
 //! store, and is implemented once for every [`Backend`](crate::backend::Backend)
 //! over the operations of the aggregate modules (`crate::tenants`, …).
 //!
-//! - [`Operator`]: migrations and a master key rotation's re-sealing.
+//! - [`Operator`]: the backend's name and migrations.
 //! - [`Catalog`]: what a tenant configures (event types, endpoints).
 //! - [`Traffic`]: what the API does with events and messages (publish,
 //!   reads, recover, replay).

@@ -1,14 +1,13 @@
-//! [`Operator`]: what `relay serve` and `relay migrate` need at start, and
-//! `relay keys` for a master key rotation: migrations and re-sealing.
+//! [`Operator`]: what `relay serve` and `relay migrate` need at start: the
+//! backend's name and migrations, which run before any operation does.
 //! Settings, tenants and their API keys (`crate::settings`,
-//! `crate::tenants`) run through the executor (`crate::executor`).
-
-use async_trait::async_trait;
-use relay_core::sealed::MasterKey;
+//! `crate::tenants`) and a master key rotation's re-sealing
+//! (`crate::reseal`) run through the executor (`crate::executor`).
 
 use crate::Result;
 use crate::backend::Backend;
 use crate::exec::Commit;
+use async_trait::async_trait;
 
 #[async_trait]
 pub trait Operator: Send + Sync {
@@ -24,14 +23,6 @@ pub trait Operator: Send + Sync {
     async fn migrate_with(&self, options: crate::migrate::Options) -> Result<()>;
     /// Where the schema stands against this binary's migrations (migrates nothing).
     async fn schema_status(&self) -> Result<crate::migrate::SchemaStatus>;
-
-    /// One batch of a master key rotation: re-seals up to `limit` values
-    /// under `master`'s current key, resuming where the last batch stopped
-    /// (`crate::reseal`).
-    async fn reseal_batch(&self, master: &MasterKey, limit: u32)
-    -> Result<crate::reseal::Progress>;
-    /// Whether a master key rotation was started and has not finished.
-    async fn rotation_under_way(&self) -> Result<bool>;
 }
 
 #[async_trait]
@@ -62,21 +53,5 @@ impl<B: Backend> Operator for B {
             })
         })
         .await
-    }
-
-    async fn reseal_batch(
-        &self,
-        master: &MasterKey,
-        limit: u32,
-    ) -> Result<crate::reseal::Progress> {
-        let master = master.clone();
-        self.write(Commit::Durable, move |x| {
-            Box::pin(async move { crate::reseal::batch(x, &master, limit).await })
-        })
-        .await
-    }
-
-    async fn rotation_under_way(&self) -> Result<bool> {
-        crate::reseal::under_way(&mut *self.reader().await?).await
     }
 }
