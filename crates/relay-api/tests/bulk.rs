@@ -142,22 +142,21 @@ async fn a_large_recover_leaves_another_tenants_publishes_their_own_pace() {
     );
     // Complete and exact: every failed message restarted, each once.
     assert_eq!(recovered["requeued"], RECOVERED, "{recovered}");
-    let left =
-        h.db.store
-            .list_messages(
-                &scope,
-                &MessageFilter {
-                    endpoint_id: Some(ep.clone()),
-                    states: Some(vec![MessageState::Exhausted]),
-                    ..Default::default()
-                },
-                &PageRequest {
-                    after: None,
-                    limit: 1,
-                },
-            )
-            .await
-            .unwrap();
+    let left = relay_store::conformance::list_messages(
+        &*h.db.store,
+        &scope,
+        &MessageFilter {
+            endpoint_id: Some(ep.clone()),
+            states: Some(vec![MessageState::Exhausted]),
+            ..Default::default()
+        },
+        &PageRequest {
+            after: None,
+            limit: 1,
+        },
+    )
+    .await
+    .unwrap();
     assert!(left.data.is_empty(), "a failed message was not recovered");
 }
 

@@ -336,43 +336,46 @@ impl<P: Peer> Harness<P> {
 
     /// Every message, oldest first.
     pub async fn messages(&self) -> Vec<Message> {
-        self.store()
-            .list_messages(
-                &self.scope,
-                &MessageFilter::default(),
-                &PageRequest {
-                    after: None,
-                    limit: 250,
-                },
-            )
-            .await
-            .unwrap()
-            .data
+        relay_store::conformance::list_messages(
+            self.store(),
+            &self.scope,
+            &MessageFilter::default(),
+            &PageRequest {
+                after: None,
+                limit: 250,
+            },
+        )
+        .await
+        .unwrap()
+        .data
     }
 
     pub async fn only_message(&self) -> Message {
-        let page = self
-            .store()
-            .list_messages(
-                &self.scope,
-                &MessageFilter::default(),
-                &PageRequest {
-                    after: None,
-                    limit: 10,
-                },
-            )
-            .await
-            .unwrap();
+        let page = relay_store::conformance::list_messages(
+            self.store(),
+            &self.scope,
+            &MessageFilter::default(),
+            &PageRequest {
+                after: None,
+                limit: 10,
+            },
+        )
+        .await
+        .unwrap();
         assert_eq!(page.data.len(), 1, "{:?}", page.data);
         page.data.into_iter().next().unwrap()
     }
 
     pub async fn attempts(&self, message: &Message) -> Vec<Attempt> {
-        self.store()
-            .list_attempts(&self.scope, &message.id, &PageRequest::first(250))
-            .await
-            .unwrap()
-            .data
+        relay_store::conformance::list_attempts(
+            self.store(),
+            &self.scope,
+            &message.id,
+            &PageRequest::first(250),
+        )
+        .await
+        .unwrap()
+        .data
     }
 
     /// The signing secret as a consumer holds it (`whsec_…`).

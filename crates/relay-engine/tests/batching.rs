@@ -13,7 +13,6 @@ use common::{Env, Setup};
 use relay_core::model::{AttemptTrigger, Destination, LocalDirDestination, Message, MessageState};
 use relay_core::signature::{SignatureHeaders, verify};
 use relay_core::time::Clock;
-use relay_store::PageRequest;
 use sha2::Digest;
 
 const DATA: &str = r#"{"order_id":"1042","carrier":"DHL"}"#;
@@ -68,14 +67,6 @@ fn event_ids(bytes: &[u8]) -> Vec<String> {
         .collect()
 }
 
-async fn attempts(e: &Env, m: &Message) -> Vec<relay_core::model::Attempt> {
-    e.store()
-        .list_attempts(&e.scope, &m.id, &PageRequest::first(250))
-        .await
-        .unwrap()
-        .data
-}
-
 async fn message_of(e: &Env, event: &str) -> Message {
     e.messages()
         .await
@@ -122,7 +113,7 @@ async fn batches_close_by_count_then_by_time_and_each_member_records_its_line() 
         for (i, id) in ids.iter().enumerate() {
             let m = message_of(&e, id).await;
             assert_eq!(m.state, MessageState::Delivered);
-            let a = attempts(&e, &m).await;
+            let a = e.attempts(&m.id).await;
             assert_eq!(a.len(), 1, "{a:?}");
             assert_eq!(a[0].outcome.as_str(), "delivered");
             assert_eq!(a[0].trigger, AttemptTrigger::Scheduled);
@@ -182,7 +173,7 @@ async fn a_failed_write_is_retried_whole_the_same_bytes_and_a_resend_writes_it_a
         let m = message_of(&e, id).await;
         assert_eq!(m.state, MessageState::Scheduled, "{m:?}");
         assert_eq!(m.attempts_used, 1);
-        let a = attempts(&e, &m).await;
+        let a = e.attempts(&m.id).await;
         assert_eq!(a[0].outcome.as_str(), "retry");
         assert!(a[0].detail["error"].is_string(), "{:?}", a[0].detail);
         failed.push((m, a[0].clone()));
@@ -216,7 +207,7 @@ async fn a_failed_write_is_retried_whole_the_same_bytes_and_a_resend_writes_it_a
     for (m, before) in &failed {
         let m = message_of(&e, &m.event_id).await;
         assert_eq!(m.state, MessageState::Delivered, "{m:?}");
-        let a = attempts(&e, &m).await;
+        let a = e.attempts(&m.id).await;
         assert_eq!(a.len(), 2);
         assert_eq!(a[1].detail["batch_id"], before.detail["batch_id"]);
         assert_eq!(a[1].body_sha256, before.body_sha256);
@@ -241,10 +232,10 @@ async fn a_failed_write_is_retried_whole_the_same_bytes_and_a_resend_writes_it_a
     assert_eq!(a.detail["line"], line_of_second);
     assert_eq!(std::fs::read(dir.join(name)).unwrap(), *bytes);
     assert_eq!(
-        attempts(&e, &message_of(&e, "evt_retry_1").await)
+        e.attempts(&message_of(&e, "evt_retry_1").await.id)
             .await
             .len(),
         2
     );
-    assert_eq!(attempts(&e, &m).await.len(), 3);
+    assert_eq!(e.attempts(&m.id).await.len(), 3);
 }

@@ -95,12 +95,7 @@ async fn a_delivery_is_a_signed_cloudevent_with_a_full_attempt_record() {
         let m = e.only_message().await;
         assert_eq!(m.state, MessageState::Delivered);
         assert_eq!(m.attempts_used, 1);
-        let attempts = e
-            .store()
-            .list_attempts(&e.scope, &m.id, &relay_store::PageRequest::first(250))
-            .await
-            .unwrap()
-            .data;
+        let attempts = e.attempts(&m.id).await;
         assert_eq!(attempts.len(), 1);
         let a = &attempts[0];
         assert_eq!(a.number, 1);
@@ -165,12 +160,7 @@ async fn the_reference_schedule_is_walked_exactly_and_ends_exhausted() {
     let total = attempt_times.last().unwrap().millis() - attempt_times[0].millis();
     let hours = total as f64 / 3_600_000.0;
     assert!((60.0..92.0).contains(&hours), "≈76 h ±20 %: {hours}");
-    let attempts = e
-        .store()
-        .list_attempts(&e.scope, &id, &relay_store::PageRequest::first(250))
-        .await
-        .unwrap()
-        .data;
+    let attempts = e.attempts(&id).await;
     assert_eq!(attempts.len(), 10);
     assert!(attempts.iter().all(|a| a.status_code == Some(503)));
     assert_eq!(attempts.last().unwrap().outcome.as_str(), "exhausted");
@@ -258,12 +248,7 @@ async fn responses_follow_the_reference_table() {
             assert_eq!(m.last_error_code.as_deref(), Some(code), "{label}");
         }
         assert_eq!(m.attempts_used, 1, "{label}");
-        let attempts = e
-            .store()
-            .list_attempts(&e.scope, &m.id, &relay_store::PageRequest::first(250))
-            .await
-            .unwrap()
-            .data;
+        let attempts = e.attempts(&m.id).await;
         assert_eq!(attempts.len(), 1, "{label}");
         if state == Scheduled {
             assert!(m.next_attempt_at.is_some(), "{label}: retried later");
@@ -420,12 +405,7 @@ async fn retry_after_defers_without_using_an_attempt_at_most_three_times() {
         (1, 3),
         "the fourth counts"
     );
-    let attempts = e
-        .store()
-        .list_attempts(&e.scope, &m.id, &relay_store::PageRequest::first(250))
-        .await
-        .unwrap()
-        .data;
+    let attempts = e.attempts(&m.id).await;
     assert_eq!(
         attempts
             .iter()
@@ -472,12 +452,7 @@ async fn at_most_8_kb_of_a_huge_response_is_read() {
     );
     let m = e.only_message().await;
     assert_eq!(m.state, MessageState::Delivered);
-    let a = &e
-        .store()
-        .list_attempts(&e.scope, &m.id, &relay_store::PageRequest::first(250))
-        .await
-        .unwrap()
-        .data[0];
+    let a = &e.attempts(&m.id).await[0];
     let kept = a.response_body.as_deref().unwrap_or_default();
     assert!(
         kept.len() <= 8192 && kept.len() > 4096,
@@ -519,12 +494,7 @@ async fn dns_rebinding_at_connect_time_is_blocked_recorded_and_retried() {
         "retried like a connection error"
     );
     assert_eq!(m.last_error_code.as_deref(), Some("blocked_address"));
-    let a = &e
-        .store()
-        .list_attempts(&e.scope, &m.id, &relay_store::PageRequest::first(250))
-        .await
-        .unwrap()
-        .data[0];
+    let a = &e.attempts(&m.id).await[0];
     assert_eq!(
         a.error_kind,
         Some(relay_core::model::ErrorKind::BlockedAddress.into())
@@ -554,12 +524,7 @@ async fn a_slow_response_that_ends_in_time_is_delivered_and_a_late_one_is_a_time
     assert_eq!(m.state, MessageState::Delivered);
     let (e, m) = outcome_of(Behavior::delay(Duration::from_secs(5), Behavior::ok())).await;
     assert_eq!(m.state, MessageState::Scheduled);
-    let a = &e
-        .store()
-        .list_attempts(&e.scope, &m.id, &relay_store::PageRequest::first(250))
-        .await
-        .unwrap()
-        .data[0];
+    let a = &e.attempts(&m.id).await[0];
     assert_eq!(
         a.error_kind,
         Some(relay_core::model::ErrorKind::Timeout.into())
@@ -579,12 +544,7 @@ async fn the_response_body_is_recorded_but_never_a_secret() {
     e.publish("evt_s", DATA).await;
     e.dispatcher.run_once().await.unwrap();
     let m = e.only_message().await;
-    let a = &e
-        .store()
-        .list_attempts(&e.scope, &m.id, &relay_store::PageRequest::first(250))
-        .await
-        .unwrap()
-        .data[0];
+    let a = &e.attempts(&m.id).await[0];
     assert_eq!(a.response_body.as_deref(), Some("upstream exploded"));
     assert_eq!(
         a.response_body_encoding,
@@ -613,12 +573,7 @@ async fn a_response_body_that_is_not_utf8_is_kept_byte_for_byte_as_base64() {
     e.publish("evt_bin", DATA).await;
     e.dispatcher.run_once().await.unwrap();
     let m = e.only_message().await;
-    let a = &e
-        .store()
-        .list_attempts(&e.scope, &m.id, &relay_store::PageRequest::first(250))
-        .await
-        .unwrap()
-        .data[0];
+    let a = &e.attempts(&m.id).await[0];
     assert_eq!(
         a.response_body_encoding,
         Some(relay_core::model::BodyEncoding::Base64)
@@ -860,24 +815,24 @@ async fn an_endpoint_rate_limit_is_enforced_without_using_up_attempts() {
 /// makes them recovery traffic); returns how many were restarted.
 async fn recover_since(e: &Env, since: relay_core::time::Timestamp) -> u64 {
     let now = e.clock.now();
-    e.store()
-        .recover(
-            &e.scope,
-            &e.endpoint.id,
-            since.plus_seconds(-60),
-            now.plus_seconds(60),
-            &relay_store::AuditEntry {
-                id: relay_store::new_id(relay_core::id::IdKind::Audit, now),
-                actor: "operator".into(),
-                action: "endpoint.recovered".into(),
-                target: e.endpoint.id.clone(),
-                parameters: serde_json::json!({}),
-                at: now,
-            },
-        )
-        .await
-        .unwrap()
-        .requeued
+    relay_store::recovery::recover(
+        e.store(),
+        &e.scope,
+        &e.endpoint.id,
+        since.plus_seconds(-60),
+        now.plus_seconds(60),
+        &relay_store::AuditEntry {
+            id: relay_store::new_id(relay_core::id::IdKind::Audit, now),
+            actor: "operator".into(),
+            action: "endpoint.recovered".into(),
+            target: e.endpoint.id.clone(),
+            parameters: serde_json::json!({}),
+            at: now,
+        },
+    )
+    .await
+    .unwrap()
+    .requeued
 }
 
 #[tokio::test]
@@ -1084,12 +1039,7 @@ async fn a_reference_not_granted_to_the_endpoints_tenant_is_a_recorded_refusal()
     let m = e.only_message().await;
     assert_eq!(m.state, MessageState::Scheduled);
     assert_eq!(m.last_error_code.as_deref(), Some("secret_unresolved"));
-    let a = &e
-        .store()
-        .list_attempts(&e.scope, &m.id, &relay_store::PageRequest::first(250))
-        .await
-        .unwrap()
-        .data[0];
+    let a = &e.attempts(&m.id).await[0];
     let record = serde_json::to_string(a).unwrap();
     assert!(record.contains("env:PATH"), "{record}");
     assert!(record.contains("granted"), "{record}");
@@ -1133,12 +1083,7 @@ async fn a_broker_password_is_never_sent_without_tls() {
     let m = e.only_message().await;
     assert_eq!(m.state, MessageState::Scheduled, "retried, not lost");
     assert_eq!(m.last_error_code.as_deref(), Some("secret_unresolved"));
-    let a = &e
-        .store()
-        .list_attempts(&e.scope, &m.id, &relay_store::PageRequest::first(250))
-        .await
-        .unwrap()
-        .data[0];
+    let a = &e.attempts(&m.id).await[0];
     let record = serde_json::to_string(a).unwrap();
     assert!(record.contains("without TLS"), "{record}");
     assert!(

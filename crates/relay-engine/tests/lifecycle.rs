@@ -184,17 +184,16 @@ async fn enable_floods_nothing_and_recover_is_paced_as_recovery_traffic() {
     assert_eq!(e.dispatcher.run_once().await.unwrap(), 0);
     assert_eq!(count(&e, MessageState::Held).await, 5);
     assert_eq!(e.receiver.count(), 0);
-    let requeued = e
-        .store()
-        .recover(
-            &e.scope,
-            &e.endpoint.id,
-            since,
-            e.clock.now().plus_millis(1),
-            &audit(&e, "endpoint.recovered"),
-        )
-        .await
-        .unwrap();
+    let requeued = relay_store::recovery::recover(
+        e.store(),
+        &e.scope,
+        &e.endpoint.id,
+        since,
+        e.clock.now().plus_millis(1),
+        &audit(&e, "endpoint.recovered"),
+    )
+    .await
+    .unwrap();
     assert_eq!(requeued.requeued, 5);
     // Recovery traffic at `recovery_per_second` (10/s, one per 100 ms on
     // the injected clock), not all five at once.
@@ -229,14 +228,7 @@ async fn resend_of_an_expired_event_or_a_deleted_endpoint_makes_no_attempt() {
         ));
     }
     assert_eq!(e.receiver.count(), 0);
-    assert!(
-        e.store()
-            .list_attempts(&e.scope, &m.id, &relay_store::PageRequest::first(250))
-            .await
-            .unwrap()
-            .data
-            .is_empty()
-    );
+    assert!(e.attempts(&m.id).await.is_empty());
     e.publish("evt_kept", DATA).await;
     let kept = e
         .messages()

@@ -143,12 +143,7 @@ async fn a_refused_client_is_a_retried_attempt_with_a_health_warning() {
     let m = e.only_message().await;
     assert_eq!(m.state, MessageState::Scheduled);
     assert_eq!(m.last_error_code.as_deref(), Some("token_invalid_client"));
-    let attempts = e
-        .store()
-        .list_attempts(&e.scope, &m.id, &relay_store::PageRequest::first(250))
-        .await
-        .unwrap()
-        .data;
+    let attempts = e.attempts(&m.id).await;
     assert_eq!(attempts.len(), 1);
     let a = &attempts[0];
     assert_eq!(a.status_code, None, "the endpoint was not tried");
@@ -169,14 +164,7 @@ async fn a_refused_client_is_a_retried_attempt_with_a_health_warning() {
     e.clock.set(m.next_attempt_at.unwrap());
     assert_eq!(o.dispatcher.run_once().await.unwrap(), 1);
     assert_eq!(e.only_message().await.state, MessageState::Delivered);
-    let records = format!(
-        "{:?}",
-        e.store()
-            .list_attempts(&e.scope, &m.id, &relay_store::PageRequest::first(250))
-            .await
-            .unwrap()
-            .data
-    );
+    let records = format!("{:?}", e.attempts(&m.id).await);
     assert!(!records.contains(CLIENT_SECRET));
     for t in o.issuer.issued_tokens() {
         assert!(!records.contains(&t), "a token in {records}");
@@ -200,12 +188,7 @@ async fn a_401_to_the_token_is_one_attempt_with_one_new_token() {
         .find(|m| m.event_id == "evt_2")
         .unwrap();
     assert_eq!(m.state, MessageState::Delivered);
-    let attempts = e
-        .store()
-        .list_attempts(&e.scope, &m.id, &relay_store::PageRequest::first(250))
-        .await
-        .unwrap()
-        .data;
+    let attempts = e.attempts(&m.id).await;
     assert_eq!(attempts.len(), 1, "one attempt record");
     assert_eq!(attempts[0].status_code, Some(200));
     assert_eq!(attempts[0].detail["oauth2"]["retried_with_new_token"], true);

@@ -74,12 +74,7 @@ async fn a_failed_resend_leaves_the_schedule_and_does_not_count() {
         after.next_attempt_at, before.next_attempt_at,
         "the schedule is unchanged"
     );
-    let attempts = e
-        .store()
-        .list_attempts(&e.scope, &before.id, &relay_store::PageRequest::first(250))
-        .await
-        .unwrap()
-        .data;
+    let attempts = e.attempts(&before.id).await;
     assert_eq!(attempts.len(), 2);
     assert_eq!(attempts[1].trigger, AttemptTrigger::Manual);
 }

@@ -44,21 +44,21 @@ async fn until(what: &str, mut done: impl AsyncFnMut() -> bool) {
 }
 
 async fn messages_of(e: &Env, event_id: &str) -> Vec<relay_core::model::Message> {
-    e.store()
-        .list_messages(
-            &e.scope,
-            &MessageFilter {
-                event_id: Some(event_id.into()),
-                ..Default::default()
-            },
-            &relay_store::PageRequest {
-                after: None,
-                limit: 10,
-            },
-        )
-        .await
-        .unwrap()
-        .data
+    relay_store::conformance::list_messages(
+        e.store(),
+        &e.scope,
+        &MessageFilter {
+            event_id: Some(event_id.into()),
+            ..Default::default()
+        },
+        &relay_store::PageRequest {
+            after: None,
+            limit: 10,
+        },
+    )
+    .await
+    .unwrap()
+    .data
 }
 
 /// Publishes `ids` at once (one group commit, or a few).

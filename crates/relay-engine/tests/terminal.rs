@@ -89,14 +89,7 @@ async fn a_message_held_by_a_paused_endpoint_expires_when_its_ttl_passes_without
         assert_eq!(m.event_id, "evt_held_ttl");
         assert_eq!(m.terminal_reason.as_deref(), Some("ttl_expired"));
         assert_eq!(m.attempts_used, 0);
-        assert!(
-            e.store()
-                .list_attempts(&e.scope, &m.id, &relay_store::PageRequest::first(250))
-                .await
-                .unwrap()
-                .data
-                .is_empty()
-        );
+        assert!(e.attempts(&m.id).await.is_empty());
         // Resuming releases only the message still within its TTL.
         set_state(&e, EndpointState::Active).await;
         assert_eq!(e.dispatcher.run_once().await.unwrap(), 1);
@@ -190,12 +183,7 @@ async fn assert_never_attempted(e: &Env, state: MessageState) {
     for m in e.messages().await.iter().filter(|m| m.state == state) {
         assert_eq!(m.attempts_used, 0, "{m:?}");
         assert!(
-            e.store()
-                .list_attempts(&e.scope, &m.id, &relay_store::PageRequest::first(250))
-                .await
-                .unwrap()
-                .data
-                .is_empty(),
+            e.attempts(&m.id).await.is_empty(),
             "no attempt was spent on {m:?}"
         );
     }

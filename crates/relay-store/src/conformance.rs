@@ -11,7 +11,10 @@ use std::sync::Arc;
 mod calls;
 pub(crate) use calls::*;
 mod catalog_calls;
-pub use calls::{cancel_message, create_job, create_tenant, endpoint_warnings, get_event, get_job};
+pub use calls::{
+    cancel_message, create_job, create_tenant, endpoint_warnings, get_event, get_job, get_message,
+    list_attempts, list_messages,
+};
 pub use catalog_calls::create_consumer;
 pub(crate) use catalog_calls::*;
 

@@ -1,18 +1,19 @@
 //! Recovery: restarting an endpoint's failed and unattempted messages
-//! ([`recover_chunk`]) and creating messages for the events it missed
-//! ([`replay_chunk`]). Both are recovery traffic (priority 1), below live
-//! traffic, and both work in bounded chunks, a transaction each (the
-//! `Traffic` role runs the chunks one after the other): a large recover or
-//! replay never holds SQLite's single writer, or PostgreSQL's row locks,
-//! for longer than one chunk at a time.
+//! ([`recover`], a chunk at a time: [`recover_chunk`]) and creating
+//! messages for the events it missed ([`replay`], [`replay_chunk`]). Both
+//! are recovery traffic (priority 1), below live traffic, and both work in
+//! bounded chunks, a transaction each ([`recover`] and [`replay`] run the
+//! chunks one after the other, each as one `write` of the executor): a
+//! large recover or replay never holds SQLite's single writer, or
+//! PostgreSQL's row locks, for longer than one chunk at a time.
 
 use relay_core::model::MessageState;
 use relay_core::time::Timestamp;
 
-use crate::exec::{Exec, scoped_row};
+use crate::exec::{Commit, Exec, scoped_row};
 use crate::rows::{self, RowExt};
 use crate::sql::{Bind, SqlBuilder};
-use crate::{AuditEntry, Result, Scope, StoreError, audit};
+use crate::{AuditEntry, Executor, ExecutorExt as _, Result, Scope, StoreError, audit};
 
 const ENDPOINT: &str = "SELECT * FROM endpoints WHERE tenant_id = $1 AND environment = $2 AND id = $3 \
      AND deleted_at IS NULL";
@@ -180,6 +181,94 @@ pub async fn recover_chunk<X: Exec>(
     })
 }
 
+/// Requeues an endpoint's failed and unattempted messages created in
+/// `[since, until)`: their schedule restarts at `audit.at`. Returns how
+/// many, and how many it left because a manual attempt held their lease.
+/// In chunks of at most [`RECOVER_CHUNK`] messages (sized to take about
+/// [`RECOVER_CHUNK_TARGET`] each), one `write` of `store` each
+/// ([`recover_chunk`]; the first writes `audit`), with a pause twice as
+/// long as each chunk took between them, so other tenants' writes take
+/// turns with it. Refused (`Conflict("endpoint_not_active")`) unless the
+/// endpoint is active; a state change between chunks stops it there
+/// (`Conflict("endpoint_state_changed")`), what it restarted staying
+/// restarted.
+pub async fn recover(
+    store: &dyn Executor,
+    scope: &Scope,
+    endpoint_id: &str,
+    since: Timestamp,
+    until: Timestamp,
+    audit: &AuditEntry,
+) -> Result<Recovered> {
+    let mut total = Recovered::default();
+    let mut after = String::new();
+    let mut limit = RECOVER_CHUNK_FIRST;
+    let mut first = Some(audit.clone());
+    // The first chunk (with the audit entry) and the last are durable;
+    // those between are `Commit::Lease`, made durable by the last (the
+    // log is written in order): a publish that shares the writer with
+    // them waits for one flush, its own, not for theirs as well.
+    let mut durable = true;
+    loop {
+        let (scope, endpoint_id) = (scope.clone(), endpoint_id.to_string());
+        let (audit, now, from) = (first.take(), audit.at, after.clone());
+        let started = audit.is_some();
+        let commit = if durable {
+            Commit::Durable
+        } else {
+            Commit::Lease
+        };
+        let sent = std::time::Instant::now();
+        let chunk = store
+            .write(commit, move |mut x| {
+                Box::pin(async move {
+                    recover_chunk(
+                        &mut x,
+                        &scope,
+                        &endpoint_id,
+                        since,
+                        until,
+                        &from,
+                        limit,
+                        now,
+                        audit.as_ref(),
+                    )
+                    .await
+                })
+            })
+            .await
+            .map_err(|e| match e {
+                // Paused or disabled since the first chunk.
+                StoreError::Conflict("endpoint_not_active") if !started => {
+                    StoreError::Conflict("endpoint_state_changed")
+                }
+                other => other,
+            })?;
+        total.requeued += chunk.done.requeued;
+        total.in_flight += chunk.done.in_flight;
+        limit = next_recover_chunk(limit, chunk.took);
+        match (chunk.next, durable) {
+            (Some(next), _) => {
+                after = next;
+                durable = false;
+            }
+            (None, true) => return Ok(total),
+            // The end, not yet durable: one more chunk, durable, after the
+            // last message looked at (it finds nothing, or what came
+            // since).
+            (None, false) => {
+                if let Some(last) = chunk.last {
+                    after = last;
+                }
+                durable = true;
+            }
+        }
+        // At most about a third of the writer's time (and of a core):
+        // twice as long as the chunk took, for the others' transactions.
+        tokio::time::sleep(sent.elapsed() * 2).await;
+    }
+}
+
 /// Events one replay transaction creates messages for, at most.
 pub const REPLAY_CHUNK: u32 = 128;
 
@@ -294,6 +383,55 @@ pub async fn replay_chunk<X: Exec>(
         _ => None,
     };
     Ok((created, next))
+}
+
+/// Creates messages for this endpoint for the events created in
+/// `[since, until)` that it subscribes to (narrowed to `event_types` when
+/// given), keeping each event's id; events it already has a message for
+/// are skipped (`(endpoint_id, event_id)` is unique). Returns how many. In
+/// chunks of [`REPLAY_CHUNK`] events, one durable `write` of `store` each
+/// ([`replay_chunk`]; the first writes `audit`).
+pub async fn replay(
+    store: &dyn Executor,
+    scope: &Scope,
+    endpoint_id: &str,
+    since: Timestamp,
+    until: Timestamp,
+    event_types: Option<&[String]>,
+    audit: &AuditEntry,
+) -> Result<u64> {
+    let mut created = 0;
+    let mut after: Option<ReplayCursor> = None;
+    let mut first = Some(audit.clone());
+    let event_types = event_types.map(<[String]>::to_vec);
+    loop {
+        let (scope, endpoint_id) = (scope.clone(), endpoint_id.to_string());
+        let (audit, now, from) = (first.take(), audit.at, after.take());
+        let event_types = event_types.clone();
+        let (n, next) = store
+            .write(Commit::Durable, move |mut x| {
+                Box::pin(async move {
+                    replay_chunk(
+                        &mut x,
+                        &scope,
+                        &endpoint_id,
+                        since,
+                        until,
+                        event_types.as_deref(),
+                        from.as_ref(),
+                        now,
+                        audit.as_ref(),
+                    )
+                    .await
+                })
+            })
+            .await?;
+        created += n;
+        match next {
+            Some(next) => after = Some(next),
+            None => return Ok(created),
+        }
+    }
 }
 
 #[cfg(test)]

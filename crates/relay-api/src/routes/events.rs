@@ -2,8 +2,9 @@
 //!
 //! A publish is validated against the current version of its event type's
 //! schema, then written with all of its messages in one transaction
-//! (`Store::publish`) before `202` is returned. Publishing an `id` again
-//! returns the existing event (`200`, `duplicate: true`) and creates nothing.
+//! (`relay_store::Publisher::publish`) before `202` is returned. Publishing
+//! an `id` again returns the existing event (`200`, `duplicate: true`) and
+//! creates nothing.
 //!
 //! Nothing is accepted that could not be delivered (see [`crate::deliverable`]):
 //! the `subject` and `time` follow the envelope's own rules, and the
@@ -359,17 +360,12 @@ pub async fn get(
         limit: super::MAX_PAGE,
     };
     loop {
-        let Page { data, next_after } = state
-            .store
-            .list_messages(
-                &auth.scope,
-                &MessageFilter {
-                    event_id: Some(id.clone()),
-                    ..Default::default()
-                },
-                &page,
-            )
-            .await?;
+        let filter = MessageFilter {
+            event_id: Some(id.clone()),
+            ..Default::default()
+        };
+        let Page { data, next_after } =
+            super::messages::page_of(&state, &auth.scope, filter, page.clone()).await?;
         messages.extend(data);
         match next_after {
             Some(after) => page.after = Some(after),

@@ -6,7 +6,7 @@ use axum::Json;
 use axum::extract::{Path, State};
 use relay_core::model::{Attempt, Message, MessageState, Page};
 use relay_core::time::Timestamp;
-use relay_store::{ExecutorExt as _, MessageFilter};
+use relay_store::{ExecutorExt as _, MessageFilter, PageRequest, Scope};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
@@ -56,12 +56,27 @@ pub async fn list(
         until: q.until,
         events_since: None,
     };
-    Ok(Json(
-        state
-            .store
-            .list_messages(&auth.scope, &filter, &page)
-            .await?,
-    ))
+    Ok(Json(page_of(&state, &auth.scope, filter, page).await?))
+}
+
+/// One page of `scope`'s messages that `filter` matches
+/// (`relay_store::messages::list`): the message list, an event's messages,
+/// an endpoint's missed messages and the portal's delivery log.
+pub(crate) async fn page_of(
+    state: &AppState,
+    scope: &Scope,
+    filter: MessageFilter,
+    page: PageRequest,
+) -> Result<Page<Message>, ApiError> {
+    let scope = scope.clone();
+    Ok(state
+        .store
+        .read(move |mut x| {
+            Box::pin(
+                async move { relay_store::messages::list(&mut x, &scope, &filter, &page).await },
+            )
+        })
+        .await?)
 }
 
 #[utoipa::path(operation_id = "messages_get", get, path = "/v1/messages/{id}", tag = "messages",
@@ -107,7 +122,15 @@ pub async fn attempts(
     {
         return Err(ApiError::not_found("message"));
     }
+    let scope = auth.scope.clone();
     Ok(Json(
-        state.store.list_attempts(&auth.scope, &id, &page).await?,
+        state
+            .store
+            .read(move |mut x| {
+                Box::pin(async move {
+                    relay_store::messages::attempts(&mut x, &scope, &id, &page).await
+                })
+            })
+            .await?,
     ))
 }

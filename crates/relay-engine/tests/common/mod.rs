@@ -242,18 +242,31 @@ impl Env {
     }
 
     pub async fn messages(&self) -> Vec<Message> {
-        self.store()
-            .list_messages(
-                &self.scope,
-                &MessageFilter::default(),
-                &PageRequest {
-                    after: None,
-                    limit: 250,
-                },
-            )
-            .await
-            .unwrap()
-            .data
+        relay_store::conformance::list_messages(
+            self.store(),
+            &self.scope,
+            &MessageFilter::default(),
+            &PageRequest {
+                after: None,
+                limit: 250,
+            },
+        )
+        .await
+        .unwrap()
+        .data
+    }
+
+    /// The message's attempts, by number.
+    pub async fn attempts(&self, message_id: &str) -> Vec<relay_core::model::Attempt> {
+        relay_store::conformance::list_attempts(
+            self.store(),
+            &self.scope,
+            message_id,
+            &PageRequest::first(250),
+        )
+        .await
+        .unwrap()
+        .data
     }
 
     pub async fn only_message(&self) -> Message {

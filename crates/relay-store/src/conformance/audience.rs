@@ -98,7 +98,8 @@ fn expected(w: &World, e: &Endpoint, kind: ConsumerKind) -> BTreeSet<String> {
 }
 
 async fn received(s: &dyn Store, sc: &Scope, endpoint_id: &str) -> BTreeSet<String> {
-    s.list_messages(
+    list_messages(
+        s,
         sc,
         &MessageFilter {
             endpoint_id: Some(endpoint_id.into()),
@@ -197,10 +198,17 @@ pub async fn publish_and_replay_give_each_endpoint_what_the_audience_rule_allows
     for (i, (e, kind)) in later.iter().enumerate() {
         // Half the endpoints name every type outright.
         let narrowed = (i % 2 == 1).then_some(every_type.as_slice());
-        let created = s
-            .replay(&live, &e.id, T0, T0.plus_millis(1), narrowed, &audit(&e.id))
-            .await
-            .unwrap();
+        let created = crate::recovery::replay(
+            s,
+            &live,
+            &e.id,
+            T0,
+            T0.plus_millis(1),
+            narrowed,
+            &audit(&e.id),
+        )
+        .await
+        .unwrap();
         let want = expected(&w, e, *kind);
         assert_eq!(created, want.len() as u64, "replay of {:?}", e.event_types);
         assert_eq!(

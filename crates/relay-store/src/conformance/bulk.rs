@@ -29,67 +29,68 @@ pub async fn replay_delivers_retained_events_to_an_endpoint_once(s: &dyn Store) 
     s.publish(&live, theirs).await.unwrap();
     // A new endpoint, added later.
     let e = endpoint(s, &live, &c.id, &["order.shipped"]).await;
-    let n = s
-        .replay(
-            &live,
-            &e.id,
-            T0,
-            T0.plus_seconds(50),
-            None,
-            &audit("endpoint.replayed", &e.id, T0.plus_seconds(200)),
-        )
-        .await
-        .unwrap();
+    let n = crate::recovery::replay(
+        s,
+        &live,
+        &e.id,
+        T0,
+        T0.plus_seconds(50),
+        None,
+        &audit("endpoint.replayed", &e.id, T0.plus_seconds(200)),
+    )
+    .await
+    .unwrap();
     assert_eq!(n, 2, "order.shipped within the range: evt_0 and evt_2");
-    let mut ids: Vec<String> = s
-        .list_messages(
-            &live,
-            &MessageFilter {
-                endpoint_id: Some(e.id.clone()),
-                ..Default::default()
-            },
-            &page(10),
-        )
-        .await
-        .unwrap()
-        .data
-        .into_iter()
-        .map(|m| m.event_id)
-        .collect();
+    let mut ids: Vec<String> = list_messages(
+        s,
+        &live,
+        &MessageFilter {
+            endpoint_id: Some(e.id.clone()),
+            ..Default::default()
+        },
+        &page(10),
+    )
+    .await
+    .unwrap()
+    .data
+    .into_iter()
+    .map(|m| m.event_id)
+    .collect();
     ids.sort();
     assert_eq!(ids, vec!["evt_0", "evt_2"], "each event keeps its id");
     // Replaying again creates nothing: (endpoint_id, event_id) is unique.
-    let again = s
-        .replay(
-            &live,
-            &e.id,
-            T0,
-            T0.plus_seconds(500),
-            None,
-            &audit("endpoint.replayed", &e.id, T0.plus_seconds(201)),
-        )
-        .await
-        .unwrap();
+    let again = crate::recovery::replay(
+        s,
+        &live,
+        &e.id,
+        T0,
+        T0.plus_seconds(500),
+        None,
+        &audit("endpoint.replayed", &e.id, T0.plus_seconds(201)),
+    )
+    .await
+    .unwrap();
     assert_eq!(again, 1, "only evt_3 was still missing");
     let types = ["order.created".to_string()];
-    let none = s
-        .replay(
-            &live,
-            &e.id,
-            T0,
-            T0.plus_seconds(500),
-            Some(&types),
-            &audit("endpoint.replayed", &e.id, T0.plus_seconds(202)),
-        )
-        .await
-        .unwrap();
+    let none = crate::recovery::replay(
+        s,
+        &live,
+        &e.id,
+        T0,
+        T0.plus_seconds(500),
+        Some(&types),
+        &audit("endpoint.replayed", &e.id, T0.plus_seconds(202)),
+    )
+    .await
+    .unwrap();
     assert_eq!(
         none, 0,
         "types the endpoint does not subscribe to are not replayed"
     );
     let other = tenant(s, "b").await;
     assert!(matches!(
-        s.replay(
+        crate::recovery::replay(
+            s,
             &scope(&other, Environment::Live),
             &e.id,
             T0,
@@ -123,17 +124,17 @@ pub async fn purge_removes_old_events_with_their_messages_in_batches(s: &dyn Sto
         };
         s.publish(&live, ev).await.unwrap();
         // Ended: the purge keeps an event while a message of it is live.
-        let messages = s
-            .list_messages(
-                &live,
-                &MessageFilter {
-                    event_id: Some(format!("evt_old{i}")),
-                    ..Default::default()
-                },
-                &page(10),
-            )
-            .await
-            .unwrap();
+        let messages = list_messages(
+            s,
+            &live,
+            &MessageFilter {
+                event_id: Some(format!("evt_old{i}")),
+                ..Default::default()
+            },
+            &page(10),
+        )
+        .await
+        .unwrap();
         for m in messages.data {
             cancel_message(s, &live, &m.id, T0, None).await.unwrap();
         }
@@ -149,8 +150,7 @@ pub async fn purge_removes_old_events_with_their_messages_in_batches(s: &dyn Sto
     assert_eq!(purge_before(s, cutoff, 2).await.unwrap(), 0);
     assert!(get_event(s, &live, "evt_d").await.unwrap().is_none());
     assert!(get_event(s, &live, "evt_fresh").await.unwrap().is_some());
-    let left = s
-        .list_messages(&live, &MessageFilter::default(), &page(50))
+    let left = list_messages(s, &live, &MessageFilter::default(), &page(50))
         .await
         .unwrap();
     assert!(
@@ -159,7 +159,7 @@ pub async fn purge_removes_old_events_with_their_messages_in_batches(s: &dyn Sto
         left.data
     );
     assert!(
-        s.list_attempts(&live, &claimed[0].message.id, &PageRequest::first(250))
+        list_attempts(s, &live, &claimed[0].message.id, &PageRequest::first(250))
             .await
             .unwrap()
             .data
@@ -271,17 +271,17 @@ pub async fn bulk_retry_jobs_advance_by_cursor_and_resume_after_a_lost_worker(s:
         "the removed endpoint's 5 stay dead-lettered"
     );
     assert!(last.finished_at.is_some());
-    let scheduled = s
-        .list_messages(
-            &live,
-            &MessageFilter {
-                state: Some(MessageState::Scheduled),
-                ..Default::default()
-            },
-            &page(50),
-        )
-        .await
-        .unwrap();
+    let scheduled = list_messages(
+        s,
+        &live,
+        &MessageFilter {
+            state: Some(MessageState::Scheduled),
+            ..Default::default()
+        },
+        &page(50),
+    )
+    .await
+    .unwrap();
     assert_eq!(scheduled.data.len(), 10);
     assert!(scheduled.data.iter().all(|m| m.attempts_used == 0));
     assert_eq!(get_job(s, &live, &job.id).await.unwrap().unwrap(), last);

@@ -1,10 +1,10 @@
 //! The cases' calls through the executor (`crate::executor`), one
 //! operation each, for the operations whose role is gone (and
 //! [`create_tenant`], [`endpoint_warnings`], [`create_job`], [`get_job`],
-//! [`cancel_message`], [`get_event`] and [`get_message`], which other crates'
-//! tests use too).
+//! [`cancel_message`], [`get_event`], [`get_message`], [`list_messages`]
+//! and [`list_attempts`], which other crates' tests use too).
 
-use relay_core::model::{ApiKey, Event, Message, Page, Tenant};
+use relay_core::model::{ApiKey, Attempt, Event, Message, Page, Tenant};
 use relay_core::time::Timestamp;
 
 use crate::{
@@ -224,4 +224,34 @@ pub async fn get_message(s: &dyn Store, scope: &Scope, id: &str) -> Result<Optio
     let (scope, id) = (scope.clone(), id.to_string());
     s.read(move |mut x| Box::pin(async move { messages::get(&mut x, &scope, &id).await }))
         .await
+}
+
+/// One page of `scope`'s messages that `filter` matches
+/// (`crate::messages::list`).
+pub async fn list_messages(
+    s: &dyn Store,
+    scope: &Scope,
+    filter: &MessageFilter,
+    page: &PageRequest,
+) -> Result<Page<Message>> {
+    let (scope, filter, page) = (scope.clone(), filter.clone(), page.clone());
+    s.read(move |mut x| {
+        Box::pin(async move { messages::list(&mut x, &scope, &filter, &page).await })
+    })
+    .await
+}
+
+/// One page of the attempts of `scope`'s message `message_id`
+/// (`crate::messages::attempts`).
+pub async fn list_attempts(
+    s: &dyn Store,
+    scope: &Scope,
+    message_id: &str,
+    page: &PageRequest,
+) -> Result<Page<Attempt>> {
+    let (scope, id, page) = (scope.clone(), message_id.to_string(), page.clone());
+    s.read(move |mut x| {
+        Box::pin(async move { messages::attempts(&mut x, &scope, &id, &page).await })
+    })
+    .await
 }

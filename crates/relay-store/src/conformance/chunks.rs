@@ -43,7 +43,8 @@ async fn seed_messages(
 
 /// How many of the endpoint's messages are in `states`.
 async fn count(s: &dyn Store, sc: &Scope, endpoint_id: &str, states: &[MessageState]) -> usize {
-    s.list_messages(
+    list_messages(
+        s,
         sc,
         &MessageFilter {
             endpoint_id: Some(endpoint_id.into()),
@@ -156,16 +157,16 @@ pub async fn a_recover_works_in_chunks_and_restarts_each_message_once(s: &dyn St
     assert_eq!(restarted.state, MessageState::Exhausted);
     // Run again (what a client does after an interruption): it restarts
     // what is still failed, and nothing twice.
-    let resumed = s
-        .recover(
-            &live,
-            &e.id,
-            T0,
-            T0.plus_seconds(1),
-            &audit("endpoint.recovered", &e.id, T0.plus_seconds(12)),
-        )
-        .await
-        .unwrap();
+    let resumed = crate::recovery::recover(
+        s,
+        &live,
+        &e.id,
+        T0,
+        T0.plus_seconds(1),
+        &audit("endpoint.recovered", &e.id, T0.plus_seconds(12)),
+    )
+    .await
+    .unwrap();
     assert_eq!(resumed.requeued, 2);
     assert_eq!(
         count(
@@ -177,16 +178,16 @@ pub async fn a_recover_works_in_chunks_and_restarts_each_message_once(s: &dyn St
         .await,
         0
     );
-    let none = s
-        .recover(
-            &live,
-            &e.id,
-            T0,
-            T0.plus_seconds(1),
-            &audit("endpoint.recovered", &e.id, T0.plus_seconds(13)),
-        )
-        .await
-        .unwrap();
+    let none = crate::recovery::recover(
+        s,
+        &live,
+        &e.id,
+        T0,
+        T0.plus_seconds(1),
+        &audit("endpoint.recovered", &e.id, T0.plus_seconds(13)),
+    )
+    .await
+    .unwrap();
     assert_eq!(none, Recovered::default(), "nothing is left to restart");
     assert_eq!(
         s.recovery_due(&live.tenant_id, T0.plus_seconds(20))
@@ -255,16 +256,16 @@ pub async fn recover_and_bulk_retry_leave_a_message_under_a_manual_attempt_alone
         .unwrap()
         .expect("free to lease");
     // Recover lands meanwhile: it leaves the message and its lease alone.
-    let recovered = s
-        .recover(
-            &live,
-            &e.id,
-            T0,
-            T0.plus_seconds(1),
-            &audit("endpoint.recovered", &e.id, T0.plus_seconds(2)),
-        )
-        .await
-        .unwrap();
+    let recovered = crate::recovery::recover(
+        s,
+        &live,
+        &e.id,
+        T0,
+        T0.plus_seconds(1),
+        &audit("endpoint.recovered", &e.id, T0.plus_seconds(2)),
+    )
+    .await
+    .unwrap();
     assert_eq!(
         recovered,
         Recovered {
@@ -330,16 +331,16 @@ pub async fn recover_and_bulk_retry_leave_a_message_under_a_manual_attempt_alone
     done.manual = true;
     assert_eq!(s.complete(&[done]).await.unwrap().applied, vec![true]);
     // Once it has ended, recover restarts the message.
-    let after = s
-        .recover(
-            &live,
-            &e.id,
-            T0,
-            T0.plus_seconds(1),
-            &audit("endpoint.recovered", &e.id, T0.plus_seconds(4)),
-        )
-        .await
-        .unwrap();
+    let after = crate::recovery::recover(
+        s,
+        &live,
+        &e.id,
+        T0,
+        T0.plus_seconds(1),
+        &audit("endpoint.recovered", &e.id, T0.plus_seconds(4)),
+    )
+    .await
+    .unwrap();
     assert_eq!(
         after,
         Recovered {
@@ -385,29 +386,29 @@ pub async fn a_replay_works_in_chunks_and_resumes_where_it_stopped(s: &dyn Store
     assert_eq!(created, u64::from(REPLAY_CHUNK));
     assert!(next.is_some());
     // Replayed again, it creates only what is missing, across chunks.
-    let rest = s
-        .replay(
-            &live,
-            &added.id,
-            T0,
-            T0.plus_seconds(1),
-            None,
-            &audit("endpoint.replayed", &added.id, T0.plus_seconds(11)),
-        )
-        .await
-        .unwrap();
+    let rest = crate::recovery::replay(
+        s,
+        &live,
+        &added.id,
+        T0,
+        T0.plus_seconds(1),
+        None,
+        &audit("endpoint.replayed", &added.id, T0.plus_seconds(11)),
+    )
+    .await
+    .unwrap();
     assert_eq!(rest, n - u64::from(REPLAY_CHUNK));
-    let again = s
-        .replay(
-            &live,
-            &added.id,
-            T0,
-            T0.plus_seconds(1),
-            None,
-            &audit("endpoint.replayed", &added.id, T0.plus_seconds(12)),
-        )
-        .await
-        .unwrap();
+    let again = crate::recovery::replay(
+        s,
+        &live,
+        &added.id,
+        T0,
+        T0.plus_seconds(1),
+        None,
+        &audit("endpoint.replayed", &added.id, T0.plus_seconds(12)),
+    )
+    .await
+    .unwrap();
     assert_eq!(again, 0);
     assert_eq!(
         count(s, &live, &added.id, &[MessageState::Scheduled]).await,

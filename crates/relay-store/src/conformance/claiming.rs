@@ -368,7 +368,8 @@ pub async fn live_messages_are_claimed_before_recovery_traffic(s: &dyn Store) {
     );
     failed.attempt = None;
     s.complete(&[failed]).await.unwrap();
-    s.recover(
+    crate::recovery::recover(
+        s,
         &live,
         &e.id,
         T0,

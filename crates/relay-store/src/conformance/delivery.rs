@@ -392,8 +392,7 @@ pub async fn completion_applies_only_while_the_lease_holds(s: &dyn Store) {
     );
     let still = get_message(s, &live, &b.message.id).await.unwrap().unwrap();
     assert_eq!(still.state, MessageState::Scheduled);
-    let attempts = s
-        .list_attempts(&live, &b.message.id, &PageRequest::first(250))
+    let attempts = list_attempts(s, &live, &b.message.id, &PageRequest::first(250))
         .await
         .unwrap()
         .data;
@@ -458,17 +457,17 @@ pub async fn completions_batch_in_one_call_and_keep_retry_state(s: &dyn Store) {
         vec![true, true, true]
     );
     assert_eq!(s.next_due_at().await.unwrap(), Some(retry_at));
-    let failed = s
-        .list_messages(
-            &live,
-            &MessageFilter {
-                error_code: Some("http_503".into()),
-                ..Default::default()
-            },
-            &page(10),
-        )
-        .await
-        .unwrap();
+    let failed = list_messages(
+        s,
+        &live,
+        &MessageFilter {
+            error_code: Some("http_503".into()),
+            ..Default::default()
+        },
+        &page(10),
+    )
+    .await
+    .unwrap();
     assert_eq!(failed.data.len(), 3);
     for m in &failed.data {
         let p = progress_of(m);
@@ -530,17 +529,17 @@ pub async fn a_410_disables_the_endpoint_and_holds_its_other_messages(s: &dyn St
         disabled.disabled_reason.as_deref(),
         Some("endpoint_returned_410")
     );
-    let other = s
-        .list_messages(
-            &live,
-            &MessageFilter {
-                event_id: Some("evt_2".into()),
-                ..Default::default()
-            },
-            &page(10),
-        )
-        .await
-        .unwrap();
+    let other = list_messages(
+        s,
+        &live,
+        &MessageFilter {
+            event_id: Some("evt_2".into()),
+            ..Default::default()
+        },
+        &page(10),
+    )
+    .await
+    .unwrap();
     assert_eq!(other.data[0].state, MessageState::Held);
     assert!(
         s.claim_due("w1", T0.plus_seconds(100), T0.plus_seconds(130), 10, &[])

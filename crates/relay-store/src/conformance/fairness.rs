@@ -23,17 +23,17 @@ async fn tenant_with_recovery_backlog(
         .unwrap();
     }
     let e = endpoint(s, &live, &c.id, &["order.shipped"]).await;
-    let replayed = s
-        .replay(
-            &live,
-            &e.id,
-            T0,
-            at,
-            None,
-            &audit("endpoint.replayed", &e.id, at),
-        )
-        .await
-        .unwrap();
+    let replayed = crate::recovery::replay(
+        s,
+        &live,
+        &e.id,
+        T0,
+        at,
+        None,
+        &audit("endpoint.replayed", &e.id, at),
+    )
+    .await
+    .unwrap();
     assert_eq!(replayed, n as u64);
     (live, e)
 }
@@ -273,7 +273,7 @@ pub(crate) async fn listed(
     scope: &Scope,
     filter: MessageFilter,
 ) -> Vec<relay_core::model::Message> {
-    s.list_messages(scope, &filter, &page(50))
+    list_messages(s, scope, &filter, &page(50))
         .await
         .unwrap()
         .data

@@ -7,7 +7,8 @@ use relay_core::model::{EndpointState, MessageState};
 use relay_core::transition::Progress;
 
 use super::{
-    T0, act, audit, completion, delivery_fixture, list_audit, new_event, page, scope, tenant,
+    T0, act, audit, completion, delivery_fixture, list_audit, list_messages, new_event, page,
+    scope, tenant,
 };
 use crate::{MessageFilter, Store, StoreError};
 
@@ -204,7 +205,8 @@ pub async fn a_manual_lease_refuses_expired_events_and_deleted_endpoints(s: &dyn
         let id = endpoints[e].id.clone();
         let live = live.clone();
         async move {
-            s.list_messages(
+            list_messages(
+                s,
                 &live,
                 &MessageFilter {
                     endpoint_id: Some(id),

@@ -139,8 +139,7 @@ async fn under_attempt(
                 .await
                 .unwrap();
             s.publish(&sc, event("evt_1")).await.unwrap();
-            let id = s
-                .list_messages(&sc, &MessageFilter::default(), &page(10))
+            let id = list_messages(s, &sc, &MessageFilter::default(), &page(10))
                 .await
                 .unwrap()
                 .data[0]
@@ -215,7 +214,7 @@ async fn land(s: &dyn Store, sc: &Scope, e: &Endpoint, id: &str, step: Step, now
         }
         Recover => {
             let audit = audit("endpoint.recovered", &e.id, now);
-            match s.recover(sc, &e.id, T0, now, &audit).await {
+            match crate::recovery::recover(s, sc, &e.id, T0, now, &audit).await {
                 Ok(_) | Err(StoreError::Conflict("endpoint_not_active")) => {}
                 Err(other) => panic!("recover: {other}"),
             }
@@ -262,7 +261,9 @@ async fn land(s: &dyn Store, sc: &Scope, e: &Endpoint, id: &str, step: Step, now
         }
         Replay => {
             let audit = audit("endpoint.replayed", &e.id, now);
-            s.replay(sc, &e.id, T0, now, None, &audit).await.unwrap();
+            crate::recovery::replay(s, sc, &e.id, T0, now, None, &audit)
+                .await
+                .unwrap();
         }
         Cancel => {
             let audit = audit("message.cancelled", id, now);
@@ -412,8 +413,7 @@ pub async fn racing_paths_give_each_message_to_one_attempt(s: &dyn Store) {
             .await
             .unwrap();
     }
-    let ids: Vec<String> = s
-        .list_messages(&sc, &MessageFilter::default(), &page(100))
+    let ids: Vec<String> = list_messages(s, &sc, &MessageFilter::default(), &page(100))
         .await
         .unwrap()
         .data
@@ -511,7 +511,9 @@ pub async fn racing_paths_give_each_message_to_one_attempt(s: &dyn Store) {
     }
     racers.push(Box::pin(async move {
         let audit = audit("endpoint.recovered", &e.id, now);
-        s.recover(sc, &e.id, T0, now, &audit).await.unwrap();
+        crate::recovery::recover(s, sc, &e.id, T0, now, &audit)
+            .await
+            .unwrap();
         Vec::new()
     }));
     racers.push(Box::pin(async move {

@@ -99,7 +99,7 @@ pub async fn lists_come_a_bounded_page_at_a_time(s: &dyn Store) {
     }
     let got = pages(2, |p| {
         let (live, id) = (live.clone(), c.message.id.clone());
-        async move { s.list_attempts(&live, &id, &p).await.unwrap() }
+        async move { list_attempts(s, &live, &id, &p).await.unwrap() }
     })
     .await;
     assert_eq!(got.iter().map(Vec::len).collect::<Vec<_>>(), vec![2, 2, 1]);

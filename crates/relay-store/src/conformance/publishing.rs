@@ -49,17 +49,17 @@ pub async fn publish_fans_out_to_matching_endpoints_only(s: &dyn Store) {
         out.event.data.get(),
         r#"{"order_id": 42,  "note":"kept as sent"}"#
     );
-    let msgs = s
-        .list_messages(
-            &live,
-            &MessageFilter {
-                event_id: Some("evt_1".into()),
-                ..Default::default()
-            },
-            &page(50),
-        )
-        .await
-        .unwrap();
+    let msgs = list_messages(
+        s,
+        &live,
+        &MessageFilter {
+            event_id: Some("evt_1".into()),
+            ..Default::default()
+        },
+        &page(50),
+    )
+    .await
+    .unwrap();
     let mut targets: Vec<_> = msgs.data.iter().map(|m| m.endpoint_id.clone()).collect();
     targets.sort();
     let mut expected = vec![exact.id.clone(), wildcard.id.clone(), both.id.clone()];
@@ -105,8 +105,7 @@ pub async fn publishing_the_same_id_is_idempotent(s: &dyn Store) {
     assert!(second.duplicate);
     assert_eq!(second.messages_created, 0);
     assert_eq!(second.event.data.get(), first.event.data.get());
-    let all = s
-        .list_messages(&live, &MessageFilter::default(), &page(50))
+    let all = list_messages(s, &live, &MessageFilter::default(), &page(50))
         .await
         .unwrap();
     assert_eq!(all.data.len(), 3);
@@ -177,8 +176,7 @@ pub async fn concurrent_publishes_of_one_id_create_one_event(s: &dyn Store) {
         .collect();
     assert_eq!(created.len(), 1, "exactly one publish creates the event");
     assert_eq!(created[0].messages_created, 2);
-    let all = s
-        .list_messages(&live, &MessageFilter::default(), &page(50))
+    let all = list_messages(s, &live, &MessageFilter::default(), &page(50))
         .await
         .unwrap();
     assert_eq!(all.data.len(), 2);
@@ -288,8 +286,7 @@ pub async fn paused_and_disabled_endpoints_get_held_messages(s: &dyn Store) {
     s.publish(&live, new_event("evt_h", "order.shipped", None))
         .await
         .unwrap();
-    let all = s
-        .list_messages(&live, &MessageFilter::default(), &page(10))
+    let all = list_messages(s, &live, &MessageFilter::default(), &page(10))
         .await
         .unwrap();
     assert_eq!(all.data.len(), 2);
@@ -315,8 +312,7 @@ pub async fn deleting_an_endpoint_dead_letters_its_pending_messages(s: &dyn Stor
         s.delete_endpoint(&live, &e.id, T0, None).await,
         Err(StoreError::NotFound)
     ));
-    let msgs = s
-        .list_messages(&live, &MessageFilter::default(), &page(10))
+    let msgs = list_messages(s, &live, &MessageFilter::default(), &page(10))
         .await
         .unwrap();
     assert_eq!(msgs.data.len(), 1);
@@ -370,8 +366,7 @@ pub async fn messages_filter_and_paginate_by_keyset(s: &dyn Store) {
     let mut seen = Vec::new();
     let mut req = page(4);
     loop {
-        let p = s
-            .list_messages(&live, &MessageFilter::default(), &req)
+        let p = list_messages(s, &live, &MessageFilter::default(), &req)
             .await
             .unwrap();
         assert!(p.data.len() <= 4);
@@ -389,7 +384,7 @@ pub async fn messages_filter_and_paginate_by_keyset(s: &dyn Store) {
 
     let live_ref = &live;
     let count = |f: MessageFilter| async move {
-        s.list_messages(live_ref, &f, &page(100))
+        list_messages(s, live_ref, &f, &page(100))
             .await
             .unwrap()
             .data
@@ -453,14 +448,14 @@ pub async fn messages_filter_and_paginate_by_keyset(s: &dyn Store) {
         0
     );
     let other = tenant(s, "b").await;
-    let theirs = s
-        .list_messages(
-            &scope(&other, Environment::Live),
-            &MessageFilter::default(),
-            &page(100),
-        )
-        .await
-        .unwrap();
+    let theirs = list_messages(
+        s,
+        &scope(&other, Environment::Live),
+        &MessageFilter::default(),
+        &page(100),
+    )
+    .await
+    .unwrap();
     assert!(theirs.data.is_empty());
     let one = &seen[0];
     assert!(get_message(s, &live, one).await.unwrap().is_some());
@@ -477,7 +472,7 @@ pub async fn messages_filter_and_paginate_by_keyset(s: &dyn Store) {
             .is_none()
     );
     assert!(
-        s.list_attempts(&live, one, &PageRequest::first(250))
+        list_attempts(s, &live, one, &PageRequest::first(250))
             .await
             .unwrap()
             .data

@@ -23,8 +23,7 @@ async fn audit_log(s: &dyn Store, sc: &Scope) -> Vec<crate::AuditEntry> {
 pub async fn manual_attempts_are_audited_with_their_lease(s: &dyn Store) {
     let (live, endpoints) = delivery_fixture(s, 1).await;
     let e = &endpoints[0];
-    let id = s
-        .list_messages(&live, &MessageFilter::default(), &page(10))
+    let id = list_messages(s, &live, &MessageFilter::default(), &page(10))
         .await
         .unwrap()
         .data[0]
@@ -226,8 +225,7 @@ pub async fn messages_record_the_event_type_version_that_shaped_them(s: &dyn Sto
     };
     assert_eq!(m(&claimed[0].message.id).await.event_type_version, Some(1));
     assert_eq!(m(&claimed[1].message.id).await.event_type_version, None);
-    let listed = s
-        .list_messages(live, &MessageFilter::default(), &page(10))
+    let listed = list_messages(s, live, &MessageFilter::default(), &page(10))
         .await
         .unwrap()
         .data;
@@ -283,8 +281,7 @@ pub async fn attempt_error_kinds_read_back_as_written(s: &dyn Store) {
         vec![true, true, true]
     );
     for (c, kind) in claimed.iter().zip(&kinds) {
-        let attempts = s
-            .list_attempts(&live, &c.message.id, &PageRequest::first(250))
+        let attempts = list_attempts(s, &live, &c.message.id, &PageRequest::first(250))
             .await
             .unwrap()
             .data;

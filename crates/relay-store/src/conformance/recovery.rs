@@ -171,8 +171,7 @@ pub async fn pausing_holds_and_resuming_releases_in_due_order(s: &dyn Store) {
         .await
         .unwrap();
     assert_eq!(paused.state, EndpointState::Paused);
-    let msgs = s
-        .list_messages(&live, &MessageFilter::default(), &page(10))
+    let msgs = list_messages(s, &live, &MessageFilter::default(), &page(10))
         .await
         .unwrap();
     assert!(msgs.data.iter().all(|m| m.state == MessageState::Held));
@@ -224,8 +223,7 @@ pub async fn pausing_holds_and_resuming_releases_in_due_order(s: &dyn Store) {
 
 pub async fn cancelling_ends_pending_attempts_and_beats_a_late_completion(s: &dyn Store) {
     let (live, _) = delivery_fixture(s, 2).await;
-    let msgs = s
-        .list_messages(&live, &MessageFilter::default(), &page(10))
+    let msgs = list_messages(s, &live, &MessageFilter::default(), &page(10))
         .await
         .unwrap();
     let (a, b) = (&msgs.data[0], &msgs.data[1]);
@@ -304,21 +302,22 @@ pub async fn recover_restarts_failed_and_unattempted_messages_in_range(s: &dyn S
     )
     .await
     .unwrap();
-    let missed = s
-        .list_messages(
-            &live,
-            &MessageFilter {
-                endpoint_id: Some(e.id.clone()),
-                states: Some(vec![MessageState::Exhausted, MessageState::Held]),
-                ..Default::default()
-            },
-            &page(10),
-        )
-        .await
-        .unwrap();
+    let missed = list_messages(
+        s,
+        &live,
+        &MessageFilter {
+            endpoint_id: Some(e.id.clone()),
+            states: Some(vec![MessageState::Exhausted, MessageState::Held]),
+            ..Default::default()
+        },
+        &page(10),
+    )
+    .await
+    .unwrap();
     assert_eq!(missed.data.len(), 3);
     assert!(matches!(
-        s.recover(
+        crate::recovery::recover(
+            s,
             &live,
             &e.id,
             T0,
@@ -338,32 +337,31 @@ pub async fn recover_restarts_failed_and_unattempted_messages_in_range(s: &dyn S
     .await
     .unwrap();
     // Enabling releases nothing (no flood): what was held stays held, missed.
-    let held = s
-        .list_messages(
-            &live,
-            &MessageFilter {
-                states: Some(vec![MessageState::Held]),
-                ..Default::default()
-            },
-            &page(10),
-        )
-        .await
-        .unwrap();
+    let held = list_messages(
+        s,
+        &live,
+        &MessageFilter {
+            states: Some(vec![MessageState::Held]),
+            ..Default::default()
+        },
+        &page(10),
+    )
+    .await
+    .unwrap();
     assert_eq!(held.data.len(), 2, "held until recovered");
     // Recover restarts the exhausted and the held one in range, as recovery traffic.
-    let n = s
-        .recover(
-            &live,
-            &e.id,
-            T0,
-            T0.plus_seconds(100),
-            &audit("endpoint.recovered", &e.id, T0.plus_seconds(700)),
-        )
-        .await
-        .unwrap();
+    let n = crate::recovery::recover(
+        s,
+        &live,
+        &e.id,
+        T0,
+        T0.plus_seconds(100),
+        &audit("endpoint.recovered", &e.id, T0.plus_seconds(700)),
+    )
+    .await
+    .unwrap();
     assert_eq!(n.requeued, 2);
-    let all = s
-        .list_messages(&live, &MessageFilter::default(), &page(10))
+    let all = list_messages(s, &live, &MessageFilter::default(), &page(10))
         .await
         .unwrap();
     for m in &all.data {
@@ -384,8 +382,7 @@ pub async fn recover_restarts_failed_and_unattempted_messages_in_range(s: &dyn S
 
 pub async fn a_manual_lease_excludes_automatic_attempts_and_vice_versa(s: &dyn Store) {
     let (live, _) = delivery_fixture(s, 1).await;
-    let id = s
-        .list_messages(&live, &MessageFilter::default(), &page(10))
+    let id = list_messages(s, &live, &MessageFilter::default(), &page(10))
         .await
         .unwrap()
         .data[0]

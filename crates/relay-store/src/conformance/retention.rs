@@ -9,8 +9,8 @@ use serde_json::json;
 
 use super::{
     T0, advance_bulk_retry, audit, cancel_message, completion, consumer, create_job, delivered,
-    delivery_fixture, endpoint, get_event, get_message, lease_job, new_event, purge_before, scope,
-    tenant,
+    delivery_fixture, endpoint, get_event, get_message, lease_job, list_attempts, new_event,
+    purge_before, scope, tenant,
 };
 use crate::{MessageFilter, NewEvent, Scope, Store, new_id};
 
@@ -226,7 +226,7 @@ pub async fn a_completion_whose_message_is_gone_is_skipped_and_the_rest_commit(s
         .unwrap();
     assert_eq!(m.state, MessageState::Delivered);
     assert_eq!(
-        s.list_attempts(&live, &kept.message.id, &crate::PageRequest::first(250))
+        list_attempts(s, &live, &kept.message.id, &crate::PageRequest::first(250))
             .await
             .unwrap()
             .data
@@ -234,7 +234,7 @@ pub async fn a_completion_whose_message_is_gone_is_skipped_and_the_rest_commit(s
         1
     );
     assert!(
-        s.list_attempts(&live, &gone.message.id, &crate::PageRequest::first(250))
+        list_attempts(s, &live, &gone.message.id, &crate::PageRequest::first(250))
             .await
             .unwrap()
             .data

@@ -97,13 +97,11 @@ pub async fn seeded_messages_read_like_published_ones(s: &dyn Store) {
         after: None,
         limit: 250,
     };
-    let listed = s
-        .list_messages(&live, &by_state(exhausted), &page)
+    let listed = list_messages(s, &live, &by_state(exhausted), &page)
         .await
         .unwrap();
     assert_eq!(listed.data.len(), 10);
-    let listed = s
-        .list_messages(&live, &by_state(scheduled), &page)
+    let listed = list_messages(s, &live, &by_state(scheduled), &page)
         .await
         .unwrap();
     assert_eq!(listed.data.len(), 250, "a full page of the 300 scheduled");

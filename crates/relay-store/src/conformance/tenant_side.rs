@@ -7,7 +7,8 @@ use relay_core::model::{Consumer, ConsumerKind, Environment, MessageState};
 
 use super::{
     LIMITS, T0, audit, cancel_message, consumer, create_consumer, endpoint, endpoint_value,
-    get_consumer, get_message, list_audit, list_consumers, new_event, page, scope, tenant,
+    get_consumer, get_message, list_audit, list_consumers, list_messages, new_event, page, scope,
+    tenant,
 };
 use crate::{Scope, Store, StoreError, new_id};
 
@@ -136,8 +137,7 @@ pub async fn an_audit_entry_commits_with_its_change_or_not_at_all(s: &dyn Store)
     s.publish(&live, new_event("evt_a", "order.shipped", None))
         .await
         .unwrap();
-    let m = &s
-        .list_messages(&live, &Default::default(), &page(10))
+    let m = &list_messages(s, &live, &Default::default(), &page(10))
         .await
         .unwrap()
         .data[0];

@@ -5,7 +5,8 @@ use relay_core::model::{EndpointState, Environment, Message, MessageState};
 use relay_core::time::Timestamp;
 
 use super::{
-    LIMITS, T0, consumer, endpoint, endpoint_value, expire_due, new_event, page, scope, tenant,
+    LIMITS, T0, consumer, endpoint, endpoint_value, expire_due, list_messages, new_event, page,
+    scope, tenant,
 };
 use crate::{MessageFilter, Scope, Store};
 
@@ -15,7 +16,7 @@ async fn message_of(s: &dyn Store, sc: &Scope, endpoint_id: &str, event_id: &str
         event_id: Some(event_id.into()),
         ..Default::default()
     };
-    let mut found = s.list_messages(sc, &filter, &page(10)).await.unwrap().data;
+    let mut found = list_messages(s, sc, &filter, &page(10)).await.unwrap().data;
     assert_eq!(found.len(), 1, "{endpoint_id} / {event_id}: {found:?}");
     found.remove(0)
 }
@@ -134,7 +135,7 @@ pub async fn waiting_messages_expire_when_their_ttl_passes(s: &dyn Store) {
     };
     let since = Timestamp(T0.millis() - 1);
     assert_eq!(
-        s.replay(&live, &fresh.id, since, later, None, &audit)
+        crate::recovery::replay(s, &live, &fresh.id, since, later, None, &audit)
             .await
             .unwrap(),
         3

@@ -66,8 +66,7 @@ pub async fn endpoint_versions_are_kept_and_messages_record_theirs(s: &dyn Store
     s.publish(&live, new_event("evt_2", "order.shipped", None))
         .await
         .unwrap();
-    let msgs = s
-        .list_messages(&live, &MessageFilter::default(), &page(10))
+    let msgs = list_messages(s, &live, &MessageFilter::default(), &page(10))
         .await
         .unwrap();
     let version_of = |event: &str| {

@@ -4,8 +4,14 @@
 //!
 //! - [`Operator`]: the backend's name and migrations.
 //! - [`Catalog`]: what a tenant configures (event types, endpoints).
-//! - [`Traffic`]: what the API does with events and messages (publish,
-//!   reads, recover, replay).
+//! - [`Publisher`]: publishing an event. It stays a role, not an
+//!   operation a caller composes: a publish is queued for the store's group
+//!   committer (`crate::group`), which writes every publish queued beside
+//!   it in one transaction and one commit (on SQLite one fsync for them
+//!   all) and answers each after it. An executor `write` is one caller's
+//!   transaction; run through it, each publish would commit (and flush)
+//!   on its own, and publishing's throughput is what the group commit is
+//!   for.
 //! - [`Dispatch`]: what the dispatcher needs to deliver.
 //! - [`Executor`](crate::Executor): operations a caller composes, as one
 //!   write transaction or one read (`crate::executor`): the one way to run
@@ -16,24 +22,26 @@
 //!   object storage batches, `crate::object_batches`, consumers,
 //!   `crate::consumers`, endpoints' signing keys and shape sources,
 //!   `crate::endpoints`, the endpoint health view, `crate::health`, the
-//!   audit log, `crate::audit`, inbound provider webhooks' sources, receipts and ledger,
-//!   `crate::inbound`, and reading an event or a message and
-//!   cancelling a message, `crate::messages`, have no role of their own
-//!   any more).
+//!   audit log, `crate::audit`, inbound provider webhooks' sources,
+//!   receipts and ledger, `crate::inbound`, a master key rotation's
+//!   re-sealing, `crate::reseal`, reading an event, a message, lists of
+//!   messages and of a message's attempts and cancelling a message,
+//!   `crate::messages`, and recover and replay, `crate::recovery` (which
+//!   run each chunk as one write), have no role of their own any more).
 //!
 //! [`Store`] is all of them, for wiring (`Arc<dyn Store>`).
 
 mod catalog;
 mod dispatch;
 mod operator;
-mod traffic;
+mod publisher;
 
 pub use catalog::Catalog;
 pub use dispatch::Dispatch;
 pub use operator::Operator;
-pub use traffic::Traffic;
+pub use publisher::Publisher;
 
 /// Every role: what `relay serve` wires its parts with.
-pub trait Store: Operator + Catalog + Traffic + Dispatch + crate::Executor + 'static {}
+pub trait Store: Operator + Catalog + Publisher + Dispatch + crate::Executor + 'static {}
 
-impl<S> Store for S where S: Operator + Catalog + Traffic + Dispatch + crate::Executor + 'static {}
+impl<S> Store for S where S: Operator + Catalog + Publisher + Dispatch + crate::Executor + 'static {}

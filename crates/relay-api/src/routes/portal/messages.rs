@@ -63,10 +63,7 @@ pub async fn delivery_log(
         ..Default::default()
     };
     Ok(Json(
-        state
-            .store
-            .list_messages(&auth.token.scope(), &filter, &page)
-            .await?,
+        messages::page_of(&state, &auth.token.scope(), filter, page).await?,
     ))
 }
 

@@ -69,18 +69,17 @@ pub async fn replay(
         serde_json::json!({ "since": body.since, "until": until, "event_types": body.event_types }),
         now,
     );
-    let messages_created = state
-        .store
-        .replay(
-            &auth.scope,
-            &id,
-            body.since,
-            until,
-            body.event_types.as_deref(),
-            &audit,
-        )
-        .await
-        .map_err(or_not_found("endpoint"))?;
+    let messages_created = relay_store::recovery::replay(
+        &*state.store,
+        &auth.scope,
+        &id,
+        body.since,
+        until,
+        body.event_types.as_deref(),
+        &audit,
+    )
+    .await
+    .map_err(or_not_found("endpoint"))?;
     if messages_created > 0 {
         state.wake.notify_one();
     }
@@ -135,9 +134,7 @@ pub(super) async fn run_recover(
         serde_json::json!({ "since": since, "until": until }),
         now,
     );
-    let done = state
-        .store
-        .recover(&auth.scope, id, since, until, &audit)
+    let done = relay_store::recovery::recover(&*state.store, &auth.scope, id, since, until, &audit)
         .await
         .map_err(|e| match e {
             StoreError::Conflict("endpoint_state_changed") => ApiError::new(
@@ -197,9 +194,6 @@ pub async fn missed(
         ..Default::default()
     };
     Ok(Json(
-        state
-            .store
-            .list_messages(&auth.scope, &filter, &page)
-            .await?,
+        crate::routes::messages::page_of(&state, &auth.scope, filter, page).await?,
     ))
 }
