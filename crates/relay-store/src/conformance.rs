@@ -83,6 +83,8 @@ mod audience;
 pub use audience::*;
 mod records;
 pub use records::*;
+mod circuits;
+pub use circuits::*;
 
 use crate::{
     Completion, ConsumerPatch, EndpointKeyRecord, EndpointLimits, EndpointWarning, MessageFilter,
