@@ -137,6 +137,17 @@ impl TestDb {
         })
     }
 
+    /// Another node's store on the same PostgreSQL schema (its own pools
+    /// and listener, as another `relay serve` would have); `None` on SQLite.
+    pub async fn another_node(&self, test: &str) -> Option<Arc<dyn Store>> {
+        let (_, schema) = self.pg.as_ref()?;
+        let url = crate::testenv::postgres_url(test)?;
+        let store = crate::postgres::PgStore::connect_in_schema(&url, schema)
+            .await
+            .expect("connect another node to the test's schema");
+        Some(Arc::new(store))
+    }
+
     /// Drops the PostgreSQL schema; SQLite files go on drop.
     pub async fn cleanup(self) {
         if let Some((pg, schema)) = &self.pg {
