@@ -5,14 +5,17 @@
 //! Start: leasing at publish on, the endpoint-notice follower and the
 //! store's wake-up listener (so a publish right after `start` cannot be
 //! missed), a first lease rescue (what a crashed process left is claimable
-//! at the first claim), the completer, the claimer, then the services beside
-//! it (batch writer, lease rescue, window sweep, retention purge, job
-//! runner, ledger writer).
+//! at the first claim), on PostgreSQL a first circuit sync (an endpoint
+//! whose circuit the cluster holds open is held from the first claim), the
+//! completer, the claimer, then the services beside it (circuit sync, batch
+//! writer, lease rescue, window sweep, retention purge, job runner, ledger
+//! writer).
 //!
 //! Stop (on the stop signal, which every service sees at once): the
 //! claimer's attempts drain, the batch writer's write in hand ends, the
-//! completer flushes, the leases still held are released, then the rest
-//! ends; see [`Engine::shutdown`] for why in that order.
+//! completer flushes, the circuit sync pushes what the last attempts said,
+//! the leases still held are released, then the rest ends; see
+//! [`Engine::shutdown`] for why in that order.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,6 +24,7 @@ use tokio::sync::{Notify, mpsc, watch};
 
 use crate::Dispatcher;
 use crate::batch_writer::BatchWriter;
+use crate::circuit_sync::CircuitSync;
 use crate::claim::Claimer;
 use crate::completer::Completer;
 use crate::inbound::LedgerWriter;
@@ -37,6 +41,9 @@ pub struct Engine {
     claimer: Running,
     batch_writer: Running,
     completer: Running,
+    /// The circuit sync (PostgreSQL), and its own stop signal: it ends after
+    /// the completer.
+    circuit_sync: Option<(Running, watch::Sender<bool>)>,
     /// Lease rescue, window sweep, retention purge, job runner, ledger
     /// writer: they end after the pass in hand.
     beside: Vec<Running>,
@@ -82,6 +89,19 @@ impl Engine {
         // `max_in_flight` also bounds what a crash can leave attempted but
         // unrecorded (the duplicates after a restart), and a slow database
         // slows claiming instead of growing a queue of unwritten completions.
+        // Several nodes share each endpoint's circuit: join the cluster's
+        // before the first claim.
+        let circuit_sync = if store.backend() == "postgres" {
+            dispatcher.lanes.circuits.join_cluster();
+            let sync = CircuitSync::new(dispatcher.clone(), wake.clone());
+            if let Err(e) = sync.run_once().await {
+                tracing::error!(error = %e, "syncing the circuits with the cluster failed");
+            }
+            let (stop_sync, stopped) = watch::channel(false);
+            Some((spawn(sync, stopped), stop_sync))
+        } else {
+            None
+        };
         let (tx, rx) = mpsc::channel(dispatcher.config().max_in_flight.max(1));
         let completer = spawn(Completer::new(dispatcher.clone(), rx), stop.clone());
         let claimer = spawn(
@@ -105,6 +125,7 @@ impl Engine {
             claimer,
             batch_writer,
             completer,
+            circuit_sync,
             beside,
             listener,
             follower,
@@ -132,11 +153,13 @@ impl Engine {
     /// 3. the completer: the claimer's end dropped the last sender of its
     ///    queue; it writes what it holds and ends. Only now is every
     ///    completion of this process written;
-    /// 4. the leases still held (leased ahead, in open batches, attempts cut
+    /// 4. the circuit sync makes its last pass: what the last attempts said
+    ///    reaches the cluster, the probe permits held go back;
+    /// 5. the leases still held (leased ahead, in open batches, attempts cut
     ///    short) are released: their messages are due again at once on
     ///    another node instead of after their lease. After the completer,
     ///    or a completion would find its lease gone;
-    /// 5. the rest: lease rescue, window sweep, retention purge, the job
+    /// 6. the rest: lease rescue, window sweep, retention purge, the job
     ///    runner and the ledger writer end after the pass in hand (nothing
     ///    above waits for them); then the store's wake-up listener, and the
     ///    endpoint-notice follower that its end ends.
@@ -152,6 +175,11 @@ impl Engine {
         // 3.
         self.completer.join().await;
         // 4.
+        if let Some((sync, stop)) = self.circuit_sync {
+            let _ = stop.send(true);
+            sync.join().await;
+        }
+        // 5.
         let (store, config) = (self.dispatcher.store(), self.dispatcher.config());
         let now = self.dispatcher.attempter.clock.now();
         match store.release_leases(&config.owner, now).await {
@@ -159,7 +187,7 @@ impl Engine {
             Ok(_) => {}
             Err(e) => tracing::error!(error = %e, "releasing leases failed; they will expire"),
         }
-        // 5.
+        // 6.
         for service in self.beside {
             service.join().await;
         }

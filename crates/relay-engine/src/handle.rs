@@ -51,7 +51,8 @@ impl Handle {
             .await
     }
 
-    /// The endpoint's circuit in this process, as it stands now.
+    /// The endpoint's circuit as it stands now (with several nodes, the
+    /// cluster's as this node last read it).
     pub fn circuit(&self, endpoint_id: &str) -> relay_core::circuit::Circuit {
         self.dispatcher.circuit(endpoint_id)
     }

@@ -65,8 +65,9 @@ pub struct Lanes {
     pub freed: tokio::sync::Notify,
     /// Endpoint id → (its rate, its bucket), for rate-limited endpoints.
     buckets: Mutex<HashMap<String, (u32, Bucket)>>,
-    /// Endpoint id → its circuit breaker (absent = closed with no failures).
-    circuits: Mutex<HashMap<String, Circuit>>,
+    /// The endpoints' circuit breakers: this process's, or its part of the
+    /// cluster's ([`crate::breakers`]).
+    pub circuits: crate::breakers::Breakers,
     pub breaker: BreakerConfig,
     /// Endpoint id → manual attempts pending (waiting for a slot, or in
     /// flight) in this process.
@@ -81,6 +82,7 @@ impl Lanes {
     pub fn new(breaker: BreakerConfig) -> Lanes {
         Lanes {
             breaker,
+            circuits: crate::breakers::Breakers::new(breaker),
             ..Default::default()
         }
     }
@@ -123,12 +125,8 @@ impl Lanes {
                 }
             }
         }
-        if let Ok(c) = self.circuits.lock() {
-            for (id, circuit) in c.iter() {
-                if let Some(probes) = circuit.room(now, self.breaker) {
-                    narrow(id, probes);
-                }
-            }
+        for (id, probes) in self.circuits.room(now) {
+            narrow(&id, probes);
         }
         room.into_iter().collect()
     }
@@ -146,12 +144,7 @@ impl Lanes {
         if let Ok(b) = self.buckets.lock() {
             eligible.retain(|id, _| !b.contains_key(id));
         }
-        if let Ok(c) = self.circuits.lock() {
-            eligible.retain(|id, _| {
-                c.get(id)
-                    .is_none_or(|circuit| matches!(circuit.at(now), Circuit::Closed { .. }))
-            });
-        }
+        eligible.retain(|id, _| matches!(self.circuits.get(id, now), Circuit::Closed { .. }));
         eligible
     }
 
@@ -172,12 +165,7 @@ impl Lanes {
 
     /// The endpoint's circuit as it stands at `now`.
     pub fn circuit(&self, endpoint_id: &str, now: Timestamp) -> Circuit {
-        self.circuits
-            .lock()
-            .ok()
-            .and_then(|c| c.get(endpoint_id).copied())
-            .unwrap_or_default()
-            .at(now)
+        self.circuits.get(endpoint_id, now)
     }
 
     /// Takes a slot in the endpoint's lane and, when it is rate-limited, a
@@ -212,17 +200,21 @@ impl Lanes {
         if lane.0 >= lane.1 {
             return Err(Refusal::Full);
         }
-        let Ok(mut circuits) = self.circuits.lock() else {
-            return Err(Refusal::Full);
-        };
-        let current = circuits.get(endpoint_id).copied().unwrap_or_default();
-        let Some(circuit) = current.try_start(now, self.breaker) else {
-            let until = match current.at(now) {
-                Circuit::Open { until } => Some(until),
-                _ => None,
-            };
-            return Err(Refusal::CircuitOpen { until });
-        };
+        self.circuits.try_start(endpoint_id, now, || {
+            self.take_token(endpoint_id, rate_limit_per_second, now)
+        })?;
+        lane.0 += 1;
+        Ok(())
+    }
+
+    /// Takes a token from the endpoint's bucket when it is rate-limited, or
+    /// says when the next one comes (nothing taken).
+    fn take_token(
+        &self,
+        endpoint_id: &str,
+        rate_limit_per_second: Option<u32>,
+        now: Timestamp,
+    ) -> Result<(), Refusal> {
         if let Some(rate) = rate_limit_per_second.filter(|r| *r > 0) {
             let Ok(mut buckets) = self.buckets.lock() else {
                 return Err(Refusal::Full);
@@ -248,10 +240,6 @@ impl Lanes {
                 at: bucket.at,
             };
         }
-        if circuit != Circuit::default() {
-            circuits.insert(endpoint_id.to_string(), circuit);
-        }
-        lane.0 += 1;
         Ok(())
     }
 
@@ -303,22 +291,7 @@ impl Lanes {
     /// Tells the endpoint's breaker how an attempt that held no lane slot
     /// went (an object storage batch closed by time).
     pub fn done_without_slot(&self, endpoint_id: &str, signal: Signal, now: Timestamp) {
-        if let Ok(mut c) = self.circuits.lock() {
-            let before = c.get(endpoint_id).copied().unwrap_or_default();
-            let after = before.record(signal, now, self.breaker);
-            if after != before {
-                if let Circuit::Open { until } = after {
-                    tracing::warn!(endpoint = endpoint_id, until = %until.to_rfc3339(), "circuit opened");
-                } else if after == Circuit::default() && !matches!(before, Circuit::Closed { .. }) {
-                    tracing::info!(endpoint = endpoint_id, "circuit closed");
-                }
-            }
-            if after == Circuit::default() {
-                c.remove(endpoint_id);
-            } else {
-                c.insert(endpoint_id.to_string(), after);
-            }
-        }
+        self.circuits.record(endpoint_id, signal, now);
     }
 
     pub fn in_flight(&self, endpoint_id: &str) -> u32 {

@@ -7,7 +7,8 @@
 //!   `max_in_flight` at once; woken at once by a publish, in-process
 //!   `Notify` and `LISTEN/NOTIFY` from other nodes on PostgreSQL, otherwise
 //!   when the next retry is due, with a poll as the fallback), the
-//!   completer (writes completions in batches), lease rescue, retention
+//!   completer (writes completions in batches), lease rescue, the circuit
+//!   sync (PostgreSQL: one breaker per endpoint for the cluster), retention
 //!   purge, the window sweep, the job runner, the ledger writer and the
 //!   batch writer. [`engine`] starts them and stops them in a written order.
 //! - [`Dispatcher::run_once`]: one rescue → sweep → claim → attempt →
@@ -24,6 +25,8 @@
 //! - [`inbound`]: the ledger writer of inbound provider webhooks' receipts.
 //! - [`secrets`]: resolving secret references (`secret:`, `env:`, `file:`).
 //! - [`lanes`]: per-endpoint concurrency limits (isolation between endpoints).
+//! - [`breakers`]: the endpoints' circuit breakers, this process's or its
+//!   part of the cluster's (`circuit_sync`).
 //! - [`metrics`]: the Prometheus counters behind `/metrics`.
 //! - [`telemetry`]: OpenTelemetry spans of attempts (and the API's
 //!   publishes), exported over OTLP/HTTP.
@@ -44,6 +47,8 @@ mod ahead;
 pub mod attempt;
 pub mod batch_writer;
 pub mod batches;
+pub mod breakers;
+mod circuit_sync;
 mod claim;
 mod completer;
 pub mod engine;
@@ -80,6 +85,7 @@ use ahead::AHEAD_SWEEP;
 use ahead::{Ahead, AheadState};
 pub use attempt::Attempter;
 pub use batch_writer::{BatchConfig, BatchWriter};
+pub use circuit_sync::{CircuitConfig, CircuitSync};
 pub use claim::{ClaimConfig, Claimer};
 pub use completer::{Completer, CompleterConfig};
 pub use engine::Engine;
@@ -131,6 +137,10 @@ pub struct EngineConfig {
     pub purge_batch: u32,
     /// When an endpoint's circuit opens and how long it stays open.
     pub breaker: relay_core::circuit::BreakerConfig,
+    /// How often this node's circuits sync with the cluster's (PostgreSQL;
+    /// [`CircuitSync`]): other nodes may start attempts for at most this
+    /// long after a circuit opened.
+    pub circuit_sync_interval: Duration,
     /// How often waiting messages whose window closed are ended (`sweep`),
     /// and how many one transaction ends at most.
     pub sweep_interval: Duration,
@@ -175,6 +185,7 @@ impl EngineConfig {
             purge_interval: Duration::from_secs(60),
             purge_batch: 500,
             breaker: relay_core::circuit::BreakerConfig::default(),
+            circuit_sync_interval: Duration::from_millis(250),
             sweep_interval: Duration::from_secs(1),
             sweep_batch: 500,
             inbound_processing: true,
@@ -330,8 +341,12 @@ impl Dispatcher {
 }
 
 impl Dispatcher {
-    /// The endpoint's circuit in this process, as it stands now.
+    /// The endpoint's circuit as it stands now: with several nodes
+    /// (PostgreSQL), the cluster's as this node's last sync read it (see
+    /// [`breakers::Breakers::shown`]).
     pub fn circuit(&self, endpoint_id: &str) -> relay_core::circuit::Circuit {
-        self.lanes.circuit(endpoint_id, self.attempter.clock.now())
+        self.lanes
+            .circuits
+            .shown(endpoint_id, self.attempter.clock.now())
     }
 }

@@ -13,6 +13,7 @@
 //! | [`crate::Claimer`] | `claim` | claim due messages, attempt them |
 //! | [`crate::Completer`] | `completer` | write completions in batches |
 //! | [`crate::Rescuer`] | `rescue` | expired leases back to scheduled |
+//! | [`crate::CircuitSync`] | `circuit_sync` | this node's circuits with the cluster's (PostgreSQL) |
 //! | [`crate::Purger`] | `purge` | what is past the retention period |
 //! | [`crate::Sweeper`] | `sweep` | TTLs and delivery windows that ended |
 //! | [`crate::JobRunner`] | `jobs` | bulk retries, batch by batch |

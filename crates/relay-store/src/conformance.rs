@@ -87,6 +87,8 @@ mod audience;
 pub use audience::*;
 mod records;
 pub use records::*;
+mod circuits;
+pub use circuits::*;
 
 use crate::{
     Completion, ConsumerPatch, EndpointKeyRecord, EndpointLimits, EndpointWarning, MessageFilter,
@@ -137,6 +139,17 @@ impl TestDb {
             sqlite_path: None,
             pg: Some((store, schema)),
         })
+    }
+
+    /// Another node's store on the same PostgreSQL schema (its own pools
+    /// and listener, as another `relay serve` would have); `None` on SQLite.
+    pub async fn another_node(&self, test: &str) -> Option<Arc<dyn Store>> {
+        let (_, schema) = self.pg.as_ref()?;
+        let url = crate::testenv::postgres_url(test)?;
+        let store = crate::postgres::PgStore::connect_in_schema(&url, schema)
+            .await
+            .expect("connect another node to the test's schema");
+        Some(Arc::new(store))
     }
 
     /// Drops the PostgreSQL schema; SQLite files go on drop.

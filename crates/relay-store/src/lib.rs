@@ -16,7 +16,8 @@
 //!   [`operational`] events, [`lifecycle`] (endpoint state changes) and
 //!   [`portal`] (portal tokens, the tenant's portal brand) and
 //!   [`inbound`] (inbound provider webhooks' sources, receipts, ledger)
-//!   and [`secrets`] (tenant secrets, sealed under the master key).
+//!   and [`secrets`] (tenant secrets, sealed under the master key) and
+//!   [`circuits`] (endpoints' circuit breakers for the whole cluster).
 //! - [`executor`]: the one way a caller runs operations, through
 //!   `Arc<dyn Store>`: `store.write(commit, |x| …)` composes them in one
 //!   transaction, `store.read(|x| …)` on one read connection
@@ -48,6 +49,7 @@
 pub mod audience;
 pub mod audit;
 pub mod backend;
+pub mod circuits;
 pub mod claims;
 pub mod completions;
 #[cfg(any(test, feature = "testing"))]

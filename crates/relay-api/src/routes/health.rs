@@ -62,7 +62,9 @@ pub struct Health {
     pub endpoint_id: String,
     pub state: EndpointState,
     pub disabled_reason: Option<String>,
-    /// The circuit breaker as this node sees it (each node keeps its own).
+    /// The endpoint's circuit breaker: with several nodes (PostgreSQL) the
+    /// cluster's, as this node's last sync read it (a quarter second old at
+    /// most by default); a half-open one counts the probes out across nodes.
     pub circuit: relay_core::circuit::Circuit,
     /// Delivered attempts ÷ attempts over the last hour; `null` without attempts.
     pub success_rate_last_hour: Option<f64>,
