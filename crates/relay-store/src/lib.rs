@@ -49,6 +49,7 @@ pub mod audience;
 pub mod audit;
 pub mod backend;
 pub mod claims;
+pub mod clock;
 pub mod completions;
 #[cfg(any(test, feature = "testing"))]
 pub mod conformance;

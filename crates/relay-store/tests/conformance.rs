@@ -29,6 +29,7 @@ macro_rules! conformance {
 }
 
 conformance!(
+    the_database_clock_is_the_servers_own,
     object_batches_are_recorded_while_their_leases_hold_and_leased_again_whole,
     held_members_are_not_leased_with_their_batch,
     migrations_are_idempotent,
