@@ -383,3 +383,22 @@ impl Dispatcher {
         self.lanes.circuit(endpoint_id, self.attempter.clock.now())
     }
 }
+
+#[cfg(test)]
+mod lease_tests {
+    use super::*;
+
+    #[test]
+    fn the_shortest_lease_is_the_longest_attempt_and_the_margin() {
+        let mut c = EngineConfig::new("test");
+        assert_eq!(c.longest_attempt(), Duration::from_secs(22));
+        assert_eq!(c.shortest_lease(), Duration::from_secs(27));
+        assert!(c.lease >= c.shortest_lease(), "the default lease is valid");
+        c.limits.total_timeout = Duration::from_millis(5_500);
+        assert_eq!(c.shortest_lease(), Duration::from_millis(12_500));
+        assert_eq!(
+            shortest_lease(Duration::from_secs(5)),
+            Duration::from_secs(12)
+        );
+    }
+}
