@@ -53,6 +53,57 @@ pub struct ApiSettings {
     pub server: server::ServerSettings,
     /// Where `/metrics` is served and whether it asks for a token.
     pub metrics: MetricsAccess,
+    /// What this process plays (`[server] role`): a worker serves only
+    /// `/healthz`, `/readyz` and `/metrics` ([`routes::worker_router`]).
+    pub role: Role,
+}
+
+/// Which parts of Relay one process runs (`[server] role`, `relay serve
+/// --role`): the API and the delivery workers (`all`, the default), the API
+/// alone (`api`: no claim, rescue, purge, sweep, job or ledger writer; manual
+/// attempts still run where they are asked for), or the workers alone
+/// (`worker`: the HTTP listener serves only health, readiness and metrics).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Role {
+    #[default]
+    All,
+    Api,
+    Worker,
+}
+
+impl Role {
+    /// Every role, in the order the documentation lists them.
+    pub const EVERY: [Role; 3] = [Role::All, Role::Api, Role::Worker];
+
+    /// The name in configuration, `/readyz` and `relay_node_role`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::All => "all",
+            Role::Api => "api",
+            Role::Worker => "worker",
+        }
+    }
+
+    /// The role named `name` exactly (lower case), if any.
+    pub fn parse(name: &str) -> Option<Role> {
+        Role::EVERY.into_iter().find(|r| r.as_str() == name)
+    }
+
+    /// Whether this process serves the API (`all`, `api`).
+    pub fn serves_api(self) -> bool {
+        self != Role::Worker
+    }
+
+    /// Whether this process runs the delivery services (`all`, `worker`).
+    pub fn delivers(self) -> bool {
+        self != Role::Api
+    }
+}
+
+impl std::fmt::Display for Role {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// Where `/metrics` is served and whether it asks for a token.
@@ -90,6 +141,7 @@ impl Default for ApiSettings {
             public_url: None,
             server: server::ServerSettings::default(),
             metrics: MetricsAccess::default(),
+            role: Role::All,
         }
     }
 }
@@ -177,7 +229,8 @@ impl AppState {
 pub use routes::router;
 
 /// Serves the API on `listener` until `shutdown` completes, with the
-/// timeouts, connection cap and drain time of `state.settings.server`.
+/// timeouts, connection cap and drain time of `state.settings.server`
+/// (on a worker, only its probes and metrics: see [`router`]).
 pub async fn serve(
     listener: tokio::net::TcpListener,
     state: Arc<AppState>,

@@ -12,6 +12,7 @@ use axum::http::{Method, Request, StatusCode};
 use common::{Harness, Resp, id_of, ids_in};
 use relay_api::ApiSettings;
 use relay_core::signature::{HmacSecret, SignedContent};
+use relay_store::ExecutorExt as _;
 use serde_json::{Value, json};
 
 const WHSEC: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
@@ -189,10 +190,13 @@ async fn sources_are_managed_and_never_show_their_secret() {
     }
     // Nor does the stored record's Debug.
     let token = path.trim_start_matches("/inbound/");
+    let token = token.to_string();
     let record = h
         .state
         .store
-        .inbound_source_by_token(token)
+        .read(move |mut x| {
+            Box::pin(async move { relay_store::inbound::source_by_token(&mut x, &token).await })
+        })
         .await
         .unwrap()
         .unwrap();

@@ -27,6 +27,14 @@ async fn harness(metrics: MetricsAccess) -> Harness {
     h
 }
 
+/// What `/metrics` answers: the renderer's text, then the node's role.
+fn page() -> String {
+    format!(
+        "relay_test_up 1\n{}",
+        relay_api::routes::ops::role_gauge(relay_api::Role::All)
+    )
+}
+
 async fn scrape(h: &Harness, token: Option<&str>) -> common::Resp {
     let mut req = Request::builder().method(Method::GET).uri("/metrics");
     if let Some(t) = token {
@@ -40,7 +48,7 @@ async fn by_default_metrics_answer_on_the_api_listener() {
     let h = harness(MetricsAccess::default()).await;
     let r = scrape(&h, None).await;
     assert_eq!(r.status, StatusCode::OK);
-    assert_eq!(r.text(), "relay_test_up 1\n");
+    assert_eq!(r.text(), page());
 }
 
 #[tokio::test]
@@ -58,7 +66,7 @@ async fn a_configured_token_is_asked_for() {
     }
     let r = scrape(&h, Some(METRICS_TOKEN)).await;
     assert_eq!(r.status, StatusCode::OK);
-    assert_eq!(r.text(), "relay_test_up 1\n");
+    assert_eq!(r.text(), page());
 }
 
 /// `GET path` with `Connection: close` on a raw connection; the whole answer.
@@ -101,7 +109,7 @@ async fn metrics_on_a_listener_of_their_own_leave_the_api_listener() {
     }));
     let ok = get(addr, "/metrics", Some(METRICS_TOKEN)).await;
     assert!(ok.starts_with("HTTP/1.1 200 "), "{ok}");
-    assert!(ok.ends_with("relay_test_up 1\n"), "{ok}");
+    assert!(ok.ends_with(&page()), "{ok}");
     let refused = get(addr, "/metrics", None).await;
     assert!(refused.starts_with("HTTP/1.1 401 "), "{refused}");
     for path in ["/healthz", "/v1/tenants", "/openapi.json"] {

@@ -363,16 +363,20 @@ async fn an_idle_kept_alive_connection_is_closed() {
 #[tokio::test]
 async fn a_client_that_does_not_read_its_responses_is_cut_off() {
     const REQUESTS: usize = 200;
+    // One place: while the server holds the unread connection, a probe is
+    // answered 503; once it cut that connection off, a probe is served. So
+    // the test never reads the stalled connection before the server gave
+    // up on it, however slowly a loaded machine makes the responses.
     let s = start(ServerSettings {
         header_read_timeout: LONG,
         idle_timeout: LONG,
+        max_connections: 1,
         ..quick()
     })
     .await;
     // A small receive buffer, so that the responses outgrow what the
-    // sockets hold after a few of them however slowly a loaded machine
-    // makes them (with the kernel's default, autotuned to tens of MiB, the
-    // server could still be writing when the client starts reading).
+    // sockets hold after a few of them (with the kernel's default,
+    // autotuned to tens of MiB, they could all fit).
     let socket = TcpSocket::new_v4().unwrap();
     socket.set_recv_buffer_size(4096).unwrap();
     let mut stream = socket.connect(s.addr).await.unwrap();
@@ -380,7 +384,23 @@ async fn a_client_that_does_not_read_its_responses_is_cut_off() {
     // sockets' buffers hold.
     let one = b"GET /openapi.json HTTP/1.1\r\nHost: relay.test\r\n\r\n";
     stream.write_all(&one.repeat(REQUESTS)).await.unwrap();
-    tokio::time::sleep(Duration::from_secs(4)).await;
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        assert!(
+            Instant::now() < deadline,
+            "the server kept a client that reads nothing for 90 s"
+        );
+        let mut probe = TcpStream::connect(s.addr).await.unwrap();
+        probe
+            .write_all(b"GET /healthz HTTP/1.1\r\nHost: relay.test\r\nConnection: close\r\n\r\n")
+            .await
+            .unwrap();
+        let (_, answer) = wait_closed(&mut probe, Duration::from_secs(10)).await;
+        if answer.starts_with(b"HTTP/1.1 200 ") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
     let (_, data) = wait_closed(&mut stream, Duration::from_secs(20)).await;
     let answered = data
         .windows(b"HTTP/1.1 200 ".len())

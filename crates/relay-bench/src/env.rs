@@ -4,12 +4,24 @@
 use super::*;
 
 impl Env {
-    /// A counter of Relay's `/metrics` (0 when absent).
+    /// A counter of Relay's `/metrics` (0 when absent), summed over the
+    /// nodes.
     pub(crate) fn counter(&self, name: &str) -> u64 {
-        (self.metrics)()
-            .lines()
-            .find_map(|l| l.strip_prefix(name)?.trim().parse().ok())
-            .unwrap_or(0)
+        self.counter_by_node(name).iter().sum()
+    }
+
+    /// A counter of each node's `/metrics` (0 when absent), the first node
+    /// first.
+    pub(crate) fn counter_by_node(&self, name: &str) -> Vec<u64> {
+        std::iter::once(&self.metrics)
+            .chain(self.others.iter().map(|n| &n.metrics))
+            .map(|metrics| {
+                metrics()
+                    .lines()
+                    .find_map(|l| l.strip_prefix(name)?.trim().parse::<u64>().ok())
+                    .unwrap_or(0)
+            })
+            .collect()
     }
 }
 
@@ -137,6 +149,25 @@ impl Env {
         let (api_addr, store) = (launched.api_addr, launched.store);
         let (stop, engine, metrics) = (launched.stop, launched.engine, launched.metrics);
         let backend = store.backend();
+        // The other nodes, after the first has migrated the database: the
+        // same settings, each its own data directory.
+        let mut api_addrs = vec![api_addr];
+        let mut others = Vec::new();
+        for i in 1..args.nodes.max(1) {
+            let node_dir = dir.path().join(format!("node{i}"));
+            std::fs::create_dir_all(&node_dir)?;
+            let mut node_toml = toml.clone();
+            node_toml.insert("data_dir".into(), node_dir.display().to_string().into());
+            let node_config = node_dir.join("relay.toml");
+            std::fs::write(&node_config, toml::to_string(&node_toml)?)?;
+            let node = relay.spawn((relay.launch)(node_config)).await??;
+            api_addrs.push(node.api_addr);
+            others.push(Node {
+                stop: node.stop,
+                engine: node.engine,
+                metrics: node.metrics,
+            });
+        }
 
         let mut tenant = Tenant::create(
             api_addr,
@@ -193,6 +224,8 @@ impl Env {
         receiver.set_arrival_hook(Some(Arc::new(move |a| t.arrival(a))));
         Ok(Env {
             api_addr,
+            api_addrs,
+            others,
             operator_token,
             port,
             api_key,
@@ -214,9 +247,15 @@ impl Env {
 
     pub(crate) async fn finish(self) {
         let _ = self.stop.send(true);
-        // Let the dispatcher finish: attempts that hang, as in `isolation`,
+        for node in &self.others {
+            let _ = node.stop.send(true);
+        }
+        // Let the dispatchers finish: attempts that hang, as in `isolation`,
         // are abandoned after `FINISH_GRACE`, and their leases released.
         let _ = tokio::time::timeout(FINISH_GRACE + Duration::from_secs(2), self.engine).await;
+        for node in self.others {
+            let _ = tokio::time::timeout(FINISH_GRACE + Duration::from_secs(2), node.engine).await;
+        }
         if let Some((url, name)) = &self.pg_drop {
             let _ = relay_store::seed::drop_database(url, name).await;
         }

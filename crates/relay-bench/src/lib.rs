@@ -252,6 +252,12 @@ pub struct BenchArgs {
     /// Worker threads of the bench's own runtime (receiver, publisher).
     #[arg(long, default_value_t = 2)]
     bench_threads: usize,
+    /// Relay nodes on one PostgreSQL database (`throughput`, `fanout`,
+    /// `latency`; needs `--database-url`): each its own store, API and
+    /// dispatcher, started in this process on Relay's runtime; publishers
+    /// spread their connections over the nodes' APIs.
+    #[arg(long, default_value_t = 1)]
+    nodes: usize,
 }
 
 /// Runs one workload and prints its report; every Relay it measures is
@@ -341,7 +347,12 @@ struct EndpointSpec {
 
 /// Relay, the receiver and the tenant the publisher uses.
 struct Env {
+    /// The first node's API (the one the tenant was made through).
     api_addr: SocketAddr,
+    /// Every node's API, the first one first (`--nodes`).
+    api_addrs: Vec<SocketAddr>,
+    /// The nodes after the first (`--nodes`).
+    others: Vec<Node>,
     operator_token: String,
     /// The receiver's port.
     port: u16,
@@ -362,6 +373,14 @@ struct Env {
     /// Relay's `/metrics` text.
     metrics: Arc<dyn Fn() -> String + Send + Sync>,
     _dir: tempfile::TempDir,
+}
+
+/// A node after the first: its API, its stop signal, its dispatcher, its
+/// `/metrics` text.
+struct Node {
+    stop: tokio::sync::watch::Sender<bool>,
+    engine: tokio::task::JoinHandle<()>,
+    metrics: Arc<dyn Fn() -> String + Send + Sync>,
 }
 
 fn random_bytes<const N: usize>() -> [u8; N] {
@@ -393,6 +412,20 @@ struct LimitResult {
 
 async fn run_workload(args: BenchArgs, relay: Host) -> anyhow::Result<Report> {
     let data: Arc<str> = Arc::from(payload(args.payload_bytes));
+    if args.nodes != 1 {
+        anyhow::ensure!(
+            matches!(
+                args.workload,
+                Workload::Throughput | Workload::Fanout | Workload::Latency
+            ),
+            "--nodes applies to the throughput, fanout and latency workloads"
+        );
+        anyhow::ensure!(
+            args.database_url.is_some(),
+            "--nodes needs --database-url: several nodes share one PostgreSQL database"
+        );
+        anyhow::ensure!((1..=16).contains(&args.nodes), "--nodes is from 1 to 16");
+    }
     match args.workload {
         Workload::Limit => limit_workload(&args, &data).await,
         Workload::Throughput | Workload::Fanout => throughput(&args, relay, &data).await,
@@ -429,6 +462,7 @@ fn common_json(args: &BenchArgs, backend: &str) -> serde_json::Map<String, Value
         json!(format!("{:?}", args.workload).to_lowercase()),
     );
     m.insert("backend".into(), json!(backend));
+    m.insert("nodes".into(), json!(args.nodes));
     m.insert("payload_bytes".into(), json!(args.payload_bytes));
     m.insert("verify".into(), json!(args.verify));
     m.insert("concurrency".into(), json!(args.concurrency));

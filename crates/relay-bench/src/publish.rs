@@ -23,8 +23,9 @@ pub(crate) async fn publish(
     let errors = Arc::new(AtomicU64::new(0));
     let started = Instant::now();
     let mut workers = tokio::task::JoinSet::new();
-    for _ in 0..concurrency.max(1) {
-        let mut conn = Conn::plain(env.api_addr).await?;
+    for c in 0..concurrency.max(1) {
+        // Spread over the nodes' APIs (`--nodes`).
+        let mut conn = Conn::plain(env.api_addrs[c % env.api_addrs.len()]).await?;
         let auth = format!("Bearer {}", env.api_key);
         let (phase, next, errors, data) =
             (phase.clone(), next.clone(), errors.clone(), data.clone());

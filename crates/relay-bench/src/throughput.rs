@@ -70,6 +70,10 @@ pub(crate) async fn throughput(
     m.insert("publish_api_latency_ms".into(), published.api.json());
     m.insert("invalid_signatures".into(), json!(invalid));
     m.insert("receiver_connections".into(), json!(connections));
+    m.insert(
+        "delivered_by_node".into(),
+        json!(env.counter_by_node("relay_attempts_total{outcome=\"delivered\"}")),
+    );
     let leased_at_publish = env.counter("relay_leased_at_publish_total");
     m.insert("leased_at_publish".into(), json!(leased_at_publish));
     m.insert("elapsed_s".into(), json!(round(elapsed)));

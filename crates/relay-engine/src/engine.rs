@@ -24,7 +24,6 @@ use tokio::sync::{Notify, mpsc, watch};
 use crate::Dispatcher;
 use crate::batch_writer::BatchWriter;
 use crate::claim::Claimer;
-use crate::clock_sync::ClockSync;
 use crate::completer::Completer;
 use crate::inbound::LedgerWriter;
 use crate::jobs::JobRunner;
@@ -77,10 +76,7 @@ impl Engine {
         };
         // On the database's clock before anything is stamped or judged (the
         // first rescue, the first claim); measured again in the loop.
-        let clock_sync = dispatcher
-            .synced_clock
-            .get()
-            .map(|clock| ClockSync::new(&dispatcher, clock.clone()));
+        let clock_sync = dispatcher.clock_sync();
         if let Some(sync) = &clock_sync
             && let Err(e) = sync.sync().await
         {

@@ -4,7 +4,7 @@
 //! The receiving route (`relay-api/src/routes/inbound.rs`) writes a receipt
 //! durably, answers the provider, and wakes this service
 //! ([`Dispatcher::wake_inbound`]). The task leases due receipts from the
-//! store (`InboundStore::claim_receipts`, the store as the queue, as for
+//! store (`relay_store::inbound::claim`, the store as the queue, as for
 //! messages), makes each one's ledger entries with the preset's pure rules
 //! (`relay_inbound::events`) and writes them with the receipt's completion,
 //! applied only while the lease holds; a claim's receipts complete in one
@@ -22,7 +22,7 @@ use std::time::Duration;
 use relay_core::id::IdKind;
 use relay_inbound::model::{LedgerEntry, ReceiptWork};
 use relay_inbound::{Request, events};
-use relay_store::StoreError;
+use relay_store::{Commit, ExecutorExt as _, StoreError, inbound};
 use tokio::sync::watch;
 
 use crate::{Dispatcher, EngineConfig, Service};
@@ -79,14 +79,15 @@ impl Dispatcher {
         let clock = &self.attempter.clock;
         let now = clock.now();
         let lease = i64::try_from(self.config().lease.as_millis()).unwrap_or(i64::MAX);
+        let (owner, lease_until) = (self.config().owner.clone(), now.plus_millis(lease));
+        // A claim lost in a power cut costs nothing: its leases expire.
         let work = self
             .store()
-            .claim_receipts(
-                &self.config().owner,
-                now,
-                now.plus_millis(lease),
-                INBOUND_BATCH,
-            )
+            .write(Commit::Lease, move |mut x| {
+                Box::pin(async move {
+                    inbound::claim(&mut x, &owner, now, lease_until, INBOUND_BATCH).await
+                })
+            })
             .await?;
         let n = work.len();
         let now = clock.now();
@@ -97,14 +98,25 @@ impl Dispatcher {
                 Ok(entries) => done.push((w.receipt.id, w.lease, entries)),
                 Err(code) => {
                     tracing::warn!(receipt = %w.receipt.id, refusal = code, "an inbound receipt's body gives no ledger entry; left failed");
+                    let (id, lease) = (w.receipt.id.clone(), w.lease.clone());
                     self.store()
-                        .fail_receipt(&w.receipt.id, &w.lease, code, None)
+                        .write(Commit::Durable, move |mut x| {
+                            Box::pin(
+                                async move { inbound::fail(&mut x, &id, &lease, code, None).await },
+                            )
+                        })
                         .await?;
                 }
             }
         }
-        let held = self.store().complete_receipts(&done, now).await?;
-        for ((id, _, _), held) in done.iter().zip(held) {
+        let ids: Vec<String> = done.iter().map(|(id, _, _)| id.clone()).collect();
+        let held = self
+            .store()
+            .write(Commit::Durable, move |mut x| {
+                Box::pin(async move { inbound::complete_all(&mut x, &done, now).await })
+            })
+            .await?;
+        for (id, held) in ids.iter().zip(held) {
             if !held {
                 tracing::info!(receipt = %id, "an inbound receipt's lease expired before its completion; another processing writes it");
             }

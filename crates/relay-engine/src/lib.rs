@@ -304,6 +304,16 @@ impl Dispatcher {
         let _ = self.synced_clock.set(clock);
     }
 
+    /// The clock sync of the clock this dispatcher follows, if it follows
+    /// the database's ([`Dispatcher::follow_database_clock`]): the engine
+    /// runs one; a process that starts no engine (an API-only node) runs
+    /// it itself, since what its API stamps must agree with the workers.
+    pub fn clock_sync(&self) -> Option<ClockSync> {
+        self.synced_clock
+            .get()
+            .map(|clock| ClockSync::new(self, clock.clone()))
+    }
+
     pub fn metrics(&self) -> Arc<Metrics> {
         self.attempter.metrics.clone()
     }

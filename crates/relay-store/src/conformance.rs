@@ -65,6 +65,7 @@ mod portal;
 pub use portal::*;
 mod inbound;
 pub use inbound::*;
+mod inbound_calls;
 mod inbound_ledger;
 pub use inbound_ledger::*;
 mod pages;

@@ -382,6 +382,10 @@ pub struct Flags {
     /// Database URL: sqlite://path or postgres://user@host/db.
     #[arg(long)]
     pub database_url: Option<String>,
+    /// `relay serve --role` (`all`, `api` or `worker`): overrides `[server]
+    /// role`. Not a flag of every command, so set by the ones that take it.
+    #[arg(skip)]
+    pub role: Option<String>,
 }
 
 impl Config {
@@ -514,6 +518,7 @@ impl Config {
             public_url: self.public_url.clone(),
             server: self.server.settings(),
             metrics: self.metrics.access(),
+            role: self.server.role,
         }
     }
 }

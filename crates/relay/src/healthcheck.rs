@@ -42,8 +42,21 @@ pub fn run(args: HealthcheckArgs) -> anyhow::Result<()> {
         let code = problem_code(&body);
         bail!("GET http://{addr}{path} answered {status}{code}");
     }
-    println!("GET http://{addr}{path} answered 200");
+    println!("GET http://{addr}{path} answered 200{}", role_of(&body));
     Ok(())
+}
+
+/// ` (role worker)` when the answer is `/readyz`'s JSON naming the role
+/// (`[server] role`), else nothing.
+fn role_of(body: &str) -> String {
+    let role = body
+        .split_once("\"role\":\"")
+        .and_then(|(_, rest)| rest.split_once('"'))
+        .map(|(role, _)| role);
+    match role {
+        Some(role) if ["all", "api", "worker"].contains(&role) => format!(" (role {role})"),
+        _ => String::new(),
+    }
 }
 
 /// Where to ask: the configured listen address, an unspecified one turned
@@ -130,6 +143,18 @@ mod tests {
         );
         let err = probe_address("10.1.2.3:8080").unwrap_err().to_string();
         assert!(err.contains("loopback only"), "{err}");
+    }
+
+    #[test]
+    fn the_role_readiness_names_is_shown_and_nothing_else_of_the_body() {
+        assert_eq!(
+            role_of(r#"{"status":"ready","role":"worker"}"#),
+            " (role worker)"
+        );
+        assert_eq!(role_of(r#"{"status":"ready","role":"api"}"#), " (role api)");
+        assert_eq!(role_of("ok"), "");
+        assert_eq!(role_of(r#"{"role":"x\u001b[31m"}"#), "");
+        assert_eq!(role_of(r#"{"role":7}"#), "");
     }
 
     #[test]

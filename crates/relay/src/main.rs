@@ -35,7 +35,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run the API (and apply pending migrations first).
+    /// Run the API and the delivery workers, or one of them (--role); apply pending migrations first.
     Serve(ServeArgs),
     /// Apply pending database migrations and exit.
     Migrate(MigrateArgs),
@@ -67,6 +67,20 @@ struct ServeArgs {
     /// `relay migrate` runs them there).
     #[arg(long)]
     allow_destructive_migrations: bool,
+    /// What this process runs: all (the API and the delivery workers, the
+    /// default), api (the API alone) or worker (the delivery workers, with
+    /// /healthz, /readyz and /metrics alone). Overrides `[server] role`.
+    #[arg(long, value_name = "all|api|worker")]
+    role: Option<String>,
+}
+
+#[derive(clap::Args)]
+struct CheckArgs {
+    #[command(flatten)]
+    flags: Flags,
+    /// Check as `relay serve --role` would run.
+    #[arg(long, value_name = "all|api|worker")]
+    role: Option<String>,
 }
 
 #[derive(clap::Args)]
@@ -89,7 +103,7 @@ enum KeysCommand {
 #[derive(Subcommand)]
 enum ConfigCommand {
     /// Validate the configuration and print it, secrets redacted.
-    Check(Flags),
+    Check(CheckArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -100,9 +114,12 @@ fn main() -> anyhow::Result<()> {
             Ok(())
         }
         Command::Config {
-            command: ConfigCommand::Check(flags),
+            command: ConfigCommand::Check(args),
         } => {
-            let config = Config::load(&flags)?;
+            let config = Config::load(&Flags {
+                role: args.role,
+                ..args.flags
+            })?;
             print!("{}", config.render_redacted());
             eprintln!("configuration is valid");
             Ok(())
@@ -127,7 +144,10 @@ fn main() -> anyhow::Result<()> {
         Command::Bench(args) => bench::run(args),
         Command::Healthcheck(args) => healthcheck::run(args),
         Command::Serve(args) => {
-            let mut config = Config::load(&args.flags)?;
+            let mut config = Config::load(&Flags {
+                role: args.role,
+                ..args.flags
+            })?;
             config.allow_destructive_migrations = args.allow_destructive_migrations;
             serve::init_tracing(&config);
             runtime()?.block_on(serve::serve(config))

@@ -230,7 +230,9 @@ fn hand_over_generated_token(config: &Config, token: &str) -> anyhow::Result<()>
 
 /// Relay's pieces, wired and running, before the API listens: the store,
 /// the API state and the dispatcher loop (it stops when `stop` turns true).
-/// `relay serve` and `relay bench` both start Relay this way.
+/// `relay serve` and `relay bench` both start Relay this way. An API-only
+/// node (`[server] role = "api"`) starts none of the dispatcher's services:
+/// its `engine` task only waits for `stop`.
 pub struct Started {
     pub store: Arc<dyn Store>,
     pub state: Arc<relay_api::AppState>,
@@ -255,8 +257,17 @@ fn pool_settings(engine: &relay_engine::EngineConfig) -> relay_net::PoolSettings
 }
 
 /// Opens the store, loads the operator token and master key, and starts the
-/// dispatcher wired to the API state.
+/// dispatcher wired to the API state (its services only where the role
+/// delivers: see [`start_engine`]).
 pub async fn start(config: &Config) -> anyhow::Result<Started> {
+    let role = config.server.role;
+    if role != relay_api::Role::All && config.uses_sqlite() {
+        tracing::warn!(
+            %role,
+            "with SQLite one process owns the database: an api node alone delivers nothing, \
+             a worker node alone takes no publishes; split roles on PostgreSQL"
+        );
+    }
     let store = open_store(config, config.allow_destructive_migrations).await?;
     let operator = operator_token_digest(config, &*store).await?;
     let master = crate::keys::load(config, &*store).await?;
@@ -326,13 +337,50 @@ pub async fn start(config: &Config) -> anyhow::Result<Started> {
     });
     let _ = state.metrics.set(Arc::new(move || metrics.render()));
     let (stop, stop_rx) = tokio::sync::watch::channel(false);
-    let engine = dispatcher.start(state.wake.clone(), stop_rx).await;
+    let engine = start_engine(role, &dispatcher, &state, stop_rx).await;
     Ok(Started {
         store,
         state,
         stop,
         engine,
         telemetry,
+    })
+}
+
+/// The dispatcher's services, where `role` delivers (`all`, `worker`): the
+/// claimer, completer, lease rescue, sweep, purge, job runner, ledger writer
+/// and batch writer, and leasing at publish ([`relay_engine::Engine`]). An
+/// API-only node starts none of them: it never claims, rescues or purges,
+/// and, since only a started engine registers the store's intake, leases no
+/// message at publish, so every message it takes is left to the workers.
+/// Its dispatcher still serves the API's handle: resend and test send are
+/// attempted here, through this process's lanes, and answered with the
+/// attempt. Its clock sync runs all the same (`relay_engine::clock_sync`).
+async fn start_engine(
+    role: relay_api::Role,
+    dispatcher: &std::sync::Arc<relay_engine::Dispatcher>,
+    state: &relay_api::AppState,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) -> tokio::task::JoinHandle<()> {
+    if role.delivers() {
+        return dispatcher.clone().start(state.wake.clone(), stop).await;
+    }
+    tracing::info!("api role: no delivery services run in this process");
+    // What its API stamps (publishes' due times, a resend's lease) follows
+    // the database's clock like every node's: its clock sync runs here.
+    let sync = dispatcher.clock_sync();
+    if let Some(sync) = &sync
+        && let Err(e) = sync.sync().await
+    {
+        tracing::error!(error = %e, "measuring the clock offset to the database failed; this node's own clock is used until it succeeds");
+    }
+    tokio::spawn(async move {
+        match sync {
+            Some(sync) => relay_engine::Service::run(sync, stop).await,
+            None => {
+                let _ = stop.wait_for(|s| *s).await;
+            }
+        }
     })
 }
 
@@ -365,9 +413,10 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("cannot listen on {}", config.listen))?;
     let addr = listener.local_addr()?;
-    tracing::info!(%addr, backend = store.backend(), "relay is listening");
+    let role = config.server.role;
+    tracing::info!(%addr, backend = store.backend(), %role, "relay is listening");
     println!(
-        "Relay listening on http://{addr} ({} backend)",
+        "Relay listening on http://{addr} ({} backend, {role} role)",
         store.backend()
     );
     let metrics = metrics_listener.map(|listener| {

@@ -157,6 +157,59 @@ fn targets_measures_and_judges_every_target() {
     }
 }
 
+/// `--nodes 3`: three nodes on one PostgreSQL database, publishers spread
+/// over their APIs; every delivery arrives once and every node delivers.
+#[test]
+fn throughput_on_three_nodes_delivers_every_message() {
+    let Some(pg) =
+        relay_store::testenv::postgres_url("throughput_on_three_nodes_delivers_every_message")
+    else {
+        return;
+    };
+    let v = bench(&[
+        "throughput",
+        "--nodes",
+        "3",
+        "--database-url",
+        &pg,
+        "--events",
+        "300",
+        "--endpoints",
+        "2",
+        "--no-limit",
+        "--json",
+    ]);
+    assert_eq!(v["nodes"], 3);
+    assert_eq!(v["backend"], "postgres");
+    assert_eq!(v["deliveries"], 600, "every delivery arrived: {v:#}");
+    assert_eq!(v["complete"], true);
+    let by_node: Vec<u64> = v["delivered_by_node"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no delivered_by_node in {v:#}"))
+        .iter()
+        .map(|n| n.as_u64().unwrap_or(0))
+        .collect();
+    assert_eq!(by_node.len(), 3, "{v:#}");
+    assert_eq!(by_node.iter().sum::<u64>(), 600, "{v:#}");
+    assert!(
+        by_node.iter().all(|n| *n > 0),
+        "every node delivered: {v:#}"
+    );
+}
+
+/// `--nodes` needs a PostgreSQL database to share.
+#[test]
+fn several_nodes_need_postgres() {
+    let out = Command::new(env!("CARGO_BIN_EXE_relay"))
+        .args(["bench", "throughput", "--nodes", "2", "--json"])
+        .env("RELAY_LOG", "error")
+        .output()
+        .expect("relay bench runs");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--nodes needs --database-url"), "{err}");
+}
+
 /// Publishes Relay refuses (each body over its 1 MiB request limit) end the
 /// run at once: no deliveries are awaited for them, so the run does not
 /// wait out `--timeout-seconds`, and it says it is incomplete.

@@ -212,7 +212,26 @@ fn nodes_whose_clocks_differ_by_a_minute_deliver_a_burst_without_duplicates() {
             "a node skewed by {skew} ms measured an offset of {offset} ms"
         );
     }
-    for n in &nodes {
+    // An API-only node runs no engine, yet what it stamps (publishes' due
+    // times, a resend's lease) follows the database's clock too.
+    let api_node = start(
+        &Settings::new(&dir.path().join("api"), &sink)
+            .database(Some(&db.url))
+            .lease_seconds(LEASE_SECONDS)
+            .env(
+                "RELAY_DELIVERY__REQUEST_TIMEOUT_SECONDS",
+                &REQUEST_TIMEOUT_SECONDS.to_string(),
+            )
+            .env("RELAY_SERVER__ROLE", "api")
+            .env("RELAY_TEST_CLOCK_OFFSET_MS", "45000"),
+    );
+    let offset = metric(&api_node.metrics(), "relay_clock_offset_milliseconds")
+        .expect("the clock offset gauge");
+    assert!(
+        (offset as i64 + 45_000).abs() < 2_000,
+        "an API-only node skewed by 45 s measured an offset of {offset} ms"
+    );
+    for n in nodes.iter().chain([&api_node]) {
         n.assert_no_panic();
     }
 }

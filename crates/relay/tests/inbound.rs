@@ -8,7 +8,9 @@
 //!   restarted: every receipt is processed exactly once into the ledger;
 //! - SIGKILLed while it processes a burst (some receipts leased, some
 //!   written): after the restart (leases expire after
-//!   `[delivery] lease_seconds`) each receipt is in the ledger exactly once.
+//!   `[delivery] lease_seconds`) each receipt is in the ledger exactly once;
+//! - split roles (PostgreSQL): an `api` node receives and leaves receipts
+//!   pending, a `worker` answers `404` to the provider and writes them.
 //!
 //! Waits poll the API with a deadline; nothing sleeps to wait for behaviour.
 
@@ -270,4 +272,38 @@ fn sigkill_while_processing_writes_each_receipt_once() {
         assert_each_once(backend, &api, &ids);
         relay.assert_no_panic();
     });
+}
+
+/// `[server] role` split (PostgreSQL): receiving is API traffic, writing
+/// the ledger worker work. An `api` node answers the provider and keeps
+/// the receipts pending; a `worker` answers `404` on the receiving path
+/// and writes every receipt to the ledger, once.
+#[test]
+fn an_api_node_receives_and_a_worker_writes_the_ledger() {
+    let Some(db) = PgDb::create("inbound_roles") else {
+        return;
+    };
+    let sink = Sink::start(Behavior::ok());
+    let dir = tempfile::tempdir().unwrap();
+    let api_node = start(&settings(&dir.path().join("api"), &sink, Some(&db)).role("api"));
+    let t = tenant(&api_node.url, "roles");
+    let url = source(&t.api, &api_node);
+    let path = url.trim_start_matches(&api_node.url).to_string();
+    let ids: HashSet<String> = (0..20).map(|i| format!("evt_role_{i:02}")).collect();
+    for id in &ids {
+        let (headers, body) = signed(id);
+        let (status, answer) = post(&url, &headers, &body).expect("post");
+        assert_eq!(status, 200, "{answer}");
+    }
+    let pending = t.api.list_all("/v1/inbound-receipts?state=pending");
+    assert_eq!(pending.len(), ids.len(), "an api node writes no ledger");
+    assert!(ledger(&t.api).is_empty());
+
+    let worker = start(&settings(&dir.path().join("worker"), &sink, Some(&db)).role("worker"));
+    let (headers, body) = signed("evt_to_the_worker");
+    let (status, answer) = post(&format!("{}{path}", worker.url), &headers, &body).expect("post");
+    assert_eq!(status, 404, "a worker takes no inbound webhook: {answer}");
+    assert_each_once("postgres", &t.api, &ids);
+    api_node.assert_no_panic();
+    worker.assert_no_panic();
 }

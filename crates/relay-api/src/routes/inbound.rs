@@ -37,7 +37,8 @@ use relay_inbound::model::{
     MAX_RATE_LIMIT_PER_SECOND, SourceRecord, StoredSecret,
 };
 use relay_inbound::{Options, Preset, SourceSecret};
-use relay_store::inbound::{SourcePatch, new_token, seal_secret};
+use relay_store::inbound::{self, SourcePatch, new_token, seal_secret};
+use relay_store::{Commit, ExecutorExt as _};
 use relay_store::{Scope, new_id};
 use serde::Deserialize;
 use utoipa::ToSchema;
@@ -321,9 +322,12 @@ pub async fn create(
         }),
         now,
     );
+    let created = record.clone();
     state
         .store
-        .create_inbound_source(&record, Some(&audit))
+        .write(Commit::Durable, move |mut x| {
+            Box::pin(async move { inbound::create_source(&mut x, &created, Some(&audit)).await })
+        })
         .await?;
     Ok((StatusCode::CREATED, Json(shown(&state, record.source))))
 }
@@ -335,9 +339,12 @@ pub async fn list(
     auth: TenantAuth,
     QueryParams(q): QueryParams<ListQuery>,
 ) -> Result<Json<Page<InboundSource>>, ApiError> {
+    let (scope, page) = (auth.scope.clone(), q.page()?);
     let page = state
         .store
-        .list_inbound_sources(&auth.scope, &q.page()?)
+        .read(move |mut x| {
+            Box::pin(async move { inbound::list_sources(&mut x, &scope, &page).await })
+        })
         .await?;
     Ok(Json(Page {
         data: page.data.into_iter().map(|s| shown(&state, s)).collect(),
@@ -354,18 +361,14 @@ pub async fn get(
     auth: TenantAuth,
     Path(id): Path<String>,
 ) -> Result<Json<InboundSource>, ApiError> {
-    let record = state
-        .store
-        .get_inbound_source(&auth.scope, &id)
+    let record = source(&state, &auth.scope, &id)
         .await?
         .ok_or_else(|| ApiError::not_found("inbound source"))?;
     Ok(Json(shown(&state, record.source)))
 }
 
 async fn current(state: &AppState, auth: &TenantAuth, id: &str) -> Result<SourceRecord, ApiError> {
-    state
-        .store
-        .get_inbound_source(&auth.scope, id)
+    source(state, &auth.scope, id)
         .await?
         .ok_or_else(|| ApiError::not_found("inbound source"))
 }
@@ -424,9 +427,7 @@ pub async fn update(
         rotate: None,
         now,
     };
-    let updated = state
-        .store
-        .update_inbound_source(&auth.scope, &id, &patch, Some(&audit))
+    let updated = update_source(&state, &auth.scope, id, patch, audit)
         .await
         .map_err(or_not_found("inbound source"))?;
     Ok(Json(shown(&state, updated.source)))
@@ -478,9 +479,7 @@ pub async fn rotate_secret(
         now,
         ..SourcePatch::default()
     };
-    let updated = state
-        .store
-        .update_inbound_source(&auth.scope, &id, &patch, Some(&audit))
+    let updated = update_source(&state, &auth.scope, id, patch, audit)
         .await
         .map_err(or_not_found("inbound source"))?;
     Ok(Json(shown(&state, updated.source)))
@@ -503,9 +502,14 @@ pub async fn delete(
         serde_json::json!({}),
         now,
     );
+    let scope = auth.scope.clone();
     state
         .store
-        .delete_inbound_source(&auth.scope, &id, now, Some(&audit))
+        .write(Commit::Durable, move |mut x| {
+            Box::pin(
+                async move { inbound::delete_source(&mut x, &scope, &id, now, Some(&audit)).await },
+            )
+        })
         .await
         .map_err(or_not_found("inbound source"))?;
     Ok(StatusCode::NO_CONTENT)
@@ -515,3 +519,36 @@ mod receipts;
 mod receive;
 pub use receipts::*;
 pub use receive::*;
+
+/// The tenant's source `id`, as stored (its secret sealed).
+async fn source(
+    state: &AppState,
+    scope: &relay_store::Scope,
+    id: &str,
+) -> Result<Option<SourceRecord>, relay_store::StoreError> {
+    let (scope, id) = (scope.clone(), id.to_string());
+    state
+        .store
+        .read(move |mut x| Box::pin(async move { inbound::get_source(&mut x, &scope, &id).await }))
+        .await
+}
+
+/// Applies `patch` to the tenant's source `id`, audited in the same
+/// transaction.
+async fn update_source(
+    state: &AppState,
+    scope: &relay_store::Scope,
+    id: String,
+    patch: SourcePatch,
+    audit: relay_store::AuditEntry,
+) -> Result<SourceRecord, relay_store::StoreError> {
+    let scope = scope.clone();
+    state
+        .store
+        .write(Commit::Durable, move |mut x| {
+            Box::pin(async move {
+                inbound::update_source(&mut x, &scope, &id, &patch, Some(&audit)).await
+            })
+        })
+        .await
+}

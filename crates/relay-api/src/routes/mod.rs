@@ -35,7 +35,12 @@ use utoipa::IntoParams;
 use crate::AppState;
 use crate::error::ApiError;
 
+/// Every path of the API; on a worker (`[server] role = "worker"`) only
+/// [`worker_router`]'s.
 pub fn router(state: Arc<AppState>) -> Router {
+    if state.settings.role == crate::Role::Worker {
+        return worker_router(state);
+    }
     let limit = state.settings.max_request_bytes;
     Router::new()
         .route("/healthz", get(ops::healthz))
@@ -159,6 +164,27 @@ pub fn router(state: Arc<AppState>) -> Router {
             ops::close_when_shutting_down,
         ))
         .layer(DefaultBodyLimit::max(limit))
+        .with_state(state)
+}
+
+/// A worker's router (`[server] role = "worker"`): liveness, readiness
+/// (which names the role) and `/metrics` (unless it has a listener of its
+/// own); every other path, the API's and `POST /inbound/{token}` with them,
+/// answers `404` problem+json, so a load balancer that sends API traffic
+/// here by mistake gets a clear answer, not a half-served one.
+pub fn worker_router(state: Arc<AppState>) -> Router {
+    Router::new()
+        .route("/healthz", get(ops::healthz))
+        .route("/readyz", get(ops::readyz))
+        .route("/metrics", get(ops::metrics))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::middleware::map_response(problem_for_rejections))
+        .layer(axum::middleware::map_response_with_state(
+            state.clone(),
+            ops::close_when_shutting_down,
+        ))
+        .layer(DefaultBodyLimit::max(1024))
         .with_state(state)
 }
 

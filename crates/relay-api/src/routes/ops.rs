@@ -18,7 +18,9 @@ pub async fn healthz() -> &'static str {
 }
 
 /// Readiness: the process is not shutting down and the database answers.
-pub async fn readyz(State(state): State<Arc<AppState>>) -> Result<&'static str, ApiError> {
+/// The answer names the role the process plays (`[server] role`):
+/// `{"status":"ready","role":"worker"}`.
+pub async fn readyz(State(state): State<Arc<AppState>>) -> Result<Response, ApiError> {
     if state.is_shutting_down() {
         return Err(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -40,7 +42,11 @@ pub async fn readyz(State(state): State<Arc<AppState>>) -> Result<&'static str, 
                 "the database is not reachable",
             )
         })?;
-    Ok("ready")
+    Ok(Json(serde_json::json!({
+        "status": "ready",
+        "role": state.settings.role.as_str(),
+    }))
+    .into_response())
 }
 
 /// While shutting down, every answer closes its connection: a kept-alive
@@ -56,6 +62,14 @@ pub async fn close_when_shutting_down(
         );
     }
     response
+}
+
+/// `relay_node_role{role="…"} 1`: the role this process plays, one series.
+pub fn role_gauge(role: crate::Role) -> String {
+    format!(
+        "# HELP relay_node_role The role this process plays ([server] role): all, api or worker.\n\
+         # TYPE relay_node_role gauge\nrelay_node_role{{role=\"{role}\"}} 1\n"
+    )
 }
 
 pub async fn openapi_json() -> impl IntoResponse {
@@ -88,11 +102,12 @@ pub async fn metrics_alone(State(state): State<Arc<AppState>>, headers: HeaderMa
         );
         return r;
     }
-    let body = state
+    let mut body = state
         .metrics
         .get()
         .map(|render| render())
         .unwrap_or_default();
+    body.push_str(&role_gauge(state.settings.role));
     (
         [(
             axum::http::header::CONTENT_TYPE,

@@ -209,15 +209,20 @@ async fn sources_naming(
     let mut users = Vec::new();
     let mut after = None;
     loop {
+        let (scope, page) = (
+            scope.clone(),
+            PageRequest {
+                after: after.take(),
+                limit: 250,
+            },
+        );
         let page = state
             .store
-            .list_inbound_sources(
-                scope,
-                &PageRequest {
-                    after: after.take(),
-                    limit: 250,
-                },
-            )
+            .read(move |mut x| {
+                Box::pin(
+                    async move { relay_store::inbound::list_sources(&mut x, &scope, &page).await },
+                )
+            })
             .await?;
         users.extend(
             page.data

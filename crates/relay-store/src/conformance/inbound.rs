@@ -3,6 +3,7 @@
 //! queue of verified receipts (leased, completed exactly once) and the
 //! ledger (keyset pages, filters).
 
+use super::inbound_calls as ic;
 use std::collections::BTreeMap;
 
 use relay_core::id::IdKind;
@@ -55,7 +56,7 @@ pub(super) fn source_record(
 
 pub(super) async fn source(s: &dyn Store, sc: &Scope, name: &str) -> SourceRecord {
     let (rec, _) = source_record(sc, name, Preset::Stripe);
-    s.create_inbound_source(&rec, None)
+    ic::create_inbound_source(s, &rec, None)
         .await
         .expect("create source");
     rec
@@ -102,11 +103,10 @@ pub async fn inbound_sources_are_scoped_and_keep_their_secret_sealed(s: &dyn Sto
     let t = tenant(s, "a").await;
     let live = scope(&t, Environment::Live);
     let (rec, secret) = source_record(&live, "payments", Preset::Stripe);
-    s.create_inbound_source(&rec, None).await.unwrap();
+    ic::create_inbound_source(s, &rec, None).await.unwrap();
     let master = MasterKey::from_bytes(MASTER);
 
-    let got = s
-        .get_inbound_source(&live, &rec.source.id)
+    let got = ic::get_inbound_source(s, &live, &rec.source.id)
         .await
         .unwrap()
         .expect("found in its scope");
@@ -123,21 +123,29 @@ pub async fn inbound_sources_are_scoped_and_keep_their_secret_sealed(s: &dyn Sto
     let token = got.source.path.trim_start_matches("/inbound/").to_owned();
     assert_eq!(token.len(), 32);
     assert_eq!(
-        s.inbound_source_by_token(&token).await.unwrap().unwrap(),
+        ic::inbound_source_by_token(s, &token)
+            .await
+            .unwrap()
+            .unwrap(),
         rec
     );
-    assert!(s.inbound_source_by_token("nope").await.unwrap().is_none());
+    assert!(
+        ic::inbound_source_by_token(s, "nope")
+            .await
+            .unwrap()
+            .is_none()
+    );
 
     // Another environment does not see it.
     let test = scope(&t, Environment::Test);
     assert!(
-        s.get_inbound_source(&test, &rec.source.id)
+        ic::get_inbound_source(s, &test, &rec.source.id)
             .await
             .unwrap()
             .is_none()
     );
     assert!(
-        s.list_inbound_sources(&test, &page(10))
+        ic::list_inbound_sources(s, &test, &page(10))
             .await
             .unwrap()
             .data
@@ -157,15 +165,13 @@ pub async fn inbound_sources_are_scoped_and_keep_their_secret_sealed(s: &dyn Sto
         now: T0.plus_seconds(1),
         ..SourcePatch::default()
     };
-    let rotated = s
-        .update_inbound_source(&live, &rec.source.id, &patch, None)
+    let rotated = ic::update_inbound_source(s, &live, &rec.source.id, &patch, None)
         .await
         .unwrap();
     assert_eq!(rotated.source.name, "payments (eu)");
     assert_eq!(rotated.source.rate_limit_per_second, 5);
     assert_eq!(rotated.source.previous_secret_expires_at, Some(until));
-    let reread = s
-        .get_inbound_source(&live, &rec.source.id)
+    let reread = ic::get_inbound_source(s, &live, &rec.source.id)
         .await
         .unwrap()
         .unwrap();
@@ -186,35 +192,37 @@ pub async fn inbound_sources_are_scoped_and_keep_their_secret_sealed(s: &dyn Sto
         now: T0.plus_seconds(2),
         ..SourcePatch::default()
     };
-    let again = s
-        .update_inbound_source(&live, &rec.source.id, &patch, None)
+    let again = ic::update_inbound_source(s, &live, &rec.source.id, &patch, None)
         .await
         .unwrap();
     assert!(again.previous.is_none());
     assert!(matches!(
-        s.update_inbound_source(&test, &rec.source.id, &patch, None)
-            .await,
+        ic::update_inbound_source(s, &test, &rec.source.id, &patch, None).await,
         Err(StoreError::NotFound)
     ));
 
     // Delete: gone from reads and from its path.
     assert!(matches!(
-        s.delete_inbound_source(&test, &rec.source.id, T0, None)
-            .await,
+        ic::delete_inbound_source(s, &test, &rec.source.id, T0, None).await,
         Err(StoreError::NotFound)
     ));
-    s.delete_inbound_source(&live, &rec.source.id, T0.plus_seconds(3), None)
+    ic::delete_inbound_source(s, &live, &rec.source.id, T0.plus_seconds(3), None)
         .await
         .unwrap();
-    assert!(s.inbound_source_by_token(&token).await.unwrap().is_none());
     assert!(
-        s.get_inbound_source(&live, &rec.source.id)
+        ic::inbound_source_by_token(s, &token)
             .await
             .unwrap()
             .is_none()
     );
     assert!(
-        s.list_inbound_sources(&live, &page(10))
+        ic::get_inbound_source(s, &live, &rec.source.id)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        ic::list_inbound_sources(s, &live, &page(10))
             .await
             .unwrap()
             .data
@@ -226,15 +234,13 @@ pub async fn a_repeated_provider_event_is_one_receipt_counted(s: &dyn Store) {
     let t = tenant(s, "a").await;
     let live = scope(&t, Environment::Live);
     let src = source(s, &live, "stripe").await;
-    let first = s
-        .receive_inbound(&receipt(&src, Ok("evt_1"), T0))
+    let first = ic::receive_inbound(s, &receipt(&src, Ok("evt_1"), T0))
         .await
         .unwrap();
     let Received::New { id } = first else {
         panic!("the first is new: {first:?}")
     };
-    let again = s
-        .receive_inbound(&receipt(&src, Ok("evt_1"), T0.plus_seconds(1)))
+    let again = ic::receive_inbound(s, &receipt(&src, Ok("evt_1"), T0.plus_seconds(1)))
         .await
         .unwrap();
     assert_eq!(
@@ -247,12 +253,12 @@ pub async fn a_repeated_provider_event_is_one_receipt_counted(s: &dyn Store) {
     // Concurrent repeats: every one counted, none new.
     let repeats = (0..30).map(|i| {
         let r = receipt(&src, Ok("evt_1"), T0.plus_seconds(2 + i));
-        async move { s.receive_inbound(&r).await }
+        async move { ic::receive_inbound(s, &r).await }
     });
     for o in futures_util::future::join_all(repeats).await {
         assert!(matches!(o, Ok(Received::Duplicate { .. })), "{o:?}");
     }
-    let got = s.get_receipt(&live, &id).await.unwrap().unwrap();
+    let got = ic::get_receipt(s, &live, &id).await.unwrap().unwrap();
     assert_eq!(got.received_count, 32);
     assert_eq!(got.verdict, Verdict::Verified);
     assert_eq!(got.state, ReceiptState::Pending);
@@ -264,22 +270,21 @@ pub async fn a_repeated_provider_event_is_one_receipt_counted(s: &dyn Store) {
     let test = scope(&t, Environment::Test);
     let other_env = source(s, &test, "stripe").await;
     assert!(matches!(
-        s.receive_inbound(&receipt(&other_env, Ok("evt_1"), T0))
+        ic::receive_inbound(s, &receipt(&other_env, Ok("evt_1"), T0))
             .await
             .unwrap(),
         Received::New { .. }
     ));
     let (mut gh, _) = source_record(&live, "gh", Preset::Github);
     gh.source.provider = "github".into();
-    s.create_inbound_source(&gh, None).await.unwrap();
+    ic::create_inbound_source(s, &gh, None).await.unwrap();
     assert!(matches!(
-        s.receive_inbound(&receipt(&gh, Ok("evt_1"), T0))
+        ic::receive_inbound(s, &receipt(&gh, Ok("evt_1"), T0))
             .await
             .unwrap(),
         Received::New { .. }
     ));
-    let listed = s
-        .list_receipts(&live, &ReceiptFilter::default(), &page(10))
+    let listed = ic::list_receipts(s, &live, &ReceiptFilter::default(), &page(10))
         .await
         .unwrap()
         .data;
@@ -290,20 +295,21 @@ pub async fn receipts_are_leased_and_written_to_the_ledger_once(s: &dyn Store) {
     let t = tenant(s, "a").await;
     let live = scope(&t, Environment::Live);
     let src = source(s, &live, "stripe").await;
-    let Received::New { id } = s
-        .receive_inbound(&receipt(&src, Ok("evt_1"), T0))
+    let Received::New { id } = ic::receive_inbound(s, &receipt(&src, Ok("evt_1"), T0))
         .await
         .unwrap()
     else {
         panic!("new")
     };
     // A rejected receipt is never leased.
-    s.receive_inbound(&receipt(&src, Err("signature_no_match"), T0))
+    ic::receive_inbound(s, &receipt(&src, Err("signature_no_match"), T0))
         .await
         .unwrap();
 
     let lease = T0.plus_seconds(30);
-    let work = s.claim_receipts("node-a", T0, lease, 10).await.unwrap();
+    let work = ic::claim_receipts(s, "node-a", T0, lease, 10)
+        .await
+        .unwrap();
     assert_eq!(work.len(), 1);
     let w = &work[0];
     assert_eq!(w.receipt.id, id);
@@ -314,14 +320,13 @@ pub async fn receipts_are_leased_and_written_to_the_ledger_once(s: &dyn Store) {
     assert_eq!(w.receipt.state, ReceiptState::Processing);
     // Leased: nobody else takes it until the lease expires.
     assert!(
-        s.claim_receipts("node-b", T0.plus_seconds(29), lease, 10)
+        ic::claim_receipts(s, "node-b", T0.plus_seconds(29), lease, 10)
             .await
             .unwrap()
             .is_empty()
     );
     // The lease expires (the process died): another takes it.
-    let retaken = s
-        .claim_receipts("node-b", lease, lease.plus_seconds(30), 10)
+    let retaken = ic::claim_receipts(s, "node-b", lease, lease.plus_seconds(30), 10)
         .await
         .unwrap();
     assert_eq!(retaken.len(), 1);
@@ -330,24 +335,24 @@ pub async fn receipts_are_leased_and_written_to_the_ledger_once(s: &dyn Store) {
     // The first processor's completion no longer holds: nothing written.
     let entries = [entry(&id, "evt_1", "charge.succeeded")];
     assert!(
-        !s.complete_receipt(&id, &w.lease, &entries, T0)
+        !ic::complete_receipt(s, &id, &w.lease, &entries, T0)
             .await
             .unwrap()
     );
     let ledger = |f: LedgerFilter| {
         let live = live.clone();
-        async move { s.list_ledger(&live, &f, &page(50)).await.unwrap().data }
+        async move { ic::list_ledger(s, &live, &f, &page(50)).await.unwrap().data }
     };
     assert!(ledger(LedgerFilter::default()).await.is_empty());
     // The holder's completes, once.
     let now = lease.plus_seconds(1);
     assert!(
-        s.complete_receipt(&id, &retaken[0].lease, &entries, now)
+        ic::complete_receipt(s, &id, &retaken[0].lease, &entries, now)
             .await
             .unwrap()
     );
     assert!(
-        !s.complete_receipt(&id, &retaken[0].lease, &entries, now)
+        !ic::complete_receipt(s, &id, &retaken[0].lease, &entries, now)
             .await
             .unwrap()
     );
@@ -361,90 +366,86 @@ pub async fn receipts_are_leased_and_written_to_the_ledger_once(s: &dyn Store) {
     assert_eq!(e.received_at, T0);
     assert_eq!(e.recorded_at, now);
     assert_eq!(e.message_id.as_deref(), Some("msg-evt_1"));
-    let r = s.get_receipt(&live, &id).await.unwrap().unwrap();
+    let r = ic::get_receipt(s, &live, &id).await.unwrap().unwrap();
     assert_eq!(r.state, ReceiptState::Processed);
     assert_eq!(r.processed_at, Some(now));
 
     // Reprocessing writes no entry twice.
-    let again = s.reprocess_receipt(&live, &id, now).await.unwrap();
+    let again = ic::reprocess_receipt(s, &live, &id, now).await.unwrap();
     assert_eq!(again.state, ReceiptState::Pending);
-    let work = s
-        .claim_receipts("node-a", now, now.plus_seconds(30), 10)
+    let work = ic::claim_receipts(s, "node-a", now, now.plus_seconds(30), 10)
         .await
         .unwrap();
     assert_eq!(work.len(), 1);
     let fresh = [entry(&id, "evt_1", "charge.succeeded")];
     assert!(
-        s.complete_receipt(&id, &work[0].lease, &fresh, now)
+        ic::complete_receipt(s, &id, &work[0].lease, &fresh, now)
             .await
             .unwrap()
     );
     assert_eq!(ledger(LedgerFilter::default()).await.len(), 1);
 
     // A rejected receipt cannot be reprocessed; another tenant's is not found.
-    let rejected = s
-        .list_receipts(
-            &live,
-            &ReceiptFilter {
-                verdict: Some(Verdict::Rejected),
-                ..ReceiptFilter::default()
-            },
-            &page(10),
-        )
-        .await
-        .unwrap()
-        .data;
+    let rejected = ic::list_receipts(
+        s,
+        &live,
+        &ReceiptFilter {
+            verdict: Some(Verdict::Rejected),
+            ..ReceiptFilter::default()
+        },
+        &page(10),
+    )
+    .await
+    .unwrap()
+    .data;
     assert_eq!(rejected.len(), 1);
     assert_eq!(rejected[0].refusal.as_deref(), Some("signature_no_match"));
     assert!(matches!(
-        s.reprocess_receipt(&live, &rejected[0].id, now).await,
+        ic::reprocess_receipt(s, &live, &rejected[0].id, now).await,
         Err(StoreError::Conflict("receipt_rejected"))
     ));
     let other = scope(&tenant(s, "b").await, Environment::Live);
     assert!(matches!(
-        s.reprocess_receipt(&other, &id, now).await,
+        ic::reprocess_receipt(s, &other, &id, now).await,
         Err(StoreError::NotFound)
     ));
 
     // A failed attempt: retried when asked, else failed until reprocessed.
-    let Received::New { id: second } = s
-        .receive_inbound(&receipt(&src, Ok("evt_2"), now))
+    let Received::New { id: second } = ic::receive_inbound(s, &receipt(&src, Ok("evt_2"), now))
         .await
         .unwrap()
     else {
         panic!("new")
     };
-    let w = s
-        .claim_receipts("node-a", now, now.plus_seconds(30), 10)
+    let w = ic::claim_receipts(s, "node-a", now, now.plus_seconds(30), 10)
         .await
         .unwrap();
     assert_eq!(w.len(), 1);
     let retry_at = now.plus_seconds(10);
     assert!(
-        s.fail_receipt(&second, &w[0].lease, "boom", Some(retry_at))
+        ic::fail_receipt(s, &second, &w[0].lease, "boom", Some(retry_at))
             .await
             .unwrap()
     );
     assert!(
-        s.claim_receipts("node-a", now.plus_seconds(9), now.plus_seconds(60), 10)
+        ic::claim_receipts(s, "node-a", now.plus_seconds(9), now.plus_seconds(60), 10)
             .await
             .unwrap()
             .is_empty()
     );
-    let w = s
-        .claim_receipts("node-a", retry_at, retry_at.plus_seconds(30), 10)
+    let w = ic::claim_receipts(s, "node-a", retry_at, retry_at.plus_seconds(30), 10)
         .await
         .unwrap();
     assert!(
-        s.fail_receipt(&second, &w[0].lease, "body_malformed", None)
+        ic::fail_receipt(s, &second, &w[0].lease, "body_malformed", None)
             .await
             .unwrap()
     );
-    let r = s.get_receipt(&live, &second).await.unwrap().unwrap();
+    let r = ic::get_receipt(s, &live, &second).await.unwrap().unwrap();
     assert_eq!(r.state, ReceiptState::Failed);
     assert_eq!(r.last_error.as_deref(), Some("body_malformed"));
     assert!(
-        s.claim_receipts("node-a", retry_at.plus_seconds(999), retry_at, 10)
+        ic::claim_receipts(s, "node-a", retry_at.plus_seconds(999), retry_at, 10)
             .await
             .unwrap()
             .is_empty()
@@ -455,8 +456,7 @@ pub async fn a_receipt_whose_leases_keep_expiring_is_left_failed(s: &dyn Store) 
     let t = tenant(s, "a").await;
     let live = scope(&t, Environment::Live);
     let src = source(s, &live, "stripe").await;
-    let Received::New { id } = s
-        .receive_inbound(&receipt(&src, Ok("evt_1"), T0))
+    let Received::New { id } = ic::receive_inbound(s, &receipt(&src, Ok("evt_1"), T0))
         .await
         .unwrap()
     else {
@@ -464,20 +464,19 @@ pub async fn a_receipt_whose_leases_keep_expiring_is_left_failed(s: &dyn Store) 
     };
     let mut now = T0;
     for attempt in 1..=relay_inbound::model::MAX_PROCESSING_ATTEMPTS {
-        let w = s
-            .claim_receipts("n", now, now.plus_seconds(30), 10)
+        let w = ic::claim_receipts(s, "n", now, now.plus_seconds(30), 10)
             .await
             .unwrap();
         assert_eq!(w.len(), 1, "attempt {attempt}");
         now = now.plus_seconds(30);
     }
     assert!(
-        s.claim_receipts("n", now, now.plus_seconds(30), 10)
+        ic::claim_receipts(s, "n", now, now.plus_seconds(30), 10)
             .await
             .unwrap()
             .is_empty()
     );
-    let r = s.get_receipt(&live, &id).await.unwrap().unwrap();
+    let r = ic::get_receipt(s, &live, &id).await.unwrap().unwrap();
     assert_eq!(r.state, ReceiptState::Failed);
     assert_eq!(r.last_error.as_deref(), Some("processing_abandoned"));
 }

@@ -1,6 +1,7 @@
 //! Inbound provider webhooks, continued: rejected receipts kept per
 //! source, and the ledger's keyset pages and filters within a tenant.
 
+use super::inbound_calls as ic;
 use relay_core::model::Environment;
 use relay_inbound::model::{LedgerEntry, REJECTED_KEPT_PER_SOURCE, Verdict};
 
@@ -21,13 +22,13 @@ pub async fn rejected_receipts_are_kept_newest_first_per_source(s: &dyn Store) {
     for i in 0..n {
         let r = receipt(&a, Err("signature_missing"), T0.plus_millis(i as i64));
         ids.push(r.id.clone());
-        s.receive_inbound(&r).await.unwrap();
+        ic::receive_inbound(s, &r).await.unwrap();
     }
-    s.receive_inbound(&receipt(&b, Err("signature_missing"), T0))
+    ic::receive_inbound(s, &receipt(&b, Err("signature_missing"), T0))
         .await
         .unwrap();
     // A verified receipt of the source is not counted against the cap.
-    s.receive_inbound(&receipt(&a, Ok("evt_ok"), T0))
+    ic::receive_inbound(s, &receipt(&a, Ok("evt_ok"), T0))
         .await
         .unwrap();
     let filter = |source: &SourceRecord, verdict| ReceiptFilter {
@@ -38,14 +39,14 @@ pub async fn rejected_receipts_are_kept_newest_first_per_source(s: &dyn Store) {
     let mut kept = Vec::new();
     let mut after = None;
     loop {
-        let p = s
-            .list_receipts(
-                &live,
-                &filter(&a, Some(Verdict::Rejected)),
-                &PageRequest { after, limit: 30 },
-            )
-            .await
-            .unwrap();
+        let p = ic::list_receipts(
+            s,
+            &live,
+            &filter(&a, Some(Verdict::Rejected)),
+            &PageRequest { after, limit: 30 },
+        )
+        .await
+        .unwrap();
         kept.extend(p.data.into_iter().map(|r| r.id));
         match p.next_after {
             Some(n) => after = Some(n),
@@ -53,13 +54,11 @@ pub async fn rejected_receipts_are_kept_newest_first_per_source(s: &dyn Store) {
         }
     }
     assert_eq!(kept, ids[extra..].to_vec(), "the newest, oldest first");
-    let b_kept = s
-        .list_receipts(&live, &filter(&b, None), &page(10))
+    let b_kept = ic::list_receipts(s, &live, &filter(&b, None), &page(10))
         .await
         .unwrap();
     assert_eq!(b_kept.data.len(), 1);
-    let verified = s
-        .list_receipts(&live, &filter(&a, Some(Verdict::Verified)), &page(10))
+    let verified = ic::list_receipts(s, &live, &filter(&a, Some(Verdict::Verified)), &page(10))
         .await
         .unwrap();
     assert_eq!(verified.data.len(), 1);
@@ -77,15 +76,13 @@ pub async fn the_ledger_pages_by_keyset_and_filters_within_its_tenant(s: &dyn St
         for i in 0..7 {
             now = now.plus_seconds(1);
             let ev = format!("batch_{k}_{i}");
-            let Received::New { id } = s
-                .receive_inbound(&receipt(src, Ok(&ev), now))
+            let Received::New { id } = ic::receive_inbound(s, &receipt(src, Ok(&ev), now))
                 .await
                 .unwrap()
             else {
                 panic!("new")
             };
-            let w = s
-                .claim_receipts("n", now, now.plus_seconds(30), 10)
+            let w = ic::claim_receipts(s, "n", now, now.plus_seconds(30), 10)
                 .await
                 .unwrap();
             assert_eq!(w.len(), 1);
@@ -97,7 +94,7 @@ pub async fn the_ledger_pages_by_keyset_and_filters_within_its_tenant(s: &dyn St
                 })
                 .collect();
             assert!(
-                s.complete_receipt(&id, &w[0].lease, &entries, now)
+                ic::complete_receipt(s, &id, &w[0].lease, &entries, now)
                     .await
                     .unwrap()
             );
@@ -106,14 +103,14 @@ pub async fn the_ledger_pages_by_keyset_and_filters_within_its_tenant(s: &dyn St
     let mut all = Vec::new();
     let mut after = None;
     loop {
-        let p = s
-            .list_ledger(
-                &live,
-                &LedgerFilter::default(),
-                &PageRequest { after, limit: 4 },
-            )
-            .await
-            .unwrap();
+        let p = ic::list_ledger(
+            s,
+            &live,
+            &LedgerFilter::default(),
+            &PageRequest { after, limit: 4 },
+        )
+        .await
+        .unwrap();
         assert!(p.data.len() <= 4);
         all.extend(p.data);
         match p.next_after {
@@ -129,75 +126,74 @@ pub async fn the_ledger_pages_by_keyset_and_filters_within_its_tenant(s: &dyn St
     assert_eq!(ids, sorted, "in id order, no repeats");
     assert!(all.iter().all(|e| e.source_id == src.source.id));
 
-    let bounces = s
-        .list_ledger(
-            &live,
-            &LedgerFilter {
-                event_type: Some("bounce".into()),
-                ..LedgerFilter::default()
-            },
-            &page(50),
-        )
-        .await
-        .unwrap()
-        .data;
+    let bounces = ic::list_ledger(
+        s,
+        &live,
+        &LedgerFilter {
+            event_type: Some("bounce".into()),
+            ..LedgerFilter::default()
+        },
+        &page(50),
+    )
+    .await
+    .unwrap()
+    .data;
     assert_eq!(bounces.len(), 7);
-    let one = s
-        .list_ledger(
-            &live,
-            &LedgerFilter {
-                message_id: Some("msg-batch_0_3_1".into()),
-                ..LedgerFilter::default()
-            },
-            &page(50),
-        )
-        .await
-        .unwrap()
-        .data;
+    let one = ic::list_ledger(
+        s,
+        &live,
+        &LedgerFilter {
+            message_id: Some("msg-batch_0_3_1".into()),
+            ..LedgerFilter::default()
+        },
+        &page(50),
+    )
+    .await
+    .unwrap()
+    .data;
     assert_eq!(one.len(), 1);
     assert_eq!(one[0].provider_event_id, "batch_0_3_1");
-    let windowed = s
-        .list_ledger(
-            &live,
-            &LedgerFilter {
-                received_from: Some(T0.plus_seconds(2)),
-                received_until: Some(T0.plus_seconds(4)),
-                ..LedgerFilter::default()
-            },
-            &page(50),
-        )
-        .await
-        .unwrap()
-        .data;
+    let windowed = ic::list_ledger(
+        s,
+        &live,
+        &LedgerFilter {
+            received_from: Some(T0.plus_seconds(2)),
+            received_until: Some(T0.plus_seconds(4)),
+            ..LedgerFilter::default()
+        },
+        &page(50),
+    )
+    .await
+    .unwrap()
+    .data;
     assert_eq!(windowed.len(), 6);
     // The other tenant's message is not found from here.
-    let theirs = s
-        .list_ledger(
-            &live,
-            &LedgerFilter {
-                message_id: Some("msg-batch_1_3_1".into()),
-                ..LedgerFilter::default()
-            },
-            &page(50),
-        )
-        .await
-        .unwrap()
-        .data;
+    let theirs = ic::list_ledger(
+        s,
+        &live,
+        &LedgerFilter {
+            message_id: Some("msg-batch_1_3_1".into()),
+            ..LedgerFilter::default()
+        },
+        &page(50),
+    )
+    .await
+    .unwrap()
+    .data;
     assert!(theirs.is_empty());
-    let their_receipts = s
-        .list_receipts(&other, &ReceiptFilter::default(), &page(50))
+    let their_receipts = ic::list_receipts(s, &other, &ReceiptFilter::default(), &page(50))
         .await
         .unwrap()
         .data;
     assert_eq!(their_receipts.len(), 7);
     assert!(
-        s.get_receipt(&live, &their_receipts[0].id)
+        ic::get_receipt(s, &live, &their_receipts[0].id)
             .await
             .unwrap()
             .is_none()
     );
     assert!(
-        s.get_inbound_source(&live, &other_src.source.id)
+        ic::get_inbound_source(s, &live, &other_src.source.id)
             .await
             .unwrap()
             .is_none()
@@ -210,14 +206,15 @@ pub async fn receipts_complete_in_a_batch_each_under_its_own_lease(s: &dyn Store
     let src = source(s, &live, "stripe").await;
     let mut ids = Vec::new();
     for ev in ["evt_a", "evt_b"] {
-        let Received::New { id } = s.receive_inbound(&receipt(&src, Ok(ev), T0)).await.unwrap()
+        let Received::New { id } = ic::receive_inbound(s, &receipt(&src, Ok(ev), T0))
+            .await
+            .unwrap()
         else {
             panic!("new")
         };
         ids.push(id);
     }
-    let work = s
-        .claim_receipts("n", T0, T0.plus_seconds(30), 10)
+    let work = ic::claim_receipts(s, "n", T0, T0.plus_seconds(30), 10)
         .await
         .unwrap();
     assert_eq!(work.len(), 2);
@@ -240,13 +237,12 @@ pub async fn receipts_complete_in_a_batch_each_under_its_own_lease(s: &dyn Store
             )
         })
         .collect();
-    let held = s.complete_receipts(&done, T0).await.unwrap();
+    let held = ic::complete_receipts(s, &done, T0).await.unwrap();
     let by_id: Vec<(String, bool)> = done.iter().map(|d| d.0.clone()).zip(held).collect();
     for (id, held) in &by_id {
         assert_eq!(*held, *id == ids[0], "{id}");
     }
-    let ledger = s
-        .list_ledger(&live, &LedgerFilter::default(), &page(10))
+    let ledger = ic::list_ledger(s, &live, &LedgerFilter::default(), &page(10))
         .await
         .unwrap()
         .data;

@@ -5,6 +5,7 @@
 //! opens under neither key stops it with an error that names the row and no
 //! key material.
 
+use super::inbound_calls as ic;
 use relay_core::model::{Environment, SignatureScheme};
 use relay_core::sealed::MasterKey;
 use relay_core::secret::SecretValue;
@@ -49,7 +50,7 @@ async fn sealed_values(
         out.push((name.to_string(), sealed, aad));
     }
     for id in sources {
-        let rec = s.get_inbound_source(sc, id).await.unwrap().unwrap();
+        let rec = ic::get_inbound_source(s, sc, id).await.unwrap().unwrap();
         let mut stored = vec![rec.secret.clone()];
         stored.extend(rec.previous.iter().map(|(p, _)| p.clone()));
         for st in stored {
@@ -116,11 +117,13 @@ pub async fn a_master_key_rotation_reseals_everything_and_resumes_after_an_inter
         seal_secret(&old, &sealed_src.source.id, &SourceSecret::new("before")),
         T0.plus_seconds(3600),
     ));
-    s.create_inbound_source(&sealed_src, None).await.unwrap();
+    ic::create_inbound_source(s, &sealed_src, None)
+        .await
+        .unwrap();
     sources.push(sealed_src.source.id.clone());
     let (mut by_ref, _) = source_record(&live, "by-ref", relay_inbound::Preset::Stripe);
     by_ref.secret = StoredSecret::Reference("env:ACME_STRIPE".into());
-    s.create_inbound_source(&by_ref, None).await.unwrap();
+    ic::create_inbound_source(s, &by_ref, None).await.unwrap();
     sources.push(by_ref.source.id.clone());
     let check = old.seal([9; 24], b"relay master key check", CHECK_SETTING.as_bytes());
     put_setting_if_absent(s, CHECK_SETTING, &check)
@@ -204,8 +207,7 @@ pub async fn a_master_key_rotation_reseals_everything_and_resumes_after_an_inter
     }
     let (_, delta) = get_sealed_secret(s, &live, "delta").await.unwrap().unwrap();
     assert_eq!(delta, replaced);
-    let rec = s
-        .get_inbound_source(&live, &sources[0])
+    let rec = ic::get_inbound_source(s, &live, &sources[0])
         .await
         .unwrap()
         .unwrap();
@@ -213,8 +215,7 @@ pub async fn a_master_key_rotation_reseals_everything_and_resumes_after_an_inter
         open_secret(&new_only, &sources[0], &rec.secret).unwrap(),
         SourceSecret::new("now")
     );
-    let rec = s
-        .get_inbound_source(&live, &sources[1])
+    let rec = ic::get_inbound_source(s, &live, &sources[1])
         .await
         .unwrap()
         .unwrap();

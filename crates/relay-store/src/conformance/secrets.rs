@@ -2,6 +2,7 @@
 //! listed by name without their values, found only in their own tenant and
 //! environment, deleted; every change audited without the value.
 
+use super::inbound_calls as ic;
 use relay_core::id::IdKind;
 use relay_core::model::Environment;
 use relay_core::sealed::MasterKey;
@@ -176,10 +177,13 @@ pub async fn inbound_sources_keep_secret_references_and_are_audited(s: &dyn Stor
     rec.secret = StoredSecret::Reference("secret:stripe-signing".into());
     rec.source.secret = rec.secret.info();
     let id = rec.source.id.clone();
-    s.create_inbound_source(&rec, Some(&entry("inbound_source.created", &id)))
+    ic::create_inbound_source(s, &rec, Some(&entry("inbound_source.created", &id)))
         .await
         .unwrap();
-    let got = s.get_inbound_source(&live, &id).await.unwrap().unwrap();
+    let got = ic::get_inbound_source(s, &live, &id)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(got, rec);
     assert_eq!(got.source.secret.kind, "reference");
     assert_eq!(
@@ -196,15 +200,15 @@ pub async fn inbound_sources_keep_secret_references_and_are_audited(s: &dyn Stor
         now: T0.plus_seconds(1),
         ..SourcePatch::default()
     };
-    let rotated = s
-        .update_inbound_source(
-            &live,
-            &id,
-            &rotate,
-            Some(&entry("inbound_source.secret_rotated", &id)),
-        )
-        .await
-        .unwrap();
+    let rotated = ic::update_inbound_source(
+        s,
+        &live,
+        &id,
+        &rotate,
+        Some(&entry("inbound_source.secret_rotated", &id)),
+    )
+    .await
+    .unwrap();
     assert_eq!(rotated.secret, sealed);
     assert_eq!(
         rotated.previous,
@@ -222,10 +226,13 @@ pub async fn inbound_sources_keep_secret_references_and_are_audited(s: &dyn Stor
         now: T0.plus_seconds(2),
         ..SourcePatch::default()
     };
-    s.update_inbound_source(&live, &id, &rotate, None)
+    ic::update_inbound_source(s, &live, &id, &rotate, None)
         .await
         .unwrap();
-    let reread = s.get_inbound_source(&live, &id).await.unwrap().unwrap();
+    let reread = ic::get_inbound_source(s, &live, &id)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(
         reread.secret,
         StoredSecret::Reference("env:APP_STRIPE".into())
@@ -237,7 +244,8 @@ pub async fn inbound_sources_keep_secret_references_and_are_audited(s: &dyn Stor
         now: T0.plus_seconds(3),
         ..SourcePatch::default()
     };
-    s.update_inbound_source(
+    ic::update_inbound_source(
+        s,
         &live,
         &id,
         &rename,
@@ -245,7 +253,8 @@ pub async fn inbound_sources_keep_secret_references_and_are_audited(s: &dyn Stor
     )
     .await
     .unwrap();
-    s.delete_inbound_source(
+    ic::delete_inbound_source(
+        s,
         &live,
         &id,
         T0.plus_seconds(4),
@@ -269,9 +278,13 @@ pub async fn inbound_sources_keep_secret_references_and_are_audited(s: &dyn Stor
     // A failed audit write rolls the creation back.
     let (other, _) = super::inbound::source_record(&live, "github", Preset::Github);
     let dup = audit[0].clone();
-    assert!(s.create_inbound_source(&other, Some(&dup)).await.is_err());
     assert!(
-        s.get_inbound_source(&live, &other.source.id)
+        ic::create_inbound_source(s, &other, Some(&dup))
+            .await
+            .is_err()
+    );
+    assert!(
+        ic::get_inbound_source(s, &live, &other.source.id)
             .await
             .unwrap()
             .is_none()

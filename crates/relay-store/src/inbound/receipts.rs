@@ -212,6 +212,20 @@ fn lease_version(lease: &str) -> Result<i64> {
         .map_err(|_| StoreError::Corrupt(format!("lease `{lease}`")))
 }
 
+/// [`complete`] for each of `done` (receipt id, lease, entries), in the
+/// caller's transaction; whether each lease held.
+pub async fn complete_all<X: Exec>(
+    x: &mut X,
+    done: &[(String, String, Vec<LedgerEntry>)],
+    now: Timestamp,
+) -> Result<Vec<bool>> {
+    let mut held = Vec::with_capacity(done.len());
+    for (id, lease, entries) in done {
+        held.push(complete(x, id, lease, entries, now).await?);
+    }
+    Ok(held)
+}
+
 /// Writes `entries` to the ledger for the receipt `id` and marks it
 /// processed, only while the lease `lease` holds; returns whether it held.
 /// The entries' tenant and environment are the receipt's.

@@ -7,7 +7,6 @@
 //! - [`Traffic`]: what the API does with events and messages (publish,
 //!   reads, recover, replay).
 //! - [`Dispatch`]: what the dispatcher needs to deliver.
-//! - [`InboundStore`]: inbound provider webhooks' sources, receipts and ledger.
 //! - [`Executor`](crate::Executor): operations a caller composes, as one
 //!   write transaction or one read (`crate::executor`): the one way to run
 //!   them, which the roles' methods move to role by role (tenant secrets,
@@ -17,7 +16,8 @@
 //!   object storage batches, `crate::object_batches`, consumers,
 //!   `crate::consumers`, endpoints' signing keys and shape sources,
 //!   `crate::endpoints`, the endpoint health view, `crate::health`, the
-//!   audit log, `crate::audit`, and reading an event or a message and
+//!   audit log, `crate::audit`, inbound provider webhooks' sources, receipts and ledger,
+//!   `crate::inbound`, and reading an event or a message and
 //!   cancelling a message, `crate::messages`, have no role of their own
 //!   any more).
 //!
@@ -25,23 +25,15 @@
 
 mod catalog;
 mod dispatch;
-mod inbound;
 mod operator;
 mod traffic;
 
 pub use catalog::Catalog;
 pub use dispatch::Dispatch;
-pub use inbound::InboundStore;
 pub use operator::Operator;
 pub use traffic::Traffic;
 
 /// Every role: what `relay serve` wires its parts with.
-pub trait Store:
-    Operator + Catalog + Traffic + Dispatch + InboundStore + crate::Executor + 'static
-{
-}
+pub trait Store: Operator + Catalog + Traffic + Dispatch + crate::Executor + 'static {}
 
-impl<S> Store for S where
-    S: Operator + Catalog + Traffic + Dispatch + InboundStore + crate::Executor + 'static
-{
-}
+impl<S> Store for S where S: Operator + Catalog + Traffic + Dispatch + crate::Executor + 'static {}

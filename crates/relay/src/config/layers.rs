@@ -62,6 +62,12 @@ impl Config {
         note_sources(&mut sources, &from_flags, "", &|key| {
             format!("flag --{}", key.replace('_', "-"))
         });
+        if let Some(role) = &flags.role {
+            let mut server = toml::Table::new();
+            server.insert("role".into(), role.clone().into());
+            from_flags.insert("server".into(), server.into());
+            sources.insert("server.role".into(), "flag --role".into());
+        }
         merge(&mut table, from_flags);
         let mut config = Config::deserialize(toml::Value::Table(table))
             .map_err(|e| anyhow::anyhow!("invalid configuration: {e}"))?;
@@ -155,6 +161,7 @@ pub(super) const KEYS: &[(&str, &[&str])] = &[
             "max_connections",
             "shutdown_drain_seconds",
             "shutdown_delay_seconds",
+            "role",
         ],
     ),
     ("metrics", &["listen", "token", "tenant_labels"]),

@@ -208,6 +208,7 @@ impl Config {
             "shutdown_delay_seconds".into(),
             secs(sv.shutdown_delay_seconds),
         );
+        server.insert("role".into(), sv.role.as_str().into());
         t.insert("server".into(), server.into());
         let mut metrics = toml::Table::new();
         metrics.insert(

@@ -36,6 +36,33 @@ pub struct Server {
     /// load balancer needs to take this instance out. `0`: close at once.
     #[serde(deserialize_with = "number")]
     pub shutdown_delay_seconds: u64,
+    /// What this process runs: `all` (the API and the delivery workers),
+    /// `api` (the API alone) or `worker` (the delivery workers, with an HTTP
+    /// listener for health, readiness and metrics alone). `relay serve
+    /// --role` overrides it.
+    #[serde(deserialize_with = "role")]
+    pub role: relay_api::Role,
+}
+
+/// `[server] role`: one of the names of [`relay_api::Role`]; anything else
+/// is refused with the names that exist.
+fn role<'de, D: Deserializer<'de>>(d: D) -> Result<relay_api::Role, D::Error> {
+    let name = String::deserialize(d)?;
+    parse_role(&name).map_err(de::Error::custom)
+}
+
+/// The role `name` names, or why not (naming the key and the choices).
+fn parse_role(name: &str) -> Result<relay_api::Role, String> {
+    relay_api::Role::parse(name).ok_or_else(|| {
+        let names: Vec<String> = relay_api::Role::EVERY
+            .iter()
+            .map(|r| format!("\"{r}\""))
+            .collect();
+        format!(
+            "server.role must be one of {}, not {name:?}",
+            names.join(", ")
+        )
+    })
 }
 
 impl Default for Server {
@@ -49,6 +76,7 @@ impl Default for Server {
             max_connections: u32::try_from(d.max_connections).unwrap_or(u32::MAX),
             shutdown_drain_seconds: d.shutdown_drain.as_secs(),
             shutdown_delay_seconds: 0,
+            role: relay_api::Role::All,
         }
     }
 }

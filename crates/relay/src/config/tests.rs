@@ -721,3 +721,112 @@ fn a_lease_shorter_than_an_attempt_can_take_is_refused() {
     let e = format!("{:#}", load("60", Some("60")).unwrap_err());
     assert!(e.contains("must be at least 67"), "{e}");
 }
+
+/// `[server] role` from each layer, `relay serve --role` over all of them,
+/// and every invalid name refused with the key and the names that exist.
+#[test]
+fn the_role_is_all_by_default_and_the_flag_overrides_file_and_environment() {
+    use relay_api::Role;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("relay.toml");
+    std::fs::write(&file, "[server]\nrole = \"worker\"\n").unwrap();
+    let with_file = |role: Option<&str>| Flags {
+        config: Some(file.clone()),
+        role: role.map(str::to_string),
+        ..Default::default()
+    };
+    let flag = |role: &str| Flags {
+        role: Some(role.to_string()),
+        ..Default::default()
+    };
+    /// Flags, environment, the role, where it came from.
+    type Case<'a> = (Flags, Vec<(&'a str, &'a str)>, Role, &'a str);
+    let cases: Vec<Case> = vec![
+        (Flags::default(), vec![], Role::All, "# default"),
+        (flag("all"), vec![], Role::All, "# flag --role"),
+        (flag("api"), vec![], Role::Api, "# flag --role"),
+        (flag("worker"), vec![], Role::Worker, "# flag --role"),
+        (
+            Flags::default(),
+            vec![("RELAY_SERVER__ROLE", "api")],
+            Role::Api,
+            "# env RELAY_SERVER__ROLE",
+        ),
+        (with_file(None), vec![], Role::Worker, "# file "),
+        (
+            with_file(None),
+            vec![("RELAY_SERVER__ROLE", "api")],
+            Role::Api,
+            "# env RELAY_SERVER__ROLE",
+        ),
+        (
+            with_file(Some("api")),
+            vec![("RELAY_SERVER__ROLE", "all")],
+            Role::Api,
+            "# flag --role",
+        ),
+        (with_file(Some("all")), vec![], Role::All, "# flag --role"),
+    ];
+    for (i, (flags, vars, want, source)) in cases.into_iter().enumerate() {
+        let c =
+            Config::load_from(&flags, &env(&vars)).unwrap_or_else(|e| panic!("case {i}: {e:#}"));
+        assert_eq!(c.server.role, want, "case {i}");
+        assert_eq!(c.api_settings().role, want, "case {i}");
+        let printed = c.render_redacted();
+        let line = printed
+            .lines()
+            .find(|l| l.starts_with("role = "))
+            .unwrap_or_else(|| panic!("case {i}: no role line in\n{printed}"));
+        assert!(
+            line.starts_with(&format!("role = \"{want}\"")) && line.contains(source),
+            "case {i}: {line}"
+        );
+    }
+}
+
+#[test]
+fn an_invalid_role_is_a_configuration_error_naming_the_key_and_the_roles() {
+    for bad in ["", "API", "Worker", "both", "api,worker", " all", "workers"] {
+        let from_flag = Config::load_from(
+            &Flags {
+                role: Some(bad.to_string()),
+                ..Default::default()
+            },
+            &[],
+        );
+        let from_env = Config::load_from(&Flags::default(), &env(&[("RELAY_SERVER__ROLE", bad)]));
+        for (layer, result) in [("flag", from_flag), ("env", from_env)] {
+            let err = format!(
+                "{:#}",
+                result.expect_err(&format!("{layer} {bad:?} accepted"))
+            );
+            assert!(
+                err.contains("server.role must be one of \"all\", \"api\", \"worker\""),
+                "{layer} {bad:?}: {err}"
+            );
+            assert!(err.contains(&format!("{bad:?}")), "{layer} {bad:?}: {err}");
+        }
+    }
+    // Not a string at all, in a file.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("relay.toml");
+    std::fs::write(&file, "[server]\nrole = 1\n").unwrap();
+    let err = Config::load_from(
+        &Flags {
+            config: Some(file),
+            ..Default::default()
+        },
+        &[],
+    )
+    .unwrap_err();
+    assert!(
+        format!("{err:#}").contains("invalid configuration"),
+        "{err:#}"
+    );
+    // A key of its own in [server], nowhere else.
+    let err = Config::load_from(&Flags::default(), &env(&[("RELAY_ROLE", "api")])).unwrap_err();
+    assert!(
+        format!("{err:#}").contains("unknown configuration key `role`"),
+        "{err:#}"
+    );
+}

@@ -49,6 +49,8 @@ pub struct Settings {
     pub shutdown_grace_seconds: Option<u64>,
     /// Further `RELAY_*` variables (`RELAY_INBOUND__PROCESSING=false`).
     pub env: Vec<(String, String)>,
+    /// Further flags of `relay serve` (`--role worker`).
+    pub args: Vec<String>,
 }
 
 impl Settings {
@@ -62,7 +64,14 @@ impl Settings {
             lease_seconds: None,
             shutdown_grace_seconds: None,
             env: Vec::new(),
+            args: Vec::new(),
         }
+    }
+
+    /// Starts with `--role role` (`all`, `api`, `worker`).
+    pub fn role(mut self, role: &str) -> Settings {
+        self.args.extend(["--role".to_string(), role.to_string()]);
+        self
     }
 
     /// Starts with `name=value` in the environment as well.
@@ -117,6 +126,7 @@ pub fn start(s: &Settings) -> Relay {
         .arg("127.0.0.1:0")
         .arg("--data-dir")
         .arg(&s.data_dir)
+        .args(&s.args)
         .current_dir(&s.data_dir)
         .stdout(Stdio::piped())
         .stderr(Stdio::from(stderr));

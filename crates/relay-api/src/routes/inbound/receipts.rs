@@ -10,7 +10,8 @@ use relay_core::model::Page;
 use relay_core::time::Timestamp;
 use relay_inbound::model::{LedgerEntry, Receipt, ReceiptState, Verdict};
 use relay_store::StoreError;
-use relay_store::inbound::{LedgerFilter, ReceiptFilter};
+use relay_store::inbound::{self, LedgerFilter, ReceiptFilter};
+use relay_store::{Commit, ExecutorExt as _};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
@@ -47,10 +48,15 @@ pub async fn list_receipts(
         state: q.state,
         provider_event_id: q.provider_event_id,
     };
+    let scope = auth.scope.clone();
     Ok(Json(
         state
             .store
-            .list_receipts(&auth.scope, &filter, &page)
+            .read(move |mut x| {
+                Box::pin(
+                    async move { inbound::list_receipts(&mut x, &scope, &filter, &page).await },
+                )
+            })
             .await?,
     ))
 }
@@ -64,9 +70,10 @@ pub async fn get_receipt(
     auth: TenantAuth,
     Path(id): Path<String>,
 ) -> Result<Json<Receipt>, ApiError> {
+    let scope = auth.scope.clone();
     state
         .store
-        .get_receipt(&auth.scope, &id)
+        .read(move |mut x| Box::pin(async move { inbound::get_receipt(&mut x, &scope, &id).await }))
         .await?
         .map(Json)
         .ok_or_else(|| ApiError::not_found("inbound receipt"))
@@ -81,9 +88,12 @@ pub async fn reprocess(
     auth: TenantAuth,
     Path(id): Path<String>,
 ) -> Result<(StatusCode, Json<Receipt>), ApiError> {
+    let (scope, now) = (auth.scope.clone(), state.clock.now());
     let receipt = state
         .store
-        .reprocess_receipt(&auth.scope, &id, state.clock.now())
+        .write(Commit::Durable, move |mut x| {
+            Box::pin(async move { inbound::reprocess(&mut x, &scope, &id, now).await })
+        })
         .await
         .map_err(|e| match e {
             StoreError::NotFound => ApiError::not_found("inbound receipt"),
@@ -146,7 +156,13 @@ pub async fn ledger(
         received_from: q.since,
         received_until: q.until,
     };
+    let scope = auth.scope.clone();
     Ok(Json(
-        state.store.list_ledger(&auth.scope, &filter, &page).await?,
+        state
+            .store
+            .read(move |mut x| {
+                Box::pin(async move { inbound::list_ledger(&mut x, &scope, &filter, &page).await })
+            })
+            .await?,
     ))
 }

@@ -15,8 +15,8 @@ use relay_core::time::Timestamp;
 use relay_inbound::SourceSecret;
 use relay_inbound::bucket::Bucket;
 use relay_inbound::model::{REJECTED_BODY_KEPT_BYTES, StoredSecret};
-use relay_store::inbound::{NewReceipt, Received, open_secret};
-use relay_store::{Scope, new_id};
+use relay_store::inbound::{self, NewReceipt, Received, open_secret};
+use relay_store::{Commit, ExecutorExt as _, Scope, new_id};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -127,9 +127,10 @@ pub async fn receive(
     if token.len() != 32 || !token.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(not_found());
     }
+    let by = token.clone();
     let record = state
         .store
-        .inbound_source_by_token(&token)
+        .read(move |mut x| Box::pin(async move { inbound::source_by_token(&mut x, &by).await }))
         .await?
         .ok_or_else(not_found)?;
     let source = &record.source;
@@ -222,7 +223,12 @@ pub async fn receive(
         body,
         now,
     };
-    let received = state.store.receive_inbound(&receipt).await?;
+    let received = state
+        .store
+        .write(Commit::Durable, move |mut x| {
+            Box::pin(async move { inbound::receive(&mut x, &receipt).await })
+        })
+        .await?;
     match (received, verdict) {
         (Received::New { id }, _) => {
             state.engine.wake_inbound();
