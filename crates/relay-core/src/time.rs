@@ -103,6 +103,81 @@ impl Clock for ManualClock {
     }
 }
 
+/// A clock read against a reference clock (the database's, see
+/// [`Offset::measure`]): the local clock's `now` plus an offset set from
+/// outside. Every node that stamps and compares leases with one of these,
+/// its offset measured against the same database, agrees on one time base
+/// to within the offsets' error bounds, whatever its own clock says.
+pub struct OffsetClock {
+    inner: std::sync::Arc<dyn Clock>,
+    offset: AtomicI64,
+}
+
+impl OffsetClock {
+    /// `inner` with no offset yet (until [`OffsetClock::set_offset`]).
+    pub fn new(inner: std::sync::Arc<dyn Clock>) -> Self {
+        OffsetClock {
+            inner,
+            offset: AtomicI64::new(0),
+        }
+    }
+    /// The local clock this one adds its offset to.
+    pub fn local(&self) -> &dyn Clock {
+        &*self.inner
+    }
+    /// Milliseconds added to the local clock.
+    pub fn offset_millis(&self) -> i64 {
+        self.offset.load(Ordering::SeqCst)
+    }
+    pub fn set_offset(&self, millis: i64) {
+        self.offset.store(millis, Ordering::SeqCst);
+    }
+}
+
+impl Clock for OffsetClock {
+    fn now(&self) -> Timestamp {
+        self.inner.now().plus_millis(self.offset_millis())
+    }
+}
+
+impl std::fmt::Debug for OffsetClock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OffsetClock")
+            .field("offset_millis", &self.offset_millis())
+            .finish()
+    }
+}
+
+/// How far a reference clock is ahead of a local one, and how sure that is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Offset {
+    /// Reference minus local, in milliseconds.
+    pub millis: i64,
+    /// The offset is right to within this many milliseconds either way.
+    pub error_millis: i64,
+}
+
+impl Offset {
+    /// The offset from one reading `reference` of the reference clock taken
+    /// between the local readings `t0` (before the request) and `t1` (after
+    /// the answer): the reference was read at some local instant in
+    /// `[t0, t1]`, so taking the middle is wrong by at most half the round
+    /// trip; one more millisecond covers the readings' truncation to whole
+    /// milliseconds. `None` when the local clock went back (`t1 < t0`): no
+    /// bound can be given.
+    pub fn measure(t0: Timestamp, reference: Timestamp, t1: Timestamp) -> Option<Offset> {
+        let round_trip = t1.millis().checked_sub(t0.millis())?;
+        if round_trip < 0 {
+            return None;
+        }
+        let mid = t0.millis().checked_add(round_trip / 2)?;
+        Some(Offset {
+            millis: reference.millis().checked_sub(mid)?,
+            error_millis: (round_trip + 1) / 2 + 1,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,5 +201,54 @@ mod tests {
         assert_eq!(c.now(), Timestamp(10));
         c.advance_millis(5);
         assert_eq!(c.now(), Timestamp(15));
+    }
+
+    #[test]
+    fn an_offset_is_the_reference_minus_the_middle_of_the_round_trip() {
+        let at = Timestamp;
+        // The reference is 30 s ahead; the round trip took 10 ms.
+        let o = Offset::measure(at(1_000), at(31_005), at(1_010)).unwrap();
+        assert_eq!(o.millis, 30_000);
+        assert_eq!(o.error_millis, 6);
+        // And 30 s behind, with an odd round trip: the bound rounds up.
+        let o = Offset::measure(at(100_000), at(70_001), at(100_003)).unwrap();
+        assert_eq!(o.millis, -30_000);
+        assert_eq!(o.error_millis, 3);
+        // An instant answer: the readings' truncation is still allowed for.
+        let o = Offset::measure(at(5), at(5), at(5)).unwrap();
+        assert_eq!((o.millis, o.error_millis), (0, 1));
+    }
+
+    #[test]
+    fn the_true_offset_lies_within_the_bound_wherever_in_the_round_trip_it_was_read() {
+        let at = Timestamp;
+        let (t0, t1, true_offset) = (10_000, 10_040, -1_234);
+        for read_at in t0..=t1 {
+            let o = Offset::measure(at(t0), at(read_at + true_offset), at(t1)).unwrap();
+            assert!(
+                (o.millis - true_offset).abs() <= o.error_millis,
+                "read at {read_at}: {o:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn no_offset_is_measured_when_the_local_clock_went_back() {
+        let at = Timestamp;
+        assert_eq!(Offset::measure(at(2_000), at(9_000), at(1_999)), None);
+        assert_eq!(Offset::measure(at(i64::MIN), at(0), at(i64::MAX)), None);
+    }
+
+    #[test]
+    fn an_offset_clock_follows_its_local_clock_plus_the_offset() {
+        let local = std::sync::Arc::new(ManualClock::new(Timestamp(1_000)));
+        let c = OffsetClock::new(local.clone());
+        assert_eq!(c.now(), Timestamp(1_000));
+        c.set_offset(-30_000);
+        assert_eq!(c.now(), Timestamp(-29_000));
+        local.advance_millis(60_000);
+        assert_eq!(c.now(), Timestamp(31_000));
+        assert_eq!(c.offset_millis(), -30_000);
+        assert_eq!(c.local().now(), Timestamp(61_000));
     }
 }

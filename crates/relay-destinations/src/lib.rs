@@ -84,6 +84,13 @@
 //! 5. The compliance suite (`crates/relay-compliance`) run against the
 //!    kind's real peer: one test file that implements its `Peer`.
 
+/// The most any kind's attempt outlasts its request timeout
+/// (`relay_net::Limits::total_timeout`): Kafka waits this much longer for
+/// the record's delivery report, for its timer's granularity; every other
+/// kind ends within the timeout. The engine's shortest lease counts it
+/// (`relay_engine::EngineConfig::shortest_lease`).
+pub const ATTEMPT_OVERRUN: std::time::Duration = std::time::Duration::from_secs(2);
+
 mod batching;
 mod broker;
 mod capacity;

@@ -13,8 +13,9 @@ use super::*;
 /// closed) a claim also leases up to [`AHEAD_DEPTH`] × `max_concurrency`
 /// more, queued here; an attempt that finishes starts the next one of its
 /// endpoint at once, and the queue is refilled once half of it is used.
-/// What cannot start (the circuit opened, or it waited half a lease) is
-/// given back unattempted.
+/// What cannot start (the circuit opened, or it waited so long that the
+/// rest of its lease no longer covers an attempt: see `Dispatcher::too_old`)
+/// is given back unattempted.
 pub(crate) struct Ahead {
     pub(crate) claimed: relay_store::Claimed,
     pub(crate) permit: tokio::sync::OwnedSemaphorePermit,
@@ -97,14 +98,19 @@ impl Dispatcher {
         }
     }
 
-    /// Whether a message leased ahead at `at` has waited too long to start
-    /// (half its lease: the attempt must finish well within the rest).
+    /// Whether a message leased ahead at `at` has waited too long to start:
+    /// the rest of its lease must cover a whole attempt and the margin
+    /// ([`crate::EngineConfig::shortest_lease`]), and it waits half its
+    /// lease at most (60 s by default: both allow 30 s).
     pub(crate) fn too_old(
         &self,
         at: relay_core::time::Timestamp,
         now: relay_core::time::Timestamp,
     ) -> bool {
-        now.millis() - at.millis() > self.config().lease.as_millis() as i64 / 2
+        let c = self.config();
+        let lease = c.lease.as_millis() as i64;
+        let rest_needed = c.shortest_lease().as_millis() as i64;
+        now.millis() - at.millis() > (lease / 2).min(lease - rest_needed)
     }
 
     /// The endpoint's next message leased ahead, with a lane slot taken for

@@ -86,7 +86,7 @@ pub struct Batches {
 /// When a batch opened at `now` closes at the latest: `max_wait_seconds`
 /// later, but within half the dispatcher's lease, so its members' leases
 /// still hold when it is recorded (`[delivery] lease_seconds` may be as
-/// short as 5 s, `max_wait_seconds` as long as 30).
+/// short as 8 s, `max_wait_seconds` as long as 30).
 pub(crate) fn close_by(
     now: Timestamp,
     max_wait_seconds: u32,

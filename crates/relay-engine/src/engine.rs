@@ -4,12 +4,13 @@
 //!
 //! Start: leasing at publish on, the endpoint-notice follower and the
 //! store's wake-up listener (so a publish right after `start` cannot be
-//! missed), a first lease rescue (what a crashed process left is claimable
-//! at the first claim), on PostgreSQL a first circuit sync (an endpoint
-//! whose circuit the cluster holds open is held from the first claim), the
-//! completer, the claimer, then the services beside it (circuit sync, batch
-//! writer, lease rescue, window sweep, retention purge, job runner, ledger
-//! writer).
+//! missed), a first measurement of the clock's offset to the database's
+//! (when the dispatcher follows it, [`crate::clock_sync`]), a first lease
+//! rescue (what a crashed process left is claimable at the first claim), on
+//! PostgreSQL a first circuit sync (an endpoint whose circuit the cluster
+//! holds open is held from the first claim), the completer, the claimer,
+//! then the services beside it (circuit sync, batch writer, lease rescue,
+//! window sweep, retention purge, job runner, clock sync, ledger writer).
 //!
 //! Stop (on the stop signal, which every service sees at once): the
 //! claimer's attempts drain, the batch writer's write in hand ends, the
@@ -44,8 +45,8 @@ pub struct Engine {
     /// The circuit sync (PostgreSQL), and its own stop signal: it ends after
     /// the completer.
     circuit_sync: Option<(Running, watch::Sender<bool>)>,
-    /// Lease rescue, window sweep, retention purge, job runner, ledger
-    /// writer: they end after the pass in hand.
+    /// Lease rescue, window sweep, retention purge, job runner, clock sync,
+    /// ledger writer: they end after the pass in hand.
     beside: Vec<Running>,
     /// The store's wake-up listener (PostgreSQL), ending on the stop signal.
     listener: Option<tokio::task::JoinHandle<()>>,
@@ -79,6 +80,14 @@ impl Engine {
                 None
             }
         };
+        // On the database's clock before anything is stamped or judged (the
+        // first rescue, the first claim); measured again in the loop.
+        let clock_sync = dispatcher.clock_sync();
+        if let Some(sync) = &clock_sync
+            && let Err(e) = sync.sync().await
+        {
+            tracing::error!(error = %e, "measuring the clock offset to the database failed; this node's own clock is used until it succeeds");
+        }
         // Expired leases (a crashed process's) are claimable from the first
         // claim on; the rescuer's loop makes the next pass an interval later.
         let rescuer = Rescuer::new(dispatcher.clone());
@@ -115,6 +124,9 @@ impl Engine {
             spawn(Purger::new(dispatcher.clone()), stop.clone()),
             spawn(JobRunner::new(dispatcher.clone(), wake), stop.clone()),
         ];
+        if let Some(sync) = clock_sync {
+            beside.push(spawn(sync, stop.clone()));
+        }
         let ledger = LedgerWriter::new(dispatcher.clone());
         if ledger.config().enabled {
             beside.push(spawn(ledger, stop.clone()));
@@ -160,7 +172,8 @@ impl Engine {
     ///    another node instead of after their lease. After the completer,
     ///    or a completion would find its lease gone;
     /// 6. the rest: lease rescue, window sweep, retention purge, the job
-    ///    runner and the ledger writer end after the pass in hand (nothing
+    ///    runner, the clock sync (after the release, which reads the clock)
+    ///    and the ledger writer end after the pass in hand (nothing
     ///    above waits for them); then the store's wake-up listener, and the
     ///    endpoint-notice follower that its end ends.
     pub async fn shutdown(self) {

@@ -50,6 +50,7 @@ pub mod batches;
 pub mod breakers;
 mod circuit_sync;
 mod claim;
+pub mod clock_sync;
 mod completer;
 pub mod engine;
 mod handle;
@@ -87,6 +88,7 @@ pub use attempt::Attempter;
 pub use batch_writer::{BatchConfig, BatchWriter};
 pub use circuit_sync::{CircuitConfig, CircuitSync};
 pub use claim::{ClaimConfig, Claimer};
+pub use clock_sync::{ClockSync, ClockSyncConfig};
 pub use completer::{Completer, CompleterConfig};
 pub use engine::Engine;
 pub use handle::Handle;
@@ -94,6 +96,7 @@ pub use inbound::{LedgerConfig, LedgerWriter};
 pub use jobs::{JOB_PACE_DUE, JobConfig, JobRunner, bulk_retry_filter};
 pub use metrics::Metrics;
 pub use purge::{PurgeConfig, Purger};
+pub use relay_destinations::ATTEMPT_OVERRUN;
 pub use rescue::{RescueConfig, Rescuer};
 pub use resend::{ManualError, ManualOutcome};
 pub use service::Service;
@@ -104,7 +107,7 @@ pub use sweep::{SweepConfig, Sweeper};
 pub struct EngineConfig {
     /// This process's lease owner name (unique per process).
     pub owner: String,
-    /// How long a claim is valid; longer than the whole-request timeout.
+    /// How long a claim is valid; at least [`EngineConfig::shortest_lease`].
     pub lease: Duration,
     /// Messages claimed per round.
     pub claim_batch: u32,
@@ -160,7 +163,18 @@ pub struct EngineConfig {
     /// How long a manual attempt waits for a slot of its endpoint's lane
     /// before it is refused the same way.
     pub manual_wait: Duration,
+    /// How often the clock's offset to the database is measured again
+    /// ([`clock_sync`]).
+    pub clock_sync_interval: Duration,
 }
+
+/// What a lease covers beyond the longest attempt: the time from the claim
+/// to the request and from the answer to the completion's commit (a batch
+/// of completions written; normally milliseconds, seconds when the database
+/// is slow), and the nodes' disagreement on the time (the clock offsets'
+/// error bounds and drift between measurements: milliseconds, see
+/// [`clock_sync`]).
+pub const LEASE_MARGIN: Duration = Duration::from_secs(5);
 
 impl EngineConfig {
     /// Defaults with a fresh owner name: `<prefix>-<pid>-<random>`.
@@ -193,8 +207,30 @@ impl EngineConfig {
             secret_refresh: Duration::from_secs(30),
             manual_pending_per_endpoint: 10,
             manual_wait: Duration::from_secs(10),
+            clock_sync_interval: Duration::from_secs(15),
         }
     }
+
+    /// The longest one attempt can take: the request timeout
+    /// (`limits.total_timeout`) and what a kind may wait beyond it
+    /// ([`relay_destinations::ATTEMPT_OVERRUN`]).
+    pub fn longest_attempt(&self) -> Duration {
+        self.limits.total_timeout + relay_destinations::ATTEMPT_OVERRUN
+    }
+
+    /// The shortest lease under which an attempt ends, and its completion
+    /// is written, before the lease does: the longest attempt and
+    /// [`LEASE_MARGIN`]. A shorter lease could expire under an attempt still
+    /// on the wire, and another node would send the message again.
+    pub fn shortest_lease(&self) -> Duration {
+        shortest_lease(self.limits.total_timeout)
+    }
+}
+
+/// [`EngineConfig::shortest_lease`] with a request timeout of
+/// `request_timeout`: what `[delivery] lease_seconds` must reach.
+pub fn shortest_lease(request_timeout: Duration) -> Duration {
+    request_timeout + relay_destinations::ATTEMPT_OVERRUN + LEASE_MARGIN
 }
 
 pub struct Dispatcher {
@@ -223,6 +259,9 @@ pub struct Dispatcher {
     recovery_tokens: std::sync::Mutex<(f64, relay_core::time::Timestamp)>,
     /// Signalled when a verified inbound receipt was written ([`inbound`]).
     inbound_ready: Notify,
+    /// The dispatcher's clock when it is to follow the database's
+    /// ([`Dispatcher::follow_database_clock`]).
+    synced_clock: std::sync::OnceLock<Arc<relay_core::time::OffsetClock>>,
 }
 
 impl Dispatcher {
@@ -264,7 +303,26 @@ impl Dispatcher {
             stopping: Default::default(),
             recovery_tokens: std::sync::Mutex::new((0.0, relay_core::time::Timestamp(0))),
             inbound_ready: Notify::new(),
+            synced_clock: Default::default(),
         })
+    }
+
+    /// `clock`, the one this dispatcher was made with (and the API's), is
+    /// kept at the database's time: the engine measures its offset before
+    /// its first rescue and claim, then every `clock_sync_interval`
+    /// ([`ClockSync`]). Before [`Dispatcher::start`]; the first call wins.
+    pub fn follow_database_clock(&self, clock: Arc<relay_core::time::OffsetClock>) {
+        let _ = self.synced_clock.set(clock);
+    }
+
+    /// The clock sync of the clock this dispatcher follows, if it follows
+    /// the database's ([`Dispatcher::follow_database_clock`]): the engine
+    /// runs one; a process that starts no engine (an API-only node) runs
+    /// it itself, since what its API stamps must agree with the workers.
+    pub fn clock_sync(&self) -> Option<ClockSync> {
+        self.synced_clock
+            .get()
+            .map(|clock| ClockSync::new(self, clock.clone()))
     }
 
     pub fn metrics(&self) -> Arc<Metrics> {
@@ -348,5 +406,24 @@ impl Dispatcher {
         self.lanes
             .circuits
             .shown(endpoint_id, self.attempter.clock.now())
+    }
+}
+
+#[cfg(test)]
+mod lease_tests {
+    use super::*;
+
+    #[test]
+    fn the_shortest_lease_is_the_longest_attempt_and_the_margin() {
+        let mut c = EngineConfig::new("test");
+        assert_eq!(c.longest_attempt(), Duration::from_secs(22));
+        assert_eq!(c.shortest_lease(), Duration::from_secs(27));
+        assert!(c.lease >= c.shortest_lease(), "the default lease is valid");
+        c.limits.total_timeout = Duration::from_millis(5_500);
+        assert_eq!(c.shortest_lease(), Duration::from_millis(12_500));
+        assert_eq!(
+            shortest_lease(Duration::from_secs(5)),
+            Duration::from_secs(12)
+        );
     }
 }

@@ -96,6 +96,10 @@ pub struct Metrics {
     pub backlog_messages: AtomicI64,
     /// Age of the oldest of them (from its publish), at the last look.
     pub oldest_message_age_millis: AtomicI64,
+    /// The database's clock minus this node's, at the last measurement
+    /// (`crate::clock_sync`), and how sure that is.
+    pub clock_offset_millis: AtomicI64,
+    pub clock_error_millis: AtomicI64,
     /// When the backlog was last looked at (the engine's clock, ms; 0: never).
     pub(crate) backlog_observed_at: AtomicI64,
     /// Spans accepted by the OTLP collector.
@@ -204,6 +208,16 @@ impl Metrics {
                 "relay_oldest_message_age_seconds",
                 "How long ago the oldest waiting message was published, at the last look (0 without a backlog).",
                 self.oldest_message_age_millis.load(Ordering::Relaxed) / 1000,
+            ),
+            (
+                "relay_clock_offset_milliseconds",
+                "The database's clock minus this node's, as last measured; leases follow the database's clock.",
+                self.clock_offset_millis.load(Ordering::Relaxed),
+            ),
+            (
+                "relay_clock_offset_error_milliseconds",
+                "The last clock offset is right to within this many milliseconds either way.",
+                self.clock_error_millis.load(Ordering::Relaxed),
             ),
         ];
         for (name, help, v) in gauges {

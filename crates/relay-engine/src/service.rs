@@ -19,6 +19,7 @@
 //! | [`crate::JobRunner`] | `jobs` | bulk retries, batch by batch |
 //! | [`crate::LedgerWriter`] | `inbound` | inbound receipts into the ledger |
 //! | [`crate::BatchWriter`] | `batch_writer` | object storage batches that are due |
+//! | [`crate::ClockSync`] | `clock_sync` | the clock's offset to the database's |
 
 use std::future::Future;
 use std::time::Duration;

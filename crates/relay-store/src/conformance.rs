@@ -79,6 +79,8 @@ mod rotation;
 pub use rotation::*;
 mod schema;
 pub use schema::*;
+mod clock;
+pub use clock::*;
 mod batches;
 pub use batches::*;
 mod endpoint_changes;

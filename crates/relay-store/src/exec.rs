@@ -67,6 +67,9 @@ pub struct Dialect {
     pub migration_lock: Option<&'static str>,
     /// A migration's text for this backend.
     pub migration_sql: fn(&crate::migrate::Migration) -> &'static str,
+    /// Reads the server's clock as `now_ms` (unix milliseconds); `None`
+    /// where the database has no clock of its own (see [`crate::clock`]).
+    pub database_now: Option<&'static str>,
 }
 
 /// Runs built statements on whatever holds the connection (see the

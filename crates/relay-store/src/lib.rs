@@ -51,6 +51,7 @@ pub mod audit;
 pub mod backend;
 pub mod circuits;
 pub mod claims;
+pub mod clock;
 pub mod completions;
 #[cfg(any(test, feature = "testing"))]
 pub mod conformance;

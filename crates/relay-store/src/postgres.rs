@@ -82,6 +82,12 @@ pub(crate) mod dialect {
     /// The planner picks `messages_recovery_due` for the tenant skip scan.
     pub const RECOVERY_INDEX: &str = "";
 
+    /// The server's clock at the statement's execution, in unix
+    /// milliseconds (see `crate::clock`).
+    pub const DATABASE_NOW: Option<&str> = Some(
+        "SELECT CAST(floor(extract(epoch FROM clock_timestamp()) * 1000) AS BIGINT) AS now_ms",
+    );
+
     /// The constants above, as the operations read them (`crate::exec`).
     pub const DIALECT: crate::exec::Dialect = crate::exec::Dialect {
         backend: BACKEND,
@@ -96,6 +102,7 @@ pub(crate) mod dialect {
         arrays: ARRAYS,
         migration_lock: MIGRATION_LOCK,
         migration_sql,
+        database_now: DATABASE_NOW,
     };
 
     pub fn migration_sql(m: &crate::migrate::Migration) -> &'static str {

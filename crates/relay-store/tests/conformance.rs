@@ -32,6 +32,7 @@ conformance!(
     circuit_signals_from_several_nodes_fold_into_one_count,
     half_open_probes_are_granted_at_most_the_configured_number_across_nodes,
     expired_probe_permits_come_back,
+    the_database_clock_is_the_servers_own,
     object_batches_are_recorded_while_their_leases_hold_and_leased_again_whole,
     held_members_are_not_leased_with_their_batch,
     migrations_are_idempotent,

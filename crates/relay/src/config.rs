@@ -268,10 +268,15 @@ impl Default for Retention {
 #[serde(deny_unknown_fields, default)]
 pub struct Delivery {
     /// How long a claimed message stays leased to this process; after a crash,
-    /// its messages are attempted again once their leases expire. Keep it
-    /// above the 20 s whole-request timeout in production.
+    /// its messages are attempted again once their leases expire. At least
+    /// the longest attempt and the margin (`relay_engine::shortest_lease`):
+    /// a shorter lease is refused.
     #[serde(deserialize_with = "number")]
     pub lease_seconds: u64,
+    /// The longest one attempt's request may take (connection, request,
+    /// response head and body prefix); longer, it fails as a timeout.
+    #[serde(deserialize_with = "number")]
+    pub request_timeout_seconds: u64,
     /// Consecutive retried failures that open an endpoint's circuit.
     #[serde(deserialize_with = "number")]
     pub circuit_failure_threshold: u32,
@@ -295,15 +300,13 @@ pub struct Delivery {
     pub manual_pending_per_endpoint: u32,
 }
 
-/// The shortest lease `[delivery] lease_seconds` accepts.
-pub const MIN_LEASE_SECONDS: u64 = 5;
-
 impl Default for Delivery {
     fn default() -> Self {
         // The engine's own defaults, where it has them.
         let engine = relay_engine::EngineConfig::new("defaults");
         Delivery {
             lease_seconds: 60,
+            request_timeout_seconds: engine.limits.total_timeout.as_secs(),
             circuit_failure_threshold: 5,
             circuit_cool_down_seconds: 30,
             circuit_half_open_probes: 3,
@@ -311,6 +314,33 @@ impl Default for Delivery {
             shutdown_grace_seconds: engine.shutdown_grace.as_secs(),
             manual_pending_per_endpoint: engine.manual_pending_per_endpoint,
         }
+    }
+}
+
+impl Delivery {
+    /// A lease shorter than an attempt can take (and the margin) could
+    /// expire under an attempt still on the wire: another node would send
+    /// the message again. Refused, saying what the least lease is and why.
+    fn validate_lease(&self) -> anyhow::Result<()> {
+        let timeout = self.request_timeout_seconds;
+        if timeout == 0 {
+            bail!("delivery.request_timeout_seconds must be at least 1");
+        }
+        let shortest = relay_engine::shortest_lease(std::time::Duration::from_secs(timeout));
+        let shortest = shortest.as_secs() + u64::from(shortest.subsec_nanos() > 0);
+        if self.lease_seconds < shortest {
+            bail!(
+                "delivery.lease_seconds is {}, but must be at least {shortest}: an attempt can take \
+                 delivery.request_timeout_seconds ({timeout} s) plus {} s, and a lease must also \
+                 cover writing its outcome and the nodes' clock disagreement ({} s); a shorter \
+                 lease could expire while the attempt is still on the wire, and another node would \
+                 send the message again",
+                self.lease_seconds,
+                relay_engine::ATTEMPT_OVERRUN.as_secs(),
+                relay_engine::LEASE_MARGIN.as_secs(),
+            );
+        }
+        Ok(())
     }
 }
 
@@ -391,9 +421,7 @@ impl Config {
         if self.limits.max_request_bytes < 1024 {
             bail!("limits.max_request_bytes must be at least 1024");
         }
-        if self.delivery.lease_seconds < MIN_LEASE_SECONDS {
-            bail!("delivery.lease_seconds must be at least {MIN_LEASE_SECONDS}");
-        }
+        self.delivery.validate_lease()?;
         if self.delivery.circuit_failure_threshold == 0 {
             bail!("delivery.circuit_failure_threshold must be at least 1");
         }

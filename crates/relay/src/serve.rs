@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use anyhow::Context;
-use relay_core::time::{Clock, Timestamp};
+use relay_core::time::{Clock, OffsetClock, Timestamp};
 use relay_store::{Commit, ExecutorExt as _, Store, settings};
 use tokio::net::TcpListener;
 
@@ -20,6 +20,34 @@ impl Clock for SystemClock {
             .unwrap_or(0);
         Timestamp(millis)
     }
+}
+
+/// Test-only: skews this process's clock by this many milliseconds (an
+/// integer, either sign), so end-to-end tests can run nodes whose clocks
+/// disagree (`crates/relay/tests/clock_skew.rs`). Read only by debug builds;
+/// a release binary never looks at it.
+pub const TEST_CLOCK_OFFSET_ENV: &str = "RELAY_TEST_CLOCK_OFFSET_MS";
+
+/// This node's own clock: the system's (in a debug build, skewed by
+/// [`TEST_CLOCK_OFFSET_ENV`] when it is set).
+fn node_clock() -> anyhow::Result<Arc<dyn Clock>> {
+    #[cfg(debug_assertions)]
+    if let Some(v) = std::env::var_os(TEST_CLOCK_OFFSET_ENV) {
+        let skew: i64 = v
+            .to_str()
+            .and_then(|v| v.trim().parse().ok())
+            .with_context(|| {
+                format!("{TEST_CLOCK_OFFSET_ENV} must be a whole number of milliseconds")
+            })?;
+        tracing::warn!(
+            skew_ms = skew,
+            "this test build's clock is skewed ({TEST_CLOCK_OFFSET_ENV})"
+        );
+        let skewed = OffsetClock::new(Arc::new(SystemClock));
+        skewed.set_offset(skew);
+        return Ok(Arc::new(skewed));
+    }
+    Ok(Arc::new(SystemClock))
 }
 
 pub fn init_tracing(config: &Config) {
@@ -245,8 +273,16 @@ pub async fn start(config: &Config) -> anyhow::Result<Started> {
     let master = crate::keys::load(config, &*store).await?;
     let guard = relay_net::Guard::from_config(&config.outbound)
         .context("invalid [outbound] configuration")?;
-    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    // One clock for the process, the engine's and the API's: the database's,
+    // as seen from here (this node's clock plus the offset the engine keeps
+    // measuring), so every node stamps and judges leases on one time base.
+    let synced = Arc::new(OffsetClock::new(node_clock()?));
+    let clock: Arc<dyn Clock> = synced.clone();
     let mut engine_config = relay_engine::EngineConfig::new("relay");
+    let request_timeout = std::time::Duration::from_secs(config.delivery.request_timeout_seconds);
+    engine_config.limits.total_timeout = request_timeout;
+    engine_config.limits.connect_timeout =
+        engine_config.limits.connect_timeout.min(request_timeout);
     engine_config.retry_bounds = config.retry.bounds();
     engine_config.max_payload_bytes = config.limits.max_request_bytes;
     engine_config.lease = std::time::Duration::from_secs(config.delivery.lease_seconds);
@@ -272,6 +308,7 @@ pub async fn start(config: &Config) -> anyhow::Result<Started> {
         master.clone(),
         engine_config,
     );
+    dispatcher.follow_database_clock(synced);
     let state = relay_api::AppState::new(
         store.clone(),
         clock,
@@ -318,7 +355,7 @@ pub async fn start(config: &Config) -> anyhow::Result<Started> {
 /// message at publish, so every message it takes is left to the workers.
 /// Its dispatcher still serves the API's handle: resend and test send are
 /// attempted here, through this process's lanes, and answered with the
-/// attempt.
+/// attempt. Its clock sync runs all the same (`relay_engine::clock_sync`).
 async fn start_engine(
     role: relay_api::Role,
     dispatcher: &std::sync::Arc<relay_engine::Dispatcher>,
@@ -329,8 +366,21 @@ async fn start_engine(
         return dispatcher.clone().start(state.wake.clone(), stop).await;
     }
     tracing::info!("api role: no delivery services run in this process");
+    // What its API stamps (publishes' due times, a resend's lease) follows
+    // the database's clock like every node's: its clock sync runs here.
+    let sync = dispatcher.clock_sync();
+    if let Some(sync) = &sync
+        && let Err(e) = sync.sync().await
+    {
+        tracing::error!(error = %e, "measuring the clock offset to the database failed; this node's own clock is used until it succeeds");
+    }
     tokio::spawn(async move {
-        let _ = stop.wait_for(|s| *s).await;
+        match sync {
+            Some(sync) => relay_engine::Service::run(sync, stop).await,
+            None => {
+                let _ = stop.wait_for(|s| *s).await;
+            }
+        }
     })
 }
 

@@ -55,7 +55,9 @@ fn crash_and_restart(backend: &str, database_url: Option<&str>) {
     let dir = tempfile::tempdir().unwrap();
     let settings = Settings::new(dir.path(), &sink)
         .database(database_url)
-        .lease_seconds(5);
+        .lease_seconds(9)
+        // The shortest lease a 2 s request timeout allows (2 + 2 + 5 s).
+        .env("RELAY_DELIVERY__REQUEST_TIMEOUT_SECONDS", "2");
     let mut first = start(&settings);
     let t = tenant(&first.url, "crash");
     let endpoint = t.endpoint(&sink.receiver.url("/crash"), "v1a");

@@ -109,7 +109,9 @@ fn ledger(api: &Api) -> Vec<Value> {
 fn settings(dir: &std::path::Path, sink: &Sink, db: Option<&PgDb>) -> Settings {
     Settings::new(dir, sink)
         .database(db.map(|d| d.url.as_str()))
-        .lease_seconds(5)
+        .lease_seconds(9)
+        // The shortest lease a 2 s request timeout allows (2 + 2 + 5 s).
+        .env("RELAY_DELIVERY__REQUEST_TIMEOUT_SECONDS", "2")
 }
 
 fn backends(test: &str, run: impl Fn(&str, Option<&PgDb>)) {

@@ -361,7 +361,7 @@ impl Kind for Kafka {
         // librdkafka reports the record by `message.timeout.ms` (the
         // attempt's timeout); the margin covers its timer's granularity.
         let report =
-            match tokio::time::timeout(limits.total_timeout + Duration::from_secs(2), rx).await {
+            match tokio::time::timeout(limits.total_timeout + crate::ATTEMPT_OVERRUN, rx).await {
                 Ok(Ok(r)) => r,
                 Ok(Err(_)) => {
                     return Result::Failed {

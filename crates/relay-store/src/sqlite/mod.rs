@@ -110,6 +110,9 @@ pub(crate) mod dialect {
     /// and sorts every recovery message to find the tenants; name the index.
     pub const RECOVERY_INDEX: &str = " INDEXED BY messages_recovery_due";
 
+    /// SQLite's database has no clock but the process's (see `crate::clock`).
+    pub const DATABASE_NOW: Option<&str> = None;
+
     /// The constants above, as the operations read them (`crate::exec`).
     pub const DIALECT: crate::exec::Dialect = crate::exec::Dialect {
         backend: BACKEND,
@@ -124,6 +127,7 @@ pub(crate) mod dialect {
         arrays: ARRAYS,
         migration_lock: MIGRATION_LOCK,
         migration_sql,
+        database_now: DATABASE_NOW,
     };
 
     pub fn migration_sql(m: &crate::migrate::Migration) -> &'static str {

@@ -140,6 +140,7 @@ pub(super) const KEYS: &[(&str, &[&str])] = &[
         "delivery",
         &[
             "lease_seconds",
+            "request_timeout_seconds",
             "circuit_failure_threshold",
             "circuit_cool_down_seconds",
             "circuit_half_open_probes",

@@ -111,6 +111,12 @@ impl Config {
                 .into(),
         );
         delivery.insert(
+            "request_timeout_seconds".into(),
+            i64::try_from(self.delivery.request_timeout_seconds)
+                .unwrap_or(i64::MAX)
+                .into(),
+        );
+        delivery.insert(
             "circuit_failure_threshold".into(),
             i64::from(self.delivery.circuit_failure_threshold).into(),
         );

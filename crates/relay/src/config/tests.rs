@@ -684,6 +684,44 @@ fn the_shutdown_delay_is_off_by_default_and_bounded() {
     );
 }
 
+/// A lease shorter than an attempt can take (the request timeout, the 2 s a
+/// kind may wait beyond it, the 5 s margin) is refused, saying so; the
+/// defaults (60 s against 20 + 2 + 5) pass.
+#[test]
+fn a_lease_shorter_than_an_attempt_can_take_is_refused() {
+    let defaults = Config::load_from(&Flags::default(), &[]).unwrap();
+    assert_eq!(defaults.delivery.lease_seconds, 60);
+    assert_eq!(defaults.delivery.request_timeout_seconds, 20);
+    let load = |lease: &str, timeout: Option<&str>| {
+        let mut vars = vec![("RELAY_DELIVERY__LEASE_SECONDS", lease)];
+        if let Some(t) = timeout {
+            vars.push(("RELAY_DELIVERY__REQUEST_TIMEOUT_SECONDS", t));
+        }
+        Config::load_from(&Flags::default(), &env(&vars))
+    };
+    let e = format!("{:#}", load("26", None).unwrap_err());
+    assert!(
+        e.contains("delivery.lease_seconds is 26, but must be at least 27")
+            && e.contains("delivery.request_timeout_seconds (20 s)")
+            && e.contains("another node would send the message again"),
+        "{e}"
+    );
+    assert_eq!(load("27", None).unwrap().delivery.lease_seconds, 27);
+    // A shorter request timeout allows a shorter lease.
+    let c = load("12", Some("5")).unwrap();
+    assert_eq!(c.delivery.request_timeout_seconds, 5);
+    let e = format!("{:#}", load("11", Some("5")).unwrap_err());
+    assert!(e.contains("must be at least 12"), "{e}");
+    let e = format!("{:#}", load("60", Some("0")).unwrap_err());
+    assert!(
+        e.contains("delivery.request_timeout_seconds must be at least 1"),
+        "{e}"
+    );
+    // And a long request timeout needs a longer lease than the default.
+    let e = format!("{:#}", load("60", Some("60")).unwrap_err());
+    assert!(e.contains("must be at least 67"), "{e}");
+}
+
 /// `[server] role` from each layer, `relay serve --role` over all of them,
 /// and every invalid name refused with the key and the names that exist.
 #[test]
