@@ -7,12 +7,13 @@
 //! missed), a first lease rescue (what a crashed process left is claimable
 //! at the first claim), the completer, the claimer, then the services beside
 //! it (batch writer, lease rescue, window sweep, retention purge, job
-//! runner, ledger writer).
+//! runner, ledger writer), and on PostgreSQL the share keeper.
 //!
 //! Stop (on the stop signal, which every service sees at once): the
 //! claimer's attempts drain, the batch writer's write in hand ends, the
-//! completer flushes, the leases still held are released, then the rest
-//! ends; see [`Engine::shutdown`] for why in that order.
+//! completer flushes, the leases still held are released, the share keeper
+//! gives this node's shares back, then the rest ends; see
+//! [`Engine::shutdown`] for why in that order.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -28,6 +29,7 @@ use crate::jobs::JobRunner;
 use crate::purge::Purger;
 use crate::rescue::Rescuer;
 use crate::service::{Running, Service, spawn};
+use crate::shares::ShareKeeper;
 use crate::sweep::Sweeper;
 
 /// The running services of one dispatcher.
@@ -37,6 +39,9 @@ pub struct Engine {
     claimer: Running,
     batch_writer: Running,
     completer: Running,
+    /// The share keeper (PostgreSQL) and its own stop signal: it renews
+    /// until the attempts drained, then gives the shares back.
+    keeper: Option<(Running, watch::Sender<bool>)>,
     /// Lease rescue, window sweep, retention purge, job runner, ledger
     /// writer: they end after the pass in hand.
     beside: Vec<Running>,
@@ -82,6 +87,15 @@ impl Engine {
         // `max_in_flight` also bounds what a crash can leave attempted but
         // unrecorded (the duplicates after a restart), and a slow database
         // slows claiming instead of growing a queue of unwritten completions.
+        // Shares of the endpoints' limits (PostgreSQL) before the first
+        // claim, so it does not meet every endpoint without one.
+        let keeper = dispatcher.lanes.shares.is_cluster().then(|| {
+            let (stop_keeper, keeper_stop) = watch::channel(false);
+            (
+                spawn(ShareKeeper::new(dispatcher.clone()), keeper_stop),
+                stop_keeper,
+            )
+        });
         let (tx, rx) = mpsc::channel(dispatcher.config().max_in_flight.max(1));
         let completer = spawn(Completer::new(dispatcher.clone(), rx), stop.clone());
         let claimer = spawn(
@@ -105,6 +119,7 @@ impl Engine {
             claimer,
             batch_writer,
             completer,
+            keeper,
             beside,
             listener,
             follower,
@@ -136,7 +151,11 @@ impl Engine {
     ///    short) are released: their messages are due again at once on
     ///    another node instead of after their lease. After the completer,
     ///    or a completion would find its lease gone;
-    /// 5. the rest: lease rescue, window sweep, retention purge, the job
+    /// 5. the share keeper (PostgreSQL): it renewed this node's shares
+    ///    while the attempts drained (their slots are held until they
+    ///    end); now it gives them back, so the other nodes take them at
+    ///    their next renewal instead of after the ttl;
+    /// 6. the rest: lease rescue, window sweep, retention purge, the job
     ///    runner and the ledger writer end after the pass in hand (nothing
     ///    above waits for them); then the store's wake-up listener, and the
     ///    endpoint-notice follower that its end ends.
@@ -160,6 +179,11 @@ impl Engine {
             Err(e) => tracing::error!(error = %e, "releasing leases failed; they will expire"),
         }
         // 5.
+        if let Some((keeper, stop)) = self.keeper {
+            let _ = stop.send(true);
+            keeper.join().await;
+        }
+        // 6.
         for service in self.beside {
             service.join().await;
         }

@@ -8,8 +8,9 @@
 //!   `Notify` and `LISTEN/NOTIFY` from other nodes on PostgreSQL, otherwise
 //!   when the next retry is due, with a poll as the fallback), the
 //!   completer (writes completions in batches), lease rescue, retention
-//!   purge, the window sweep, the job runner, the ledger writer and the
-//!   batch writer. [`engine`] starts them and stops them in a written order.
+//!   purge, the window sweep, the job runner, the ledger writer, the
+//!   batch writer and, on PostgreSQL, the share keeper. [`engine`] starts
+//!   them and stops them in a written order.
 //! - [`Dispatcher::run_once`]: one rescue → sweep → claim → attempt →
 //!   complete → batch write round at the injected clock's "now"; tests walk
 //!   retry schedules with it.
@@ -24,6 +25,8 @@
 //! - [`inbound`]: the ledger writer of inbound provider webhooks' receipts.
 //! - [`secrets`]: resolving secret references (`secret:`, `env:`, `file:`).
 //! - [`lanes`]: per-endpoint concurrency limits (isolation between endpoints).
+//! - [`shares`]: on PostgreSQL, this node's share of every limit, so the
+//!   cluster holds one set of them (the [`ShareKeeper`]).
 //! - [`metrics`]: the Prometheus counters behind `/metrics`.
 //! - [`telemetry`]: OpenTelemetry spans of attempts (and the API's
 //!   publishes), exported over OTLP/HTTP.
@@ -60,6 +63,7 @@ mod resend;
 pub mod secrets;
 pub mod service;
 pub mod shapes;
+pub mod shares;
 pub mod sweep;
 pub mod telemetry;
 
@@ -91,6 +95,7 @@ pub use purge::{PurgeConfig, Purger};
 pub use rescue::{RescueConfig, Rescuer};
 pub use resend::{ManualError, ManualOutcome};
 pub use service::Service;
+pub use shares::{ShareConfig, ShareKeeper};
 pub use sweep::{SweepConfig, Sweeper};
 
 /// How the dispatcher behaves; see [`EngineConfig::new`] for the defaults.
@@ -150,6 +155,11 @@ pub struct EngineConfig {
     /// How long a manual attempt waits for a slot of its endpoint's lane
     /// before it is refused the same way.
     pub manual_wait: Duration,
+    /// On PostgreSQL, how often this node renews its shares of the
+    /// endpoints' limits (`shares`), and how long a renewal holds: a node
+    /// that cannot renew for that long stops starting attempts.
+    pub share_tick: Duration,
+    pub share_ttl: Duration,
 }
 
 impl EngineConfig {
@@ -182,6 +192,8 @@ impl EngineConfig {
             secret_refresh: Duration::from_secs(30),
             manual_pending_per_endpoint: 10,
             manual_wait: Duration::from_secs(10),
+            share_tick: Duration::from_millis(250),
+            share_ttl: Duration::from_secs(2),
         }
     }
 }
@@ -212,6 +224,8 @@ pub struct Dispatcher {
     recovery_tokens: std::sync::Mutex<(f64, relay_core::time::Timestamp)>,
     /// Signalled when a verified inbound receipt was written ([`inbound`]).
     inbound_ready: Notify,
+    /// Held by the share renewal in progress ([`shares`]): one at a time.
+    renewal: tokio::sync::Mutex<()>,
 }
 
 impl Dispatcher {
@@ -225,7 +239,20 @@ impl Dispatcher {
         let (config_breaker, config_max_in_flight) = (config.breaker, config.max_in_flight);
         let resolver = secrets::Resolver::new(config.secrets.clone())
             .with_tenant_secrets(store.clone(), master.clone());
-        let lanes = Arc::new(lanes::Lanes::new(config_breaker));
+        // With several nodes on one PostgreSQL the limits are shared
+        // (`shares`); on SQLite one process owns the database.
+        let shares = if store.backend() == "postgres" {
+            shares::Shares::cluster(
+                config.share_ttl,
+                (
+                    u32::try_from(config.max_recovery_in_flight).unwrap_or(u32::MAX),
+                    config.recovery_per_second,
+                ),
+            )
+        } else {
+            shares::Shares::local()
+        };
+        let lanes = Arc::new(lanes::Lanes::new(config_breaker).with_shares(shares));
         Arc::new(Dispatcher {
             attempter: Arc::new(Attempter {
                 store,
@@ -253,6 +280,7 @@ impl Dispatcher {
             stopping: Default::default(),
             recovery_tokens: std::sync::Mutex::new((0.0, relay_core::time::Timestamp(0))),
             inbound_ready: Notify::new(),
+            renewal: Default::default(),
         })
     }
 

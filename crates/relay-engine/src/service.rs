@@ -18,6 +18,7 @@
 //! | [`crate::JobRunner`] | `jobs` | bulk retries, batch by batch |
 //! | [`crate::LedgerWriter`] | `inbound` | inbound receipts into the ledger |
 //! | [`crate::BatchWriter`] | `batch_writer` | object storage batches that are due |
+//! | [`crate::ShareKeeper`] | `shares` | this node's shares of the limits (PostgreSQL) |
 
 use std::future::Future;
 use std::time::Duration;

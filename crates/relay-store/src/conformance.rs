@@ -77,6 +77,8 @@ mod schema;
 pub use schema::*;
 mod batches;
 pub use batches::*;
+mod shares;
+pub use shares::*;
 mod endpoint_changes;
 pub use endpoint_changes::*;
 mod audience;

@@ -16,7 +16,8 @@
 //!   [`operational`] events, [`lifecycle`] (endpoint state changes) and
 //!   [`portal`] (portal tokens, the tenant's portal brand) and
 //!   [`inbound`] (inbound provider webhooks' sources, receipts, ledger)
-//!   and [`secrets`] (tenant secrets, sealed under the master key).
+//!   and [`secrets`] (tenant secrets, sealed under the master key)
+//!   and [`shares`] (each node's share of an endpoint's limits on PostgreSQL).
 //! - [`executor`]: the one way a caller runs operations, through
 //!   `Arc<dyn Store>`: `store.write(commit, |x| …)` composes them in one
 //!   transaction, `store.read(|x| …)` on one read connection
@@ -81,6 +82,7 @@ pub mod rows;
 pub mod secrets;
 pub mod seed;
 pub mod settings;
+pub mod shares;
 pub mod sql;
 pub mod sqlite;
 pub mod tenants;
