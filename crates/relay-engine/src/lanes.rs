@@ -219,14 +219,17 @@ impl Lanes {
     }
 
     /// The rate-limited endpoints this process has attempted, each with its
-    /// rate and the tokens its bucket holds at `now` (fractional).
+    /// rate (the endpoint's: with several nodes, the whole cluster's, not
+    /// this node's share) and the tokens its bucket holds at `now`
+    /// (fractional).
     pub fn rate_limited(&self, now: Timestamp) -> Vec<(String, u32, f64)> {
         self.buckets
             .lock()
             .map(|b| {
                 b.iter()
                     .map(|(id, (rate, bucket))| {
-                        (id.clone(), *rate, bucket.refilled(*rate, now).tokens)
+                        let limit = self.shares.rate_limit(id).unwrap_or(*rate);
+                        (id.clone(), limit, bucket.refilled(*rate, now).tokens)
                     })
                     .collect()
             })

@@ -203,6 +203,19 @@ impl Shares {
         }
     }
 
+    /// The rate limit of `key` as last seen, when it is shared (`None`
+    /// locally, or when it is not rate-limited).
+    pub fn rate_limit(&self, key: &str) -> Option<u32> {
+        if !self.is_cluster() {
+            return None;
+        }
+        self.entries
+            .lock()
+            .ok()
+            .and_then(|m| m.get(key).map(|e| e.limit.1))
+            .filter(|r| *r > 0)
+    }
+
     /// Whether this node holds a share of `key` (always, locally).
     pub fn has_share(&self, key: &str) -> bool {
         !self.is_cluster()

@@ -137,6 +137,17 @@ impl TestDb {
         })
     }
 
+    /// Another store on the same PostgreSQL schema, as another node's (its
+    /// own pool, listener and intake); `None` on SQLite.
+    pub async fn another_node(&self) -> Option<Arc<dyn Store>> {
+        let (_, schema) = self.pg.as_ref()?;
+        let url = crate::testenv::postgres_url("another node")?;
+        let store = crate::postgres::PgStore::connect_in_schema(&url, schema)
+            .await
+            .expect("connect another node to the tests' PostgreSQL");
+        Some(Arc::new(store))
+    }
+
     /// Drops the PostgreSQL schema; SQLite files go on drop.
     pub async fn cleanup(self) {
         if let Some((pg, schema)) = &self.pg {
