@@ -8,10 +8,11 @@
 //! **target**: an even split of the limit, the remainder given to the
 //! nodes from an offset that a hash of the endpoint's key chooses (so an
 //! endpoint with a limit of 1 does not always land on the same node). A
-//! node then holds [`holding`]: its target, but no more than what the
-//! other nodes leave of the limit, and never less than what it has in
-//! flight (a node above its target gives back as its attempts finish, never
-//! by cutting them). So the shares never sum over the limit: a node takes
+//! node may then fill what it is [`allowed`]: its target, but no more than
+//! what the other nodes leave of the limit; its row says it holds
+//! [`holding`]: that, and never less than what it has in flight (a node
+//! above its target gives back as its attempts finish, never by cutting
+//! them). So the shares never sum over the limit: a node takes
 //! only what the others have given back.
 
 /// A stable hash of an endpoint's key (FNV-1a, 32 bits): every node,
@@ -38,10 +39,18 @@ pub fn target(limit: u32, wanting: &[&str], node: &str, key: &str) -> u32 {
     base + u32::from(from_offset < remainder)
 }
 
-/// What `node` holds of `limit`: its `target`, at most what `others` (the
-/// other nodes' unexpired shares, summed) leave, at least `in_flight`.
+/// What `node` may fill of `limit` (its lane's slots): its `target`, at
+/// most what `others` (the other nodes' unexpired shares, summed) leave.
+pub fn allowed(limit: u32, target: u32, others: u32) -> u32 {
+    target.min(limit.saturating_sub(others))
+}
+
+/// What `node` holds of `limit` (its row, what the others leave alone):
+/// what it is [`allowed`], at least what it has in flight. A node above
+/// its allowance starts nothing until its attempts drain below it, and
+/// gives the rest back as they do.
 pub fn holding(limit: u32, target: u32, others: u32, in_flight: u32) -> u32 {
-    target.min(limit.saturating_sub(others)).max(in_flight)
+    allowed(limit, target, others).max(in_flight)
 }
 
 #[cfg(test)]

@@ -109,15 +109,33 @@ impl Lanes {
         {
             lane.1 = share.0;
         }
-        if let Ok(mut b) = self.buckets.lock()
-            && let Some((rate, bucket)) = b.get_mut(endpoint_id)
-        {
-            let refilled = bucket.refilled(*rate, now);
-            *rate = share.1;
-            *bucket = Bucket {
-                tokens: refilled.tokens.min(f64::from(share.1)),
-                at: refilled.at,
-            };
+        if let Ok(mut b) = self.buckets.lock() {
+            match b.get_mut(endpoint_id) {
+                Some((rate, bucket)) => {
+                    let refilled = bucket.refilled(*rate, now);
+                    *rate = share.1;
+                    *bucket = Bucket {
+                        tokens: refilled.tokens.min(f64::from(share.1)),
+                        at: refilled.at,
+                    };
+                }
+                // A first share of a rate grows from none: it starts empty,
+                // so the nodes' buckets never hold more than one second of
+                // the endpoint's rate between them.
+                None if share.1 > 0 => {
+                    b.insert(
+                        endpoint_id.to_string(),
+                        (
+                            share.1,
+                            Bucket {
+                                tokens: 0.0,
+                                at: now,
+                            },
+                        ),
+                    );
+                }
+                None => {}
+            }
         }
     }
 
@@ -133,8 +151,8 @@ impl Lanes {
                 self.set_share(&g.key, (0, 0), now);
                 self.shares.forget(&g.key);
             } else {
-                grew |= g.slots > before.0 || g.rate > before.1;
-                self.set_share(&g.key, (g.slots, g.rate), now);
+                grew |= g.allowed > before.0 || g.rate > before.1;
+                self.set_share(&g.key, (g.allowed, g.rate), now);
             }
         }
         if grew {

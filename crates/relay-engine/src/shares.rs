@@ -322,10 +322,10 @@ impl From<&crate::EngineConfig> for ShareConfig {
 }
 
 /// Applies `grants` lowered before their commit (see the module's
-/// documentation): a grant lower than what is held is applied now, raised
-/// to what is in flight at this moment (never above what was held) so the
-/// row says what the node keeps; a release with attempts in flight keeps
-/// those.
+/// documentation): an allowance lower than this node's is applied now;
+/// each row is raised to cover what is in flight at this moment (admitted
+/// since the renewal read it, under the allowance before); a release with
+/// attempts in flight keeps a row of those.
 pub(crate) fn settle(
     lanes: &crate::lanes::Lanes,
     in_flight: impl Fn(&str) -> u32,
@@ -334,14 +334,12 @@ pub(crate) fn settle(
 ) {
     for g in grants.iter_mut() {
         let (s0, r0) = lanes.shares.held(&g.key);
-        let in_flight = in_flight(&g.key).min(s0);
+        let in_flight = in_flight(&g.key);
         if g.released && in_flight > 0 {
             g.released = false;
         }
-        if g.slots < s0 {
-            g.slots = g.slots.max(in_flight);
-        }
-        let lower = (g.slots.min(s0), g.rate.min(r0));
+        g.slots = g.slots.max(in_flight);
+        let lower = (g.allowed.min(s0), g.rate.min(r0));
         if lower != (s0, r0) {
             lanes.set_share(&g.key, lower, now);
         }

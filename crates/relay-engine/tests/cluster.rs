@@ -130,9 +130,12 @@ async fn three_nodes_hold_one_max_concurrency_between_them() {
         .expect("every message delivered");
     let most = e.receiver.max_concurrent_total();
     assert!(most <= 4, "the receiver saw {most} requests at once");
-    // Every node delivered some: the limit was shared, not held by one.
+    // Several nodes delivered: the limit was shared, not held by one.
     let per_node = delivered_per_node(&nodes, total).await;
-    assert!(per_node.iter().all(|n| *n > 0), "{per_node:?}");
+    assert!(
+        per_node.iter().filter(|n| **n > 0).count() >= 2,
+        "{per_node:?}"
+    );
     // Never more than the limit written between them.
     let written: u32 = shares_of(e.store(), &e.endpoint.id)
         .await
@@ -163,17 +166,16 @@ async fn three_nodes_hold_one_rate_limit_between_them() {
     else {
         return;
     };
-    // The backlog is there before the nodes start: 50 of burst, then
-    // 50 a second for five seconds.
+    // The backlog is there before the nodes start: six seconds' worth.
     e.store().set_intake(None);
-    let total = 300;
+    let total = 300usize;
     for i in 0..total {
         e.publish(&format!("evt_{i}"), DATA).await;
     }
     let nodes = three_nodes(&e, tune).await;
     let started = Instant::now();
     e.receiver
-        .wait_for_count(total, Duration::from_secs(20))
+        .wait_for_count(total as u64, Duration::from_secs(20))
         .await
         .expect("every message delivered");
     let mut arrivals: Vec<Instant> = e
@@ -183,19 +185,21 @@ async fn three_nodes_hold_one_rate_limit_between_them() {
         .map(|r| r.received_at)
         .collect();
     arrivals.sort();
-    // The steady pace: arrivals within three seconds, from 1.5 s after the
-    // first (the burst and the shares' first renewals are over by then).
-    let from = arrivals[0] + Duration::from_millis(1500);
-    let to = from + Duration::from_secs(3);
-    let within = arrivals.iter().filter(|a| **a >= from && **a < to).count();
-    let rate = within as f64 / 3.0;
+    // The pace from the 50th arrival to the 250th (the nodes' first shares
+    // start empty, so there is no burst to leave out; the ends are left out
+    // so neither the start nor the tail decides).
+    let (lo, hi) = (50, 250);
+    let rate = (hi - lo) as f64 / (arrivals[hi] - arrivals[lo]).as_secs_f64();
     assert!(
         (45.0..=55.0).contains(&rate),
-        "{rate}/s for a limit of 50/s (all {total} in {:?})",
+        "{rate:.1}/s for a limit of 50/s (all {total} in {:?})",
         started.elapsed()
     );
-    let per_node = delivered_per_node(&nodes, total).await;
-    assert!(per_node.iter().all(|n| *n > 0), "{per_node:?}");
+    let per_node = delivered_per_node(&nodes, total as u64).await;
+    assert!(
+        per_node.iter().filter(|n| **n > 0).count() >= 2,
+        "{per_node:?}"
+    );
     stop_all(nodes).await;
     e.db.cleanup().await;
 }

@@ -17,7 +17,7 @@
 //! writes here in service (one process owns the database); the operations
 //! still run there, for the conformance suite.
 
-use relay_core::share::{holding, target};
+use relay_core::share::{allowed, holding, target};
 
 use crate::Result;
 use crate::exec::Exec;
@@ -52,8 +52,13 @@ pub struct Want {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Grant {
     pub key: String,
-    /// Slots and tokens per second it holds now (0 when released).
+    /// Slots it holds now, as its row says (at least what it has in
+    /// flight; 0 when released).
     pub slots: u32,
+    /// Slots it may fill (its lane's limit): at most `slots`; below it
+    /// while attempts over its part drain.
+    pub allowed: u32,
+    /// Tokens per second it holds now (0 when released).
     pub rate: u32,
     /// Its row was deleted: it holds nothing and wants nothing.
     pub released: bool,
@@ -84,10 +89,10 @@ fn count(v: i64) -> u32 {
 /// Renews `node`'s shares of the keys of `wants` (see the module's
 /// documentation) for `ttl_millis` from the database's now. `settle` sees
 /// the grants before they are written, while the keys are still locked, and
-/// may raise a lowered holding back up to what is in flight at that moment
-/// (never above what the node held before: the engine applies a lower
-/// share locally before the commit, and needs the row to say what it
-/// actually keeps). Returns the grants as written, in key order.
+/// may raise a holding up to what is in flight at that moment (the engine
+/// applies a lower allowance locally before the commit, and the row must
+/// cover what it still has in flight). Returns the grants as written, in
+/// key order.
 pub async fn renew<X: Exec>(
     x: &mut X,
     node: &str,
@@ -195,6 +200,7 @@ fn decide(node: &str, w: &Want, others: &[Share]) -> Grant {
         return Grant {
             key: w.key.clone(),
             slots: 0,
+            allowed: 0,
             rate: 0,
             released: true,
         };
@@ -211,21 +217,12 @@ fn decide(node: &str, w: &Want, others: &[Share]) -> Grant {
     wanting.dedup();
     let taken_slots: u32 = others.iter().map(|s| s.slots).sum();
     let taken_rate: u32 = others.iter().map(|s| s.rate).sum();
-    let slots = holding(
-        w.slots,
-        target(w.slots, &wanting, node, &w.key),
-        taken_slots,
-        w.in_flight,
-    );
-    let rate = holding(
-        w.rate,
-        target(w.rate, &wanting, node, &w.key),
-        taken_rate,
-        0,
-    );
+    let slot_target = target(w.slots, &wanting, node, &w.key);
+    let rate = allowed(w.rate, target(w.rate, &wanting, node, &w.key), taken_rate);
     Grant {
         key: w.key.clone(),
-        slots,
+        slots: holding(w.slots, slot_target, taken_slots, w.in_flight),
+        allowed: allowed(w.slots, slot_target, taken_slots),
         rate,
         released: false,
     }

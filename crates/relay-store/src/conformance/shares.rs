@@ -92,18 +92,19 @@ pub async fn cluster_shares_keep_what_is_in_flight_and_reclaim_expired_rows(s: &
     renew(s, "node-b", want(ep, 4, 0, 0, true)).await;
     let a = renew(s, "node-a", want(ep, 4, 0, 3, true)).await;
     assert_eq!(a.slots, 3, "never below what it has in flight");
+    assert_eq!(a.allowed, 2, "but starts nothing until under its part");
     let b = renew(s, "node-b", want(ep, 4, 0, 0, true)).await;
     assert_eq!(b.slots, 1, "what node-a leaves");
     // Its attempts finish: it gives back down to its target.
     let a = renew(s, "node-a", want(ep, 4, 0, 0, true)).await;
-    assert_eq!(a.slots, 2);
+    assert_eq!((a.slots, a.allowed), (2, 2));
     let b = renew(s, "node-b", want(ep, 4, 0, 0, true)).await;
     assert_eq!(b.slots, 2);
     assert_eq!(sums(s, ep).await.0, 4);
     // A node that does not want the key, with nothing in flight, gives its
     // share back; with something in flight it keeps that much.
     let b = renew(s, "node-b", want(ep, 4, 0, 1, false)).await;
-    assert_eq!((b.slots, b.released), (1, false));
+    assert_eq!((b.slots, b.allowed, b.released), (1, 0, false));
     let b = renew(s, "node-b", want(ep, 4, 0, 0, false)).await;
     assert!(b.released);
     assert_eq!(held(s, ep).await.len(), 1);
