@@ -121,17 +121,15 @@ impl Lanes {
                 }
                 // A first share of a rate grows from none: it starts empty,
                 // so the nodes' buckets never hold more than one second of
-                // the endpoint's rate between them.
+                // the endpoint's rate between them; unless it is the whole
+                // rate (no other node wants the endpoint), which starts
+                // full as a lone node's bucket does.
                 None if share.1 > 0 => {
+                    let whole = self.shares.rate_limit(endpoint_id) == Some(share.1);
+                    let tokens = if whole { f64::from(share.1) } else { 0.0 };
                     b.insert(
                         endpoint_id.to_string(),
-                        (
-                            share.1,
-                            Bucket {
-                                tokens: 0.0,
-                                at: now,
-                            },
-                        ),
+                        (share.1, Bucket { tokens, at: now }),
                     );
                 }
                 None => {}
@@ -150,6 +148,10 @@ impl Lanes {
             if g.released {
                 self.set_share(&g.key, (0, 0), now);
                 self.shares.forget(&g.key);
+                // Forgotten: claimable again (its demand is found anew).
+                if let Ok(mut b) = self.buckets.lock() {
+                    b.remove(&g.key);
+                }
             } else {
                 grew |= g.allowed > before.0 || g.rate > before.1;
                 self.set_share(&g.key, (g.allowed, g.rate), now);
