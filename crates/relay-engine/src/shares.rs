@@ -451,3 +451,6 @@ impl crate::Service for ShareKeeper {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
