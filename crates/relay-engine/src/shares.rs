@@ -396,8 +396,14 @@ impl crate::Dispatcher {
                 })
                 .await?
         };
+        let was_fenced = lanes.shares.fenced();
         lanes.shares.renewed(begun);
         lanes.granted(&grants, clock.now());
+        if was_fenced {
+            // Its shares hold again: what waited for them may start.
+            lanes.freed.notify_one();
+            lanes.manual_freed.notify_waiters();
+        }
         Ok(grants.len() as u64)
     }
 }
