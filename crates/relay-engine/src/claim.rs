@@ -283,7 +283,9 @@ impl Dispatcher {
 pub struct ClaimConfig {
     /// Messages claimed per round at most (`claim_batch`).
     pub batch: u32,
-    /// Recovery attempts in flight at most (`max_recovery_in_flight`).
+    /// Recovery attempts in flight at most (`max_recovery_in_flight`; on
+    /// PostgreSQL the claimer holds this node's share of it,
+    /// `Dispatcher::recovery_limits`).
     pub max_recovery_in_flight: usize,
     /// The longest it sleeps without a wake-up (`poll_interval`).
     pub poll_interval: Duration,
