@@ -21,6 +21,7 @@
 //! - [`secret`]: secret references (`secret:`, `env:`, `file:`), secret values that never show, the operator's policy.
 //! - [`schema_bounds`]: bounds on a tenant's JSON Schema (size, depth, references, cost per value), checked before anything walks or compiles it.
 //! - [`shape`]: thin events and snapshots: field paths, their check against a schema, the projection of `data`.
+//! - [`share`]: cluster shares: an endpoint's limit split across the nodes that want it.
 //! - [`sealed`]: encryption at rest of signing keys under the master key.
 //! - [`signature`]: the Standard Webhooks signature profile (`v1` HMAC-SHA256, `v1a` Ed25519).
 //! - [`envelope`]: the CloudEvents 1.0 structured envelope.
@@ -44,6 +45,7 @@ pub mod schema_bounds;
 pub mod sealed;
 pub mod secret;
 pub mod shape;
+pub mod share;
 pub mod signature;
 pub mod time;
 pub mod traceparent;

@@ -81,9 +81,9 @@ impl Dispatcher {
                 }
             }
         }
-        let recovery_room = a
-            .config
-            .max_recovery_in_flight
+        let recovery_room = self
+            .recovery_limits()
+            .0
             .saturating_sub(self.recovery_in_flight.load(Ordering::Relaxed))
             .min(self.recovery_tokens(now) as usize);
         let cursor = self.recovery_cursor.lock().ok().and_then(|c| c.clone());
@@ -185,9 +185,12 @@ impl Dispatcher {
     /// `recovery_per_second` (a bucket of a tenth of a second's worth, so
     /// recovery runs smoothly instead of in bursts).
     pub(crate) fn recovery_tokens(&self, now: relay_core::time::Timestamp) -> u32 {
-        let rate = self.config().recovery_per_second;
-        if rate == 0 {
+        let Some(rate) = self.recovery_limits().1 else {
             return u32::MAX;
+        };
+        if rate == 0 {
+            // This node's share of the rate is none now (`crate::shares`).
+            return 0;
         }
         let Ok(mut t) = self.recovery_tokens.lock() else {
             return 0;
@@ -196,6 +199,16 @@ impl Dispatcher {
         let elapsed = (now.millis() - t.1.millis()).max(0) as f64 / 1000.0;
         *t = ((t.0 + elapsed * f64::from(rate)).min(burst), now.max(t.1));
         t.0.floor().max(0.0) as u32
+    }
+
+    /// Recovery traffic's limits on this node: `max_recovery_in_flight`
+    /// and `recovery_per_second` (`None`: not limited), or on PostgreSQL
+    /// this node's share of them (`crate::shares`).
+    pub(crate) fn recovery_limits(&self) -> (usize, Option<u32>) {
+        let c = self.config();
+        self.lanes
+            .shares
+            .recovery(c.max_recovery_in_flight, c.recovery_per_second)
     }
 
     /// Takes a lane slot (and a token, when rate-limited) for `c`'s endpoint,
@@ -227,7 +240,16 @@ impl Dispatcher {
     /// The claimer's round: claim what is due now, attempt it all
     /// concurrently, complete it in one batch; how many were claimed.
     pub(crate) async fn claim_round(&self) -> Result<usize, relay_store::StoreError> {
-        let claimed = self.claim(self.config().claim_batch, false).await?.admitted;
+        // On PostgreSQL: the shares first, and again for the endpoints the
+        // claim met for the first time (the keeper's wake-up, in line).
+        self.renew_shares(false).await?;
+        let batch = self.config().claim_batch;
+        let mut claimed = self.claim(batch, false).await?.admitted;
+        if self.lanes.shares.ungranted() {
+            self.renew_shares(false).await?;
+            let more = batch.saturating_sub(claimed.len() as u32);
+            claimed.extend(self.claim(more, false).await?.admitted);
+        }
         let n = claimed.len();
         let completions = futures_util::future::join_all(claimed.iter().map(|c| async {
             let done = self.attempter.attempt(c, AttemptTrigger::Scheduled).await;
@@ -261,7 +283,9 @@ impl Dispatcher {
 pub struct ClaimConfig {
     /// Messages claimed per round at most (`claim_batch`).
     pub batch: u32,
-    /// Recovery attempts in flight at most (`max_recovery_in_flight`).
+    /// Recovery attempts in flight at most (`max_recovery_in_flight`; on
+    /// PostgreSQL the claimer holds this node's share of it,
+    /// `Dispatcher::recovery_limits`).
     pub max_recovery_in_flight: usize,
     /// The longest it sleeps without a wake-up (`poll_interval`).
     pub poll_interval: Duration,
@@ -410,7 +434,7 @@ impl Service for Claimer {
                 || this
                     .recovery_in_flight
                     .load(std::sync::atomic::Ordering::Relaxed)
-                    >= cfg.max_recovery_in_flight;
+                    >= this.recovery_limits().0;
             let behind_full_lanes = free > 0
                 && next_due.is_some_and(|d| d <= now)
                 && (recovery_capped || !this.lanes.full(now).is_empty());

@@ -29,7 +29,7 @@ impl Dispatcher {
             let before = self
                 .recovery_in_flight
                 .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
-            if before >= self.config().max_recovery_in_flight {
+            if before >= self.recovery_limits().0 {
                 self.recovery_freed.notify_one();
             }
         }

@@ -10,12 +10,14 @@
 //! PostgreSQL a first circuit sync (an endpoint whose circuit the cluster
 //! holds open is held from the first claim), the completer, the claimer,
 //! then the services beside it (circuit sync, batch writer, lease rescue,
-//! window sweep, retention purge, job runner, clock sync, ledger writer).
+//! window sweep, retention purge, job runner, clock sync, ledger writer),
+//! and on PostgreSQL the share keeper.
 //!
 //! Stop (on the stop signal, which every service sees at once): the
 //! claimer's attempts drain, the batch writer's write in hand ends, the
 //! completer flushes, the circuit sync pushes what the last attempts said,
-//! the leases still held are released, then the rest ends; see
+//! the leases still held are released, the share keeper gives this node's
+//! shares back, then the rest ends; see
 //! [`Engine::shutdown`] for why in that order.
 
 use std::sync::Arc;
@@ -33,6 +35,7 @@ use crate::jobs::JobRunner;
 use crate::purge::Purger;
 use crate::rescue::Rescuer;
 use crate::service::{Running, Service, spawn};
+use crate::shares::ShareKeeper;
 use crate::sweep::Sweeper;
 
 /// The running services of one dispatcher.
@@ -45,6 +48,9 @@ pub struct Engine {
     /// The circuit sync (PostgreSQL), and its own stop signal: it ends after
     /// the completer.
     circuit_sync: Option<(Running, watch::Sender<bool>)>,
+    /// The share keeper (PostgreSQL) and its own stop signal: it renews
+    /// until the attempts drained, then gives the shares back.
+    keeper: Option<(Running, watch::Sender<bool>)>,
     /// Lease rescue, window sweep, retention purge, job runner, clock sync,
     /// ledger writer: they end after the pass in hand.
     beside: Vec<Running>,
@@ -111,6 +117,15 @@ impl Engine {
         } else {
             None
         };
+        // Shares of the endpoints' limits (PostgreSQL) before the first
+        // claim, so it does not meet every endpoint without one.
+        let keeper = dispatcher.lanes.shares.is_cluster().then(|| {
+            let (stop_keeper, keeper_stop) = watch::channel(false);
+            (
+                spawn(ShareKeeper::new(dispatcher.clone()), keeper_stop),
+                stop_keeper,
+            )
+        });
         let (tx, rx) = mpsc::channel(dispatcher.config().max_in_flight.max(1));
         let completer = spawn(Completer::new(dispatcher.clone(), rx), stop.clone());
         let claimer = spawn(
@@ -138,6 +153,7 @@ impl Engine {
             batch_writer,
             completer,
             circuit_sync,
+            keeper,
             beside,
             listener,
             follower,
@@ -171,7 +187,11 @@ impl Engine {
     ///    short) are released: their messages are due again at once on
     ///    another node instead of after their lease. After the completer,
     ///    or a completion would find its lease gone;
-    /// 6. the rest: lease rescue, window sweep, retention purge, the job
+    /// 6. the share keeper (PostgreSQL): it renewed this node's shares
+    ///    while the attempts drained (their slots are held until they
+    ///    end); now it gives them back, so the other nodes take them at
+    ///    their next renewal instead of after the ttl;
+    /// 7. the rest: lease rescue, window sweep, retention purge, the job
     ///    runner, the clock sync (after the release, which reads the clock)
     ///    and the ledger writer end after the pass in hand (nothing
     ///    above waits for them); then the store's wake-up listener, and the
@@ -201,6 +221,11 @@ impl Engine {
             Err(e) => tracing::error!(error = %e, "releasing leases failed; they will expire"),
         }
         // 6.
+        if let Some((keeper, stop)) = self.keeper {
+            let _ = stop.send(true);
+            keeper.join().await;
+        }
+        // 7.
         for service in self.beside {
             service.join().await;
         }

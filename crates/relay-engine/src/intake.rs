@@ -62,10 +62,17 @@ impl Dispatcher {
         let mut s = self.ahead.lock().ok()?;
         let id = endpoint.id;
         let behind = s.backlog.contains_key(id);
+        // On PostgreSQL the lane's slots are this node's share of them
+        // (`crate::shares`): none yet, nothing is leased at publish.
         let room = !endpoint.rate_limited
             && matches!(self.lanes.circuit(id, now), Circuit::Closed { .. })
-            && self.lanes.in_flight(id) + s.held(id)
-                < endpoint.max_concurrency.max(1) * (1 + AHEAD_DEPTH)
+            && self
+                .lanes
+                .shares
+                .limits(id, endpoint.max_concurrency.max(1), None)
+                .is_some_and(|(slots, _)| {
+                    self.lanes.in_flight(id) + s.held(id) < slots * (1 + AHEAD_DEPTH)
+                })
             && s.queued + s.reserved_total < self.ahead_budget();
         let permit = room
             .then(|| self.permits.clone().try_acquire_owned().ok())

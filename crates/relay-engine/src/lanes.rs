@@ -11,9 +11,13 @@
 //! is given back unattempted, nothing used up, unless it was leased ahead
 //! for an endpoint limited by concurrency alone ([`Lanes::look_ahead`]; the
 //! dispatcher queues those and starts them as slots free). With several nodes on
-//! PostgreSQL each node enforces both limits on its own, so an endpoint sees
-//! at most `nodes × max_concurrency` attempts at once and `nodes × rate`
-//! attempts per second.
+//! PostgreSQL the limits a lane and a bucket use are this node's **share** of
+//! the endpoint's (`crate::shares`): the lane holds the share's slots, the
+//! bucket one second of the share's rate (a share that grows adds empty
+//! capacity; one that shrinks clamps the tokens), so the whole cluster holds
+//! `max_concurrency` and the rate between its nodes. An endpoint this node
+//! holds no share of yet is refused as by a full lane (its demand wakes the
+//! share keeper), and has room 0 once known.
 //!
 //! Manual attempts (resend, the test send; `crate::resend`) take the same
 //! slots, tokens and probes ([`Lanes::try_admit`]), waiting for them
@@ -75,6 +79,9 @@ pub struct Lanes {
     /// Signalled to every waiter whenever a slot frees: the manual attempts
     /// waiting for their lane look again.
     pub manual_freed: tokio::sync::Notify,
+    /// This node's shares of the endpoints' limits (`crate::shares`; local
+    /// on SQLite: the limits are the endpoints' own).
+    pub shares: crate::shares::Shares,
 }
 
 impl Lanes {
@@ -84,6 +91,77 @@ impl Lanes {
             breaker,
             circuits: crate::breakers::Breakers::new(breaker),
             ..Default::default()
+        }
+    }
+
+    /// These lanes with limits from `shares` (see `crate::shares`).
+    pub fn with_shares(mut self, shares: crate::shares::Shares) -> Lanes {
+        self.shares = shares;
+        self
+    }
+
+    /// Sets this node's share of `endpoint_id`'s limits (slots, rate) at
+    /// `now`: its lane holds that many slots; its bucket, refilled at the
+    /// old rate up to `now`, holds at most one second of the new one (what
+    /// a grown share adds starts empty).
+    pub(crate) fn set_share(&self, endpoint_id: &str, share: (u32, u32), now: Timestamp) {
+        self.shares.set(endpoint_id, share);
+        if let Ok(mut m) = self.lanes.lock()
+            && let Some(lane) = m.get_mut(endpoint_id)
+        {
+            lane.1 = share.0;
+        }
+        if let Ok(mut b) = self.buckets.lock() {
+            match b.get_mut(endpoint_id) {
+                Some((rate, bucket)) => {
+                    let refilled = bucket.refilled(*rate, now);
+                    *rate = share.1;
+                    *bucket = Bucket {
+                        tokens: refilled.tokens.min(f64::from(share.1)),
+                        at: refilled.at,
+                    };
+                }
+                // A first share of a rate grows from none: it starts empty,
+                // so the nodes' buckets never hold more than one second of
+                // the endpoint's rate between them; unless it is the whole
+                // rate (no other node wants the endpoint), which starts
+                // full as a lone node's bucket does.
+                None if share.1 > 0 => {
+                    let whole = self.shares.rate_limit(endpoint_id) == Some(share.1);
+                    let tokens = if whole { f64::from(share.1) } else { 0.0 };
+                    b.insert(
+                        endpoint_id.to_string(),
+                        (share.1, Bucket { tokens, at: now }),
+                    );
+                }
+                None => {}
+            }
+        }
+    }
+
+    /// Applies what a committed renewal granted (after
+    /// `crate::shares::settle` applied the lower ones before the commit):
+    /// raised shares, keys given back forgotten. Wakes the claimer and the
+    /// manual attempts when a share grew.
+    pub(crate) fn granted(&self, grants: &[relay_store::shares::Grant], now: Timestamp) {
+        let mut grew = false;
+        for g in grants {
+            let before = self.shares.held(&g.key);
+            if g.released {
+                self.set_share(&g.key, (0, 0), now);
+                self.shares.forget(&g.key);
+                // Forgotten: claimable again (its demand is found anew).
+                if let Ok(mut b) = self.buckets.lock() {
+                    b.remove(&g.key);
+                }
+            } else {
+                grew |= g.allowed > before.0 || g.rate > before.1;
+                self.set_share(&g.key, (g.allowed, g.rate), now);
+            }
+        }
+        if grew {
+            self.freed.notify_one();
+            self.manual_freed.notify_waiters();
         }
     }
 
@@ -117,10 +195,15 @@ impl Lanes {
                 .and_modify(|r| *r = (*r).min(n))
                 .or_insert(n);
         };
+        for (id, slots) in self.shares.known() {
+            let in_flight = self.in_flight(&id);
+            narrow(&id, slots.saturating_sub(in_flight));
+        }
         if let Ok(b) = self.buckets.lock() {
             for (id, (rate, bucket)) in b.iter() {
                 let tokens = bucket.refilled(*rate, now).tokens.floor().max(0.0);
-                if tokens < f64::from(*rate) {
+                // A rate of 0: a share of none of the endpoint's rate.
+                if *rate == 0 || tokens < f64::from(*rate) {
                     narrow(id, tokens as u32);
                 }
             }
@@ -149,14 +232,17 @@ impl Lanes {
     }
 
     /// The rate-limited endpoints this process has attempted, each with its
-    /// rate and the tokens its bucket holds at `now` (fractional).
+    /// rate (the endpoint's: with several nodes, the whole cluster's, not
+    /// this node's share) and the tokens its bucket holds at `now`
+    /// (fractional).
     pub fn rate_limited(&self, now: Timestamp) -> Vec<(String, u32, f64)> {
         self.buckets
             .lock()
             .map(|b| {
                 b.iter()
                     .map(|(id, (rate, bucket))| {
-                        (id.clone(), *rate, bucket.refilled(*rate, now).tokens)
+                        let limit = self.shares.rate_limit(id).unwrap_or(*rate);
+                        (id.clone(), limit, bucket.refilled(*rate, now).tokens)
                     })
                     .collect()
             })
@@ -190,13 +276,26 @@ impl Lanes {
         rate_limit_per_second: Option<u32>,
         now: Timestamp,
     ) -> Result<(), Refusal> {
+        // This node's share of the limits (the limits themselves on
+        // SQLite); none yet: refused as by a full lane, the keeper woken.
+        let Some((max_concurrency, rate_limit_per_second)) = self.shares.limits(
+            endpoint_id,
+            max_concurrency.max(1),
+            rate_limit_per_second.filter(|r| *r > 0),
+        ) else {
+            return Err(Refusal::Full);
+        };
+        if rate_limit_per_second == Some(0) {
+            // A rate-limited endpoint whose share of the rate is 0 now.
+            return Err(Refusal::Full);
+        }
         let Ok(mut m) = self.lanes.lock() else {
             return Ok(());
         };
         let lane = m
             .entry(endpoint_id.to_string())
             .or_insert((0, max_concurrency));
-        lane.1 = max_concurrency.max(1);
+        lane.1 = max_concurrency;
         if lane.0 >= lane.1 {
             return Err(Refusal::Full);
         }

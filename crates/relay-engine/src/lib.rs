@@ -9,8 +9,9 @@
 //!   when the next retry is due, with a poll as the fallback), the
 //!   completer (writes completions in batches), lease rescue, the circuit
 //!   sync (PostgreSQL: one breaker per endpoint for the cluster), retention
-//!   purge, the window sweep, the job runner, the ledger writer and the
-//!   batch writer. [`engine`] starts them and stops them in a written order.
+//!   purge, the window sweep, the job runner, the ledger writer, the batch
+//!   writer and, on PostgreSQL, the share keeper. [`engine`] starts them and
+//!   stops them in a written order.
 //! - [`Dispatcher::run_once`]: one rescue → sweep → claim → attempt →
 //!   complete → batch write round at the injected clock's "now"; tests walk
 //!   retry schedules with it.
@@ -27,6 +28,8 @@
 //! - [`lanes`]: per-endpoint concurrency limits (isolation between endpoints).
 //! - [`breakers`]: the endpoints' circuit breakers, this process's or its
 //!   part of the cluster's (`circuit_sync`).
+//! - [`shares`]: on PostgreSQL, this node's share of every limit, so the
+//!   cluster holds one set of them (the [`ShareKeeper`]).
 //! - [`metrics`]: the Prometheus counters behind `/metrics`.
 //! - [`telemetry`]: OpenTelemetry spans of attempts (and the API's
 //!   publishes), exported over OTLP/HTTP.
@@ -66,6 +69,7 @@ mod resend;
 pub mod secrets;
 pub mod service;
 pub mod shapes;
+pub mod shares;
 pub mod sweep;
 pub mod telemetry;
 
@@ -100,6 +104,7 @@ pub use relay_destinations::ATTEMPT_OVERRUN;
 pub use rescue::{RescueConfig, Rescuer};
 pub use resend::{ManualError, ManualOutcome};
 pub use service::Service;
+pub use shares::{ShareConfig, ShareKeeper};
 pub use sweep::{SweepConfig, Sweeper};
 
 /// How the dispatcher behaves; see [`EngineConfig::new`] for the defaults.
@@ -166,6 +171,11 @@ pub struct EngineConfig {
     /// How often the clock's offset to the database is measured again
     /// ([`clock_sync`]).
     pub clock_sync_interval: Duration,
+    /// On PostgreSQL, how often this node renews its shares of the
+    /// endpoints' limits (`shares`), and how long a renewal holds: a node
+    /// that cannot renew for that long stops starting attempts.
+    pub share_tick: Duration,
+    pub share_ttl: Duration,
 }
 
 /// What a lease covers beyond the longest attempt: the time from the claim
@@ -208,6 +218,8 @@ impl EngineConfig {
             manual_pending_per_endpoint: 10,
             manual_wait: Duration::from_secs(10),
             clock_sync_interval: Duration::from_secs(15),
+            share_tick: Duration::from_millis(250),
+            share_ttl: Duration::from_secs(2),
         }
     }
 
@@ -262,6 +274,8 @@ pub struct Dispatcher {
     /// The dispatcher's clock when it is to follow the database's
     /// ([`Dispatcher::follow_database_clock`]).
     synced_clock: std::sync::OnceLock<Arc<relay_core::time::OffsetClock>>,
+    /// Held by the share renewal in progress ([`shares`]): one at a time.
+    renewal: tokio::sync::Mutex<()>,
 }
 
 impl Dispatcher {
@@ -275,7 +289,20 @@ impl Dispatcher {
         let (config_breaker, config_max_in_flight) = (config.breaker, config.max_in_flight);
         let resolver = secrets::Resolver::new(config.secrets.clone())
             .with_tenant_secrets(store.clone(), master.clone());
-        let lanes = Arc::new(lanes::Lanes::new(config_breaker));
+        // With several nodes on one PostgreSQL the limits are shared
+        // (`shares`); on SQLite one process owns the database.
+        let shares = if store.backend() == "postgres" {
+            shares::Shares::cluster(
+                config.share_ttl,
+                (
+                    u32::try_from(config.max_recovery_in_flight).unwrap_or(u32::MAX),
+                    config.recovery_per_second,
+                ),
+            )
+        } else {
+            shares::Shares::local()
+        };
+        let lanes = Arc::new(lanes::Lanes::new(config_breaker).with_shares(shares));
         Arc::new(Dispatcher {
             attempter: Arc::new(Attempter {
                 store,
@@ -304,6 +331,7 @@ impl Dispatcher {
             recovery_tokens: std::sync::Mutex::new((0.0, relay_core::time::Timestamp(0))),
             inbound_ready: Notify::new(),
             synced_clock: Default::default(),
+            renewal: Default::default(),
         })
     }
 

@@ -123,6 +123,9 @@ impl Dispatcher {
         }
         let mut reserved = Reserved(&self.lanes, id, true);
         let deadline = tokio::time::Instant::now() + a.config.manual_wait;
+        // On PostgreSQL, an endpoint this node holds no share of yet gets
+        // one renewal at once, not at the keeper's next tick.
+        let mut renewed = false;
         loop {
             let freed = self.lanes.manual_freed.notified();
             tokio::pin!(freed);
@@ -151,6 +154,11 @@ impl Dispatcher {
                 Err(Refusal::RateLimited { next }) => Some(std::time::Duration::from_millis(
                     (next.millis() - now.millis()).max(1) as u64,
                 )),
+                Err(Refusal::Full) if !renewed && !self.lanes.shares.has_share(id) => {
+                    renewed = true;
+                    self.renew_shares(false).await.map_err(ManualError::Store)?;
+                    continue;
+                }
                 Err(Refusal::Full) => None,
             };
             let timeout = tokio::time::sleep_until(deadline);

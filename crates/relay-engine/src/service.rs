@@ -20,6 +20,7 @@
 //! | [`crate::LedgerWriter`] | `inbound` | inbound receipts into the ledger |
 //! | [`crate::BatchWriter`] | `batch_writer` | object storage batches that are due |
 //! | [`crate::ClockSync`] | `clock_sync` | the clock's offset to the database's |
+//! | [`crate::ShareKeeper`] | `shares` | this node's shares of the limits (PostgreSQL) |
 
 use std::future::Future;
 use std::time::Duration;

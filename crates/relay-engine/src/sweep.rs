@@ -19,10 +19,10 @@
 //! token) to the messages behind it. At most [`WINDOW_PAGES`] pages of
 //! `sweep_batch` messages are read per endpoint and sweep; what lies deeper
 //! is looked at as the backlog drains towards it, always before the
-//! endpoint could take it. With several nodes each paces the endpoint at
-//! its rate (lanes.rs), so the endpoint may go faster than one node's rate
-//! the rule assumes: the rule then ends a message a little early, never
-//! one that one node alone could fit.
+//! endpoint could take it. The rule assumes the endpoint goes at its rate;
+//! with several nodes on PostgreSQL the nodes share that rate
+//! (`crate::shares`), so it holds for the whole cluster and the rule is
+//! exact there too (it is given the endpoint's rate, not this node's share).
 
 use relay_core::model::EndpointState;
 use relay_core::retry::RetrySchedule;

@@ -83,6 +83,8 @@ mod clock;
 pub use clock::*;
 mod batches;
 pub use batches::*;
+mod shares;
+pub use shares::*;
 mod endpoint_changes;
 pub use endpoint_changes::*;
 mod audience;

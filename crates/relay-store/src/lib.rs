@@ -16,8 +16,9 @@
 //!   [`operational`] events, [`lifecycle`] (endpoint state changes) and
 //!   [`portal`] (portal tokens, the tenant's portal brand) and
 //!   [`inbound`] (inbound provider webhooks' sources, receipts, ledger)
-//!   and [`secrets`] (tenant secrets, sealed under the master key) and
-//!   [`circuits`] (endpoints' circuit breakers for the whole cluster).
+//!   and [`secrets`] (tenant secrets, sealed under the master key),
+//!   [`circuits`] (endpoints' circuit breakers for the whole cluster) and
+//!   [`shares`] (each node's share of an endpoint's limits on PostgreSQL).
 //! - [`executor`]: the one way a caller runs operations, through
 //!   `Arc<dyn Store>`: `store.write(commit, |x| …)` composes them in one
 //!   transaction, `store.read(|x| …)` on one read connection
@@ -84,6 +85,7 @@ pub mod rows;
 pub mod secrets;
 pub mod seed;
 pub mod settings;
+pub mod shares;
 pub mod sql;
 pub mod sqlite;
 pub mod tenants;

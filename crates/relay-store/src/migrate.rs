@@ -43,6 +43,7 @@ const OBJECT_BATCHES: &str = include_str!("../migrations/0015_object_batches.sql
 const ENDPOINT_REVISION: &str = include_str!("../migrations/0016_endpoint_revision.sql");
 const EVENT_TYPE_AUDIENCE: &str = include_str!("../migrations/0017_event_type_audience.sql");
 const MESSAGE_TYPE_VERSION: &str = include_str!("../migrations/0018_message_type_version.sql");
+const CLUSTER_SHARES: &str = include_str!("../migrations/0019_cluster_shares.sql");
 const CLUSTER_CIRCUITS: &str = include_str!("../migrations/0020_cluster_circuits.sql");
 
 /// All migrations, oldest first. Never edit one that has shipped; add another.
@@ -154,6 +155,12 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "message_type_version",
         postgres: MESSAGE_TYPE_VERSION,
         sqlite: MESSAGE_TYPE_VERSION,
+    },
+    Migration {
+        version: 19,
+        name: "cluster_shares",
+        postgres: CLUSTER_SHARES,
+        sqlite: CLUSTER_SHARES,
     },
     Migration {
         version: 20,

@@ -67,6 +67,8 @@ pub struct Setup {
     pub allow_loopback: bool,
     pub tune: fn(&mut EngineConfig),
     pub wall_clock: bool,
+    /// Changes the endpoint before it is created (its limits, …).
+    pub endpoint: fn(&mut Endpoint),
 }
 
 impl Default for Setup {
@@ -81,6 +83,7 @@ impl Default for Setup {
             allow_loopback: true,
             tune: |_| {},
             wall_clock: false,
+            endpoint: |_| {},
         }
     }
 }
@@ -158,6 +161,8 @@ impl Env {
             .event_types(&["order.shipped"])
             .signature_scheme(setup.scheme)
             .build();
+        let mut endpoint = endpoint;
+        (setup.endpoint)(&mut endpoint);
         store
             .create_endpoint(
                 &scope,
