@@ -158,19 +158,19 @@ impl Env {
             .event_types(&["order.shipped"])
             .signature_scheme(setup.scheme)
             .build();
-        store
-            .create_endpoint(
-                &scope,
-                &endpoint,
-                &[record],
-                EndpointLimits {
-                    per_tenant: 100,
-                    per_consumer: 100,
-                },
-                None,
-            )
-            .await
-            .unwrap();
+        relay_store::conformance::create_endpoint(
+            &*store,
+            &scope,
+            &endpoint,
+            &[record],
+            EndpointLimits {
+                per_tenant: 100,
+                per_consumer: 100,
+            },
+            None,
+        )
+        .await
+        .unwrap();
         let guard = guard_for(
             &receiver,
             setup.host,
@@ -263,8 +263,7 @@ impl Env {
     }
 
     pub async fn endpoint_now(&self) -> Endpoint {
-        self.store()
-            .get_endpoint(&self.scope, &self.endpoint.id)
+        relay_store::conformance::get_endpoint(self.store(), &self.scope, &self.endpoint.id)
             .await
             .unwrap()
             .unwrap()

@@ -332,7 +332,7 @@ async fn interleave(s: &dyn Store, first: First, hour: &mut i64) {
         let applied = s.complete(&[failed]).await.unwrap().applied;
         assert_eq!(applied, vec![!cancelled], "{case}: the attempt's end");
         let m = get_message(s, &sc, &id).await.unwrap().unwrap();
-        let endpoint = s.get_endpoint(&sc, &e.id).await.unwrap().unwrap();
+        let endpoint = get_endpoint(s, &sc, &e.id).await.unwrap().unwrap();
         if m.state.is_terminal() {
             continue;
         }
