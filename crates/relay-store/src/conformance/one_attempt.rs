@@ -510,8 +510,8 @@ pub async fn racing_paths_give_each_message_to_one_attempt(s: &dyn Store) {
         }
     }
     racers.push(Box::pin(async move {
-        let audit = audit("endpoint.recovered", &e.id, now);
-        s.recover(sc, &e.id, T0, now, &audit).await.unwrap();
+        // Between the pause and the resume, the recover is refused.
+        land(s, sc, e, "", Recover, now).await;
         Vec::new()
     }));
     racers.push(Box::pin(async move {
