@@ -133,7 +133,10 @@ async fn a_stored_literal_credential_is_never_shown() {
         environment: Environment::Live,
     };
     let store = &w.h.state.store;
-    let mut e = store.get_endpoint(&scope, &id).await.unwrap().unwrap();
+    let mut e = relay_store::conformance::get_endpoint(&**store, &scope, &id)
+        .await
+        .unwrap()
+        .unwrap();
     let Destination::Https(h) = &mut e.destination else {
         unreachable!()
     };
@@ -142,7 +145,9 @@ async fn a_stored_literal_credential_is_never_shown() {
         value: Some(TOKEN.into()),
         secret: None,
     });
-    store.update_endpoint(&scope, &e, &[]).await.unwrap();
+    relay_store::conformance::update_endpoint(&**store, &scope, &e, &[])
+        .await
+        .unwrap();
 
     let portal =
         w.h.post(
@@ -167,7 +172,10 @@ async fn a_stored_literal_credential_is_never_shown() {
         assert!(r.text().contains("[redacted]"), "{path}: {}", r.text());
     }
     // What is stored is unchanged (it is still sent).
-    let stored = store.get_endpoint(&scope, &id).await.unwrap().unwrap();
+    let stored = relay_store::conformance::get_endpoint(&**store, &scope, &id)
+        .await
+        .unwrap()
+        .unwrap();
     let Destination::Https(h) = &stored.destination else {
         unreachable!()
     };

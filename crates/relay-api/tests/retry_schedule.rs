@@ -72,10 +72,12 @@ async fn an_override_outside_the_bounds_is_refused_when_set_and_kept_when_not_to
         tenant_id,
         environment: relay_core::model::Environment::Live,
     };
-    let mut endpoint = h.db.store.get_endpoint(&scope, &id).await.unwrap().unwrap();
+    let mut endpoint = relay_store::conformance::get_endpoint(&*h.db.store, &scope, &id)
+        .await
+        .unwrap()
+        .unwrap();
     endpoint.retry_schedule_seconds = Some(vec![10, 30]);
-    h.db.store
-        .update_endpoint(&scope, &endpoint, &[])
+    relay_store::conformance::update_endpoint(&*h.db.store, &scope, &endpoint, &[])
         .await
         .unwrap();
     let updated = h

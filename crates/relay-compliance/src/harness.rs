@@ -143,22 +143,22 @@ impl<P: Peer> Harness<P> {
         // The cases publish for no consumer: their types are meant for
         // every consumer (`relay_core::audience`), the neighbour's too.
         for name in ["order.shipped", crate::neighbour::NEIGHBOUR_EVENT_TYPE] {
-            store
-                .put_event_type(
-                    &scope,
-                    &relay_store::PutEventType {
-                        name: name.into(),
-                        description: String::new(),
-                        schema: serde_json::json!({"type": "object"}),
-                        sample: None,
-                        thin_fields: Vec::new(),
-                        personal_data_fields: Vec::new(),
-                        audience: relay_core::audience::Audience::AllConsumers,
-                        now,
-                    },
-                )
-                .await
-                .unwrap();
+            relay_store::conformance::put_event_type(
+                &*store,
+                &scope,
+                &relay_store::PutEventType {
+                    name: name.into(),
+                    description: String::new(),
+                    schema: serde_json::json!({"type": "object"}),
+                    sample: None,
+                    thin_fields: Vec::new(),
+                    personal_data_fields: Vec::new(),
+                    audience: relay_core::audience::Audience::AllConsumers,
+                    now,
+                },
+            )
+            .await
+            .unwrap();
         }
         let endpoint_id = new_id(IdKind::Endpoint, now);
         let (record, key) =
@@ -172,19 +172,19 @@ impl<P: Peer> Harness<P> {
             .event_types(&["order.shipped"])
             .signature_scheme(SignatureScheme::V1)
             .build();
-        store
-            .create_endpoint(
-                &scope,
-                &endpoint,
-                &[record],
-                EndpointLimits {
-                    per_tenant: 100,
-                    per_consumer: 100,
-                },
-                None,
-            )
-            .await
-            .unwrap();
+        relay_store::conformance::create_endpoint(
+            &*store,
+            &scope,
+            &endpoint,
+            &[record],
+            EndpointLimits {
+                per_tenant: 100,
+                per_consumer: 100,
+            },
+            None,
+        )
+        .await
+        .unwrap();
         let (mut outbound, resolver) = peer.outbound();
         let (neighbour, resolver) = if neighbour {
             let (n, r) = crate::neighbour::Neighbour::start(

@@ -64,19 +64,19 @@ impl Neighbour {
             .event_types(&[NEIGHBOUR_EVENT_TYPE])
             .signature_scheme(SignatureScheme::V1)
             .build();
-        store
-            .create_endpoint(
-                scope,
-                &endpoint,
-                &[record],
-                EndpointLimits {
-                    per_tenant: 100,
-                    per_consumer: 100,
-                },
-                None,
-            )
-            .await
-            .unwrap();
+        relay_store::conformance::create_endpoint(
+            store,
+            scope,
+            &endpoint,
+            &[record],
+            EndpointLimits {
+                per_tenant: 100,
+                per_consumer: 100,
+            },
+            None,
+        )
+        .await
+        .unwrap();
         (Neighbour { receiver, endpoint }, resolver)
     }
 }

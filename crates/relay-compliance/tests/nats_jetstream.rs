@@ -410,8 +410,7 @@ async fn the_ordering_key_is_one_subject_token() {
         };
         d.subject = "relay.{environment}.{ordering_key}".into();
         endpoint.updated_at = h.clock.now();
-        h.store()
-            .update_endpoint(&h.scope, &endpoint, &[])
+        relay_store::conformance::update_endpoint(h.store(), &h.scope, &endpoint, &[])
             .await
             .unwrap();
         endpoint.revision += 1;
@@ -461,8 +460,7 @@ async fn the_ordering_key_is_one_subject_token() {
         d.subject = "relay.part.{ordering_key}".into();
         h.clock.advance_millis(1000);
         endpoint.updated_at = h.clock.now();
-        h.store()
-            .update_endpoint(&h.scope, &endpoint, &[])
+        relay_store::conformance::update_endpoint(h.store(), &h.scope, &endpoint, &[])
             .await
             .unwrap();
         let keys = ["tenant.42", "customer-7", "tenant.42", "a b", "customer-7"];

@@ -404,8 +404,7 @@ async fn wait_aof_is_required_when_asked(postgres: bool) {
             timeout_ms: 500,
         });
         endpoint.updated_at = h.clock.now();
-        h.store()
-            .update_endpoint(&h.scope, &endpoint, &[])
+        relay_store::conformance::update_endpoint(h.store(), &h.scope, &endpoint, &[])
             .await
             .unwrap();
 

@@ -197,9 +197,7 @@ impl Dispatcher {
             .await
             .map_err(ManualError::Store)?
             .ok_or(ManualError::NotFound)?;
-        let endpoint = a
-            .store
-            .get_endpoint(scope, &message.endpoint_id)
+        let endpoint = endpoint(a, scope, &message.endpoint_id)
             .await
             .map_err(ManualError::Store)?
             .ok_or(ManualError::EndpointDeleted)?;
@@ -250,9 +248,7 @@ impl Dispatcher {
         actor: &str,
     ) -> Result<(String, ManualOutcome), ManualError> {
         let a = &self.attempter;
-        let endpoint = a
-            .store
-            .get_endpoint(scope, endpoint_id)
+        let endpoint = endpoint(a, scope, endpoint_id)
             .await
             .map_err(ManualError::Store)?
             .ok_or(ManualError::NotFound)?;
@@ -341,4 +337,18 @@ async fn manual_attempt(
         attempt: completion.attempt,
         applied: applied.applied.first().copied().unwrap_or(false),
     })
+}
+
+/// The scope's endpoint `id`, if any: one read through the executor.
+async fn endpoint(
+    a: &Attempter,
+    scope: &relay_store::Scope,
+    id: &str,
+) -> Result<Option<relay_core::model::Endpoint>, relay_store::StoreError> {
+    let (scope, id) = (scope.clone(), id.to_string());
+    a.store
+        .read(move |mut x| {
+            Box::pin(async move { relay_store::endpoints::get(&mut x, &scope, &id).await })
+        })
+        .await
 }

@@ -15,22 +15,22 @@ use relay_store::{NewEvent, PutEventType};
 use serde_json::value::RawValue;
 
 async fn put_type(e: &Env, audience: Audience) {
-    e.store()
-        .put_event_type(
-            &e.scope,
-            &PutEventType {
-                name: "order.shipped".into(),
-                description: String::new(),
-                schema: serde_json::json!({"type": "object"}),
-                sample: None,
-                thin_fields: Vec::new(),
-                personal_data_fields: Vec::new(),
-                audience,
-                now: e.clock.now(),
-            },
-        )
-        .await
-        .unwrap();
+    relay_store::conformance::put_event_type(
+        e.store(),
+        &e.scope,
+        &PutEventType {
+            name: "order.shipped".into(),
+            description: String::new(),
+            schema: serde_json::json!({"type": "object"}),
+            sample: None,
+            thin_fields: Vec::new(),
+            personal_data_fields: Vec::new(),
+            audience,
+            now: e.clock.now(),
+        },
+    )
+    .await
+    .unwrap();
 }
 
 /// An event of `order.shipped` for no consumer.

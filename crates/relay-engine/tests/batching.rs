@@ -29,8 +29,7 @@ async fn env(dir: &Path, max_events: u32, max_bytes: u64) -> Env {
         max_wait_seconds: 5,
     });
     endpoint.updated_at = e.clock.now();
-    e.store()
-        .update_endpoint(&e.scope, &endpoint, &[])
+    relay_store::conformance::update_endpoint(e.store(), &e.scope, &endpoint, &[])
         .await
         .unwrap();
     e

@@ -774,8 +774,7 @@ async fn an_endpoint_rate_limit_is_enforced_without_using_up_attempts() {
     let mut endpoint = e.endpoint.clone();
     endpoint.rate_limit_per_second = Some(5);
     endpoint.updated_at = e.clock.now();
-    e.store()
-        .update_endpoint(&e.scope, &endpoint, &[])
+    relay_store::conformance::update_endpoint(e.store(), &e.scope, &endpoint, &[])
         .await
         .unwrap();
     for i in 0..12 {
@@ -862,8 +861,7 @@ async fn recovery_traffic_runs_within_the_endpoint_rate_limit() {
     let mut endpoint = e.endpoint.clone();
     endpoint.rate_limit_per_second = Some(5);
     endpoint.updated_at = e.clock.now();
-    e.store()
-        .update_endpoint(&e.scope, &endpoint, &[])
+    relay_store::conformance::update_endpoint(e.store(), &e.scope, &endpoint, &[])
         .await
         .unwrap();
     assert_eq!(recover_since(&e, published_at).await, 12);
@@ -959,8 +957,7 @@ async fn the_circuit_opens_on_consecutive_failures_holds_without_using_attempts_
     let mut endpoint = e.endpoint.clone();
     endpoint.max_concurrency = 1;
     endpoint.updated_at = e.clock.now();
-    e.store()
-        .update_endpoint(&e.scope, &endpoint, &[])
+    relay_store::conformance::update_endpoint(e.store(), &e.scope, &endpoint, &[])
         .await
         .unwrap();
     for i in 0..6 {
@@ -1029,8 +1026,7 @@ async fn a_reference_not_granted_to_the_endpoints_tenant_is_a_recorded_refusal()
         secret: Some(relay_core::secret::SecretRef::Env("PATH".into())),
     });
     endpoint.updated_at = e.clock.now();
-    e.store()
-        .update_endpoint(&e.scope, &endpoint, &[])
+    relay_store::conformance::update_endpoint(e.store(), &e.scope, &endpoint, &[])
         .await
         .unwrap();
     e.publish("evt_not_granted", DATA).await;
@@ -1074,8 +1070,7 @@ async fn a_broker_password_is_never_sent_without_tls() {
             wait_aof: None,
         });
     endpoint.updated_at = e.clock.now();
-    e.store()
-        .update_endpoint(&e.scope, &endpoint, &[])
+    relay_store::conformance::update_endpoint(e.store(), &e.scope, &endpoint, &[])
         .await
         .unwrap();
     e.publish("evt_clear", DATA).await;

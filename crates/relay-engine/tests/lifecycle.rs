@@ -36,15 +36,15 @@ fn audit(e: &Env, action: &str) -> relay_store::AuditEntry {
 async fn act(e: &Env, action: EndpointAction) {
     let from = e.endpoint_now().await.state;
     let change = decide(from, action).unwrap();
-    e.store()
-        .change_endpoint_state(
-            &e.scope,
-            &e.endpoint.id,
-            &change,
-            &audit(e, action.as_str()),
-        )
-        .await
-        .unwrap();
+    relay_store::conformance::change_endpoint_state(
+        e.store(),
+        &e.scope,
+        &e.endpoint.id,
+        &change,
+        &audit(e, action.as_str()),
+    )
+    .await
+    .unwrap();
     e.dispatcher
         .endpoint_changed(&e.endpoint.id, change.to)
         .await;
@@ -88,8 +88,7 @@ async fn pause_stops_what_is_leased_ahead_at_once_and_resume_releases_in_order()
     // One attempt at a time: the rest waits leased ahead in the lane.
     let mut endpoint = e.endpoint_now().await;
     endpoint.max_concurrency = 1;
-    e.store()
-        .update_endpoint(&e.scope, &endpoint, &[])
+    relay_store::conformance::update_endpoint(e.store(), &e.scope, &endpoint, &[])
         .await
         .unwrap();
     let wake = Arc::new(Notify::new());
@@ -236,10 +235,15 @@ async fn resend_of_an_expired_event_or_a_deleted_endpoint_makes_no_attempt() {
         .into_iter()
         .find(|m| m.event_id == "evt_kept")
         .unwrap();
-    e.store()
-        .delete_endpoint(&e.scope, &e.endpoint.id, e.clock.now(), None)
-        .await
-        .unwrap();
+    relay_store::conformance::delete_endpoint(
+        e.store(),
+        &e.scope,
+        &e.endpoint.id,
+        e.clock.now(),
+        None,
+    )
+    .await
+    .unwrap();
     assert!(matches!(
         e.dispatcher.resend(&e.scope, &kept.id, "key_test").await,
         Err(ManualError::EndpointDeleted)
@@ -264,8 +268,7 @@ async fn a_pause_on_another_node_gives_back_what_this_node_leased_ahead() {
     };
     let mut endpoint = e.endpoint_now().await;
     endpoint.max_concurrency = 1;
-    e.store()
-        .update_endpoint(&e.scope, &endpoint, &[])
+    relay_store::conformance::update_endpoint(e.store(), &e.scope, &endpoint, &[])
         .await
         .unwrap();
     let wake = Arc::new(Notify::new());
@@ -281,10 +284,15 @@ async fn a_pause_on_another_node_gives_back_what_this_node_leased_ahead() {
     wait_for_state(&e, MessageState::InFlight, 3).await;
     let from = e.endpoint_now().await.state;
     let change = decide(from, EndpointAction::Pause).unwrap();
-    e.store()
-        .change_endpoint_state(&e.scope, &e.endpoint.id, &change, &audit(&e, "pause"))
-        .await
-        .unwrap();
+    relay_store::conformance::change_endpoint_state(
+        e.store(),
+        &e.scope,
+        &e.endpoint.id,
+        &change,
+        &audit(&e, "pause"),
+    )
+    .await
+    .unwrap();
     // Told through `relay_endpoint`, the node gives back what it leased
     // ahead (held); the attempt on the wire finishes, nothing else starts.
     wait_for_state(&e, MessageState::Held, 5).await;

@@ -64,8 +64,7 @@ async fn start(expires_in: Option<u64>) -> OAuthEnv {
         headers: vec![],
     });
     endpoint.updated_at = e.clock.now();
-    e.store()
-        .update_endpoint(&e.scope, &endpoint, &[])
+    relay_store::conformance::update_endpoint(e.store(), &e.scope, &endpoint, &[])
         .await
         .unwrap();
     let guard = Guard::with_resolver(

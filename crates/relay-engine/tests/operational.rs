@@ -32,19 +32,19 @@ async fn add_endpoint(e: &Env, consumer_id: &str, path: &str, types: &[&str]) ->
         SignatureScheme::V1a,
         now,
     );
-    e.store()
-        .create_endpoint(
-            &e.scope,
-            &endpoint,
-            &[record],
-            EndpointLimits {
-                per_tenant: 100,
-                per_consumer: 100,
-            },
-            None,
-        )
-        .await
-        .unwrap();
+    relay_store::conformance::create_endpoint(
+        e.store(),
+        &e.scope,
+        &endpoint,
+        &[record],
+        EndpointLimits {
+            per_tenant: 100,
+            per_consumer: 100,
+        },
+        None,
+    )
+    .await
+    .unwrap();
     endpoint
 }
 

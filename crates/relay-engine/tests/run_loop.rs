@@ -245,19 +245,19 @@ async fn a_hanging_endpoint_holds_only_its_own_lane() {
     slow.max_concurrency = 2;
     slow.destination =
         relay_core::model::fixture::https(e.receiver.url_for_host("receiver.test", "/slow"));
-    e.store()
-        .create_endpoint(
-            &e.scope,
-            &slow,
-            &[record],
-            relay_store::EndpointLimits {
-                per_tenant: 10,
-                per_consumer: 10,
-            },
-            None,
-        )
-        .await
-        .unwrap();
+    relay_store::conformance::create_endpoint(
+        e.store(),
+        &e.scope,
+        &slow,
+        &[record],
+        relay_store::EndpointLimits {
+            per_tenant: 10,
+            per_consumer: 10,
+        },
+        None,
+    )
+    .await
+    .unwrap();
     e.receiver.set_path_behavior("/slow", Behavior::hang());
     for i in 0..30 {
         e.publish(&format!("evt_{i}"), DATA).await;

@@ -42,9 +42,7 @@ async fn set_state(e: &Env, state: EndpointState) {
         at,
     };
     use relay_core::lifecycle::{EndpointAction, decide};
-    let from = e
-        .store()
-        .get_endpoint(&e.scope, &e.endpoint.id)
+    let from = relay_store::conformance::get_endpoint(e.store(), &e.scope, &e.endpoint.id)
         .await
         .unwrap()
         .unwrap()
@@ -56,10 +54,15 @@ async fn set_state(e: &Env, state: EndpointState) {
         (_, EndpointState::Active) => EndpointAction::Resume,
     };
     let change = decide(from, action).unwrap();
-    e.store()
-        .change_endpoint_state(&e.scope, &e.endpoint.id, &change, &audit)
-        .await
-        .unwrap();
+    relay_store::conformance::change_endpoint_state(
+        e.store(),
+        &e.scope,
+        &e.endpoint.id,
+        &change,
+        &audit,
+    )
+    .await
+    .unwrap();
 }
 
 #[tokio::test]
@@ -169,8 +172,7 @@ async fn configure(e: &Env, rate: Option<u32>, waits: Option<Vec<u32>>) {
     endpoint.rate_limit_per_second = rate;
     endpoint.retry_schedule_seconds = waits;
     endpoint.updated_at = e.clock.now();
-    e.store()
-        .update_endpoint(&e.scope, &endpoint, &[])
+    relay_store::conformance::update_endpoint(e.store(), &e.scope, &endpoint, &[])
         .await
         .unwrap();
 }

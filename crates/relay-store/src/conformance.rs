@@ -15,8 +15,11 @@ pub use calls::{
     cancel_message, create_job, create_tenant, endpoint_warnings, get_event, get_job, get_message,
     list_attempts, list_messages,
 };
-pub use catalog_calls::create_consumer;
 pub(crate) use catalog_calls::*;
+pub use catalog_calls::{
+    change_endpoint_state, create_consumer, create_endpoint, delete_endpoint, get_endpoint,
+    put_event_type, update_endpoint,
+};
 
 mod terminal;
 pub use terminal::*;
@@ -253,7 +256,7 @@ pub(crate) async fn endpoint(
     types: &[&str],
 ) -> Endpoint {
     let e = endpoint_value(sc, consumer_id, types);
-    s.create_endpoint(sc, &e, &[], LIMITS, None)
+    create_endpoint(s, sc, &e, &[], LIMITS, None)
         .await
         .expect("create endpoint");
     e

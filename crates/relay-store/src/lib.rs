@@ -25,8 +25,8 @@
 //!   ([`ExecutorExt`]); an operation that awaits anything but its own
 //!   connection fails there on both backends ([`StoreError::Internal`]).
 //! - [`roles`]: what each part of Relay needs of the store, one trait each
-//!   ([`Operator`], [`Catalog`], [`Publisher`], [`Dispatch`]), implemented
-//!   once for every
+//!   ([`Operator`], [`Publisher`], [`Dispatch`]), implemented once for
+//!   every
 //!   [`Backend`], moving to the executor role by role; [`Store`] is all of
 //!   them and the [`Executor`].
 //! - [`exec`], [`sql`], [`rows`]: running built statements, building them,
@@ -99,7 +99,7 @@ pub use exec::{Commit, Exec};
 pub use executor::{Executor, ExecutorExt, Rx, Tx};
 pub use postgres::StoreSettings;
 pub use recovery::Recovered;
-pub use roles::{Catalog, Dispatch, Operator, Publisher, Store};
+pub use roles::{Dispatch, Operator, Publisher, Store};
 
 use std::sync::Arc;
 

@@ -7,9 +7,7 @@ use relay_core::model::{Consumer, Environment, SignatureScheme, Tenant, fixture}
 use relay_core::sealed::MasterKey;
 use relay_core::signature::SigningKey;
 use relay_core::time::Timestamp;
-use relay_store::{
-    Catalog, EndpointLimits, ExecutorExt as _, Operator, Scope, endpoints, keys, new_id,
-};
+use relay_store::{EndpointLimits, ExecutorExt as _, Operator, Scope, endpoints, keys, new_id};
 
 fn spellings(secret: &[u8]) -> Vec<Vec<u8>> {
     let b64 = [
@@ -67,19 +65,19 @@ async fn no_key_material_is_stored_in_clear() {
             SigningKey::Ed25519(k) => k.expose_seed().to_vec(),
             SigningKey::Hmac(h) => h.expose_bytes().to_vec(),
         });
-        store
-            .create_endpoint(
-                &scope,
-                &endpoint,
-                &[record],
-                EndpointLimits {
-                    per_tenant: 10,
-                    per_consumer: 10,
-                },
-                None,
-            )
-            .await
-            .unwrap();
+        relay_store::conformance::create_endpoint(
+            &store,
+            &scope,
+            &endpoint,
+            &[record],
+            EndpointLimits {
+                per_tenant: 10,
+                per_consumer: 10,
+            },
+            None,
+        )
+        .await
+        .unwrap();
         // And it opens again for signing.
         let id = endpoint.id.clone();
         let stored = store

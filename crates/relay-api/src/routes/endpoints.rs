@@ -20,7 +20,7 @@ use relay_core::model::{
 use relay_core::retry::RetrySchedule;
 use relay_core::signature::SigningKey;
 use relay_core::validate;
-use relay_store::{Scope, new_id};
+use relay_store::{Commit, ExecutorExt as _, Scope, Store, StoreError, endpoints, new_id};
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -318,7 +318,9 @@ async fn validate_settings(
     for (i, t) in e.event_types.iter().enumerate() {
         if t != "*"
             && !relay_core::operational::is_operational(t)
-            && state.store.get_event_type(scope, t).await?.is_none()
+            && super::event_types::find(&*state.store, scope, t)
+                .await?
+                .is_none()
         {
             return Err(ApiError::invalid(
                 "unknown_event_type",
@@ -397,15 +399,16 @@ pub async fn create(
         }),
         now,
     );
+    let (scope, created) = (auth.scope.clone(), endpoint.clone());
+    let limits = state.settings.endpoint_limits;
     state
         .store
-        .create_endpoint(
-            &auth.scope,
-            &endpoint,
-            std::slice::from_ref(&key_record),
-            state.settings.endpoint_limits,
-            Some(&audit),
-        )
+        .write(Commit::Durable, move |mut x| {
+            Box::pin(async move {
+                let keys = std::slice::from_ref(&key_record);
+                endpoints::create(&mut x, &scope, &created, keys, limits, Some(&audit)).await
+            })
+        })
         .await
         .map_err(|e| match e {
             relay_store::StoreError::MissingReference(_) => ApiError::invalid(
@@ -444,9 +447,14 @@ pub async fn list(
     QueryParams(q): QueryParams<EndpointQuery>,
 ) -> Result<Json<Page<EndpointOut>>, ApiError> {
     let page = super::page_request(q.limit, q.after)?;
+    let (scope, consumer_id) = (auth.scope.clone(), q.consumer_id);
     let p = state
         .store
-        .list_endpoints(&auth.scope, q.consumer_id.as_deref(), &page)
+        .read(move |mut x| {
+            Box::pin(
+                async move { endpoints::list(&mut x, &scope, consumer_id.as_deref(), &page).await },
+            )
+        })
         .await?;
     Ok(Json(Page {
         data: p
@@ -470,9 +478,7 @@ pub async fn get(
     auth: TenantAuth,
     Path(id): Path<String>,
 ) -> Result<(HeaderMap, Json<EndpointOut>), ApiError> {
-    let endpoint = state
-        .store
-        .get_endpoint(&auth.scope, &id)
+    let endpoint = find(&*state.store, &auth.scope, &id)
         .await?
         .ok_or_else(|| ApiError::not_found("endpoint"))?;
     Ok((
@@ -539,10 +545,25 @@ pub async fn delete(
 ) -> Result<StatusCode, ApiError> {
     let now = state.clock.now();
     let audit = super::audit::entry(&auth, "endpoint.deleted", &id, serde_json::json!({}), now);
+    let scope = auth.scope.clone();
     state
         .store
-        .delete_endpoint(&auth.scope, &id, now, Some(&audit))
+        .write(Commit::Durable, move |mut x| {
+            Box::pin(async move { endpoints::delete(&mut x, &scope, &id, now, Some(&audit)).await })
+        })
         .await
         .map_err(or_not_found("endpoint"))?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// The scope's endpoint `id`, if any: one read through the executor.
+pub(crate) async fn find(
+    store: &dyn Store,
+    scope: &Scope,
+    id: &str,
+) -> Result<Option<Endpoint>, StoreError> {
+    let (scope, id) = (scope.clone(), id.to_string());
+    store
+        .read(move |mut x| Box::pin(async move { endpoints::get(&mut x, &scope, &id).await }))
+        .await
 }

@@ -7,7 +7,10 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use relay_core::model::{EventType, Page};
 use relay_core::{shape, validate};
-use relay_store::{PutEventType, PutEventTypeOutcome};
+use relay_store::{
+    Commit, ExecutorExt as _, PageRequest, PutEventType, PutEventTypeOutcome, Scope, Store,
+    StoreError, event_types,
+};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -195,21 +198,24 @@ pub async fn put(
         })
         .await?;
     vetted?;
+    let (scope, put) = (
+        auth.scope.clone(),
+        PutEventType {
+            name,
+            description: body.description,
+            schema: body.schema,
+            sample: body.sample,
+            thin_fields: body.thin_fields,
+            personal_data_fields: body.personal_data_fields,
+            audience: body.audience,
+            now: state.clock.now(),
+        },
+    );
     let (et, outcome) = state
         .store
-        .put_event_type(
-            &auth.scope,
-            &PutEventType {
-                name,
-                description: body.description,
-                schema: body.schema,
-                sample: body.sample,
-                thin_fields: body.thin_fields,
-                personal_data_fields: body.personal_data_fields,
-                audience: body.audience,
-                now: state.clock.now(),
-            },
-        )
+        .write(Commit::Durable, move |mut x| {
+            Box::pin(async move { event_types::put(&mut x, &scope, &put).await })
+        })
         .await?;
     state.event_types.clear();
     let status = match outcome {
@@ -263,9 +269,7 @@ pub async fn get(
     if let Some(b) = built_in(&name, auth.scope.environment) {
         return Ok(Json(b));
     }
-    state
-        .store
-        .get_event_type(&auth.scope, &name)
+    find(&*state.store, &auth.scope, &name)
         .await?
         .map(Json)
         .ok_or_else(|| ApiError::not_found("event type"))
@@ -283,7 +287,7 @@ pub async fn list(
 ) -> Result<Json<Page<EventType>>, ApiError> {
     let page = q.page()?;
     let first = page.after.is_none();
-    let stored = state.store.list_event_types(&auth.scope, &page).await?;
+    let stored = stored_page(&*state.store, &auth.scope, &page).await?;
     let built_ins = relay_core::operational::all()
         .filter(|_| first)
         .filter_map(|n| built_in(n, auth.scope.environment));
@@ -303,4 +307,29 @@ pub fn with_built_ins(
         data,
         next_after: stored.next_after,
     }
+}
+
+/// The scope's event type `name`, if any: one read through the executor.
+pub(crate) async fn find(
+    store: &dyn Store,
+    scope: &Scope,
+    name: &str,
+) -> Result<Option<EventType>, StoreError> {
+    let (scope, name) = (scope.clone(), name.to_string());
+    store
+        .read(move |mut x| Box::pin(async move { event_types::get(&mut x, &scope, &name).await }))
+        .await
+}
+
+/// One page of the scope's stored event types by name (Relay's own are not
+/// stored: [`with_built_ins`]).
+pub(crate) async fn stored_page(
+    store: &dyn Store,
+    scope: &Scope,
+    page: &PageRequest,
+) -> Result<Page<EventType>, StoreError> {
+    let (scope, page) = (scope.clone(), page.clone());
+    store
+        .read(move |mut x| Box::pin(async move { event_types::list(&mut x, &scope, &page).await }))
+        .await
 }

@@ -152,9 +152,7 @@ pub async fn publish(
     let event_type = match cached {
         Some(et) => Some(et),
         None => {
-            let et = state
-                .store
-                .get_event_type(&auth.scope, &body.event_type)
+            let et = super::event_types::find(&*state.store, &auth.scope, &body.event_type)
                 .await?
                 .map(Arc::new);
             if let Some(et) = &et {

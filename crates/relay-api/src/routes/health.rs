@@ -95,9 +95,7 @@ pub async fn get(
     auth: TenantAuth,
     Path(id): Path<String>,
 ) -> Result<Json<Health>, ApiError> {
-    let endpoint = state
-        .store
-        .get_endpoint(&auth.scope, &id)
+    let endpoint = super::endpoints::find(&*state.store, &auth.scope, &id)
         .await?
         .ok_or_else(|| ApiError::not_found("endpoint"))?;
     let now = state.clock.now();

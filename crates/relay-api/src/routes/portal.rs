@@ -81,9 +81,7 @@ impl PortalAuth {
         state: &AppState,
         id: &str,
     ) -> Result<relay_core::model::Endpoint, ApiError> {
-        state
-            .store
-            .get_endpoint(&self.token.scope(), id)
+        super::endpoints::find(&*state.store, &self.token.scope(), id)
             .await?
             .filter(|e| e.consumer_id == self.token.consumer_id)
             .ok_or_else(|| ApiError::not_found("endpoint"))
@@ -290,7 +288,7 @@ pub async fn event_types(
     let scope = auth.token.scope();
     let page = q.page()?;
     let first = page.after.is_none();
-    let stored = state.store.list_event_types(&scope, &page).await?;
+    let stored = super::event_types::stored_page(&*state.store, &scope, &page).await?;
     // Relay's operational events go to the tenant's own consumer only.
     let own = first
         && super::consumers::find(&*state.store, &scope, &auth.token.consumer_id)

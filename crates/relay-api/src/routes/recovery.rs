@@ -15,6 +15,7 @@ use axum::extract::{Path, State};
 use relay_core::lifecycle::EndpointAction;
 use relay_core::model::MessageState;
 use relay_core::time::Timestamp;
+use relay_store::{Commit, ExecutorExt as _, endpoints};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -53,9 +54,7 @@ async fn change_state(
     action: EndpointAction,
     audit_action: &str,
 ) -> Result<EndpointOut, ApiError> {
-    let current = state
-        .store
-        .get_endpoint(&auth.scope, id)
+    let current = super::endpoints::find(&*state.store, &auth.scope, id)
         .await?
         .ok_or_else(|| ApiError::not_found("endpoint"))?;
     let change = relay_core::lifecycle::decide(current.state, action)?;
@@ -63,9 +62,14 @@ async fn change_state(
     let audit = entry(auth, audit_action, id, serde_json::json!({}), now);
     // Applied only while the endpoint is still as read: a change that
     // committed meanwhile makes this one a 409, not an overwrite.
+    let (scope, endpoint_id) = (auth.scope.clone(), id.to_string());
     let endpoint = state
         .store
-        .change_endpoint_state(&auth.scope, id, &change, &audit)
+        .write(Commit::Durable, move |mut x| {
+            Box::pin(async move {
+                endpoints::change_state(&mut x, &scope, &endpoint_id, &change, &audit).await
+            })
+        })
         .await
         .map_err(or_not_found("endpoint"))?;
     state.engine.endpoint_changed(id, change.to).await;

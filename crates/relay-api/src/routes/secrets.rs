@@ -17,7 +17,7 @@ use axum::http::StatusCode;
 use relay_core::model::Page;
 use relay_core::secret::{MAX_VALUE_BYTES, SecretRef, SecretValue, valid_name};
 use relay_store::secrets::{self, PutOutcome, PutSecret, SecretInfo, seal};
-use relay_store::{Commit, ExecutorExt as _, PageRequest, Scope};
+use relay_store::{Commit, ExecutorExt as _, PageRequest, Scope, endpoints};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
@@ -168,16 +168,18 @@ async fn endpoints_naming(
     let mut users = Vec::new();
     let mut after = None;
     loop {
+        let (scope, page) = (
+            scope.clone(),
+            PageRequest {
+                after: after.take(),
+                limit: 250,
+            },
+        );
         let page = state
             .store
-            .list_endpoints(
-                scope,
-                None,
-                &PageRequest {
-                    after: after.take(),
-                    limit: 250,
-                },
-            )
+            .read(move |mut x| {
+                Box::pin(async move { endpoints::list(&mut x, &scope, None, &page).await })
+            })
             .await?;
         users.extend(
             page.data

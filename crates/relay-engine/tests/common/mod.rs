@@ -163,19 +163,19 @@ impl Env {
             .build();
         let mut endpoint = endpoint;
         (setup.endpoint)(&mut endpoint);
-        store
-            .create_endpoint(
-                &scope,
-                &endpoint,
-                &[record],
-                EndpointLimits {
-                    per_tenant: 100,
-                    per_consumer: 100,
-                },
-                None,
-            )
-            .await
-            .unwrap();
+        relay_store::conformance::create_endpoint(
+            &*store,
+            &scope,
+            &endpoint,
+            &[record],
+            EndpointLimits {
+                per_tenant: 100,
+                per_consumer: 100,
+            },
+            None,
+        )
+        .await
+        .unwrap();
         let guard = guard_for(
             &receiver,
             setup.host,
@@ -281,8 +281,7 @@ impl Env {
     }
 
     pub async fn endpoint_now(&self) -> Endpoint {
-        self.store()
-            .get_endpoint(&self.scope, &self.endpoint.id)
+        relay_store::conformance::get_endpoint(self.store(), &self.scope, &self.endpoint.id)
             .await
             .unwrap()
             .unwrap()

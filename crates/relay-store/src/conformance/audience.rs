@@ -26,7 +26,8 @@ async fn consumer_of(s: &dyn Store, sc: &Scope, external_id: &str, kind: Consume
 }
 
 async fn event_type(s: &dyn Store, sc: &Scope, name: &str, audience: Audience) {
-    s.put_event_type(
+    put_event_type(
+        s,
         sc,
         &PutEventType {
             name: name.into(),

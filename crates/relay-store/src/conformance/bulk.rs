@@ -203,7 +203,7 @@ pub async fn bulk_retry_jobs_advance_by_cursor_and_resume_after_a_lost_worker(s:
         })
         .collect();
     s.complete(&failed).await.unwrap();
-    s.delete_endpoint(&live, &endpoints[2].id, T0, None)
+    delete_endpoint(s, &live, &endpoints[2].id, T0, None)
         .await
         .unwrap();
     let job = crate::Job {

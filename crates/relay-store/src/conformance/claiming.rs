@@ -39,7 +39,7 @@ pub async fn claims_take_at_most_each_endpoints_room(s: &dyn Store) {
     let roomy = endpoint(s, &live, &c.id, &["order.shipped"]).await;
     let mut narrow = endpoint_value(&live, &c.id, &["order.shipped"]);
     narrow.max_concurrency = 3;
-    s.create_endpoint(&live, &narrow, &[], LIMITS, None)
+    create_endpoint(s, &live, &narrow, &[], LIMITS, None)
         .await
         .unwrap();
     for i in 0..6 {
@@ -103,7 +103,7 @@ pub async fn claims_look_past_full_and_capped_endpoints_backlogs(s: &dyn Store) 
     let roomy = endpoint(s, &live, &c.id, &["room.queued"]).await;
     let mut narrow = endpoint_value(&live, &c.id, &["narrow.queued"]);
     narrow.max_concurrency = 2;
-    s.create_endpoint(&live, &narrow, &[], LIMITS, None)
+    create_endpoint(s, &live, &narrow, &[], LIMITS, None)
         .await
         .unwrap();
     let healthy = endpoint(s, &live, &c.id, &["order.shipped"]).await;

@@ -407,7 +407,7 @@ pub async fn completion_applies_only_while_the_lease_holds(s: &dyn Store) {
         .await
         .unwrap();
     assert_eq!(again.len(), 1);
-    s.delete_endpoint(&live, &again[0].endpoint.id, T0.plus_seconds(32), None)
+    delete_endpoint(s, &live, &again[0].endpoint.id, T0.plus_seconds(32), None)
         .await
         .unwrap();
     assert_eq!(
@@ -523,7 +523,7 @@ pub async fn a_410_disables_the_endpoint_and_holds_its_other_messages(s: &dyn St
         at: T0,
     });
     assert_eq!(s.complete(&[comp]).await.unwrap().applied, vec![true]);
-    let disabled = s.get_endpoint(&live, &e.id).await.unwrap().unwrap();
+    let disabled = get_endpoint(s, &live, &e.id).await.unwrap().unwrap();
     assert_eq!(disabled.state, EndpointState::Disabled);
     assert_eq!(
         disabled.disabled_reason.as_deref(),
@@ -590,7 +590,7 @@ pub async fn signing_keys_are_stored_with_the_endpoint(s: &dyn Store) {
     };
     let old = key("whk_old", T0, Some(T0.plus_seconds(3600)));
     let new = key("whk_new", T0.plus_seconds(1), None);
-    s.create_endpoint(&live, &e, &[old.clone(), new.clone()], LIMITS, None)
+    create_endpoint(s, &live, &e, &[old.clone(), new.clone()], LIMITS, None)
         .await
         .unwrap();
     assert_eq!(endpoint_keys(s, &e.id).await.unwrap(), vec![new, old]);

@@ -7,7 +7,10 @@
 use relay_core::lifecycle::{EndpointAction, decide};
 use relay_core::model::{Endpoint, EndpointState, Environment};
 
-use super::{T0, audit, consumer, endpoint, list_audit, page, scope, tenant};
+use super::{
+    T0, audit, change_endpoint_state, consumer, delete_endpoint, endpoint, endpoint_versions,
+    get_endpoint, list_audit, page, scope, tenant, update_endpoint,
+};
 use crate::{AuditEntry, Scope, Store, StoreError};
 
 async fn audit_ids(s: &dyn Store, sc: &Scope) -> Vec<String> {
@@ -42,25 +45,23 @@ pub async fn an_endpoint_update_applies_only_at_the_revision_read(s: &dyn Store)
     assert_eq!(e.revision, 1);
 
     // Read, then a pause commits, then the change decided from the read.
-    let read = s.get_endpoint(&live, &e.id).await.unwrap().unwrap();
-    let paused = s
-        .change_endpoint_state(
-            &live,
-            &e.id,
-            &decide(EndpointState::Active, EndpointAction::Pause).unwrap(),
-            &audit("endpoint.paused", &e.id, T0),
-        )
-        .await
-        .unwrap();
+    let read = get_endpoint(s, &live, &e.id).await.unwrap().unwrap();
+    let paused = change_endpoint_state(
+        s,
+        &live,
+        &e.id,
+        &decide(EndpointState::Active, EndpointAction::Pause).unwrap(),
+        &audit("endpoint.paused", &e.id, T0),
+    )
+    .await
+    .unwrap();
     assert_eq!(paused.revision, 2, "a state change is a new revision");
     let mut stale = read.clone();
     stale.description = Some("decided before the pause".into());
     let entry = audit("endpoint.updated", &e.id, T0);
-    let r = s
-        .update_endpoint(&live, &stale, std::slice::from_ref(&entry))
-        .await;
+    let r = update_endpoint(s, &live, &stale, std::slice::from_ref(&entry)).await;
     assert!(is_changed(&r), "{r:?}");
-    let now = s.get_endpoint(&live, &e.id).await.unwrap().unwrap();
+    let now = get_endpoint(s, &live, &e.id).await.unwrap().unwrap();
     assert_eq!(now, paused, "the pause stands; nothing of the stale change");
     assert!(!audit_ids(s, &live).await.contains(&entry.id));
 
@@ -68,10 +69,10 @@ pub async fn an_endpoint_update_applies_only_at_the_revision_read(s: &dyn Store)
     let mut fresh = now.clone();
     fresh.description = Some("after the pause".into());
     let entry = audit("endpoint.updated", &e.id, T0);
-    s.update_endpoint(&live, &fresh, std::slice::from_ref(&entry))
+    update_endpoint(s, &live, &fresh, std::slice::from_ref(&entry))
         .await
         .unwrap();
-    let now = s.get_endpoint(&live, &e.id).await.unwrap().unwrap();
+    let now = get_endpoint(s, &live, &e.id).await.unwrap().unwrap();
     assert_eq!(now.revision, 3);
     assert_eq!(now.state, EndpointState::Paused);
     assert_eq!(now.description.as_deref(), Some("after the pause"));
@@ -84,15 +85,12 @@ pub async fn an_endpoint_update_applies_only_at_the_revision_read(s: &dyn Store)
         audit("endpoint.updated", &e.id, T0),
         audit("endpoint.updated", &e.id, T0),
     );
-    s.update_endpoint(&live, &a, std::slice::from_ref(&entry_a))
+    update_endpoint(s, &live, &a, std::slice::from_ref(&entry_a))
         .await
         .unwrap();
-    let r = s
-        .update_endpoint(&live, &b, std::slice::from_ref(&entry_b))
-        .await;
+    let r = update_endpoint(s, &live, &b, std::slice::from_ref(&entry_b)).await;
     assert!(is_changed(&r), "{r:?}");
-    let versions = s
-        .endpoint_versions(&live, &e.id, &crate::PageRequest::first(250))
+    let versions = endpoint_versions(s, &live, &e.id, &crate::PageRequest::first(250))
         .await
         .unwrap()
         .unwrap()
@@ -107,7 +105,7 @@ pub async fn an_endpoint_update_applies_only_at_the_revision_read(s: &dyn Store)
 
     // The same race run concurrently: of eight changes decided from one
     // read, exactly one commits, with its version and its audit entry.
-    let read = s.get_endpoint(&live, &e.id).await.unwrap().unwrap();
+    let read = get_endpoint(s, &live, &e.id).await.unwrap().unwrap();
     let tries: Vec<(Endpoint, AuditEntry)> = (0..8)
         .map(|i| {
             (
@@ -119,7 +117,7 @@ pub async fn an_endpoint_update_applies_only_at_the_revision_read(s: &dyn Store)
     let results = futures_util::future::join_all(
         tries
             .iter()
-            .map(|(c, a)| s.update_endpoint(&live, c, std::slice::from_ref(a))),
+            .map(|(c, a)| update_endpoint(s, &live, c, std::slice::from_ref(a))),
     )
     .await;
     let won: Vec<usize> = results
@@ -134,8 +132,7 @@ pub async fn an_endpoint_update_applies_only_at_the_revision_read(s: &dyn Store)
         "{results:?}"
     );
     let winner = won[0];
-    let versions = s
-        .endpoint_versions(&live, &e.id, &crate::PageRequest::first(250))
+    let versions = endpoint_versions(s, &live, &e.id, &crate::PageRequest::first(250))
         .await
         .unwrap()
         .unwrap()
@@ -145,7 +142,7 @@ pub async fn an_endpoint_update_applies_only_at_the_revision_read(s: &dyn Store)
         [1, 2, 3]
     );
     assert_eq!(versions[2].snapshot_fields, [format!("/f{winner}")]);
-    let now = s.get_endpoint(&live, &e.id).await.unwrap().unwrap();
+    let now = get_endpoint(s, &live, &e.id).await.unwrap().unwrap();
     assert_eq!(now.snapshot_fields, [format!("/f{winner}")]);
     assert_eq!(now.revision, read.revision + 1);
     let ids = audit_ids(s, &live).await;
@@ -158,15 +155,15 @@ pub async fn an_endpoint_update_applies_only_at_the_revision_read(s: &dyn Store)
     change.event_types = vec!["order.created".into()];
     let taken = tries[winner].1.clone();
     assert!(
-        s.update_endpoint(&live, &change, std::slice::from_ref(&taken))
+        update_endpoint(s, &live, &change, std::slice::from_ref(&taken))
             .await
             .is_err()
     );
-    assert_eq!(s.get_endpoint(&live, &e.id).await.unwrap().unwrap(), now);
+    assert_eq!(get_endpoint(s, &live, &e.id).await.unwrap().unwrap(), now);
     // A deleted endpoint is not found, whatever the revision.
-    s.delete_endpoint(&live, &e.id, T0, None).await.unwrap();
+    delete_endpoint(s, &live, &e.id, T0, None).await.unwrap();
     assert!(matches!(
-        s.update_endpoint(&live, &change, &[]).await,
+        update_endpoint(s, &live, &change, &[]).await,
         Err(StoreError::NotFound)
     ));
 }

@@ -193,7 +193,7 @@ pub async fn the_failure_clock_warns_at_72_hours_and_disables_at_5_days(s: &dyn 
     let e = endpoint(s, &live, &c.id, &["order.shipped"]).await;
     let mut keep = endpoint_value(&live, &c.id, &["order.created"]);
     keep.auto_disable = false;
-    s.create_endpoint(&live, &keep, &[], LIMITS, None)
+    create_endpoint(s, &live, &keep, &[], LIMITS, None)
         .await
         .unwrap();
     s.publish(&live, new_event("evt_1", "order.shipped", None))
@@ -210,11 +210,11 @@ pub async fn the_failure_clock_warns_at_72_hours_and_disables_at_5_days(s: &dyn 
     assert_eq!(w[0].kind, relay_core::model::WarningKind::FailingFor72Hours);
     fail_at_hours(s, &live, &e, &[119]).await;
     assert_eq!(
-        s.get_endpoint(&live, &e.id).await.unwrap().unwrap().state,
+        get_endpoint(s, &live, &e.id).await.unwrap().unwrap().state,
         EndpointState::Active
     );
     fail_at_hours(s, &live, &e, &[120]).await;
-    let disabled = s.get_endpoint(&live, &e.id).await.unwrap().unwrap();
+    let disabled = get_endpoint(s, &live, &e.id).await.unwrap().unwrap();
     assert_eq!(disabled.state, EndpointState::Disabled);
     assert_eq!(
         disabled.disabled_reason.as_deref(),
@@ -223,7 +223,7 @@ pub async fn the_failure_clock_warns_at_72_hours_and_disables_at_5_days(s: &dyn 
     // The opted-out endpoint fails just as long and stays active.
     fail_at_hours(s, &live, &keep, &[0, 12, 72, 120, 130]).await;
     assert_eq!(
-        s.get_endpoint(&live, &keep.id)
+        get_endpoint(s, &live, &keep.id)
             .await
             .unwrap()
             .unwrap()
@@ -256,12 +256,12 @@ pub async fn one_success_resets_the_failure_clock(s: &dyn Store) {
     // Five more days of failure from hour 82 would be needed now.
     fail_at_hours(s, &live, e, &[82, 94, 200]).await;
     assert_eq!(
-        s.get_endpoint(&live, &e.id).await.unwrap().unwrap().state,
+        get_endpoint(s, &live, &e.id).await.unwrap().unwrap().state,
         EndpointState::Active
     );
     fail_at_hours(s, &live, e, &[202]).await;
     assert_eq!(
-        s.get_endpoint(&live, &e.id).await.unwrap().unwrap().state,
+        get_endpoint(s, &live, &e.id).await.unwrap().unwrap().state,
         EndpointState::Disabled,
         "120 hours after the clock restarted at hour 82"
     );

@@ -7,8 +7,8 @@ use relay_core::model::{EndpointState, MessageState};
 use relay_core::transition::Progress;
 
 use super::{
-    T0, act, audit, completion, delivery_fixture, list_audit, list_messages, new_event, page,
-    scope, tenant,
+    T0, act, audit, change_endpoint_state, completion, delete_endpoint, delivery_fixture,
+    get_endpoint, list_audit, list_messages, new_event, page, scope, tenant,
 };
 use crate::{MessageFilter, Store, StoreError};
 
@@ -19,23 +19,27 @@ pub async fn an_endpoint_change_applies_only_from_the_state_it_was_decided_from(
     // Decided from `active` too, but applied after the pause committed: a
     // lost race.
     let stale = decide(EndpointState::Active, EndpointAction::Disable).unwrap();
-    let paused = s
-        .change_endpoint_state(&live, &e.id, &pause, &audit("endpoint.paused", &e.id, T0))
-        .await
-        .unwrap();
+    let paused = change_endpoint_state(
+        s,
+        &live,
+        &e.id,
+        &pause,
+        &audit("endpoint.paused", &e.id, T0),
+    )
+    .await
+    .unwrap();
     assert_eq!(paused.state, EndpointState::Paused);
     for change in [&stale, &pause] {
         assert!(
             matches!(
-                s.change_endpoint_state(&live, &e.id, change, &audit("x", &e.id, T0))
-                    .await,
+                change_endpoint_state(s, &live, &e.id, change, &audit("x", &e.id, T0)).await,
                 Err(StoreError::Conflict("endpoint_state_changed"))
             ),
             "{change:?}"
         );
     }
     // Nothing of the refused changes was written.
-    let now = s.get_endpoint(&live, &e.id).await.unwrap().unwrap();
+    let now = get_endpoint(s, &live, &e.id).await.unwrap().unwrap();
     assert_eq!(
         (now.state, now.disabled_reason),
         (EndpointState::Paused, None)
@@ -47,7 +51,8 @@ pub async fn an_endpoint_change_applies_only_from_the_state_it_was_decided_from(
     // Another tenant's endpoint is not found, whatever the change.
     let other = tenant(s, "b").await;
     assert!(matches!(
-        s.change_endpoint_state(
+        change_endpoint_state(
+            s,
             &scope(&other, relay_core::model::Environment::Live),
             &e.id,
             &decide(EndpointState::Paused, EndpointAction::Resume).unwrap(),
@@ -57,15 +62,15 @@ pub async fn an_endpoint_change_applies_only_from_the_state_it_was_decided_from(
         Err(StoreError::NotFound)
     ));
     // Decided from the state as it is now, it applies.
-    let disabled = s
-        .change_endpoint_state(
-            &live,
-            &e.id,
-            &decide(EndpointState::Paused, EndpointAction::Disable).unwrap(),
-            &audit("endpoint.disabled", &e.id, T0),
-        )
-        .await
-        .unwrap();
+    let disabled = change_endpoint_state(
+        s,
+        &live,
+        &e.id,
+        &decide(EndpointState::Paused, EndpointAction::Disable).unwrap(),
+        &audit("endpoint.disabled", &e.id, T0),
+    )
+    .await
+    .unwrap();
     assert_eq!(
         (disabled.state, disabled.disabled_reason.as_deref()),
         (EndpointState::Disabled, Some("disabled_by_tenant"))
@@ -246,7 +251,7 @@ pub async fn a_manual_lease_refuses_expired_events_and_deleted_endpoints(s: &dyn
         .unwrap();
     assert!(before.is_some(), "the refused resend held no lease");
     let kept = message_of(1, "evt_d").await;
-    s.delete_endpoint(&live, &endpoints[1].id, T0.plus_seconds(1), None)
+    delete_endpoint(s, &live, &endpoints[1].id, T0.plus_seconds(1), None)
         .await
         .unwrap();
     assert!(matches!(

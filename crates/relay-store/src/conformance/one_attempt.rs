@@ -333,7 +333,7 @@ async fn interleave(s: &dyn Store, first: First, hour: &mut i64) {
         let applied = s.complete(&[failed]).await.unwrap().applied;
         assert_eq!(applied, vec![!cancelled], "{case}: the attempt's end");
         let m = get_message(s, &sc, &id).await.unwrap().unwrap();
-        let endpoint = s.get_endpoint(&sc, &e.id).await.unwrap().unwrap();
+        let endpoint = get_endpoint(s, &sc, &e.id).await.unwrap().unwrap();
         if m.state.is_terminal() {
             continue;
         }
@@ -510,10 +510,8 @@ pub async fn racing_paths_give_each_message_to_one_attempt(s: &dyn Store) {
         }
     }
     racers.push(Box::pin(async move {
-        let audit = audit("endpoint.recovered", &e.id, now);
-        crate::recovery::recover(s, sc, &e.id, T0, now, &audit)
-            .await
-            .unwrap();
+        // Between the pause and the resume, the recover is refused.
+        land(s, sc, e, "", Recover, now).await;
         Vec::new()
     }));
     racers.push(Box::pin(async move {

@@ -47,16 +47,16 @@ pub async fn lists_come_a_bounded_page_at_a_time(s: &dyn Store) {
     let t = tenant(s, "a").await;
     let live = scope(&t, Environment::Live);
     for name in ["e.e", "a.a", "c.c", "b.b", "d.d"] {
-        s.put_event_type(&live, &put(name, json!({"type": "object"})))
+        put_event_type(s, &live, &put(name, json!({"type": "object"})))
             .await
             .unwrap();
     }
-    s.put_event_type(&live, &put("b.b", json!({"type": "array"})))
+    put_event_type(s, &live, &put("b.b", json!({"type": "array"})))
         .await
         .unwrap();
     let got = pages(2, |p| {
         let live = live.clone();
-        async move { s.list_event_types(&live, &p).await.unwrap() }
+        async move { list_event_types(s, &live, &p).await.unwrap() }
     })
     .await;
     let names: Vec<Vec<&str>> = got
@@ -75,7 +75,7 @@ pub async fn lists_come_a_bounded_page_at_a_time(s: &dyn Store) {
     );
     let test = scope(&t, Environment::Test);
     assert!(
-        s.list_event_types(&test, &page(2))
+        list_event_types(s, &test, &page(2))
             .await
             .unwrap()
             .data
@@ -149,12 +149,12 @@ pub async fn lists_come_a_bounded_page_at_a_time(s: &dyn Store) {
         e.version = v;
         e.version_started_at = at;
         e.updated_at = at;
-        s.update_endpoint(&live, &e, &[]).await.unwrap();
+        update_endpoint(s, &live, &e, &[]).await.unwrap();
         e.revision += 1;
     }
     let got = pages(2, |p| {
         let (live, id) = (live.clone(), e.id.clone());
-        async move { s.endpoint_versions(&live, &id, &p).await.unwrap().unwrap() }
+        async move { endpoint_versions(s, &live, &id, &p).await.unwrap().unwrap() }
     })
     .await;
     let numbers: Vec<Vec<i64>> = got

@@ -8,7 +8,8 @@ pub async fn publish_fans_out_to_matching_endpoints_only(s: &dyn Store) {
     let live = scope(&t, Environment::Live);
     // Meant for every consumer (who gets what: `audience.rs`): this case
     // is about subscriptions, scopes and `consumer_id`.
-    s.put_event_type(
+    put_event_type(
+        s,
         &live,
         &PutEventType {
             name: "order.shipped".into(),
@@ -274,13 +275,13 @@ pub async fn paused_and_disabled_endpoints_get_held_messages(s: &dyn Store) {
     let c = consumer(s, &live, "c").await;
     let mut paused = endpoint_value(&live, &c.id, &["order.shipped"]);
     paused.state = EndpointState::Paused;
-    s.create_endpoint(&live, &paused, &[], LIMITS, None)
+    create_endpoint(s, &live, &paused, &[], LIMITS, None)
         .await
         .unwrap();
     let mut disabled = endpoint_value(&live, &c.id, &["order.shipped"]);
     disabled.state = EndpointState::Disabled;
     disabled.disabled_reason = Some("manual".into());
-    s.create_endpoint(&live, &disabled, &[], LIMITS, None)
+    create_endpoint(s, &live, &disabled, &[], LIMITS, None)
         .await
         .unwrap();
     s.publish(&live, new_event("evt_h", "order.shipped", None))
@@ -304,12 +305,12 @@ pub async fn deleting_an_endpoint_dead_letters_its_pending_messages(s: &dyn Stor
     s.publish(&live, new_event("evt_d1", "order.shipped", None))
         .await
         .unwrap();
-    s.delete_endpoint(&live, &e.id, T0.plus_seconds(1), None)
+    delete_endpoint(s, &live, &e.id, T0.plus_seconds(1), None)
         .await
         .unwrap();
-    assert_eq!(s.get_endpoint(&live, &e.id).await.unwrap(), None);
+    assert_eq!(get_endpoint(s, &live, &e.id).await.unwrap(), None);
     assert!(matches!(
-        s.delete_endpoint(&live, &e.id, T0, None).await,
+        delete_endpoint(s, &live, &e.id, T0, None).await,
         Err(StoreError::NotFound)
     ));
     let msgs = list_messages(s, &live, &MessageFilter::default(), &page(10))
@@ -340,7 +341,7 @@ pub async fn updating_subscriptions_changes_the_fan_out(s: &dyn Store) {
         .unwrap();
     assert_eq!(out.messages_created, 0);
     e.event_types = vec!["order.shipped".into(), "order.shipped".into()];
-    s.update_endpoint(&live, &e, &[]).await.unwrap();
+    update_endpoint(s, &live, &e, &[]).await.unwrap();
     let out = s
         .publish(&live, new_event("evt_u2", "order.shipped", None))
         .await

@@ -11,13 +11,14 @@ pub(crate) async fn act(
     action: EndpointAction,
     at: Timestamp,
 ) -> crate::Result<Endpoint> {
-    let from = match s.get_endpoint(scope, endpoint_id).await? {
+    let from = match get_endpoint(s, scope, endpoint_id).await? {
         Some(e) => e.state,
         None => EndpointState::Active,
     };
     let change = relay_core::lifecycle::decide(from, action)
         .map_err(|_| crate::StoreError::Conflict("illegal_transition"))?;
-    s.change_endpoint_state(
+    change_endpoint_state(
+        s,
         scope,
         endpoint_id,
         &change,
@@ -51,7 +52,8 @@ pub async fn key_rotation_retires_old_keys_and_is_audited(s: &dyn Store) {
         created_at: at,
         retires_at: None,
     };
-    s.create_endpoint(
+    create_endpoint(
+        s,
         &live,
         &e,
         &[rec("whk_1", SignatureScheme::V1a, T0)],
@@ -77,7 +79,7 @@ pub async fn key_rotation_retires_old_keys_and_is_audited(s: &dyn Store) {
             .collect::<Vec<_>>(),
         vec![("whk_2", None), ("whk_1", Some(t1.plus_seconds(3600)))]
     );
-    let ep = s.get_endpoint(&live, &e.id).await.unwrap().unwrap();
+    let ep = get_endpoint(s, &live, &e.id).await.unwrap().unwrap();
     assert_eq!(
         ep.signature_scheme,
         SignatureScheme::V1,
@@ -132,7 +134,8 @@ pub async fn key_rotation_retires_old_keys_and_is_audited(s: &dyn Store) {
             .data
             .is_empty()
     );
-    s.delete_endpoint(
+    delete_endpoint(
+        s,
         &live,
         &e.id,
         t2,

@@ -15,8 +15,8 @@ use relay_inbound::model::StoredSecret;
 use super::inbound::source_record;
 use super::secrets::{get_sealed_secret, put_secret};
 use super::{
-    LIMITS, T0, consumer, endpoint_keys, endpoint_value, get_setting, put_setting_if_absent, scope,
-    tenant,
+    LIMITS, T0, consumer, create_endpoint, endpoint_keys, endpoint_value, get_setting,
+    put_setting_if_absent, scope, tenant,
 };
 use crate::inbound::{open_secret, seal_secret};
 use crate::reseal::{CHECK_SETTING, CURSOR_SETTING, Progress};
@@ -91,7 +91,7 @@ pub async fn a_master_key_rotation_reseals_everything_and_resumes_after_an_inter
             plain_keys.push((rec.id.clone(), key));
             keys.push(rec);
         }
-        s.create_endpoint(&live, &e, &keys, LIMITS, None)
+        create_endpoint(s, &live, &e, &keys, LIMITS, None)
             .await
             .unwrap();
         endpoints.push(e.id);

@@ -115,13 +115,13 @@ pub async fn event_types_version_on_schema_change(s: &dyn Store) {
         audience: relay_core::audience::Audience::Addressed,
         now: T0,
     };
-    let (et, outcome) = s.put_event_type(&live, &put).await.unwrap();
+    let (et, outcome) = put_event_type(s, &live, &put).await.unwrap();
     assert_eq!(outcome, PutEventTypeOutcome::Created);
     assert_eq!(et.current_version, 1);
     assert_eq!(et.audience, relay_core::audience::Audience::Addressed);
     put.description = "changed".into();
     put.personal_data_fields = vec!["/email".into()];
-    let (et, outcome) = s.put_event_type(&live, &put).await.unwrap();
+    let (et, outcome) = put_event_type(s, &live, &put).await.unwrap();
     assert_eq!(outcome, PutEventTypeOutcome::Updated);
     assert_eq!((et.current_version, et.versions.len()), (1, 1));
     assert_eq!(et.description, "changed");
@@ -130,14 +130,14 @@ pub async fn event_types_version_on_schema_change(s: &dyn Store) {
         vec!["/email".to_string()]
     );
     put.schema = json!({"type": "object", "required": ["order_id", "carrier"]});
-    let (et, outcome) = s.put_event_type(&live, &put).await.unwrap();
+    let (et, outcome) = put_event_type(s, &live, &put).await.unwrap();
     assert_eq!(outcome, PutEventTypeOutcome::NewVersion);
     assert_eq!((et.current_version, et.versions.len()), (2, 2));
     assert_eq!(et.current().unwrap().schema, put.schema);
     // Changed thin fields change what thin endpoints receive: a new version,
     // and the earlier ones keep theirs.
     put.thin_fields = vec!["/order_id".into()];
-    let (et, outcome) = s.put_event_type(&live, &put).await.unwrap();
+    let (et, outcome) = put_event_type(s, &live, &put).await.unwrap();
     assert_eq!(outcome, PutEventTypeOutcome::NewVersion);
     assert_eq!((et.current_version, et.versions.len()), (3, 3));
     assert_eq!(et.versions[2].thin_fields, vec!["/order_id".to_string()]);
@@ -145,25 +145,24 @@ pub async fn event_types_version_on_schema_change(s: &dyn Store) {
     assert_eq!(et.versions[2].schema, et.versions[1].schema);
     // The audience is the type's, not a version's: set in place.
     put.audience = relay_core::audience::Audience::AllConsumers;
-    let (et, outcome) = s.put_event_type(&live, &put).await.unwrap();
+    let (et, outcome) = put_event_type(s, &live, &put).await.unwrap();
     assert_eq!(outcome, PutEventTypeOutcome::Updated);
     assert_eq!(et.current_version, 3);
     assert_eq!(et.audience, relay_core::audience::Audience::AllConsumers);
     // Environments are separate catalogs.
     let test = scope(&t, Environment::Test);
     assert_eq!(
-        s.get_event_type(&test, "order.shipped").await.unwrap(),
+        get_event_type(s, &test, "order.shipped").await.unwrap(),
         None
     );
     assert!(
-        s.list_event_types(&test, &PageRequest::first(250))
+        list_event_types(s, &test, &PageRequest::first(250))
             .await
             .unwrap()
             .data
             .is_empty()
     );
-    let listed = s
-        .list_event_types(&live, &PageRequest::first(250))
+    let listed = list_event_types(s, &live, &PageRequest::first(250))
         .await
         .unwrap()
         .data;
@@ -226,7 +225,7 @@ pub async fn consumers_are_unique_per_tenant_and_environment(s: &dyn Store) {
         delete_consumer(s, &test, &c.id).await,
         Err(StoreError::NotFound)
     ));
-    s.delete_endpoint(&live, &e.id, T0, None).await.unwrap();
+    delete_endpoint(s, &live, &e.id, T0, None).await.unwrap();
     delete_consumer(s, &live, &c.id).await.unwrap();
     assert_eq!(get_consumer(s, &live, &c.id).await.unwrap(), None);
     assert!(matches!(
@@ -245,7 +244,8 @@ pub async fn endpoints_enforce_limits_and_scope(s: &dyn Store) {
         per_consumer: 2,
     };
     for _ in 0..2 {
-        s.create_endpoint(
+        create_endpoint(
+            s,
             &live,
             &endpoint_value(&live, &c1.id, &["order.shipped"]),
             &[],
@@ -256,7 +256,8 @@ pub async fn endpoints_enforce_limits_and_scope(s: &dyn Store) {
         .unwrap();
     }
     assert!(matches!(
-        s.create_endpoint(
+        create_endpoint(
+            s,
             &live,
             &endpoint_value(&live, &c1.id, &[]),
             &[],
@@ -266,7 +267,8 @@ pub async fn endpoints_enforce_limits_and_scope(s: &dyn Store) {
         .await,
         Err(StoreError::LimitReached("endpoints_per_consumer"))
     ));
-    s.create_endpoint(
+    create_endpoint(
+        s,
         &live,
         &endpoint_value(&live, &c2.id, &[]),
         &[],
@@ -276,7 +278,8 @@ pub async fn endpoints_enforce_limits_and_scope(s: &dyn Store) {
     .await
     .unwrap();
     assert!(matches!(
-        s.create_endpoint(
+        create_endpoint(
+            s,
             &live,
             &endpoint_value(&live, &c2.id, &[]),
             &[],
@@ -287,7 +290,8 @@ pub async fn endpoints_enforce_limits_and_scope(s: &dyn Store) {
         Err(StoreError::LimitReached("endpoints_per_tenant"))
     ));
     assert!(matches!(
-        s.create_endpoint(
+        create_endpoint(
+            s,
             &live,
             &endpoint_value(&live, "con_missing", &[]),
             &[],
@@ -300,7 +304,8 @@ pub async fn endpoints_enforce_limits_and_scope(s: &dyn Store) {
     let test = scope(&t, Environment::Test);
     // A consumer of another environment cannot own a test endpoint.
     assert!(matches!(
-        s.create_endpoint(
+        create_endpoint(
+            s,
             &test,
             &endpoint_value(&test, &c1.id, &[]),
             &[],
@@ -310,22 +315,21 @@ pub async fn endpoints_enforce_limits_and_scope(s: &dyn Store) {
         .await,
         Err(StoreError::MissingReference("consumer_id"))
     ));
-    let listed = s.list_endpoints(&live, None, &page(10)).await.unwrap();
+    let listed = list_endpoints(s, &live, None, &page(10)).await.unwrap();
     assert_eq!(listed.data.len(), 3);
-    let by_consumer = s
-        .list_endpoints(&live, Some(&c2.id), &page(10))
+    let by_consumer = list_endpoints(s, &live, Some(&c2.id), &page(10))
         .await
         .unwrap();
     assert_eq!(by_consumer.data.len(), 1);
     let one = &listed.data[0];
     assert_eq!(
-        s.get_endpoint(&live, &one.id).await.unwrap().as_ref(),
+        get_endpoint(s, &live, &one.id).await.unwrap().as_ref(),
         Some(one)
     );
-    assert_eq!(s.get_endpoint(&test, &one.id).await.unwrap(), None);
+    assert_eq!(get_endpoint(s, &test, &one.id).await.unwrap(), None);
     let other = tenant(s, "b").await;
     assert_eq!(
-        s.get_endpoint(&scope(&other, Environment::Live), &one.id)
+        get_endpoint(s, &scope(&other, Environment::Live), &one.id)
             .await
             .unwrap(),
         None
@@ -336,15 +340,14 @@ pub async fn endpoints_enforce_limits_and_scope(s: &dyn Store) {
     // The state is not a setting: an update never writes it.
     let mut with_state = changed.clone();
     with_state.state = EndpointState::Paused;
-    s.update_endpoint(&live, &with_state, &[]).await.unwrap();
+    update_endpoint(s, &live, &with_state, &[]).await.unwrap();
     changed.revision += 1;
     assert_eq!(
-        s.get_endpoint(&live, &one.id).await.unwrap(),
+        get_endpoint(s, &live, &one.id).await.unwrap(),
         Some(changed.clone())
     );
     assert!(matches!(
-        s.update_endpoint(&scope(&other, Environment::Live), &changed, &[])
-            .await,
+        update_endpoint(s, &scope(&other, Environment::Live), &changed, &[]).await,
         Err(StoreError::NotFound)
     ));
 }

@@ -6,9 +6,10 @@ use relay_core::id::IdKind;
 use relay_core::model::{Consumer, ConsumerKind, Environment, MessageState};
 
 use super::{
-    LIMITS, T0, audit, cancel_message, consumer, create_consumer, endpoint, endpoint_value,
-    get_consumer, get_message, list_audit, list_consumers, list_messages, new_event, page, scope,
-    tenant,
+    LIMITS, T0, audit, cancel_message, change_endpoint_state, consumer, create_consumer,
+    create_endpoint, delete_endpoint, endpoint, endpoint_value, get_consumer, get_endpoint,
+    get_message, list_audit, list_consumers, list_messages, new_event, page, scope, tenant,
+    update_endpoint,
 };
 use crate::{Scope, Store, StoreError, new_id};
 
@@ -92,7 +93,8 @@ pub async fn an_audit_entry_commits_with_its_change_or_not_at_all(s: &dyn Store)
     let taken = audit("endpoint.paused", &e.id, T0);
     use relay_core::lifecycle::{EndpointAction, decide};
     use relay_core::model::EndpointState;
-    s.change_endpoint_state(
+    change_endpoint_state(
+        s,
         &live,
         &e.id,
         &decide(EndpointState::Active, EndpointAction::Pause).unwrap(),
@@ -100,7 +102,8 @@ pub async fn an_audit_entry_commits_with_its_change_or_not_at_all(s: &dyn Store)
     )
     .await
     .unwrap();
-    s.change_endpoint_state(
+    change_endpoint_state(
+        s,
         &live,
         &e.id,
         &decide(EndpointState::Paused, EndpointAction::Resume).unwrap(),
@@ -113,21 +116,21 @@ pub async fn an_audit_entry_commits_with_its_change_or_not_at_all(s: &dyn Store)
     // Creating an endpoint.
     let other = endpoint_value(&live, &c.id, &["order.shipped"]);
     assert!(
-        s.create_endpoint(&live, &other, &[], LIMITS, Some(&taken))
+        create_endpoint(s, &live, &other, &[], LIMITS, Some(&taken))
             .await
             .is_err()
     );
-    assert!(s.get_endpoint(&live, &other.id).await.unwrap().is_none());
+    assert!(get_endpoint(s, &live, &other.id).await.unwrap().is_none());
     // Turning automatic disabling off (from the endpoint as it is now).
-    let mut changed = s.get_endpoint(&live, &e.id).await.unwrap().unwrap();
+    let mut changed = get_endpoint(s, &live, &e.id).await.unwrap().unwrap();
     changed.auto_disable = false;
     assert!(
-        s.update_endpoint(&live, &changed, std::slice::from_ref(&taken))
+        update_endpoint(s, &live, &changed, std::slice::from_ref(&taken))
             .await
             .is_err()
     );
     assert!(
-        s.get_endpoint(&live, &e.id)
+        get_endpoint(s, &live, &e.id)
             .await
             .unwrap()
             .unwrap()
@@ -152,11 +155,11 @@ pub async fn an_audit_entry_commits_with_its_change_or_not_at_all(s: &dyn Store)
     );
     // Removing an endpoint.
     assert!(
-        s.delete_endpoint(&live, &e.id, T0, Some(&taken))
+        delete_endpoint(s, &live, &e.id, T0, Some(&taken))
             .await
             .is_err()
     );
-    assert!(s.get_endpoint(&live, &e.id).await.unwrap().is_some());
+    assert!(get_endpoint(s, &live, &e.id).await.unwrap().is_some());
     assert_eq!(
         entries(s, &live).await,
         before,
@@ -165,11 +168,11 @@ pub async fn an_audit_entry_commits_with_its_change_or_not_at_all(s: &dyn Store)
 
     // With fresh entries, each change and its entry appear together.
     let auto = audit("endpoint.auto_disable_changed", &e.id, T0);
-    s.update_endpoint(&live, &changed, std::slice::from_ref(&auto))
+    update_endpoint(s, &live, &changed, std::slice::from_ref(&auto))
         .await
         .unwrap();
     assert!(
-        !s.get_endpoint(&live, &e.id)
+        !get_endpoint(s, &live, &e.id)
             .await
             .unwrap()
             .unwrap()
@@ -184,7 +187,8 @@ pub async fn an_audit_entry_commits_with_its_change_or_not_at_all(s: &dyn Store)
     )
     .await
     .unwrap();
-    s.create_endpoint(
+    create_endpoint(
+        s,
         &live,
         &other,
         &[],
@@ -193,7 +197,8 @@ pub async fn an_audit_entry_commits_with_its_change_or_not_at_all(s: &dyn Store)
     )
     .await
     .unwrap();
-    s.delete_endpoint(
+    delete_endpoint(
+        s,
         &live,
         &other.id,
         T0,

@@ -5,8 +5,8 @@ use relay_core::model::{EndpointState, Environment, Message, MessageState};
 use relay_core::time::Timestamp;
 
 use super::{
-    LIMITS, T0, consumer, endpoint, endpoint_value, expire_due, list_messages, new_event, page,
-    scope, tenant,
+    LIMITS, T0, consumer, create_endpoint, endpoint, endpoint_value, expire_due, list_messages,
+    new_event, page, scope, tenant,
 };
 use crate::{MessageFilter, Scope, Store};
 
@@ -32,7 +32,7 @@ pub async fn waiting_messages_expire_when_their_ttl_passes(s: &dyn Store) {
     let waiting = endpoint(s, &live, &c.id, &["order.shipped"]).await;
     let mut paused = endpoint_value(&live, &c.id, &["order.shipped"]);
     paused.state = EndpointState::Paused;
-    s.create_endpoint(&live, &paused, &[], LIMITS, None)
+    create_endpoint(s, &live, &paused, &[], LIMITS, None)
         .await
         .unwrap();
     let busy = endpoint(s, &live, &c.id, &["order.shipped"]).await;

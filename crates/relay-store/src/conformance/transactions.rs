@@ -5,7 +5,9 @@
 use relay_core::id::IdKind;
 use relay_core::model::{Consumer, ConsumerKind, Environment};
 
-use super::{LIMITS, T0, endpoint_value, get_consumer, list_consumers, page, scope, tenant};
+use super::{
+    LIMITS, T0, endpoint_value, get_consumer, get_endpoint, list_consumers, page, scope, tenant,
+};
 use crate::executor::AWAITED_OUTSIDE;
 use crate::{Commit, ExecutorExt, Store, StoreError, consumers, endpoints, new_id};
 
@@ -51,7 +53,7 @@ pub async fn composed_operations_commit_or_roll_back_together(s: &dyn Store) {
         get_consumer(s, &live, &c.id).await.unwrap(),
         Some(c.clone())
     );
-    assert!(s.get_endpoint(&live, &e.id).await.unwrap().is_some());
+    assert!(get_endpoint(s, &live, &e.id).await.unwrap().is_some());
 
     // A failing second operation takes the first one's write with it.
     let lost = customer("c2");

@@ -7,7 +7,8 @@ use super::*;
 pub async fn endpoint_versions_are_kept_and_messages_record_theirs(s: &dyn Store) {
     let t = tenant(s, "a").await;
     let live = scope(&t, Environment::Live);
-    s.put_event_type(
+    put_event_type(
+        s,
         &live,
         &PutEventType {
             name: "order.shipped".into(),
@@ -24,8 +25,7 @@ pub async fn endpoint_versions_are_kept_and_messages_record_theirs(s: &dyn Store
     .unwrap();
     let c = consumer(s, &live, "c").await;
     let mut e = endpoint(s, &live, &c.id, &["order.shipped"]).await;
-    let first = s
-        .endpoint_versions(&live, &e.id, &PageRequest::first(250))
+    let first = endpoint_versions(s, &live, &e.id, &PageRequest::first(250))
         .await
         .unwrap()
         .unwrap()
@@ -43,14 +43,13 @@ pub async fn endpoint_versions_are_kept_and_messages_record_theirs(s: &dyn Store
     e.version = 2;
     e.version_started_at = t1;
     e.updated_at = t1;
-    s.update_endpoint(&live, &e, &[]).await.unwrap();
+    update_endpoint(s, &live, &e, &[]).await.unwrap();
     e.revision += 1;
     // An update that keeps the version writes no version.
     e.description = Some("orders".into());
-    s.update_endpoint(&live, &e, &[]).await.unwrap();
+    update_endpoint(s, &live, &e, &[]).await.unwrap();
     e.revision += 1;
-    let versions = s
-        .endpoint_versions(&live, &e.id, &PageRequest::first(250))
+    let versions = endpoint_versions(s, &live, &e.id, &PageRequest::first(250))
         .await
         .unwrap()
         .unwrap()
@@ -59,7 +58,7 @@ pub async fn endpoint_versions_are_kept_and_messages_record_theirs(s: &dyn Store
     assert_eq!(versions[0], first[0]);
     assert_eq!(versions[1], e.current_version());
     assert_eq!(
-        s.get_endpoint(&live, &e.id).await.unwrap().unwrap(),
+        get_endpoint(s, &live, &e.id).await.unwrap().unwrap(),
         e,
         "the endpoint reads back with its payload settings"
     );
@@ -107,7 +106,7 @@ pub async fn endpoint_versions_are_kept_and_messages_record_theirs(s: &dyn Store
     // Another tenant or environment sees no versions.
     let test = scope(&t, Environment::Test);
     assert_eq!(
-        s.endpoint_versions(&test, &e.id, &PageRequest::first(250))
+        endpoint_versions(s, &test, &e.id, &PageRequest::first(250))
             .await
             .unwrap(),
         None
@@ -115,7 +114,7 @@ pub async fn endpoint_versions_are_kept_and_messages_record_theirs(s: &dyn Store
     let other = tenant(s, "b").await;
     let other = scope(&other, Environment::Live);
     assert_eq!(
-        s.endpoint_versions(&other, &e.id, &PageRequest::first(250))
+        endpoint_versions(s, &other, &e.id, &PageRequest::first(250))
             .await
             .unwrap(),
         None

@@ -41,7 +41,10 @@ pub async fn signing_keys(
     QueryParams(q): QueryParams<crate::routes::ListQuery>,
 ) -> Result<Json<Page<SigningKeyOut>>, ApiError> {
     let page = q.page()?;
-    if state.store.get_endpoint(&auth.scope, &id).await?.is_none() {
+    if super::find(&*state.store, &auth.scope, &id)
+        .await?
+        .is_none()
+    {
         return Err(ApiError::not_found("endpoint"));
     }
     let keys = state
@@ -106,9 +109,7 @@ pub async fn rotate_key(
             format!("must be between 0 and {MAX_OVERLAP_HOURS}"),
         ));
     }
-    let endpoint = state
-        .store
-        .get_endpoint(&auth.scope, &id)
+    let endpoint = super::find(&*state.store, &auth.scope, &id)
         .await?
         .ok_or_else(|| ApiError::not_found("endpoint"))?;
     let scheme = body.signature_scheme.unwrap_or(endpoint.signature_scheme);

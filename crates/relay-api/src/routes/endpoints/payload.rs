@@ -23,7 +23,7 @@ use axum::extract::{Path, State};
 use relay_core::model::{Endpoint, EndpointVersion, EventType, EventTypeVersion, Page};
 use relay_core::shape::{self, Allow, FieldPath};
 use relay_core::time::Timestamp;
-use relay_store::Scope;
+use relay_store::{ExecutorExt as _, Scope, endpoints};
 
 use crate::AppState;
 use crate::auth::TenantAuth;
@@ -54,7 +54,7 @@ async fn shaping_versions(
     for name in names {
         let et = match crate::routes::event_types::built_in(name, scope.environment) {
             Some(built_in) => Some(built_in),
-            None => state.store.get_event_type(scope, name).await?,
+            None => crate::routes::event_types::find(&*state.store, scope, name).await?,
         };
         let Some(et) = et else {
             return Err(ApiError::invalid(
@@ -212,9 +212,12 @@ pub async fn versions(
             "after must be the version number that ended the previous page",
         ));
     }
+    let scope = auth.scope.clone();
     state
         .store
-        .endpoint_versions(&auth.scope, &id, &page)
+        .read(move |mut x| {
+            Box::pin(async move { endpoints::versions(&mut x, &scope, &id, &page).await })
+        })
         .await?
         .map(Json)
         .ok_or_else(|| ApiError::not_found("endpoint"))

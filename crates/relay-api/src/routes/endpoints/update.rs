@@ -5,6 +5,7 @@
 use axum::Json;
 use axum::http::HeaderMap;
 use relay_core::model::Endpoint;
+use relay_store::{Commit, ExecutorExt as _, endpoints};
 
 use super::{EndpointOut, UpdateEndpoint, changes, payload, validate_settings};
 use crate::AppState;
@@ -29,9 +30,7 @@ pub(crate) async fn update_with(
     change: impl Fn(&Endpoint) -> Result<UpdateEndpoint, ApiError>,
 ) -> Result<(HeaderMap, Json<EndpointOut>), ApiError> {
     for _ in 0..UPDATE_TRIES {
-        let current = state
-            .store
-            .get_endpoint(&auth.scope, id)
+        let current = super::find(&*state.store, &auth.scope, id)
             .await?
             .ok_or_else(|| ApiError::not_found("endpoint"))?;
         if let Some(m) = &if_match
@@ -49,7 +48,7 @@ pub(crate) async fn update_with(
                 code: "endpoint_changed",
                 ..
             }) => {
-                let now = state.store.get_endpoint(&auth.scope, id).await?;
+                let now = super::find(&*state.store, &auth.scope, id).await?;
                 return Err(changes::precondition_failed(now.map_or(0, |e| e.revision)));
             }
             other => return other,
@@ -136,9 +135,12 @@ async fn apply_update(
             now,
         ));
     }
+    let (scope, written) = (auth.scope.clone(), endpoint.clone());
     state
         .store
-        .update_endpoint(&auth.scope, &endpoint, &audit)
+        .write(Commit::Durable, move |mut x| {
+            Box::pin(async move { endpoints::update(&mut x, &scope, &written, &audit).await })
+        })
         .await
         .map_err(|e| match e {
             relay_store::StoreError::Conflict("endpoint_changed") => {

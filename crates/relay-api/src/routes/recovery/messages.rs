@@ -159,7 +159,7 @@ async fn first_with_sample(
         let mut names: Vec<&String> = subscriptions.iter().collect();
         names.sort();
         for name in names {
-            if let Some(t) = state.store.get_event_type(scope, name).await?
+            if let Some(t) = crate::routes::event_types::find(&*state.store, scope, name).await?
                 && has_sample(&t)
             {
                 return Ok(Some(t));
@@ -169,7 +169,7 @@ async fn first_with_sample(
     }
     let mut page = relay_store::PageRequest::first(100);
     loop {
-        let p = state.store.list_event_types(scope, &page).await?;
+        let p = crate::routes::event_types::stored_page(&*state.store, scope, &page).await?;
         if let Some(t) = p.data.into_iter().find(has_sample) {
             return Ok(Some(t));
         }
@@ -192,9 +192,7 @@ pub async fn test(
     Path(id): Path<String>,
     OptionalJsonBody(body): OptionalJsonBody<TestSend>,
 ) -> Result<Json<TestSent>, ApiError> {
-    let endpoint = state
-        .store
-        .get_endpoint(&auth.scope, &id)
+    let endpoint = crate::routes::endpoints::find(&*state.store, &auth.scope, &id)
         .await?
         .ok_or_else(|| ApiError::not_found("endpoint"))?;
     // The rule publish applies (`relay_core::audience`): `*` takes every
@@ -209,7 +207,7 @@ pub async fn test(
                 format!("the endpoint does not subscribe to `{t}`"),
             ));
         }
-        Some(t) => state.store.get_event_type(&auth.scope, &t).await?.ok_or_else(|| {
+        Some(t) => crate::routes::event_types::find(&*state.store, &auth.scope, &t).await?.ok_or_else(|| {
             ApiError::invalid("unknown_event_type", "/event_type", format!("`{t}` is not in the event catalog"))
         })?,
         None => first_with_sample(&state, &auth.scope, &endpoint.event_types)

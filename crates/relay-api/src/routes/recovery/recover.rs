@@ -182,7 +182,10 @@ pub async fn missed(
     Path(id): Path<String>,
     QueryParams(q): QueryParams<MissedQuery>,
 ) -> Result<Json<Page<Message>>, ApiError> {
-    if state.store.get_endpoint(&auth.scope, &id).await?.is_none() {
+    if crate::routes::endpoints::find(&*state.store, &auth.scope, &id)
+        .await?
+        .is_none()
+    {
         return Err(ApiError::not_found("endpoint"));
     }
     let page = crate::routes::page_request(q.limit, q.after)?;
