@@ -87,6 +87,7 @@
 mod batching;
 mod broker;
 mod capacity;
+mod config;
 mod dispatch;
 mod hosts;
 pub mod https;
@@ -99,6 +100,7 @@ mod prepare;
 pub mod rabbitmq;
 pub mod redis_stream;
 pub mod s3;
+mod schema;
 mod template;
 #[cfg(test)]
 mod test_message;
@@ -107,15 +109,16 @@ use std::collections::BTreeSet;
 use std::future::Future;
 use std::net::SocketAddr;
 
-use relay_core::model::Destination;
+use relay_core::model::{ContentMode, Destination};
 use relay_core::outcome::{HealthWarning, TransportError, Verdict};
-use relay_core::secret::{Secrets, Unresolved};
+use relay_core::secret::{SecretRef, Secrets, Unresolved};
 use relay_core::time::Timestamp;
 use relay_net::{ErrorKind, Guard, HttpsClient, Limits};
 
 pub use batching::{BatchObject, BatchPolicy, Batching, Closing};
 pub use capacity::{Capacity, HEADROOM_BYTES, Unfit, fits};
 pub use prepare::{Input, Prepared, Shaped, prepare};
+pub use schema::schema;
 
 /// The transport kind of a failed exchange, or `None` when the guard
 /// refused the target itself (nothing was tried; no retry can help).
@@ -173,9 +176,46 @@ pub struct Record {
 pub trait Kind {
     /// The kind's name, the endpoint's `destination.kind`.
     const NAME: &'static str;
-    type Config;
+    /// The kind's configuration: what the API validates and the store
+    /// keeps, as the members of the destination object besides `kind`.
+    type Config: serde::Serialize
+        + serde::de::DeserializeOwned
+        + Clone
+        + std::fmt::Debug
+        + PartialEq
+        + Send
+        + Sync;
     type Client: Clone + Send + Sync;
     type Result: Send;
+
+    /// The configuration's OpenAPI schema, derived from its type (its doc
+    /// comments and `#[schema(...)]` attributes); `None` for a test-only
+    /// kind, never in the API's document.
+    fn schema() -> Option<utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>>;
+
+    /// Every secret reference of the configuration (its credentials are
+    /// `Option<SecretRef>` fields, never values), with the JSON pointer of
+    /// its field in the endpoint.
+    fn secret_refs(config: &Self::Config) -> Vec<(&'static str, &SecretRef)>;
+
+    /// The hosts the configuration connects to without TLS (a broker with
+    /// `tls` off), where credentials would travel in clear; `None` when it
+    /// always uses TLS (HTTPS, object storage) or connects to no host.
+    fn hosts_in_clear(_config: &Self::Config) -> Option<Vec<&str>> {
+        None
+    }
+
+    /// How its messages carry the CloudEvent: structured, unless the kind
+    /// has a `content_mode` field.
+    fn content_mode(_config: &Self::Config) -> ContentMode {
+        ContentMode::Structured
+    }
+
+    /// Sets the content mode; `false` when the kind has no such mode
+    /// (structured only, the default).
+    fn set_content_mode(_config: &mut Self::Config, mode: ContentMode) -> bool {
+        mode == ContentMode::Structured
+    }
 
     /// Checks a configuration at registration, through the guard.
     fn validate(
@@ -265,16 +305,16 @@ pub trait Kind {
 /// The registration warning for an endpoint whose destination cannot
 /// carry the largest body Relay may deliver (`largest_body`: the delivery
 /// limit); `None` when it can.
-pub fn capacity_warning(destination: &Destination, largest_body: u64) -> Option<String> {
-    capacity::warning(&capacity(destination), largest_body)
+pub fn capacity_warning(config: &Config, largest_body: u64) -> Option<String> {
+    capacity::warning(&capacity(config), largest_body)
 }
 
 /// Credentials never travel in clear: a broker destination with
 /// credentials needs `tls`, unless the operator allowed plaintext to
 /// loopback hosts for development (`[outbound]
 /// allow_plaintext_credentials_to_loopback`) and every host is one.
-pub async fn credentials_in_clear(destination: &Destination, guard: &Guard) -> Result<(), Invalid> {
-    let Some(hosts) = destination.credentials_in_clear() else {
+pub async fn credentials_in_clear(config: &Config, guard: &Guard) -> Result<(), Invalid> {
+    let Some(hosts) = config.credentials_in_clear() else {
         return Ok(());
     };
     for host in hosts {
@@ -289,16 +329,17 @@ pub async fn credentials_in_clear(destination: &Destination, guard: &Guard) -> R
     Ok(())
 }
 
-// The kinds, listed once: each line is a variant of `Destination` (and of
-// `Client` and `Delivery`) and the type implementing `Kind` for it.
+// The kinds, listed once: each line is a variant of `Config` (and of
+// `Client` and `Delivery`) and the type implementing `Kind` for it. Their
+// order is the order of the API schema's `oneOf`.
 dispatch::kinds! {
     Https => https::Https,
     RedisStream => redis_stream::RedisStream,
     NatsJetstream => nats_jetstream::NatsJetstream,
     RabbitMq => rabbitmq::RabbitMq,
     Mqtt => mqtt::Mqtt,
-    S3 => s3::S3 [batching],
     Kafka => kafka::Kafka,
+    S3 => s3::S3 [batching],
     #[cfg(feature = "test-kinds")]
     LocalDir => local_dir::LocalDir [batching],
 }

@@ -2,10 +2,11 @@
 //! and [`crate::capacity_warning`] as the engine and the API call them.
 
 use bytes::Bytes;
-use relay_core::model::{
-    ContentMode, Destination, HttpsDestination, KafkaBroker, KafkaDestination, MqttDestination,
-    MqttVersion, RabbitMqDestination,
-};
+use relay_core::model::{ContentMode, Destination};
+use crate::https::HttpsDestination;
+use crate::kafka::{KafkaBroker, KafkaDestination};
+use crate::mqtt::{MqttDestination, MqttVersion};
+use crate::rabbitmq::RabbitMqDestination;
 
 use crate::test_message::prepared;
 use crate::{Unfit, admit, capacity_warning};
