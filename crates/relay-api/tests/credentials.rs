@@ -8,7 +8,9 @@ mod common;
 
 use axum::http::{Method, StatusCode};
 use common::*;
-use relay_core::model::{Destination, Environment, HttpsHeader};
+use relay_core::model::Environment;
+use relay_destinations::Config;
+use relay_destinations::https::HttpsHeader;
 use relay_store::Scope;
 use serde_json::{Value, json};
 
@@ -134,7 +136,7 @@ async fn a_stored_literal_credential_is_never_shown() {
     };
     let store = &w.h.state.store;
     let mut e = store.get_endpoint(&scope, &id).await.unwrap().unwrap();
-    let Destination::Https(h) = &mut e.destination else {
+    let Ok(Config::Https(mut h)) = Config::try_from(&e.destination) else {
         unreachable!()
     };
     h.headers.push(HttpsHeader {
@@ -142,6 +144,7 @@ async fn a_stored_literal_credential_is_never_shown() {
         value: Some(TOKEN.into()),
         secret: None,
     });
+    e.destination = Config::Https(h).into();
     store.update_endpoint(&scope, &e, &[]).await.unwrap();
 
     let portal =
@@ -168,7 +171,7 @@ async fn a_stored_literal_credential_is_never_shown() {
     }
     // What is stored is unchanged (it is still sent).
     let stored = store.get_endpoint(&scope, &id).await.unwrap().unwrap();
-    let Destination::Https(h) = &stored.destination else {
+    let Ok(Config::Https(h)) = Config::try_from(&stored.destination) else {
         unreachable!()
     };
     assert_eq!(h.headers[0].value.as_deref(), Some(TOKEN));

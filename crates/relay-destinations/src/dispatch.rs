@@ -30,6 +30,12 @@ macro_rules! kinds {
             /// Every kind's name ([`Kind::NAME`]), in the list's order.
             pub const KINDS: &'static [&'static str] = &[$($(#[$meta])* <$kind as Kind>::NAME,)+];
 
+            /// The listed kind named `name`, as a `'static` name (a metric's
+            /// label); `None` when no kind is.
+            pub fn kind_named(name: &str) -> Option<&'static str> {
+                Config::KINDS.iter().copied().find(|k| *k == name)
+            }
+
             /// The configuration of kind `kind` from the object's members
             /// other than `kind`: an unknown kind, or members that kind does
             /// not take, are serde's errors (the API's `422`).

@@ -4,16 +4,16 @@
 
 mod registration;
 
-use relay_core::model::Destination;
+use relay_destinations::Config;
 use serde_json::json;
 
-fn destination(value: serde_json::Value) -> Destination {
+fn destination(value: serde_json::Value) -> Config {
     serde_json::from_value(value).expect("a valid destination")
 }
 
 /// One destination of every kind, with the hosts its credentials go to
 /// and how the audit log names it.
-fn every_kind() -> Vec<(Destination, Vec<&'static str>, &'static str)> {
+fn every_kind() -> Vec<(Config, Vec<&'static str>, &'static str)> {
     vec![
         (
             destination(json!({

@@ -8,9 +8,10 @@ mod common;
 use std::sync::Arc;
 
 use common::{Env, MASTER, Setup, WAIT};
-use relay_core::model::{
-    ClientAuthMethod, Destination, HttpsAuth, HttpsDestination, MessageState,
-    OAuth2ClientCredentials,
+use relay_core::model::MessageState;
+use relay_destinations::Config;
+use relay_destinations::https::{
+    ClientAuthMethod, HttpsAuth, HttpsDestination, OAuth2ClientCredentials,
 };
 use relay_core::sealed::MasterKey;
 use relay_core::secret::{SecretGrant, SecretPolicy, SecretRef};
@@ -48,7 +49,7 @@ async fn start(expires_in: Option<u64>) -> OAuthEnv {
     let secret_file = secret_dir.path().join("client-secret");
     std::fs::write(&secret_file, CLIENT_SECRET).unwrap();
     let mut endpoint = e.endpoint.clone();
-    endpoint.destination = Destination::Https(HttpsDestination {
+    endpoint.destination = Config::Https(HttpsDestination {
         url: e.receiver.url_for_host("receiver.test", "/hooks"),
         auth: Some(HttpsAuth {
             client_certificate: None,
@@ -62,7 +63,8 @@ async fn start(expires_in: Option<u64>) -> OAuthEnv {
             }),
         }),
         headers: vec![],
-    });
+    })
+    .into();
     endpoint.updated_at = e.clock.now();
     e.store()
         .update_endpoint(&e.scope, &endpoint, &[])

@@ -10,28 +10,24 @@ use crate::https::HttpsDestination;
 
 /// A destination to `url`, with no custom headers and no client
 /// authentication: what the portal creates.
-pub fn destination(url: String) -> Destination {
+pub fn destination(url: String) -> Config {
     Config::Https(HttpsDestination {
         url,
         auth: None,
         headers: Vec::new(),
     })
-    .into()
 }
 
 /// `current` moved to `url`, keeping its custom headers and client
 /// authentication; `None` when `current` is not an HTTPS destination (the
 /// portal changes no other kind) or does not read as one.
-pub fn with_url(current: &Destination, url: &str) -> Option<Destination> {
+pub fn with_url(current: &Destination, url: &str) -> Option<Config> {
     let Ok(Config::Https(h)) = Config::try_from(current) else {
         return None;
     };
-    Some(
-        Config::Https(HttpsDestination {
-            url: url.to_string(),
-            auth: h.auth,
-            headers: h.headers,
-        })
-        .into(),
-    )
+    Some(Config::Https(HttpsDestination {
+        url: url.to_string(),
+        auth: h.auth,
+        headers: h.headers,
+    }))
 }
