@@ -26,8 +26,8 @@ use rdkafka::producer::{
 };
 use relay_core::model::ContentMode;
 use relay_destinations::Config;
-use relay_destinations::kafka::{KafkaBroker, KafkaDestination};
 use relay_destinations::Prepared;
+use relay_destinations::kafka::{KafkaBroker, KafkaDestination};
 
 use super::broker::{Broker, Side};
 use super::*;

@@ -7,8 +7,8 @@
 
 use relay_core::model::ContentMode;
 use relay_destinations::Config;
-use relay_destinations::mqtt::{MqttDestination, MqttVersion};
 use relay_destinations::mqtt::wire::{self, Connect, Incoming};
+use relay_destinations::mqtt::{MqttDestination, MqttVersion};
 use tokio::io::{AsyncWriteExt, BufReader};
 
 use super::broker::{Broker, Side};

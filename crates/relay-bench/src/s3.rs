@@ -14,10 +14,10 @@
 
 use std::process::{Child, Command, Stdio};
 
-use relay_destinations::Config;
-use relay_destinations::s3::{S3Addressing, S3Batch, S3Compression, S3Destination};
 use relay_core::secret::{SecretRef, SecretValue, Secrets};
+use relay_destinations::Config;
 use relay_destinations::s3;
+use relay_destinations::s3::{S3Addressing, S3Batch, S3Compression, S3Destination};
 use relay_destinations::{Client, Delivery, Shared};
 use relay_net::{Guard, HttpsClient, Limits, Method, OutboundConfig, StaticResolver};
 

@@ -14,9 +14,11 @@ use std::sync::{Arc, Mutex};
 
 use relay_compliance::{Mode, Peer, Received, compliance_suite};
 use relay_core::model::MessageState;
-use relay_destinations::Config;
-use relay_destinations::https::{ClientAuthMethod, HttpsAuth, HttpsDestination, OAuth2ClientCredentials};
 use relay_core::secret::{SecretGrant, SecretRef};
+use relay_destinations::Config;
+use relay_destinations::https::{
+    ClientAuthMethod, HttpsAuth, HttpsDestination, OAuth2ClientCredentials,
+};
 use relay_net::{OutboundConfig, StaticResolver};
 use relay_receiver::{Behavior, OAuthIssuer, Receiver, ReceiverConfig, TestCa};
 

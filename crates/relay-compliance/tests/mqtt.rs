@@ -25,9 +25,9 @@ mod broker;
 mod consumer;
 
 use relay_compliance::{Mode, Peer, Received, compliance_suite};
+use relay_core::secret::{SecretGrant, SecretRef};
 use relay_destinations::Config;
 use relay_destinations::mqtt::{MqttDestination, MqttVersion};
-use relay_core::secret::{SecretGrant, SecretRef};
 use relay_net::{OutboundConfig, StaticResolver};
 use tokio::sync::Mutex;
 

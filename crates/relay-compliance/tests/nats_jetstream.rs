@@ -21,10 +21,10 @@ use std::process::Child;
 use std::sync::Mutex;
 
 use relay_compliance::{Mode, Peer, Received, compliance_suite};
-use relay_destinations::Config;
-use relay_destinations::nats_jetstream::NatsJetstreamDestination;
 use relay_core::secret::{SecretGrant, SecretRef};
 use relay_core::time::Clock;
+use relay_destinations::Config;
+use relay_destinations::nats_jetstream::NatsJetstreamDestination;
 use relay_net::{OutboundConfig, StaticResolver};
 use serde_json::json;
 

@@ -14,9 +14,9 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use relay_compliance::{Mode, Peer, Received, compliance_suite};
+use relay_core::secret::{SecretGrant, SecretRef};
 use relay_destinations::Config;
 use relay_destinations::redis_stream::RedisStreamDestination;
-use relay_core::secret::{SecretGrant, SecretRef};
 use relay_net::{OutboundConfig, StaticResolver};
 
 const HOST: &str = "redis.compliance.test";
@@ -392,8 +392,8 @@ fn version(port: u16, pw: &str) -> (u32, u32) {
 /// record naming the confirmed fsync.
 async fn wait_aof_is_required_when_asked(postgres: bool) {
     use relay_core::model::MessageState;
-use relay_destinations::redis_stream::WaitAof;
     use relay_core::time::Clock;
+    use relay_destinations::redis_stream::WaitAof;
 
     relay_compliance::cases::run::<RedisPeer, _, _>(postgres, "wait_aof", |h| async move {
         let mut endpoint = h.endpoint.clone();

@@ -31,15 +31,15 @@ relay_compliance::compliance_suite!(peer::S3Peer);
 use std::time::Duration;
 
 use relay_core::model::{Environment, Event, SignatureScheme};
-use relay_destinations::Config;
-use relay_destinations::s3::{S3Addressing, S3Batch, S3Compression, S3Destination};
 use relay_core::outcome::{FailureCode, Refusal, Verdict};
 use relay_core::sealed::MasterKey;
 use relay_core::secret::{SecretRef, SecretValue, Secrets};
 use relay_core::signature::SigningKey;
 use relay_core::time::Timestamp;
 use relay_core::transition::DeadLetterReason;
+use relay_destinations::Config;
 use relay_destinations::s3::batch;
+use relay_destinations::s3::{S3Addressing, S3Batch, S3Compression, S3Destination};
 use relay_destinations::{Input, Shared};
 use relay_net::{Guard, HttpsClient, Limits, OutboundConfig};
 use relay_receiver::judges::Judges;

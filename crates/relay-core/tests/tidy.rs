@@ -525,13 +525,18 @@ fn engine_and_api_name_no_kind() {
 fn a_test_kind_is_its_file_and_its_lines() {
     let root = workspace_root().join("crates");
     let own = "relay-destinations/src/local_dir.rs";
-    let lines = ["pub mod local_dir;", "LocalDir => local_dir::LocalDir [batching],"];
+    let lines = [
+        "pub mod local_dir;",
+        "LocalDir => local_dir::LocalDir [batching],",
+    ];
     let mut failures = Vec::new();
     let mut seen = Vec::new();
     for (name, dir) in crate_dirs() {
         let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap_or_default();
         if name != "relay-destinations" && manifest.lines().any(|l| l.starts_with("test-kinds")) {
-            failures.push(format!("{name}/Cargo.toml: defines the `test-kinds` feature"));
+            failures.push(format!(
+                "{name}/Cargo.toml: defines the `test-kinds` feature"
+            ));
         }
         let mut files = Vec::new();
         rust_files(&dir.join("src"), &mut files);
@@ -543,13 +548,18 @@ fn a_test_kind_is_its_file_and_its_lines() {
             let text = std::fs::read_to_string(&file).unwrap_or_default();
             for (index, line) in text.lines().enumerate() {
                 let code = line.trim();
-                if code.starts_with("//") || !(code.contains("local_dir") || code.contains("LocalDir")) {
+                if code.starts_with("//")
+                    || !(code.contains("local_dir") || code.contains("LocalDir"))
+                {
                     continue;
                 }
                 if short == "relay-destinations/src/lib.rs" && lines.contains(&code) {
                     seen.push(code.to_string());
                 } else {
-                    failures.push(format!("{short}:{}: names the test-only kind: {code}", index + 1));
+                    failures.push(format!(
+                        "{short}:{}: names the test-only kind: {code}",
+                        index + 1
+                    ));
                 }
             }
         }

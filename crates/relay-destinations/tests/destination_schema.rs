@@ -308,8 +308,7 @@ fn every_kind_has_one_tagged_closed_member() {
 fn every_example_and_its_serialized_form_is_accepted() {
     let v = validator(&derived());
     for example in examples() {
-        let d: Config =
-            serde_json::from_value(example.clone()).expect("an example deserializes");
+        let d: Config = serde_json::from_value(example.clone()).expect("an example deserializes");
         let written = serde_json::to_value(&d).unwrap();
         for value in [&example, &written] {
             let errors: Vec<String> = v.iter_errors(value).map(|e| e.to_string()).collect();

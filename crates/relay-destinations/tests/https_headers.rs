@@ -4,11 +4,11 @@
 
 use std::sync::Arc;
 
-use relay_destinations::Config;
-use relay_destinations::https::{HttpsDestination, HttpsHeader};
 use relay_core::secret::{SecretRef, SecretValue, Secrets};
+use relay_destinations::Config;
 use relay_destinations::Kind as _;
 use relay_destinations::https::Https;
+use relay_destinations::https::{HttpsDestination, HttpsHeader};
 use relay_destinations::{Shared, build, validate};
 use relay_net::{Guard, HttpsClient, OutboundConfig, StaticResolver};
 

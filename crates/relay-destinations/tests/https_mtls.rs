@@ -5,9 +5,9 @@
 
 use std::sync::Arc;
 
+use relay_core::secret::{SecretRef, SecretValue, Secrets};
 use relay_destinations::Config;
 use relay_destinations::https::{ClientCertificate, HttpsAuth, HttpsDestination};
-use relay_core::secret::{SecretRef, SecretValue, Secrets};
 use relay_destinations::{Client, Shared, build, check_values, validate};
 use relay_net::{Guard, HttpsClient, OutboundConfig, StaticResolver};
 use relay_receiver::TestCa;
@@ -141,8 +141,7 @@ fn the_client_presents_the_identity_and_debug_shows_no_key() {
         unreachable!()
     };
     plain.auth = None;
-    let Client::Https(https) =
-        build(&Config::Https(plain), &shared(), &Secrets::new()).unwrap()
+    let Client::Https(https) = build(&Config::Https(plain), &shared(), &Secrets::new()).unwrap()
     else {
         panic!("an HTTPS client")
     };

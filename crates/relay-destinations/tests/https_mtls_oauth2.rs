@@ -10,11 +10,13 @@ mod common;
 use std::sync::Arc;
 
 use common::message;
-use relay_destinations::Config;
-use relay_destinations::https::{ClientAuthMethod, ClientCertificate, HttpsAuth, HttpsDestination, OAuth2ClientCredentials};
 use relay_core::outcome::{FailureCode, TokenFailure, Verdict};
 use relay_core::secret::{SecretRef, SecretValue, Secrets};
 use relay_core::time::{ManualClock, Timestamp};
+use relay_destinations::Config;
+use relay_destinations::https::{
+    ClientAuthMethod, ClientCertificate, HttpsAuth, HttpsDestination, OAuth2ClientCredentials,
+};
 use relay_destinations::{Shared, build};
 use relay_net::{Guard, HttpsClient, Limits, OutboundConfig, StaticResolver};
 use relay_receiver::{LeafCert, OAuthIssuer, Receiver, ReceiverConfig, TestCa};

@@ -8,13 +8,15 @@ mod common;
 use std::sync::Arc;
 
 use common::message;
-use relay_destinations::Config;
-use relay_destinations::https::{ClientAuthMethod, HttpsAuth, HttpsDestination, HttpsHeader, OAuth2ClientCredentials};
 use relay_core::outcome::{FailureCode, HealthWarning, OAuthError, TokenFailure, Verdict};
 use relay_core::secret::{SecretRef, SecretValue, Secrets};
 use relay_core::time::{ManualClock, Timestamp};
+use relay_destinations::Config;
 use relay_destinations::https::Result as HttpsResult;
 use relay_destinations::https::oauth2::source::TokenSource;
+use relay_destinations::https::{
+    ClientAuthMethod, HttpsAuth, HttpsDestination, HttpsHeader, OAuth2ClientCredentials,
+};
 use relay_destinations::{Client, Delivery, Shared, build, validate};
 use relay_net::{Guard, HttpsClient, Limits, OutboundConfig, StaticResolver};
 use relay_receiver::{Behavior, OAuthIssuer, Receiver, ReceiverConfig, Reply, TestCa};

@@ -4,12 +4,12 @@ mod registration;
 
 use std::sync::Arc;
 
+use relay_core::secret::{SecretRef, SecretValue, Secrets};
 use relay_destinations::Config;
 use relay_destinations::https::HttpsDestination;
 use relay_destinations::nats_jetstream::NatsJetstreamDestination;
 use relay_destinations::rabbitmq::RabbitMqDestination;
 use relay_destinations::redis_stream::RedisStreamDestination;
-use relay_core::secret::{SecretRef, SecretValue, Secrets};
 use relay_net::Guard;
 
 fn guard(allow_loopback: bool) -> Guard {

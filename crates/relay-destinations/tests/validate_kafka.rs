@@ -6,9 +6,9 @@ mod registration;
 use std::sync::Arc;
 
 use relay_core::model::ContentMode;
+use relay_core::secret::{SecretRef, SecretValue, Secrets};
 use relay_destinations::Config;
 use relay_destinations::kafka::{KafkaBroker, KafkaDestination, KafkaSasl, SaslMechanism};
-use relay_core::secret::{SecretRef, SecretValue, Secrets};
 use relay_net::Guard;
 
 fn guard(allow_loopback: bool) -> Guard {

@@ -6,9 +6,9 @@ mod registration;
 use std::sync::Arc;
 
 use relay_core::model::ContentMode;
+use relay_core::secret::{SecretRef, SecretValue, Secrets};
 use relay_destinations::Config;
 use relay_destinations::mqtt::{MqttDestination, MqttVersion};
-use relay_core::secret::{SecretRef, SecretValue, Secrets};
 use relay_net::Guard;
 
 fn guard(allow_loopback: bool) -> Guard {
@@ -110,9 +110,7 @@ fn the_configuration_reads_as_documented() {
         "username": "relay", "password": "env:RELAY_MQTT_PW"
     }))
     .unwrap();
-    let Config::Mqtt(m) = &d else {
-        panic!("{d:?}")
-    };
+    let Config::Mqtt(m) = &d else { panic!("{d:?}") };
     assert_eq!(m.port, 1883);
     assert_eq!(m.protocol_version, MqttVersion::V5);
     assert_eq!(m.content_mode, ContentMode::Structured);

@@ -133,12 +133,8 @@ impl Attempter {
         let now = self.clock.now();
         if c.event.expires_at.is_some_and(|t| t <= now) {
             self.metrics.count_outcome("expired");
-            self.metrics.count_attempt(
-                kind_label(c),
-                "expired",
-                None,
-                &c.tenant_id,
-            );
+            self.metrics
+                .count_attempt(kind_label(c), "expired", None, &c.tenant_id);
             return end_without_attempt(c, owner, MessageEvent::TtlExpired, now, manual);
         }
         let dead_letter = |reason: DeadLetterReason| {

@@ -11,10 +11,10 @@ use std::path::{Path, PathBuf};
 
 use common::{Env, Setup};
 use relay_core::model::{AttemptTrigger, Message, MessageState};
-use relay_destinations::Config;
-use relay_destinations::local_dir::LocalDirDestination;
 use relay_core::signature::{SignatureHeaders, verify};
 use relay_core::time::Clock;
+use relay_destinations::Config;
+use relay_destinations::local_dir::LocalDirDestination;
 use relay_store::PageRequest;
 use sha2::Digest;
 

@@ -9,13 +9,13 @@ use std::sync::Arc;
 
 use common::{Env, MASTER, Setup, WAIT};
 use relay_core::model::MessageState;
+use relay_core::sealed::MasterKey;
+use relay_core::secret::{SecretGrant, SecretPolicy, SecretRef};
+use relay_core::time::Clock;
 use relay_destinations::Config;
 use relay_destinations::https::{
     ClientAuthMethod, HttpsAuth, HttpsDestination, OAuth2ClientCredentials,
 };
-use relay_core::sealed::MasterKey;
-use relay_core::secret::{SecretGrant, SecretPolicy, SecretRef};
-use relay_core::time::Clock;
 use relay_engine::Dispatcher;
 use relay_net::{Guard, HttpsClient, OutboundConfig, StaticResolver};
 use relay_receiver::{OAuthIssuer, Receiver, ReceiverConfig};

@@ -47,7 +47,8 @@ pub const EMPTY_WARNING: &str = "no event types selected: this endpoint receives
 pub struct CreateEndpoint {
     pub consumer_id: String,
     pub description: Option<String>,
-    /// Read by the kind its `kind` names (`relay_destinations::Config`).
+    // Read by the kind its `kind` names (not a doc comment: the schema is
+    // `Destination`'s, described there).
     #[schema(value_type = Destination)]
     pub destination: Config,
     /// Event types to receive (at most 256). Empty receives nothing; `["*"]` receives all (with a warning).

@@ -11,9 +11,9 @@
 use std::sync::{Arc, Mutex};
 
 use relay_compliance::{Mode, Peer, Received};
+use relay_core::secret::{SecretGrant, SecretRef};
 use relay_destinations::Config;
 use relay_destinations::https::{ClientCertificate, HttpsAuth, HttpsDestination, HttpsHeader};
-use relay_core::secret::{SecretGrant, SecretRef};
 use relay_net::{OutboundConfig, StaticResolver};
 use relay_receiver::{Behavior, LeafCert, Receiver, ReceiverConfig, TestCa};
 

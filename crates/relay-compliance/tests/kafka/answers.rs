@@ -6,11 +6,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use relay_core::model::{ContentMode, Environment, Event, SignatureScheme};
-use relay_destinations::Config;
 use relay_core::outcome::{FailureCode, TransportError, Verdict};
 use relay_core::secret::Secrets;
 use relay_core::signature::SigningKey;
 use relay_core::time::Timestamp;
+use relay_destinations::Config;
 use relay_destinations::{Delivery, Input, Prepared, Shared};
 use relay_net::{Guard, HttpsClient, Limits};
 use serde_json::value::RawValue;
@@ -307,8 +307,8 @@ pub fn global_logs() -> Captured {
 /// included.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn credentials_stay_out_of_records_and_logs() {
-    use relay_destinations::kafka::{KafkaSasl, SaslMechanism};
     use relay_core::secret::{SecretRef, SecretValue};
+    use relay_destinations::kafka::{KafkaSasl, SaslMechanism};
     let logs = global_logs();
     let cluster = Cluster::start(1, "secrets", 1);
     let (config, resolver) = outbound(&cluster.ports());

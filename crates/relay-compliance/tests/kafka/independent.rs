@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use relay_core::model::ContentMode;
-use relay_destinations::Config;
 use relay_core::outcome::Verdict;
+use relay_destinations::Config;
 use relay_receiver::judges::Judges;
 
 use super::answers::{NOW, client, deliver, prepared, whsec};

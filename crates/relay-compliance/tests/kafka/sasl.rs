@@ -13,11 +13,11 @@ use rdkafka::Message;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::{Offset, TopicPartitionList};
 use relay_core::model::ContentMode;
-use relay_destinations::Config;
-use relay_destinations::kafka::{KafkaBroker, KafkaSasl, SaslMechanism};
 use relay_core::outcome::{FailureCode, Refusal, Verdict};
 use relay_core::secret::{SecretRef, SecretValue, Secrets};
+use relay_destinations::Config;
 use relay_destinations::Shared;
+use relay_destinations::kafka::{KafkaBroker, KafkaSasl, SaslMechanism};
 use relay_net::{Guard, HttpsClient};
 
 use super::answers::{deliver, global_logs, prepared};

@@ -15,11 +15,11 @@ use rcgen::{
     ExtendedKeyUsagePurpose, IsCa, KeyPair, KeyUsagePurpose,
 };
 use relay_core::model::ContentMode;
-use relay_destinations::Config;
-use relay_destinations::kafka::KafkaBroker;
 use relay_core::outcome::{FailureCode, TransportError, Verdict};
 use relay_core::secret::{SecretRef, SecretValue, Secrets};
+use relay_destinations::Config;
 use relay_destinations::Shared;
+use relay_destinations::kafka::KafkaBroker;
 use relay_net::{Guard, HttpsClient, OutboundConfig, StaticResolver};
 use relay_receiver::{TestCa, crypto_provider};
 use rustls::RootCertStore;

@@ -5,12 +5,12 @@
 use std::sync::Arc;
 
 use relay_core::model::{Environment, Event, SignatureScheme};
-use relay_destinations::Config;
 use relay_core::outcome::{FailureCode, Refusal, Verdict};
 use relay_core::sealed::MasterKey;
 use relay_core::secret::{SecretValue, Secrets};
 use relay_core::time::Timestamp;
 use relay_core::transition::DeadLetterReason;
+use relay_destinations::Config;
 use relay_destinations::{Delivery, Input, Prepared, Shared};
 use relay_net::{Guard, HttpsClient, Limits};
 use serde_json::value::RawValue;

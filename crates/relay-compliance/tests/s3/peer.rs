@@ -14,9 +14,9 @@ use std::io::Read as _;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use relay_compliance::{Mode, Peer, Received};
+use relay_core::secret::{SecretGrant, SecretRef};
 use relay_destinations::Config;
 use relay_destinations::s3::{S3Addressing, S3Batch, S3Compression, S3Destination};
-use relay_core::secret::{SecretGrant, SecretRef};
 use relay_net::{OutboundConfig, StaticResolver};
 
 use super::moto::{self, BUCKET, Moto};

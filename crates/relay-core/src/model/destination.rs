@@ -70,7 +70,9 @@ impl Destination {
 
 impl std::fmt::Debug for Destination {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_tuple("Destination").field(&self.json.get()).finish()
+        f.debug_tuple("Destination")
+            .field(&self.json.get())
+            .finish()
     }
 }
 

@@ -1,12 +1,12 @@
 //! Each kind's limits as stated in its `limits.rs`, through [`crate::admit`]
 //! and [`crate::capacity_warning`] as the engine and the API call them.
 
-use bytes::Bytes;
-use relay_core::model::ContentMode;
 use crate::https::HttpsDestination;
 use crate::kafka::{KafkaBroker, KafkaDestination};
 use crate::mqtt::{MqttDestination, MqttVersion};
 use crate::rabbitmq::RabbitMqDestination;
+use bytes::Bytes;
+use relay_core::model::ContentMode;
 
 use crate::test_message::prepared;
 use crate::{Unfit, admit, capacity_warning};

@@ -39,13 +39,13 @@ pub mod portal;
 
 use std::collections::BTreeSet;
 
+use relay_core::outcome::{HealthWarning, Verdict};
 use relay_core::secret::SecretRef;
+use relay_core::time::Timestamp;
+use relay_net::{Guard, GuardError, HeaderName, HeaderValue, HttpsClient, Limits, Response};
 use utoipa::PartialSchema as _;
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::Schema;
-use relay_core::outcome::{HealthWarning, Verdict};
-use relay_core::time::Timestamp;
-use relay_net::{Guard, GuardError, HeaderName, HeaderValue, HttpsClient, Limits, Response};
 
 use self::classify::{Exchange, ResponseHeaders};
 use self::oauth2::TokenError;

@@ -39,15 +39,15 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use relay_core::model::ContentMode;
-use relay_core::secret::SecretRef;
-use utoipa::PartialSchema as _;
-use utoipa::openapi::RefOr;
-use utoipa::openapi::schema::Schema;
 use relay_core::outcome::Verdict;
+use relay_core::secret::SecretRef;
 use relay_core::secret::{SecretValue, Secrets, Unresolved};
 use relay_core::time::Timestamp;
 use relay_net::{ErrorKind, Guard, Limits};
 use tokio::time::Instant;
+use utoipa::PartialSchema as _;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::Schema;
 
 use self::classify::Answer;
 use self::conn::{Confirm, Connection, Failure, Io, Login};

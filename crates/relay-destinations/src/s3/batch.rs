@@ -18,9 +18,9 @@
 //! anything. The object is made, signed and stored once when the batch is
 //! closed; every write of the batch sends these same bytes.
 
+use crate::s3::S3Compression;
 use bytes::Bytes;
 use relay_core::model::{ContentMode, Environment};
-use crate::s3::S3Compression;
 use relay_core::signature::{SigningKey, sign_request};
 use relay_core::time::Timestamp;
 use sha2::{Digest, Sha256};

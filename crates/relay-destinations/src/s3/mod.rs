@@ -37,17 +37,17 @@ pub mod sigv4;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use relay_core::secret::SecretRef;
-use utoipa::PartialSchema as _;
-use utoipa::openapi::RefOr;
-use utoipa::openapi::schema::Schema;
 use relay_core::outcome::Verdict;
+use relay_core::secret::SecretRef;
 use relay_core::secret::{SecretValue, Secrets, Unresolved};
 use relay_core::time::Timestamp;
 use relay_net::{
     ErrorKind, Guard, GuardError, HeaderName, HeaderValue, HttpsClient, Limits, Method, Response,
 };
 use sha2::{Digest, Sha256};
+use utoipa::PartialSchema as _;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::Schema;
 
 use self::classify::Answer;
 use crate::{Invalid, Kind, Prepared, Record, Shared, hosts};

@@ -238,9 +238,9 @@ pub(crate) enum Unbuilt {
 impl std::fmt::Display for Unbuilt {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Unbuilt::Unavailable(m)
-            | Unbuilt::Secret { message: m, .. }
-            | Unbuilt::Invalid(m) => f.write_str(m),
+            Unbuilt::Unavailable(m) | Unbuilt::Secret { message: m, .. } | Unbuilt::Invalid(m) => {
+                f.write_str(m)
+            }
         }
     }
 }

@@ -145,7 +145,10 @@ pub fn config(d: &Destination) -> Option<Config> {
 /// Where `d`'s messages go, in one line for the audit log
 /// ([`relay_destinations::describe`]); its kind when it does not read.
 pub fn describe(d: &Destination) -> String {
-    config(d).map_or_else(|| d.kind().to_string(), |c| relay_destinations::describe(&c))
+    config(d).map_or_else(
+        || d.kind().to_string(),
+        |c| relay_destinations::describe(&c),
+    )
 }
 
 /// Whether the change from `before` to `after` moves the destination to
@@ -155,9 +158,8 @@ pub fn host_changed_with_credentials(
     after: &Destination,
     guard: &Guard,
 ) -> bool {
-    let hosts = |d: &Destination| {
-        config(d).map(|c| relay_destinations::credential_hosts(&c, guard))
-    };
+    let hosts =
+        |d: &Destination| config(d).map(|c| relay_destinations::credential_hosts(&c, guard));
     !credentials(before).is_empty() && hosts(before) != hosts(after)
 }
 
@@ -197,10 +199,7 @@ pub fn not_restated() -> ApiError {
 pub fn updated_entry(before: &Endpoint, after: &Endpoint) -> Option<serde_json::Value> {
     use serde_json::json;
     let mut p = serde_json::Map::new();
-    let (from, to) = (
-        describe(&before.destination),
-        describe(&after.destination),
-    );
+    let (from, to) = (describe(&before.destination), describe(&after.destination));
     if from != to {
         p.insert("url".into(), json!({ "from": from, "to": to }));
     }
