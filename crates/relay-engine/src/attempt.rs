@@ -168,7 +168,7 @@ impl Attempter {
         };
         let (all_keys, config) = match &built {
             Ok(b) => (&b.keys, &b.config),
-            Err((_, keys, config)) => (keys, config),
+            Err((_, keys, config)) => (keys, &**config),
         };
         let active = active_keys(all_keys, now);
         let attempt_number = c.message.attempts_used + c.message.deferrals_used + 1;

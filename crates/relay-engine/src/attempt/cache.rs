@@ -122,7 +122,7 @@ impl EndpointCache {
             return Err(Unbuilt::Secret {
                 message: refused.message,
                 keys,
-                config,
+                config: Box::new(config),
             });
         }
         let secrets = match a.resolver.resolve(&scope, &refs).await {
@@ -137,7 +137,7 @@ impl EndpointCache {
                 return Err(Unbuilt::Secret {
                     message: e.to_string(),
                     keys,
-                    config,
+                    config: Box::new(config),
                 });
             }
         };
@@ -153,7 +153,7 @@ impl EndpointCache {
                 return Err(Unbuilt::Secret {
                     message: format!("{}: the value cannot be used by this destination", e.0),
                     keys,
-                    config,
+                    config: Box::new(config),
                 });
             }
         };
@@ -226,7 +226,7 @@ pub(crate) enum Unbuilt {
     Secret {
         message: String,
         keys: Vec<(EndpointKeyRecord, SigningKey)>,
-        config: Config,
+        config: Box<Config>,
     },
     /// The stored destination does not read as its kind's configuration
     /// (an unknown kind, or fields it does not take): no attempt can
