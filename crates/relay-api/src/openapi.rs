@@ -28,6 +28,20 @@ use crate::routes::{
     portal_tokens, recovery, secrets, system_events, tenants,
 };
 
+/// `Destination`'s schema: the `oneOf` of the kinds' configurations
+/// (`relay_destinations::schema`), in place of relay-core's generic one
+/// (relay-core names no kind).
+struct DestinationSchema;
+
+impl Modify for DestinationSchema {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components
+            .schemas
+            .insert("Destination".into(), relay_destinations::schema());
+    }
+}
+
 struct SecuritySchemes;
 
 impl Modify for SecuritySchemes {
@@ -270,7 +284,7 @@ fn as_problem(response: &mut Response) {
         inbound::ledger,
         secrets::put, secrets::list, secrets::get, secrets::delete,
     ),
-    modifiers(&SecuritySchemes, &CommonResponses)
+    modifiers(&DestinationSchema, &SecuritySchemes, &CommonResponses)
 )]
 pub struct ApiDoc;
 

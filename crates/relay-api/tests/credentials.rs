@@ -8,7 +8,9 @@ mod common;
 
 use axum::http::{Method, StatusCode};
 use common::*;
-use relay_core::model::{Destination, Environment, HttpsHeader};
+use relay_core::model::Environment;
+use relay_destinations::Config;
+use relay_destinations::https::HttpsHeader;
 use relay_store::Scope;
 use serde_json::{Value, json};
 
@@ -137,7 +139,7 @@ async fn a_stored_literal_credential_is_never_shown() {
         .await
         .unwrap()
         .unwrap();
-    let Destination::Https(h) = &mut e.destination else {
+    let Ok(Config::Https(mut h)) = Config::try_from(&e.destination) else {
         unreachable!()
     };
     h.headers.push(HttpsHeader {
@@ -145,6 +147,7 @@ async fn a_stored_literal_credential_is_never_shown() {
         value: Some(TOKEN.into()),
         secret: None,
     });
+    e.destination = Config::Https(h).into();
     relay_store::conformance::update_endpoint(&**store, &scope, &e, &[])
         .await
         .unwrap();
@@ -176,7 +179,7 @@ async fn a_stored_literal_credential_is_never_shown() {
         .await
         .unwrap()
         .unwrap();
-    let Destination::Https(h) = &stored.destination else {
+    let Ok(Config::Https(h)) = Config::try_from(&stored.destination) else {
         unreachable!()
     };
     assert_eq!(h.headers[0].value.as_deref(), Some(TOKEN));

@@ -15,7 +15,8 @@
 
 use std::sync::atomic::AtomicUsize;
 
-use relay_core::model::{Destination, Event};
+use relay_core::model::Event;
+use relay_destinations::Config;
 use relay_destinations::{Input, Prepared, Shared};
 use relay_net::{Guard, HttpsClient, Limits, OutboundConfig, StaticResolver};
 use serde_json::value::RawValue;
@@ -53,7 +54,7 @@ pub(crate) trait Broker {
     fn port(&self) -> u16;
     /// The endpoint's destination for one side. Relay's is registered
     /// through the API as JSON; the raw side's client is built from it.
-    fn destination(&self, side: Side) -> Destination;
+    fn destination(&self, side: Side) -> Config;
     /// How many messages the side's target holds now.
     async fn stored(&mut self, side: Side) -> anyhow::Result<u64>;
     /// Removes what the run created (best effort).
@@ -127,7 +128,7 @@ impl relay_core::time::Clock for WallClock {
 /// The kind's client alone: `concurrency` workers publishing `messages`,
 /// each awaiting its acknowledgement. Returns (seconds, failures).
 async fn raw_run(
-    destination: Destination,
+    destination: Config,
     port: u16,
     messages: Vec<Prepared>,
     concurrency: usize,
@@ -186,7 +187,7 @@ async fn raw_run(
 pub(crate) async fn subscribe(
     api: &mut http::Api,
     name: &str,
-    destination: &Destination,
+    destination: &Config,
     concurrency: u32,
 ) -> anyhow::Result<()> {
     let consumer = api

@@ -24,8 +24,10 @@ use rdkafka::producer::{
     BaseRecord, DefaultProducerContext, DeliveryResult, Producer as _, ProducerContext,
     ThreadedProducer,
 };
-use relay_core::model::{ContentMode, Destination, KafkaBroker, KafkaDestination};
+use relay_core::model::ContentMode;
+use relay_destinations::Config;
 use relay_destinations::Prepared;
+use relay_destinations::kafka::{KafkaBroker, KafkaDestination};
 
 use super::broker::{Broker, Side};
 use super::*;
@@ -121,8 +123,8 @@ impl Broker for Kafka {
         self.port
     }
 
-    fn destination(&self, side: Side) -> Destination {
-        Destination::Kafka(KafkaDestination {
+    fn destination(&self, side: Side) -> Config {
+        Config::Kafka(KafkaDestination {
             bootstrap: vec![KafkaBroker {
                 host: "127.0.0.1".into(),
                 port: self.port,
@@ -162,7 +164,7 @@ impl Kafka {
         anyhow::ensure!(!messages.is_empty(), "no messages to produce");
         let reports = Arc::new(Reports::default());
         let destination = match self.destination(Side::Raw) {
-            Destination::Kafka(k) => k,
+            Config::Kafka(k) => k,
             _ => unreachable!("a kafka destination"),
         };
         let mut config = ClientConfig::new();

@@ -5,8 +5,10 @@
 //! own QoS 1 subscriber on `bench/<tag>/#` counts what the broker hands on
 //! for each (the broker does the same work for both sides).
 
-use relay_core::model::{ContentMode, Destination, MqttDestination, MqttVersion};
+use relay_core::model::ContentMode;
+use relay_destinations::Config;
 use relay_destinations::mqtt::wire::{self, Connect, Incoming};
+use relay_destinations::mqtt::{MqttDestination, MqttVersion};
 use tokio::io::{AsyncWriteExt, BufReader};
 
 use super::broker::{Broker, Side};
@@ -111,8 +113,8 @@ impl Broker for Mqtt {
         self.port
     }
 
-    fn destination(&self, side: Side) -> Destination {
-        Destination::Mqtt(MqttDestination {
+    fn destination(&self, side: Side) -> Config {
+        Config::Mqtt(MqttDestination {
             host: "127.0.0.1".into(),
             port: self.port,
             tls: false,

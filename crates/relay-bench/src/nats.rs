@@ -3,7 +3,8 @@
 //! side publishes to its own stream (file storage), created for the run and
 //! deleted after it.
 
-use relay_core::model::{Destination, NatsJetstreamDestination};
+use relay_destinations::Config;
+use relay_destinations::nats_jetstream::NatsJetstreamDestination;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 
 use super::broker::{Broker, Side};
@@ -145,8 +146,8 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Broker for Nats<S> {
         self.port
     }
 
-    fn destination(&self, side: Side) -> Destination {
-        Destination::NatsJetstream(NatsJetstreamDestination {
+    fn destination(&self, side: Side) -> Config {
+        Config::NatsJetstream(NatsJetstreamDestination {
             host: "127.0.0.1".into(),
             port: self.port,
             tls: false,

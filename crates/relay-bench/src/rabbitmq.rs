@@ -7,7 +7,9 @@
 //! client (`relay_destinations::rabbitmq::conn`) over a loopback stream
 //! from `relay-net`.
 
-use relay_core::model::{ContentMode, Destination, RabbitMqDestination};
+use relay_core::model::ContentMode;
+use relay_destinations::Config;
+use relay_destinations::rabbitmq::RabbitMqDestination;
 use relay_destinations::rabbitmq::conn::{Connection, Login};
 use relay_destinations::rabbitmq::wire::{Args, Table, id};
 
@@ -122,8 +124,8 @@ impl Broker for RabbitMq {
         self.port
     }
 
-    fn destination(&self, side: Side) -> Destination {
-        Destination::RabbitMq(RabbitMqDestination {
+    fn destination(&self, side: Side) -> Config {
+        Config::RabbitMq(RabbitMqDestination {
             host: "127.0.0.1".into(),
             port: self.port,
             tls: false,

@@ -2,7 +2,9 @@
 //! on `127.0.0.1:--redis-port`, success on the `XADD` reply's entry id.
 //! Each side adds to its own stream key, deleted after the run.
 
-use relay_core::model::{ContentMode, Destination, RedisStreamDestination};
+use relay_core::model::ContentMode;
+use relay_destinations::Config;
+use relay_destinations::redis_stream::RedisStreamDestination;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 
 use super::broker::{Broker, Side};
@@ -82,8 +84,8 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Broker for Redis<S> {
         self.port
     }
 
-    fn destination(&self, side: Side) -> Destination {
-        Destination::RedisStream(RedisStreamDestination {
+    fn destination(&self, side: Side) -> Config {
+        Config::RedisStream(RedisStreamDestination {
             host: "127.0.0.1".into(),
             port: self.port,
             tls: false,

@@ -14,9 +14,10 @@
 
 use std::process::{Child, Command, Stdio};
 
-use relay_core::model::{Destination, S3Addressing, S3Batch, S3Compression, S3Destination};
 use relay_core::secret::{SecretRef, SecretValue, Secrets};
+use relay_destinations::Config;
 use relay_destinations::s3;
+use relay_destinations::s3::{S3Addressing, S3Batch, S3Compression, S3Destination};
 use relay_destinations::{Client, Delivery, Shared};
 use relay_net::{Guard, HttpsClient, Limits, Method, OutboundConfig, StaticResolver};
 
@@ -121,7 +122,7 @@ fn clients(moto: &Moto) -> anyhow::Result<(HttpsClient, s3::Client)> {
         https: https.clone(),
         clock: std::sync::Arc::new(crate::broker::WallClock),
     };
-    let Client::S3(client) = relay_destinations::build(&Destination::S3(d), &shared, &secrets)
+    let Client::S3(client) = relay_destinations::build(&Config::S3(d), &shared, &secrets)
         .map_err(|e| anyhow::anyhow!("unresolved: {}", e.0))?
     else {
         anyhow::bail!("an s3 destination builds an s3 client");
@@ -272,7 +273,7 @@ pub(crate) async fn s3(args: &BenchArgs, relay: Host, data: &Arc<str>) -> anyhow
         SecretRef::Secret("bench-s3-key-id".into()),
         SecretRef::Secret("bench-s3-secret".into()),
     );
-    broker::subscribe(&mut api, "s3", &Destination::S3(d), concurrency).await?;
+    broker::subscribe(&mut api, "s3", &Config::S3(d), concurrency).await?;
     let phase = env.tracker.begin(events);
     let cpu0 = Cpu::now();
     let published = publish(

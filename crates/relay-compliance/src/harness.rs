@@ -167,7 +167,8 @@ impl<P: Peer> Harness<P> {
             .destination(
                 peer.destination()
                     .with_content_mode(mode)
-                    .expect("the kind has this content mode"),
+                    .expect("the kind has this content mode")
+                    .into(),
             )
             .event_types(&["order.shipped"])
             .signature_scheme(SignatureScheme::V1)

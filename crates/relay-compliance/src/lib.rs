@@ -34,7 +34,7 @@ pub use relay_core::model::ContentMode;
 
 use std::future::Future;
 
-use relay_core::model::Destination;
+use relay_destinations::Config;
 use relay_net::{OutboundConfig, StaticResolver};
 
 /// How the peer answers from now on.
@@ -62,8 +62,9 @@ pub trait Peer: Sized + Send + Sync + 'static {
     /// test says `SKIPPED`, which `RELAY_TEST_REQUIRE_ALL=1` makes a failure).
     fn start() -> impl Future<Output = Option<Self>> + Send;
 
-    /// The endpoint's destination, pointing at this peer.
-    fn destination(&self) -> Destination;
+    /// The endpoint's destination, pointing at this peer, as its kind's
+    /// configuration.
+    fn destination(&self) -> Config;
 
     /// The operator settings that let Relay reach the peer on loopback, and
     /// the names the resolver answers for it.

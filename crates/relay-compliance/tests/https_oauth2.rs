@@ -13,11 +13,12 @@
 use std::sync::{Arc, Mutex};
 
 use relay_compliance::{Mode, Peer, Received, compliance_suite};
-use relay_core::model::{
-    ClientAuthMethod, Destination, HttpsAuth, HttpsDestination, MessageState,
-    OAuth2ClientCredentials,
-};
+use relay_core::model::MessageState;
 use relay_core::secret::{SecretGrant, SecretRef};
+use relay_destinations::Config;
+use relay_destinations::https::{
+    ClientAuthMethod, HttpsAuth, HttpsDestination, OAuth2ClientCredentials,
+};
 use relay_net::{OutboundConfig, StaticResolver};
 use relay_receiver::{Behavior, OAuthIssuer, Receiver, ReceiverConfig, TestCa};
 
@@ -173,8 +174,8 @@ impl Peer for OAuthPeer {
         })
     }
 
-    fn destination(&self) -> Destination {
-        Destination::Https(HttpsDestination {
+    fn destination(&self) -> Config {
+        Config::Https(HttpsDestination {
             url: format!("https://{HOST}:{}/hooks", self.port),
             auth: Some(HttpsAuth {
                 client_certificate: None,

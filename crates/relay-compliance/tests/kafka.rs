@@ -40,7 +40,9 @@ use std::time::Duration;
 
 use rdkafka::types::RDKafkaRespErr;
 use relay_compliance::{Mode, Peer, Received, compliance_suite};
-use relay_core::model::{ContentMode, Destination, KafkaBroker, KafkaDestination};
+use relay_core::model::ContentMode;
+use relay_destinations::Config;
+use relay_destinations::kafka::{KafkaBroker, KafkaDestination};
 use relay_net::{OutboundConfig, StaticResolver};
 
 use cluster::{Cluster, Got, Reader};
@@ -141,8 +143,8 @@ impl Peer for KafkaPeer {
         Some(KafkaPeer { cluster, reader })
     }
 
-    fn destination(&self) -> Destination {
-        Destination::Kafka(destination(&self.cluster, ContentMode::Structured))
+    fn destination(&self) -> Config {
+        Config::Kafka(destination(&self.cluster, ContentMode::Structured))
     }
 
     fn outbound(&self) -> (OutboundConfig, StaticResolver) {

@@ -25,8 +25,9 @@ mod broker;
 mod consumer;
 
 use relay_compliance::{Mode, Peer, Received, compliance_suite};
-use relay_core::model::{Destination, MqttDestination, MqttVersion};
 use relay_core::secret::{SecretGrant, SecretRef};
+use relay_destinations::Config;
+use relay_destinations::mqtt::{MqttDestination, MqttVersion};
 use relay_net::{OutboundConfig, StaticResolver};
 use tokio::sync::Mutex;
 
@@ -134,8 +135,8 @@ impl Peer for MqttPeer {
         })
     }
 
-    fn destination(&self) -> Destination {
-        Destination::Mqtt(destination(self.port, &self.password_file, MqttVersion::V5))
+    fn destination(&self) -> Config {
+        Config::Mqtt(destination(self.port, &self.password_file, MqttVersion::V5))
     }
 
     fn secret_grant(&self) -> SecretGrant {

@@ -21,9 +21,10 @@ use std::process::Child;
 use std::sync::Mutex;
 
 use relay_compliance::{Mode, Peer, Received, compliance_suite};
-use relay_core::model::{Destination, NatsJetstreamDestination};
 use relay_core::secret::{SecretGrant, SecretRef};
 use relay_core::time::Clock;
+use relay_destinations::Config;
+use relay_destinations::nats_jetstream::NatsJetstreamDestination;
 use relay_net::{OutboundConfig, StaticResolver};
 use serde_json::json;
 
@@ -175,8 +176,8 @@ impl Peer for NatsPeer {
         })
     }
 
-    fn destination(&self) -> Destination {
-        Destination::NatsJetstream(NatsJetstreamDestination {
+    fn destination(&self) -> Config {
+        Config::NatsJetstream(NatsJetstreamDestination {
             host: HOST.into(),
             port: self.port,
             tls: false,
@@ -405,10 +406,11 @@ async fn a_refused_password_is_retried_as_auth_refused() {
 async fn the_ordering_key_is_one_subject_token() {
     relay_compliance::cases::run::<NatsPeer, _, _>(false, "ordering_key", |h| async move {
         let mut endpoint = h.endpoint.clone();
-        let Destination::NatsJetstream(d) = &mut endpoint.destination else {
+        let Ok(Config::NatsJetstream(mut d)) = Config::try_from(&endpoint.destination) else {
             unreachable!()
         };
         d.subject = "relay.{environment}.{ordering_key}".into();
+        endpoint.destination = Config::NatsJetstream(d).into();
         endpoint.updated_at = h.clock.now();
         relay_store::conformance::update_endpoint(h.store(), &h.scope, &endpoint, &[])
             .await
@@ -454,10 +456,11 @@ async fn the_ordering_key_is_one_subject_token() {
         // Partitioned by the server's subject mapping (`admin::PARTITIONS`):
         // every event of one key lands in the same one of 4 partitions.
         let mut endpoint = endpoint.clone();
-        let Destination::NatsJetstream(d) = &mut endpoint.destination else {
+        let Ok(Config::NatsJetstream(mut d)) = Config::try_from(&endpoint.destination) else {
             unreachable!()
         };
         d.subject = "relay.part.{ordering_key}".into();
+        endpoint.destination = Config::NatsJetstream(d).into();
         h.clock.advance_millis(1000);
         endpoint.updated_at = h.clock.now();
         relay_store::conformance::update_endpoint(h.store(), &h.scope, &endpoint, &[])

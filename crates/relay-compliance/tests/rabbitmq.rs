@@ -24,9 +24,10 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use relay_compliance::{Mode, Peer, Received, compliance_suite};
-use relay_core::model::{Destination, RabbitMqDestination};
 use relay_core::secret::{SecretGrant, SecretRef};
+use relay_destinations::Config;
 use relay_destinations::rabbitmq::CE_PREFIX;
+use relay_destinations::rabbitmq::RabbitMqDestination;
 use relay_destinations::rabbitmq::conn::Connection;
 use relay_destinations::rabbitmq::wire::{Args, Table, Value, id};
 use relay_net::{OutboundConfig, StaticResolver};
@@ -255,8 +256,8 @@ impl Peer for RabbitPeer {
         })
     }
 
-    fn destination(&self) -> Destination {
-        Destination::RabbitMq(destination(
+    fn destination(&self) -> Config {
+        Config::RabbitMq(destination(
             self.port,
             &self.names.exchange,
             &self.password_file,

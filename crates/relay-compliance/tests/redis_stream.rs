@@ -14,8 +14,9 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use relay_compliance::{Mode, Peer, Received, compliance_suite};
-use relay_core::model::{Destination, RedisStreamDestination};
 use relay_core::secret::{SecretGrant, SecretRef};
+use relay_destinations::Config;
+use relay_destinations::redis_stream::RedisStreamDestination;
 use relay_net::{OutboundConfig, StaticResolver};
 
 const HOST: &str = "redis.compliance.test";
@@ -188,8 +189,8 @@ impl Peer for RedisPeer {
         })
     }
 
-    fn destination(&self) -> Destination {
-        Destination::RedisStream(RedisStreamDestination {
+    fn destination(&self) -> Config {
+        Config::RedisStream(RedisStreamDestination {
             host: HOST.into(),
             port: self.port,
             tls: false,
@@ -390,12 +391,13 @@ fn version(port: u16, pw: &str) -> (u32, u32) {
 /// record. On 7.2+ the same endpoint delivers once AOF is turned on, its
 /// record naming the confirmed fsync.
 async fn wait_aof_is_required_when_asked(postgres: bool) {
-    use relay_core::model::{MessageState, WaitAof};
+    use relay_core::model::MessageState;
     use relay_core::time::Clock;
+    use relay_destinations::redis_stream::WaitAof;
 
     relay_compliance::cases::run::<RedisPeer, _, _>(postgres, "wait_aof", |h| async move {
         let mut endpoint = h.endpoint.clone();
-        let Destination::RedisStream(d) = &mut endpoint.destination else {
+        let Ok(Config::RedisStream(mut d)) = Config::try_from(&endpoint.destination) else {
             unreachable!()
         };
         d.wait_aof = Some(WaitAof {
@@ -403,6 +405,7 @@ async fn wait_aof_is_required_when_asked(postgres: bool) {
             replicas: 0,
             timeout_ms: 500,
         });
+        endpoint.destination = Config::RedisStream(d).into();
         endpoint.updated_at = h.clock.now();
         relay_store::conformance::update_endpoint(h.store(), &h.scope, &endpoint, &[])
             .await

@@ -30,17 +30,16 @@ relay_compliance::compliance_suite!(peer::S3Peer);
 
 use std::time::Duration;
 
-use relay_core::model::{
-    Destination, Environment, Event, S3Addressing, S3Batch, S3Compression, S3Destination,
-    SignatureScheme,
-};
+use relay_core::model::{Environment, Event, SignatureScheme};
 use relay_core::outcome::{FailureCode, Refusal, Verdict};
 use relay_core::sealed::MasterKey;
 use relay_core::secret::{SecretRef, SecretValue, Secrets};
 use relay_core::signature::SigningKey;
 use relay_core::time::Timestamp;
 use relay_core::transition::DeadLetterReason;
+use relay_destinations::Config;
 use relay_destinations::s3::batch;
+use relay_destinations::s3::{S3Addressing, S3Batch, S3Compression, S3Destination};
 use relay_destinations::{Input, Shared};
 use relay_net::{Guard, HttpsClient, Limits, OutboundConfig};
 use relay_receiver::judges::Judges;
@@ -93,7 +92,7 @@ fn client(m: &Moto, d: &S3Destination, key_id: &str, secret: &str) -> relay_dest
     secrets.insert(d.access_key_id.clone(), SecretValue::from(key_id));
     secrets.insert(d.secret_access_key.clone(), SecretValue::from(secret));
     relay_destinations::build(
-        &Destination::S3(d.clone()),
+        &Config::S3(d.clone()),
         &Shared {
             https: HttpsClient::new(guard(m)),
             clock: std::sync::Arc::new(relay_core::time::ManualClock::default()),
@@ -325,7 +324,7 @@ async fn the_service_certificate_is_verified() {
         SecretValue::from(m.secret_access_key.as_str()),
     );
     let c = relay_destinations::build(
-        &Destination::S3(d),
+        &Config::S3(d),
         &Shared {
             https: HttpsClient::new(guard),
             clock: std::sync::Arc::new(relay_core::time::ManualClock::default()),

@@ -11,39 +11,19 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use utoipa::ToSchema;
 
-use crate::secret::SecretRef;
 use crate::time::Timestamp;
 
 mod attempt;
 mod bulk_retry;
 mod destination;
-mod destination_schema;
 mod error_kind;
 #[cfg(feature = "testing")]
 pub mod fixture;
-mod https_auth;
-mod kafka;
-#[cfg(feature = "test-kinds")]
-mod local_dir;
-mod mqtt;
-mod object_storage;
 mod warning;
 pub use attempt::*;
 pub use bulk_retry::BulkRetry;
 pub use destination::*;
 pub use error_kind::{AttemptErrorKind, ErrorKind};
-pub use https_auth::{
-    CLIENT_CERTIFICATE_CHAIN_POINTER, CLIENT_CERTIFICATE_KEY_POINTER, ClientAuthMethod,
-    ClientCertificate, HttpsAuth, OAUTH2_CLIENT_SECRET_POINTER, OAuth2ClientCredentials,
-};
-pub use kafka::{KafkaBroker, KafkaDestination, KafkaSasl, SaslMechanism};
-#[cfg(feature = "test-kinds")]
-pub use local_dir::LocalDirDestination;
-pub use mqtt::{MqttDestination, MqttVersion};
-pub use object_storage::{
-    S3_MAX_BYTES, S3_MAX_EVENTS, S3_MAX_WAIT_SECONDS, S3Addressing, S3Batch, S3Compression,
-    S3Destination,
-};
 pub use warning::WarningKind;
 
 /// Each tenant has two separate worlds of data: `live` and `test`.

@@ -7,9 +7,11 @@
 //!   driver;
 //! - no library or binary source file is over 600 lines, except the ones
 //!   [`LONG_FILES`] names, each with the reason it is still long;
-//! - the engine and the API never name a destination kind (its variant,
-//!   its config type or its module): they reach it through
+//! - relay-core, the engine and the API never name a destination kind (its
+//!   variant, its config type or its module): they reach it through
 //!   `relay-destinations`' dispatch, except where [`NAMES_A_KIND`] says;
+//!   and a kind is its folder and its lines in `relay-destinations/src/lib.rs`
+//!   (the test-only `local_dir` kind shows it);
 //! - what comments and docs name exists: a source path
 //!   (`relay-store/src/retention.rs`) names a file, and a Rust path into a
 //!   workspace crate (`relay_store::retention::purge_before`) starts with
@@ -53,8 +55,8 @@ const MAX_LINES: usize = 600;
 
 /// The crates that never name a destination kind: they reach a kind only
 /// through `relay-destinations`' dispatch (docs/ARCHITECTURE.md, "Adding a
-/// destination kind").
-const KIND_BLIND: &[&str] = &["relay-engine", "relay-api"];
+/// destination kind"); relay-core knows only the generic `Destination`.
+const KIND_BLIND: &[&str] = &["relay-core", "relay-engine", "relay-api"];
 
 /// Where a [`KIND_BLIND`] crate names a kind all the same (the file, and
 /// the name as written), and why.
@@ -442,13 +444,13 @@ fn kinds(lib: &str) -> Vec<(String, String)> {
 }
 
 /// `(line number, name)` of the names of a kind in `text`'s code (not its
-/// comments): `Destination::<Variant>`, `Client::<Variant>`,
-/// `Delivery::<Variant>`, `<Variant>Destination` (the config type) and
-/// `relay_destinations::<module>`.
+/// comments): `Destination::<Variant>`, `Config::<Variant>`,
+/// `Client::<Variant>`, `Delivery::<Variant>`, `<Variant>Destination` (the
+/// config type) and `relay_destinations::<module>`.
 fn kind_names(text: &str, kinds: &[(String, String)]) -> Vec<(usize, String)> {
     let mut names = Vec::new();
     for (variant, module) in kinds {
-        for prefix in ["Destination::", "Client::", "Delivery::"] {
+        for prefix in ["Destination::", "Config::", "Client::", "Delivery::"] {
             names.push(format!("{prefix}{variant}"));
         }
         names.push(format!("{variant}Destination"));
@@ -515,6 +517,62 @@ fn engine_and_api_name_no_kind() {
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
 }
 
+/// The test-only kind `local_dir` is what adding a kind takes: its file
+/// (`relay-destinations/src/local_dir.rs`, its configuration included), its
+/// `mod` line and its line in the `kinds!` list; no other library or binary
+/// source names it, and no other crate has its `test-kinds` feature.
+#[test]
+fn a_test_kind_is_its_file_and_its_lines() {
+    let root = workspace_root().join("crates");
+    let own = "relay-destinations/src/local_dir.rs";
+    let lines = [
+        "pub mod local_dir;",
+        "LocalDir => local_dir::LocalDir [batching],",
+    ];
+    let mut failures = Vec::new();
+    let mut seen = Vec::new();
+    for (name, dir) in crate_dirs() {
+        let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap_or_default();
+        if name != "relay-destinations" && manifest.lines().any(|l| l.starts_with("test-kinds")) {
+            failures.push(format!(
+                "{name}/Cargo.toml: defines the `test-kinds` feature"
+            ));
+        }
+        let mut files = Vec::new();
+        rust_files(&dir.join("src"), &mut files);
+        for file in files {
+            let short = short(&file);
+            if is_test_code(&short) || short == own {
+                continue;
+            }
+            let text = std::fs::read_to_string(&file).unwrap_or_default();
+            for (index, line) in text.lines().enumerate() {
+                let code = line.trim();
+                if code.starts_with("//")
+                    || !(code.contains("local_dir") || code.contains("LocalDir"))
+                {
+                    continue;
+                }
+                if short == "relay-destinations/src/lib.rs" && lines.contains(&code) {
+                    seen.push(code.to_string());
+                } else {
+                    failures.push(format!(
+                        "{short}:{}: names the test-only kind: {code}",
+                        index + 1
+                    ));
+                }
+            }
+        }
+    }
+    assert!(root.join(own).is_file(), "{own} is gone: update this test");
+    for line in lines {
+        if !seen.iter().any(|l| l == line) {
+            failures.push(format!("relay-destinations/src/lib.rs: no line `{line}`"));
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
 #[test]
 fn the_scanners_catch_what_they_should() {
     let sql = "let q = \"SELECT id FROM messages\";\nlet s = \"selected\";\n\
@@ -562,7 +620,7 @@ fn the_scanners_catch_what_they_should() {
         "let d = Destination::S3(c);\n// Destination::Https in a comment\n\
          use relay_destinations::https::portal;\nlet x = HttpsDestination { url };\n\
          relay_destinations::s3batch(); Destination::Https2; MyDestination::S3;\n\
-         d.kind(); Client::Https(c)",
+         d.kind(); Client::Https(c); Config::S3(s)",
         &listed,
     );
     assert_eq!(
@@ -572,6 +630,7 @@ fn the_scanners_catch_what_they_should() {
             (3, "relay_destinations::https".to_string()),
             (4, "HttpsDestination".to_string()),
             (6, "Client::Https".to_string()),
+            (6, "Config::S3".to_string()),
         ]
     );
     assert!(is_test_code("relay-core/src/shape/tests.rs"));

@@ -5,7 +5,8 @@
 //!
 //! | Part | What it is |
 //! |---|---|
-//! | `Config` | the kind's configuration, what the API validates and stores (a variant of [`relay_core::model::Destination`]) |
+//! | `Config` | the kind's configuration type (`<kind>/destination.rs`, deriving its OpenAPI schema, [`Kind::schema`]): the members of the endpoint's `destination` object besides `kind`, what the API validates and the store keeps (as the generic [`relay_core::model::Destination`]); a variant of [`Config`] |
+//! | [`Kind::secret_refs`], [`Kind::hosts_in_clear`], [`Kind::content_mode`] | what the configuration says of its credentials (its secret references, the hosts it would send them to without TLS) and of how a message carries its CloudEvent |
 //! | [`Kind::validate`] | the check at registration, through the outbound guard |
 //! | [`Kind::build`] | the client built once per endpoint from its configuration and the resolved values of its secret references ([`Secrets`]); the engine caches it and builds it again when the endpoint or a referenced secret changes |
 //! | [`Kind::deliver`] | one attempt |
@@ -25,31 +26,35 @@
 //!
 //! The kinds are listed once, in the `kinds!` invocation at the end of
 //! this file (`src/dispatch.rs` holds the macro): from that list come
-//! [`Client`] and [`Delivery`], enums with one variant per kind, and every
-//! function that dispatches a [`Destination`], a client or a result to its
-//! kind ([`admit`], [`capacity`], [`validate`], [`check_values`],
+//! [`Config`], [`Client`] and [`Delivery`], enums with one variant per
+//! kind, the API's `Destination` schema ([`schema`]), and every function
+//! that dispatches a configuration, a client or a result to its kind
+//! ([`Config::try_from`] a [`Destination`], [`Config::secret_refs`],
+//! [`Config::content_mode`], [`admit`], [`capacity`], [`validate`], [`check_values`],
 //! [`build`], [`credential_hosts`], [`describe`], [`literal_credentials`],
 //! [`redact`], [`Client::deliver`], [`Delivery::classify`],
 //! [`Delivery::record`], [`Delivery::health_warning`]). The dispatch is
 //! static: an attempt costs no allocation or virtual call for it. The
-//! engine and the API call only these: they never name a kind (the tidy
-//! test `engine_and_api_name_no_kind` holds it; the consumer portal, whose
-//! endpoints are HTTPS by product rule, goes through [`https::portal`]).
+//! engine and the API call only these: they never name a kind, and
+//! relay-core knows none (the tidy test `engine_and_api_name_no_kind`
+//! holds it; the consumer portal, whose endpoints are HTTPS by product
+//! rule, goes through [`https::portal`]). The engine reads an endpoint's
+//! [`Destination`] as its [`Config`] once per endpoint version (its client
+//! cache), never per attempt.
 //!
 //! The `test-kinds` feature adds a test-only kind, `local_dir`
-//! ([`relay_core::model::Destination`]'s `LocalDir` variant, which the
-//! feature adds in relay-core too): a batching kind that writes each batch
-//! as one file in a local directory, so the engine's tests show that any
-//! kind implementing [`Batching`] is batched with no engine change. Only
-//! relay-engine's dev-dependency enables it; Relay never has it.
+//! (`src/local_dir.rs`, configuration included, and its line in the
+//! list: nothing else): a batching kind that writes each batch as one file
+//! in a local directory, so the engine's tests show that any kind
+//! implementing [`Batching`] is batched with no change outside its folder.
+//! Only relay-engine's dev-dependency enables it; Relay never has it.
 //!
 //! Credentials are never in a configuration: a password, token or key is a
 //! [`relay_core::secret::SecretRef`] field (`Option<SecretRef>`), listed by
-//! [`Destination::secret_refs`]. That list, and which hosts would get
-//! credentials in clear ([`Destination::credentials_in_clear`], checked by
-//! [`credentials_in_clear`]), stay methods of the configuration in
-//! `relay-core`: they read data only, and the API (which secrets an
-//! endpoint uses) and the engine's client cache ask them of any
+//! [`Kind::secret_refs`] ([`Config::secret_refs`]). That list, and which
+//! hosts would get credentials in clear ([`Config::credentials_in_clear`],
+//! checked by [`credentials_in_clear`]), are what the API (which secrets
+//! an endpoint uses) and the engine's client cache ask of any
 //! destination. The caller (the engine)
 //! resolves every reference before [`build`], which is synchronous; the
 //! kind's `build` takes its values with [`Secrets::require`] and keeps them as
@@ -63,25 +68,27 @@
 //!
 //! # Adding a destination kind
 //!
-//! 1. A variant of `relay_core::model::Destination` with its config type
-//!    (deriving its schema, and a line in the list of kinds of
-//!    `relay-core/src/model/destination_schema.rs`); its credentials
-//!    are `Option<SecretRef>` fields, listed in `Destination::secret_refs`
-//!    (and its hosts in `Destination::credentials_in_clear`, for a kind
-//!    with a `tls` switch), and `Destination::kind` names it.
-//! 2. A folder `src/<kind>/` with `mod.rs` implementing [`Kind`] (the
-//!    required methods, and the defaults the kind needs),
+//! 1. A folder `src/<kind>/` with `destination.rs`, its configuration
+//!    type (serde, `deny_unknown_fields`; deriving `utoipa::ToSchema`, its
+//!    doc comments the API's descriptions; its credentials
+//!    `Option<SecretRef>` fields), `mod.rs` implementing [`Kind`] (the
+//!    required methods, among them [`Kind::schema`] and
+//!    [`Kind::secret_refs`], and the defaults the kind needs:
+//!    [`Kind::hosts_in_clear`] for a kind with a `tls` switch,
+//!    [`Kind::content_mode`] for one with content modes),
 //!    `classify.rs` with the pure classification and its table tests, and
 //!    `limits.rs` with its [`Capacity`].
-//! 3. One line in the `kinds!` list at the end of this file
-//!    (`Variant => module::Type`): the dispatch, [`Client`] and [`Delivery`]
-//!    follow. The engine and the API need no change.
-//! 4. A kind that writes many messages as one object (object storage)
+//! 2. Its module here and one line in the `kinds!` list at the end of this
+//!    file (`Variant => module::Type`): [`Config`], its reading from a
+//!    [`Destination`], the API's schema, the dispatch, [`Client`] and
+//!    [`Delivery`] follow. relay-core, the engine and the API need no
+//!    change.
+//! 3. A kind that writes many messages as one object (object storage)
 //!    also implements [`Batching`] (its [`BatchPolicy`], how a closed
 //!    batch is sealed into its object, how the object is written) and its
 //!    line in `kinds!` ends in `[batching]`; the engine batches it with no
 //!    change.
-//! 5. The compliance suite (`crates/relay-compliance`) run against the
+//! 4. The compliance suite (`crates/relay-compliance`) run against the
 //!    kind's real peer: one test file that implements its `Peer`.
 
 /// The most any kind's attempt outlasts its request timeout
@@ -94,6 +101,7 @@ pub const ATTEMPT_OVERRUN: std::time::Duration = std::time::Duration::from_secs(
 mod batching;
 mod broker;
 mod capacity;
+mod config;
 mod dispatch;
 mod hosts;
 pub mod https;
@@ -106,6 +114,7 @@ mod prepare;
 pub mod rabbitmq;
 pub mod redis_stream;
 pub mod s3;
+mod schema;
 mod template;
 #[cfg(test)]
 mod test_message;
@@ -114,15 +123,16 @@ use std::collections::BTreeSet;
 use std::future::Future;
 use std::net::SocketAddr;
 
-use relay_core::model::Destination;
+use relay_core::model::{ContentMode, Destination};
 use relay_core::outcome::{HealthWarning, TransportError, Verdict};
-use relay_core::secret::{Secrets, Unresolved};
+use relay_core::secret::{SecretRef, Secrets, Unresolved};
 use relay_core::time::Timestamp;
 use relay_net::{ErrorKind, Guard, HttpsClient, Limits};
 
 pub use batching::{BatchObject, BatchPolicy, Batching, Closing};
 pub use capacity::{Capacity, HEADROOM_BYTES, Unfit, fits};
 pub use prepare::{Input, Prepared, Shaped, prepare};
+pub use schema::schema;
 
 /// The transport kind of a failed exchange, or `None` when the guard
 /// refused the target itself (nothing was tried; no retry can help).
@@ -180,9 +190,46 @@ pub struct Record {
 pub trait Kind {
     /// The kind's name, the endpoint's `destination.kind`.
     const NAME: &'static str;
-    type Config;
+    /// The kind's configuration: what the API validates and the store
+    /// keeps, as the members of the destination object besides `kind`.
+    type Config: serde::Serialize
+        + serde::de::DeserializeOwned
+        + Clone
+        + std::fmt::Debug
+        + PartialEq
+        + Send
+        + Sync;
     type Client: Clone + Send + Sync;
     type Result: Send;
+
+    /// The configuration's OpenAPI schema, derived from its type (its doc
+    /// comments and `#[schema(...)]` attributes); `None` for a test-only
+    /// kind, never in the API's document.
+    fn schema() -> Option<utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>>;
+
+    /// Every secret reference of the configuration (its credentials are
+    /// `Option<SecretRef>` fields, never values), with the JSON pointer of
+    /// its field in the endpoint.
+    fn secret_refs(config: &Self::Config) -> Vec<(&'static str, &SecretRef)>;
+
+    /// The hosts the configuration connects to without TLS (a broker with
+    /// `tls` off), where credentials would travel in clear; `None` when it
+    /// always uses TLS (HTTPS, object storage) or connects to no host.
+    fn hosts_in_clear(_config: &Self::Config) -> Option<Vec<&str>> {
+        None
+    }
+
+    /// How its messages carry the CloudEvent: structured, unless the kind
+    /// has a `content_mode` field.
+    fn content_mode(_config: &Self::Config) -> ContentMode {
+        ContentMode::Structured
+    }
+
+    /// Sets the content mode; `false` when the kind has no such mode
+    /// (structured only, the default).
+    fn set_content_mode(_config: &mut Self::Config, mode: ContentMode) -> bool {
+        mode == ContentMode::Structured
+    }
 
     /// Checks a configuration at registration, through the guard.
     fn validate(
@@ -272,16 +319,16 @@ pub trait Kind {
 /// The registration warning for an endpoint whose destination cannot
 /// carry the largest body Relay may deliver (`largest_body`: the delivery
 /// limit); `None` when it can.
-pub fn capacity_warning(destination: &Destination, largest_body: u64) -> Option<String> {
-    capacity::warning(&capacity(destination), largest_body)
+pub fn capacity_warning(config: &Config, largest_body: u64) -> Option<String> {
+    capacity::warning(&capacity(config), largest_body)
 }
 
 /// Credentials never travel in clear: a broker destination with
 /// credentials needs `tls`, unless the operator allowed plaintext to
 /// loopback hosts for development (`[outbound]
 /// allow_plaintext_credentials_to_loopback`) and every host is one.
-pub async fn credentials_in_clear(destination: &Destination, guard: &Guard) -> Result<(), Invalid> {
-    let Some(hosts) = destination.credentials_in_clear() else {
+pub async fn credentials_in_clear(config: &Config, guard: &Guard) -> Result<(), Invalid> {
+    let Some(hosts) = config.credentials_in_clear() else {
         return Ok(());
     };
     for host in hosts {
@@ -296,16 +343,17 @@ pub async fn credentials_in_clear(destination: &Destination, guard: &Guard) -> R
     Ok(())
 }
 
-// The kinds, listed once: each line is a variant of `Destination` (and of
-// `Client` and `Delivery`) and the type implementing `Kind` for it.
+// The kinds, listed once: each line is a variant of `Config` (and of
+// `Client` and `Delivery`) and the type implementing `Kind` for it. Their
+// order is the order of the API schema's `oneOf`.
 dispatch::kinds! {
     Https => https::Https,
     RedisStream => redis_stream::RedisStream,
     NatsJetstream => nats_jetstream::NatsJetstream,
     RabbitMq => rabbitmq::RabbitMq,
     Mqtt => mqtt::Mqtt,
-    S3 => s3::S3 [batching],
     Kafka => kafka::Kafka,
+    S3 => s3::S3 [batching],
     #[cfg(feature = "test-kinds")]
     LocalDir => local_dir::LocalDir [batching],
 }

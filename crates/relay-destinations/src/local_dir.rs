@@ -1,8 +1,9 @@
 //! A test-only batching kind (feature `test-kinds`, never in Relay): each
 //! closed batch is one file, named from its batch id, in a local directory
-//! ([`relay_core::model::LocalDirDestination`]). It implements [`Kind`] and
-//! [`Batching`] and nothing else, so that the engine's tests show that
-//! the engine batches any kind that batches with no change of its own
+//! ([`LocalDirDestination`]). It is this file and its line in the `kinds!`
+//! list, nothing else: it implements [`Kind`] and [`Batching`], so that
+//! the engine's tests show that the engine (and the API, and relay-core)
+//! take any kind, batching included, with no change of their own
 //! (`crates/relay-engine/tests/batching.rs`).
 //!
 //! - seal: the JSON Lines of the members, named `<batch id>.jsonl`, with
@@ -15,15 +16,27 @@
 use std::collections::BTreeSet;
 
 use bytes::Bytes;
-use relay_core::model::LocalDirDestination;
 use relay_core::outcome::{FailureCode, Refusal, Verdict};
-use relay_core::secret::{Secrets, Unresolved};
+use relay_core::secret::{SecretRef, Secrets, Unresolved};
 use relay_core::signature::sign_request;
 use relay_core::time::Timestamp;
 use relay_net::{Guard, Limits};
+use serde::{Deserialize, Serialize};
 
 use crate::batching::{BatchObject, BatchPolicy, Batching, Closing};
 use crate::{Capacity, Invalid, Kind, Prepared, Record, Shared};
+
+/// A local directory; each closed batch is written as one file in it
+/// (which the directory must already exist for: a missing directory is a
+/// failed write, retried).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LocalDirDestination {
+    pub dir: String,
+    pub max_events: u32,
+    pub max_bytes: u64,
+    pub max_wait_seconds: u32,
+}
 
 /// The local directory kind.
 pub struct LocalDir;
@@ -56,6 +69,16 @@ impl Kind for LocalDir {
     type Config = LocalDirDestination;
     type Client = Client;
     type Result = Written;
+
+    /// None: a test-only kind is never in the API's document.
+    fn schema() -> Option<utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>> {
+        None
+    }
+
+    /// None: it carries no credentials.
+    fn secret_refs(_config: &LocalDirDestination) -> Vec<(&'static str, &SecretRef)> {
+        Vec::new()
+    }
 
     async fn validate(config: &LocalDirDestination, _guard: &Guard) -> Result<(), Invalid> {
         if config.dir.is_empty() {

@@ -4,10 +4,11 @@
 
 use std::sync::Arc;
 
-use relay_core::model::{Destination, HttpsDestination, HttpsHeader};
 use relay_core::secret::{SecretRef, SecretValue, Secrets};
+use relay_destinations::Config;
 use relay_destinations::Kind as _;
 use relay_destinations::https::Https;
+use relay_destinations::https::{HttpsDestination, HttpsHeader};
 use relay_destinations::{Shared, build, validate};
 use relay_net::{Guard, HttpsClient, OutboundConfig, StaticResolver};
 
@@ -61,11 +62,11 @@ fn shared() -> Shared {
 
 #[tokio::test]
 async fn registration_checks_the_headers_before_the_url() {
-    let ok = Destination::Https(config(headers()));
+    let ok = Config::Https(config(headers()));
     assert_eq!(validate(&ok, &guard()).await, Ok(()));
     let mut reserved = headers();
     reserved[0].name = "Webhook-Signature".into();
-    let e = validate(&Destination::Https(config(reserved)), &guard())
+    let e = validate(&Config::Https(config(reserved)), &guard())
         .await
         .unwrap_err();
     assert_eq!(
@@ -76,7 +77,7 @@ async fn registration_checks_the_headers_before_the_url() {
 
 #[test]
 fn the_secret_references_are_listed_for_the_engine() {
-    let d = Destination::Https(config(headers()));
+    let d = Config::Https(config(headers()));
     assert_eq!(
         d.secret_refs(),
         vec![("/destination/headers", &token_ref())]
@@ -85,7 +86,7 @@ fn the_secret_references_are_listed_for_the_engine() {
 
 #[test]
 fn the_stored_form_has_the_reference_never_a_value() {
-    let d = Destination::Https(config(headers()));
+    let d = Config::Https(config(headers()));
     let json = serde_json::to_value(&d).unwrap();
     assert_eq!(
         json["headers"],
@@ -95,20 +96,20 @@ fn the_stored_form_has_the_reference_never_a_value() {
         ])
     );
     // No headers: the stored form is what it was before headers existed.
-    let bare = serde_json::to_value(Destination::Https(config(vec![]))).unwrap();
+    let bare = serde_json::to_value(Config::Https(config(vec![]))).unwrap();
     assert_eq!(
         bare,
         serde_json::json!({"kind": "https", "url": "https://hooks.example/in", "auth": null})
     );
     assert_eq!(
-        serde_json::from_value::<Destination>(bare).unwrap(),
-        Destination::Https(config(vec![]))
+        serde_json::from_value::<Config>(bare).unwrap(),
+        Config::Https(config(vec![]))
     );
 }
 
 #[test]
 fn a_client_is_built_only_from_a_resolved_valid_value() {
-    let d = Destination::Https(config(headers()));
+    let d = Config::Https(config(headers()));
     assert!(build(&d, &shared(), &Secrets::new()).is_err(), "unresolved");
     for bad in ["Bearer x\r\nHost: evil", " lead", "é"] {
         let mut s = Secrets::new();

@@ -5,8 +5,9 @@
 
 use std::sync::Arc;
 
-use relay_core::model::{ClientCertificate, Destination, HttpsAuth, HttpsDestination};
 use relay_core::secret::{SecretRef, SecretValue, Secrets};
+use relay_destinations::Config;
+use relay_destinations::https::{ClientCertificate, HttpsAuth, HttpsDestination};
 use relay_destinations::{Client, Shared, build, check_values, validate};
 use relay_net::{Guard, HttpsClient, OutboundConfig, StaticResolver};
 use relay_receiver::TestCa;
@@ -24,8 +25,8 @@ fn key_ref() -> SecretRef {
     SecretRef::File("/run/secrets/hooks.key".into())
 }
 
-fn destination() -> Destination {
-    Destination::Https(HttpsDestination {
+fn destination() -> Config {
+    Config::Https(HttpsDestination {
         url: "https://hooks.example/in".into(),
         auth: Some(HttpsAuth {
             client_certificate: Some(ClientCertificate {
@@ -136,12 +137,11 @@ fn the_client_presents_the_identity_and_debug_shows_no_key() {
         assert!(!debug.contains(line), "{debug}");
     }
     // Without `auth`, no identity.
-    let Destination::Https(mut plain) = destination() else {
+    let Config::Https(mut plain) = destination() else {
         unreachable!()
     };
     plain.auth = None;
-    let Client::Https(https) =
-        build(&Destination::Https(plain), &shared(), &Secrets::new()).unwrap()
+    let Client::Https(https) = build(&Config::Https(plain), &shared(), &Secrets::new()).unwrap()
     else {
         panic!("an HTTPS client")
     };

@@ -10,13 +10,13 @@ mod common;
 use std::sync::Arc;
 
 use common::message;
-use relay_core::model::{
-    ClientAuthMethod, ClientCertificate, Destination, HttpsAuth, HttpsDestination,
-    OAuth2ClientCredentials,
-};
 use relay_core::outcome::{FailureCode, TokenFailure, Verdict};
 use relay_core::secret::{SecretRef, SecretValue, Secrets};
 use relay_core::time::{ManualClock, Timestamp};
+use relay_destinations::Config;
+use relay_destinations::https::{
+    ClientAuthMethod, ClientCertificate, HttpsAuth, HttpsDestination, OAuth2ClientCredentials,
+};
 use relay_destinations::{Shared, build};
 use relay_net::{Guard, HttpsClient, Limits, OutboundConfig, StaticResolver};
 use relay_receiver::{LeafCert, OAuthIssuer, Receiver, ReceiverConfig, TestCa};
@@ -78,9 +78,9 @@ fn refs() -> [SecretRef; 3] {
 }
 
 impl Env {
-    fn destination(&self) -> Destination {
+    fn destination(&self) -> Config {
         let [chain, key, client_secret] = refs();
-        Destination::Https(HttpsDestination {
+        Config::Https(HttpsDestination {
             url: self.hooks.url_for_host("hooks.test", "/hooks"),
             auth: Some(HttpsAuth {
                 client_certificate: Some(ClientCertificate { chain, key }),

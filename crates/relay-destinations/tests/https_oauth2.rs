@@ -8,15 +8,15 @@ mod common;
 use std::sync::Arc;
 
 use common::message;
-use relay_core::model::{
-    ClientAuthMethod, Destination, HttpsAuth, HttpsDestination, HttpsHeader,
-    OAuth2ClientCredentials,
-};
 use relay_core::outcome::{FailureCode, HealthWarning, OAuthError, TokenFailure, Verdict};
 use relay_core::secret::{SecretRef, SecretValue, Secrets};
 use relay_core::time::{ManualClock, Timestamp};
+use relay_destinations::Config;
 use relay_destinations::https::Result as HttpsResult;
 use relay_destinations::https::oauth2::source::TokenSource;
+use relay_destinations::https::{
+    ClientAuthMethod, HttpsAuth, HttpsDestination, HttpsHeader, OAuth2ClientCredentials,
+};
 use relay_destinations::{Client, Delivery, Shared, build, validate};
 use relay_net::{Guard, HttpsClient, Limits, OutboundConfig, StaticResolver};
 use relay_receiver::{Behavior, OAuthIssuer, Receiver, ReceiverConfig, Reply, TestCa};
@@ -87,8 +87,8 @@ impl Env {
         }
     }
 
-    fn destination(&self, method: ClientAuthMethod) -> Destination {
-        Destination::Https(HttpsDestination {
+    fn destination(&self, method: ClientAuthMethod) -> Config {
+        Config::Https(HttpsDestination {
             url: self.hooks.url_for_host("hooks.test", "/hooks"),
             auth: Some(HttpsAuth {
                 oauth2: Some(self.oauth2(method)),
@@ -369,7 +369,7 @@ async fn registration_checks_the_credentials_and_the_token_url_through_the_guard
         vec![("/destination/auth/oauth2/client_secret", &secret_ref())]
     );
     let with = |change: &dyn Fn(&mut OAuth2ClientCredentials, &mut Vec<HttpsHeader>)| {
-        let Destination::Https(mut h) = ok.clone() else {
+        let Config::Https(mut h) = ok.clone() else {
             unreachable!()
         };
         let mut o = h.auth.as_ref().unwrap().oauth2.clone().unwrap();
@@ -378,9 +378,9 @@ async fn registration_checks_the_credentials_and_the_token_url_through_the_guard
             oauth2: Some(o),
             ..HttpsAuth::default()
         });
-        Destination::Https(h)
+        Config::Https(h)
     };
-    let cases: Vec<(Destination, &str, &str)> = vec![
+    let cases: Vec<(Config, &str, &str)> = vec![
         (
             with(&|o, _| o.token_url = o.token_url.replace("https://", "http://")),
             "scheme_not_allowed",

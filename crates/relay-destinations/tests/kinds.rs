@@ -4,16 +4,16 @@
 
 mod registration;
 
-use relay_core::model::Destination;
+use relay_destinations::Config;
 use serde_json::json;
 
-fn destination(value: serde_json::Value) -> Destination {
+fn destination(value: serde_json::Value) -> Config {
     serde_json::from_value(value).expect("a valid destination")
 }
 
 /// One destination of every kind, with the hosts its credentials go to
 /// and how the audit log names it.
-fn every_kind() -> Vec<(Destination, Vec<&'static str>, &'static str)> {
+fn every_kind() -> Vec<(Config, Vec<&'static str>, &'static str)> {
     vec![
         (
             destination(json!({
@@ -171,7 +171,7 @@ fn the_portal_moves_an_https_destination_only() {
         "url": "https://hooks.example/a",
         "headers": [{"name": "X-Api-Key", "secret": "secret:api-key"}],
     }));
-    let moved = portal::with_url(&with_headers, "https://hooks.example/b").unwrap();
+    let moved = portal::with_url(&(&with_headers).into(), "https://hooks.example/b").unwrap();
     assert_eq!(
         moved,
         destination(json!({
@@ -181,5 +181,8 @@ fn the_portal_moves_an_https_destination_only() {
         }))
     );
     let broker = destination(json!({"kind": "mqtt", "host": "mqtt.example", "topic": "t"}));
-    assert_eq!(portal::with_url(&broker, "https://hooks.example/b"), None);
+    assert_eq!(
+        portal::with_url(&(&broker).into(), "https://hooks.example/b"),
+        None
+    );
 }

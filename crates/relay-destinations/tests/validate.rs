@@ -4,18 +4,19 @@ mod registration;
 
 use std::sync::Arc;
 
-use relay_core::model::{
-    Destination, HttpsDestination, NatsJetstreamDestination, RabbitMqDestination,
-    RedisStreamDestination,
-};
 use relay_core::secret::{SecretRef, SecretValue, Secrets};
+use relay_destinations::Config;
+use relay_destinations::https::HttpsDestination;
+use relay_destinations::nats_jetstream::NatsJetstreamDestination;
+use relay_destinations::rabbitmq::RabbitMqDestination;
+use relay_destinations::redis_stream::RedisStreamDestination;
 use relay_net::Guard;
 
 fn guard(allow_loopback: bool) -> Guard {
     registration::guard(&[6379, 4222, 5672], "redis.example", allow_loopback)
 }
 
-fn redis(f: impl FnOnce(&mut RedisStreamDestination)) -> Destination {
+fn redis(f: impl FnOnce(&mut RedisStreamDestination)) -> Config {
     let mut r = RedisStreamDestination {
         host: "redis.example".into(),
         port: 6379,
@@ -29,13 +30,13 @@ fn redis(f: impl FnOnce(&mut RedisStreamDestination)) -> Destination {
         wait_aof: None,
     };
     f(&mut r);
-    Destination::RedisStream(r)
+    Config::RedisStream(r)
 }
 
 #[tokio::test]
 async fn redis_stream_configurations() {
     let g = guard(false);
-    let code = |d: Destination| {
+    let code = |d: Config| {
         let g = g.clone();
         async move {
             relay_destinations::validate(&d, &g)
@@ -98,7 +99,7 @@ async fn redis_stream_configurations() {
     );
     let wait = |local, replicas, timeout_ms| {
         redis(move |r| {
-            r.wait_aof = Some(relay_core::model::WaitAof {
+            r.wait_aof = Some(relay_destinations::redis_stream::WaitAof {
                 local,
                 replicas,
                 timeout_ms,
@@ -135,7 +136,7 @@ fn a_plain_password_is_not_a_reference_and_is_never_echoed() {
     let body = serde_json::json!({
         "kind": "redis_stream", "host": "redis.example", "stream": "s", "password": "hunter2"
     });
-    let e = serde_json::from_value::<Destination>(body)
+    let e = serde_json::from_value::<Config>(body)
         .unwrap_err()
         .to_string();
     assert!(e.contains("secret reference"), "{e}");
@@ -161,7 +162,7 @@ fn building_a_client_needs_every_reference_resolved() {
     assert!(relay_destinations::build(&redis(|_| {}), &shared, &Secrets::new()).is_ok());
 }
 
-fn rabbitmq(f: impl FnOnce(&mut RabbitMqDestination)) -> Destination {
+fn rabbitmq(f: impl FnOnce(&mut RabbitMqDestination)) -> Config {
     let mut r = RabbitMqDestination {
         host: "redis.example".into(),
         port: 5672,
@@ -174,13 +175,13 @@ fn rabbitmq(f: impl FnOnce(&mut RabbitMqDestination)) -> Destination {
         content_mode: Default::default(),
     };
     f(&mut r);
-    Destination::RabbitMq(r)
+    Config::RabbitMq(r)
 }
 
 #[tokio::test]
 async fn rabbitmq_configurations() {
     let g = guard(false);
-    let code = |d: Destination| {
+    let code = |d: Config| {
         let g = g.clone();
         async move {
             relay_destinations::validate(&d, &g)
@@ -282,7 +283,7 @@ async fn rabbitmq_configurations() {
 async fn https_configurations() {
     let g = guard(false);
     let https = |url: &str| {
-        Destination::Https(HttpsDestination {
+        Config::Https(HttpsDestination {
             url: url.into(),
             auth: None,
             headers: Vec::new(),
@@ -304,7 +305,7 @@ async fn https_configurations() {
     );
 }
 
-fn nats(f: impl FnOnce(&mut NatsJetstreamDestination)) -> Destination {
+fn nats(f: impl FnOnce(&mut NatsJetstreamDestination)) -> Config {
     let mut n = NatsJetstreamDestination {
         host: "redis.example".into(),
         port: 4222,
@@ -317,13 +318,13 @@ fn nats(f: impl FnOnce(&mut NatsJetstreamDestination)) -> Destination {
         content_mode: Default::default(),
     };
     f(&mut n);
-    Destination::NatsJetstream(n)
+    Config::NatsJetstream(n)
 }
 
 #[tokio::test]
 async fn nats_jetstream_configurations() {
     let g = guard(false);
-    let code = |d: Destination| {
+    let code = |d: Config| {
         let g = g.clone();
         async move {
             relay_destinations::validate(&d, &g)
@@ -426,7 +427,7 @@ async fn nats_jetstream_configurations() {
         Ok(())
     );
     // A plain token is not a reference, and is never echoed.
-    let e = serde_json::from_value::<Destination>(serde_json::json!({
+    let e = serde_json::from_value::<Config>(serde_json::json!({
         "kind": "nats_jetstream", "host": "redis.example", "subject": "s", "token": "hunter2"
     }))
     .unwrap_err()

@@ -5,17 +5,17 @@ mod registration;
 
 use std::sync::Arc;
 
-use relay_core::model::{
-    ContentMode, Destination, KafkaBroker, KafkaDestination, KafkaSasl, SaslMechanism,
-};
+use relay_core::model::ContentMode;
 use relay_core::secret::{SecretRef, SecretValue, Secrets};
+use relay_destinations::Config;
+use relay_destinations::kafka::{KafkaBroker, KafkaDestination, KafkaSasl, SaslMechanism};
 use relay_net::Guard;
 
 fn guard(allow_loopback: bool) -> Guard {
     registration::guard(&[9092, 9093], "kafka.example", allow_loopback)
 }
 
-fn kafka(f: impl FnOnce(&mut KafkaDestination)) -> Destination {
+fn kafka(f: impl FnOnce(&mut KafkaDestination)) -> Config {
     let mut k = KafkaDestination {
         bootstrap: vec![KafkaBroker {
             host: "kafka.example".into(),
@@ -29,10 +29,10 @@ fn kafka(f: impl FnOnce(&mut KafkaDestination)) -> Destination {
         sasl: None,
     };
     f(&mut k);
-    Destination::Kafka(k)
+    Config::Kafka(k)
 }
 
-async fn code(d: Destination) -> Option<(&'static str, &'static str)> {
+async fn code(d: Config) -> Option<(&'static str, &'static str)> {
     relay_destinations::validate(&d, &guard(false))
         .await
         .err()
@@ -109,7 +109,7 @@ async fn kafka_configurations() {
 
 #[test]
 fn the_configuration_reads_as_documented() {
-    let d: Destination = serde_json::from_value(serde_json::json!({
+    let d: Config = serde_json::from_value(serde_json::json!({
         "kind": "kafka",
         "bootstrap": [{"host": "kafka-1.internal.example"}, {"host": "kafka-2.internal.example", "port": 9093}],
         "topic": "orders-events", "tls": true,
@@ -117,7 +117,7 @@ fn the_configuration_reads_as_documented() {
         "sasl": {"mechanism": "SCRAM-SHA-512", "username": "relay", "password": "env:KAFKA_PW"}
     }))
     .unwrap();
-    let Destination::Kafka(k) = &d else {
+    let Config::Kafka(k) = &d else {
         panic!("{d:?}")
     };
     assert_eq!(k.bootstrap[0].port, 9092, "the default port");
@@ -136,7 +136,7 @@ fn the_configuration_reads_as_documented() {
             "/destination/client_key"
         ]
     );
-    let e = serde_json::from_value::<Destination>(serde_json::json!({
+    let e = serde_json::from_value::<Config>(serde_json::json!({
         "kind": "kafka", "bootstrap": [{"host": "h"}], "topic": "t",
         "sasl": {"mechanism": "PLAIN", "username": "u", "password": "hunter2"}
     }))

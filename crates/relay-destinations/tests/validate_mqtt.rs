@@ -5,15 +5,17 @@ mod registration;
 
 use std::sync::Arc;
 
-use relay_core::model::{ContentMode, Destination, MqttDestination, MqttVersion};
+use relay_core::model::ContentMode;
 use relay_core::secret::{SecretRef, SecretValue, Secrets};
+use relay_destinations::Config;
+use relay_destinations::mqtt::{MqttDestination, MqttVersion};
 use relay_net::Guard;
 
 fn guard(allow_loopback: bool) -> Guard {
     registration::guard(&[1883, 8883], "mqtt.example", allow_loopback)
 }
 
-fn mqtt(f: impl FnOnce(&mut MqttDestination)) -> Destination {
+fn mqtt(f: impl FnOnce(&mut MqttDestination)) -> Config {
     let mut m = MqttDestination {
         host: "mqtt.example".into(),
         port: 1883,
@@ -26,10 +28,10 @@ fn mqtt(f: impl FnOnce(&mut MqttDestination)) -> Destination {
         content_mode: ContentMode::Structured,
     };
     f(&mut m);
-    Destination::Mqtt(m)
+    Config::Mqtt(m)
 }
 
-async fn code(d: Destination) -> Option<(&'static str, &'static str)> {
+async fn code(d: Config) -> Option<(&'static str, &'static str)> {
     relay_destinations::validate(&d, &guard(false))
         .await
         .err()
@@ -103,24 +105,22 @@ async fn mqtt_configurations() {
 
 #[test]
 fn the_configuration_reads_as_documented() {
-    let d: Destination = serde_json::from_value(serde_json::json!({
+    let d: Config = serde_json::from_value(serde_json::json!({
         "kind": "mqtt", "host": "mqtt.example", "topic": "t/{event_type}",
         "username": "relay", "password": "env:RELAY_MQTT_PW"
     }))
     .unwrap();
-    let Destination::Mqtt(m) = &d else {
-        panic!("{d:?}")
-    };
+    let Config::Mqtt(m) = &d else { panic!("{d:?}") };
     assert_eq!(m.port, 1883);
     assert_eq!(m.protocol_version, MqttVersion::V5);
     assert_eq!(m.content_mode, ContentMode::Structured);
-    let v311: Destination = serde_json::from_value(serde_json::json!({
+    let v311: Config = serde_json::from_value(serde_json::json!({
         "kind": "mqtt", "host": "h", "topic": "t", "protocol_version": "3.1.1"
     }))
     .unwrap();
     assert!(matches!(
         v311,
-        Destination::Mqtt(MqttDestination {
+        Config::Mqtt(MqttDestination {
             protocol_version: MqttVersion::V311,
             ..
         })
@@ -131,7 +131,7 @@ fn the_configuration_reads_as_documented() {
     );
     // A password typed where a reference belongs is refused and never
     // echoed; an unknown version is refused.
-    let e = serde_json::from_value::<Destination>(serde_json::json!({
+    let e = serde_json::from_value::<Config>(serde_json::json!({
         "kind": "mqtt", "host": "h", "topic": "t", "username": "u", "password": "hunter2"
     }))
     .unwrap_err()
@@ -141,7 +141,7 @@ fn the_configuration_reads_as_documented() {
         "{e}"
     );
     assert!(
-        serde_json::from_value::<Destination>(serde_json::json!({
+        serde_json::from_value::<Config>(serde_json::json!({
             "kind": "mqtt", "host": "h", "topic": "t", "protocol_version": "3.1"
         }))
         .is_err()

@@ -31,7 +31,7 @@ use relay_core::secret::{SecretRef, Secrets};
 use relay_core::signature::SigningKey;
 use relay_core::time::Timestamp;
 use relay_core::transition::{DeadLetterReason, MessageEvent, apply};
-use relay_destinations::{Client, Shared};
+use relay_destinations::{Client, Config, Shared};
 use relay_net::ErrorKind;
 use relay_store::{
     Claimed, Completion, EndpointKeyRecord, EndpointWarning, Scope, Store, keys, new_id,
@@ -44,6 +44,11 @@ mod cache;
 
 use cache::active_keys;
 pub(crate) use cache::{EndpointCache, Unbuilt};
+
+/// The metrics' label of `c`'s destination kind.
+fn kind_label(c: &Claimed) -> &'static str {
+    Config::kind_named(c.endpoint.destination.kind()).unwrap_or("unknown")
+}
 
 /// Ends a claimed message without an attempt at the destination.
 fn end_without_attempt(
@@ -128,19 +133,15 @@ impl Attempter {
         let now = self.clock.now();
         if c.event.expires_at.is_some_and(|t| t <= now) {
             self.metrics.count_outcome("expired");
-            self.metrics.count_attempt(
-                c.endpoint.destination.kind(),
-                "expired",
-                None,
-                &c.tenant_id,
-            );
+            self.metrics
+                .count_attempt(kind_label(c), "expired", None, &c.tenant_id);
             return end_without_attempt(c, owner, MessageEvent::TtlExpired, now, manual);
         }
         let dead_letter = |reason: DeadLetterReason| {
             self.metrics
                 .count_outcome(AttemptOutcome::DeadLettered.as_str());
             self.metrics.count_attempt(
-                c.endpoint.destination.kind(),
+                kind_label(c),
                 AttemptOutcome::DeadLettered.as_str(),
                 Some(reason.as_str().to_string()),
                 &c.tenant_id,
@@ -155,11 +156,19 @@ impl Attempter {
                 tracing::warn!(endpoint = %c.endpoint.id, error = %e, "the endpoint's client cannot be built (signing keys or secrets unavailable); the lease will expire and the message be retried");
                 return None;
             }
-            Err(Unbuilt::Secret { message, keys }) => Err((message, keys)),
+            Err(Unbuilt::Invalid(e)) => {
+                tracing::warn!(message = %c.message.id, endpoint = %c.endpoint.id, error = %e, "the destination is no longer acceptable; dead-lettered");
+                return dead_letter(DeadLetterReason::InvalidDestination);
+            }
+            Err(Unbuilt::Secret {
+                message,
+                keys,
+                config,
+            }) => Err((message, keys, config)),
         };
-        let all_keys = match &built {
-            Ok(b) => &b.keys,
-            Err((_, keys)) => keys,
+        let (all_keys, config) = match &built {
+            Ok(b) => (&b.keys, &b.config),
+            Err((_, keys, config)) => (keys, &**config),
         };
         let active = active_keys(all_keys, now);
         let attempt_number = c.message.attempts_used + c.message.deferrals_used + 1;
@@ -167,9 +176,8 @@ impl Attempter {
         // a stored batch is written with it again (`crate::batches`). (A
         // secret that does not resolve is recorded below as for any kind:
         // nothing is written.)
-        let batching =
-            relay_destinations::batching(&c.endpoint.destination).is_some() && built.is_ok();
-        if batching {
+        let batching = relay_destinations::batching(config).filter(|_| built.is_ok());
+        if batching.is_some() {
             match self.batch_of(c).await {
                 Ok(Some(batch)) => return self.rewrite_batch(c, trigger, &batch).await,
                 Ok(None) => {}
@@ -206,7 +214,7 @@ impl Attempter {
             keys: &active,
             attempt_number,
             max_payload_bytes: self.config.max_payload_bytes,
-            content_mode: c.endpoint.destination.content_mode(),
+            content_mode: config.content_mode(),
             now,
             shaped: payload.as_ref().map(|p| relay_destinations::Shaped {
                 data: p.data.as_deref().unwrap_or(&c.event.data),
@@ -221,15 +229,15 @@ impl Attempter {
         };
         // What the destination kind cannot carry is known now: dead-lettered
         // unsent, no attempt made or recorded (docs/state-machine.md, rule 11).
-        if let Err(unfit) = relay_destinations::admit(&c.endpoint.destination, &prepared) {
+        if let Err(unfit) = relay_destinations::admit(config, &prepared) {
             tracing::warn!(message = %c.message.id, endpoint = %c.endpoint.id, reason = unfit.reason().as_str(), error = %unfit, "the destination cannot carry the message; dead-lettered unsent");
             return dead_letter(unfit.reason());
         }
 
-        if batching {
+        if let Some(policy) = batching {
             // Written with its batch, which completes it (or, manual, now).
             let line = built.as_ref().ok()?.client.batch_line(&prepared)?;
-            return self.join_batch(c, trigger, line).await;
+            return self.join_batch(c, trigger, line, &policy).await;
         }
 
         // 2. deliver (with traces on, the attempt span's `traceparent`)
@@ -243,7 +251,7 @@ impl Attempter {
             endpoint = %c.endpoint.id,
             message = %c.message.id,
             event = %c.event.id,
-            kind = c.endpoint.destination.kind(),
+            kind = kind_label(c),
             attempt = attempt_number
         );
         let started = Instant::now();
@@ -281,7 +289,7 @@ impl Attempter {
             // tenant's view all see it (before, the lease expired again
             // and again without using an attempt).
             (None, built) => {
-                let message = built.as_ref().err().map_or("", |(m, _)| m.as_str());
+                let message = built.as_ref().err().map_or("", |(m, _, _)| m.as_str());
                 tracing::warn!(error = %message, "a secret reference of the endpoint did not resolve; nothing was sent");
                 (
                     Verdict::Retry {
@@ -309,7 +317,7 @@ impl Attempter {
         // Nothing sent because a secret reference did not resolve, or a
         // token endpoint that refused the client: the endpoint is warned.
         let warning = match (&built, &delivery) {
-            (Err((message, _)), _) => {
+            (Err((message, _, _)), _) => {
                 Some((WarningKind::SecretUnresolved, message.clone()))
             }
             (Ok(_), Some(d)) => d.health_warning().and_then(|w| match w {
@@ -383,7 +391,7 @@ impl Attempter {
         let resolved = resolve(verdict, &ctx);
         let record = self.record(facts, recorded, &resolved);
         self.metrics.count_attempt(
-            c.endpoint.destination.kind(),
+            kind_label(c),
             record.outcome.as_str(),
             match &resolved {
                 Resolved::DeadLetter(reason) => Some(reason.as_str().to_string()),

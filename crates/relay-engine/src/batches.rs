@@ -205,7 +205,8 @@ impl Attempter {
             .map_err(|e| e.to_string())
     }
 
-    /// `c`, prepared as `line`, joins its endpoint's open batch (a manual
+    /// `c`, prepared as `line`, joins its endpoint's open batch (`policy`, its
+    /// kind's [`relay_destinations::batching`]; a manual
     /// attempt: a batch of its own, written now, whose completion is
     /// returned). Batches it closes are written and their members
     /// completed here.
@@ -214,8 +215,8 @@ impl Attempter {
         c: &Claimed,
         trigger: AttemptTrigger,
         line: Bytes,
+        policy: &BatchPolicy,
     ) -> Option<Completion> {
-        let policy = relay_destinations::batching(&c.endpoint.destination)?;
         let member = Member {
             claimed: c.clone(),
             line,
@@ -225,7 +226,7 @@ impl Attempter {
         }
         let closed = self
             .batches
-            .add(member, &policy, self.config.lease, self.clock.now());
+            .add(member, policy, self.config.lease, self.clock.now());
         for members in closed {
             self.write_and_complete(members).await;
         }

@@ -10,9 +10,11 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{Env, Setup};
-use relay_core::model::{AttemptTrigger, Destination, LocalDirDestination, Message, MessageState};
+use relay_core::model::{AttemptTrigger, Message, MessageState};
 use relay_core::signature::{SignatureHeaders, verify};
 use relay_core::time::Clock;
+use relay_destinations::Config;
+use relay_destinations::local_dir::LocalDirDestination;
 use sha2::Digest;
 
 const DATA: &str = r#"{"order_id":"1042","carrier":"DHL"}"#;
@@ -22,12 +24,13 @@ const DATA: &str = r#"{"order_id":"1042","carrier":"DHL"}"#;
 async fn env(dir: &Path, max_events: u32, max_bytes: u64) -> Env {
     let e = Env::start(Setup::default()).await.expect("sqlite env");
     let mut endpoint = e.endpoint.clone();
-    endpoint.destination = Destination::LocalDir(LocalDirDestination {
+    endpoint.destination = Config::LocalDir(LocalDirDestination {
         dir: dir.to_string_lossy().into_owned(),
         max_events,
         max_bytes,
         max_wait_seconds: 5,
-    });
+    })
+    .into();
     endpoint.updated_at = e.clock.now();
     relay_store::conformance::update_endpoint(e.store(), &e.scope, &endpoint, &[])
         .await

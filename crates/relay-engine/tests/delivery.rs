@@ -1017,14 +1017,17 @@ async fn a_reference_not_granted_to_the_endpoints_tenant_is_a_recorded_refusal()
     })
     .await;
     let mut endpoint = e.endpoint.clone();
-    let relay_core::model::Destination::Https(https) = &mut endpoint.destination else {
+    let Ok(relay_destinations::Config::Https(mut https)) =
+        relay_destinations::Config::try_from(&endpoint.destination)
+    else {
         unreachable!()
     };
-    https.headers.push(relay_core::model::HttpsHeader {
+    https.headers.push(relay_destinations::https::HttpsHeader {
         name: "X-Token".into(),
         value: None,
         secret: Some(relay_core::secret::SecretRef::Env("PATH".into())),
     });
+    endpoint.destination = relay_destinations::Config::Https(https).into();
     endpoint.updated_at = e.clock.now();
     relay_store::conformance::update_endpoint(e.store(), &e.scope, &endpoint, &[])
         .await
@@ -1056,8 +1059,8 @@ async fn a_broker_password_is_never_sent_without_tls() {
     })
     .await;
     let mut endpoint = e.endpoint.clone();
-    endpoint.destination =
-        relay_core::model::Destination::RedisStream(relay_core::model::RedisStreamDestination {
+    endpoint.destination = relay_destinations::Config::RedisStream(
+        relay_destinations::redis_stream::RedisStreamDestination {
             host: "127.0.0.1".into(),
             port: 6379,
             tls: false,
@@ -1068,7 +1071,9 @@ async fn a_broker_password_is_never_sent_without_tls() {
             password: Some(relay_core::secret::SecretRef::Secret("redis-pw".into())),
             content_mode: Default::default(),
             wait_aof: None,
-        });
+        },
+    )
+    .into();
     endpoint.updated_at = e.clock.now();
     relay_store::conformance::update_endpoint(e.store(), &e.scope, &endpoint, &[])
         .await

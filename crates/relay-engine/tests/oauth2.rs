@@ -8,13 +8,14 @@ mod common;
 use std::sync::Arc;
 
 use common::{Env, MASTER, Setup, WAIT};
-use relay_core::model::{
-    ClientAuthMethod, Destination, HttpsAuth, HttpsDestination, MessageState,
-    OAuth2ClientCredentials,
-};
+use relay_core::model::MessageState;
 use relay_core::sealed::MasterKey;
 use relay_core::secret::{SecretGrant, SecretPolicy, SecretRef};
 use relay_core::time::Clock;
+use relay_destinations::Config;
+use relay_destinations::https::{
+    ClientAuthMethod, HttpsAuth, HttpsDestination, OAuth2ClientCredentials,
+};
 use relay_engine::Dispatcher;
 use relay_net::{Guard, HttpsClient, OutboundConfig, StaticResolver};
 use relay_receiver::{OAuthIssuer, Receiver, ReceiverConfig};
@@ -48,7 +49,7 @@ async fn start(expires_in: Option<u64>) -> OAuthEnv {
     let secret_file = secret_dir.path().join("client-secret");
     std::fs::write(&secret_file, CLIENT_SECRET).unwrap();
     let mut endpoint = e.endpoint.clone();
-    endpoint.destination = Destination::Https(HttpsDestination {
+    endpoint.destination = Config::Https(HttpsDestination {
         url: e.receiver.url_for_host("receiver.test", "/hooks"),
         auth: Some(HttpsAuth {
             client_certificate: None,
@@ -62,7 +63,8 @@ async fn start(expires_in: Option<u64>) -> OAuthEnv {
             }),
         }),
         headers: vec![],
-    });
+    })
+    .into();
     endpoint.updated_at = e.clock.now();
     relay_store::conformance::update_endpoint(e.store(), &e.scope, &endpoint, &[])
         .await

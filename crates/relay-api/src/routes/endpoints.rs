@@ -20,6 +20,7 @@ use relay_core::model::{
 use relay_core::retry::RetrySchedule;
 use relay_core::signature::SigningKey;
 use relay_core::validate;
+use relay_destinations::Config;
 use relay_store::{Commit, ExecutorExt as _, Scope, Store, StoreError, endpoints, new_id};
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
@@ -46,7 +47,10 @@ pub const EMPTY_WARNING: &str = "no event types selected: this endpoint receives
 pub struct CreateEndpoint {
     pub consumer_id: String,
     pub description: Option<String>,
-    pub destination: Destination,
+    // Read by the kind its `kind` names (not a doc comment: the schema is
+    // `Destination`'s, described there).
+    #[schema(value_type = Destination)]
+    pub destination: Config,
     /// Event types to receive (at most 256). Empty receives nothing; `["*"]` receives all (with a warning).
     #[schema(max_items = 256)]
     pub event_types: Vec<String>,
@@ -90,7 +94,8 @@ pub struct UpdateEndpoint {
     #[serde(default, deserialize_with = "present")]
     #[schema(value_type = Option<String>)]
     pub description: Option<Option<String>>,
-    pub destination: Option<Destination>,
+    #[schema(value_type = Option<Destination>)]
+    pub destination: Option<Config>,
     /// At most 256.
     #[schema(max_items = 256)]
     pub event_types: Option<Vec<String>>,
@@ -149,7 +154,12 @@ struct Shown {
 
 impl From<EndpointOut> for Shown {
     fn from(mut out: EndpointOut) -> Shown {
-        relay_destinations::redact(&mut out.endpoint.destination);
+        // Shown as its kind writes it, literal credentials hidden (one
+        // that does not read is shown as stored).
+        if let Some(mut config) = changes::config(&out.endpoint.destination) {
+            relay_destinations::redact(&mut config);
+            out.endpoint.destination = config.into();
+        }
         Shown {
             endpoint: out.endpoint,
             warnings: out.warnings,
@@ -261,7 +271,13 @@ async fn validate_settings(
         return Err(ApiError::fields(errors));
     }
 
-    if let Err(invalid) = relay_destinations::validate(&e.destination, &state.guard).await {
+    let config = Config::try_from(&e.destination).map_err(|err| {
+        ApiError::fields(vec![FieldError {
+            field: "/destination".into(),
+            message: err.to_string(),
+        }])
+    })?;
+    if let Err(invalid) = relay_destinations::validate(&config, &state.guard).await {
         return Err(ApiError::invalid(
             invalid.code,
             invalid.pointer,
@@ -272,14 +288,14 @@ async fn validate_settings(
     // the endpoint is refused: a typo is found at registration, not at the
     // first delivery. The answer names the reference, never a value.
     let mut values = relay_core::secret::Secrets::new();
-    for (pointer, reference) in e.destination.secret_refs() {
+    for (pointer, reference) in config.secret_refs() {
         match state.engine.resolver().resolve_one(scope, reference).await {
             Ok(value) => values.insert(reference.clone(), value),
             Err(err) => return Err(ApiError::invalid(err.code, pointer, err.to_string())),
         }
     }
     // Values a kind must be able to use (a client certificate and its key).
-    if let Err(invalid) = relay_destinations::check_values(&e.destination, &values) {
+    if let Err(invalid) = relay_destinations::check_values(&config, &values) {
         return Err(ApiError::invalid(
             invalid.code,
             invalid.pointer,
@@ -335,10 +351,7 @@ async fn validate_settings(
     // A destination whose kind cannot carry the largest body Relay may
     // deliver (the delivery limit): such a message is dead-lettered unsent.
     let largest = state.engine.max_payload_bytes() as u64;
-    warnings.extend(relay_destinations::capacity_warning(
-        &e.destination,
-        largest,
-    ));
+    warnings.extend(relay_destinations::capacity_warning(&config, largest));
     Ok(warnings)
 }
 
@@ -356,7 +369,7 @@ pub async fn create(
         consumer_id: body.consumer_id,
         environment: auth.scope.environment,
         description: body.description,
-        destination: body.destination,
+        destination: body.destination.into(),
         event_types: body.event_types,
         signature_scheme: body.signature_scheme.unwrap_or_default(),
         retry_schedule_seconds: body.retry_schedule_seconds,
@@ -391,7 +404,7 @@ pub async fn create(
         "endpoint.created",
         &endpoint.id,
         serde_json::json!({
-            "url": relay_destinations::describe(&endpoint.destination),
+            "url": changes::describe(&endpoint.destination),
             "credentials": changes::credentials(&endpoint.destination),
             "event_types": endpoint.event_types,
             "signature_scheme": endpoint.signature_scheme.as_str(),

@@ -185,10 +185,8 @@ async fn endpoints_naming(
             page.data
                 .iter()
                 .filter(|e| {
-                    e.destination
-                        .secret_refs()
-                        .iter()
-                        .any(|(_, r)| **r == wanted)
+                    relay_destinations::Config::try_from(&e.destination)
+                        .is_ok_and(|c| c.secret_refs().iter().any(|(_, r)| **r == wanted))
                 })
                 .map(|e| e.id.clone()),
         );

@@ -11,8 +11,9 @@
 use std::sync::{Arc, Mutex};
 
 use relay_compliance::{Mode, Peer, Received};
-use relay_core::model::{ClientCertificate, Destination, HttpsAuth, HttpsDestination, HttpsHeader};
 use relay_core::secret::{SecretGrant, SecretRef};
+use relay_destinations::Config;
+use relay_destinations::https::{ClientCertificate, HttpsAuth, HttpsDestination, HttpsHeader};
 use relay_net::{OutboundConfig, StaticResolver};
 use relay_receiver::{Behavior, LeafCert, Receiver, ReceiverConfig, TestCa};
 
@@ -168,8 +169,8 @@ impl<const MTLS: bool> Peer for HttpsPeer<MTLS> {
         })
     }
 
-    fn destination(&self) -> Destination {
-        Destination::Https(HttpsDestination {
+    fn destination(&self) -> Config {
+        Config::Https(HttpsDestination {
             url: format!("https://{HOST}:{}/hooks", self.port),
             auth: self.client.as_ref().map(|c| HttpsAuth {
                 client_certificate: Some(ClientCertificate {

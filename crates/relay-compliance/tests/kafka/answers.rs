@@ -5,11 +5,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use relay_core::model::{ContentMode, Destination, Environment, Event, SignatureScheme};
+use relay_core::model::{ContentMode, Environment, Event, SignatureScheme};
 use relay_core::outcome::{FailureCode, TransportError, Verdict};
 use relay_core::secret::Secrets;
 use relay_core::signature::SigningKey;
 use relay_core::time::Timestamp;
+use relay_destinations::Config;
 use relay_destinations::{Delivery, Input, Prepared, Shared};
 use relay_net::{Guard, HttpsClient, Limits};
 use serde_json::value::RawValue;
@@ -62,7 +63,7 @@ pub fn prepared(id: &str, key: Option<&str>, mode: ContentMode) -> Prepared {
 }
 
 /// The endpoint's client behind a guard that allows `ports` on 127.0.0.1.
-pub fn client(ports: &[u16], d: Destination) -> relay_destinations::Client {
+pub fn client(ports: &[u16], d: Config) -> relay_destinations::Client {
     let (config, resolver) = outbound(ports);
     let guard = Guard::with_resolver(&config, Arc::new(resolver)).unwrap();
     relay_destinations::build(
@@ -112,7 +113,7 @@ async fn an_advertised_broker_is_checked_by_the_guard() {
     allowed.push(trap_port);
     let c = client(
         &allowed,
-        Destination::Kafka(destination(&cluster, ContentMode::Structured)),
+        Config::Kafka(destination(&cluster, ContentMode::Structured)),
     );
     let (verdict, record) = deliver(
         &c,
@@ -168,7 +169,7 @@ async fn the_ordering_key_is_the_record_key() {
     let reader = Reader::start(&cluster);
     let c = client(
         &cluster.ports(),
-        Destination::Kafka(destination(&cluster, ContentMode::Structured)),
+        Config::Kafka(destination(&cluster, ContentMode::Structured)),
     );
     let keys = ["customer-1", "customer-2", "customer-3", "customer-4"];
     for round in 0..3 {
@@ -306,8 +307,8 @@ pub fn global_logs() -> Captured {
 /// included.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn credentials_stay_out_of_records_and_logs() {
-    use relay_core::model::{KafkaSasl, SaslMechanism};
     use relay_core::secret::{SecretRef, SecretValue};
+    use relay_destinations::kafka::{KafkaSasl, SaslMechanism};
     let logs = global_logs();
     let cluster = Cluster::start(1, "secrets", 1);
     let (config, resolver) = outbound(&cluster.ports());
@@ -343,7 +344,7 @@ async fn credentials_stay_out_of_records_and_logs() {
     with_tls.client_key = Some(key);
     let mut records = Vec::new();
     for d in [with_sasl, with_tls] {
-        let c = relay_destinations::build(&Destination::Kafka(d), &shared, &secrets).unwrap();
+        let c = relay_destinations::build(&Config::Kafka(d), &shared, &secrets).unwrap();
         let p = prepared("evt_secret", None, ContentMode::Structured);
         let (verdict, record) = deliver(&c, &p, Duration::from_secs(2)).await;
         assert!(
@@ -378,7 +379,7 @@ async fn every_attempt_in_flight_names_the_refused_connection() {
     let cluster = Cluster::start(1, "unreachable", 1);
     let c = client(
         &cluster.ports(),
-        Destination::Kafka(destination(&cluster, ContentMode::Structured)),
+        Config::Kafka(destination(&cluster, ContentMode::Structured)),
     );
     cluster.down(-1);
     let mut attempts = tokio::task::JoinSet::new();

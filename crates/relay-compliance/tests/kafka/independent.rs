@@ -6,8 +6,9 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use relay_core::model::{ContentMode, Destination};
+use relay_core::model::ContentMode;
 use relay_core::outcome::Verdict;
+use relay_destinations::Config;
 use relay_receiver::judges::Judges;
 
 use super::answers::{NOW, client, deliver, prepared, whsec};
@@ -25,11 +26,11 @@ async fn an_independent_client_reads_what_relay_wrote() {
     let cluster = Cluster::start(3, "independent", 3);
     let structured = client(
         &cluster.ports(),
-        Destination::Kafka(destination(&cluster, ContentMode::Structured)),
+        Config::Kafka(destination(&cluster, ContentMode::Structured)),
     );
     let binary = client(
         &cluster.ports(),
-        Destination::Kafka(destination(&cluster, ContentMode::Binary)),
+        Config::Kafka(destination(&cluster, ContentMode::Binary)),
     );
     let mut written: BTreeMap<String, (i64, i64, ContentMode, String)> = BTreeMap::new();
     for i in 0..20 {

@@ -12,10 +12,12 @@ use rdkafka::ClientConfig;
 use rdkafka::Message;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::{Offset, TopicPartitionList};
-use relay_core::model::{ContentMode, Destination, KafkaBroker, KafkaSasl, SaslMechanism};
+use relay_core::model::ContentMode;
 use relay_core::outcome::{FailureCode, Refusal, Verdict};
 use relay_core::secret::{SecretRef, SecretValue, Secrets};
+use relay_destinations::Config;
 use relay_destinations::Shared;
+use relay_destinations::kafka::{KafkaBroker, KafkaSasl, SaslMechanism};
 use relay_net::{Guard, HttpsClient};
 
 use super::answers::{deliver, global_logs, prepared};
@@ -75,7 +77,7 @@ fn client(
         https: HttpsClient::new(Guard::with_resolver(&config, Arc::new(resolver)).unwrap()),
         clock: Arc::new(relay_core::time::ManualClock::default()),
     };
-    let d = relay_core::model::KafkaDestination {
+    let d = relay_destinations::kafka::KafkaDestination {
         bootstrap: vec![KafkaBroker {
             host: HOST.into(),
             port: t.port,
@@ -91,7 +93,7 @@ fn client(
             password: SecretRef::Secret(password.into()),
         }),
     };
-    relay_destinations::build(&Destination::Kafka(d), &shared, &secrets()).expect("built")
+    relay_destinations::build(&Config::Kafka(d), &shared, &secrets()).expect("built")
 }
 
 /// What the topic holds, read by a consumer of librdkafka's that

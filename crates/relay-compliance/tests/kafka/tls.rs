@@ -14,10 +14,12 @@ use rcgen::{
     BasicConstraints, CertificateParams, CertifiedIssuer, DistinguishedName, DnType,
     ExtendedKeyUsagePurpose, IsCa, KeyPair, KeyUsagePurpose,
 };
-use relay_core::model::{ContentMode, Destination, KafkaBroker};
+use relay_core::model::ContentMode;
 use relay_core::outcome::{FailureCode, TransportError, Verdict};
 use relay_core::secret::{SecretRef, SecretValue, Secrets};
+use relay_destinations::Config;
 use relay_destinations::Shared;
+use relay_destinations::kafka::KafkaBroker;
 use relay_net::{Guard, HttpsClient, OutboundConfig, StaticResolver};
 use relay_receiver::{TestCa, crypto_provider};
 use rustls::RootCertStore;
@@ -178,7 +180,7 @@ async fn tls_with_a_client_certificate() {
     with_cert.client_certificate = Some(cert);
     with_cert.client_key = Some(key);
 
-    let c = relay_destinations::build(&Destination::Kafka(with_cert), &shared, &secrets).unwrap();
+    let c = relay_destinations::build(&Config::Kafka(with_cert), &shared, &secrets).unwrap();
     for i in 0..6 {
         let p = prepared(
             &format!("evt_tls_{i}"),
@@ -193,7 +195,7 @@ async fn tls_with_a_client_certificate() {
         "client certificates were verified"
     );
 
-    let c = relay_destinations::build(&Destination::Kafka(d), &shared, &secrets).unwrap();
+    let c = relay_destinations::build(&Config::Kafka(d), &shared, &secrets).unwrap();
     let p = prepared("evt_tls_refused", None, ContentMode::Structured);
     let (verdict, record) = deliver(&c, &p, Duration::from_secs(3)).await;
     assert_eq!(

@@ -5,14 +5,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use relay_core::model::{
-    ContentMode, Destination, Environment, Event, MqttVersion, SignatureScheme,
-};
+use relay_core::model::{ContentMode, Environment, Event, SignatureScheme};
 use relay_core::outcome::{FailureCode, Refusal, Verdict};
 use relay_core::sealed::MasterKey;
 use relay_core::secret::{SecretValue, Secrets};
 use relay_core::time::Timestamp;
 use relay_core::transition::DeadLetterReason;
+use relay_destinations::Config;
+use relay_destinations::mqtt::MqttVersion;
 use relay_destinations::{Delivery, Input, Prepared, Shared};
 use relay_net::{Guard, HttpsClient, Limits};
 use serde_json::value::RawValue;
@@ -61,7 +61,7 @@ fn prepared(id: &str, mode: ContentMode) -> (Prepared, String) {
 
 /// The endpoint's client, with `password` as the resolved value of every
 /// reference.
-fn client(port: u16, d: Destination, password: &str) -> relay_destinations::Client {
+fn client(port: u16, d: Config, password: &str) -> relay_destinations::Client {
     let (config, resolver) = outbound(port);
     let guard = Guard::with_resolver(&config, Arc::new(resolver)).unwrap();
     let mut secrets = Secrets::new();
@@ -129,7 +129,7 @@ async fn acks_and_refusals_as_the_broker_answers() {
     let consumer = Consumer::start(b.port, "relay/#").await;
     let (p, whsec) = prepared("evt_answers_1", ContentMode::Structured);
     let d = destination(b.port, &b.password_file(), MqttVersion::V5);
-    let c = client(b.port, Destination::Mqtt(d.clone()), &b.password);
+    let c = client(b.port, Config::Mqtt(d.clone()), &b.password);
 
     let (v, detail) = deliver(&c, &p).await;
     assert_eq!(v, Verdict::Delivered, "{detail}");
@@ -168,7 +168,7 @@ async fn acks_and_refusals_as_the_broker_answers() {
     // Nobody subscribes to this topic: the broker takes it and says so.
     let mut elsewhere = d;
     elsewhere.topic = "nobody/{event_type}".into();
-    let c = client(b.port, Destination::Mqtt(elsewhere), &b.password);
+    let c = client(b.port, Config::Mqtt(elsewhere), &b.password);
     let (v, detail) = deliver(&c, &p).await;
     assert_eq!(v, Verdict::Delivered, "{detail}");
     assert_eq!(detail["reason_code"], 0x10);
@@ -200,7 +200,7 @@ async fn binary_mode_follows_the_mqtt_binding() {
     let (p, whsec) = prepared("evt_binary_1", ContentMode::Binary);
     let mut d = destination(b.port, &b.password_file(), MqttVersion::V5);
     d.content_mode = ContentMode::Binary;
-    let c = client(b.port, Destination::Mqtt(d), &b.password);
+    let c = client(b.port, Config::Mqtt(d), &b.password);
     let (v, detail) = deliver(&c, &p).await;
     assert_eq!(v, Verdict::Delivered, "{detail}");
     let got = consumer.wait_for(1).await;
@@ -239,7 +239,7 @@ async fn mqtt_3_1_1_and_refused_logins() {
     let consumer = Consumer::start(b.port, "relay/#").await;
     let (p, _) = prepared("evt_v311_1", ContentMode::Structured);
     let d = destination(b.port, &b.password_file(), MqttVersion::V311);
-    let c = client(b.port, Destination::Mqtt(d.clone()), &b.password);
+    let c = client(b.port, Config::Mqtt(d.clone()), &b.password);
     let (v, detail) = deliver(&c, &p).await;
     assert_eq!(v, Verdict::Delivered, "{detail}");
     assert_eq!(detail["protocol_version"], "3.1.1");
@@ -254,7 +254,7 @@ async fn mqtt_3_1_1_and_refused_logins() {
     let wrong = format!("{}-wrong", b.password);
     for version in [MqttVersion::V5, MqttVersion::V311] {
         let d = destination(b.port, &b.password_file(), version);
-        let c = client(b.port, Destination::Mqtt(d), &wrong);
+        let c = client(b.port, Config::Mqtt(d), &wrong);
         let (v, detail) = deliver(&c, &p).await;
         assert_eq!(v, retry(Refusal::AuthRefused), "{version:?} {detail}");
         assert!(detail["error"]["connack"]["reason_code"].as_u64().unwrap() > 0);
@@ -274,7 +274,7 @@ async fn each_publish_ends_on_its_own_puback() {
     };
     let consumer = Consumer::start(b.port, "relay/#").await;
     let d = destination(b.port, &b.password_file(), MqttVersion::V5);
-    let c = client(b.port, Destination::Mqtt(d), &b.password);
+    let c = client(b.port, Config::Mqtt(d), &b.password);
     let mut tasks = tokio::task::JoinSet::new();
     let mut keys = std::collections::HashMap::new();
     for i in 0..200 {
@@ -311,7 +311,7 @@ async fn a_restarted_broker_gets_a_new_connection() {
     };
     let (p, _) = prepared("evt_restart_1", ContentMode::Structured);
     let d = destination(b.port, &b.password_file(), MqttVersion::V5);
-    let c = client(b.port, Destination::Mqtt(d), &b.password);
+    let c = client(b.port, Config::Mqtt(d), &b.password);
     assert_eq!(deliver(&c, &p).await.0, Verdict::Delivered);
     b.stop();
     b.run().await;
@@ -330,7 +330,7 @@ async fn an_idle_connection_is_kept_alive() {
     };
     let (p, _) = prepared("evt_idle_1", ContentMode::Structured);
     let d = destination(b.port, &b.password_file(), MqttVersion::V5);
-    let c = client(b.port, Destination::Mqtt(d), &b.password);
+    let c = client(b.port, Config::Mqtt(d), &b.password);
     assert_eq!(deliver(&c, &p).await.0, Verdict::Delivered);
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     while b.pings() < 1 {
@@ -382,7 +382,7 @@ async fn tls_is_verified_against_the_host_name() {
         let mut dest = destination(tls_port, &b.password_file(), MqttVersion::V5);
         dest.host = host.into();
         dest.tls = true;
-        let dest = Destination::Mqtt(dest);
+        let dest = Config::Mqtt(dest);
         let mut secrets = Secrets::new();
         for (_, r) in dest.secret_refs() {
             secrets.insert(r.clone(), SecretValue::from(b.password.as_str()));

@@ -7,7 +7,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use relay_core::model::MqttVersion;
+use relay_destinations::mqtt::MqttVersion;
 use relay_destinations::mqtt::wire::{self, Connect, Incoming, Properties};
 use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;

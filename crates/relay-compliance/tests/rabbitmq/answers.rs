@@ -4,12 +4,13 @@
 
 use std::sync::Arc;
 
-use relay_core::model::{Destination, Environment, Event, SignatureScheme};
+use relay_core::model::{Environment, Event, SignatureScheme};
 use relay_core::outcome::{FailureCode, Refusal, Verdict};
 use relay_core::sealed::MasterKey;
 use relay_core::secret::{SecretValue, Secrets};
 use relay_core::time::Timestamp;
 use relay_core::transition::DeadLetterReason;
+use relay_destinations::Config;
 use relay_destinations::{Delivery, Input, Prepared, Shared};
 use relay_net::{Guard, HttpsClient, Limits};
 use serde_json::value::RawValue;
@@ -54,7 +55,7 @@ fn prepared(now: Timestamp) -> (Prepared, String) {
 
 /// The endpoint's client, with `password` as the resolved value of every
 /// reference.
-fn client(port: u16, d: Destination, password: &str) -> relay_destinations::Client {
+fn client(port: u16, d: Config, password: &str) -> relay_destinations::Client {
     let (config, resolver) = outbound(port);
     let guard = Guard::with_resolver(&config, Arc::new(resolver)).unwrap();
     let mut secrets = Secrets::new();
@@ -108,7 +109,7 @@ async fn ack_nack_and_no_route_as_the_broker_answers() {
     let (p, whsec) = prepared(now);
     let c = client(
         node.port,
-        Destination::RabbitMq(destination(
+        Config::RabbitMq(destination(
             node.port,
             &names.exchange,
             &node.password_file(),
@@ -170,7 +171,7 @@ async fn an_unknown_exchange_is_an_unknown_target() {
     let (p, _) = prepared(Timestamp::from_millis(1_800_000_000_000));
     let missing = client(
         node.port,
-        Destination::RabbitMq(destination(
+        Config::RabbitMq(destination(
             node.port,
             "relay-no-such-exchange",
             &node.password_file(),
@@ -197,7 +198,7 @@ async fn refused_credentials_are_auth_refused() {
     let (p, _) = prepared(Timestamp::from_millis(1_800_000_000_000));
     let d = destination(node.port, "amq.direct", &node.password_file());
     let wrong = format!("{}-wrong", node.password);
-    let c = client(node.port, Destination::RabbitMq(d.clone()), &wrong);
+    let c = client(node.port, Config::RabbitMq(d.clone()), &wrong);
     let (v, detail) = deliver(&c, &p).await;
     assert_eq!(v, retry(Refusal::AuthRefused), "{detail}");
     assert_eq!(detail["closed"]["reply_code"], 403, "{detail}");
@@ -206,7 +207,7 @@ async fn refused_credentials_are_auth_refused() {
     node.ctl(&["add_vhost", "relay-closed"]);
     let mut closed = d;
     closed.virtual_host = "relay-closed".into();
-    let c = client(node.port, Destination::RabbitMq(closed), &node.password);
+    let c = client(node.port, Config::RabbitMq(closed), &node.password);
     let (v, detail) = deliver(&c, &p).await;
     assert_eq!(v, retry(Refusal::AuthRefused), "{detail}");
     assert!(!detail.to_string().contains(&node.password));

@@ -8,9 +8,10 @@ use std::io::Read as _;
 
 use relay_compliance::cases::{assert_valid_cloudevent, run};
 use relay_compliance::{Harness, Mode, Peer, Received};
-use relay_core::model::{Message, MessageState, S3Batch, S3Compression};
+use relay_core::model::{Message, MessageState};
 use relay_core::outcome::AttemptOutcome;
 use relay_core::time::Clock;
+use relay_destinations::s3::{S3Batch, S3Compression};
 use sha2::Digest;
 
 use super::peer::{S3Peer, configure};

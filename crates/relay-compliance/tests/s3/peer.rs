@@ -14,8 +14,9 @@ use std::io::Read as _;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use relay_compliance::{Mode, Peer, Received};
-use relay_core::model::{Destination, S3Addressing, S3Batch, S3Compression, S3Destination};
 use relay_core::secret::{SecretGrant, SecretRef};
+use relay_destinations::Config;
+use relay_destinations::s3::{S3Addressing, S3Batch, S3Compression, S3Destination};
 use relay_net::{OutboundConfig, StaticResolver};
 
 use super::moto::{self, BUCKET, Moto};
@@ -94,8 +95,8 @@ impl Peer for S3Peer {
         Some(peer)
     }
 
-    fn destination(&self) -> Destination {
-        Destination::S3(S3Destination {
+    fn destination(&self) -> Config {
+        Config::S3(S3Destination {
             bucket: BUCKET.into(),
             prefix: "relay/".into(),
             region: "us-east-1".into(),

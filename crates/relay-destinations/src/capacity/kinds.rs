@@ -1,11 +1,12 @@
 //! Each kind's limits as stated in its `limits.rs`, through [`crate::admit`]
 //! and [`crate::capacity_warning`] as the engine and the API call them.
 
+use crate::https::HttpsDestination;
+use crate::kafka::{KafkaBroker, KafkaDestination};
+use crate::mqtt::{MqttDestination, MqttVersion};
+use crate::rabbitmq::RabbitMqDestination;
 use bytes::Bytes;
-use relay_core::model::{
-    ContentMode, Destination, HttpsDestination, KafkaBroker, KafkaDestination, MqttDestination,
-    MqttVersion, RabbitMqDestination,
-};
+use relay_core::model::ContentMode;
 
 use crate::test_message::prepared;
 use crate::{Unfit, admit, capacity_warning};
@@ -13,8 +14,8 @@ use crate::{Unfit, admit, capacity_warning};
 /// Relay's default delivery limit (`[limits] max_request_bytes`).
 const DELIVERY_LIMIT: u64 = 1024 * 1024;
 
-fn kafka() -> Destination {
-    Destination::Kafka(KafkaDestination {
+fn kafka() -> crate::Config {
+    crate::Config::Kafka(KafkaDestination {
         bootstrap: vec![KafkaBroker {
             host: "kafka.example".into(),
             port: 9092,
@@ -28,8 +29,8 @@ fn kafka() -> Destination {
     })
 }
 
-fn rabbitmq(routing_key: &str) -> Destination {
-    Destination::RabbitMq(RabbitMqDestination {
+fn rabbitmq(routing_key: &str) -> crate::Config {
+    crate::Config::RabbitMq(RabbitMqDestination {
         host: "rabbit.example".into(),
         port: 5672,
         tls: false,
@@ -42,8 +43,8 @@ fn rabbitmq(routing_key: &str) -> Destination {
     })
 }
 
-fn mqtt() -> Destination {
-    Destination::Mqtt(MqttDestination {
+fn mqtt() -> crate::Config {
+    crate::Config::Mqtt(MqttDestination {
         host: "mqtt.example".into(),
         port: 1883,
         tls: false,
@@ -75,7 +76,7 @@ fn kinds_whose_default_limit_is_below_the_delivery_limit_warn_at_registration() 
     ] {
         assert_eq!(super::warning(&c, DELIVERY_LIMIT), None, "{c:?}");
     }
-    let https = Destination::Https(HttpsDestination {
+    let https = crate::Config::Https(HttpsDestination {
         url: "https://example.com/hook".into(),
         auth: None,
         headers: Vec::new(),

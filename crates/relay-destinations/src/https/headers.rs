@@ -14,7 +14,7 @@
 //! stored before that rule keeps being sent, but is never shown
 //! ([`redact_literal_credentials`]).
 
-use relay_core::model::HttpsHeader;
+use crate::https::HttpsHeader;
 
 use crate::Invalid;
 

@@ -1,7 +1,7 @@
 //! HTTPS webhooks: a signed `POST` of the CloudEvents body to the
 //! endpoint's URL through the guarded, pooled client of `relay-net`.
 //!
-//! - config: [`relay_core::model::HttpsDestination`] (URL, custom headers,
+//! - config: [`HttpsDestination`] (URL, custom headers,
 //!   `auth`: a client certificate for mutual TLS, OAuth 2.0 client
 //!   credentials, or both);
 //! - validation: the custom headers ([`headers::check`]), the client
@@ -26,6 +26,10 @@
 //! - record: the address used, the status code and the first 8 kB of the
 //!   response (`detail`), and what happened to the token (`detail.oauth2`).
 
+pub mod auth;
+mod destination;
+pub use auth::*;
+pub use destination::*;
 pub mod classify;
 pub mod headers;
 pub mod limits;
@@ -35,10 +39,13 @@ pub mod portal;
 
 use std::collections::BTreeSet;
 
-use relay_core::model::HttpsDestination;
 use relay_core::outcome::{HealthWarning, Verdict};
+use relay_core::secret::SecretRef;
 use relay_core::time::Timestamp;
 use relay_net::{Guard, GuardError, HeaderName, HeaderValue, HttpsClient, Limits, Response};
+use utoipa::PartialSchema as _;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::Schema;
 
 use self::classify::{Exchange, ResponseHeaders};
 use self::oauth2::TokenError;
@@ -151,6 +158,20 @@ impl Kind for Https {
     type Config = HttpsDestination;
     type Client = Client;
     type Result = Result;
+
+    fn schema() -> Option<RefOr<Schema>> {
+        Some(HttpsDestination::schema())
+    }
+
+    fn secret_refs(config: &HttpsDestination) -> Vec<(&'static str, &SecretRef)> {
+        config
+            .headers
+            .iter()
+            .filter_map(|h| h.secret.as_ref())
+            .map(|s| ("/destination/headers", s))
+            .chain(config.auth.iter().flat_map(HttpsAuth::secret_refs))
+            .collect()
+    }
 
     fn capacity(_config: &HttpsDestination) -> crate::Capacity {
         limits::CAPACITY

@@ -3,7 +3,7 @@
 //! its two secret references, checked at registration ([`check`]) and
 //! built into the endpoint's client ([`identity`]).
 
-use relay_core::model::{
+use crate::https::{
     CLIENT_CERTIFICATE_CHAIN_POINTER, CLIENT_CERTIFICATE_KEY_POINTER, HttpsDestination,
 };
 use relay_core::secret::{Secrets, Unresolved};

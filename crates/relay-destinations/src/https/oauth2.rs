@@ -18,8 +18,8 @@ pub mod source;
 
 use std::net::SocketAddr;
 
+use crate::https::{ClientAuthMethod, HttpsHeader, OAuth2ClientCredentials};
 use bytes::Bytes;
-use relay_core::model::{ClientAuthMethod, HttpsHeader, OAuth2ClientCredentials};
 use relay_core::outcome::{OAuthError, TokenFailure};
 use relay_core::time::Timestamp;
 use relay_net::{ErrorKind, HeaderName, HeaderValue};

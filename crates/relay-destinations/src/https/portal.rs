@@ -3,12 +3,15 @@
 //! URL alone; its custom headers and client authentication are the
 //! tenant's, set through the API.
 
-use relay_core::model::{Destination, HttpsDestination};
+use relay_core::model::Destination;
+
+use crate::Config;
+use crate::https::HttpsDestination;
 
 /// A destination to `url`, with no custom headers and no client
 /// authentication: what the portal creates.
-pub fn destination(url: String) -> Destination {
-    Destination::Https(HttpsDestination {
+pub fn destination(url: String) -> Config {
+    Config::Https(HttpsDestination {
         url,
         auth: None,
         headers: Vec::new(),
@@ -17,14 +20,14 @@ pub fn destination(url: String) -> Destination {
 
 /// `current` moved to `url`, keeping its custom headers and client
 /// authentication; `None` when `current` is not an HTTPS destination (the
-/// portal changes no other kind).
-pub fn with_url(current: &Destination, url: &str) -> Option<Destination> {
-    let Destination::Https(h) = current else {
+/// portal changes no other kind) or does not read as one.
+pub fn with_url(current: &Destination, url: &str) -> Option<Config> {
+    let Ok(Config::Https(h)) = Config::try_from(current) else {
         return None;
     };
-    Some(Destination::Https(HttpsDestination {
+    Some(Config::Https(HttpsDestination {
         url: url.to_string(),
-        auth: h.auth.clone(),
-        headers: h.headers.clone(),
+        auth: h.auth,
+        headers: h.headers,
     }))
 }

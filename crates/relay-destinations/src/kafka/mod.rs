@@ -2,7 +2,7 @@
 //! message's ordering key; the record's delivery report is the
 //! acknowledgement.
 //!
-//! - config: [`relay_core::model::KafkaDestination`] (bootstrap brokers,
+//! - config: [`KafkaDestination`] (bootstrap brokers,
 //!   topic, content mode, TLS, SASL with a `password` secret reference);
 //! - validation: the guard resolves and checks every bootstrap broker, as
 //!   for an HTTPS host;
@@ -18,6 +18,8 @@
 //! - record: the address of the broker that acknowledged, the partition and
 //!   offset, or the error's code, name and persistence status (`detail`).
 
+mod destination;
+pub use destination::*;
 pub mod classify;
 mod config;
 pub mod limits;
@@ -31,11 +33,15 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use relay_core::model::{ContentMode, KafkaDestination};
+use relay_core::model::ContentMode;
 use relay_core::outcome::Verdict;
+use relay_core::secret::SecretRef;
 use relay_core::secret::{SecretValue, Secrets, Unresolved};
 use relay_core::time::Timestamp;
 use relay_net::{ErrorKind, Guard, Limits};
+use utoipa::PartialSchema as _;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::Schema;
 
 use self::classify::{Answer, code};
 use self::producer::{Persisted, Producer, Report};
@@ -223,6 +229,43 @@ impl Kind for Kafka {
     type Config = KafkaDestination;
     type Client = Client;
     type Result = Result;
+
+    fn schema() -> Option<RefOr<Schema>> {
+        Some(KafkaDestination::schema())
+    }
+
+    fn secret_refs(config: &KafkaDestination) -> Vec<(&'static str, &SecretRef)> {
+        config
+            .sasl
+            .iter()
+            .map(|s| ("/destination/sasl/password", &s.password))
+            .chain(
+                config
+                    .client_certificate
+                    .iter()
+                    .map(|c| ("/destination/client_certificate", c)),
+            )
+            .chain(
+                config
+                    .client_key
+                    .iter()
+                    .map(|c| ("/destination/client_key", c)),
+            )
+            .collect()
+    }
+
+    fn hosts_in_clear(config: &KafkaDestination) -> Option<Vec<&str>> {
+        (!config.tls).then(|| config.bootstrap.iter().map(|b| b.host.as_str()).collect())
+    }
+
+    fn content_mode(config: &KafkaDestination) -> ContentMode {
+        config.content_mode
+    }
+
+    fn set_content_mode(config: &mut KafkaDestination, mode: ContentMode) -> bool {
+        config.content_mode = mode;
+        true
+    }
 
     fn capacity(_config: &KafkaDestination) -> crate::Capacity {
         limits::CAPACITY

@@ -1,4 +1,4 @@
-use relay_core::model::{KafkaBroker, KafkaSasl, SaslMechanism};
+use crate::kafka::{KafkaBroker, KafkaSasl, SaslMechanism};
 use relay_core::secret::SecretRef;
 
 use super::*;

@@ -29,7 +29,7 @@
 //! publish (an ACL, a size limit) still acknowledges it, so only MQTT 5
 //! can report those refusals.
 
-use relay_core::model::MqttVersion;
+use crate::mqtt::MqttVersion;
 use relay_core::outcome::{FailureCode, Refusal, Verdict};
 use relay_core::transition::DeadLetterReason;
 use relay_net::ErrorKind;

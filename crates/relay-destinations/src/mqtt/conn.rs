@@ -22,7 +22,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
-use relay_core::model::{MqttDestination, MqttVersion};
+use crate::mqtt::{MqttDestination, MqttVersion};
 use relay_net::{ErrorKind, Guard, Limits};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, ReadHalf, WriteHalf};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};

@@ -1,7 +1,7 @@
 //! MQTT (5 and 3.1.1): each message is one QoS 1 `PUBLISH`; the broker's
 //! `PUBACK` of that very packet identifier is the acknowledgement.
 //!
-//! - config: [`relay_core::model::MqttDestination`] (host, port, TLS, topic
+//! - config: [`MqttDestination`] (host, port, TLS, topic
 //!   template, protocol version, client identifier, `username` and a
 //!   `password` secret reference, content mode);
 //! - validation: the topic template ([`topic`]), the client identifier and
@@ -30,6 +30,8 @@
 //! library with its own networking. The publisher needs six packets. See
 //! `docs/destinations.md`.
 
+mod destination;
+pub use destination::*;
 pub mod classify;
 pub mod conn;
 pub mod limits;
@@ -40,12 +42,16 @@ use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use relay_core::model::{ContentMode, MqttDestination, MqttVersion};
+use relay_core::model::ContentMode;
 use relay_core::outcome::Verdict;
+use relay_core::secret::SecretRef;
 use relay_core::secret::{SecretValue, Secrets, Unresolved};
 use relay_core::time::Timestamp;
 use relay_net::{ErrorKind, Guard, Limits};
 use tokio::time::Instant;
+use utoipa::PartialSchema as _;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::Schema;
 
 use self::classify::Answer;
 use self::conn::{Ack, Conn, ConnectError, Login, Sent};
@@ -313,6 +319,31 @@ impl Kind for Mqtt {
     type Config = MqttDestination;
     type Client = Client;
     type Result = Result;
+
+    fn schema() -> Option<RefOr<Schema>> {
+        Some(MqttDestination::schema())
+    }
+
+    fn secret_refs(config: &MqttDestination) -> Vec<(&'static str, &SecretRef)> {
+        config
+            .password
+            .iter()
+            .map(|p| ("/destination/password", p))
+            .collect()
+    }
+
+    fn hosts_in_clear(config: &MqttDestination) -> Option<Vec<&str>> {
+        (!config.tls).then(|| vec![config.host.as_str()])
+    }
+
+    fn content_mode(config: &MqttDestination) -> ContentMode {
+        config.content_mode
+    }
+
+    fn set_content_mode(config: &mut MqttDestination, mode: ContentMode) -> bool {
+        config.content_mode = mode;
+        true
+    }
 
     fn capacity(_config: &MqttDestination) -> crate::Capacity {
         limits::CAPACITY

@@ -7,7 +7,7 @@
 //! Section numbers refer to MQTT 5.0 (OASIS, 2019) and MQTT 3.1.1 (OASIS,
 //! 2014).
 
-use relay_core::model::MqttVersion;
+use crate::mqtt::MqttVersion;
 use tokio::io::{AsyncRead, AsyncReadExt};
 
 /// Control packet types (the fixed header's high nibble, §2.1.2).

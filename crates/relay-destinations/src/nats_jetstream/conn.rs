@@ -14,7 +14,7 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
-use relay_core::model::NatsJetstreamDestination;
+use crate::nats_jetstream::NatsJetstreamDestination;
 use relay_net::{ErrorKind, Guard, Limits};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, ReadHalf, WriteHalf};
 use tokio::sync::oneshot;

@@ -1,7 +1,7 @@
 //! NATS JetStream: each message is one JetStream publish; the PubAck
 //! naming the stream and sequence is the acknowledgement.
 //!
-//! - config: [`relay_core::model::NatsJetstreamDestination`] (host, port,
+//! - config: [`NatsJetstreamDestination`] (host, port,
 //!   TLS, subject or subject template, expected stream, `username` and a
 //!   `password` secret reference or a `token` secret reference, whose
 //!   resolved values are held as [`SecretValue`]s and sent only in
@@ -25,6 +25,8 @@
 //! - record: the address, the subject, the stream and sequence, or the
 //!   refusal (`detail`).
 
+mod destination;
+pub use destination::*;
 pub mod binding;
 pub mod classify;
 mod conn;
@@ -36,12 +38,16 @@ use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use relay_core::model::NatsJetstreamDestination;
+use relay_core::model::ContentMode;
 use relay_core::outcome::Verdict;
+use relay_core::secret::SecretRef;
 use relay_core::secret::{SecretValue, Secrets, Unresolved};
 use relay_core::time::Timestamp;
 use relay_net::{ErrorKind, Guard, Limits};
 use tokio::time::{Instant, timeout_at};
+use utoipa::PartialSchema as _;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::Schema;
 
 use self::classify::Answer;
 use self::conn::{Conn, ConnectError, Reply};
@@ -315,6 +321,32 @@ impl Kind for NatsJetstream {
     type Config = NatsJetstreamDestination;
     type Client = Client;
     type Result = Result;
+
+    fn schema() -> Option<RefOr<Schema>> {
+        Some(NatsJetstreamDestination::schema())
+    }
+
+    fn secret_refs(config: &NatsJetstreamDestination) -> Vec<(&'static str, &SecretRef)> {
+        config
+            .password
+            .iter()
+            .map(|p| ("/destination/password", p))
+            .chain(config.token.iter().map(|t| ("/destination/token", t)))
+            .collect()
+    }
+
+    fn hosts_in_clear(config: &NatsJetstreamDestination) -> Option<Vec<&str>> {
+        (!config.tls).then(|| vec![config.host.as_str()])
+    }
+
+    fn content_mode(config: &NatsJetstreamDestination) -> ContentMode {
+        config.content_mode
+    }
+
+    fn set_content_mode(config: &mut NatsJetstreamDestination, mode: ContentMode) -> bool {
+        config.content_mode = mode;
+        true
+    }
 
     fn capacity(_config: &NatsJetstreamDestination) -> crate::Capacity {
         limits::CAPACITY

@@ -2,7 +2,7 @@
 //! `mandatory` set on a channel in confirm mode; the broker's `basic.ack`
 //! of that very delivery tag is the acknowledgement.
 //!
-//! - config: [`relay_core::model::RabbitMqDestination`] (host, port, TLS,
+//! - config: [`RabbitMqDestination`] (host, port, TLS,
 //!   virtual host, exchange, routing key template, `username` and a
 //!   `password` secret reference; both `null`: the broker's `guest`/`guest`);
 //! - validation: the routing key template ([`routing`]), the names' lengths,
@@ -26,6 +26,8 @@
 //! its own connector and I/O loop, and brings its generated protocol crates
 //! into the build. See `docs/destinations.md`.
 
+mod destination;
+pub use destination::*;
 pub mod classify;
 pub mod conn;
 pub mod limits;
@@ -36,12 +38,16 @@ use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use relay_core::model::RabbitMqDestination;
+use relay_core::model::ContentMode;
 use relay_core::outcome::Verdict;
+use relay_core::secret::SecretRef;
 use relay_core::secret::{SecretValue, Secrets, Unresolved};
 use relay_core::time::Timestamp;
 use relay_net::{ErrorKind, Guard, Limits};
 use tokio::time::Instant;
+use utoipa::PartialSchema as _;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::Schema;
 
 use self::classify::Answer;
 use self::conn::{Confirm, Connection, Failure, Io, Login};
@@ -269,6 +275,31 @@ impl Kind for RabbitMq {
     type Config = RabbitMqDestination;
     type Client = Client;
     type Result = Result;
+
+    fn schema() -> Option<RefOr<Schema>> {
+        Some(RabbitMqDestination::schema())
+    }
+
+    fn secret_refs(config: &RabbitMqDestination) -> Vec<(&'static str, &SecretRef)> {
+        config
+            .password
+            .iter()
+            .map(|p| ("/destination/password", p))
+            .collect()
+    }
+
+    fn hosts_in_clear(config: &RabbitMqDestination) -> Option<Vec<&str>> {
+        (!config.tls).then(|| vec![config.host.as_str()])
+    }
+
+    fn content_mode(config: &RabbitMqDestination) -> ContentMode {
+        config.content_mode
+    }
+
+    fn set_content_mode(config: &mut RabbitMqDestination, mode: ContentMode) -> bool {
+        config.content_mode = mode;
+        true
+    }
 
     fn capacity(_config: &RabbitMqDestination) -> crate::Capacity {
         limits::CAPACITY

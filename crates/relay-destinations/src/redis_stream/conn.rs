@@ -4,7 +4,7 @@
 
 use std::net::SocketAddr;
 
-use relay_core::model::RedisStreamDestination;
+use crate::redis_stream::RedisStreamDestination;
 use relay_core::secret::SecretValue;
 use relay_net::{ErrorKind, Guard, Limits};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};

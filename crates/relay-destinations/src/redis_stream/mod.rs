@@ -1,7 +1,7 @@
 //! Redis Streams: each message is one `XADD` entry; the entry id Redis
 //! answers is the acknowledgement.
 //!
-//! - config: [`relay_core::model::RedisStreamDestination`] (host, port,
+//! - config: [`RedisStreamDestination`] (host, port,
 //!   TLS, database, stream, `MAXLEN ~`, `username` and a `password`
 //!   secret reference);
 //! - validation: the guard resolves and checks the host and port, as for an
@@ -22,6 +22,8 @@
 //! - classify: [`classify::classify`];
 //! - record: the address, the entry id or the error reply (`detail`).
 
+mod destination;
+pub use destination::*;
 pub mod classify;
 mod conn;
 pub mod limits;
@@ -31,12 +33,16 @@ use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use relay_core::model::RedisStreamDestination;
+use relay_core::model::ContentMode;
 use relay_core::outcome::Verdict;
+use relay_core::secret::SecretRef;
 use relay_core::secret::{SecretValue, Secrets, Unresolved};
 use relay_core::time::Timestamp;
 use relay_net::{ErrorKind, Guard, Limits};
 use tokio::time::Instant;
+use utoipa::PartialSchema as _;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::Schema;
 
 use self::classify::{Answer, error_code};
 use self::conn::Conn;
@@ -271,6 +277,31 @@ impl Kind for RedisStream {
     type Config = RedisStreamDestination;
     type Client = Client;
     type Result = Result;
+
+    fn schema() -> Option<RefOr<Schema>> {
+        Some(RedisStreamDestination::schema())
+    }
+
+    fn secret_refs(config: &RedisStreamDestination) -> Vec<(&'static str, &SecretRef)> {
+        config
+            .password
+            .iter()
+            .map(|p| ("/destination/password", p))
+            .collect()
+    }
+
+    fn hosts_in_clear(config: &RedisStreamDestination) -> Option<Vec<&str>> {
+        (!config.tls).then(|| vec![config.host.as_str()])
+    }
+
+    fn content_mode(config: &RedisStreamDestination) -> ContentMode {
+        config.content_mode
+    }
+
+    fn set_content_mode(config: &mut RedisStreamDestination, mode: ContentMode) -> bool {
+        config.content_mode = mode;
+        true
+    }
 
     fn capacity(_config: &RedisStreamDestination) -> crate::Capacity {
         limits::CAPACITY

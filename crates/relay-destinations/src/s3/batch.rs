@@ -18,8 +18,9 @@
 //! anything. The object is made, signed and stored once when the batch is
 //! closed; every write of the batch sends these same bytes.
 
+use crate::s3::S3Compression;
 use bytes::Bytes;
-use relay_core::model::{ContentMode, Environment, S3Compression};
+use relay_core::model::{ContentMode, Environment};
 use relay_core::signature::{SigningKey, sign_request};
 use relay_core::time::Timestamp;
 use sha2::{Digest, Sha256};
@@ -104,7 +105,7 @@ pub fn prepared(sealed: &Sealed, environment: Environment, attempt_number: i64) 
 }
 
 impl Batching for S3 {
-    fn policy(config: &relay_core::model::S3Destination) -> BatchPolicy {
+    fn policy(config: &crate::s3::S3Destination) -> BatchPolicy {
         BatchPolicy {
             max_events: config.batch.max_events,
             max_bytes: config.batch.max_bytes,

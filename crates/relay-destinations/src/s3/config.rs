@@ -2,7 +2,7 @@
 //! check of the URL is in `mod.rs`), and the object names and URLs they
 //! make.
 
-use relay_core::model::{
+use crate::s3::{
     S3_MAX_BYTES, S3_MAX_EVENTS, S3_MAX_WAIT_SECONDS, S3Addressing, S3Compression, S3Destination,
 };
 

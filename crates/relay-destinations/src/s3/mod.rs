@@ -2,7 +2,7 @@
 //! Lines of CloudEvents structured JSON, written with one signed `PUT`; the
 //! service's `200` with the object's ETag is the acknowledgement.
 //!
-//! - config: [`relay_core::model::S3Destination`] (bucket, prefix, region,
+//! - config: [`crate::s3::S3Destination`] (bucket, prefix, region,
 //!   service URL and addressing, credentials as secret references, batch
 //!   limits, compression);
 //! - validation: the fields' rules ([`config::check`]) and the guard's
@@ -26,6 +26,8 @@
 //! - record: the address, the bucket, the object key, the ETag, or the
 //!   status and S3's error code and message (`detail`).
 
+mod destination;
+pub use destination::*;
 pub mod batch;
 pub mod classify;
 pub mod config;
@@ -35,14 +37,17 @@ pub mod sigv4;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use relay_core::model::S3Destination;
 use relay_core::outcome::Verdict;
+use relay_core::secret::SecretRef;
 use relay_core::secret::{SecretValue, Secrets, Unresolved};
 use relay_core::time::Timestamp;
 use relay_net::{
     ErrorKind, Guard, GuardError, HeaderName, HeaderValue, HttpsClient, Limits, Method, Response,
 };
 use sha2::{Digest, Sha256};
+use utoipa::PartialSchema as _;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::Schema;
 
 use self::classify::Answer;
 use crate::{Invalid, Kind, Prepared, Record, Shared, hosts};
@@ -316,6 +321,14 @@ impl Kind for S3 {
     type Config = S3Destination;
     type Client = Client;
     type Result = Written;
+
+    fn schema() -> Option<RefOr<Schema>> {
+        Some(S3Destination::schema())
+    }
+
+    fn secret_refs(config: &S3Destination) -> Vec<(&'static str, &SecretRef)> {
+        config.secret_refs()
+    }
 
     fn capacity(_config: &S3Destination) -> crate::Capacity {
         limits::CAPACITY

@@ -1,7 +1,7 @@
 //! The object storage kind's pure rules: field checks, object names and
 //! URLs.
 
-use relay_core::model::{S3Addressing, S3Batch, S3Compression, S3Destination};
+use crate::s3::{S3Addressing, S3Batch, S3Compression, S3Destination};
 use relay_core::secret::SecretRef;
 
 use super::config::{

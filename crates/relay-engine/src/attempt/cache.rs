@@ -1,16 +1,21 @@
-//! The per-endpoint cache of what its attempts reuse: the built client
-//! (and its connections), the secrets it was built with, and the opened
-//! signing keys; rebuilt when the endpoint's version or a secret it names
-//! changes.
+//! The per-endpoint cache of what its attempts reuse: the destination read
+//! as its kind's configuration (parsed once per endpoint version, never per
+//! attempt), the built client (and its connections), the secrets it was
+//! built with, and the opened signing keys; rebuilt when the endpoint's
+//! version or a secret it names changes.
 
 use super::*;
 use relay_store::ExecutorExt as _;
 
-/// What one endpoint's attempts reuse: its built client, the resolved
-/// secrets it was built with, and its stored keys with their opened signing
-/// keys.
+/// What one endpoint's attempts reuse: its destination's configuration, its
+/// built client, the resolved secrets it was built with, and its stored
+/// keys with their opened signing keys.
 pub(crate) struct Built {
+    pub(crate) config: Config,
     pub(crate) client: Client,
+    /// Whether the configuration has secret references (resolved again
+    /// once `secret_refresh` has passed).
+    refs: bool,
     secrets: Secrets,
     pub(super) keys: Vec<(EndpointKeyRecord, SigningKey)>,
 }
@@ -75,13 +80,6 @@ impl EndpointCache {
 
     pub(crate) async fn get(&self, a: &Attempter, c: &Claimed) -> Result<Arc<Built>, Unbuilt> {
         let (id, version) = (&c.endpoint.id, c.endpoint.updated_at);
-        let refs: Vec<SecretRef> = c
-            .endpoint
-            .destination
-            .secret_refs()
-            .into_iter()
-            .map(|(_, r)| r.clone())
-            .collect();
         let now = a.clock.now();
         let refresh_ms = i64::try_from(a.config.secret_refresh.as_millis()).unwrap_or(i64::MAX);
         let cached = self.entries.lock().ok().and_then(|map| {
@@ -90,30 +88,41 @@ impl EndpointCache {
                 .map(|e| (e.built.clone(), e.resolved_at))
         });
         if let Some((built, resolved_at)) = &cached
-            && (refs.is_empty() || now.0.saturating_sub(resolved_at.0) < refresh_ms)
+            && (!built.refs || now.0.saturating_sub(resolved_at.0) < refresh_ms)
         {
             return Ok(built.clone());
         }
-        let scope = Scope {
-            tenant_id: c.tenant_id.clone(),
-            environment: c.message.environment,
-        };
         let keys = match &cached {
             Some((built, _)) => built.keys.clone(),
             None => load_keys(a, id).await.map_err(Unbuilt::Unavailable)?,
         };
+        let config = match &cached {
+            Some((built, _)) => built.config.clone(),
+            None => Config::try_from(&c.endpoint.destination).map_err(|e| {
+                Unbuilt::Invalid(format!(
+                    "the destination does not read as its kind's configuration: {e}"
+                ))
+            })?,
+        };
+        let refs: Vec<SecretRef> = config
+            .secret_refs()
+            .into_iter()
+            .map(|(_, r)| r.clone())
+            .collect();
+        let scope = Scope {
+            tenant_id: c.tenant_id.clone(),
+            environment: c.message.environment,
+        };
         // An endpoint registered before credentials needed TLS (or whose
         // operator withdrew the loopback allowance) resolves none of them:
         // they would travel in clear.
-        if let Err(refused) = relay_destinations::credentials_in_clear(
-            &c.endpoint.destination,
-            a.shared.https.guard(),
-        )
-        .await
+        if let Err(refused) =
+            relay_destinations::credentials_in_clear(&config, a.shared.https.guard()).await
         {
             return Err(Unbuilt::Secret {
                 message: refused.message,
                 keys,
+                config: Box::new(config),
             });
         }
         let secrets = match a.resolver.resolve(&scope, &refs).await {
@@ -128,6 +137,7 @@ impl EndpointCache {
                 return Err(Unbuilt::Secret {
                     message: e.to_string(),
                     keys,
+                    config: Box::new(config),
                 });
             }
         };
@@ -137,16 +147,19 @@ impl EndpointCache {
             // Same endpoint version, same secrets: keep the client (and its connections).
             return Ok(self.insert(id, version, now, &scope, &refs, built.clone()));
         }
-        let client = match relay_destinations::build(&c.endpoint.destination, &a.shared, &secrets) {
+        let client = match relay_destinations::build(&config, &a.shared, &secrets) {
             Ok(client) => client,
             Err(e) => {
                 return Err(Unbuilt::Secret {
                     message: format!("{}: the value cannot be used by this destination", e.0),
                     keys,
+                    config: Box::new(config),
                 });
             }
         };
         let built = Arc::new(Built {
+            refs: !refs.is_empty(),
+            config,
             client,
             secrets,
             keys,
@@ -213,13 +226,21 @@ pub(crate) enum Unbuilt {
     Secret {
         message: String,
         keys: Vec<(EndpointKeyRecord, SigningKey)>,
+        config: Box<Config>,
     },
+    /// The stored destination does not read as its kind's configuration
+    /// (an unknown kind, or fields it does not take): no attempt can
+    /// deliver it, so the message is dead-lettered as
+    /// `invalid_destination`.
+    Invalid(String),
 }
 
 impl std::fmt::Display for Unbuilt {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Unbuilt::Unavailable(m) | Unbuilt::Secret { message: m, .. } => f.write_str(m),
+            Unbuilt::Unavailable(m) | Unbuilt::Secret { message: m, .. } | Unbuilt::Invalid(m) => {
+                f.write_str(m)
+            }
         }
     }
 }

@@ -24,6 +24,7 @@
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use relay_core::model::{Destination, Endpoint};
+use relay_destinations::Config;
 use relay_net::Guard;
 
 use crate::error::ApiError;
@@ -118,17 +119,36 @@ pub fn changed_concurrently() -> ApiError {
 /// reference with its pointer, and each literal credential header stored
 /// before those were refused (by name).
 pub fn credentials(d: &Destination) -> Vec<String> {
-    let mut out: Vec<String> = d
+    let Some(config) = config(d) else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = config
         .secret_refs()
         .into_iter()
         .map(|(pointer, r)| format!("{pointer}: {r}"))
         .collect();
     out.extend(
-        relay_destinations::literal_credentials(d)
+        relay_destinations::literal_credentials(&config)
             .into_iter()
             .map(|(pointer, name)| format!("{pointer}: {name} (literal)")),
     );
     out
+}
+
+/// `d` read as its kind's configuration; `None` when it does not read (a
+/// stored destination this Relay's kinds do not take): then the API names
+/// no credentials or hosts of it.
+pub fn config(d: &Destination) -> Option<Config> {
+    Config::try_from(d).ok()
+}
+
+/// Where `d`'s messages go, in one line for the audit log
+/// ([`relay_destinations::describe`]); its kind when it does not read.
+pub fn describe(d: &Destination) -> String {
+    config(d).map_or_else(
+        || d.kind().to_string(),
+        |c| relay_destinations::describe(&c),
+    )
 }
 
 /// Whether the change from `before` to `after` moves the destination to
@@ -138,9 +158,9 @@ pub fn host_changed_with_credentials(
     after: &Destination,
     guard: &Guard,
 ) -> bool {
-    !credentials(before).is_empty()
-        && relay_destinations::credential_hosts(before, guard)
-            != relay_destinations::credential_hosts(after, guard)
+    let hosts =
+        |d: &Destination| config(d).map(|c| relay_destinations::credential_hosts(&c, guard));
+    !credentials(before).is_empty() && hosts(before) != hosts(after)
 }
 
 /// The warning of an update that moved the destination to another host and
@@ -179,10 +199,7 @@ pub fn not_restated() -> ApiError {
 pub fn updated_entry(before: &Endpoint, after: &Endpoint) -> Option<serde_json::Value> {
     use serde_json::json;
     let mut p = serde_json::Map::new();
-    let (from, to) = (
-        relay_destinations::describe(&before.destination),
-        relay_destinations::describe(&after.destination),
-    );
+    let (from, to) = (describe(&before.destination), describe(&after.destination));
     if from != to {
         p.insert("url".into(), json!({ "from": from, "to": to }));
     }

@@ -71,7 +71,7 @@ async fn apply_update(
         endpoint.description = d;
     }
     if let Some(d) = body.destination {
-        endpoint.destination = d;
+        endpoint.destination = d.into();
     }
     if let Some(t) = body.event_types {
         endpoint.event_types = t;

@@ -171,7 +171,8 @@ pub async fn update_endpoint(
         }) {
             None => None,
             Some(Some(next)) => {
-                if changes::host_changed_with_credentials(&current.destination, &next, &guard) {
+                let moved = relay_core::model::Destination::from(&next);
+                if changes::host_changed_with_credentials(&current.destination, &moved, &guard) {
                     return Err(changes::not_restated());
                 }
                 Some(next)

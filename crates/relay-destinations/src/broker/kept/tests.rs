@@ -3,7 +3,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::Duration;
 
-use relay_core::model::MqttVersion;
+use crate::mqtt::MqttVersion;
 
 use super::*;
 use crate::{mqtt, nats_jetstream, rabbitmq, redis_stream};

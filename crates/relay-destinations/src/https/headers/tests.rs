@@ -1,4 +1,4 @@
-use relay_core::model::HttpsHeader;
+use crate::https::HttpsHeader;
 use relay_core::secret::SecretRef;
 
 use super::*;

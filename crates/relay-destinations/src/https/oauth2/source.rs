@@ -11,7 +11,7 @@
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use relay_core::model::OAuth2ClientCredentials;
+use crate::https::OAuth2ClientCredentials;
 use relay_core::secret::SecretValue;
 use relay_core::time::{Clock, Timestamp};
 use relay_net::{HeaderValue, HttpsClient, Limits};

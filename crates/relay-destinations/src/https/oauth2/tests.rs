@@ -1,4 +1,4 @@
-use relay_core::model::{ClientAuthMethod, HttpsHeader, OAuth2ClientCredentials};
+use crate::https::{ClientAuthMethod, HttpsHeader, OAuth2ClientCredentials};
 use relay_core::outcome::{OAuthError, TokenFailure};
 use relay_core::secret::SecretRef;
 use relay_core::time::Timestamp;

@@ -1,18 +1,18 @@
 //! `Destination`'s OpenAPI schema, derived from the kinds' configuration
-//! types (`relay-core/src/model/destination_schema.rs`), against the types
+//! types (`relay-destinations/src/schema.rs`), against the types
 //! themselves: every kind's example is accepted, unknown fields and values
 //! of the wrong type are refused at every level, whatever the schema
 //! accepts the API's deserialization accepts too (the schema may be
 //! stricter: bounds are checked at registration, not by serde), and the
 //! schema's defaults are what deserialization fills in.
 
-use relay_core::model::{Destination, S3_MAX_BYTES, S3_MAX_EVENTS, S3_MAX_WAIT_SECONDS};
+use relay_destinations::Config;
+use relay_destinations::s3::{S3_MAX_BYTES, S3_MAX_EVENTS, S3_MAX_WAIT_SECONDS};
 use serde_json::{Map, Value, json};
-use utoipa::PartialSchema;
 
 /// The derived schema, as the OpenAPI document carries it.
 fn derived() -> Value {
-    serde_json::to_value(Destination::schema()).unwrap()
+    serde_json::to_value(relay_destinations::schema()).unwrap()
 }
 
 fn validator(schema: &Value) -> jsonschema::Validator {
@@ -20,7 +20,7 @@ fn validator(schema: &Value) -> jsonschema::Validator {
 }
 
 fn serde_accepts(value: &Value) -> bool {
-    serde_json::from_value::<Destination>(value.clone()).is_ok()
+    serde_json::from_value::<Config>(value.clone()).is_ok()
 }
 
 /// Every kind with every field set, and with only its required fields.
@@ -293,7 +293,7 @@ fn every_kind_has_one_tagged_closed_member() {
     let mut kinds: Vec<String> = examples()
         .iter()
         .map(|e| {
-            let d: Destination = serde_json::from_value(e.clone()).unwrap();
+            let d: Config = serde_json::from_value(e.clone()).unwrap();
             assert_eq!(e["kind"], d.kind());
             d.kind().to_string()
         })
@@ -308,8 +308,7 @@ fn every_kind_has_one_tagged_closed_member() {
 fn every_example_and_its_serialized_form_is_accepted() {
     let v = validator(&derived());
     for example in examples() {
-        let d: Destination =
-            serde_json::from_value(example.clone()).expect("an example deserializes");
+        let d: Config = serde_json::from_value(example.clone()).expect("an example deserializes");
         let written = serde_json::to_value(&d).unwrap();
         for value in [&example, &written] {
             let errors: Vec<String> = v.iter_errors(value).map(|e| e.to_string()).collect();
@@ -449,7 +448,7 @@ fn the_schema_defaults_are_what_deserialization_fills_in() {
     let mut faults = Vec::new();
     let mut checked = 0;
     for example in examples() {
-        let d: Destination = serde_json::from_value(example.clone()).unwrap();
+        let d: Config = serde_json::from_value(example.clone()).unwrap();
         let written = serde_json::to_value(&d).unwrap();
         let member = schema["oneOf"]
             .as_array()

@@ -5,15 +5,15 @@
 //! Messages of such an endpoint are written in batches, as JSON Lines of
 //! CloudEvents structured JSON, one object per batch whose name derives from
 //! the batch id. The rules of the fields (bounds, names) are checked at
-//! registration by the kind (`relay_destinations::s3`); the bounds are here
+//! registration by the kind (`s3/config.rs`); the bounds are here
 //! so the schema and the check say the same (the schema's attributes are
-//! literals: `relay-core/tests/destination_schema.rs` checks they equal the
+//! literals: `relay-destinations/tests/destination_schema.rs` checks they equal the
 //! `S3_MAX_*` bounds).
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::secret::SecretRef;
+use relay_core::secret::SecretRef;
 
 /// A bucket of an S3-compatible object storage service. Messages are
 /// written in batches (by count, size or time) as JSON Lines of CloudEvents

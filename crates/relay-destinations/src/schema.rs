@@ -1,5 +1,5 @@
-//! [`Destination`]'s OpenAPI schema, composed from the schemas the kinds'
-//! configurations derive: one source, the types.
+//! `Destination`'s OpenAPI schema, composed from the schemas the kinds'
+//! configurations derive ([`crate::Kind::schema`]): one source, the types.
 //!
 //! Each configuration derives `utoipa::ToSchema`: its doc comments are the
 //! descriptions, its `#[schema(...)]` attributes the bounds, patterns,
@@ -20,50 +20,16 @@
 //! itself, with the field's description, and with `null` in its `type`.
 
 use serde_json::{Map, Value, json};
-use utoipa::PartialSchema;
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::Schema;
 
-use super::*;
-
 const DESCRIPTION: &str = "Where an endpoint's messages go, by `kind`. New kinds (brokers, queues, object storage) are new variants; the endpoint object keeps its shape.";
 
-/// Every kind: its `kind` tag (as serde writes it) and its configuration's
-/// derived schema. A variant added to `Destination` does not compile in
-/// [`listed`] until it is added there, beside this list, too.
-fn kinds() -> [(&'static str, RefOr<Schema>); 7] {
-    [
-        ("https", HttpsDestination::schema()),
-        ("redis_stream", RedisStreamDestination::schema()),
-        ("nats_jetstream", NatsJetstreamDestination::schema()),
-        ("rabbitmq", RabbitMqDestination::schema()),
-        ("mqtt", MqttDestination::schema()),
-        ("kafka", KafkaDestination::schema()),
-        ("s3", S3Destination::schema()),
-    ]
-}
-
-/// The variants [`kinds`] lists, matched exhaustively (never called: it
-/// only has to compile).
-const fn listed(destination: &Destination) {
-    match destination {
-        Destination::Https(_)
-        | Destination::RedisStream(_)
-        | Destination::NatsJetstream(_)
-        | Destination::RabbitMq(_)
-        | Destination::Mqtt(_)
-        | Destination::Kafka(_)
-        | Destination::S3(_) => {}
-        // Test-only (the `test-kinds` feature): never in Relay's API.
-        #[cfg(feature = "test-kinds")]
-        Destination::LocalDir(_) => {}
-    }
-}
-const _: fn(&Destination) = listed;
-
-/// `Destination`'s schema: a `oneOf` of the kinds, each tagged.
-pub(super) fn schema() -> RefOr<Schema> {
-    let members: Vec<Value> = kinds()
+/// `Destination`'s schema: a `oneOf` of the kinds of the `kinds!` list
+/// (each [`crate::Kind::schema`], a test-only kind has none), each tagged.
+/// The API's document puts it in place of relay-core's generic one.
+pub fn schema() -> RefOr<Schema> {
+    let members: Vec<Value> = crate::schemas()
         .into_iter()
         .map(|(kind, schema)| tagged(kind, schema))
         .collect();

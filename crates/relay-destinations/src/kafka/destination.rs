@@ -5,8 +5,8 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::ContentMode;
-use crate::secret::SecretRef;
+use relay_core::model::ContentMode;
+use relay_core::secret::SecretRef;
 
 /// A Kafka topic: each message is one record keyed by the message's
 /// ordering key (so one key's events go to one partition), produced with

@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::secret::SecretRef;
+use relay_core::secret::SecretRef;
 
 /// An HTTPS endpoint's client authentication. Its members may be set
 /// together; each is optional.

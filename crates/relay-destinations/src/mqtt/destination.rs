@@ -5,8 +5,8 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::ContentMode;
-use crate::secret::SecretRef;
+use relay_core::model::ContentMode;
+use relay_core::secret::SecretRef;
 
 /// An MQTT topic (MQTT 5 or 3.1.1): each message is one QoS 1 PUBLISH; the
 /// broker's PUBACK of that very packet identifier is the acknowledgement
