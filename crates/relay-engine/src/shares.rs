@@ -12,8 +12,10 @@
 //! - **Interest.** The keeper renews every key this node is interested in:
 //!   an attempt was admitted or refused for it since the last renewal (its
 //!   demand), or it has attempts in flight, or it holds a row. A key with
-//!   neither demand nor attempts in flight for [`IDLE_TICKS`] renewals (for
-//!   [`WAITING_TICKS`] while its share is 0) is given back and forgotten.
+//!   neither demand nor attempts in flight for [`idle_patience`] renewals
+//!   (at least [`IDLE_TICKS`], and enough to cover two of the claimer's
+//!   polls; [`WAITING_TICKS`] while its share is 0) is given back and
+//!   forgotten.
 //!   Recovery is always wanted: every node claims from the same recovery
 //!   traffic, so it is split evenly across the running nodes.
 //! - **First touch.** An endpoint this node has never seen keeps today's
@@ -41,11 +43,25 @@ use tokio::time::Instant;
 use relay_store::shares::{Grant, RECOVERY, Want};
 
 /// Renewals without demand nor attempts in flight after which a key with a
-/// share is given back.
+/// share is given back, at least (see [`idle_patience`]).
 pub const IDLE_TICKS: u32 = 2;
 /// The same for a key whose share is still 0: it stays in the wanting set
 /// longer, so the other nodes give it its part.
 pub const WAITING_TICKS: u32 = 8;
+
+/// Renewals without demand nor attempts in flight after which a key with a
+/// share is given back: [`IDLE_TICKS`], and never fewer than cover two of
+/// the claimer's polls. A share granted to a first touch must outlive the
+/// wait until the next claim (a claim that found the endpoint without a
+/// share gave its messages back, and the claimer comes back for them at
+/// its next poll at the latest): given back sooner, the next claim meets
+/// the endpoint anew, is refused again, and the endpoint's messages wait
+/// for ever in a loop of grants and give-backs.
+pub fn idle_patience(poll_interval: Duration, tick: Duration) -> u32 {
+    let tick = tick.as_millis().max(1);
+    let polls = (2 * poll_interval.as_millis()).div_ceil(tick);
+    u32::try_from(polls).unwrap_or(u32::MAX).max(IDLE_TICKS)
+}
 
 #[derive(Debug, Clone, Copy)]
 struct Entry {
@@ -234,8 +250,15 @@ impl Shares {
 
     /// What the next renewal asks for, given each key's attempts in flight;
     /// `leaving`: nothing is wanted any more (shutdown). Counts the idle
-    /// renewals.
-    pub(crate) fn wants(&self, in_flight: impl Fn(&str) -> u32, leaving: bool) -> Vec<Want> {
+    /// renewals: a key with a share is given back after `patience` of them
+    /// ([`idle_patience`]), one whose share is 0 after at least
+    /// [`WAITING_TICKS`].
+    pub(crate) fn wants(
+        &self,
+        in_flight: impl Fn(&str) -> u32,
+        leaving: bool,
+        patience: u32,
+    ) -> Vec<Want> {
         let Ok(mut m) = self.entries.lock() else {
             return Vec::new();
         };
@@ -248,8 +271,8 @@ impl Shares {
                     e.idle += 1;
                 }
                 let patience = match e.share {
-                    Some((s, _)) if s > 0 => IDLE_TICKS,
-                    _ => WAITING_TICKS,
+                    Some((s, _)) if s > 0 => patience,
+                    _ => WAITING_TICKS.max(patience),
                 };
                 e.demand = false;
                 Want {
@@ -372,7 +395,10 @@ impl crate::Dispatcher {
                 l.in_flight(key)
             }
         };
-        let wants = lanes.shares.wants(|k| in_flight(&lanes, k), leaving);
+        let patience = idle_patience(self.config().poll_interval, self.config().share_tick);
+        let wants = lanes
+            .shares
+            .wants(|k| in_flight(&lanes, k), leaving, patience);
         if wants.is_empty() {
             lanes.shares.renewed(begun);
             return Ok(0);

@@ -117,7 +117,9 @@ fn killing_one_node_mid_burst_loses_nothing_and_the_others_take_its_leases() {
         panic!("messages lost: {e}\n{}", nodes[0].log_tail(20));
     }
     let survivors = &apis[..victim];
-    let deadline = Instant::now() + Duration::from_secs(30);
+    // The victim's leases expire `LEASE_SECONDS` after they were taken
+    // (before the kill); then a survivor rescues and attempts them again.
+    let deadline = killed_at + Duration::from_secs(LEASE_SECONDS + 60);
     harness::eventually("every message to be terminal", deadline, || {
         (open_messages(&survivors[0], &endpoint) == 0).then_some(())
     });

@@ -37,7 +37,7 @@ fn an_endpoint_met_first_is_refused_and_has_no_room_until_its_share_comes() {
         "known: room 0"
     );
     assert!(lanes.shares.ungranted());
-    let wants = lanes.shares.wants(|_| 0, false);
+    let wants = lanes.shares.wants(|_| 0, false, IDLE_TICKS);
     assert!(
         wants
             .iter()
@@ -152,7 +152,7 @@ fn an_endpoint_given_back_is_forgotten_and_found_again_by_its_next_claim() {
     for _ in 0..=IDLE_TICKS {
         wanted = lanes
             .shares
-            .wants(|_| 0, false)
+            .wants(|_| 0, false, IDLE_TICKS)
             .iter()
             .any(|w| w.key == "ep_a" && w.wants);
     }
@@ -167,9 +167,15 @@ fn an_endpoint_given_back_is_forgotten_and_found_again_by_its_next_claim() {
     assert!(lanes.room(T).is_empty(), "forgotten: claimable again");
     assert_eq!(lanes.try_admit("ep_a", 4, None, T), Err(Refusal::Full));
     // Recovery is always wanted; leaving, nothing is.
-    let wants = lanes.shares.wants(|_| 0, false);
+    let wants = lanes.shares.wants(|_| 0, false, IDLE_TICKS);
     assert!(wants.iter().any(|w| w.key == RECOVERY && w.wants));
-    assert!(lanes.shares.wants(|_| 0, true).iter().all(|w| !w.wants));
+    assert!(
+        lanes
+            .shares
+            .wants(|_| 0, true, IDLE_TICKS)
+            .iter()
+            .all(|w| !w.wants)
+    );
 }
 
 #[test]
@@ -180,4 +186,28 @@ fn local_shares_are_the_endpoints_own_limits() {
     assert!(lanes.shares.known().is_empty());
     assert_eq!(lanes.shares.recovery(384, 0), (384, None));
     assert!(lanes.shares.has_share("ep_never_seen"));
+}
+
+#[test]
+fn a_granted_share_outlives_two_of_the_claimers_polls() {
+    let tick = Duration::from_millis(250);
+    assert_eq!(idle_patience(Duration::from_secs(1), tick), 8);
+    assert_eq!(idle_patience(Duration::from_millis(50), tick), IDLE_TICKS);
+    assert_eq!(idle_patience(Duration::from_millis(300), tick), 3);
+    // A first touch's share is still wanted after patience − 1 idle
+    // renewals, so the claim that comes back at the next poll finds it.
+    let lanes = cluster();
+    let _ = lanes.try_admit("ep_a", 4, None, T);
+    lanes.granted(&[grant("ep_a", 2, 0)], T);
+    let patience = idle_patience(Duration::from_secs(1), tick);
+    let wanted = |l: &Lanes| {
+        l.shares
+            .wants(|_| 0, false, patience)
+            .iter()
+            .any(|w| w.key == "ep_a" && w.wants)
+    };
+    for _ in 0..patience - 1 {
+        assert!(wanted(&lanes));
+    }
+    assert_eq!(lanes.try_admit("ep_a", 4, None, T), Ok(()));
 }

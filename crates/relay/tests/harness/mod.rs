@@ -152,6 +152,10 @@ pub fn start(s: &Settings) -> Relay {
     for (k, v) in &s.env {
         cmd.env(k, v);
     }
+    // A test run's own log filter for the processes (`RELAY_TEST_LOG`).
+    if let Ok(filter) = std::env::var("RELAY_TEST_LOG") {
+        cmd.env("RELAY_LOG", filter);
+    }
     let child = cmd.spawn().expect("start relay serve");
     // Owned at once, so a failure below still kills the process.
     let mut relay = Relay {
