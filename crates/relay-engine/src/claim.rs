@@ -452,6 +452,12 @@ impl Service for Claimer {
             } else {
                 wait
             };
+            // Behind rate-limited lanes: back when the soonest empty bucket
+            // has a token again.
+            let wait = match this.lanes.next_token_in(now) {
+                Some(token) if behind_full_lanes => wait.min(token),
+                _ => wait,
+            };
             // Recovery due but out of tokens: back when some have come in.
             let wait = if behind_full_lanes && rate_limited {
                 wait.min(RECOVERY_TICK)

@@ -249,6 +249,27 @@ impl Lanes {
             .unwrap_or_default()
     }
 
+    /// How long until the soonest of the empty buckets holds a whole token
+    /// again (at least 5 ms), if one is empty: the claimer waits no longer
+    /// than that while due messages sit behind full lanes, so a
+    /// rate-limited backlog is claimed as its tokens come in rather than
+    /// at the next poll, with a bucket filled past its one second of burst
+    /// meanwhile (tokens lost).
+    pub fn next_token_in(&self, now: Timestamp) -> Option<std::time::Duration> {
+        let buckets = self.buckets.lock().ok()?;
+        buckets
+            .values()
+            .filter(|(rate, _)| *rate > 0)
+            .filter_map(|(rate, bucket)| {
+                let tokens = bucket.refilled(*rate, now).tokens;
+                (tokens < 1.0).then(|| {
+                    let millis = ((1.0 - tokens) * 1000.0 / f64::from(*rate)).ceil();
+                    std::time::Duration::from_millis(millis.max(5.0) as u64)
+                })
+            })
+            .min()
+    }
+
     /// The endpoint's circuit as it stands at `now`.
     pub fn circuit(&self, endpoint_id: &str, now: Timestamp) -> Circuit {
         self.circuits.get(endpoint_id, now)
@@ -528,5 +549,15 @@ mod tests {
             assert!(admit(10_000));
         }
         assert!(!admit(10_000), "never more than the burst");
+        // The claimer's wait: the next whole token of the empty bucket.
+        assert_eq!(
+            lanes.next_token_in(Timestamp(T.0 + 10_000)),
+            Some(std::time::Duration::from_millis(250))
+        );
+        assert_eq!(
+            lanes.next_token_in(Timestamp(T.0 + 10_100)),
+            Some(std::time::Duration::from_millis(150))
+        );
+        assert_eq!(lanes.next_token_in(Timestamp(T.0 + 10_250)), None);
     }
 }
