@@ -454,8 +454,8 @@ impl Service for Claimer {
             };
             // Behind rate-limited lanes: back when the soonest empty bucket
             // has a token again.
-            let wait = match this.lanes.next_token_in(now) {
-                Some(token) if behind_full_lanes => wait.min(token),
+            let wait = match behind_full_lanes.then(|| this.lanes.next_token_in(now)) {
+                Some(Some(token)) => wait.min(token),
                 _ => wait,
             };
             // Recovery due but out of tokens: back when some have come in.

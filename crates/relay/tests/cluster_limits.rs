@@ -31,14 +31,7 @@ fn three_nodes_hold_one_max_concurrency_between_them() {
     };
     let sink = Sink::start(Behavior::delay(Duration::from_millis(100), Behavior::ok()));
     let dir = tempfile::tempdir().unwrap();
-    // One after the other: the first one migrates the fresh database.
-    let nodes: Vec<Relay> = (0..NODES)
-        .map(|i| {
-            start(
-                &Settings::new(&dir.path().join(format!("node{i}")), &sink).database(Some(&db.url)),
-            )
-        })
-        .collect();
+    let nodes = cluster(&db, &sink, dir.path());
     let t = tenant(&nodes[0].url, "cluster");
     id_of(&t.api.expect(
         "POST",
@@ -99,13 +92,7 @@ fn three_nodes_hold_one_rate_limit_between_them_over_20_seconds() {
     };
     let sink = Sink::start(Behavior::ok());
     let dir = tempfile::tempdir().unwrap();
-    let nodes: Vec<Relay> = (0..NODES)
-        .map(|i| {
-            start(
-                &Settings::new(&dir.path().join(format!("node{i}")), &sink).database(Some(&db.url)),
-            )
-        })
-        .collect();
+    let nodes = cluster(&db, &sink, dir.path());
     let t = tenant(&nodes[0].url, "cluster-rate");
     id_of(&t.api.expect(
         "POST",
@@ -182,4 +169,12 @@ fn three_nodes_hold_one_rate_limit_between_them_over_20_seconds() {
     for n in &nodes {
         n.assert_no_panic();
     }
+}
+
+/// `NODES` nodes on `db`, delivering to `sink`'s receiver, started one
+/// after the other: the first one migrates the fresh database.
+fn cluster(db: &PgDb, sink: &Sink, dir: &std::path::Path) -> Vec<Relay> {
+    (0..NODES)
+        .map(|i| start(&Settings::new(&dir.join(format!("node{i}")), sink).database(Some(&db.url))))
+        .collect()
 }
