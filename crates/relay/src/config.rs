@@ -287,9 +287,15 @@ pub struct Delivery {
     #[serde(deserialize_with = "number")]
     pub circuit_half_open_probes: u32,
     /// Recovery attempts (recover, bulk retry, replay) started per second at
-    /// most by each node; 0 for no limit.
+    /// most (with several nodes on PostgreSQL, between them all); 0 for no
+    /// limit.
     #[serde(deserialize_with = "number")]
     pub recovery_per_second: u32,
+    /// Recovery attempts in flight at once at most (with several nodes on
+    /// PostgreSQL, between them all), so the rest of the in-flight slots
+    /// stay free for live traffic; at least 1.
+    #[serde(deserialize_with = "number")]
+    pub max_recovery_in_flight: u32,
     /// How long attempts in flight may finish after shutdown is requested;
     /// those still running are then abandoned and their leases released.
     #[serde(deserialize_with = "number")]
@@ -311,6 +317,8 @@ impl Default for Delivery {
             circuit_cool_down_seconds: 30,
             circuit_half_open_probes: 3,
             recovery_per_second: engine.recovery_per_second,
+            max_recovery_in_flight: u32::try_from(engine.max_recovery_in_flight)
+                .unwrap_or(u32::MAX),
             shutdown_grace_seconds: engine.shutdown_grace.as_secs(),
             manual_pending_per_endpoint: engine.manual_pending_per_endpoint,
         }
@@ -427,6 +435,9 @@ impl Config {
         }
         if self.delivery.circuit_half_open_probes == 0 {
             bail!("delivery.circuit_half_open_probes must be at least 1");
+        }
+        if self.delivery.max_recovery_in_flight == 0 {
+            bail!("delivery.max_recovery_in_flight must be at least 1");
         }
         if self.delivery.manual_pending_per_endpoint == 0 {
             bail!("delivery.manual_pending_per_endpoint must be at least 1");

@@ -295,6 +295,7 @@ pub async fn start(config: &Config) -> anyhow::Result<Started> {
     engine_config.retention =
         std::time::Duration::from_secs(u64::from(config.retention.days) * 86_400);
     engine_config.recovery_per_second = config.delivery.recovery_per_second;
+    engine_config.max_recovery_in_flight = config.delivery.max_recovery_in_flight as usize;
     engine_config.manual_pending_per_endpoint = config.delivery.manual_pending_per_endpoint;
     engine_config.shutdown_grace =
         std::time::Duration::from_secs(config.delivery.shutdown_grace_seconds);

@@ -145,6 +145,7 @@ pub(super) const KEYS: &[(&str, &[&str])] = &[
             "circuit_cool_down_seconds",
             "circuit_half_open_probes",
             "recovery_per_second",
+            "max_recovery_in_flight",
             "shutdown_grace_seconds",
             "manual_pending_per_endpoint",
         ],

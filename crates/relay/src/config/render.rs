@@ -135,6 +135,10 @@ impl Config {
             i64::from(self.delivery.recovery_per_second).into(),
         );
         delivery.insert(
+            "max_recovery_in_flight".into(),
+            i64::from(self.delivery.max_recovery_in_flight).into(),
+        );
+        delivery.insert(
             "shutdown_grace_seconds".into(),
             i64::try_from(self.delivery.shutdown_grace_seconds)
                 .unwrap_or(i64::MAX)

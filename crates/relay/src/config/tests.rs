@@ -107,7 +107,7 @@ fn delivery_settings_load_from_a_file_and_the_environment() {
     let file = dir.path().join("relay.toml");
     std::fs::write(
         &file,
-        "[delivery]\nrecovery_per_second = 5\nshutdown_grace_seconds = 7\n",
+        "[delivery]\nrecovery_per_second = 5\nmax_recovery_in_flight = 16\nshutdown_grace_seconds = 7\n",
     )
     .unwrap();
     let flags = Flags {
@@ -116,6 +116,7 @@ fn delivery_settings_load_from_a_file_and_the_environment() {
     };
     let c = Config::load_from(&flags, &[]).unwrap();
     assert_eq!(c.delivery.recovery_per_second, 5);
+    assert_eq!(c.delivery.max_recovery_in_flight, 16);
     assert_eq!(c.delivery.shutdown_grace_seconds, 7);
     let c = Config::load_from(
         &Flags::default(),
@@ -129,6 +130,16 @@ fn delivery_settings_load_from_a_file_and_the_environment() {
     assert_eq!(c.delivery.shutdown_grace_seconds, 0);
     let defaults = Config::load_from(&Flags::default(), &[]).unwrap();
     assert_eq!(defaults.delivery.shutdown_grace_seconds, 25);
+    assert_eq!(defaults.delivery.max_recovery_in_flight, 384);
+    let zero = Config::load_from(
+        &Flags::default(),
+        &env(&[("RELAY_DELIVERY__MAX_RECOVERY_IN_FLIGHT", "0")]),
+    );
+    let err = format!("{:#}", zero.expect_err("a cap of 0 is refused"));
+    assert!(
+        err.contains("max_recovery_in_flight must be at least 1"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -608,6 +608,7 @@ pub fn event_body(id: &str, subject: &str) -> Value {
 pub struct Tenant {
     /// The API with the tenant's key.
     pub api: Api,
+    pub tenant_id: String,
     pub consumer_id: String,
 }
 
@@ -643,6 +644,7 @@ pub fn tenant(base: &str, name: &str) -> Tenant {
         201,
     );
     Tenant {
+        tenant_id: tenant_id.to_string(),
         consumer_id: c["id"].as_str().expect("consumer id").to_string(),
         api,
     }
