@@ -47,8 +47,9 @@ struct State {
     /// Cluster: probe permits held, per endpoint.
     permits: HashMap<String, Permits>,
     /// Cluster: the cluster's circuits that are not closed as the last sync
-    /// read them, in this node's time (the health view shows them).
-    shown: HashMap<String, Circuit>,
+    /// read them, in this node's time (what the next sync's signals are
+    /// folded on).
+    synced: HashMap<String, Circuit>,
 }
 
 /// The endpoints' circuits in this process (see the module's docs).
@@ -84,20 +85,6 @@ impl Breakers {
             .and_then(|s| s.circuits.get(endpoint_id).copied())
             .unwrap_or_default()
             .at(now)
-    }
-
-    /// The endpoint's circuit as the health view shows it at `now`: the
-    /// cluster's as the last sync read it (a half-open one counting the
-    /// probes out across nodes), or this node's when it saw more since.
-    pub fn shown(&self, endpoint_id: &str, now: Timestamp) -> Circuit {
-        let Ok(s) = self.state.lock() else {
-            return Circuit::default();
-        };
-        let local = s.circuits.get(endpoint_id).copied().unwrap_or_default();
-        match s.shown.get(endpoint_id) {
-            Some(cluster) if s.cluster && local.name() != "closed" => cluster.at(now),
-            _ => local.at(now),
-        }
     }
 
     /// How many attempts each endpoint with a circuit that limits them may
@@ -268,14 +255,14 @@ impl Breakers {
             circuits,
             pending,
             permits,
-            shown,
+            synced: cluster,
             ..
         } = &mut *s;
         let before: Vec<(String, Option<u32>)> = circuits
             .keys()
             .map(|id| (id.clone(), cluster_room(circuits, permits, id, now)))
             .collect();
-        *shown = synced
+        *cluster = synced
             .not_closed
             .iter()
             .map(|(id, c)| {
@@ -289,12 +276,12 @@ impl Breakers {
                 (id.clone(), local)
             })
             .collect();
-        let mut ids: Vec<String> = circuits.keys().chain(shown.keys()).cloned().collect();
+        let mut ids: Vec<String> = circuits.keys().chain(cluster.keys()).cloned().collect();
         ids.sort();
         ids.dedup();
         for id in ids {
             let local = circuits.get(&id).copied().unwrap_or_default();
-            let mut c = match shown.get(&id) {
+            let mut c = match cluster.get(&id) {
                 // Probes in flight here stay counted here.
                 Some(Circuit::HalfOpen { .. }) => Circuit::HalfOpen {
                     probes_in_flight: match local {
@@ -460,12 +447,6 @@ mod tests {
             },
             "the rest of the cool-down here"
         );
-        assert_eq!(
-            b.shown("ep", T),
-            Circuit::Open {
-                until: T.plus_millis(800)
-            }
-        );
         assert_eq!(b.room(T), vec![("ep".to_string(), 0)]);
         assert!(matches!(
             b.try_start("ep", T, || Ok(())),
@@ -488,7 +469,6 @@ mod tests {
             b.apply(&synced(db + 900, &[("ep", half)], &[("ep", 1)]), later),
             "more may go now"
         );
-        assert_eq!(b.shown("ep", later), half, "the cluster's probes out");
         assert_eq!(b.room(later), vec![("ep".to_string(), 1)]);
         assert_eq!(
             b.try_start("ep", later, || Err(Refusal::Full)),
@@ -517,7 +497,7 @@ mod tests {
             vec![Signal::Success]
         );
         b.apply(&synced(db + 1000, &[], &[]), later);
-        assert_eq!(b.shown("ep", later), Circuit::default());
+        assert_eq!(b.get("ep", later), Circuit::default());
     }
 
     #[test]

@@ -51,10 +51,12 @@ impl Handle {
             .await
     }
 
-    /// The endpoint's circuit as it stands now (with several nodes, the
-    /// cluster's as this node last read it).
-    pub fn circuit(&self, endpoint_id: &str) -> relay_core::circuit::Circuit {
-        self.dispatcher.circuit(endpoint_id)
+    /// [`Dispatcher::circuit`].
+    pub async fn circuit(
+        &self,
+        endpoint_id: &str,
+    ) -> Result<relay_core::circuit::Circuit, relay_store::StoreError> {
+        self.dispatcher.circuit(endpoint_id).await
     }
 
     /// The largest CloudEvents body the dispatcher delivers

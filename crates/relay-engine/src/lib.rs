@@ -427,13 +427,35 @@ impl Dispatcher {
 }
 
 impl Dispatcher {
-    /// The endpoint's circuit as it stands now: with several nodes
-    /// (PostgreSQL), the cluster's as this node's last sync read it (see
-    /// [`breakers::Breakers::shown`]).
-    pub fn circuit(&self, endpoint_id: &str) -> relay_core::circuit::Circuit {
+    /// The endpoint's circuit as this node sees it now: on PostgreSQL its
+    /// part of the cluster's (the last sync's, with this node's signals
+    /// since folded on top), on SQLite the only one.
+    pub fn node_circuit(&self, endpoint_id: &str) -> relay_core::circuit::Circuit {
         self.lanes
             .circuits
-            .shown(endpoint_id, self.attempter.clock.now())
+            .get(endpoint_id, self.attempter.clock.now())
+    }
+
+    /// The endpoint's circuit as it stands now. On PostgreSQL the
+    /// cluster's, read from the database, so every node shows the same one,
+    /// an API-only node too (it runs no circuit sync); on SQLite this
+    /// process's, which is the only one.
+    pub async fn circuit(
+        &self,
+        endpoint_id: &str,
+    ) -> Result<relay_core::circuit::Circuit, relay_store::StoreError> {
+        use relay_store::ExecutorExt as _;
+        if self.store().backend() != "postgres" {
+            return Ok(self.node_circuit(endpoint_id));
+        }
+        let id = endpoint_id.to_string();
+        let (circuit, _) = self
+            .store()
+            .read(move |mut x| {
+                Box::pin(async move { relay_store::circuits::get(&mut x, &id).await })
+            })
+            .await?;
+        Ok(circuit)
     }
 }
 

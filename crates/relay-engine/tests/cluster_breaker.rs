@@ -136,10 +136,10 @@ async fn failures_one_node_saw_hold_the_endpoint_on_every_node_until_a_probe_suc
     let c = start(another_node(&e, "c").await).await;
     for node in [&a, &b, &c] {
         assert!(
-            matches!(node.dispatcher.circuit(&ep), Circuit::Open { .. }),
+            matches!(node.dispatcher.node_circuit(&ep), Circuit::Open { .. }),
             "{}: {:?}",
             node.dispatcher.config().owner,
-            node.dispatcher.circuit(&ep)
+            node.dispatcher.node_circuit(&ep)
         );
     }
     // Probes hang at the gate, then succeed.
@@ -185,7 +185,7 @@ async fn failures_one_node_saw_hold_the_endpoint_on_every_node_until_a_probe_suc
     until("every node's circuit to close", || async {
         [&a, &b, &c]
             .iter()
-            .all(|n| n.dispatcher.circuit(&ep) == Circuit::default())
+            .all(|n| n.dispatcher.node_circuit(&ep) == Circuit::default())
     })
     .await;
     assert_eq!(cluster_circuit(e.store(), &ep).await.0, Circuit::default());

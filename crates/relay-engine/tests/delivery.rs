@@ -330,7 +330,7 @@ async fn an_endpoint_that_refuses_everything_fails_continuously_and_is_disabled_
         "{warnings:?}"
     );
     assert_eq!(
-        e.dispatcher.circuit(&e.endpoint.id).name(),
+        e.dispatcher.node_circuit(&e.endpoint.id).name(),
         "closed",
         "a refusal is an answer: the breaker does not open on it"
     );
@@ -355,7 +355,7 @@ async fn half_open_lets_a_few_probes_through_then_opens_again_on_failure() {
         e.publish(&format!("evt_{i}"), DATA).await;
         e.dispatcher.run_once().await.unwrap();
     }
-    assert_eq!(e.dispatcher.circuit(&e.endpoint.id).name(), "open");
+    assert_eq!(e.dispatcher.node_circuit(&e.endpoint.id).name(), "open");
     for i in 2..10 {
         e.publish(&format!("evt_{i}"), DATA).await;
     }
@@ -367,12 +367,12 @@ async fn half_open_lets_a_few_probes_through_then_opens_again_on_failure() {
         3,
         "three probes, not one and not the whole backlog"
     );
-    assert_eq!(e.dispatcher.circuit(&e.endpoint.id).name(), "open");
+    assert_eq!(e.dispatcher.node_circuit(&e.endpoint.id).name(), "open");
     // The next cool-down: the probes succeed and the circuit closes.
     e.receiver.set_behavior(Behavior::ok());
     e.clock.advance_millis(3_600_000);
     e.dispatcher.run_once().await.unwrap();
-    assert_eq!(e.dispatcher.circuit(&e.endpoint.id).name(), "closed");
+    assert_eq!(e.dispatcher.node_circuit(&e.endpoint.id).name(), "closed");
 }
 
 #[tokio::test]
@@ -967,7 +967,7 @@ async fn the_circuit_opens_on_consecutive_failures_holds_without_using_attempts_
         e.dispatcher.run_once().await.unwrap();
     }
     assert_eq!(e.receiver.count(), 3);
-    assert_eq!(e.dispatcher.circuit(&e.endpoint.id).name(), "open");
+    assert_eq!(e.dispatcher.node_circuit(&e.endpoint.id).name(), "open");
     // While open: nothing is attempted, even when retries fall due.
     e.clock.advance_millis(10_000);
     e.dispatcher.run_once().await.unwrap();
@@ -983,7 +983,7 @@ async fn the_circuit_opens_on_consecutive_failures_holds_without_using_attempts_
     e.clock.advance_millis(20_000);
     e.dispatcher.run_once().await.unwrap();
     assert_eq!(e.receiver.count(), 4);
-    assert_eq!(e.dispatcher.circuit(&e.endpoint.id).name(), "closed");
+    assert_eq!(e.dispatcher.node_circuit(&e.endpoint.id).name(), "closed");
     for _ in 0..5 {
         e.dispatcher.run_once().await.unwrap();
     }

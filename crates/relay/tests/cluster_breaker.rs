@@ -2,8 +2,9 @@
 //! three `relay serve` processes on one PostgreSQL. The first node alone
 //! sees the failures that open an endpoint's circuit; the two nodes started
 //! after it hold the endpoint from their first claim and show the circuit
-//! open; nothing reaches the endpoint before the cool-down ends; after it,
-//! probes close the circuit on every node and the held messages go.
+//! open, as does an API-only node; nothing reaches the endpoint before the
+//! cool-down ends; after it, probes close the circuit on every node and the
+//! held messages go.
 //!
 //! Needs PostgreSQL (`relay_store::testenv::postgres_url`); skipped (with
 //! a SKIPPED line) without it, a failure under `RELAY_TEST_REQUIRE_ALL=1`.
@@ -56,9 +57,11 @@ fn failures_one_node_saw_hold_the_endpoint_on_every_node() {
         (c["state"] == "open").then(|| serde_json::from_value(c["until"].clone()).unwrap())
     });
 
-    // Two more nodes, which never saw the endpoint fail.
+    // Two more nodes, which never saw the endpoint fail, and an API-only
+    // node, which attempts nothing and shows the cluster's circuit.
     let others: Vec<_> = (1..3)
         .map(|i| start(&node(dir.path(), &sink, &db, i)))
+        .chain([start(&node(dir.path(), &sink, &db, 3).role("api"))])
         .collect();
     let apis: Vec<Api> = others.iter().map(|n| t.api.at(&n.url)).collect();
     let opened_at = Timestamp(

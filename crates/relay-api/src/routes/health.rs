@@ -129,11 +129,12 @@ pub async fn get(
             at: w.at,
         })
         .collect();
+    let circuit = state.engine.circuit(&id).await?;
     Ok(Json(Health {
         endpoint_id: endpoint.id,
         state: endpoint.state,
         disabled_reason: endpoint.disabled_reason,
-        circuit: state.engine.circuit(&id),
+        circuit,
         success_rate_last_hour: rate(facts.last_hour),
         success_rate_last_24h: rate(facts.last_day),
         attempts_last_hour: facts.last_hour.0,
