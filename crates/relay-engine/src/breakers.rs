@@ -28,12 +28,31 @@ use relay_store::circuits::{Push, Synced};
 
 use crate::lanes::Refusal;
 
-/// Probe permits this node holds unused for one endpoint.
+/// Probe permits this node holds for one endpoint.
 #[derive(Debug, Default, Clone, Copy)]
 struct Permits {
     unused: u32,
     /// Granted at the last sync (kept through the next one).
     fresh: bool,
+    /// When the last of them was granted (the database's clock).
+    granted_at: Timestamp,
+    /// Given back at a sync that failed: never used again, given back at
+    /// the next one (the cluster may have counted them out and granted
+    /// them elsewhere meanwhile).
+    returning: u32,
+}
+
+impl Permits {
+    /// The permits a probe may take at `now`: none once a probe started now
+    /// could outlive them (`use_within` after the grant; the cluster hands
+    /// them to another node after their lifetime).
+    fn usable(&self, now: Timestamp, use_within: i64) -> u32 {
+        if now.millis() < self.granted_at.millis().saturating_add(use_within) {
+            self.unused
+        } else {
+            0
+        }
+    }
 }
 
 #[derive(Default)]
@@ -46,6 +65,9 @@ struct State {
     pending: Vec<(String, Signal)>,
     /// Cluster: probe permits held, per endpoint.
     permits: HashMap<String, Permits>,
+    /// Cluster: how long after its grant a permit may start a probe, in
+    /// milliseconds (`join_cluster`).
+    use_within: i64,
     /// Cluster: the cluster's circuits that are not closed as the last sync
     /// read them, in this node's time (what the next sync's signals are
     /// folded on).
@@ -70,10 +92,14 @@ impl Breakers {
         }
     }
 
-    /// From now on the circuits are this node's part of the cluster's.
-    pub fn join_cluster(&self) {
+    /// From now on the circuits are this node's part of the cluster's. A
+    /// probe permit starts a probe only within `use_within` of its grant: the
+    /// permit's lifetime in the cluster less the longest attempt, so no
+    /// probe outlives the permit it took.
+    pub fn join_cluster(&self, use_within: std::time::Duration) {
         if let Ok(mut s) = self.state.lock() {
             s.cluster = true;
+            s.use_within = i64::try_from(use_within.as_millis()).unwrap_or(i64::MAX);
         }
     }
 
@@ -98,7 +124,7 @@ impl Breakers {
             .iter()
             .filter_map(|(id, c)| {
                 let room = if s.cluster {
-                    cluster_room(&s.circuits, &s.permits, id, now)
+                    cluster_room(&s.circuits, &s.permits, id, now, s.use_within)
                 } else {
                     c.room(now, self.config)
                 };
@@ -131,7 +157,12 @@ impl Breakers {
             return refused();
         };
         let probe = s.cluster && matches!(current.at(now), Circuit::HalfOpen { .. });
-        if probe && s.permits.get(endpoint_id).is_none_or(|p| p.unused == 0) {
+        let use_within = s.use_within;
+        if probe
+            && s.permits
+                .get(endpoint_id)
+                .is_none_or(|p| p.usable(now, use_within) == 0)
+        {
             return refused();
         }
         then()?;
@@ -190,16 +221,27 @@ impl Breakers {
             push.signals.push(signal);
         }
         let State {
-            circuits, permits, ..
+            circuits,
+            permits,
+            use_within,
+            ..
         } = &mut *s;
         let mut returned_now = Vec::new();
         for (id, p) in permits.iter_mut() {
-            if p.unused > 0 && (!p.fresh || last) {
+            let stale = p.usable(now, *use_within) < p.unused;
+            let back = p.returning
+                + if !p.fresh || last || stale {
+                    p.unused
+                } else {
+                    0
+                };
+            if back > 0 {
                 pushes
                     .entry(id.clone())
                     .or_insert_with(|| new_push(id))
-                    .returned = p.unused;
-                p.unused = 0;
+                    .returned = back;
+                p.unused -= back - p.returning;
+                p.returning = 0;
                 returned_now.push(id.clone());
             }
             p.fresh = false;
@@ -230,7 +272,10 @@ impl Breakers {
         let mut pending: Vec<(String, Signal)> = Vec::new();
         for p in pushes {
             if p.returned > 0 {
-                s.permits.entry(p.endpoint_id.clone()).or_default().unused += p.returned;
+                s.permits
+                    .entry(p.endpoint_id.clone())
+                    .or_default()
+                    .returning += p.returned;
             }
             pending.extend(
                 p.signals
@@ -256,11 +301,17 @@ impl Breakers {
             pending,
             permits,
             synced: cluster,
+            use_within,
             ..
         } = &mut *s;
         let before: Vec<(String, Option<u32>)> = circuits
             .keys()
-            .map(|id| (id.clone(), cluster_room(circuits, permits, id, now)))
+            .map(|id| {
+                (
+                    id.clone(),
+                    cluster_room(circuits, permits, id, now, *use_within),
+                )
+            })
             .collect();
         *cluster = synced
             .not_closed
@@ -311,15 +362,16 @@ impl Breakers {
                 let p = permits.entry(id.clone()).or_default();
                 p.unused += n;
                 p.fresh = true;
+                p.granted_at = synced.now;
             }
         }
-        before.iter().any(
-            |(id, was)| match (was, cluster_room(circuits, permits, id, now)) {
+        before.iter().any(|(id, was)| {
+            match (was, cluster_room(circuits, permits, id, now, *use_within)) {
                 (Some(_), None) => true,
                 (Some(a), Some(b)) => b > *a,
                 _ => false,
-            },
-        ) || !synced.granted.is_empty()
+            }
+        }) || !synced.granted.is_empty()
     }
 }
 
@@ -330,10 +382,15 @@ fn cluster_room(
     permits: &HashMap<String, Permits>,
     endpoint_id: &str,
     now: Timestamp,
+    use_within: i64,
 ) -> Option<u32> {
     match circuits.get(endpoint_id).map(|c| c.at(now)) {
         None | Some(Circuit::Closed { .. }) => None,
-        Some(Circuit::HalfOpen { .. }) => Some(permits.get(endpoint_id).map_or(0, |p| p.unused)),
+        Some(Circuit::HalfOpen { .. }) => Some(
+            permits
+                .get(endpoint_id)
+                .map_or(0, |p| p.usable(now, use_within)),
+        ),
         Some(Circuit::Open { .. }) => Some(0),
     }
 }
@@ -355,201 +412,4 @@ fn set(circuits: &mut HashMap<String, Circuit>, endpoint_id: &str, c: Circuit) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const T: Timestamp = Timestamp(1_000_000);
-    const C: BreakerConfig = BreakerConfig {
-        failure_threshold: 2,
-        cool_down_millis: 1000,
-        half_open_probes: 3,
-    };
-
-    fn synced(db_now: i64, not_closed: &[(&str, Circuit)], granted: &[(&str, u32)]) -> Synced {
-        Synced {
-            now: Timestamp(db_now),
-            granted: granted.iter().map(|(id, n)| (id.to_string(), *n)).collect(),
-            not_closed: not_closed
-                .iter()
-                .map(|(id, c)| (id.to_string(), *c))
-                .collect(),
-        }
-    }
-
-    #[test]
-    fn alone_nothing_is_kept_for_a_sync() {
-        let b = Breakers::new(C);
-        b.record("ep", Signal::Failure, T);
-        assert!(b.take_pushes(T, false).is_empty());
-    }
-
-    #[test]
-    fn in_a_cluster_signals_go_to_the_next_sync_and_a_local_opening_asks_for_one_at_once() {
-        let b = Breakers::new(C);
-        b.join_cluster();
-        b.record("ep", Signal::Failure, T);
-        b.record("ep", Signal::Success, T);
-        b.record("ep", Signal::Rejected, T);
-        b.record("ep", Signal::Neutral, T);
-        b.record("ep_b", Signal::Failure, T);
-        let opened = b.opened.notified();
-        tokio::pin!(opened);
-        assert!(!opened.as_mut().enable(), "nothing opened yet");
-        b.record("ep_b", Signal::Failure, T);
-        assert_eq!(b.get("ep_b", T).name(), "open", "opens at once");
-        assert!(opened.as_mut().enable(), "and asks for a sync at once");
-        let pushes = b.take_pushes(T, false);
-        assert_eq!(
-            pushes,
-            vec![
-                Push {
-                    endpoint_id: "ep".into(),
-                    signals: vec![Signal::Success, Signal::Rejected],
-                    ..Default::default()
-                },
-                Push {
-                    endpoint_id: "ep_b".into(),
-                    signals: vec![Signal::Failure, Signal::Failure],
-                    ..Default::default()
-                },
-            ],
-            "what came before the last success changes nothing; neutral signals say nothing"
-        );
-        assert!(b.take_pushes(T, false).is_empty(), "taken once");
-        b.restore(pushes.clone());
-        assert_eq!(b.take_pushes(T, false), pushes, "a failed sync's come back");
-    }
-
-    #[test]
-    fn the_clusters_circuit_wins_and_probes_need_a_permit() {
-        let b = Breakers::new(C);
-        b.join_cluster();
-        assert!(b.get("ep", T).name() == "closed");
-        // Another node opened it; the database's clock is 5 s ahead.
-        let db = T.millis() + 5000;
-        b.apply(
-            &synced(
-                db,
-                &[(
-                    "ep",
-                    Circuit::Open {
-                        until: Timestamp(db + 800),
-                    },
-                )],
-                &[],
-            ),
-            T,
-        );
-        assert_eq!(
-            b.get("ep", T),
-            Circuit::Open {
-                until: T.plus_millis(800)
-            },
-            "the rest of the cool-down here"
-        );
-        assert_eq!(b.room(T), vec![("ep".to_string(), 0)]);
-        assert!(matches!(
-            b.try_start("ep", T, || Ok(())),
-            Err(Refusal::CircuitOpen { until: Some(_) })
-        ));
-        // Past the cool-down here, but no permit: nothing starts; one is asked for.
-        let later = T.plus_millis(900);
-        assert_eq!(b.room(later), vec![("ep".to_string(), 0)]);
-        assert_eq!(
-            b.try_start("ep", later, || Ok(())),
-            Err(Refusal::CircuitOpen { until: None })
-        );
-        let asks = b.take_pushes(later, false);
-        assert_eq!(asks[0].wanted, 1);
-        // The cluster is half-open and grants one.
-        let half = Circuit::HalfOpen {
-            probes_in_flight: 2,
-        };
-        assert!(
-            b.apply(&synced(db + 900, &[("ep", half)], &[("ep", 1)]), later),
-            "more may go now"
-        );
-        assert_eq!(b.room(later), vec![("ep".to_string(), 1)]);
-        assert_eq!(
-            b.try_start("ep", later, || Err(Refusal::Full)),
-            Err(Refusal::Full),
-            "a refusal after takes nothing"
-        );
-        assert_eq!(b.try_start("ep", later, || Ok(())), Ok(()));
-        assert_eq!(
-            b.try_start("ep", later, || Ok(())),
-            Err(Refusal::CircuitOpen { until: None }),
-            "one permit, one probe"
-        );
-        // The permit was used (this node has messages for it): another is
-        // asked for, while the cluster has room for more probes at once.
-        let more = b.take_pushes(later, false);
-        assert_eq!((more[0].returned, more[0].wanted), (0, 1));
-        // Its success closes it here at once, and at the next sync everywhere.
-        b.record("ep", Signal::Success, later);
-        assert_eq!(b.get("ep", later).name(), "closed");
-        // A sync that read the cluster before the success reached it keeps
-        // the success on top.
-        b.apply(&synced(db + 950, &[("ep", half)], &[]), later);
-        assert_eq!(b.get("ep", later).name(), "closed");
-        assert_eq!(
-            b.take_pushes(later, false)[0].signals,
-            vec![Signal::Success]
-        );
-        b.apply(&synced(db + 1000, &[], &[]), later);
-        assert_eq!(b.get("ep", later), Circuit::default());
-    }
-
-    #[test]
-    fn a_permit_not_used_by_the_next_sync_goes_back_and_none_is_asked_for_then() {
-        let b = Breakers::new(C);
-        b.join_cluster();
-        let half = Circuit::HalfOpen {
-            probes_in_flight: 1,
-        };
-        b.apply(&synced(T.millis(), &[("ep", half)], &[("ep", 1)]), T);
-        assert_eq!(b.take_pushes(T, false), vec![], "kept through one sync");
-        b.apply(&synced(T.millis(), &[("ep", half)], &[]), T);
-        let back = b.take_pushes(T, false);
-        assert_eq!(
-            (back[0].returned, back[0].wanted),
-            (1, 0),
-            "given back, none asked for"
-        );
-        b.apply(
-            &synced(
-                T.millis(),
-                &[(
-                    "ep",
-                    Circuit::HalfOpen {
-                        probes_in_flight: 0,
-                    },
-                )],
-                &[],
-            ),
-            T,
-        );
-        assert_eq!(b.take_pushes(T, false)[0].wanted, 1, "then asked for again");
-        // Leaving: every permit goes back, none is asked for.
-        b.apply(&synced(T.millis(), &[("ep", half)], &[("ep", 1)]), T);
-        let last = b.take_pushes(T, true);
-        assert_eq!((last[0].returned, last[0].wanted), (1, 0));
-        // A circuit the cluster opened again drops the permits held.
-        b.apply(&synced(T.millis(), &[("ep", half)], &[("ep", 1)]), T);
-        b.apply(
-            &synced(
-                T.millis(),
-                &[(
-                    "ep",
-                    Circuit::Open {
-                        until: T.plus_millis(1000),
-                    },
-                )],
-                &[],
-            ),
-            T,
-        );
-        assert_eq!(b.room(T), vec![("ep".to_string(), 0)]);
-        assert!(b.take_pushes(T, false).is_empty());
-    }
-}
+mod tests;

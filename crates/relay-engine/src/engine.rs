@@ -107,7 +107,13 @@ impl Engine {
         // Several nodes share each endpoint's circuit: join the cluster's
         // before the first claim.
         let circuit_sync = if store.backend() == "postgres" {
-            dispatcher.lanes.circuits.join_cluster();
+            // A probe permit lives a lease in the cluster: it starts a probe
+            // only while the longest attempt still ends within it.
+            let c = dispatcher.config();
+            dispatcher
+                .lanes
+                .circuits
+                .join_cluster(c.lease.saturating_sub(c.longest_attempt()));
             let sync = CircuitSync::new(dispatcher.clone(), wake.clone());
             if let Err(e) = sync.run_once().await {
                 tracing::error!(error = %e, "syncing the circuits with the cluster failed");
