@@ -14,21 +14,27 @@ class ExampleTest < Minitest::Test
   BODY = JSON.generate({ "specversion" => "1.0", "id" => "evt_1", "type" => "order.paid" })
   EXAMPLE = File.join(Fixtures::ROOT, "examples", "webrick_app.rb")
 
-  def setup
+  # Serves the example on a free port until the block returns.
+  def serving
     ENV["RELAY_WEBHOOK_KEYS"] = "#{SIGNER.public_key} #{SIGNER.other_public_key}"
     load EXAMPLE unless defined?(RELAY_WEBHOOK)
-    @server = WEBrick::HTTPServer.new(
-      BindAddress: "127.0.0.1", Port: 0, Logger: WEBrick::Log.new(StringIO.new), AccessLog: []
+    running = Queue.new
+    server = WEBrick::HTTPServer.new(
+      BindAddress: "127.0.0.1", Port: 0, Logger: WEBrick::Log.new(StringIO.new), AccessLog: [],
+      StartCallback: -> { running << true }
     )
-    @server.mount_proc("/webhooks/relay", &RELAY_WEBHOOK)
-    @thread = Thread.new { @server.start }
-    @http = Net::HTTP.start("127.0.0.1", @server.listeners.first.addr[1])
-  end
-
-  def teardown
-    @http.finish
-    @server.shutdown
-    @thread.join
+    server.mount_proc("/webhooks/relay", &RELAY_WEBHOOK)
+    thread = Thread.new do
+      server.start
+    ensure
+      running << false # a server that failed to start ends the wait too
+    end
+    # Shutting down a server that has not started yet would not stop it.
+    running.pop
+    Net::HTTP.start("127.0.0.1", server.listeners.first.addr[1]) { |http| yield http }
+  ensure
+    server&.shutdown
+    thread&.join
   end
 
   def post(body, headers, type = "application/cloudevents+json")
@@ -37,6 +43,13 @@ class ExampleTest < Minitest::Test
   end
 
   def test_the_example_verifies_rejects_and_deduplicates
+    serving do |http|
+      @http = http
+      exercise
+    end
+  end
+
+  def exercise
     good = SIGNER.headers("evt_1", BODY)
     assert_equal [401, "no_matching_signature"], post(BODY.sub("evt_1", "evt_2"), good)
     assert_equal [401, "missing_header"], post(BODY, good.except("webhook-signature"))
