@@ -1,16 +1,23 @@
 //! Real deliveries from a running `relay serve`, verified with each verifier
-//! SDK: `relay-verify` (Rust), `sdks/python` and `sdks/typescript` — during a
-//! key rotation too (two signatures, either key alone verifies), and a
-//! tampered body is refused by all three.
+//! SDK: `relay-verify` (Rust), `sdks/python`, `sdks/typescript`, `sdks/go`,
+//! `sdks/java`, `sdks/ruby` and `sdks/php` — during a key rotation too (two
+//! signatures, either key alone verifies), and a tampered body is refused by
+//! all of them. Each SDK runs as a small program of its language that reads
+//! the headers and the raw body and prints `ok` or `refused <code>`.
 //!
 //! The Python SDK runs from its source in the test environment's Python
 //! (`RELAY_TEST_PYTHON`, which has its one dependency), the TypeScript SDK
 //! from its build (`sdks/typescript/dist`); `scripts/test`, the README's test
 //! command, makes both before it runs `cargo test`. Without either, or
-//! without `node`, the test fails, saying what to run.
+//! without `node`, the test fails, saying what to run. The Go, Java, Ruby
+//! and PHP SDKs run from their sources with Debian's toolchains (`go`,
+//! `javac`/`java`, `ruby`, `php`), which `scripts/test` installs when it runs
+//! as root; without one, that SDK says SKIPPED (a failure under
+//! `RELAY_TEST_REQUIRE_ALL=1`, as in CI).
 
 mod common;
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -81,11 +88,241 @@ try {
 }
 "#;
 
-/// Verifies one captured request with the three SDKs; returns their answers.
-fn verify_all(python: &Path, dir: &Path, r: &Recorded, body: &[u8], keys: &[&str]) -> [bool; 3] {
+// The Go, Java, Ruby and PHP programs take: the raw body's file, the three
+// header values, then the keys.
+
+const GO_MOD: &str = "module relaycheck\n\ngo 1.19\n\n\
+    require github.com/relay/relay-verify-go v0.0.0\n\n\
+    replace github.com/relay/relay-verify-go => SDK\n";
+
+const GO: &str = r#"package main
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+
+	relayverify "github.com/relay/relay-verify-go"
+)
+
+func main() {
+	body, err := os.ReadFile(os.Args[1])
+	if err != nil {
+		panic(err)
+	}
+	h := http.Header{}
+	h.Set("webhook-id", os.Args[2])
+	h.Set("webhook-timestamp", os.Args[3])
+	h.Set("webhook-signature", os.Args[4])
+	v, err := relayverify.NewVerifier(os.Args[5:])
+	if err != nil {
+		panic(err)
+	}
+	if err := v.Verify(h, body); err != nil {
+		fmt.Println("refused", err)
+		return
+	}
+	fmt.Println("ok")
+}
+"#;
+
+const JAVA: &str = r#"import dev.relay.verify.Verifier;
+import dev.relay.verify.VerifyException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Map;
+
+public class Check {
+    public static void main(String[] a) throws Exception {
+        byte[] body = Files.readAllBytes(Path.of(a[0]));
+        Map<String, String> h = Map.of("webhook-id", a[1], "webhook-timestamp", a[2], "webhook-signature", a[3]);
+        try {
+            new Verifier(Arrays.asList(a).subList(4, a.length)).verify(h, body);
+            System.out.println("ok");
+        } catch (VerifyException e) {
+            System.out.println("refused " + e.code());
+        }
+    }
+}
+"#;
+
+const RUBY: &str = r#"
+require "relay/verify"
+body = File.binread(ARGV[0])
+h = { "webhook-id" => ARGV[1], "webhook-timestamp" => ARGV[2], "webhook-signature" => ARGV[3] }
+begin
+  Relay::Verify::Verifier.new(ARGV[4..]).verify(h, body)
+  puts "ok"
+rescue Relay::Verify::VerifyError => e
+  puts "refused #{e.code}"
+end
+"#;
+
+const PHP: &str = r#"
+spl_autoload_register(function (string $class): void {
+    $prefix = 'Relay\\Verify\\';
+    if (str_starts_with($class, $prefix)) {
+        require getenv('RELAY_PHP_SDK') . '/src/' . substr($class, strlen($prefix)) . '.php';
+    }
+});
+$h = ['webhook-id' => $argv[2], 'webhook-timestamp' => $argv[3], 'webhook-signature' => $argv[4]];
+try {
+    (new Relay\Verify\Verifier(array_slice($argv, 5)))->verify($h, file_get_contents($argv[1]));
+    echo "ok\n";
+} catch (Relay\Verify\VerifyException $e) {
+    echo 'refused ', $e->code(), "\n";
+}
+"#;
+
+/// One SDK as a program: a command and its leading arguments, then the
+/// body's file, the three header values and the keys.
+struct Program {
+    name: &'static str,
+    command: OsString,
+    args: Vec<OsString>,
+    env: Vec<(&'static str, OsString)>,
+}
+
+/// Whether `command args…` runs and succeeds.
+fn runs(command: &str, args: &[&str]) -> bool {
+    Command::new(command)
+        .args(args)
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Runs a build step; panics with its output when it fails.
+fn build(what: &str, command: &mut Command) {
+    let out = command.output().unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert!(
+        out.status.success(),
+        "{what} failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The Go, Java, Ruby and PHP SDKs whose toolchain is installed, each built
+/// into `dir` when it needs a build; the others say SKIPPED.
+fn toolchain_sdks(dir: &Path) -> Vec<Program> {
+    let sdks = repo().join("sdks");
+    let install = "scripts/test installs it when it runs as root";
+    let skip = |sdk: &str, why: String| {
+        relay_store::testenv::skip(&format!("the {sdk} verifier in sdks.rs"), &why);
+    };
+    let mut out = Vec::new();
+    if runs("go", &["version"]) {
+        let src = dir.join("go-check");
+        std::fs::create_dir_all(&src).unwrap();
+        let sdk = sdks.join("go").canonicalize().unwrap();
+        std::fs::write(
+            src.join("go.mod"),
+            GO_MOD.replace("SDK", sdk.to_str().unwrap()),
+        )
+        .unwrap();
+        std::fs::write(src.join("main.go"), GO).unwrap();
+        let bin = dir.join("go-check-bin");
+        build(
+            "go build (sdks/go)",
+            Command::new("go")
+                .arg("build")
+                .arg("-o")
+                .arg(&bin)
+                .arg(".")
+                .current_dir(&src)
+                .env("GOPROXY", "off")
+                .env("GOFLAGS", "-mod=mod"),
+        );
+        out.push(Program {
+            name: "go",
+            command: bin.into(),
+            args: vec![],
+            env: vec![],
+        });
+    } else {
+        skip(
+            "Go",
+            format!("go is not installed (Debian's golang-go; {install})"),
+        );
+    }
+    if runs("javac", &["-version"]) && runs("java", &["-version"]) {
+        let classes = dir.join("java-classes");
+        std::fs::write(dir.join("Check.java"), JAVA).unwrap();
+        let mut javac = Command::new("javac");
+        javac.arg("-d").arg(&classes).arg(dir.join("Check.java"));
+        let main = sdks.join("java/src/main/java/dev/relay/verify");
+        for entry in std::fs::read_dir(&main).unwrap() {
+            javac.arg(entry.unwrap().path());
+        }
+        build("javac (sdks/java)", &mut javac);
+        out.push(Program {
+            name: "java",
+            command: "java".into(),
+            args: vec!["-cp".into(), classes.into(), "Check".into()],
+            env: vec![],
+        });
+    } else {
+        skip(
+            "Java",
+            format!("javac or java is not installed (Debian's default-jdk; {install})"),
+        );
+    }
+    if runs("ruby", &["-e", "require 'openssl'"]) {
+        out.push(Program {
+            name: "ruby",
+            command: "ruby".into(),
+            args: vec![
+                "-I".into(),
+                sdks.join("ruby/lib").into(),
+                "-e".into(),
+                RUBY.into(),
+            ],
+            env: vec![],
+        });
+    } else {
+        skip(
+            "Ruby",
+            format!("ruby is not installed (Debian's ruby; {install})"),
+        );
+    }
+    if runs(
+        "php",
+        &[
+            "-r",
+            "exit(function_exists('sodium_crypto_sign_verify_detached') ? 0 : 1);",
+        ],
+    ) {
+        out.push(Program {
+            name: "php",
+            command: "php".into(),
+            args: vec!["-r".into(), PHP.into(), "--".into()],
+            env: vec![("RELAY_PHP_SDK", sdks.join("php").into())],
+        });
+    } else {
+        skip(
+            "PHP",
+            format!("php with sodium is not installed (Debian's php-cli; {install})"),
+        );
+    }
+    out
+}
+
+/// Verifies one captured request with every SDK; returns each one's answer.
+fn verify_all(
+    python: &Path,
+    programs: &[Program],
+    dir: &Path,
+    r: &Recorded,
+    body: &[u8],
+    keys: &[&str],
+) -> Vec<(&'static str, bool)> {
     let file = dir.join(format!("req-{}.json", r.seq));
     std::fs::write(&file, capture(r, body).to_string()).unwrap();
+    let body_file = dir.join(format!("req-{}.body", r.seq));
+    std::fs::write(&body_file, body).unwrap();
     let keys_json = serde_json::to_string(keys).unwrap();
+    let header = |name: &str| r.header(name).unwrap_or_default().to_string();
     let rust = relay_verify::Verifier::new(keys.iter().copied())
         .unwrap()
         .verify(
@@ -111,16 +348,49 @@ fn verify_all(python: &Path, dir: &Path, r: &Recorded, body: &[u8], keys: &[&str
         .arg(&keys_json)
         .output()
         .unwrap();
-    let said_ok = |o: &std::process::Output| {
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let said_ok = |name: &str, o: &std::process::Output| {
+        assert!(
+            o.status.success(),
+            "{name}: {}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
         String::from_utf8_lossy(&o.stdout).trim() == "ok"
     };
-    [rust, said_ok(&py), said_ok(&node)]
+    let mut answers = vec![
+        ("rust", rust),
+        ("python", said_ok("python", &py)),
+        ("typescript", said_ok("typescript", &node)),
+    ];
+    for p in programs {
+        let out = Command::new(&p.command)
+            .args(&p.args)
+            .arg(&body_file)
+            .args(["webhook-id", "webhook-timestamp", "webhook-signature"].map(header))
+            .args(keys)
+            .envs(p.env.iter().map(|(k, v)| (k, v)))
+            .output()
+            .unwrap_or_else(|e| panic!("{}: {e}", p.name));
+        answers.push((p.name, said_ok(p.name, &out)));
+    }
+    answers
+}
+
+/// Every answer is `want`; the message names the SDKs that differ.
+fn assert_all(answers: &[(&str, bool)], want: bool, what: &str) {
+    let wrong: Vec<_> = answers.iter().filter(|(_, ok)| *ok != want).collect();
+    assert!(
+        wrong.is_empty(),
+        "{what}: every SDK should say {}, but {wrong:?} did not ({answers:?})",
+        if want { "ok" } else { "refused" }
+    );
 }
 
 #[test]
 fn every_sdk_verifies_real_deliveries_including_a_rotation() {
     let python = sdks_available();
+    let build_dir = tempfile::tempdir().unwrap();
+    let programs = toolchain_sdks(build_dir.path());
     let rt = tokio::runtime::Runtime::new().unwrap();
     let receiver = rt
         .block_on(Receiver::start(ReceiverConfig::default()))
@@ -233,39 +503,34 @@ fn every_sdk_verifies_real_deliveries_including_a_rotation() {
     assert!(sig.split(' ').all(|s| s.starts_with("v1a,")));
 
     let d = dir.path();
+    let all =
+        |r: &Recorded, body: &[u8], keys: &[&str]| verify_all(&python, &programs, d, r, body, keys);
     for (label, keys) in [
         ("new key", vec![new_pk.as_str()]),
         ("old key", vec![old_pk.as_str()]),
         ("both keys", vec![new_pk.as_str(), old_pk.as_str()]),
     ] {
-        assert_eq!(
-            verify_all(&python, d, &ed_req, &ed_req.body, &keys),
-            [true; 3],
-            "v1a, {label}"
+        assert_all(
+            &all(&ed_req, &ed_req.body, &keys),
+            true,
+            &format!("v1a, {label}"),
         );
     }
-    assert_eq!(
-        verify_all(&python, d, &hmac_req, &hmac_req.body, &[&secret]),
-        [true; 3],
-        "v1"
-    );
+    assert_all(&all(&hmac_req, &hmac_req.body, &[&secret]), true, "v1");
     let mut tampered = hmac_req.body.to_vec();
     tampered[10] ^= 1;
-    assert_eq!(
-        verify_all(&python, d, &hmac_req, &tampered, &[&secret]),
-        [false; 3],
-        "tampered v1"
-    );
+    assert_all(&all(&hmac_req, &tampered, &[&secret]), false, "tampered v1");
     let mut tampered = ed_req.body.to_vec();
     tampered.push(b' ');
-    assert_eq!(
-        verify_all(&python, d, &ed_req, &tampered, &[&new_pk, &old_pk]),
-        [false; 3],
-        "tampered v1a"
+    assert_all(
+        &all(&ed_req, &tampered, &[&new_pk, &old_pk]),
+        false,
+        "tampered v1a",
     );
     // A key of the other endpoint never verifies.
-    assert_eq!(
-        verify_all(&python, d, &hmac_req, &hmac_req.body, &[&new_pk]),
-        [false; 3]
+    assert_all(
+        &all(&hmac_req, &hmac_req.body, &[&new_pk]),
+        false,
+        "the other endpoint's key",
     );
 }

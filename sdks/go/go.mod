@@ -1,0 +1,3 @@
+module github.com/relay/relay-verify-go
+
+go 1.19
