@@ -15,7 +15,7 @@ use crate::auth::TenantAuth;
 use crate::error::ApiError;
 use crate::extract::QueryParams;
 
-#[utoipa::path(operation_id = "audit_list", get, path = "/v1/audit-log", tag = "audit", params(ListQuery),
+#[utoipa::path(operation_id = "audit_log.list", get, path = "/v1/audit-log", tag = "audit", params(ListQuery),
     responses((status = 200, body = Page<AuditEntry>)), security(("api_key" = [])))]
 pub async fn list(
     State(state): State<Arc<AppState>>,

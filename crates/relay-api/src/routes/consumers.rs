@@ -59,7 +59,7 @@ fn check_name(name: Option<&str>) -> Result<(), ApiError> {
     }
 }
 
-#[utoipa::path(operation_id = "consumers_create", post, path = "/v1/consumers", tag = "consumers", request_body = CreateConsumer,
+#[utoipa::path(operation_id = "consumers.create", post, path = "/v1/consumers", tag = "consumers", request_body = CreateConsumer,
     responses((status = 201, body = Consumer), (status = 409, body = Problem), (status = 422, body = Problem)),
     security(("api_key" = [])))]
 pub async fn create(
@@ -100,7 +100,7 @@ pub async fn create(
     Ok((StatusCode::CREATED, Json(consumer)))
 }
 
-#[utoipa::path(operation_id = "consumers_list", get, path = "/v1/consumers", tag = "consumers", params(ListQuery),
+#[utoipa::path(operation_id = "consumers.list", get, path = "/v1/consumers", tag = "consumers", params(ListQuery),
     responses((status = 200, body = Page<Consumer>)), security(("api_key" = [])))]
 pub async fn list(
     State(state): State<Arc<AppState>>,
@@ -118,7 +118,7 @@ pub async fn list(
     ))
 }
 
-#[utoipa::path(operation_id = "consumers_get", get, path = "/v1/consumers/{id}", tag = "consumers",
+#[utoipa::path(operation_id = "consumers.get", get, path = "/v1/consumers/{id}", tag = "consumers",
     params(("id" = String, Path, description = "The consumer's id.")),
     responses((status = 200, body = Consumer), (status = 404, body = Problem)),
     security(("api_key" = [])))]
@@ -133,7 +133,7 @@ pub async fn get(
         .ok_or_else(|| ApiError::not_found("consumer"))
 }
 
-#[utoipa::path(operation_id = "consumers_update", patch, path = "/v1/consumers/{id}", tag = "consumers",
+#[utoipa::path(operation_id = "consumers.update", patch, path = "/v1/consumers/{id}", tag = "consumers",
     params(("id" = String, Path, description = "The consumer's id.")),
     request_body = Option<UpdateConsumer>,
     responses((status = 200, body = Consumer), (status = 404, body = Problem)),
@@ -165,7 +165,7 @@ pub async fn update(
     Ok(Json(updated))
 }
 
-#[utoipa::path(operation_id = "consumers_delete", delete, path = "/v1/consumers/{id}", tag = "consumers",
+#[utoipa::path(operation_id = "consumers.delete", delete, path = "/v1/consumers/{id}", tag = "consumers",
     params(("id" = String, Path, description = "The consumer's id.")),
     responses((status = 204), (status = 404, body = Problem), (status = 409, body = Problem)),
     security(("api_key" = [])))]

@@ -355,7 +355,7 @@ async fn validate_settings(
     Ok(warnings)
 }
 
-#[utoipa::path(operation_id = "endpoints_create", post, path = "/v1/endpoints", tag = "endpoints", request_body = CreateEndpoint,
+#[utoipa::path(operation_id = "endpoints.create", post, path = "/v1/endpoints", tag = "endpoints", request_body = CreateEndpoint,
     responses((status = 201, body = EndpointCreated), (status = 422, body = Problem), (status = 429, description = "`busy`: the tenant already has 8 schema checks or validations running or waiting; retry after `Retry-After` seconds", body = Problem)),
     security(("api_key" = [])))]
 pub async fn create(
@@ -452,7 +452,7 @@ pub fn warnings_of(e: &Endpoint) -> Vec<String> {
     w
 }
 
-#[utoipa::path(operation_id = "endpoints_list", get, path = "/v1/endpoints", tag = "endpoints", params(EndpointQuery),
+#[utoipa::path(operation_id = "endpoints.list", get, path = "/v1/endpoints", tag = "endpoints", params(EndpointQuery),
     responses((status = 200, body = Page<EndpointOut>)), security(("api_key" = [])))]
 pub async fn list(
     State(state): State<Arc<AppState>>,
@@ -482,7 +482,7 @@ pub async fn list(
     }))
 }
 
-#[utoipa::path(operation_id = "endpoints_get", get, path = "/v1/endpoints/{id}", tag = "endpoints",
+#[utoipa::path(operation_id = "endpoints.get", get, path = "/v1/endpoints/{id}", tag = "endpoints",
     params(("id" = String, Path, description = "The endpoint's id.")),
     responses((status = 200, body = EndpointOut, headers(("ETag" = String, description = "The endpoint's revision, for `If-Match` on `PATCH`")))),
     security(("api_key" = [])))]
@@ -503,7 +503,7 @@ pub async fn get(
     ))
 }
 
-#[utoipa::path(operation_id = "endpoints_update", patch, path = "/v1/endpoints/{id}", tag = "endpoints",
+#[utoipa::path(operation_id = "endpoints.update", patch, path = "/v1/endpoints/{id}", tag = "endpoints",
     params(("id" = String, Path, description = "The endpoint's id."),
         ("If-Match" = Option<String>, Header, description = "Apply only while the endpoint is at this `ETag` (its revision, from a read), else `412`")),
     request_body = Option<UpdateEndpoint>,
@@ -548,7 +548,7 @@ pub async fn update(
     update_with(&state, &auth, &id, if_match, |_| Ok(body.clone())).await
 }
 
-#[utoipa::path(operation_id = "endpoints_delete", delete, path = "/v1/endpoints/{id}", tag = "endpoints",
+#[utoipa::path(operation_id = "endpoints.delete", delete, path = "/v1/endpoints/{id}", tag = "endpoints",
     params(("id" = String, Path, description = "The endpoint's id.")),
     responses((status = 204), (status = 404, body = Problem)), security(("api_key" = [])))]
 pub async fn delete(

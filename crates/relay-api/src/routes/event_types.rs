@@ -160,7 +160,7 @@ fn reserved(name: &str) -> ApiError {
     )
 }
 
-#[utoipa::path(operation_id = "event_types_put", put, path = "/v1/event-types/{name}", tag = "event-types",
+#[utoipa::path(operation_id = "event_types.put", put, path = "/v1/event-types/{name}", tag = "event-types",
     params(("name" = String, Path, description = "The event type's name, e.g. `order.created`.")),
     request_body = PutEventTypeBody,
     responses((status = 201, description = "created", body = EventTypeOut),
@@ -257,7 +257,7 @@ fn thin_warnings(v: &relay_core::model::EventTypeVersion) -> Vec<String> {
     }
 }
 
-#[utoipa::path(operation_id = "event_types_get", get, path = "/v1/event-types/{name}", tag = "event-types",
+#[utoipa::path(operation_id = "event_types.get", get, path = "/v1/event-types/{name}", tag = "event-types",
     params(("name" = String, Path, description = "The event type's name, e.g. `order.created`.")),
     responses((status = 200, body = EventType), (status = 404, body = Problem)),
     security(("api_key" = [])))]
@@ -275,7 +275,7 @@ pub async fn get(
         .ok_or_else(|| ApiError::not_found("event type"))
 }
 
-#[utoipa::path(operation_id = "event_types_list", get, path = "/v1/event-types", tag = "event-types",
+#[utoipa::path(operation_id = "event_types.list", get, path = "/v1/event-types", tag = "event-types",
     params(ListQuery),
     responses((status = 200, description = "The catalog by name, a page at a time; Relay's operational event types come first, on the first page.", body = Page<EventType>),
               (status = 400, body = Problem)),

@@ -90,7 +90,7 @@ fn check_optional_text(value: &Option<String>, field: &str, max: usize) -> Resul
     }
 }
 
-#[utoipa::path(operation_id = "events_publish", post, path = "/v1/events", tag = "events", request_body = PublishEvent,
+#[utoipa::path(operation_id = "events.publish", post, path = "/v1/events", tag = "events", request_body = PublishEvent,
     responses((status = 202, description = "accepted: stored with its messages", body = Published),
               (status = 200, description = "duplicate id: the existing event", body = Published),
               (status = 422, description = "invalid: `code` is `validation_failed`, `schema_violation`, `validation_too_costly` (the payload's values times the schema's cost per value is over the budget), `unknown_event_type`, `invalid_time`, `time_out_of_range`, …", body = Problem),
@@ -333,7 +333,7 @@ pub(crate) fn published(
     )
 }
 
-#[utoipa::path(operation_id = "events_get", get, path = "/v1/events/{id}", tag = "events",
+#[utoipa::path(operation_id = "events.get", get, path = "/v1/events/{id}", tag = "events",
     params(("id" = String, Path, description = "The event's id.")),
     responses((status = 200, body = EventWithMessages), (status = 404, body = Problem)),
     security(("api_key" = [])))]

@@ -86,7 +86,7 @@ fn rate((total, delivered): (i64, i64)) -> Option<f64> {
     (total > 0).then(|| delivered as f64 / total as f64)
 }
 
-#[utoipa::path(operation_id = "endpoints_health", get, path = "/v1/endpoints/{id}/health", tag = "endpoints",
+#[utoipa::path(operation_id = "endpoints.get_health", get, path = "/v1/endpoints/{id}/health", tag = "endpoints",
     params(("id" = String, Path, description = "The endpoint's id.")),
     responses((status = 200, body = Health), (status = 404, body = Problem)),
     security(("api_key" = [])))]

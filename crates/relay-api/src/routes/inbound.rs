@@ -255,7 +255,7 @@ fn shown(state: &AppState, mut source: InboundSource) -> InboundSource {
     source
 }
 
-#[utoipa::path(operation_id = "inbound_sources_create", post, path = "/v1/inbound-sources", tag = "inbound",
+#[utoipa::path(operation_id = "inbound_sources.create", post, path = "/v1/inbound-sources", tag = "inbound",
     request_body = CreateInboundSource,
     responses((status = 201, body = InboundSource), (status = 422, body = Problem)),
     security(("api_key" = [])))]
@@ -332,7 +332,7 @@ pub async fn create(
     Ok((StatusCode::CREATED, Json(shown(&state, record.source))))
 }
 
-#[utoipa::path(operation_id = "inbound_sources_list", get, path = "/v1/inbound-sources", tag = "inbound", params(ListQuery),
+#[utoipa::path(operation_id = "inbound_sources.list", get, path = "/v1/inbound-sources", tag = "inbound", params(ListQuery),
     responses((status = 200, body = Page<InboundSource>)), security(("api_key" = [])))]
 pub async fn list(
     State(state): State<Arc<AppState>>,
@@ -352,7 +352,7 @@ pub async fn list(
     }))
 }
 
-#[utoipa::path(operation_id = "inbound_sources_get", get, path = "/v1/inbound-sources/{id}", tag = "inbound",
+#[utoipa::path(operation_id = "inbound_sources.get", get, path = "/v1/inbound-sources/{id}", tag = "inbound",
     params(("id" = String, Path, description = "The source's id.")),
     responses((status = 200, body = InboundSource), (status = 404, body = Problem)),
     security(("api_key" = [])))]
@@ -373,7 +373,7 @@ async fn current(state: &AppState, auth: &TenantAuth, id: &str) -> Result<Source
         .ok_or_else(|| ApiError::not_found("inbound source"))
 }
 
-#[utoipa::path(operation_id = "inbound_sources_update", patch, path = "/v1/inbound-sources/{id}", tag = "inbound",
+#[utoipa::path(operation_id = "inbound_sources.update", patch, path = "/v1/inbound-sources/{id}", tag = "inbound",
     params(("id" = String, Path, description = "The source's id.")),
     request_body = Option<UpdateInboundSource>,
     responses((status = 200, body = InboundSource), (status = 404, body = Problem)),
@@ -433,7 +433,7 @@ pub async fn update(
     Ok(Json(shown(&state, updated.source)))
 }
 
-#[utoipa::path(operation_id = "inbound_sources_rotate_secret", post, path = "/v1/inbound-sources/{id}/rotate-secret", tag = "inbound",
+#[utoipa::path(operation_id = "inbound_sources.rotate_secret", post, path = "/v1/inbound-sources/{id}/rotate-secret", tag = "inbound",
     params(("id" = String, Path, description = "The source's id.")),
     request_body = Option<RotateInboundSecret>,
     responses((status = 200, body = InboundSource), (status = 404, body = Problem), (status = 422, body = Problem)),
@@ -485,7 +485,7 @@ pub async fn rotate_secret(
     Ok(Json(shown(&state, updated.source)))
 }
 
-#[utoipa::path(operation_id = "inbound_sources_delete", delete, path = "/v1/inbound-sources/{id}", tag = "inbound",
+#[utoipa::path(operation_id = "inbound_sources.delete", delete, path = "/v1/inbound-sources/{id}", tag = "inbound",
     params(("id" = String, Path, description = "The source's id.")),
     responses((status = 204), (status = 404, body = Problem)),
     security(("api_key" = [])))]

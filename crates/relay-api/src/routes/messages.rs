@@ -36,7 +36,7 @@ pub struct MessageQuery {
     pub after: Option<String>,
 }
 
-#[utoipa::path(operation_id = "messages_list", get, path = "/v1/messages", tag = "messages", params(MessageQuery),
+#[utoipa::path(operation_id = "messages.list", get, path = "/v1/messages", tag = "messages", params(MessageQuery),
     responses((status = 200, body = Page<Message>), (status = 400, body = Problem)),
     security(("api_key" = [])))]
 pub async fn list(
@@ -79,7 +79,7 @@ pub(crate) async fn page_of(
         .await?)
 }
 
-#[utoipa::path(operation_id = "messages_get", get, path = "/v1/messages/{id}", tag = "messages",
+#[utoipa::path(operation_id = "messages.get", get, path = "/v1/messages/{id}", tag = "messages",
     params(("id" = String, Path, description = "The message's id.")),
     responses((status = 200, body = Message), (status = 404, body = Problem)),
     security(("api_key" = [])))]
@@ -99,7 +99,7 @@ pub async fn get(
         .ok_or_else(|| ApiError::not_found("message"))
 }
 
-#[utoipa::path(operation_id = "messages_attempts", get, path = "/v1/messages/{id}/attempts", tag = "messages",
+#[utoipa::path(operation_id = "messages.attempts.list", get, path = "/v1/messages/{id}/attempts", tag = "messages",
     params(("id" = String, Path, description = "The message's id."), super::ListQuery),
     responses((status = 200, description = "The message's attempts by number, a page at a time.", body = Page<Attempt>),
               (status = 400, body = Problem), (status = 404, body = Problem)),

@@ -250,7 +250,7 @@ pub struct PortalSession {
     pub brand: PortalBrand,
 }
 
-#[utoipa::path(operation_id = "portal_session", get, path = "/v1/portal/session", tag = "portal",
+#[utoipa::path(operation_id = "portal.get_session", get, path = "/v1/portal/session", tag = "portal",
     responses((status = 200, body = PortalSession)),
     security(("portal_token" = [])))]
 pub async fn session(
@@ -275,7 +275,7 @@ pub async fn session(
     }))
 }
 
-#[utoipa::path(operation_id = "portal_event_types", get, path = "/v1/portal/event-types", tag = "portal",
+#[utoipa::path(operation_id = "portal.event_types.list", get, path = "/v1/portal/event-types", tag = "portal",
     params(ListQuery),
     responses((status = 200, description = "The catalog by name, a page at a time (Relay's operational event types first, for the tenant's own consumer).", body = Page<EventType>),
               (status = 400, body = Problem)),

@@ -146,7 +146,7 @@ pub async fn effective_brand(
     })
 }
 
-#[utoipa::path(operation_id = "portal_brand_put", put, path = "/v1/portal-brand", tag = "portal-tokens",
+#[utoipa::path(operation_id = "portal_brand.put", put, path = "/v1/portal-brand", tag = "portal-tokens",
     request_body = Option<PortalBrand>,
     responses((status = 200, body = PortalBrandOut), (status = 422, body = Problem)),
     security(("api_key" = [])))]
@@ -170,7 +170,7 @@ pub async fn put_brand(
     }))
 }
 
-#[utoipa::path(operation_id = "portal_brand_get", get, path = "/v1/portal-brand", tag = "portal-tokens",
+#[utoipa::path(operation_id = "portal_brand.get", get, path = "/v1/portal-brand", tag = "portal-tokens",
     responses((status = 200, body = PortalBrandOut)),
     security(("api_key" = [])))]
 pub async fn get_brand(

@@ -185,7 +185,7 @@ pub fn capabilities_of(t: &PortalToken) -> Vec<Capability> {
         .collect()
 }
 
-#[utoipa::path(operation_id = "portal_tokens_create", post, path = "/v1/portal-tokens", tag = "portal-tokens",
+#[utoipa::path(operation_id = "portal_tokens.create", post, path = "/v1/portal-tokens", tag = "portal-tokens",
     request_body = MintPortalToken,
     responses((status = 201, body = PortalTokenCreated), (status = 422, body = Problem)),
     security(("api_key" = [])))]
@@ -287,7 +287,7 @@ pub async fn create(
     ))
 }
 
-#[utoipa::path(operation_id = "portal_tokens_get", get, path = "/v1/portal-tokens/{id}", tag = "portal-tokens",
+#[utoipa::path(operation_id = "portal_tokens.get", get, path = "/v1/portal-tokens/{id}", tag = "portal-tokens",
     params(("id" = String, Path, description = "The portal token's id.")),
     responses((status = 200, body = PortalTokenOut), (status = 404, body = Problem)),
     security(("api_key" = [])))]
@@ -313,7 +313,7 @@ pub async fn get(
     }))
 }
 
-#[utoipa::path(operation_id = "portal_tokens_revoke", delete, path = "/v1/portal-tokens/{id}", tag = "portal-tokens",
+#[utoipa::path(operation_id = "portal_tokens.revoke", delete, path = "/v1/portal-tokens/{id}", tag = "portal-tokens",
     params(("id" = String, Path, description = "The portal token's id.")),
     responses((status = 204), (status = 404, body = Problem)),
     security(("api_key" = [])))]
@@ -353,7 +353,7 @@ pub struct RevokedAll {
     pub revoked: u64,
 }
 
-#[utoipa::path(operation_id = "portal_tokens_revoke_all", post, path = "/v1/portal-tokens/revoke-all", tag = "portal-tokens",
+#[utoipa::path(operation_id = "portal_tokens.revoke_all", post, path = "/v1/portal-tokens/revoke-all", tag = "portal-tokens",
     request_body = RevokeAll,
     responses((status = 200, body = RevokedAll), (status = 404, body = Problem)),
     security(("api_key" = [])))]

@@ -82,7 +82,7 @@ async fn change_state(
     })
 }
 
-#[utoipa::path(operation_id = "endpoints_pause", post, path = "/v1/endpoints/{id}/pause", tag = "recovery",
+#[utoipa::path(operation_id = "endpoints.pause", post, path = "/v1/endpoints/{id}/pause", tag = "recovery",
     params(("id" = String, Path, description = "The endpoint's id.")),
     responses((status = 200, body = EndpointOut), (status = 404, body = Problem), (status = 409, body = Problem)),
     security(("api_key" = [])))]
@@ -96,7 +96,7 @@ pub async fn pause(
         .map(Json)
 }
 
-#[utoipa::path(operation_id = "endpoints_resume", post, path = "/v1/endpoints/{id}/resume", tag = "recovery",
+#[utoipa::path(operation_id = "endpoints.resume", post, path = "/v1/endpoints/{id}/resume", tag = "recovery",
     params(("id" = String, Path, description = "The endpoint's id.")),
     responses((status = 200, body = EndpointOut), (status = 404, body = Problem), (status = 409, body = Problem)),
     security(("api_key" = [])))]
@@ -116,7 +116,7 @@ pub async fn resume(
     .map(Json)
 }
 
-#[utoipa::path(operation_id = "endpoints_disable", post, path = "/v1/endpoints/{id}/disable", tag = "recovery",
+#[utoipa::path(operation_id = "endpoints.disable", post, path = "/v1/endpoints/{id}/disable", tag = "recovery",
     params(("id" = String, Path, description = "The endpoint's id.")),
     responses((status = 200, body = EndpointOut), (status = 404, body = Problem), (status = 409, body = Problem)),
     security(("api_key" = [])))]
@@ -160,7 +160,7 @@ pub struct Enabled {
     pub requeued: Option<u64>,
 }
 
-#[utoipa::path(operation_id = "endpoints_enable", post, path = "/v1/endpoints/{id}/enable", tag = "recovery",
+#[utoipa::path(operation_id = "endpoints.enable", post, path = "/v1/endpoints/{id}/enable", tag = "recovery",
     params(("id" = String, Path, description = "The endpoint's id.")),
     request_body(content = Option<EnableBody>),
     responses((status = 200, body = Enabled), (status = 404, body = Problem), (status = 409, body = Problem), (status = 422, body = Problem)),

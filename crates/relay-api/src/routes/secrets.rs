@@ -65,7 +65,7 @@ fn not_found() -> ApiError {
     )
 }
 
-#[utoipa::path(operation_id = "secrets_put", put, path = "/v1/secrets/{name}", tag = "secrets",
+#[utoipa::path(operation_id = "secrets.put", put, path = "/v1/secrets/{name}", tag = "secrets",
     params(("name" = String, Path, description = "The secret's name (1 to 64 of `A-Z a-z 0-9 _ . -`); a destination names it `secret:<name>`.")),
     request_body = PutSecretBody,
     responses((status = 201, description = "created", body = SecretInfo),
@@ -120,7 +120,7 @@ pub async fn put(
     Ok((status, Json(info)))
 }
 
-#[utoipa::path(operation_id = "secrets_list", get, path = "/v1/secrets", tag = "secrets", params(ListQuery),
+#[utoipa::path(operation_id = "secrets.list", get, path = "/v1/secrets", tag = "secrets", params(ListQuery),
     responses((status = 200, description = "The secrets' names and times, by name; never a value.", body = Page<SecretInfo>)),
     security(("api_key" = [])))]
 pub async fn list(
@@ -137,7 +137,7 @@ pub async fn list(
     ))
 }
 
-#[utoipa::path(operation_id = "secrets_get", get, path = "/v1/secrets/{name}", tag = "secrets",
+#[utoipa::path(operation_id = "secrets.get", get, path = "/v1/secrets/{name}", tag = "secrets",
     params(("name" = String, Path, description = "The secret's name.")),
     responses((status = 200, description = "The secret's name and times; never its value.", body = SecretInfo),
               (status = 404, body = Problem),
@@ -237,7 +237,7 @@ async fn sources_naming(
     }
 }
 
-#[utoipa::path(operation_id = "secrets_delete", delete, path = "/v1/secrets/{name}", tag = "secrets",
+#[utoipa::path(operation_id = "secrets.delete", delete, path = "/v1/secrets/{name}", tag = "secrets",
     params(("name" = String, Path, description = "The secret's name.")),
     responses((status = 204), (status = 404, body = Problem),
               (status = 422, description = "Not a secret name (`invalid_secret_name`).", body = Problem),

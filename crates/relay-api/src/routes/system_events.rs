@@ -48,7 +48,7 @@ pub struct SystemEvent {
     pub data: Box<RawValue>,
 }
 
-#[utoipa::path(operation_id = "system_events_publish", post, path = "/v1/tenants/{id}/system-events", tag = "tenants",
+#[utoipa::path(operation_id = "tenants.system_events.publish", post, path = "/v1/tenants/{id}/system-events", tag = "tenants",
     params(("id" = String, Path, description = "The tenant's id.")),
     request_body = SystemEvent,
     responses((status = 202, description = "accepted", body = Published),

@@ -51,7 +51,7 @@ fn check_name(name: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
-#[utoipa::path(operation_id = "tenants_create", post, path = "/v1/tenants", tag = "tenants", request_body = CreateTenant,
+#[utoipa::path(operation_id = "tenants.create", post, path = "/v1/tenants", tag = "tenants", request_body = CreateTenant,
     responses((status = 201, body = Tenant), (status = 422, body = Problem)),
     security(("operator_token" = [])))]
 pub async fn create(
@@ -77,7 +77,7 @@ pub async fn create(
     Ok((StatusCode::CREATED, Json(tenant)))
 }
 
-#[utoipa::path(operation_id = "tenants_list", get, path = "/v1/tenants", tag = "tenants", params(ListQuery),
+#[utoipa::path(operation_id = "tenants.list", get, path = "/v1/tenants", tag = "tenants", params(ListQuery),
     responses((status = 200, body = Page<Tenant>)), security(("operator_token" = [])))]
 pub async fn list(
     State(state): State<Arc<AppState>>,
@@ -93,7 +93,7 @@ pub async fn list(
     ))
 }
 
-#[utoipa::path(operation_id = "tenants_get", get, path = "/v1/tenants/{id}", tag = "tenants",
+#[utoipa::path(operation_id = "tenants.get", get, path = "/v1/tenants/{id}", tag = "tenants",
     params(("id" = String, Path, description = "The tenant's id.")),
     responses((status = 200, body = Tenant), (status = 404, body = Problem)),
     security(("operator_token" = [])))]
@@ -110,7 +110,7 @@ pub async fn get(
         .ok_or_else(|| ApiError::not_found("tenant"))
 }
 
-#[utoipa::path(operation_id = "tenants_create_key", post, path = "/v1/tenants/{id}/api-keys", tag = "tenants",
+#[utoipa::path(operation_id = "tenants.api_keys.create", post, path = "/v1/tenants/{id}/api-keys", tag = "tenants",
     params(("id" = String, Path, description = "The tenant's id.")),
     request_body = CreateApiKey,
     responses((status = 201, body = ApiKeyCreated), (status = 404, body = Problem)),
@@ -144,7 +144,7 @@ pub async fn create_key(
     Ok((StatusCode::CREATED, Json(ApiKeyCreated { api_key, key })))
 }
 
-#[utoipa::path(operation_id = "tenants_list_keys", get, path = "/v1/tenants/{id}/api-keys", tag = "tenants",
+#[utoipa::path(operation_id = "tenants.api_keys.list", get, path = "/v1/tenants/{id}/api-keys", tag = "tenants",
     params(("id" = String, Path, description = "The tenant's id."), ListQuery),
     responses((status = 200, description = "The tenant's keys by id, a page at a time.", body = Page<ApiKey>),
               (status = 400, body = Problem), (status = 404, body = Problem)),
@@ -169,7 +169,7 @@ pub async fn list_keys(
     ))
 }
 
-#[utoipa::path(operation_id = "tenants_revoke_key", delete, path = "/v1/tenants/{id}/api-keys/{key_id}", tag = "tenants",
+#[utoipa::path(operation_id = "tenants.api_keys.revoke", delete, path = "/v1/tenants/{id}/api-keys/{key_id}", tag = "tenants",
     params(("id" = String, Path, description = "The tenant's id."), ("key_id" = String, Path, description = "The API key's id.")),
     responses((status = 204), (status = 404, body = Problem)),
     security(("operator_token" = [])))]

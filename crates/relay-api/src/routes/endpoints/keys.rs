@@ -29,7 +29,7 @@ pub struct SigningKeyOut {
     pub retires_at: Option<relay_core::time::Timestamp>,
 }
 
-#[utoipa::path(operation_id = "endpoints_signing_keys", get, path = "/v1/endpoints/{id}/signing-keys", tag = "endpoints",
+#[utoipa::path(operation_id = "endpoints.signing_keys.list", get, path = "/v1/endpoints/{id}/signing-keys", tag = "endpoints",
     params(("id" = String, Path, description = "The endpoint's id."), crate::routes::ListQuery),
     responses((status = 200, description = "The endpoint's signing keys, newest first (retired ones included), a page at a time.", body = Page<SigningKeyOut>),
               (status = 400, body = Problem), (status = 404, body = Problem)),
@@ -90,7 +90,7 @@ fn key_out(k: relay_store::EndpointKeyRecord) -> SigningKeyOut {
     }
 }
 
-#[utoipa::path(operation_id = "endpoints_rotate_key", post, path = "/v1/endpoints/{id}/rotate-key", tag = "endpoints",
+#[utoipa::path(operation_id = "endpoints.rotate_key", post, path = "/v1/endpoints/{id}/rotate-key", tag = "endpoints",
     params(("id" = String, Path, description = "The endpoint's id.")),
     request_body = Option<RotateKey>,
     responses((status = 200, body = KeyRotated), (status = 404, body = Problem), (status = 422, body = Problem)),

@@ -191,7 +191,7 @@ fn version_of(versions: &[(EventType, EventTypeVersion)], name: &str) -> i64 {
         .map_or(0, |(_, v)| v.version)
 }
 
-#[utoipa::path(operation_id = "endpoints_versions", get, path = "/v1/endpoints/{id}/versions", tag = "endpoints",
+#[utoipa::path(operation_id = "endpoints.versions.list", get, path = "/v1/endpoints/{id}/versions", tag = "endpoints",
     params(("id" = String, Path, description = "The endpoint's id."), crate::routes::ListQuery),
     responses((status = 200, description = "The endpoint's versions, oldest first (the last of the last page is the current one), a page at a time; `after` is a version number.", body = Page<EndpointVersion>),
               (status = 400, body = Problem), (status = 404, body = Problem)),

@@ -34,7 +34,7 @@ pub struct ReceiptQuery {
     pub after: Option<String>,
 }
 
-#[utoipa::path(operation_id = "inbound_receipts_list", get, path = "/v1/inbound-receipts", tag = "inbound", params(ReceiptQuery),
+#[utoipa::path(operation_id = "inbound_receipts.list", get, path = "/v1/inbound-receipts", tag = "inbound", params(ReceiptQuery),
     responses((status = 200, body = Page<Receipt>)), security(("api_key" = [])))]
 pub async fn list_receipts(
     State(state): State<Arc<AppState>>,
@@ -61,7 +61,7 @@ pub async fn list_receipts(
     ))
 }
 
-#[utoipa::path(operation_id = "inbound_receipts_get", get, path = "/v1/inbound-receipts/{id}", tag = "inbound",
+#[utoipa::path(operation_id = "inbound_receipts.get", get, path = "/v1/inbound-receipts/{id}", tag = "inbound",
     params(("id" = String, Path, description = "The receipt's id.")),
     responses((status = 200, body = Receipt), (status = 404, body = Problem)),
     security(("api_key" = [])))]
@@ -79,7 +79,7 @@ pub async fn get_receipt(
         .ok_or_else(|| ApiError::not_found("inbound receipt"))
 }
 
-#[utoipa::path(operation_id = "inbound_receipts_reprocess", post, path = "/v1/inbound-receipts/{id}/reprocess", tag = "inbound",
+#[utoipa::path(operation_id = "inbound_receipts.reprocess", post, path = "/v1/inbound-receipts/{id}/reprocess", tag = "inbound",
     params(("id" = String, Path, description = "The receipt's id.")),
     responses((status = 202, body = Receipt), (status = 404, body = Problem), (status = 409, body = Problem)),
     security(("api_key" = [])))]
@@ -137,7 +137,7 @@ pub struct LedgerQuery {
     pub after: Option<String>,
 }
 
-#[utoipa::path(operation_id = "ledger_list", get, path = "/v1/ledger", tag = "inbound", params(LedgerQuery),
+#[utoipa::path(operation_id = "ledger.list", get, path = "/v1/ledger", tag = "inbound", params(LedgerQuery),
     responses((status = 200, body = Page<LedgerEntry>)), security(("api_key" = [])))]
 pub async fn ledger(
     State(state): State<Arc<AppState>>,

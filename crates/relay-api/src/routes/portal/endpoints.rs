@@ -36,7 +36,7 @@ pub struct PortalListQuery {
     pub after: Option<String>,
 }
 
-#[utoipa::path(operation_id = "portal_endpoints_list", get, path = "/v1/portal/endpoints", tag = "portal",
+#[utoipa::path(operation_id = "portal.endpoints.list", get, path = "/v1/portal/endpoints", tag = "portal",
     params(PortalListQuery),
     responses((status = 200, body = Page<EndpointOut>)),
     security(("portal_token" = [])))]
@@ -75,7 +75,7 @@ pub struct PortalCreateEndpoint {
     pub auto_disable: Option<bool>,
 }
 
-#[utoipa::path(operation_id = "portal_endpoints_create", post, path = "/v1/portal/endpoints", tag = "portal",
+#[utoipa::path(operation_id = "portal.endpoints.create", post, path = "/v1/portal/endpoints", tag = "portal",
     request_body = PortalCreateEndpoint,
     responses((status = 201, body = EndpointCreated), (status = 422, body = Problem), (status = 429, description = "`busy`: the tenant already has 8 schema checks or validations running or waiting; retry after `Retry-After` seconds", body = Problem)),
     security(("portal_token" = [])))]
@@ -106,7 +106,7 @@ pub async fn create_endpoint(
     .await
 }
 
-#[utoipa::path(operation_id = "portal_endpoints_get", get, path = "/v1/portal/endpoints/{id}", tag = "portal",
+#[utoipa::path(operation_id = "portal.endpoints.get", get, path = "/v1/portal/endpoints/{id}", tag = "portal",
     params(("id" = String, Path, description = "The endpoint's id.")),
     responses((status = 200, body = EndpointOut, headers(("ETag" = String, description = "The endpoint's revision, for `If-Match` on `PATCH`"))), (status = 404, body = Problem)),
     security(("portal_token" = [])))]
@@ -142,7 +142,7 @@ pub struct PortalUpdateEndpoint {
     pub auto_disable: Option<bool>,
 }
 
-#[utoipa::path(operation_id = "portal_endpoints_update", patch, path = "/v1/portal/endpoints/{id}", tag = "portal",
+#[utoipa::path(operation_id = "portal.endpoints.update", patch, path = "/v1/portal/endpoints/{id}", tag = "portal",
     params(("id" = String, Path, description = "The endpoint's id."),
         ("If-Match" = Option<String>, Header, description = "Apply only while the endpoint is at this `ETag` (its revision, from a read), else `412`")),
     request_body = Option<PortalUpdateEndpoint>,
@@ -210,7 +210,7 @@ pub async fn update_endpoint(
     .await
 }
 
-#[utoipa::path(operation_id = "portal_endpoints_delete", delete, path = "/v1/portal/endpoints/{id}", tag = "portal",
+#[utoipa::path(operation_id = "portal.endpoints.delete", delete, path = "/v1/portal/endpoints/{id}", tag = "portal",
     params(("id" = String, Path, description = "The endpoint's id.")),
     responses((status = 204), (status = 404, body = Problem)),
     security(("portal_token" = [])))]
@@ -224,7 +224,7 @@ pub async fn delete_endpoint(
     endpoints::delete(State(state), auth.as_tenant(), Path(id)).await
 }
 
-#[utoipa::path(operation_id = "portal_endpoints_disable", post, path = "/v1/portal/endpoints/{id}/disable", tag = "portal",
+#[utoipa::path(operation_id = "portal.endpoints.disable", post, path = "/v1/portal/endpoints/{id}/disable", tag = "portal",
     params(("id" = String, Path, description = "The endpoint's id.")),
     responses((status = 200, body = EndpointOut), (status = 404, body = Problem), (status = 409, body = Problem)),
     security(("portal_token" = [])))]
@@ -238,7 +238,7 @@ pub async fn disable_endpoint(
     recovery::disable(State(state), auth.as_tenant(), Path(id)).await
 }
 
-#[utoipa::path(operation_id = "portal_endpoints_enable", post, path = "/v1/portal/endpoints/{id}/enable", tag = "portal",
+#[utoipa::path(operation_id = "portal.endpoints.enable", post, path = "/v1/portal/endpoints/{id}/enable", tag = "portal",
     params(("id" = String, Path, description = "The endpoint's id.")),
     request_body(content = Option<EnableBody>),
     responses((status = 200, body = Enabled), (status = 404, body = Problem), (status = 409, body = Problem), (status = 422, body = Problem)),
@@ -261,7 +261,7 @@ pub async fn enable_endpoint(
     recovery::enable(State(state), auth.as_tenant(), Path(id), body).await
 }
 
-#[utoipa::path(operation_id = "portal_endpoints_signing_keys", get, path = "/v1/portal/endpoints/{id}/signing-keys", tag = "portal",
+#[utoipa::path(operation_id = "portal.endpoints.signing_keys.list", get, path = "/v1/portal/endpoints/{id}/signing-keys", tag = "portal",
     params(("id" = String, Path, description = "The endpoint's id."), PortalListQuery),
     responses((status = 200, description = "The endpoint's signing keys, newest first (retired ones included), a page at a time.", body = Page<SigningKeyOut>),
               (status = 400, body = Problem), (status = 404, body = Problem)),
@@ -285,7 +285,7 @@ pub async fn signing_keys(
     .await
 }
 
-#[utoipa::path(operation_id = "portal_endpoints_rotate_key", post, path = "/v1/portal/endpoints/{id}/rotate-key", tag = "portal",
+#[utoipa::path(operation_id = "portal.endpoints.rotate_key", post, path = "/v1/portal/endpoints/{id}/rotate-key", tag = "portal",
     params(("id" = String, Path, description = "The endpoint's id.")),
     request_body = Option<RotateKey>,
     responses((status = 200, body = KeyRotated), (status = 404, body = Problem), (status = 422, body = Problem)),
@@ -301,7 +301,7 @@ pub async fn rotate_key(
     endpoints::rotate_key(State(state), auth.as_tenant(), Path(id), body).await
 }
 
-#[utoipa::path(operation_id = "portal_endpoints_health", get, path = "/v1/portal/endpoints/{id}/health", tag = "portal",
+#[utoipa::path(operation_id = "portal.endpoints.get_health", get, path = "/v1/portal/endpoints/{id}/health", tag = "portal",
     params(("id" = String, Path, description = "The endpoint's id.")),
     responses((status = 200, body = Health), (status = 404, body = Problem)),
     security(("portal_token" = [])))]
@@ -314,7 +314,7 @@ pub async fn endpoint_health(
     health::get(State(state), auth.as_tenant(), Path(id)).await
 }
 
-#[utoipa::path(operation_id = "portal_endpoints_test", post, path = "/v1/portal/endpoints/{id}/test", tag = "portal",
+#[utoipa::path(operation_id = "portal.endpoints.send_test", post, path = "/v1/portal/endpoints/{id}/test", tag = "portal",
     params(("id" = String, Path, description = "The endpoint's id.")),
     request_body = Option<TestSend>,
     responses((status = 200, body = TestSent), (status = 404, body = Problem), (status = 422, body = Problem),
@@ -331,7 +331,7 @@ pub async fn send_test(
     recovery::test(State(state), auth.as_tenant(), Path(id), body).await
 }
 
-#[utoipa::path(operation_id = "portal_endpoints_recover", post, path = "/v1/portal/endpoints/{id}/recover", tag = "portal",
+#[utoipa::path(operation_id = "portal.endpoints.recover", post, path = "/v1/portal/endpoints/{id}/recover", tag = "portal",
     params(("id" = String, Path, description = "The endpoint's id.")),
     request_body = RecoverBody,
     responses((status = 200, body = Recovered), (status = 404, body = Problem), (status = 409, body = Problem)),
@@ -347,7 +347,7 @@ pub async fn recover(
     recovery::recover(State(state), auth.as_tenant(), Path(id), body).await
 }
 
-#[utoipa::path(operation_id = "portal_endpoints_failed", get, path = "/v1/portal/endpoints/{id}/failed", tag = "portal",
+#[utoipa::path(operation_id = "portal.endpoints.list_failed", get, path = "/v1/portal/endpoints/{id}/failed", tag = "portal",
     params(("id" = String, Path, description = "The endpoint's id."), MissedQuery),
     responses((status = 200, body = Page<Message>), (status = 404, body = Problem)),
     security(("portal_token" = [])))]

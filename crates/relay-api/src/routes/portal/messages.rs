@@ -41,7 +41,7 @@ pub struct DeliveryLogQuery {
     pub after: Option<String>,
 }
 
-#[utoipa::path(operation_id = "portal_endpoints_messages", get, path = "/v1/portal/endpoints/{id}/messages", tag = "portal",
+#[utoipa::path(operation_id = "portal.endpoints.list_messages", get, path = "/v1/portal/endpoints/{id}/messages", tag = "portal",
     params(("id" = String, Path, description = "The endpoint's id."), DeliveryLogQuery),
     responses((status = 200, body = Page<Message>), (status = 404, body = Problem)),
     security(("portal_token" = [])))]
@@ -92,7 +92,7 @@ pub struct PortalMessage {
     pub event: Option<PortalEvent>,
 }
 
-#[utoipa::path(operation_id = "portal_messages_get", get, path = "/v1/portal/messages/{id}", tag = "portal",
+#[utoipa::path(operation_id = "portal.messages.get", get, path = "/v1/portal/messages/{id}", tag = "portal",
     params(("id" = String, Path, description = "The message's id.")),
     responses((status = 200, body = PortalMessage), (status = 404, body = Problem)),
     security(("portal_token" = [])))]
@@ -145,7 +145,7 @@ pub async fn get_message(
     }))
 }
 
-#[utoipa::path(operation_id = "portal_messages_attempts", get, path = "/v1/portal/messages/{id}/attempts", tag = "portal",
+#[utoipa::path(operation_id = "portal.messages.attempts.list", get, path = "/v1/portal/messages/{id}/attempts", tag = "portal",
     params(("id" = String, Path, description = "The message's id."), super::super::ListQuery),
     responses((status = 200, description = "The message's attempts by number, a page at a time.", body = Page<Attempt>),
               (status = 400, body = Problem), (status = 404, body = Problem)),
@@ -160,7 +160,7 @@ pub async fn attempts(
     messages::attempts(State(state), auth.as_tenant(), Path(id), q).await
 }
 
-#[utoipa::path(operation_id = "portal_messages_resend", post, path = "/v1/portal/messages/{id}/resend", tag = "portal",
+#[utoipa::path(operation_id = "portal.messages.resend", post, path = "/v1/portal/messages/{id}/resend", tag = "portal",
     params(("id" = String, Path, description = "The message's id.")),
     responses((status = 200, body = Resent), (status = 404, body = Problem), (status = 409, body = Problem),
               (status = 429, description = "too many manual attempts pending for the endpoint, or its circuit is open; see `Retry-After`", body = Problem)),

@@ -15,7 +15,7 @@ use crate::auth::TenantAuth;
 use crate::error::{ApiError, Problem};
 use crate::extract::OptionalJsonBody;
 
-#[utoipa::path(operation_id = "messages_bulk_retry", post, path = "/v1/messages/retry", tag = "recovery",
+#[utoipa::path(operation_id = "messages.retry", post, path = "/v1/messages/retry", tag = "recovery",
     request_body = Option<BulkRetry>,
     responses((status = 202, description = "queued as a durable job", body = relay_store::Job),
               (status = 422, body = Problem)),
@@ -77,7 +77,7 @@ pub async fn bulk_retry(
     Ok((StatusCode::ACCEPTED, Json(job)))
 }
 
-#[utoipa::path(operation_id = "jobs_get", get, path = "/v1/jobs/{id}", tag = "recovery",
+#[utoipa::path(operation_id = "jobs.get", get, path = "/v1/jobs/{id}", tag = "recovery",
     params(("id" = String, Path, description = "The job's id.")),
     responses((status = 200, body = relay_store::Job), (status = 404, body = Problem)),
     security(("api_key" = [])))]

@@ -20,7 +20,7 @@ use crate::auth::TenantAuth;
 use crate::error::{ApiError, Problem, or_not_found};
 use crate::extract::OptionalJsonBody;
 
-#[utoipa::path(operation_id = "messages_cancel", post, path = "/v1/messages/{id}/cancel", tag = "recovery",
+#[utoipa::path(operation_id = "messages.cancel", post, path = "/v1/messages/{id}/cancel", tag = "recovery",
     params(("id" = String, Path, description = "The message's id.")),
     responses((status = 200, body = Message), (status = 404, body = Problem), (status = 409, body = Problem)),
     security(("api_key" = [])))]
@@ -78,7 +78,7 @@ pub struct Resent {
     pub attempt: Option<Attempt>,
 }
 
-#[utoipa::path(operation_id = "messages_resend", post, path = "/v1/messages/{id}/resend", tag = "recovery",
+#[utoipa::path(operation_id = "messages.resend", post, path = "/v1/messages/{id}/resend", tag = "recovery",
     params(("id" = String, Path, description = "The message's id.")),
     responses((status = 200, body = Resent), (status = 404, body = Problem), (status = 409, body = Problem),
               (status = 429, description = "too many manual attempts pending for the endpoint, or its circuit is open; see `Retry-After`", body = Problem)),
@@ -180,7 +180,7 @@ async fn first_with_sample(
     }
 }
 
-#[utoipa::path(operation_id = "endpoints_test", post, path = "/v1/endpoints/{id}/test", tag = "recovery",
+#[utoipa::path(operation_id = "endpoints.send_test", post, path = "/v1/endpoints/{id}/test", tag = "recovery",
     params(("id" = String, Path, description = "The endpoint's id.")),
     request_body = Option<TestSend>,
     responses((status = 200, body = TestSent), (status = 404, body = Problem), (status = 422, body = Problem),

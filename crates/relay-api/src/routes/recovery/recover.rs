@@ -49,7 +49,7 @@ pub struct Replayed {
     pub messages_created: u64,
 }
 
-#[utoipa::path(operation_id = "endpoints_replay", post, path = "/v1/endpoints/{id}/replay", tag = "recovery",
+#[utoipa::path(operation_id = "endpoints.replay", post, path = "/v1/endpoints/{id}/replay", tag = "recovery",
     params(("id" = String, Path, description = "The endpoint's id.")),
     request_body = ReplayBody,
     responses((status = 200, body = Replayed), (status = 404, body = Problem), (status = 422, body = Problem)),
@@ -96,7 +96,7 @@ pub struct Recovered {
     pub in_flight: u64,
 }
 
-#[utoipa::path(operation_id = "endpoints_recover", post, path = "/v1/endpoints/{id}/recover", tag = "recovery",
+#[utoipa::path(operation_id = "endpoints.recover", post, path = "/v1/endpoints/{id}/recover", tag = "recovery",
     params(("id" = String, Path, description = "The endpoint's id.")),
     request_body = RecoverBody,
     responses((status = 200, body = Recovered), (status = 404, body = Problem), (status = 409, body = Problem)),
@@ -172,7 +172,7 @@ pub struct MissedQuery {
     pub after: Option<String>,
 }
 
-#[utoipa::path(operation_id = "endpoints_missed", get, path = "/v1/endpoints/{id}/missed", tag = "recovery",
+#[utoipa::path(operation_id = "endpoints.list_missed", get, path = "/v1/endpoints/{id}/missed", tag = "recovery",
     params(("id" = String, Path, description = "The endpoint's id."), MissedQuery),
     responses((status = 200, body = Page<Message>), (status = 404, body = Problem)),
     security(("api_key" = [])))]
