@@ -28,17 +28,16 @@ use crate::routes::{
     portal_tokens, recovery, secrets, system_events, tenants,
 };
 
-/// `Destination`'s schema: the `oneOf` of the kinds' configurations
-/// (`relay_destinations::schema`), in place of relay-core's generic one
-/// (relay-core names no kind).
+/// `Destination`'s schema: the `oneOf` of the kinds' configurations with a
+/// `discriminator` on `kind`, and one component per kind
+/// (`relay_destinations::components`), in place of relay-core's generic
+/// one (relay-core names no kind).
 struct DestinationSchema;
 
 impl Modify for DestinationSchema {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
         let components = openapi.components.get_or_insert_with(Default::default);
-        components
-            .schemas
-            .insert("Destination".into(), relay_destinations::schema());
+        components.schemas.extend(relay_destinations::components());
     }
 }
 
