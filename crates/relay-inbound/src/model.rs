@@ -21,8 +21,10 @@ pub const REJECTED_KEPT_PER_SOURCE: i64 = 100;
 pub const REJECTED_BODY_KEPT_BYTES: usize = 8 * 1024;
 
 /// Where a source's secret is: a sealed value written through the API, or
-/// a secret reference (`relay_core::secret`).
+/// a secret reference (`relay_core::secret`). Named `SourceSecret` in the
+/// API's document (`SecretInfo` there is a tenant secret's).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = SourceSecret)]
 pub struct SecretInfo {
     /// `value` (written once, sealed, never shown) or `reference`.
     pub kind: String,
