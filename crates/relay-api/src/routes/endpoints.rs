@@ -9,6 +9,11 @@
 
 use std::sync::Arc;
 
+use super::present;
+use crate::AppState;
+use crate::auth::TenantAuth;
+use crate::error::{ApiError, FieldError, Problem, or_not_found};
+use crate::extract::{JsonBody, OptionalJsonBody, QueryParams};
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -19,11 +24,6 @@ use relay_core::signature::SigningKey;
 use relay_core::validate;
 use relay_destinations::Config;
 use relay_store::{Commit, ExecutorExt as _, Scope, Store, StoreError, endpoints, new_id};
-use super::present;
-use crate::AppState;
-use crate::auth::TenantAuth;
-use crate::error::{ApiError, FieldError, Problem, or_not_found};
-use crate::extract::{JsonBody, OptionalJsonBody, QueryParams};
 
 pub mod changes;
 mod keys;
@@ -201,6 +201,26 @@ async fn validate_settings(
     Ok(warnings)
 }
 
+/// Create an endpoint
+///
+/// Registers where one consumer's events go: a destination (an HTTPS URL,
+/// or a broker, queue or bucket, by `kind`), the event types it receives,
+/// and how its deliveries are signed. Its first signing key is made with
+/// it: for `v1a` (the default) the answer carries the Ed25519 `public_key`
+/// (readable later too); for `v1` the HMAC `secret`, shown in this answer
+/// only. From the answer on, events published of its types are delivered
+/// to it. The answer's `warnings` name what deserves a second look.
+///
+/// Tenant API key; the endpoint is in the key's environment. Refused with
+/// `422`: `validation_failed` (the fields at fault), `unknown_reference`
+/// (no such consumer), `unknown_event_type`,
+/// `operational_event_type_reserved` (Relay's operational types are for the
+/// tenant's own consumer), a retry schedule outside the operator's bounds
+/// (`retry_schedule_…`), the destination kind's codes (`invalid_url`,
+/// `blocked_address`, `reserved_header`, `credentials_without_tls`, …), a
+/// secret reference that does not resolve (`secret_not_found`, …),
+/// `personal_data_not_allowed`, `unknown_event_type_version`,
+/// `limit_reached` (the operator's limit on endpoints); `429` `busy`.
 #[utoipa::path(operation_id = "endpoints.create", post, path = "/v1/endpoints", tag = "endpoints", request_body = CreateEndpoint,
     responses((status = 201, body = EndpointCreated), (status = 422, body = Problem), (status = 429, description = "`busy`: the tenant already has 8 schema checks or validations running or waiting; retry after `Retry-After` seconds", body = Problem)),
     security(("api_key" = [])))]
@@ -298,6 +318,12 @@ pub fn warnings_of(e: &Endpoint) -> Vec<String> {
     w
 }
 
+/// List endpoints
+///
+/// Lists the endpoints of the key's tenant and environment, or of one
+/// consumer (`consumer_id`), a page at a time, each with its warnings.
+/// Literal credential headers stored before they were refused are shown as
+/// `[redacted]`. Tenant API key.
 #[utoipa::path(operation_id = "endpoints.list", get, path = "/v1/endpoints", tag = "endpoints", params(EndpointQuery),
     responses((status = 200, body = Page<EndpointOut>)), security(("api_key" = [])))]
 pub async fn list(
@@ -328,6 +354,11 @@ pub async fn list(
     }))
 }
 
+/// Get an endpoint
+///
+/// Returns one endpoint with its warnings, and its revision as the `ETag`
+/// (`"<revision>"`) for a conditional `PATCH`. Tenant API key; `404` for an
+/// endpoint of another tenant or environment, or a deleted one.
 #[utoipa::path(operation_id = "endpoints.get", get, path = "/v1/endpoints/{id}", tag = "endpoints",
     params(("id" = String, Path, description = "The endpoint's id.")),
     responses((status = 200, body = EndpointOut, headers(("ETag" = String, description = "The endpoint's revision, for `If-Match` on `PATCH`")))),
@@ -349,6 +380,23 @@ pub async fn get(
     ))
 }
 
+/// Update an endpoint
+///
+/// Changes the fields given; absent fields stay as they are. A new
+/// `destination` replaces the whole destination: credentials it does not
+/// restate are dropped (with a warning when the host changes). A change of
+/// `snapshot_fields`, `allow_personal_data` or `event_type_versions` opens
+/// a new endpoint version; messages already made keep the version they
+/// were made for. With `If-Match` the change applies only while the
+/// endpoint is at that revision (`412` otherwise); without, it is decided
+/// again from a fresh read if the endpoint changed meanwhile, and never
+/// undoes a concurrent change (a pause, a disable).
+///
+/// Tenant API key; `404` for an unknown endpoint. Refused with `422`
+/// `immutable_field` (`environment`, `consumer_id`, `signature_scheme`,
+/// `id`: switch schemes with a key rotation) and the codes a create
+/// refuses with; `400` `invalid_if_match`; `412` `precondition_failed`;
+/// `409` `endpoint_changed` (it kept changing; retry); `429` `busy`.
 #[utoipa::path(operation_id = "endpoints.update", patch, path = "/v1/endpoints/{id}", tag = "endpoints",
     params(("id" = String, Path, description = "The endpoint's id."),
         ("If-Match" = Option<String>, Header, description = "Apply only while the endpoint is at this `ETag` (its revision, from a read), else `412`")),
@@ -394,6 +442,12 @@ pub async fn update(
     update_with(&state, &auth, &id, if_match, |_| Ok(body.clone())).await
 }
 
+/// Delete an endpoint
+///
+/// Deletes the endpoint: nothing more is delivered to it, and its messages
+/// still waiting (scheduled, held, in flight) end `dead_lettered`
+/// (`endpoint_removed`); their records and attempts stay readable. Tenant
+/// API key; `404` for an unknown or already deleted endpoint.
 #[utoipa::path(operation_id = "endpoints.delete", delete, path = "/v1/endpoints/{id}", tag = "endpoints",
     params(("id" = String, Path, description = "The endpoint's id.")),
     responses((status = 204), (status = 404, body = Problem)), security(("api_key" = [])))]

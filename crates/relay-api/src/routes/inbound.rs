@@ -51,7 +51,6 @@ use crate::extract::{JsonBody, OptionalJsonBody, QueryParams};
 /// The longest a rotated-out secret keeps verifying.
 pub const MAX_OVERLAP_HOURS: u32 = 168;
 
-
 fn check_name(name: &str) -> Result<(), FieldError> {
     if name.is_empty() || name.chars().count() > 200 {
         return Err(FieldError {
@@ -186,6 +185,22 @@ fn shown(state: &AppState, mut source: InboundSource) -> InboundSource {
     source
 }
 
+/// Create an inbound source
+///
+/// Registers where one provider's webhooks (Stripe, GitHub, Twilio,
+/// SendGrid, Mailgun, any Standard Webhooks sender, or a generic HMAC
+/// signer) for the key's tenant and environment arrive: the answer's `path`
+/// (`/inbound/<token>`, 128 random bits: treat it as a credential) and,
+/// when the operator set a public URL, `url`, to give the provider. Relay
+/// verifies every request there with the preset's scheme, keeps it as a
+/// receipt and writes its events to the ledger. The signing secret is a
+/// value (sealed at rest, never shown again) or a secret reference, which
+/// must resolve now. Audited as `inbound_source.created`.
+///
+/// Tenant API key. Refused with `422`: `validation_failed` (`name`,
+/// `provider`, the limits, the options, neither or both of `secret` and
+/// `secret_ref`), `invalid_secret` (not a secret the preset accepts), a
+/// reference that does not resolve (`secret_not_found`, …).
 #[utoipa::path(operation_id = "inbound_sources.create", post, path = "/v1/inbound-sources", tag = "inbound",
     request_body = CreateInboundSource,
     responses((status = 201, body = InboundSource), (status = 422, body = Problem)),
@@ -263,6 +278,10 @@ pub async fn create(
     Ok((StatusCode::CREATED, Json(shown(&state, record.source))))
 }
 
+/// List inbound sources
+///
+/// Lists the inbound sources of the key's tenant and environment, a page at
+/// a time; never their secrets, only where they are. Tenant API key.
 #[utoipa::path(operation_id = "inbound_sources.list", get, path = "/v1/inbound-sources", tag = "inbound", params(ListQuery),
     responses((status = 200, body = Page<InboundSource>)), security(("api_key" = [])))]
 pub async fn list(
@@ -283,6 +302,11 @@ pub async fn list(
     }))
 }
 
+/// Get an inbound source
+///
+/// Returns one inbound source, with its path and URL; never its secret.
+/// Tenant API key; `404` for a source of another tenant or environment, or
+/// a deleted one.
 #[utoipa::path(operation_id = "inbound_sources.get", get, path = "/v1/inbound-sources/{id}", tag = "inbound",
     params(("id" = String, Path, description = "The source's id.")),
     responses((status = 200, body = InboundSource), (status = 404, body = Problem)),
@@ -304,6 +328,13 @@ async fn current(state: &AppState, auth: &TenantAuth, id: &str) -> Result<Source
         .ok_or_else(|| ApiError::not_found("inbound source"))
 }
 
+/// Update an inbound source
+///
+/// Changes a source's `name`, `options` (replaced whole),
+/// `rate_limit_per_second` or `max_body_bytes`; the preset and the path
+/// stay. Audited as `inbound_source.updated` with the fields changed.
+///
+/// Tenant API key; `404` for an unknown source; `422` `validation_failed`.
 #[utoipa::path(operation_id = "inbound_sources.update", patch, path = "/v1/inbound-sources/{id}", tag = "inbound",
     params(("id" = String, Path, description = "The source's id.")),
     request_body = Option<UpdateInboundSource>,
@@ -364,6 +395,17 @@ pub async fn update(
     Ok(Json(shown(&state, updated.source)))
 }
 
+/// Rotate an inbound source's secret
+///
+/// Sets a new signing secret (a value or a reference), which verifies at
+/// once; the current one keeps verifying until `previous_secret_expires_at`
+/// (`overlap_hours`, 24 by default, 0 to 168), while the provider switches.
+/// Audited as `inbound_source.secret_rotated`, never with a secret.
+///
+/// Tenant API key; `404` for an unknown source. Refused with `422`
+/// `validation_failed` (`overlap_hours` over 168, neither or both of
+/// `secret` and `secret_ref`), `invalid_secret`, or a reference that does
+/// not resolve.
 #[utoipa::path(operation_id = "inbound_sources.rotate_secret", post, path = "/v1/inbound-sources/{id}/rotate-secret", tag = "inbound",
     params(("id" = String, Path, description = "The source's id.")),
     request_body = Option<RotateInboundSecret>,
@@ -416,6 +458,11 @@ pub async fn rotate_secret(
     Ok(Json(shown(&state, updated.source)))
 }
 
+/// Delete an inbound source
+///
+/// Deletes a source: its path answers `404` from then on; its receipts and
+/// ledger entries stay. Audited as `inbound_source.deleted`. Tenant API key;
+/// `404` for an unknown or already deleted source.
 #[utoipa::path(operation_id = "inbound_sources.delete", delete, path = "/v1/inbound-sources/{id}", tag = "inbound",
     params(("id" = String, Path, description = "The source's id.")),
     responses((status = 204), (status = 404, body = Problem)),

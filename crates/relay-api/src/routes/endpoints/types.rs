@@ -12,13 +12,16 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::{changes, present};
 
+/// A new endpoint: where one consumer's events go, which ones, and how.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateEndpoint {
+    /// The consumer the endpoint belongs to (for life), in the key's environment.
     pub consumer_id: String,
+    /// A note for people, at most 500 characters.
     pub description: Option<String>,
-    // Read by the kind its `kind` names (not a doc comment: the schema is
-    // `Destination`'s, described there).
+    /// Where the endpoint's messages go: a `kind` and that kind's settings,
+    /// read by the kind (`HttpsDestination`, `KafkaDestination`, …).
     #[schema(value_type = Destination)]
     pub destination: Config,
     /// Event types to receive (at most 256). Empty receives nothing; `["*"]` receives all (with a warning).
@@ -32,6 +35,7 @@ pub struct CreateEndpoint {
     /// operator's `limits.max_endpoint_concurrency`, 100 by default).
     #[schema(minimum = 1)]
     pub max_concurrency: Option<u32>,
+    /// Attempts started per second at most, 1 to 100,000; absent: no limit.
     #[schema(minimum = 1, maximum = 100_000)]
     pub rate_limit_per_second: Option<u32>,
     /// The snapshot allow list: fields (JSON Pointers such as
@@ -61,9 +65,12 @@ pub struct CreateEndpoint {
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateEndpoint {
+    /// A note for people (at most 500 characters), or `null` to clear it.
     #[serde(default, deserialize_with = "present")]
     #[schema(value_type = Option<String>)]
     pub description: Option<Option<String>>,
+    /// A new destination, replacing the whole of the current one (its
+    /// `kind` may change).
     #[schema(value_type = Option<Destination>)]
     pub destination: Option<Config>,
     /// At most 256.
@@ -73,8 +80,10 @@ pub struct UpdateEndpoint {
     #[serde(default, deserialize_with = "present")]
     #[schema(value_type = Option<Vec<u32>>)]
     pub retry_schedule_seconds: Option<Option<Vec<u32>>>,
+    /// Attempts in flight at once, 1 to the operator's limit.
     #[schema(minimum = 1)]
     pub max_concurrency: Option<u32>,
+    /// Attempts started per second at most (1 to 100,000), or `null` for no limit.
     #[serde(default, deserialize_with = "present")]
     #[schema(value_type = Option<u32>, minimum = 1, maximum = 100_000)]
     pub rate_limit_per_second: Option<Option<u32>>,
@@ -86,6 +95,7 @@ pub struct UpdateEndpoint {
     /// type not pinned, the version current then).
     #[schema(value_type = Option<Object>, additional_properties = true)]
     pub event_type_versions: Option<BTreeMap<String, i64>>,
+    /// Whether 5 days of continuous failure disable the endpoint.
     pub auto_disable: Option<bool>,
     // Immutable: named here so the error can say so instead of "unknown field".
     // `present` makes even `null` count as an attempt to change them.
@@ -111,6 +121,9 @@ pub struct UpdateEndpoint {
 pub struct EndpointOut {
     #[serde(flatten)]
     pub endpoint: Endpoint,
+    /// What deserves a second look in its configuration (a wildcard or an
+    /// empty subscription, personal data sent, a destination that cannot
+    /// carry the largest payload, …); empty when nothing does.
     pub warnings: Vec<String>,
 }
 
@@ -154,9 +167,11 @@ pub struct EndpointCreated {
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct EndpointQuery {
+    /// Only this consumer's endpoints.
     pub consumer_id: Option<String>,
     /// Page size, 1 to 250 (default 50).
     #[param(minimum = 1, maximum = 250)]
     pub limit: Option<u32>,
+    /// The `next_after` of the previous page.
     pub after: Option<String>,
 }

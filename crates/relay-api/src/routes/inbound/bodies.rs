@@ -17,11 +17,14 @@ impl std::fmt::Debug for WriteOnly {
     }
 }
 
+/// A new inbound source: one provider's webhooks for the key's tenant and
+/// environment, and the secret that verifies them.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateInboundSource {
     /// What the source is for, 1 to 200 characters.
     pub name: String,
+    /// The provider's signature scheme; fixed for the source's life.
     pub preset: Preset,
     /// The provider as the ledger and deduplication name it (lowercase
     /// letters, digits, `_ . -`; default: the preset's name). Sources of
@@ -40,6 +43,8 @@ pub struct CreateInboundSource {
     #[serde(default)]
     #[schema(value_type = Option<String>, example = "secret:stripe-signing")]
     pub secret_ref: Option<SecretRef>,
+    /// The preset's options (replay window, Twilio's signed URL, the
+    /// generic HMAC scheme); default: none.
     #[serde(default)]
     pub options: Option<Options>,
     /// Requests per second accepted (default 100, at most 10,000); more answer `429`.
@@ -48,16 +53,22 @@ pub struct CreateInboundSource {
     pub max_body_bytes: Option<u32>,
 }
 
+/// Changes to an inbound source; absent fields stay as they are. The
+/// preset, the provider and the path never change.
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateInboundSource {
+    /// What the source is for, 1 to 200 characters.
     pub name: Option<String>,
     /// Replaces the options as a whole.
     pub options: Option<Options>,
+    /// Requests per second accepted, 1 to 10,000.
     pub rate_limit_per_second: Option<u32>,
+    /// Largest body accepted, in bytes, 1 to 1,048,576.
     pub max_body_bytes: Option<u32>,
 }
 
+/// A source's new secret, and how long the current one keeps verifying.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RotateInboundSecret {
