@@ -13,12 +13,13 @@
 //!
 //! The document is the API's, for callers with a token: the URL a provider
 //! posts inbound webhooks to (`POST /inbound/{token}`, authenticated by the
-//! provider's signature) is described in `docs/inbound.md` instead.
+//! provider's signature) is described in `docs/inbound.md` instead. What
+//! Relay sends to an endpoint is its `webhooks` section ([`webhooks`]).
 //!
 //! Each operation's summary and description are its handler's doc comment
 //! (the first paragraph the summary), its `operationId` reads as a client's
 //! call (`events.publish`); each schema and field is described by its
-//! type's doc comments.
+//! type's doc comments, and carries an example ([`examples`]).
 //! `tests/openapi_lint.rs` holds all of it.
 
 use utoipa::openapi::path::{Operation, ParameterIn};
@@ -34,6 +35,10 @@ use crate::routes::{
     portal_tokens, recovery, secrets, system_events, tenants,
 };
 
+mod examples;
+mod webhooks;
+use examples::Examples;
+use webhooks::Webhooks;
 
 /// `Destination`'s schema: the `oneOf` of the kinds' configurations with a
 /// `discriminator` on `kind`, and one component per kind
@@ -373,7 +378,7 @@ fn as_problem(response: &mut Response) {
         (name = "webhooks", description = "What Relay sends to an HTTPS endpoint: the signed delivery and the answers it expects."),
     ),
     modifiers(&DestinationSchema, &SecuritySchemes, &CommonResponses, &DescribeTags,
-        &PageItemsByReference)
+        &PageItemsByReference, &Examples, &Webhooks)
 )]
 pub struct ApiDoc;
 
