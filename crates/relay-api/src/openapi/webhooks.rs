@@ -66,8 +66,9 @@ them.
 endpoint chose to receive: the fields the event type version marks as thin \
 (identifiers), plus the endpoint's snapshot allow list, never a field marked \
 as personal data unless the endpoint allows it; `dataschema` is present only \
-when `data` is the event's whole payload. Fetch the whole event with \
-`GET /v1/events/{id}` (the body's `id`).
+when `data` is the event's whole payload. The whole event is one call \
+away for whoever holds the tenant's API key: `GET /v1/events/{id}` (the \
+body's `id`).
 
 **The answer** decides what Relay does next: a `2xx` delivers the message \
 (answer fast; do slow work afterwards). Anything else is retried on the \

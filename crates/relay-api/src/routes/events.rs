@@ -364,8 +364,8 @@ pub(crate) fn published(
 ///
 /// Returns the event as published (its `data` byte for byte) and every
 /// message it produced, one per endpoint, with its state: where the event
-/// is in its delivery everywhere. This is the call a consumer of a thin
-/// event makes to read the whole payload.
+/// is in its delivery everywhere. It is also how a thin event's whole
+/// payload is read, by whoever holds the tenant's API key.
 ///
 /// Tenant API key; events of the key's tenant and environment only (`404`
 /// otherwise).
