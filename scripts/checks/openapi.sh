@@ -10,6 +10,11 @@
 #     the operator token, the tenant's with an API key, the portal's with a
 #     portal token.
 # Bounded: a few examples per operation, a fixed seed; it takes seconds.
+# The document's own examples are among what it sends (the examples phase).
+# That every operation, schema and field is described, that operationIds
+# are stable, and that every example validates against its schema is
+# crates/relay-api/tests/openapi_lint.rs (cargo test), which reads the
+# generated document directly.
 #
 # Run by scripts/test (scripts/checks/README.md), in its environment:
 #   RELAY_TEST_PYTHON  the test environment's python, with openapi-spec-validator

@@ -16,24 +16,31 @@ use utoipa::ToSchema;
 pub struct FieldError {
     /// Where: a JSON Pointer into the body (`/destination/url`) or a query parameter name.
     pub field: String,
+    /// What is wrong with it, for people.
     pub message: String,
 }
 
 /// The problem+json body (RFC 9457) with Relay's `code` extension.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct Problem {
+    /// The problem type, a URI naming the code: `urn:relay:problem:<code>`.
     #[serde(rename = "type")]
     pub problem_type: String,
+    /// The HTTP status's reason phrase (`Unprocessable Entity`).
     pub title: String,
+    /// The HTTP status code, as answered.
     pub status: u16,
+    /// What went wrong, for people; never a secret or an internal detail.
     pub detail: String,
     /// Stable machine-readable code, e.g. `schema_violation`, `invalid_url`, `limit_reached`.
     pub code: String,
+    /// The fields at fault, for a refused body or query; absent otherwise.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<FieldError>,
-    /// For malformed JSON: where parsing stopped.
+    /// For malformed JSON: the line where parsing stopped.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<usize>,
+    /// For malformed JSON: the column where parsing stopped.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub column: Option<usize>,
 }

@@ -13,12 +13,19 @@
 //!
 //! The document is the API's, for callers with a token: the URL a provider
 //! posts inbound webhooks to (`POST /inbound/{token}`, authenticated by the
-//! provider's signature) is described in `docs/inbound.md` instead.
+//! provider's signature) is described in `docs/inbound.md` instead. What
+//! Relay sends to an endpoint is its `webhooks` section ([`webhooks`]).
+//!
+//! Each operation's summary and description are its handler's doc comment
+//! (the first paragraph the summary), its `operationId` reads as a client's
+//! call (`events.publish`); each schema and field is described by its
+//! type's doc comments, and carries an example ([`examples`]).
+//! `tests/openapi_lint.rs` holds all of it.
 
 use utoipa::openapi::path::{Operation, ParameterIn};
 use utoipa::openapi::request_body::RequestBody;
 use utoipa::openapi::response::{Response, ResponseBuilder};
-use utoipa::openapi::schema::Schema;
+use utoipa::openapi::schema::{ArrayItems, Schema};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{Content, Ref, RefOr, Required};
 use utoipa::{Modify, OpenApi};
@@ -28,17 +35,88 @@ use crate::routes::{
     portal_tokens, recovery, secrets, system_events, tenants,
 };
 
-/// `Destination`'s schema: the `oneOf` of the kinds' configurations
-/// (`relay_destinations::schema`), in place of relay-core's generic one
-/// (relay-core names no kind).
+mod examples;
+mod webhooks;
+use examples::Examples;
+use webhooks::Webhooks;
+
+/// `Destination`'s schema: the `oneOf` of the kinds' configurations with a
+/// `discriminator` on `kind`, and one component per kind
+/// (`relay_destinations::components`), in place of relay-core's generic
+/// one (relay-core names no kind).
 struct DestinationSchema;
 
 impl Modify for DestinationSchema {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
         let components = openapi.components.get_or_insert_with(Default::default);
-        components
+        components.schemas.extend(relay_destinations::components());
+    }
+}
+
+/// The tag of a tagged enum's member (`Circuit`'s `state`: a property of
+/// one value), which the derive leaves undescribed, is described as what it
+/// is.
+struct DescribeTags;
+
+impl Modify for DescribeTags {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        for schema in components.schemas.values_mut() {
+            let RefOr::T(Schema::OneOf(one_of)) = schema else {
+                continue;
+            };
+            for member in one_of.items.iter_mut() {
+                let RefOr::T(Schema::Object(member)) = member else {
+                    continue;
+                };
+                for (name, property) in member.properties.iter_mut() {
+                    if let RefOr::T(Schema::Object(tag)) = property
+                        && tag.description.is_none()
+                        && let Some([serde_json::Value::String(value)]) = tag.enum_values.as_deref()
+                    {
+                        tag.description = Some(format!("`{value}`: this member's `{name}`."));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A page's items by reference: the derive writes `Page<T>`'s `data` items
+/// as a copy of `T`'s schema, which a client generator turns into a second
+/// type; when the copy is `T`'s component, it is replaced by a `$ref` to it.
+struct PageItemsByReference;
+
+impl Modify for PageItemsByReference {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        let json = |s: &RefOr<Schema>| serde_json::to_value(s).ok();
+        let items: Vec<(String, String)> = components
             .schemas
-            .insert("Destination".into(), relay_destinations::schema());
+            .iter()
+            .filter_map(|(name, page)| {
+                let item = name.strip_prefix("Page_")?;
+                let RefOr::T(Schema::Object(page)) = page else {
+                    return None;
+                };
+                let Some(RefOr::T(Schema::Array(data))) = page.properties.get("data") else {
+                    return None;
+                };
+                let ArrayItems::RefOrSchema(copy) = &data.items else {
+                    return None;
+                };
+                let component = components.schemas.get(item)?;
+                (json(copy) == json(component)).then(|| (name.clone(), item.to_string()))
+            })
+            .collect();
+        for (page, item) in items {
+            if let Some(RefOr::T(Schema::Object(page))) = components.schemas.get_mut(&page)
+                && let Some(RefOr::T(Schema::Array(data))) = page.properties.get_mut("data")
+            {
+                data.items =
+                    ArrayItems::RefOrSchema(Box::new(RefOr::Ref(Ref::from_schema_name(item))));
+            }
+        }
     }
 }
 
@@ -284,7 +362,23 @@ fn as_problem(response: &mut Response) {
         inbound::ledger,
         secrets::put, secrets::list, secrets::get, secrets::delete,
     ),
-    modifiers(&DestinationSchema, &SecuritySchemes, &CommonResponses)
+    tags(
+        (name = "tenants", description = "The operator's: tenants, their API keys, and Relay's system events published for them. Operator token."),
+        (name = "event-types", description = "The event catalog: event types with versioned JSON Schemas, thin fields, personal data fields and audience."),
+        (name = "consumers", description = "The parties that receive events: the tenant itself (kind `tenant`) and its customers."),
+        (name = "endpoints", description = "Where a consumer's events are delivered, how they are signed, their payload versions and health."),
+        (name = "events", description = "Publishing events and reading them back with their messages."),
+        (name = "messages", description = "Messages (one event for one endpoint) and their delivery attempts: the delivery log."),
+        (name = "recovery", description = "Delivery control and recovery: pause, resume, disable, enable, recover, replay, the missed list, cancel, resend, test sends, bulk retry and its job."),
+        (name = "audit", description = "Who did what to which object, and when."),
+        (name = "portal-tokens", description = "The tenant's side of the embeddable portal: portal tokens and the portal's brand."),
+        (name = "portal", description = "The portal's API, for one consumer, with a portal token: its endpoints, keys, health, delivery log, tests and recovery, as the token's capabilities allow."),
+        (name = "inbound", description = "Webhooks Relay receives from providers: sources, receipts and the ledger of verified provider events."),
+        (name = "secrets", description = "Tenant secrets: write-only credentials that destinations and inbound sources name as `secret:<name>`."),
+        (name = "webhooks", description = "What Relay sends to an HTTPS endpoint: the signed delivery and the answers it expects."),
+    ),
+    modifiers(&DestinationSchema, &SecuritySchemes, &CommonResponses, &DescribeTags,
+        &PageItemsByReference, &Examples, &Webhooks)
 )]
 pub struct ApiDoc;
 

@@ -37,17 +37,26 @@ impl Default for BreakerConfig {
     }
 }
 
+/// An endpoint's circuit breaker, by `state`: `closed` (attempts go;
+/// failures are counted), `open` (no attempt until `until`), `half_open`
+/// (a few probes go; the first success closes it, a failure opens it again).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case", tag = "state")]
 pub enum Circuit {
+    /// Attempts go.
     Closed {
+        /// Failures in a row since the last success; at the threshold (5 by
+        /// default) the circuit opens.
         consecutive_failures: u32,
     },
+    /// No attempt is made (the schedule is suspended, not consumed).
     Open {
+        /// When probes may start.
         until: Timestamp,
     },
     /// Probes may go, up to the configured number at once.
     HalfOpen {
+        /// Probes being attempted now.
         probes_in_flight: u32,
     },
 }

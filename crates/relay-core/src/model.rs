@@ -16,6 +16,7 @@ use crate::time::Timestamp;
 mod attempt;
 mod bulk_retry;
 mod destination;
+mod endpoint;
 mod error_kind;
 #[cfg(feature = "testing")]
 pub mod fixture;
@@ -23,6 +24,7 @@ mod warning;
 pub use attempt::*;
 pub use bulk_retry::BulkRetry;
 pub use destination::*;
+pub use endpoint::*;
 pub use error_kind::{AttemptErrorKind, ErrorKind};
 pub use warning::WarningKind;
 
@@ -165,28 +167,39 @@ impl JobState {
 /// A tenant of the installation (or a sub-tenant when `parent_id` is set).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Tenant {
+    /// The tenant's id (`ten_…`).
     pub id: String,
+    /// Its display name.
     pub name: String,
+    /// The parent tenant's id, for a sub-tenant; `null` otherwise.
     pub parent_id: Option<String>,
+    /// When the tenant was created.
     pub created_at: Timestamp,
 }
 
 /// A tenant API key as listed: never the secret itself, only its visible prefix.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct ApiKey {
+    /// The key's id (`key_…`), not the key itself.
     pub id: String,
+    /// The tenant the key acts for.
     pub tenant_id: String,
+    /// The one environment the key reads and writes.
     pub environment: Environment,
+    /// The label given at creation, if any.
     pub name: Option<String>,
     /// The first characters of the key (`rk_live_ab12`), enough to recognise it.
     pub prefix: String,
+    /// When the key was created.
     pub created_at: Timestamp,
+    /// When the key was revoked; `null` while it is active.
     pub revoked_at: Option<Timestamp>,
 }
 
 /// One version of an event type's schema.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct EventTypeVersion {
+    /// The version's number: 1, then one more for each new version.
     pub version: i64,
     /// The JSON Schema that published payloads must satisfy.
     #[schema(schema_with = json_schema_field)]
@@ -195,31 +208,39 @@ pub struct EventTypeVersion {
     #[schema(value_type = Option<Object>)]
     pub sample: Option<serde_json::Value>,
     /// Fields always sent, even to a thin endpoint: identifiers a consumer
-    /// needs to fetch the rest (field paths, `relay_core::shape`). Never
-    /// personal data.
+    /// needs to fetch the rest (JSON Pointers such as `/id`, `/customer/id`).
+    /// Never personal data.
     pub thin_fields: Vec<String>,
     /// Fields (field paths such as `/customer/email`) that carry personal
     /// data: an endpoint's allow list takes them only by explicit choice.
     pub personal_data_fields: Vec<String>,
+    /// When the version was created.
     pub created_at: Timestamp,
 }
 
 /// A catalog event type with all of its schema versions, newest last.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct EventType {
+    /// The type's name, as events carry it in `type` (`order.paid`).
     pub name: String,
+    /// What the type's events mean, for the people who subscribe to them.
     pub description: String,
+    /// The environment the type is in; each environment has its own catalog.
     pub environment: Environment,
+    /// The version new events are validated against and shaped by.
     pub current_version: i64,
     /// Whom its events published without a `consumer_id` reach:
     /// `addressed` (the default: the tenant's own consumer only) or
     /// `all_consumers` (every subscribed consumer, customers included).
     /// An event published with a `consumer_id` reaches that consumer only,
-    /// whatever this says (`relay_core::audience`).
+    /// whatever this says.
     #[serde(default)]
     pub audience: crate::audience::Audience,
+    /// Every version of the type's schema, oldest first.
     pub versions: Vec<EventTypeVersion>,
+    /// When the type was created.
     pub created_at: Timestamp,
+    /// When the type last changed (a new version, a new description).
     pub updated_at: Timestamp,
 }
 
@@ -264,6 +285,7 @@ impl ConsumerKind {
 /// The party that receives events: the tenant itself or one of its customers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Consumer {
+    /// The consumer's id (`con_…`).
     pub id: String,
     /// The tenant's own identifier for this consumer; unique per tenant and environment.
     pub external_id: String,
@@ -271,11 +293,15 @@ pub struct Consumer {
     /// receive operational events) or `customer`; set at creation.
     #[serde(default)]
     pub kind: ConsumerKind,
+    /// A display name, if any.
     pub name: Option<String>,
     /// The CloudEvents `source` deliveries to this consumer carry.
     pub source: String,
+    /// The environment the consumer is in.
     pub environment: Environment,
+    /// When the consumer was created.
     pub created_at: Timestamp,
+    /// When the consumer last changed.
     pub updated_at: Timestamp,
 }
 
@@ -292,166 +318,35 @@ pub fn json_schema_field() -> utoipa::openapi::schema::Object {
         .build()
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum SignatureScheme {
-    /// Ed25519 (the default).
-    #[default]
-    V1a,
-    /// HMAC-SHA256, for compatibility.
-    V1,
-}
-
-impl SignatureScheme {
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            SignatureScheme::V1a => "v1a",
-            SignatureScheme::V1 => "v1",
-        }
-    }
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "v1a" => Some(SignatureScheme::V1a),
-            "v1" => Some(SignatureScheme::V1),
-            _ => None,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum EndpointState {
-    Active,
-    Paused,
-    Disabled,
-}
-
-impl EndpointState {
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            EndpointState::Active => "active",
-            EndpointState::Paused => "paused",
-            EndpointState::Disabled => "disabled",
-        }
-    }
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "active" => Some(EndpointState::Active),
-            "paused" => Some(EndpointState::Paused),
-            "disabled" => Some(EndpointState::Disabled),
-            _ => None,
-        }
-    }
-
-    /// The state a new message for an endpoint in this state starts in.
-    pub const fn initial_message_state(self) -> MessageState {
-        match self {
-            EndpointState::Active => MessageState::Scheduled,
-            EndpointState::Paused | EndpointState::Disabled => MessageState::Held,
-        }
-    }
-}
-
-/// A consumer's delivery address and how to deliver to it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct Endpoint {
-    pub id: String,
-    pub consumer_id: String,
-    pub environment: Environment,
-    pub description: Option<String>,
-    pub destination: Destination,
-    /// Subscribed event types; empty receives nothing; `*` (explicit) receives all.
-    pub event_types: Vec<String>,
-    pub signature_scheme: SignatureScheme,
-    /// Waits in seconds before each attempt after the first; `null` uses the default schedule.
-    pub retry_schedule_seconds: Option<Vec<u32>>,
-    pub max_concurrency: u32,
-    pub rate_limit_per_second: Option<u32>,
-    /// The snapshot allow list: fields (JSON Pointers) sent beyond the
-    /// event type version's thin fields, or `["*"]` for every field. Empty:
-    /// thin.
-    pub snapshot_fields: Vec<String>,
-    /// Whether the snapshot may carry fields the event type marks as
-    /// personal data; without it they are never sent.
-    pub allow_personal_data: bool,
-    /// The event type version that shapes this endpoint's payloads, by
-    /// event type. A type not named here is shaped by the version that was
-    /// current when the endpoint version started (else its first).
-    #[schema(value_type = Object, additional_properties = true)]
-    pub event_type_versions: BTreeMap<String, i64>,
-    /// The endpoint version: 1 at creation; each change of
-    /// `snapshot_fields`, `allow_personal_data` or `event_type_versions`
-    /// opens the next. Messages keep the version they were produced for.
-    pub version: i64,
-    /// When the current version started.
-    pub version_started_at: Timestamp,
-    pub state: EndpointState,
-    pub disabled_reason: Option<String>,
-    pub auto_disable: bool,
-    pub created_at: Timestamp,
-    pub updated_at: Timestamp,
-    /// Counts every change of the endpoint (its settings, its state, its
-    /// keys), from 1 at creation. Reads answer it as the `ETag`
-    /// (`"<revision>"`); `PATCH` with `If-Match` applies only while it is
-    /// still the one read.
-    #[serde(default = "first_revision")]
-    pub revision: i64,
-}
-
-fn first_revision() -> i64 {
-    1
-}
-
-/// One version of an endpoint's payload settings, kept after the next
-/// opens: the messages produced for it are shaped by it for life.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct EndpointVersion {
-    pub version: i64,
-    pub snapshot_fields: Vec<String>,
-    pub allow_personal_data: bool,
-    #[schema(value_type = Object, additional_properties = true)]
-    pub event_type_versions: BTreeMap<String, i64>,
-    pub started_at: Timestamp,
-}
-
-impl Endpoint {
-    /// The payload settings of its current version.
-    pub fn current_version(&self) -> EndpointVersion {
-        EndpointVersion {
-            version: self.version,
-            snapshot_fields: self.snapshot_fields.clone(),
-            allow_personal_data: self.allow_personal_data,
-            event_type_versions: self.event_type_versions.clone(),
-            started_at: self.version_started_at,
-        }
-    }
-
-    /// Whether `next` changes what this endpoint's payloads hold, so that it
-    /// must open a new endpoint version.
-    pub fn payload_changed(&self, next: &Endpoint) -> bool {
-        self.snapshot_fields != next.snapshot_fields
-            || self.allow_personal_data != next.allow_personal_data
-            || self.event_type_versions != next.event_type_versions
-    }
-}
-
 /// A published event as stored. `data` keeps the exact bytes the tenant sent.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct Event {
+    /// The event's id: the publisher's own, or `evt_…`. Deliveries carry it
+    /// as `webhook-id` and as the CloudEvent's `id`.
     pub id: String,
+    /// The event type's name (`order.paid`).
     #[serde(rename = "type")]
     pub event_type: String,
     /// The event type's schema version the payload was validated against.
     pub type_version: i64,
+    /// The environment the event was published in.
     pub environment: Environment,
+    /// The CloudEvents `subject`: what the event is about (`order/o_1`).
     pub subject: Option<String>,
+    /// The payload, exactly as published.
     #[schema(value_type = Object)]
     pub data: Box<RawValue>,
+    /// The one consumer the event was published to; `null` when it went to
+    /// every consumer its type's audience allows.
     pub consumer_id: Option<String>,
+    /// The ordering key given at publish, if any.
     pub ordering_key: Option<String>,
     /// Monotonic per subject within the tenant and environment; absent without a subject.
     pub seq: Option<i64>,
+    /// The W3C trace context deliveries continue (`00-<trace>-<span>-<flags>`).
     pub traceparent: String,
+    /// When delivery stops being tried (`ttl_seconds` after publish);
+    /// `null`: no time limit beyond the retry schedule.
     pub expires_at: Option<Timestamp>,
     /// When the event happened (the CloudEvents `time`): the publish's `time`,
     /// or when Relay accepted it.
@@ -481,10 +376,15 @@ impl PartialEq for Event {
 /// The job of delivering one event to one endpoint.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Message {
+    /// The message's id (`msg_…`).
     pub id: String,
+    /// The event delivered.
     pub event_id: String,
+    /// The endpoint it is delivered to.
     pub endpoint_id: String,
+    /// The event's type.
     pub event_type: String,
+    /// The environment of the event and the endpoint.
     pub environment: Environment,
     /// The endpoint version the message was produced for, whose settings
     /// shape its payload at every attempt; absent for messages produced
@@ -496,22 +396,30 @@ pub struct Message {
     /// later. Absent before such an attempt, for a message sent whole
     /// (produced before endpoint versions), and for a type without versions.
     pub event_type_version: Option<i64>,
+    /// Where the message is in its life (see `MessageState`).
     pub state: MessageState,
     /// Attempts that counted against the schedule.
     pub attempts_used: i64,
     /// `Retry-After` deferrals used (at most 3).
     pub deferrals_used: i64,
+    /// When the next attempt is due; `null` when none is scheduled (held
+    /// or in a terminal state).
     pub next_attempt_at: Option<Timestamp>,
+    /// The `error_code` of the last failed attempt (`http_503`, `timeout`,
+    /// …); `null` before any failure.
     pub last_error_code: Option<String>,
     /// Why a message in a terminal state other than `delivered` ended there.
     pub terminal_reason: Option<String>,
+    /// When the message was created (at publish, replay or recovery).
     pub created_at: Timestamp,
+    /// When the message last changed.
     pub updated_at: Timestamp,
 }
 
 /// One page of a keyset-paginated list.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Page<T> {
+    /// The items of this page, in the order of the list.
     pub data: Vec<T>,
     /// Pass as `after` to get the next page; `null` on the last page.
     pub next_after: Option<String>,

@@ -66,6 +66,10 @@ impl<'de> Deserialize<'de> for Timestamp {
 impl utoipa::PartialSchema for Timestamp {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
         utoipa::openapi::ObjectBuilder::new()
+            .description(Some(
+                "A point in time, RFC 3339; Relay writes UTC with milliseconds \
+                 (`2026-11-30T04:52:56.123Z`).",
+            ))
             .schema_type(utoipa::openapi::schema::Type::String)
             .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
                 utoipa::openapi::KnownFormat::DateTime,

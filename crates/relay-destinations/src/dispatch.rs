@@ -106,11 +106,12 @@ macro_rules! kinds {
             }
         }
 
-        /// Every kind's name and its configuration's derived OpenAPI
-        /// schema, in the list's order; a test-only kind has none.
-        pub(crate) fn schemas() -> Vec<(&'static str, utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>)> {
-            let all = [$($(#[$meta])* (<$kind as Kind>::NAME, <$kind as Kind>::schema()),)+];
-            all.into_iter().filter_map(|(name, schema)| Some((name, schema?))).collect()
+        /// Every kind's name, its configuration's name as a component of
+        /// the API's document (`<Variant>Destination`) and its derived
+        /// OpenAPI schema, in the list's order; a test-only kind has none.
+        pub(crate) fn schemas() -> Vec<(&'static str, &'static str, utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>)> {
+            let all = [$($(#[$meta])* (<$kind as Kind>::NAME, concat!(stringify!($variant), "Destination"), <$kind as Kind>::schema()),)+];
+            all.into_iter().filter_map(|(name, component, schema)| Some((name, component, schema?))).collect()
         }
 
         /// An endpoint's built client, of its kind.

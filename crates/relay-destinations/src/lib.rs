@@ -27,7 +27,7 @@
 //! The kinds are listed once, in the `kinds!` invocation at the end of
 //! this file (`src/dispatch.rs` holds the macro): from that list come
 //! [`Config`], [`Client`] and [`Delivery`], enums with one variant per
-//! kind, the API's `Destination` schema ([`schema`]), and every function
+//! kind, the API's `Destination` schema and one per kind ([`components`]), and every function
 //! that dispatches a configuration, a client or a result to its kind
 //! ([`Config::try_from`] a [`Destination`], [`Config::secret_refs`],
 //! [`Config::content_mode`], [`admit`], [`capacity`], [`validate`], [`check_values`],
@@ -132,7 +132,7 @@ use relay_net::{ErrorKind, Guard, HttpsClient, Limits};
 pub use batching::{BatchObject, BatchPolicy, Batching, Closing};
 pub use capacity::{Capacity, HEADROOM_BYTES, Unfit, fits};
 pub use prepare::{Input, Prepared, Shaped, prepare};
-pub use schema::schema;
+pub use schema::components;
 
 /// The transport kind of a failed exchange, or `None` when the guard
 /// refused the target itself (nothing was tried; no retry can help).

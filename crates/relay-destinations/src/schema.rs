@@ -5,12 +5,14 @@
 //! descriptions, its `#[schema(...)]` attributes the bounds, patterns,
 //! nullability and defaults (a default names the function serde's
 //! `default = "..."` calls, or the enum's `Default`),
-//! `deny_unknown_fields` the closed object (`additionalProperties: false`). Each becomes one member of a `oneOf`,
-//! with the `kind` tag added as a required property (`enum: [name]`) and the
-//! name as its `title`. Not utoipa's derive for the enum itself: it puts the
-//! variant's closed object and the tag side by side in an `allOf`, which no
-//! value satisfies. No `discriminator`: the members are inline, and a
-//! discriminator's mapping can only name schemas by reference.
+//! `deny_unknown_fields` the closed object (`additionalProperties: false`).
+//! Each becomes a component of the API's document, named after its type
+//! (`HttpsDestination`), with the `kind` tag added as a required property
+//! (`enum: [name]`) and the name as its `title`; `Destination` is the
+//! `oneOf` of references to them with a `discriminator` on `kind`, so a
+//! client generator makes one type per kind and picks it by `kind`. Not
+//! utoipa's derive for the enum itself: it puts the variant's closed object
+//! and the tag side by side in an `allOf`, which no value satisfies.
 //!
 //! Nested types are inlined (`#[schema(inline)]`), and the wrappers the
 //! derive puts around an inlined schema are folded into it:
@@ -25,16 +27,41 @@ use utoipa::openapi::schema::Schema;
 
 const DESCRIPTION: &str = "Where an endpoint's messages go, by `kind`. New kinds (brokers, queues, object storage) are new variants; the endpoint object keeps its shape.";
 
-/// `Destination`'s schema: a `oneOf` of the kinds of the `kinds!` list
-/// (each [`crate::Kind::schema`], a test-only kind has none), each tagged.
-/// The API's document puts it in place of relay-core's generic one.
-pub fn schema() -> RefOr<Schema> {
-    let members: Vec<Value> = crate::schemas()
+/// The components of the API's document that describe a destination, by
+/// name: `Destination` first (the `oneOf` of the kinds of the `kinds!`
+/// list with its `discriminator`; a test-only kind has none), then each
+/// kind's tagged configuration (`HttpsDestination`, …) in the list's order.
+/// The API's document puts `Destination` in place of relay-core's generic
+/// one.
+pub fn components() -> Vec<(String, RefOr<Schema>)> {
+    let kinds: Vec<(&str, &str, Value)> = crate::schemas()
         .into_iter()
-        .map(|(kind, schema)| tagged(kind, schema))
+        .map(|(kind, component, schema)| (kind, component, tagged(kind, schema)))
         .collect();
-    let schema = json!({"description": DESCRIPTION, "oneOf": members});
-    serde_json::from_value(schema).expect("the Destination schema is a valid schema")
+    let reference = |component: &str| format!("#/components/schemas/{component}");
+    let members: Vec<Value> = kinds
+        .iter()
+        .map(|(_, component, _)| json!({"$ref": reference(component)}))
+        .collect();
+    let mapping: Map<String, Value> = kinds
+        .iter()
+        .map(|(kind, component, _)| (kind.to_string(), json!(reference(component))))
+        .collect();
+    let destination = json!({
+        "description": DESCRIPTION,
+        "oneOf": members,
+        "discriminator": {"propertyName": "kind", "mapping": mapping},
+    });
+    let schema = |value: Value| -> RefOr<Schema> {
+        serde_json::from_value(value).expect("a destination schema is a valid schema")
+    };
+    std::iter::once(("Destination".to_string(), schema(destination)))
+        .chain(
+            kinds
+                .into_iter()
+                .map(|(_, component, member)| (component.to_string(), schema(member))),
+        )
+        .collect()
 }
 
 /// One kind's member of the `oneOf`: its derived object schema, wrappers
@@ -47,7 +74,11 @@ fn tagged(kind: &str, schema: RefOr<Schema>) -> Value {
     };
     object.insert("title".into(), json!(kind));
     let properties = object.entry("properties").or_insert_with(|| json!({}));
-    properties["kind"] = json!({"type": "string", "enum": [kind]});
+    properties["kind"] = json!({
+        "type": "string",
+        "enum": [kind],
+        "description": format!("The destination's kind: `{kind}`."),
+    });
     match object.get_mut("required").and_then(Value::as_array_mut) {
         Some(required) => required.insert(0, json!("kind")),
         None => {

@@ -10,9 +10,37 @@ use relay_destinations::Config;
 use relay_destinations::s3::{S3_MAX_BYTES, S3_MAX_EVENTS, S3_MAX_WAIT_SECONDS};
 use serde_json::{Map, Value, json};
 
-/// The derived schema, as the OpenAPI document carries it.
+/// The derived components, by name, as the OpenAPI document carries them.
+fn components() -> Map<String, Value> {
+    relay_destinations::components()
+        .into_iter()
+        .map(|(name, schema)| (name, serde_json::to_value(schema).unwrap()))
+        .collect()
+}
+
+/// `Destination`'s schema, its references resolving as in the document.
 fn derived() -> Value {
-    serde_json::to_value(relay_destinations::schema()).unwrap()
+    json!({
+        "$ref": "#/components/schemas/Destination",
+        "components": {"schemas": components()},
+    })
+}
+
+/// The kinds' schemas, in `Destination`'s order.
+fn members() -> Vec<Value> {
+    let components = components();
+    components["Destination"]["oneOf"]
+        .as_array()
+        .expect("a oneOf")
+        .iter()
+        .map(|m| {
+            let name = m["$ref"]
+                .as_str()
+                .and_then(|r| r.strip_prefix("#/components/schemas/"))
+                .expect("a member is a reference");
+            components[name].clone()
+        })
+        .collect()
 }
 
 fn validator(schema: &Value) -> jsonschema::Validator {
@@ -246,20 +274,33 @@ fn walk(root: &Value, path: &[String], out: &mut Vec<Mutation>) {
 
 #[test]
 fn every_kind_has_one_tagged_closed_member() {
-    let schema = derived();
-    let members = schema["oneOf"].as_array().expect("a oneOf");
+    let components = components();
+    let destination = &components["Destination"];
+    let members = members();
     let mut titles: Vec<&str> = members
         .iter()
         .map(|m| m["title"].as_str().unwrap())
         .collect();
-    for member in members {
+    let mapping = destination["discriminator"]["mapping"]
+        .as_object()
+        .expect("a discriminator mapping");
+    assert_eq!(destination["discriminator"]["propertyName"], "kind");
+    assert_eq!(mapping.len(), members.len());
+    for (member, reference) in members.iter().zip(destination["oneOf"].as_array().unwrap()) {
         let kind = &member["title"];
         assert_eq!(
-            member["properties"]["kind"],
-            json!({"type": "string", "enum": [kind]})
+            member["properties"]["kind"]["enum"],
+            json!([kind]),
+            "{kind}: `kind` is its name"
         );
+        assert_eq!(member["properties"]["kind"]["type"], "string");
         assert_eq!(member["required"][0], "kind", "{kind}: `kind` is required");
-        assert!(schema.get("allOf").is_none());
+        assert_eq!(
+            mapping[kind.as_str().unwrap()],
+            reference["$ref"],
+            "{kind}: the discriminator maps it to its member"
+        );
+        assert!(destination.get("allOf").is_none());
     }
     // Every object of the schema is closed, and no wrapper is left.
     fn closed(v: &Value, path: &str, faults: &mut Vec<String>) {
@@ -285,7 +326,7 @@ fn every_kind_has_one_tagged_closed_member() {
         }
     }
     let mut faults = Vec::new();
-    for m in members {
+    for m in &members {
         closed(m, m["title"].as_str().unwrap(), &mut faults);
     }
     assert!(faults.is_empty(), "{faults:#?}");
@@ -366,13 +407,8 @@ fn what_the_schema_accepts_deserializes() {
 
 #[test]
 fn the_object_storage_bounds_are_the_checks_bounds() {
-    let schema = derived();
-    let s3 = schema["oneOf"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["title"] == "s3")
-        .unwrap();
+    let members = members();
+    let s3 = members.iter().find(|m| m["title"] == "s3").unwrap();
     let batch = &s3["properties"]["batch"]["properties"];
     for (field, (min, max)) in [
         (
@@ -444,15 +480,13 @@ fn defaults_hold(
 
 #[test]
 fn the_schema_defaults_are_what_deserialization_fills_in() {
-    let schema = derived();
+    let members = members();
     let mut faults = Vec::new();
     let mut checked = 0;
     for example in examples() {
         let d: Config = serde_json::from_value(example.clone()).unwrap();
         let written = serde_json::to_value(&d).unwrap();
-        let member = schema["oneOf"]
-            .as_array()
-            .unwrap()
+        let member = members
             .iter()
             .find(|m| m["title"] == example["kind"])
             .unwrap();

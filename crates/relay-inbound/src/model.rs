@@ -21,8 +21,10 @@ pub const REJECTED_KEPT_PER_SOURCE: i64 = 100;
 pub const REJECTED_BODY_KEPT_BYTES: usize = 8 * 1024;
 
 /// Where a source's secret is: a sealed value written through the API, or
-/// a secret reference (`relay_core::secret`).
+/// a secret reference (`relay_core::secret`). Named `SourceSecret` in the
+/// API's document (`SecretInfo` there is a tenant secret's).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = SourceSecret)]
 pub struct SecretInfo {
     /// `value` (written once, sealed, never shown) or `reference`.
     pub kind: String,
@@ -35,17 +37,27 @@ pub struct SecretInfo {
 /// An inbound source: where one provider's webhooks for one tenant arrive.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct InboundSource {
+    /// The source's id (`ins_…`).
     pub id: String,
+    /// The environment it is in (the API key's).
     pub environment: Environment,
+    /// A name for people (`Stripe payments`).
     pub name: String,
+    /// The provider's signature scheme; fixed at creation.
     pub preset: Preset,
     /// The provider as the ledger and deduplication name it (default: the preset).
     pub provider: String,
+    /// The preset's options (replay window, Twilio's signed URL, the generic HMAC scheme).
     pub options: Options,
+    /// Where the signing secret is; never the secret itself.
     pub secret: SecretInfo,
     /// While set, the secret before the last rotation still verifies, until then.
     pub previous_secret_expires_at: Option<Timestamp>,
+    /// Requests per second accepted (a token bucket as deep as one second,
+    /// per node); beyond it `429`. Default 100, at most 10,000.
     pub rate_limit_per_second: u32,
+    /// The largest body accepted, in bytes; larger answers `413`. Default
+    /// 262,144 (256 KiB), at most 1,048,576.
     pub max_body_bytes: u32,
     /// The path to give the provider, below this installation's public URL:
     /// `/inbound/<token>`, the token 128 random bits (unguessable).
@@ -53,7 +65,9 @@ pub struct InboundSource {
     /// The URL to give the provider, when Relay knows its public URL.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
+    /// When it was created.
     pub created_at: Timestamp,
+    /// When it last changed.
     pub updated_at: Timestamp,
 }
 
@@ -107,6 +121,8 @@ pub struct SourceRecord {
     pub previous: Option<(StoredSecret, Timestamp)>,
 }
 
+/// What the signature check said of a received request: `verified`, or
+/// `rejected` (kept for diagnosis, never processed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
@@ -172,27 +188,38 @@ impl ReceiptState {
 /// One request a source received, with its verdict.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Receipt {
+    /// The receipt's id (`rcp_…`).
     pub id: String,
+    /// The source that received it.
     pub source_id: String,
+    /// The provider, as the source names it.
     pub provider: String,
+    /// The source's preset, which verified it.
     pub preset: Preset,
     /// The provider's id of the event (verified receipts only).
     pub provider_event_id: Option<String>,
+    /// Whether the signature verified.
     pub verdict: Verdict,
     /// Why it was rejected (a stable code), when it was.
     pub refusal: Option<String>,
+    /// Where it is in its processing.
     pub state: ReceiptState,
     /// How many times the provider sent this event (1, plus each duplicate).
     pub received_count: i64,
+    /// Processing attempts made (at most 5 before `failed`).
     pub attempts: i64,
+    /// The code of the last processing failure, if any.
     pub last_error: Option<String>,
     /// The headers kept with the body (those the verdict and the ledger use).
     #[schema(value_type = Object)]
     pub headers: std::collections::BTreeMap<String, String>,
     /// The raw body, base64 (a rejected receipt keeps its first 8 KiB).
     pub body_base64: String,
+    /// When it first arrived.
     pub received_at: Timestamp,
+    /// When the provider last sent it (a duplicate counts).
     pub last_received_at: Timestamp,
+    /// When its events were written to the ledger; `null` until then.
     pub processed_at: Option<Timestamp>,
 }
 
@@ -211,18 +238,31 @@ pub struct ReceiptWork {
 /// One verified provider event in the append-only ledger.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct LedgerEntry {
+    /// The entry's id (`led_…`).
     pub id: String,
+    /// The source that received the event.
     pub source_id: String,
+    /// The provider, as the source names it.
     pub provider: String,
     /// The event type as the provider names it.
     pub event_type: String,
+    /// The provider's id of the event.
     pub provider_event_id: String,
+    /// When the event happened, where the provider says.
     pub occurred_at: Option<Timestamp>,
+    /// When Relay received the request that carried it.
     pub received_at: Timestamp,
+    /// The receipt it was read from.
     pub receipt_id: String,
+    /// The provider's message id, where the preset knows it (delivery
+    /// reports, bounces).
     pub message_id: Option<String>,
+    /// The recipient, where the preset knows it.
     pub recipient: Option<String>,
+    /// The delivery status the provider reports (`delivered`, `bounce`, …),
+    /// where the preset knows it.
     pub status: Option<String>,
+    /// When the entry was written.
     pub recorded_at: Timestamp,
 }
 

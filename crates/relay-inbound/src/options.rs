@@ -30,8 +30,10 @@ pub struct Options {
 pub struct GenericOptions {
     /// The header carrying the signature, e.g. `X-Signature`.
     pub header: String,
+    /// The HMAC's hash (default `sha256`).
     #[serde(default)]
     pub algorithm: HmacAlgorithm,
+    /// How the signature is written in the header (default `hex`).
     #[serde(default)]
     pub encoding: SignatureEncoding,
     /// Text before the encoded signature in the header, e.g. `sha256=`.
@@ -46,6 +48,7 @@ pub struct GenericOptions {
     pub event_type: Option<Locator>,
 }
 
+/// The hash of a generic HMAC signature.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum HmacAlgorithm {
@@ -55,6 +58,7 @@ pub enum HmacAlgorithm {
     Sha512,
 }
 
+/// How a generic HMAC signature is written: `hex` or `base64`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SignatureEncoding {

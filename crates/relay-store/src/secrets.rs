@@ -29,7 +29,9 @@ pub const MAX_PER_SCOPE: i64 = 1000;
 pub struct SecretInfo {
     /// What a reference names it by: `secret:<name>`.
     pub name: String,
+    /// When it was first written.
     pub created_at: Timestamp,
+    /// When its value was last replaced.
     pub updated_at: Timestamp,
 }
 

@@ -282,6 +282,7 @@ pub struct Waiting {
 /// One audited action.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
 pub struct AuditEntry {
+    /// The entry's id (`aud_…`).
     pub id: String,
     /// The API key id (or `operator`) that acted.
     pub actor: String,
@@ -289,14 +290,18 @@ pub struct AuditEntry {
     pub action: String,
     /// The object acted on (an endpoint id, …).
     pub target: String,
+    /// What the action was given, never a secret: the fields changed, the
+    /// overlap of a rotation, … (by action).
     #[schema(value_type = Object)]
     pub parameters: serde_json::Value,
+    /// When it happened.
     pub at: Timestamp,
 }
 
 /// A durable job (bulk retry) and its progress.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
 pub struct Job {
+    /// The job's id (`job_…`).
     pub id: String,
     /// What the job does.
     pub kind: relay_core::model::JobKind,
@@ -309,8 +314,11 @@ pub struct Job {
     pub processed: i64,
     /// Messages whose schedule restarted so far.
     pub affected: i64,
+    /// When it was started.
     pub created_at: Timestamp,
+    /// When it last advanced.
     pub updated_at: Timestamp,
+    /// When it finished; `null` until `state` is `done`.
     pub finished_at: Option<Timestamp>,
 }
 

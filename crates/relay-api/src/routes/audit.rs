@@ -15,7 +15,16 @@ use crate::auth::TenantAuth;
 use crate::error::ApiError;
 use crate::extract::QueryParams;
 
-#[utoipa::path(operation_id = "audit_list", get, path = "/v1/audit-log", tag = "audit", params(ListQuery),
+/// List the audit log
+///
+/// Lists who did what to which object, and when, in the key's tenant and
+/// environment, a page at a time: endpoints created, changed, deleted,
+/// paused, resumed, disabled, enabled, recovered and replayed, their keys
+/// rotated, test sends; messages cancelled and resent, bulk retries; portal
+/// tokens minted and revoked; inbound sources and tenant secrets written
+/// and deleted. An entry names the API key that acted (`actor`) and never
+/// holds a secret. Tenant API key.
+#[utoipa::path(operation_id = "audit_log.list", get, path = "/v1/audit-log", tag = "audit", params(ListQuery),
     responses((status = 200, body = Page<AuditEntry>)), security(("api_key" = [])))]
 pub async fn list(
     State(state): State<Arc<AppState>>,

@@ -21,12 +21,14 @@ use crate::deliverable;
 use crate::error::{ApiError, Problem, or_not_found};
 use crate::extract::{JsonBody, OptionalJsonBody, QueryParams};
 
+/// A new consumer.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateConsumer {
     /// Your identifier for this consumer; unique per tenant and environment.
     #[schema(min_length = 1, max_length = 255, pattern = "^[A-Za-z0-9_.:/@|-]+$")]
     pub external_id: String,
+    /// A display name, at most 200 characters.
     pub name: Option<String>,
     /// CloudEvents `source` for deliveries to this consumer: a URI reference
     /// (RFC 3986) of at most 512 bytes; defaults to `/consumers/{external_id}`.
@@ -37,14 +39,17 @@ pub struct CreateConsumer {
     pub kind: Option<ConsumerKind>,
 }
 
+/// Changes to a consumer; absent fields stay as they are. Its
+/// `external_id` and `kind` cannot change.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateConsumer {
-    /// A string, or `null` to clear.
+    /// A display name of at most 200 characters, or `null` to clear it.
     #[serde(default, deserialize_with = "present")]
     #[schema(value_type = Option<String>)]
     pub name: Option<Option<String>>,
-    /// A URI reference (RFC 3986) of at most 512 bytes.
+    /// The CloudEvents `source` of its deliveries from now on: a URI
+    /// reference (RFC 3986) of at most 512 bytes.
     pub source: Option<String>,
 }
 
@@ -59,7 +64,18 @@ fn check_name(name: Option<&str>) -> Result<(), ApiError> {
     }
 }
 
-#[utoipa::path(operation_id = "consumers_create", post, path = "/v1/consumers", tag = "consumers", request_body = CreateConsumer,
+/// Create a consumer
+///
+/// Registers a party that receives events: one of your customers (kind
+/// `customer`, the default) or yourself (kind `tenant`, at most one per
+/// environment, the only consumer whose endpoints may receive Relay's
+/// operational events). Endpoints belong to a consumer; deliveries to them
+/// carry its `source`.
+///
+/// Tenant API key; the consumer is in the key's environment. Refused with
+/// `409` `conflict` (the `external_id` exists) or `tenant_consumer_exists`;
+/// `422` `validation_failed` (`external_id`, `name`) or `invalid_source`.
+#[utoipa::path(operation_id = "consumers.create", post, path = "/v1/consumers", tag = "consumers", request_body = CreateConsumer,
     responses((status = 201, body = Consumer), (status = 409, body = Problem), (status = 422, body = Problem)),
     security(("api_key" = [])))]
 pub async fn create(
@@ -100,7 +116,11 @@ pub async fn create(
     Ok((StatusCode::CREATED, Json(consumer)))
 }
 
-#[utoipa::path(operation_id = "consumers_list", get, path = "/v1/consumers", tag = "consumers", params(ListQuery),
+/// List consumers
+///
+/// Lists the consumers of the key's tenant and environment, a page at a
+/// time. Tenant API key.
+#[utoipa::path(operation_id = "consumers.list", get, path = "/v1/consumers", tag = "consumers", params(ListQuery),
     responses((status = 200, body = Page<Consumer>)), security(("api_key" = [])))]
 pub async fn list(
     State(state): State<Arc<AppState>>,
@@ -118,7 +138,11 @@ pub async fn list(
     ))
 }
 
-#[utoipa::path(operation_id = "consumers_get", get, path = "/v1/consumers/{id}", tag = "consumers",
+/// Get a consumer
+///
+/// Returns one consumer. Tenant API key; `404` for a consumer of another
+/// tenant or environment.
+#[utoipa::path(operation_id = "consumers.get", get, path = "/v1/consumers/{id}", tag = "consumers",
     params(("id" = String, Path, description = "The consumer's id.")),
     responses((status = 200, body = Consumer), (status = 404, body = Problem)),
     security(("api_key" = [])))]
@@ -133,7 +157,15 @@ pub async fn get(
         .ok_or_else(|| ApiError::not_found("consumer"))
 }
 
-#[utoipa::path(operation_id = "consumers_update", patch, path = "/v1/consumers/{id}", tag = "consumers",
+/// Update a consumer
+///
+/// Changes a consumer's `name` or `source`; absent fields stay as they are,
+/// and an empty body changes nothing. A new `source` applies to the
+/// deliveries made from then on, retries of earlier events included.
+///
+/// Tenant API key; `404` for an unknown consumer. Refused with `422`
+/// `validation_failed` (a `name` over 200 characters) or `invalid_source`.
+#[utoipa::path(operation_id = "consumers.update", patch, path = "/v1/consumers/{id}", tag = "consumers",
     params(("id" = String, Path, description = "The consumer's id.")),
     request_body = Option<UpdateConsumer>,
     responses((status = 200, body = Consumer), (status = 404, body = Problem)),
@@ -165,7 +197,12 @@ pub async fn update(
     Ok(Json(updated))
 }
 
-#[utoipa::path(operation_id = "consumers_delete", delete, path = "/v1/consumers/{id}", tag = "consumers",
+/// Delete a consumer
+///
+/// Deletes a consumer that has no endpoints left. Tenant API key; `404` for
+/// an unknown consumer; `409` `conflict` while it still has endpoints
+/// (delete them first).
+#[utoipa::path(operation_id = "consumers.delete", delete, path = "/v1/consumers/{id}", tag = "consumers",
     params(("id" = String, Path, description = "The consumer's id.")),
     responses((status = 204), (status = 404, body = Problem), (status = 409, body = Problem)),
     security(("api_key" = [])))]

@@ -7,189 +7,35 @@
 //! bounds. The environment and the consumer are fixed at creation. An
 //! endpoint's signing keys (listing, rotation) are in `keys`.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
-
-use axum::Json;
-use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode};
-use relay_core::id::IdKind;
-use relay_core::model::{
-    ConsumerKind, Destination, Endpoint, EndpointState, Page, SignatureScheme,
-};
-use relay_core::retry::RetrySchedule;
-use relay_core::signature::SigningKey;
-use relay_core::validate;
-use relay_destinations::Config;
-use relay_store::{Commit, ExecutorExt as _, Scope, Store, StoreError, endpoints, new_id};
-use serde::de::IgnoredAny;
-use serde::{Deserialize, Serialize};
-use utoipa::{IntoParams, ToSchema};
 
 use super::present;
 use crate::AppState;
 use crate::auth::TenantAuth;
 use crate::error::{ApiError, FieldError, Problem, or_not_found};
 use crate::extract::{JsonBody, OptionalJsonBody, QueryParams};
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use relay_core::id::IdKind;
+use relay_core::model::{ConsumerKind, Endpoint, EndpointState, Page};
+use relay_core::retry::RetrySchedule;
+use relay_core::signature::SigningKey;
+use relay_core::validate;
+use relay_destinations::Config;
+use relay_store::{Commit, ExecutorExt as _, Scope, Store, StoreError, endpoints, new_id};
 
 pub mod changes;
 mod keys;
 pub mod payload;
+mod types;
 mod update;
 pub use keys::*;
+pub use types::*;
 pub(crate) use update::update_with;
 
 pub const WILDCARD_WARNING: &str = "subscribed to all event types (*): this endpoint receives every current and future event type you publish (Relay's operational events must be named)";
 pub const EMPTY_WARNING: &str = "no event types selected: this endpoint receives nothing";
-
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CreateEndpoint {
-    pub consumer_id: String,
-    pub description: Option<String>,
-    // Read by the kind its `kind` names (not a doc comment: the schema is
-    // `Destination`'s, described there).
-    #[schema(value_type = Destination)]
-    pub destination: Config,
-    /// Event types to receive (at most 256). Empty receives nothing; `["*"]` receives all (with a warning).
-    #[schema(max_items = 256)]
-    pub event_types: Vec<String>,
-    /// `v1a` (Ed25519, default) or `v1` (HMAC-SHA256).
-    pub signature_scheme: Option<SignatureScheme>,
-    /// Waits in seconds before attempts 2..n; omitted or `null` uses the default schedule.
-    pub retry_schedule_seconds: Option<Vec<u32>>,
-    /// Attempts in flight at once for this endpoint (default 10; at most the
-    /// operator's `limits.max_endpoint_concurrency`, 100 by default).
-    #[schema(minimum = 1)]
-    pub max_concurrency: Option<u32>,
-    #[schema(minimum = 1, maximum = 100_000)]
-    pub rate_limit_per_second: Option<u32>,
-    /// The snapshot allow list: fields (JSON Pointers such as
-    /// `/customer/id`; through an array they apply to each element) sent
-    /// beyond each event type version's thin fields, or `["*"]` for every
-    /// field (with a warning). Empty (the default): thin events.
-    #[serde(default)]
-    pub snapshot_fields: Vec<String>,
-    /// Send fields the event types mark as personal data when the snapshot
-    /// names them (with a warning). Default false: such a list is refused,
-    /// and personal data is never sent.
-    #[serde(default)]
-    pub allow_personal_data: bool,
-    /// Pins: the event type version that shapes this endpoint's payloads,
-    /// by event type. A type not pinned takes the version current when the
-    /// endpoint version starts.
-    #[serde(default)]
-    #[schema(value_type = Object, additional_properties = true)]
-    pub event_type_versions: BTreeMap<String, i64>,
-    /// Disable automatically after 5 days of continuous failure (default true).
-    pub auto_disable: Option<bool>,
-}
-
-/// Changes to an endpoint; absent fields stay as they are. A `destination`
-/// replaces the whole destination: credentials it does not restate are
-/// dropped (with a warning when the host changes).
-#[derive(Debug, Clone, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct UpdateEndpoint {
-    #[serde(default, deserialize_with = "present")]
-    #[schema(value_type = Option<String>)]
-    pub description: Option<Option<String>>,
-    #[schema(value_type = Option<Destination>)]
-    pub destination: Option<Config>,
-    /// At most 256.
-    #[schema(max_items = 256)]
-    pub event_types: Option<Vec<String>>,
-    /// A list, or `null` to go back to the default schedule.
-    #[serde(default, deserialize_with = "present")]
-    #[schema(value_type = Option<Vec<u32>>)]
-    pub retry_schedule_seconds: Option<Option<Vec<u32>>>,
-    #[schema(minimum = 1)]
-    pub max_concurrency: Option<u32>,
-    #[serde(default, deserialize_with = "present")]
-    #[schema(value_type = Option<u32>, minimum = 1, maximum = 100_000)]
-    pub rate_limit_per_second: Option<Option<u32>>,
-    /// A new allow list opens a new endpoint version.
-    pub snapshot_fields: Option<Vec<String>>,
-    /// A change opens a new endpoint version.
-    pub allow_personal_data: Option<bool>,
-    /// New pins open a new endpoint version (which also takes, for every
-    /// type not pinned, the version current then).
-    #[schema(value_type = Option<Object>, additional_properties = true)]
-    pub event_type_versions: Option<BTreeMap<String, i64>>,
-    pub auto_disable: Option<bool>,
-    // Immutable: named here so the error can say so instead of "unknown field".
-    // `present` makes even `null` count as an attempt to change them.
-    #[serde(default, deserialize_with = "present")]
-    #[schema(ignore)]
-    pub environment: Option<IgnoredAny>,
-    #[serde(default, deserialize_with = "present")]
-    #[schema(ignore)]
-    pub consumer_id: Option<IgnoredAny>,
-    #[serde(default, deserialize_with = "present")]
-    #[schema(ignore)]
-    pub signature_scheme: Option<IgnoredAny>,
-    #[serde(default, deserialize_with = "present")]
-    #[schema(ignore)]
-    pub id: Option<IgnoredAny>,
-}
-
-/// An endpoint with the warnings its configuration deserves. A literal
-/// credential header stored before those were refused is answered as
-/// `[redacted]`, never its value.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-#[serde(into = "Shown")]
-pub struct EndpointOut {
-    #[serde(flatten)]
-    pub endpoint: Endpoint,
-    pub warnings: Vec<String>,
-}
-
-/// [`EndpointOut`] as answered.
-#[derive(Serialize)]
-struct Shown {
-    #[serde(flatten)]
-    endpoint: Endpoint,
-    warnings: Vec<String>,
-}
-
-impl From<EndpointOut> for Shown {
-    fn from(mut out: EndpointOut) -> Shown {
-        // Shown as its kind writes it, literal credentials hidden (one
-        // that does not read is shown as stored).
-        if let Some(mut config) = changes::config(&out.endpoint.destination) {
-            relay_destinations::redact(&mut config);
-            out.endpoint.destination = config.into();
-        }
-        Shown {
-            endpoint: out.endpoint,
-            warnings: out.warnings,
-        }
-    }
-}
-
-/// The create response: for `v1` it carries the HMAC secret, shown this once.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct EndpointCreated {
-    #[serde(flatten)]
-    pub endpoint: EndpointOut,
-    /// `whsec_…` for `signature_scheme = "v1"`; never shown again.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub secret: Option<String>,
-    /// `whpk_…` for `v1a`: verify deliveries with it (always readable later too).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub public_key: Option<String>,
-}
-
-#[derive(Debug, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-#[serde(deny_unknown_fields)]
-pub struct EndpointQuery {
-    pub consumer_id: Option<String>,
-    /// Page size, 1 to 250 (default 50).
-    #[param(minimum = 1, maximum = 250)]
-    pub limit: Option<u32>,
-    pub after: Option<String>,
-}
 
 /// The most entries an endpoint's `event_types` (and `event_type_versions`)
 /// may hold.
@@ -355,7 +201,27 @@ async fn validate_settings(
     Ok(warnings)
 }
 
-#[utoipa::path(operation_id = "endpoints_create", post, path = "/v1/endpoints", tag = "endpoints", request_body = CreateEndpoint,
+/// Create an endpoint
+///
+/// Registers where one consumer's events go: a destination (an HTTPS URL,
+/// or a broker, queue or bucket, by `kind`), the event types it receives,
+/// and how its deliveries are signed. Its first signing key is made with
+/// it: for `v1a` (the default) the answer carries the Ed25519 `public_key`
+/// (readable later too); for `v1` the HMAC `secret`, shown in this answer
+/// only. From the answer on, events published of its types are delivered
+/// to it. The answer's `warnings` name what deserves a second look.
+///
+/// Tenant API key; the endpoint is in the key's environment. Refused with
+/// `422`: `validation_failed` (the fields at fault), `unknown_reference`
+/// (no such consumer), `unknown_event_type`,
+/// `operational_event_type_reserved` (Relay's operational types are for the
+/// tenant's own consumer), a retry schedule outside the operator's bounds
+/// (`retry_schedule_…`), the destination kind's codes (`invalid_url`,
+/// `blocked_address`, `reserved_header`, `credentials_without_tls`, …), a
+/// secret reference that does not resolve (`secret_not_found`, …),
+/// `personal_data_not_allowed`, `unknown_event_type_version`,
+/// `limit_reached` (the operator's limit on endpoints); `429` `busy`.
+#[utoipa::path(operation_id = "endpoints.create", post, path = "/v1/endpoints", tag = "endpoints", request_body = CreateEndpoint,
     responses((status = 201, body = EndpointCreated), (status = 422, body = Problem), (status = 429, description = "`busy`: the tenant already has 8 schema checks or validations running or waiting; retry after `Retry-After` seconds", body = Problem)),
     security(("api_key" = [])))]
 pub async fn create(
@@ -452,7 +318,13 @@ pub fn warnings_of(e: &Endpoint) -> Vec<String> {
     w
 }
 
-#[utoipa::path(operation_id = "endpoints_list", get, path = "/v1/endpoints", tag = "endpoints", params(EndpointQuery),
+/// List endpoints
+///
+/// Lists the endpoints of the key's tenant and environment, or of one
+/// consumer (`consumer_id`), a page at a time, each with its warnings.
+/// Literal credential headers stored before they were refused are shown as
+/// `[redacted]`. Tenant API key.
+#[utoipa::path(operation_id = "endpoints.list", get, path = "/v1/endpoints", tag = "endpoints", params(EndpointQuery),
     responses((status = 200, body = Page<EndpointOut>)), security(("api_key" = [])))]
 pub async fn list(
     State(state): State<Arc<AppState>>,
@@ -482,7 +354,12 @@ pub async fn list(
     }))
 }
 
-#[utoipa::path(operation_id = "endpoints_get", get, path = "/v1/endpoints/{id}", tag = "endpoints",
+/// Get an endpoint
+///
+/// Returns one endpoint with its warnings, and its revision as the `ETag`
+/// (`"<revision>"`) for a conditional `PATCH`. Tenant API key; `404` for an
+/// endpoint of another tenant or environment, or a deleted one.
+#[utoipa::path(operation_id = "endpoints.get", get, path = "/v1/endpoints/{id}", tag = "endpoints",
     params(("id" = String, Path, description = "The endpoint's id.")),
     responses((status = 200, body = EndpointOut, headers(("ETag" = String, description = "The endpoint's revision, for `If-Match` on `PATCH`")))),
     security(("api_key" = [])))]
@@ -503,7 +380,24 @@ pub async fn get(
     ))
 }
 
-#[utoipa::path(operation_id = "endpoints_update", patch, path = "/v1/endpoints/{id}", tag = "endpoints",
+/// Update an endpoint
+///
+/// Changes the fields given; absent fields stay as they are. A new
+/// `destination` replaces the whole destination: credentials it does not
+/// restate are dropped (with a warning when the host changes). A change of
+/// `snapshot_fields`, `allow_personal_data` or `event_type_versions` opens
+/// a new endpoint version; messages already made keep the version they
+/// were made for. With `If-Match` the change applies only while the
+/// endpoint is at that revision (`412` otherwise); without, it is decided
+/// again from a fresh read if the endpoint changed meanwhile, and never
+/// undoes a concurrent change (a pause, a disable).
+///
+/// Tenant API key; `404` for an unknown endpoint. Refused with `422`
+/// `immutable_field` (`environment`, `consumer_id`, `signature_scheme`,
+/// `id`: switch schemes with a key rotation) and the codes a create
+/// refuses with; `400` `invalid_if_match`; `412` `precondition_failed`;
+/// `409` `endpoint_changed` (it kept changing; retry); `429` `busy`.
+#[utoipa::path(operation_id = "endpoints.update", patch, path = "/v1/endpoints/{id}", tag = "endpoints",
     params(("id" = String, Path, description = "The endpoint's id."),
         ("If-Match" = Option<String>, Header, description = "Apply only while the endpoint is at this `ETag` (its revision, from a read), else `412`")),
     request_body = Option<UpdateEndpoint>,
@@ -548,7 +442,13 @@ pub async fn update(
     update_with(&state, &auth, &id, if_match, |_| Ok(body.clone())).await
 }
 
-#[utoipa::path(operation_id = "endpoints_delete", delete, path = "/v1/endpoints/{id}", tag = "endpoints",
+/// Delete an endpoint
+///
+/// Deletes the endpoint: nothing more is delivered to it, and its messages
+/// still waiting (scheduled, held, in flight) end `dead_lettered`
+/// (`endpoint_removed`); their records and attempts stay readable. Tenant
+/// API key; `404` for an unknown or already deleted endpoint.
+#[utoipa::path(operation_id = "endpoints.delete", delete, path = "/v1/endpoints/{id}", tag = "endpoints",
     params(("id" = String, Path, description = "The endpoint's id.")),
     responses((status = 204), (status = 404, body = Problem)), security(("api_key" = [])))]
 pub async fn delete(

@@ -21,9 +21,13 @@ use crate::extract::{JsonBody, QueryParams};
 use crate::routes::ListQuery;
 use crate::schema;
 
+/// An event type's definition: its schema and field lists (a new version
+/// when they change), its description and audience.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PutEventTypeBody {
+    /// What the type's events mean, for the people who subscribe to them;
+    /// at most 2000 characters. Default: empty.
     #[serde(default)]
     pub description: String,
     /// JSON Schema for the payload. A schema different from the current one opens a new version.
@@ -160,7 +164,26 @@ fn reserved(name: &str) -> ApiError {
     )
 }
 
-#[utoipa::path(operation_id = "event_types_put", put, path = "/v1/event-types/{name}", tag = "event-types",
+/// Create or update an event type
+///
+/// Puts an event type in the catalog of the key's environment: the first
+/// `PUT` creates it (`201`); a later one whose `schema` or `thin_fields`
+/// differ from the current version's opens a new version (`200`), which
+/// new events are validated against; one that changes only the
+/// `description`, `audience`, `sample` or `personal_data_fields` updates the
+/// type in place (`200`; marking data personal takes effect without a new
+/// version).
+/// Earlier versions stay, and events keep the version they were validated
+/// against. The name is `noun.verb_past` in lower-case snake case
+/// (`order.shipped`), at most 128 characters.
+///
+/// Tenant API key. Refused with `422`: `reserved_event_type` (one of Relay's
+/// operational types), `validation_failed` (the name, the description, a
+/// field list naming a field the schema does not declare, a thin field
+/// holding personal data), `invalid_schema`, `schema_too_large`,
+/// `schema_too_complex`, `unsupported_pattern`, `schema_violation` or
+/// `validation_too_costly` (the sample); `429` `busy`.
+#[utoipa::path(operation_id = "event_types.put", put, path = "/v1/event-types/{name}", tag = "event-types",
     params(("name" = String, Path, description = "The event type's name, e.g. `order.created`.")),
     request_body = PutEventTypeBody,
     responses((status = 201, description = "created", body = EventTypeOut),
@@ -238,6 +261,8 @@ pub async fn put(
 pub struct EventTypeOut {
     #[serde(flatten)]
     pub event_type: EventType,
+    /// What deserves a second look (a sample whose thin payload is over the
+    /// 20 kB a thin event should stay under); empty when nothing does.
     pub warnings: Vec<String>,
 }
 
@@ -257,7 +282,12 @@ fn thin_warnings(v: &relay_core::model::EventTypeVersion) -> Vec<String> {
     }
 }
 
-#[utoipa::path(operation_id = "event_types_get", get, path = "/v1/event-types/{name}", tag = "event-types",
+/// Get an event type
+///
+/// Returns an event type of the key's environment with all of its schema
+/// versions, or one of Relay's own operational or system types. Tenant API
+/// key; `404` when the catalog has no such type.
+#[utoipa::path(operation_id = "event_types.get", get, path = "/v1/event-types/{name}", tag = "event-types",
     params(("name" = String, Path, description = "The event type's name, e.g. `order.created`.")),
     responses((status = 200, body = EventType), (status = 404, body = Problem)),
     security(("api_key" = [])))]
@@ -275,7 +305,12 @@ pub async fn get(
         .ok_or_else(|| ApiError::not_found("event type"))
 }
 
-#[utoipa::path(operation_id = "event_types_list", get, path = "/v1/event-types", tag = "event-types",
+/// List event types
+///
+/// Lists the catalog of the key's environment by name, a page at a time,
+/// each type with all of its schema versions. Relay's own operational
+/// types come first, on the first page. Tenant API key.
+#[utoipa::path(operation_id = "event_types.list", get, path = "/v1/event-types", tag = "event-types",
     params(ListQuery),
     responses((status = 200, description = "The catalog by name, a page at a time; Relay's operational event types come first, on the first page.", body = Page<EventType>),
               (status = 400, body = Problem)),

@@ -34,11 +34,13 @@ use crate::error::{ApiError, Problem};
 use crate::extract::JsonBody;
 use crate::schema;
 
+/// An event to publish.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PublishEvent {
     /// Your id for the event (becomes `webhook-id`); publishing it again is a no-op.
     pub id: Option<String>,
+    /// The event type's name, from the catalog (`PUT /v1/event-types/{name}`).
     #[serde(rename = "type")]
     pub event_type: String,
     /// The CloudEvents `subject`: 1 to 1024 bytes, no control characters.
@@ -54,6 +56,9 @@ pub struct PublishEvent {
     /// reaches your own consumer's (kind `tenant`) endpoints, and your
     /// customers' only when its type's `audience` is `all_consumers`.
     pub consumer_id: Option<String>,
+    /// Kinds that partition (Kafka, NATS, RabbitMQ, MQTT topics) keep the
+    /// messages of one key in order; without it, the `subject` is the key.
+    /// 1 to 255 characters.
     pub ordering_key: Option<String>,
     /// Give up delivering after this many seconds (message state `expired`).
     pub ttl_seconds: Option<u64>,
@@ -62,6 +67,7 @@ pub struct PublishEvent {
     pub traceparent: Option<String>,
 }
 
+/// A published event, with what the publish created.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Published {
     #[serde(flatten)]
@@ -72,10 +78,12 @@ pub struct Published {
     pub duplicate: bool,
 }
 
+/// An event with every message it produced (one per endpoint it was for).
 #[derive(Debug, Serialize, ToSchema)]
 pub struct EventWithMessages {
     #[serde(flatten)]
     pub event: Event,
+    /// The event's messages, with their states.
     pub messages: Vec<Message>,
 }
 
@@ -90,7 +98,26 @@ fn check_optional_text(value: &Option<String>, field: &str, max: usize) -> Resul
     }
 }
 
-#[utoipa::path(operation_id = "events_publish", post, path = "/v1/events", tag = "events", request_body = PublishEvent,
+/// Publish an event
+///
+/// Validates the event against the current version of its type's schema
+/// and stores it with one message per subscribed endpoint, in one
+/// transaction, before answering `202`: from then on Relay delivers it, at
+/// least once, to each endpoint. Without `consumer_id` it reaches the
+/// endpoints of your own consumer (kind `tenant`), and your customers' only
+/// when its type's `audience` is `all_consumers`; with one, that consumer's
+/// endpoints only. Publishing an `id` again creates nothing and returns the
+/// existing event (`200`, `duplicate: true`), so a publish can be retried
+/// safely with the same `id`.
+///
+/// Tenant API key. Refused with `422`: `unknown_event_type`,
+/// `reserved_event_type` (Relay's own operational types),
+/// `schema_violation` (listing each field at fault), `validation_too_costly`,
+/// `validation_failed` (`id`, `ttl_seconds`, `traceparent`, `ordering_key`,
+/// `subject`, undecodable `data`), `unknown_reference` (no such
+/// `consumer_id`), `invalid_time`, `time_out_of_range`; `413`
+/// `envelope_too_large`; `429` `busy` (retry after `Retry-After`).
+#[utoipa::path(operation_id = "events.publish", post, path = "/v1/events", tag = "events", request_body = PublishEvent,
     responses((status = 202, description = "accepted: stored with its messages", body = Published),
               (status = 200, description = "duplicate id: the existing event", body = Published),
               (status = 422, description = "invalid: `code` is `validation_failed`, `schema_violation`, `validation_too_costly` (the payload's values times the schema's cost per value is over the budget), `unknown_event_type`, `invalid_time`, `time_out_of_range`, …", body = Problem),
@@ -333,7 +360,16 @@ pub(crate) fn published(
     )
 }
 
-#[utoipa::path(operation_id = "events_get", get, path = "/v1/events/{id}", tag = "events",
+/// Get an event and its messages
+///
+/// Returns the event as published (its `data` byte for byte) and every
+/// message it produced, one per endpoint, with its state: where the event
+/// is in its delivery everywhere. It is also how a thin event's whole
+/// payload is read, by whoever holds the tenant's API key.
+///
+/// Tenant API key; events of the key's tenant and environment only (`404`
+/// otherwise).
+#[utoipa::path(operation_id = "events.get", get, path = "/v1/events/{id}", tag = "events",
     params(("id" = String, Path, description = "The event's id.")),
     responses((status = 200, body = EventWithMessages), (status = 404, body = Problem)),
     security(("api_key" = [])))]

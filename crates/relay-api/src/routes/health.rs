@@ -20,47 +20,68 @@ use crate::error::{ApiError, Problem};
 /// duration seen when that is smaller.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Latency {
+    /// The median attempt duration, in milliseconds.
     pub p50_ms: i64,
+    /// The 90th percentile, in milliseconds.
     pub p90_ms: i64,
+    /// The 99th percentile, in milliseconds.
     pub p99_ms: i64,
+    /// The longest attempt, in milliseconds.
     pub max_ms: i64,
     /// How many attempts the histogram counts.
     pub samples: u64,
 }
 
+/// What the endpoint has still to deliver.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Backlog {
     /// Messages still to deliver (`scheduled`, `in_flight`, `held`).
     pub size: i64,
-    /// Age of the oldest of them, in seconds.
+    /// Age of the oldest of them, in seconds; `null` when there are none.
     pub oldest_age_seconds: Option<i64>,
 }
 
+/// One failed attempt, as the health view lists it.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct RecentError {
+    /// The attempt's id.
     pub attempt_id: String,
+    /// The message attempted.
     pub message_id: String,
+    /// When the attempt started.
     pub at: Timestamp,
+    /// HTTPS: the answer's status code; `null` without an answer or for
+    /// other kinds.
     pub status_code: Option<i64>,
+    /// The kind of failure without a usable answer (`connect`, `timeout`,
+    /// `tls`, `blocked_address`, …); `null` when there was an answer.
     #[schema(value_type = Option<String>)]
     pub error_kind: Option<relay_core::model::AttemptErrorKind>,
+    /// What the attempt meant for its message.
     pub outcome: relay_core::outcome::AttemptOutcome,
 }
 
+/// A health warning: something about the endpoint that needs a person.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Warning {
     /// `blocked_address`, `redirect_not_followed`, `oauth_token_refused`,
     /// `secret_unresolved` or `failing_for_72_hours`.
     #[schema(value_type = String)]
     pub kind: relay_core::model::WarningKind,
+    /// What happened, for people.
     pub detail: String,
+    /// When it was written.
     pub at: Timestamp,
 }
 
+/// An endpoint's health: how its deliveries fare now and lately.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Health {
+    /// The endpoint.
     pub endpoint_id: String,
+    /// Its state.
     pub state: EndpointState,
+    /// Why it is disabled, when it is.
     pub disabled_reason: Option<String>,
     /// The endpoint's circuit breaker: with several nodes (PostgreSQL) the
     /// cluster's, as this node's last sync read it (a quarter second old at
@@ -68,13 +89,18 @@ pub struct Health {
     pub circuit: relay_core::circuit::Circuit,
     /// Delivered attempts ÷ attempts over the last hour; `null` without attempts.
     pub success_rate_last_hour: Option<f64>,
+    /// Delivered attempts ÷ attempts over the last 24 hours; `null` without attempts.
     pub success_rate_last_24h: Option<f64>,
+    /// Attempts over the last hour.
     pub attempts_last_hour: i64,
+    /// Attempts over the last 24 hours.
     pub attempts_last_24h: i64,
     /// Attempt durations over the last 24 hours, counted by the hour (the
     /// current hour and the 24 before it); `null` without attempts.
     pub latency: Option<Latency>,
+    /// When an attempt last delivered; `null` if none has (within retention).
     pub last_success_at: Option<Timestamp>,
+    /// What it has still to deliver.
     pub backlog: Backlog,
     /// The last 20 failed attempts, newest first.
     pub recent_errors: Vec<RecentError>,
@@ -86,7 +112,15 @@ fn rate((total, delivered): (i64, i64)) -> Option<f64> {
     (total > 0).then(|| delivered as f64 / total as f64)
 }
 
-#[utoipa::path(operation_id = "endpoints_health", get, path = "/v1/endpoints/{id}/health", tag = "endpoints",
+/// Get an endpoint's health
+///
+/// Returns how the endpoint's deliveries fare: its state and circuit
+/// breaker, success rates and attempt counts over the last hour and day,
+/// attempt latency percentiles, the last success, its backlog, the last 20
+/// failed attempts and the last 20 health warnings (a blocked address, a
+/// redirect, a refused OAuth token, a secret that does not resolve, 72
+/// hours of failure). Tenant API key; `404` for an unknown endpoint.
+#[utoipa::path(operation_id = "endpoints.get_health", get, path = "/v1/endpoints/{id}/health", tag = "endpoints",
     params(("id" = String, Path, description = "The endpoint's id.")),
     responses((status = 200, body = Health), (status = 404, body = Problem)),
     security(("api_key" = [])))]

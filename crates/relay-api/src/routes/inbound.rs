@@ -40,8 +40,6 @@ use relay_inbound::{Options, Preset, SourceSecret};
 use relay_store::inbound::{self, SourcePatch, new_token, seal_secret};
 use relay_store::{Commit, ExecutorExt as _};
 use relay_store::{Scope, new_id};
-use serde::Deserialize;
-use utoipa::ToSchema;
 
 use super::ListQuery;
 use super::audit::entry;
@@ -52,74 +50,6 @@ use crate::extract::{JsonBody, OptionalJsonBody, QueryParams};
 
 /// The longest a rotated-out secret keeps verifying.
 pub const MAX_OVERLAP_HOURS: u32 = 168;
-
-/// A secret value in a request body: `Debug` never shows it.
-#[derive(Deserialize)]
-#[serde(transparent)]
-pub struct WriteOnly(pub String);
-
-impl std::fmt::Debug for WriteOnly {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("<redacted>")
-    }
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CreateInboundSource {
-    /// What the source is for, 1 to 200 characters.
-    pub name: String,
-    pub preset: Preset,
-    /// The provider as the ledger and deduplication name it (lowercase
-    /// letters, digits, `_ . -`; default: the preset's name). Sources of
-    /// one provider share its event ids: a repeat through either counts.
-    pub provider: Option<String>,
-    /// The provider's signing secret (an HMAC key, Twilio's auth token,
-    /// SendGrid's public key, a Standard Webhooks `whsec_…`): written
-    /// once, sealed at rest, never shown again. Give this or `secret_ref`.
-    #[serde(default)]
-    #[schema(value_type = Option<String>, write_only)]
-    pub secret: Option<WriteOnly>,
-    /// Instead of `secret`: where the secret is, as a secret reference
-    /// (`secret:NAME` for a tenant secret, or `env:NAME`, `file:/path`
-    /// where the operator allows them). It is resolved at every receipt,
-    /// so a replaced tenant secret verifies from the next request.
-    #[serde(default)]
-    #[schema(value_type = Option<String>, example = "secret:stripe-signing")]
-    pub secret_ref: Option<SecretRef>,
-    #[serde(default)]
-    pub options: Option<Options>,
-    /// Requests per second accepted (default 100, at most 10,000); more answer `429`.
-    pub rate_limit_per_second: Option<u32>,
-    /// Largest body accepted, in bytes (default 262,144, at most 1,048,576); larger answers `413`.
-    pub max_body_bytes: Option<u32>,
-}
-
-#[derive(Debug, Default, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct UpdateInboundSource {
-    pub name: Option<String>,
-    /// Replaces the options as a whole.
-    pub options: Option<Options>,
-    pub rate_limit_per_second: Option<u32>,
-    pub max_body_bytes: Option<u32>,
-}
-
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RotateInboundSecret {
-    /// The new secret (write-only, like at creation). Give this or `secret_ref`.
-    #[serde(default)]
-    #[schema(value_type = Option<String>, write_only)]
-    pub secret: Option<WriteOnly>,
-    /// Instead of `secret`: the new secret as a secret reference.
-    #[serde(default)]
-    #[schema(value_type = Option<String>, example = "secret:stripe-signing-2")]
-    pub secret_ref: Option<SecretRef>,
-    /// How long the current secret keeps verifying beside the new one,
-    /// 0 to 168 hours (default 24): the time the provider takes to switch.
-    pub overlap_hours: Option<u32>,
-}
 
 fn check_name(name: &str) -> Result<(), FieldError> {
     if name.is_empty() || name.chars().count() > 200 {
@@ -255,7 +185,23 @@ fn shown(state: &AppState, mut source: InboundSource) -> InboundSource {
     source
 }
 
-#[utoipa::path(operation_id = "inbound_sources_create", post, path = "/v1/inbound-sources", tag = "inbound",
+/// Create an inbound source
+///
+/// Registers where one provider's webhooks (Stripe, GitHub, Twilio,
+/// SendGrid, Mailgun, any Standard Webhooks sender, or a generic HMAC
+/// signer) for the key's tenant and environment arrive: the answer's `path`
+/// (`/inbound/<token>`, 128 random bits: treat it as a credential) and,
+/// when the operator set a public URL, `url`, to give the provider. Relay
+/// verifies every request there with the preset's scheme, keeps it as a
+/// receipt and writes its events to the ledger. The signing secret is a
+/// value (sealed at rest, never shown again) or a secret reference, which
+/// must resolve now. Audited as `inbound_source.created`.
+///
+/// Tenant API key. Refused with `422`: `validation_failed` (`name`,
+/// `provider`, the limits, the options, neither or both of `secret` and
+/// `secret_ref`), `invalid_secret` (not a secret the preset accepts), a
+/// reference that does not resolve (`secret_not_found`, …).
+#[utoipa::path(operation_id = "inbound_sources.create", post, path = "/v1/inbound-sources", tag = "inbound",
     request_body = CreateInboundSource,
     responses((status = 201, body = InboundSource), (status = 422, body = Problem)),
     security(("api_key" = [])))]
@@ -332,7 +278,11 @@ pub async fn create(
     Ok((StatusCode::CREATED, Json(shown(&state, record.source))))
 }
 
-#[utoipa::path(operation_id = "inbound_sources_list", get, path = "/v1/inbound-sources", tag = "inbound", params(ListQuery),
+/// List inbound sources
+///
+/// Lists the inbound sources of the key's tenant and environment, a page at
+/// a time; never their secrets, only where they are. Tenant API key.
+#[utoipa::path(operation_id = "inbound_sources.list", get, path = "/v1/inbound-sources", tag = "inbound", params(ListQuery),
     responses((status = 200, body = Page<InboundSource>)), security(("api_key" = [])))]
 pub async fn list(
     State(state): State<Arc<AppState>>,
@@ -352,7 +302,12 @@ pub async fn list(
     }))
 }
 
-#[utoipa::path(operation_id = "inbound_sources_get", get, path = "/v1/inbound-sources/{id}", tag = "inbound",
+/// Get an inbound source
+///
+/// Returns one inbound source, with its path and URL; never its secret.
+/// Tenant API key; `404` for a source of another tenant or environment, or
+/// a deleted one.
+#[utoipa::path(operation_id = "inbound_sources.get", get, path = "/v1/inbound-sources/{id}", tag = "inbound",
     params(("id" = String, Path, description = "The source's id.")),
     responses((status = 200, body = InboundSource), (status = 404, body = Problem)),
     security(("api_key" = [])))]
@@ -373,7 +328,14 @@ async fn current(state: &AppState, auth: &TenantAuth, id: &str) -> Result<Source
         .ok_or_else(|| ApiError::not_found("inbound source"))
 }
 
-#[utoipa::path(operation_id = "inbound_sources_update", patch, path = "/v1/inbound-sources/{id}", tag = "inbound",
+/// Update an inbound source
+///
+/// Changes a source's `name`, `options` (replaced whole),
+/// `rate_limit_per_second` or `max_body_bytes`; the preset and the path
+/// stay. Audited as `inbound_source.updated` with the fields changed.
+///
+/// Tenant API key; `404` for an unknown source; `422` `validation_failed`.
+#[utoipa::path(operation_id = "inbound_sources.update", patch, path = "/v1/inbound-sources/{id}", tag = "inbound",
     params(("id" = String, Path, description = "The source's id.")),
     request_body = Option<UpdateInboundSource>,
     responses((status = 200, body = InboundSource), (status = 404, body = Problem)),
@@ -433,7 +395,18 @@ pub async fn update(
     Ok(Json(shown(&state, updated.source)))
 }
 
-#[utoipa::path(operation_id = "inbound_sources_rotate_secret", post, path = "/v1/inbound-sources/{id}/rotate-secret", tag = "inbound",
+/// Rotate an inbound source's secret
+///
+/// Sets a new signing secret (a value or a reference), which verifies at
+/// once; the current one keeps verifying until `previous_secret_expires_at`
+/// (`overlap_hours`, 24 by default, 0 to 168), while the provider switches.
+/// Audited as `inbound_source.secret_rotated`, never with a secret.
+///
+/// Tenant API key; `404` for an unknown source. Refused with `422`
+/// `validation_failed` (`overlap_hours` over 168, neither or both of
+/// `secret` and `secret_ref`), `invalid_secret`, or a reference that does
+/// not resolve.
+#[utoipa::path(operation_id = "inbound_sources.rotate_secret", post, path = "/v1/inbound-sources/{id}/rotate-secret", tag = "inbound",
     params(("id" = String, Path, description = "The source's id.")),
     request_body = Option<RotateInboundSecret>,
     responses((status = 200, body = InboundSource), (status = 404, body = Problem), (status = 422, body = Problem)),
@@ -485,7 +458,12 @@ pub async fn rotate_secret(
     Ok(Json(shown(&state, updated.source)))
 }
 
-#[utoipa::path(operation_id = "inbound_sources_delete", delete, path = "/v1/inbound-sources/{id}", tag = "inbound",
+/// Delete an inbound source
+///
+/// Deletes a source: its path answers `404` from then on; its receipts and
+/// ledger entries stay. Audited as `inbound_source.deleted`. Tenant API key;
+/// `404` for an unknown or already deleted source.
+#[utoipa::path(operation_id = "inbound_sources.delete", delete, path = "/v1/inbound-sources/{id}", tag = "inbound",
     params(("id" = String, Path, description = "The source's id.")),
     responses((status = 204), (status = 404, body = Problem)),
     security(("api_key" = [])))]
@@ -515,8 +493,10 @@ pub async fn delete(
     Ok(StatusCode::NO_CONTENT)
 }
 
+mod bodies;
 mod receipts;
 mod receive;
+pub use bodies::*;
 pub use receipts::*;
 pub use receive::*;
 

@@ -19,10 +19,15 @@ use crate::extract::QueryParams;
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct MessageQuery {
+    /// Only this endpoint's messages.
     pub endpoint_id: Option<String>,
+    /// Only this event's messages.
     pub event_id: Option<String>,
+    /// Only messages in this state.
     pub state: Option<MessageState>,
+    /// Only messages of this event type.
     pub event_type: Option<String>,
+    /// Only messages whose last failure had this code (`http_503`, `timeout`, …).
     pub error_code: Option<String>,
     /// Created at or after (RFC 3339).
     #[param(value_type = Option<String>, format = DateTime)]
@@ -33,10 +38,20 @@ pub struct MessageQuery {
     /// Page size, 1 to 250 (default 50).
     #[param(minimum = 1, maximum = 250)]
     pub limit: Option<u32>,
+    /// The `next_after` of the previous page.
     pub after: Option<String>,
 }
 
-#[utoipa::path(operation_id = "messages_list", get, path = "/v1/messages", tag = "messages", params(MessageQuery),
+/// List messages
+///
+/// Lists the messages (one event for one endpoint) of the key's tenant and
+/// environment, filtered by endpoint, event, state, event type, last error
+/// code and creation time, a page at a time: the delivery log.
+///
+/// Tenant API key. `400` `invalid_query` for an unknown parameter or a bad
+/// value (a `limit` outside 1 to 250, an unknown `state`, a time that is not
+/// RFC 3339).
+#[utoipa::path(operation_id = "messages.list", get, path = "/v1/messages", tag = "messages", params(MessageQuery),
     responses((status = 200, body = Page<Message>), (status = 400, body = Problem)),
     security(("api_key" = [])))]
 pub async fn list(
@@ -79,7 +94,12 @@ pub(crate) async fn page_of(
         .await?)
 }
 
-#[utoipa::path(operation_id = "messages_get", get, path = "/v1/messages/{id}", tag = "messages",
+/// Get a message
+///
+/// Returns one message: its state, attempts used, next attempt and last
+/// error. Tenant API key; `404` for a message of another tenant or
+/// environment.
+#[utoipa::path(operation_id = "messages.get", get, path = "/v1/messages/{id}", tag = "messages",
     params(("id" = String, Path, description = "The message's id.")),
     responses((status = 200, body = Message), (status = 404, body = Problem)),
     security(("api_key" = [])))]
@@ -99,7 +119,14 @@ pub async fn get(
         .ok_or_else(|| ApiError::not_found("message"))
 }
 
-#[utoipa::path(operation_id = "messages_attempts", get, path = "/v1/messages/{id}/attempts", tag = "messages",
+/// List a message's attempts
+///
+/// Lists every attempt at delivering the message, by number, a page at a
+/// time: when it started and how long it took, the address it went to, the
+/// status code and the first 8 kB of the answer (HTTPS), the signature
+/// sent, and what the attempt meant for the message. Tenant API key; `404`
+/// for a message of another tenant or environment.
+#[utoipa::path(operation_id = "messages.attempts.list", get, path = "/v1/messages/{id}/attempts", tag = "messages",
     params(("id" = String, Path, description = "The message's id."), super::ListQuery),
     responses((status = 200, description = "The message's attempts by number, a page at a time.", body = Page<Attempt>),
               (status = 400, body = Problem), (status = 404, body = Problem)),

@@ -238,19 +238,33 @@ pub async fn cors(req: Request, next: Next) -> Response {
 /// What the portal shows about its own session.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct PortalSession {
+    /// The portal token's id (`ptk_…`).
     pub token_id: String,
+    /// The consumer whose portal this is.
     pub consumer_id: String,
+    /// The consumer's name, if it has one.
     pub consumer_name: Option<String>,
+    /// The environment the token acts in.
     pub environment: relay_core::model::Environment,
+    /// What the token allows beyond reading.
     pub capabilities: Vec<Capability>,
+    /// Origins whose pages may use the token.
     pub allowed_origins: Vec<String>,
+    /// When the token stops working.
     pub expires_at: Timestamp,
     /// The tenant's brand (its own, else its parent's), without its
     /// `embed_origins`.
     pub brand: PortalBrand,
 }
 
-#[utoipa::path(operation_id = "portal_session", get, path = "/v1/portal/session", tag = "portal",
+/// Get the portal session
+///
+/// Returns what the portal token is: whose portal it opens, in which
+/// environment, what it allows and until when, and the tenant's brand (its
+/// own, else its parent's). The portal's first call. Portal token; `401`
+/// `portal_token_revoked` or `portal_token_expired`; `403`
+/// `origin_not_allowed` from a page of an origin the token does not allow.
+#[utoipa::path(operation_id = "portal.get_session", get, path = "/v1/portal/session", tag = "portal",
     responses((status = 200, body = PortalSession)),
     security(("portal_token" = [])))]
 pub async fn session(
@@ -275,7 +289,13 @@ pub async fn session(
     }))
 }
 
-#[utoipa::path(operation_id = "portal_event_types", get, path = "/v1/portal/event-types", tag = "portal",
+/// List the event types a consumer can subscribe to
+///
+/// Lists the tenant's event catalog (in the token's environment) by name, a
+/// page at a time, for the portal's subscription picker; Relay's
+/// operational types come first, on the first page, only when the consumer
+/// is the tenant's own (kind `tenant`). Portal token.
+#[utoipa::path(operation_id = "portal.event_types.list", get, path = "/v1/portal/event-types", tag = "portal",
     params(ListQuery),
     responses((status = 200, description = "The catalog by name, a page at a time (Relay's operational event types first, for the tenant's own consumer).", body = Page<EventType>),
               (status = 400, body = Problem)),

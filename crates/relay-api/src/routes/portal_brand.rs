@@ -39,11 +39,14 @@ pub struct PortalBrand {
     pub logo_url: Option<String>,
     /// Colours as `#rgb` or `#rrggbb`.
     pub primary_color: Option<String>,
+    /// The page's background colour, `#rgb` or `#rrggbb`.
     pub background_color: Option<String>,
+    /// The text colour, `#rgb` or `#rrggbb`.
     pub text_color: Option<String>,
     /// A CSS font family list of installed or host-loaded fonts, e.g.
     /// `Inter, sans-serif` (letters, digits, spaces, commas, hyphens).
     pub font_family: Option<String>,
+    /// `light`, `dark` or `auto` (the viewer's preference, the default).
     #[serde(default)]
     pub theme: Theme,
     /// Origins whose pages may frame the hosted page
@@ -115,6 +118,7 @@ impl PortalBrand {
 /// The brand a tenant's portal shows.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct PortalBrandOut {
+    /// The brand (Relay's defaults when none is set).
     pub brand: PortalBrand,
     /// Whose brand it is: this tenant's, its parent's (inherited), or
     /// `null` (none set: Relay's defaults).
@@ -146,7 +150,17 @@ pub async fn effective_brand(
     })
 }
 
-#[utoipa::path(operation_id = "portal_brand_put", put, path = "/v1/portal-brand", tag = "portal-tokens",
+/// Set the portal's brand
+///
+/// Sets the tenant's brand for its portal in the key's environment (name,
+/// logo, colours, font, theme, and the origins that may frame the hosted
+/// page), replacing the whole of the previous one; an empty body resets it
+/// to the defaults. Sub-tenants without a brand of their own inherit it.
+///
+/// Tenant API key. Refused with `422` `validation_failed` (a colour that is
+/// not `#rgb` or `#rrggbb`, a logo URL that is not `https://`, a font list
+/// with other characters, a bad origin).
+#[utoipa::path(operation_id = "portal_brand.put", put, path = "/v1/portal-brand", tag = "portal-tokens",
     request_body = Option<PortalBrand>,
     responses((status = 200, body = PortalBrandOut), (status = 422, body = Problem)),
     security(("api_key" = [])))]
@@ -170,7 +184,12 @@ pub async fn put_brand(
     }))
 }
 
-#[utoipa::path(operation_id = "portal_brand_get", get, path = "/v1/portal-brand", tag = "portal-tokens",
+/// Get the portal's brand
+///
+/// Returns the brand the tenant's portal shows: its own, else its nearest
+/// ancestor's, else Relay's defaults (`tenant_id` says whose). Tenant API
+/// key.
+#[utoipa::path(operation_id = "portal_brand.get", get, path = "/v1/portal-brand", tag = "portal-tokens",
     responses((status = 200, body = PortalBrandOut)),
     security(("api_key" = [])))]
 pub async fn get_brand(

@@ -130,6 +130,7 @@ pub(crate) fn check_origins(origins: &[String], pointer: &str, errors: &mut Vec<
     }
 }
 
+/// A portal token to mint: whose portal it opens, for how long, allowing what.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MintPortalToken {
@@ -150,14 +151,20 @@ pub struct MintPortalToken {
 /// A minted token: `token` is shown this once.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct PortalTokenCreated {
+    /// The token's id (`ptk_…`), to read or revoke it; not the token.
     pub id: String,
     /// `rpt_…`: pass it to the portal in the URL fragment or the component's
     /// `token` property, never in a query string.
     pub token: String,
+    /// The consumer whose portal it opens.
     pub consumer_id: String,
+    /// What it allows beyond reading (none: read-only).
     pub capabilities: Vec<Capability>,
+    /// Origins whose pages may use it.
     pub allowed_origins: Vec<String>,
+    /// When it was minted.
     pub created_at: Timestamp,
+    /// When it stops working.
     pub expires_at: Timestamp,
     /// The hosted page, relative to Relay's address, with the token in the
     /// fragment (never sent to a server): to open in a browser tab.
@@ -169,12 +176,19 @@ pub struct PortalTokenCreated {
 /// A portal token as listed: never the token itself.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct PortalTokenOut {
+    /// The token's id (`ptk_…`).
     pub id: String,
+    /// The consumer whose portal it opens.
     pub consumer_id: String,
+    /// What it allows beyond reading (none: read-only).
     pub capabilities: Vec<Capability>,
+    /// Origins whose pages may use it.
     pub allowed_origins: Vec<String>,
+    /// When it was minted.
     pub created_at: Timestamp,
+    /// When it stops working.
     pub expires_at: Timestamp,
+    /// When it was revoked; `null` unless it was.
     pub revoked_at: Option<Timestamp>,
 }
 
@@ -185,7 +199,20 @@ pub fn capabilities_of(t: &PortalToken) -> Vec<Capability> {
         .collect()
 }
 
-#[utoipa::path(operation_id = "portal_tokens_create", post, path = "/v1/portal-tokens", tag = "portal-tokens",
+/// Mint a portal token
+///
+/// Mints a token (`rpt_…`) that opens the embeddable portal for one
+/// consumer of the key's tenant and environment, for 60 s to 24 h (default
+/// one hour), read-only or with `capabilities` (manage endpoints, rotate
+/// keys, recover, send tests). The token is in this answer only, with the
+/// hosted page's `url` and `embed_url` carrying it in the fragment. Pass it
+/// to the portal, never in a query string. Audited as
+/// `portal_token.created`.
+///
+/// Tenant API key. Refused with `422` `validation_failed` (a lifetime
+/// outside 60 to 86,400 s, more than 10 origins or one that is not an
+/// origin) or `unknown_reference` (no such consumer).
+#[utoipa::path(operation_id = "portal_tokens.create", post, path = "/v1/portal-tokens", tag = "portal-tokens",
     request_body = MintPortalToken,
     responses((status = 201, body = PortalTokenCreated), (status = 422, body = Problem)),
     security(("api_key" = [])))]
@@ -287,7 +314,12 @@ pub async fn create(
     ))
 }
 
-#[utoipa::path(operation_id = "portal_tokens_get", get, path = "/v1/portal-tokens/{id}", tag = "portal-tokens",
+/// Get a portal token
+///
+/// Returns what a portal token allows and until when; never the token
+/// itself. Tenant API key; `404` for a token of another tenant or
+/// environment.
+#[utoipa::path(operation_id = "portal_tokens.get", get, path = "/v1/portal-tokens/{id}", tag = "portal-tokens",
     params(("id" = String, Path, description = "The portal token's id.")),
     responses((status = 200, body = PortalTokenOut), (status = 404, body = Problem)),
     security(("api_key" = [])))]
@@ -313,7 +345,12 @@ pub async fn get(
     }))
 }
 
-#[utoipa::path(operation_id = "portal_tokens_revoke", delete, path = "/v1/portal-tokens/{id}", tag = "portal-tokens",
+/// Revoke a portal token
+///
+/// Revokes the token: the portal refuses it (`401`) from now on. Revoking a
+/// revoked token changes nothing. Audited as `portal_token.revoked`. Tenant
+/// API key; `404` for an unknown token.
+#[utoipa::path(operation_id = "portal_tokens.revoke", delete, path = "/v1/portal-tokens/{id}", tag = "portal-tokens",
     params(("id" = String, Path, description = "The portal token's id.")),
     responses((status = 204), (status = 404, body = Problem)),
     security(("api_key" = [])))]
@@ -341,19 +378,27 @@ pub async fn revoke(
     Ok(StatusCode::NO_CONTENT)
 }
 
+/// Whose portal tokens to revoke.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RevokeAll {
+    /// The consumer whose every token is revoked.
     pub consumer_id: String,
 }
 
+/// How many tokens a revoke-all revoked.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct RevokedAll {
     /// Tokens revoked now (those revoked earlier are not counted).
     pub revoked: u64,
 }
 
-#[utoipa::path(operation_id = "portal_tokens_revoke_all", post, path = "/v1/portal-tokens/revoke-all", tag = "portal-tokens",
+/// Revoke every portal token of a consumer
+///
+/// Revokes all of the consumer's portal tokens at once (a leaked link, an
+/// offboarded customer) and says how many were still active. Audited as
+/// `portal_tokens.revoked`. Tenant API key; `404` for an unknown consumer.
+#[utoipa::path(operation_id = "portal_tokens.revoke_all", post, path = "/v1/portal-tokens/revoke-all", tag = "portal-tokens",
     request_body = RevokeAll,
     responses((status = 200, body = RevokedAll), (status = 404, body = Problem)),
     security(("api_key" = [])))]

@@ -82,7 +82,16 @@ async fn change_state(
     })
 }
 
-#[utoipa::path(operation_id = "endpoints_pause", post, path = "/v1/endpoints/{id}/pause", tag = "recovery",
+/// Pause an endpoint
+///
+/// Stops deliveries to an active endpoint at once: its due and new messages
+/// are `held` (nothing is discarded, nothing attempted), also those the
+/// dispatcher had leased ahead; an attempt already on the wire finishes.
+/// Resume schedules them again. Audited as `endpoint.paused`.
+///
+/// Tenant API key; `404` for an unknown endpoint; `409`
+/// `invalid_endpoint_state` unless the endpoint is active.
+#[utoipa::path(operation_id = "endpoints.pause", post, path = "/v1/endpoints/{id}/pause", tag = "recovery",
     params(("id" = String, Path, description = "The endpoint's id.")),
     responses((status = 200, body = EndpointOut), (status = 404, body = Problem), (status = 409, body = Problem)),
     security(("api_key" = [])))]
@@ -96,7 +105,15 @@ pub async fn pause(
         .map(Json)
 }
 
-#[utoipa::path(operation_id = "endpoints_resume", post, path = "/v1/endpoints/{id}/resume", tag = "recovery",
+/// Resume a paused endpoint
+///
+/// Makes a paused endpoint active again: its held messages are scheduled,
+/// oldest due first, as live traffic within the endpoint's limits. Audited
+/// as `endpoint.resumed`.
+///
+/// Tenant API key; `404` for an unknown endpoint; `409`
+/// `invalid_endpoint_state` unless the endpoint is paused.
+#[utoipa::path(operation_id = "endpoints.resume", post, path = "/v1/endpoints/{id}/resume", tag = "recovery",
     params(("id" = String, Path, description = "The endpoint's id.")),
     responses((status = 200, body = EndpointOut), (status = 404, body = Problem), (status = 409, body = Problem)),
     security(("api_key" = [])))]
@@ -116,7 +133,17 @@ pub async fn resume(
     .map(Json)
 }
 
-#[utoipa::path(operation_id = "endpoints_disable", post, path = "/v1/endpoints/{id}/disable", tag = "recovery",
+/// Disable an endpoint
+///
+/// Disables an active or paused endpoint (`disabled_reason`:
+/// `disabled_by_tenant`): its messages are held and kept for the retention
+/// period, listed as missed, and the operational event
+/// `webhook_endpoint.disabled` is published. Enable it, then recover what
+/// it missed. Audited as `endpoint.disabled`.
+///
+/// Tenant API key; `404` for an unknown endpoint; `409`
+/// `invalid_endpoint_state` when it is disabled already.
+#[utoipa::path(operation_id = "endpoints.disable", post, path = "/v1/endpoints/{id}/disable", tag = "recovery",
     params(("id" = String, Path, description = "The endpoint's id.")),
     responses((status = 200, body = EndpointOut), (status = 404, body = Problem), (status = 409, body = Problem)),
     security(("api_key" = [])))]
@@ -136,7 +163,8 @@ pub async fn disable(
     .map(Json)
 }
 
-/// Enable's options; the body may be absent.
+/// Enable's options (the body may be absent): whether to recover what was
+/// missed at once.
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EnableBody {
@@ -151,6 +179,7 @@ pub struct EnableBody {
     pub since: Option<Timestamp>,
 }
 
+/// The enabled endpoint, and what was queued when `recover` was asked.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Enabled {
     #[serde(flatten)]
@@ -160,7 +189,19 @@ pub struct Enabled {
     pub requeued: Option<u64>,
 }
 
-#[utoipa::path(operation_id = "endpoints_enable", post, path = "/v1/endpoints/{id}/enable", tag = "recovery",
+/// Enable a disabled endpoint
+///
+/// Makes a disabled endpoint active again, whatever disabled it, and
+/// publishes `webhook_endpoint.recovered`. Its held messages stay held
+/// (listed as missed) rather than flood an endpoint that just came back:
+/// with `{"recover": true}` they are queued at once as paced recovery
+/// traffic, as `recover` does from `since`, and the answer says how many
+/// (`requeued`). Audited as `endpoint.enabled` (and `endpoint.recovered`).
+///
+/// Tenant API key; `404` for an unknown endpoint; `409`
+/// `invalid_endpoint_state` unless the endpoint is disabled; `422`
+/// `validation_failed` (`since` without `recover`) or `outside_retention`.
+#[utoipa::path(operation_id = "endpoints.enable", post, path = "/v1/endpoints/{id}/enable", tag = "recovery",
     params(("id" = String, Path, description = "The endpoint's id.")),
     request_body(content = Option<EnableBody>),
     responses((status = 200, body = Enabled), (status = 404, body = Problem), (status = 409, body = Problem), (status = 422, body = Problem)),

@@ -65,7 +65,20 @@ fn not_found() -> ApiError {
     )
 }
 
-#[utoipa::path(operation_id = "secrets_put", put, path = "/v1/secrets/{name}", tag = "secrets",
+/// Create or replace a tenant secret
+///
+/// Stores a credential (a password, a token, a PEM key) under a name, in
+/// the key's tenant and environment, sealed under the installation's master
+/// key: a destination or an inbound source names it `secret:<name>` instead
+/// of holding the value. Write-only: no answer ever returns the value. A
+/// replaced value is used from the next attempt on (on other nodes within
+/// their refresh interval). Audited as `secret.created` or
+/// `secret.updated`, never with the value.
+///
+/// Tenant API key. Refused with `422`: `invalid_secret_name`,
+/// `invalid_secret_value` (empty), `secret_too_large` (over 64 KiB),
+/// `limit_reached` (1,000 secrets per tenant and environment).
+#[utoipa::path(operation_id = "secrets.put", put, path = "/v1/secrets/{name}", tag = "secrets",
     params(("name" = String, Path, description = "The secret's name (1 to 64 of `A-Z a-z 0-9 _ . -`); a destination names it `secret:<name>`.")),
     request_body = PutSecretBody,
     responses((status = 201, description = "created", body = SecretInfo),
@@ -120,7 +133,11 @@ pub async fn put(
     Ok((status, Json(info)))
 }
 
-#[utoipa::path(operation_id = "secrets_list", get, path = "/v1/secrets", tag = "secrets", params(ListQuery),
+/// List tenant secrets
+///
+/// Lists the secrets of the key's tenant and environment by name, with
+/// their times; never a value. Tenant API key.
+#[utoipa::path(operation_id = "secrets.list", get, path = "/v1/secrets", tag = "secrets", params(ListQuery),
     responses((status = 200, description = "The secrets' names and times, by name; never a value.", body = Page<SecretInfo>)),
     security(("api_key" = [])))]
 pub async fn list(
@@ -137,7 +154,11 @@ pub async fn list(
     ))
 }
 
-#[utoipa::path(operation_id = "secrets_get", get, path = "/v1/secrets/{name}", tag = "secrets",
+/// Get a tenant secret's metadata
+///
+/// Returns a secret's name and times; never its value. Tenant API key;
+/// `404` `secret_not_found`.
+#[utoipa::path(operation_id = "secrets.get", get, path = "/v1/secrets/{name}", tag = "secrets",
     params(("name" = String, Path, description = "The secret's name.")),
     responses((status = 200, description = "The secret's name and times; never its value.", body = SecretInfo),
               (status = 404, body = Problem),
@@ -237,7 +258,12 @@ async fn sources_naming(
     }
 }
 
-#[utoipa::path(operation_id = "secrets_delete", delete, path = "/v1/secrets/{name}", tag = "secrets",
+/// Delete a tenant secret
+///
+/// Deletes a secret that nothing names any more. Audited as
+/// `secret.deleted`. Tenant API key; `404` `secret_not_found`; `409`
+/// `secret_in_use` while an endpoint or an inbound source names it.
+#[utoipa::path(operation_id = "secrets.delete", delete, path = "/v1/secrets/{name}", tag = "secrets",
     params(("name" = String, Path, description = "The secret's name.")),
     responses((status = 204), (status = 404, body = Problem),
               (status = 422, description = "Not a secret name (`invalid_secret_name`).", body = Problem),

@@ -28,6 +28,7 @@ use crate::error::{ApiError, Problem};
 use crate::extract::JsonBody;
 use crate::{deliverable, schema};
 
+/// An event of one of Relay's own system families, published for a tenant.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SystemEvent {
@@ -39,6 +40,7 @@ pub struct SystemEvent {
     /// their schemas), e.g. `email.bounced`.
     #[serde(rename = "type")]
     pub event_type: String,
+    /// The CloudEvents `subject`: 1 to 1024 bytes, no control characters.
     pub subject: Option<String>,
     /// When it happened, RFC 3339; defaults to now.
     #[schema(value_type = Option<String>, format = DateTime)]
@@ -48,7 +50,23 @@ pub struct SystemEvent {
     pub data: Box<RawValue>,
 }
 
-#[utoipa::path(operation_id = "system_events_publish", post, path = "/v1/tenants/{id}/system-events", tag = "tenants",
+/// Publish a system event for a tenant
+///
+/// Publishes one of Relay's own system event families (delivery reports,
+/// engagement, email feedback, consent, quota, …; `GET /v1/event-types`
+/// with a tenant key lists them with their schemas) into the tenant's
+/// environment. Like Relay's operational events, they reach only the
+/// endpoints of the tenant's own consumer (kind `tenant`) that name the
+/// type, shaped by its thin fields like any event. Publishing an `id` again
+/// returns the existing event (`200`, `duplicate: true`).
+///
+/// Operator token only; `404` when the tenant does not exist. Refused with
+/// `422`: `unknown_system_event_type`, `validation_failed` (an invalid
+/// `id`, `subject` or `data`), `schema_violation` (the data does not
+/// satisfy the type's schema), `invalid_time`, `time_out_of_range`; `413`
+/// `envelope_too_large` when the delivered CloudEvent could exceed the
+/// delivery limit.
+#[utoipa::path(operation_id = "tenants.system_events.publish", post, path = "/v1/tenants/{id}/system-events", tag = "tenants",
     params(("id" = String, Path, description = "The tenant's id.")),
     request_body = SystemEvent,
     responses((status = 202, description = "accepted", body = Published),

@@ -17,18 +17,23 @@ use crate::auth::{self, OperatorAuth};
 use crate::error::{ApiError, Problem};
 use crate::extract::{JsonBody, QueryParams};
 
+/// A new tenant.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateTenant {
+    /// Its display name: 1 to 200 characters, not blank.
     pub name: String,
     /// Makes this a sub-tenant of an existing tenant.
     pub parent_id: Option<String>,
 }
 
+/// A new API key of a tenant.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateApiKey {
+    /// The one environment the key reads and writes: `live` or `test`.
     pub environment: Environment,
+    /// A label to recognise the key by in listings.
     pub name: Option<String>,
 }
 
@@ -37,6 +42,8 @@ pub struct CreateApiKey {
 pub struct ApiKeyCreated {
     #[serde(flatten)]
     pub api_key: ApiKey,
+    /// The key itself (`rk_live_…` or `rk_test_…`), the bearer token for
+    /// the tenant's API: shown in this answer only (Relay keeps its SHA-256).
     pub key: String,
 }
 
@@ -51,7 +58,16 @@ fn check_name(name: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
-#[utoipa::path(operation_id = "tenants_create", post, path = "/v1/tenants", tag = "tenants", request_body = CreateTenant,
+/// Create a tenant
+///
+/// Creates a tenant of the installation, or a sub-tenant of `parent_id`.
+/// A tenant starts with no API key: create one with
+/// `POST /v1/tenants/{id}/api-keys`.
+///
+/// Operator token only. Refused with `422` `validation_failed` (a `name`
+/// that is blank or over 200 characters) or `unknown_reference` (no tenant
+/// `parent_id`).
+#[utoipa::path(operation_id = "tenants.create", post, path = "/v1/tenants", tag = "tenants", request_body = CreateTenant,
     responses((status = 201, body = Tenant), (status = 422, body = Problem)),
     security(("operator_token" = [])))]
 pub async fn create(
@@ -77,7 +93,11 @@ pub async fn create(
     Ok((StatusCode::CREATED, Json(tenant)))
 }
 
-#[utoipa::path(operation_id = "tenants_list", get, path = "/v1/tenants", tag = "tenants", params(ListQuery),
+/// List tenants
+///
+/// Lists the installation's tenants, sub-tenants included, a page at a
+/// time (`limit`, `after`). Operator token only.
+#[utoipa::path(operation_id = "tenants.list", get, path = "/v1/tenants", tag = "tenants", params(ListQuery),
     responses((status = 200, body = Page<Tenant>)), security(("operator_token" = [])))]
 pub async fn list(
     State(state): State<Arc<AppState>>,
@@ -93,7 +113,10 @@ pub async fn list(
     ))
 }
 
-#[utoipa::path(operation_id = "tenants_get", get, path = "/v1/tenants/{id}", tag = "tenants",
+/// Get a tenant
+///
+/// Returns one tenant. Operator token only; `404` when no tenant has the id.
+#[utoipa::path(operation_id = "tenants.get", get, path = "/v1/tenants/{id}", tag = "tenants",
     params(("id" = String, Path, description = "The tenant's id.")),
     responses((status = 200, body = Tenant), (status = 404, body = Problem)),
     security(("operator_token" = [])))]
@@ -110,7 +133,14 @@ pub async fn get(
         .ok_or_else(|| ApiError::not_found("tenant"))
 }
 
-#[utoipa::path(operation_id = "tenants_create_key", post, path = "/v1/tenants/{id}/api-keys", tag = "tenants",
+/// Create an API key for a tenant
+///
+/// Mints a tenant API key for one environment (`rk_live_…` or `rk_test_…`).
+/// The key is in this answer only: Relay keeps its SHA-256, and listings
+/// show its `prefix`. A key grants the whole tenant API of its environment.
+///
+/// Operator token only; `404` when the tenant does not exist.
+#[utoipa::path(operation_id = "tenants.api_keys.create", post, path = "/v1/tenants/{id}/api-keys", tag = "tenants",
     params(("id" = String, Path, description = "The tenant's id.")),
     request_body = CreateApiKey,
     responses((status = 201, body = ApiKeyCreated), (status = 404, body = Problem)),
@@ -144,7 +174,12 @@ pub async fn create_key(
     Ok((StatusCode::CREATED, Json(ApiKeyCreated { api_key, key })))
 }
 
-#[utoipa::path(operation_id = "tenants_list_keys", get, path = "/v1/tenants/{id}/api-keys", tag = "tenants",
+/// List a tenant's API keys
+///
+/// Lists the tenant's keys, revoked ones included (`revoked_at`), by id, a
+/// page at a time; never the keys themselves, only their `prefix`.
+/// Operator token only; `404` when the tenant does not exist.
+#[utoipa::path(operation_id = "tenants.api_keys.list", get, path = "/v1/tenants/{id}/api-keys", tag = "tenants",
     params(("id" = String, Path, description = "The tenant's id."), ListQuery),
     responses((status = 200, description = "The tenant's keys by id, a page at a time.", body = Page<ApiKey>),
               (status = 400, body = Problem), (status = 404, body = Problem)),
@@ -169,7 +204,13 @@ pub async fn list_keys(
     ))
 }
 
-#[utoipa::path(operation_id = "tenants_revoke_key", delete, path = "/v1/tenants/{id}/api-keys/{key_id}", tag = "tenants",
+/// Revoke a tenant's API key
+///
+/// Revokes the key: this node refuses it (`401`) from this answer on,
+/// other nodes sharing the database within a second.
+/// Operator token only; `404` when the tenant has no active key with this id
+/// (an unknown key, or one already revoked).
+#[utoipa::path(operation_id = "tenants.api_keys.revoke", delete, path = "/v1/tenants/{id}/api-keys/{key_id}", tag = "tenants",
     params(("id" = String, Path, description = "The tenant's id."), ("key_id" = String, Path, description = "The API key's id.")),
     responses((status = 204), (status = 404, body = Problem)),
     security(("operator_token" = [])))]

@@ -3,7 +3,8 @@
 
 use super::*;
 
-/// What started an attempt.
+/// What started an attempt: `scheduled` (the retry schedule), `manual` (a
+/// resend or a test send), or `probe` (a half-open circuit's trial attempt).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AttemptTrigger {
@@ -33,13 +34,19 @@ impl AttemptTrigger {
 /// The record of one try at delivering a message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Attempt {
+    /// The attempt's id (`atm_…`).
     pub id: String,
+    /// The message attempted.
     pub message_id: String,
+    /// The endpoint it was sent to.
     pub endpoint_id: String,
     /// 1-based position in the message's attempts.
     pub number: i64,
+    /// What started it.
     pub trigger: AttemptTrigger,
+    /// When it started.
     pub started_at: Timestamp,
+    /// How long it took, in milliseconds, until the answer or the failure.
     pub duration_ms: i64,
     /// The address the delivery actually went to (or last tried).
     pub destination_ip: Option<String>,
@@ -65,6 +72,7 @@ pub struct Attempt {
     /// How `response_body` is written: `utf8` (the bytes are the text) or
     /// `base64` (the bytes were not valid UTF-8); `null` with no body.
     pub response_body_encoding: Option<BodyEncoding>,
+    /// What the attempt meant for its message.
     pub outcome: crate::outcome::AttemptOutcome,
     /// What the destination kind answered, its own shape: HTTPS
     /// `{"status_code", "response_body"}`; a broker, what it acknowledged.

@@ -11,10 +11,13 @@ use crate::time::Timestamp;
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BulkRetry {
+    /// Only this endpoint's messages.
     pub endpoint_id: Option<String>,
+    /// Only messages of this event type.
     pub event_type: Option<String>,
     /// One of the failed states (`failed_permanent`, `exhausted`, `window_exceeded`, `dead_lettered`, `cancelled`).
     pub state: Option<MessageState>,
+    /// Only messages whose last failure had this code (`last_error_code`).
     pub error_code: Option<String>,
     /// Created at or after; within the retention period (else
     /// `outside_retention`). Default: the start of the retention period

@@ -27,7 +27,7 @@ use super::*;
 ///
 /// Its OpenAPI schema here is only the shape every kind shares (an object
 /// with a `kind`); the API's document replaces it with the `oneOf` of the
-/// kinds' derived schemas (`relay_destinations::schema`).
+/// kinds' derived schemas (`relay_destinations::components`).
 #[derive(Clone)]
 pub struct Destination {
     kind: Arc<str>,

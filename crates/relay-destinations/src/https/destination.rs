@@ -12,6 +12,8 @@ use super::auth::HttpsAuth;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HttpsDestination {
+    /// The `https://` URL Relay POSTs each message to. Checked against the
+    /// operator's outbound policy at registration and at every connection.
     pub url: String,
     /// Client authentication besides the signature; `null` or absent: none.
     /// See docs/destinations.md.
@@ -38,8 +40,11 @@ pub struct HttpsDestination {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HttpsHeader {
+    /// The header's name (an HTTP token, unique ignoring case).
     #[schema(min_length = 1, max_length = 256)]
     pub name: String,
+    /// The header's literal value (printable ASCII, no leading or trailing
+    /// space); not for credentials: use `secret` for those.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false, max_length = 1024)]
     pub value: Option<String>,

@@ -77,6 +77,7 @@ const fn default_kafka_port() -> u16 {
 pub struct KafkaSasl {
     #[schema(inline)]
     pub mechanism: SaslMechanism,
+    /// The SASL user name.
     #[schema(min_length = 1, max_length = 256)]
     pub username: String,
     /// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`), never

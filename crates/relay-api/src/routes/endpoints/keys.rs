@@ -20,16 +20,26 @@ use crate::extract::{OptionalJsonBody, QueryParams};
 /// One signing key as a consumer may see it: never a secret.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct SigningKeyOut {
+    /// The key's id (`whk_…`).
     pub id: String,
+    /// What the key signs with: `v1a` (Ed25519) or `v1` (HMAC-SHA256).
     pub scheme: SignatureScheme,
     /// `whpk_…` for `v1a`; `null` for `v1` (the HMAC secret is never readable).
     pub public_key: Option<String>,
+    /// When the key was made (the endpoint's creation, or a rotation).
     pub created_at: relay_core::time::Timestamp,
     /// When this key stops signing; `null` while it is current.
     pub retires_at: Option<relay_core::time::Timestamp>,
 }
 
-#[utoipa::path(operation_id = "endpoints_signing_keys", get, path = "/v1/endpoints/{id}/signing-keys", tag = "endpoints",
+/// List an endpoint's signing keys
+///
+/// Lists the keys that sign or signed the endpoint's deliveries, newest
+/// first, retired ones included, with when each stops signing. A `v1a`
+/// key shows its public key (`whpk_…`), which verifies deliveries; a `v1`
+/// secret is never shown again. Tenant API key; `404` for an unknown
+/// endpoint.
+#[utoipa::path(operation_id = "endpoints.signing_keys.list", get, path = "/v1/endpoints/{id}/signing-keys", tag = "endpoints",
     params(("id" = String, Path, description = "The endpoint's id."), crate::routes::ListQuery),
     responses((status = 200, description = "The endpoint's signing keys, newest first (retired ones included), a page at a time.", body = Page<SigningKeyOut>),
               (status = 400, body = Problem), (status = 404, body = Problem)),
@@ -57,6 +67,7 @@ pub async fn signing_keys(
     }))
 }
 
+/// A key rotation: how long the old key keeps signing, and the new key's scheme.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RotateKey {
@@ -70,6 +81,7 @@ pub struct RotateKey {
 /// The rotation result: the `v1` secret appears here once and never again.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct KeyRotated {
+    /// The endpoint whose key was rotated.
     pub endpoint_id: String,
     /// Every key, newest first, with retirement times.
     pub keys: Vec<SigningKeyOut>,
@@ -90,7 +102,18 @@ fn key_out(k: relay_store::EndpointKeyRecord) -> SigningKeyOut {
     }
 }
 
-#[utoipa::path(operation_id = "endpoints_rotate_key", post, path = "/v1/endpoints/{id}/rotate-key", tag = "endpoints",
+/// Rotate an endpoint's signing key
+///
+/// Makes a new signing key, which signs every delivery from now on; the
+/// previous key keeps signing beside it for `overlap_hours` (24 by
+/// default, 0 to 168), so receivers can deploy the new key without
+/// downtime: during the overlap `webhook-signature` carries both
+/// signatures, the new key's first. A rotation can switch the scheme (`v1a`
+/// ↔ `v1`). A new `v1` secret is in this answer only.
+///
+/// Tenant API key; `404` for an unknown endpoint; `422` `validation_failed`
+/// for an `overlap_hours` over 168.
+#[utoipa::path(operation_id = "endpoints.rotate_key", post, path = "/v1/endpoints/{id}/rotate-key", tag = "endpoints",
     params(("id" = String, Path, description = "The endpoint's id.")),
     request_body = Option<RotateKey>,
     responses((status = 200, body = KeyRotated), (status = 404, body = Problem), (status = 422, body = Problem)),

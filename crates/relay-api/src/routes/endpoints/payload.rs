@@ -191,7 +191,15 @@ fn version_of(versions: &[(EventType, EventTypeVersion)], name: &str) -> i64 {
         .map_or(0, |(_, v)| v.version)
 }
 
-#[utoipa::path(operation_id = "endpoints_versions", get, path = "/v1/endpoints/{id}/versions", tag = "endpoints",
+/// List an endpoint's versions
+///
+/// Lists the versions of the endpoint's payload settings, oldest first (the
+/// last is the current one): each version's snapshot allow list, personal
+/// data choice and event type pins, and when it started. A delivery's
+/// `endpointversion` attribute names the version that shaped its `data`.
+/// Tenant API key; `404` for an unknown endpoint; `400` `invalid_query`
+/// when `after` is not a version number.
+#[utoipa::path(operation_id = "endpoints.versions.list", get, path = "/v1/endpoints/{id}/versions", tag = "endpoints",
     params(("id" = String, Path, description = "The endpoint's id."), crate::routes::ListQuery),
     responses((status = 200, description = "The endpoint's versions, oldest first (the last of the last page is the current one), a page at a time; `after` is a version number.", body = Page<EndpointVersion>),
               (status = 400, body = Problem), (status = 404, body = Problem)),

@@ -24,17 +24,28 @@ use crate::extract::QueryParams;
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct ReceiptQuery {
+    /// Only this source's receipts.
     pub source_id: Option<String>,
+    /// Only verified, or only rejected, receipts.
     pub verdict: Option<Verdict>,
+    /// Only receipts in this processing state.
     pub state: Option<ReceiptState>,
+    /// Only the receipt of this provider event id.
     pub provider_event_id: Option<String>,
     /// Page size, 1 to 250 (default 50).
     #[param(minimum = 1, maximum = 250)]
     pub limit: Option<u32>,
+    /// The `next_after` of the previous page.
     pub after: Option<String>,
 }
 
-#[utoipa::path(operation_id = "inbound_receipts_list", get, path = "/v1/inbound-receipts", tag = "inbound", params(ReceiptQuery),
+/// List inbound receipts
+///
+/// Lists the requests the key's inbound sources received, verified and
+/// rejected, each with its verdict (and refusal), how many times the
+/// provider sent it, and its processing state, a page at a time. Tenant API
+/// key.
+#[utoipa::path(operation_id = "inbound_receipts.list", get, path = "/v1/inbound-receipts", tag = "inbound", params(ReceiptQuery),
     responses((status = 200, body = Page<Receipt>)), security(("api_key" = [])))]
 pub async fn list_receipts(
     State(state): State<Arc<AppState>>,
@@ -61,7 +72,12 @@ pub async fn list_receipts(
     ))
 }
 
-#[utoipa::path(operation_id = "inbound_receipts_get", get, path = "/v1/inbound-receipts/{id}", tag = "inbound",
+/// Get an inbound receipt
+///
+/// Returns one receipt with the headers kept and its raw body (base64; a
+/// rejected receipt keeps its first 8 KiB). Tenant API key; `404` for a
+/// receipt of another tenant or environment.
+#[utoipa::path(operation_id = "inbound_receipts.get", get, path = "/v1/inbound-receipts/{id}", tag = "inbound",
     params(("id" = String, Path, description = "The receipt's id.")),
     responses((status = 200, body = Receipt), (status = 404, body = Problem)),
     security(("api_key" = [])))]
@@ -79,7 +95,14 @@ pub async fn get_receipt(
         .ok_or_else(|| ApiError::not_found("inbound receipt"))
 }
 
-#[utoipa::path(operation_id = "inbound_receipts_reprocess", post, path = "/v1/inbound-receipts/{id}/reprocess", tag = "inbound",
+/// Reprocess an inbound receipt
+///
+/// Makes a verified receipt due for processing again (a `failed` one after
+/// a fix, or a processed one): the ledger writer reads its events again;
+/// entries already written are not written twice. Tenant API key; `404` for
+/// an unknown receipt; `409` `receipt_rejected` (rejected receipts are never
+/// processed) or `receipt_processing` (being processed now).
+#[utoipa::path(operation_id = "inbound_receipts.reprocess", post, path = "/v1/inbound-receipts/{id}/reprocess", tag = "inbound",
     params(("id" = String, Path, description = "The receipt's id.")),
     responses((status = 202, body = Receipt), (status = 404, body = Problem), (status = 409, body = Problem)),
     security(("api_key" = [])))]
@@ -117,13 +140,19 @@ pub async fn reprocess(
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct LedgerQuery {
+    /// Only this source's entries.
     pub source_id: Option<String>,
+    /// Only this provider's entries.
     pub provider: Option<String>,
     /// The event type as the provider names it.
     pub event_type: Option<String>,
+    /// Only the entries of this provider event id.
     pub provider_event_id: Option<String>,
+    /// Only the entries about this provider message id.
     pub message_id: Option<String>,
+    /// Only the entries about this recipient.
     pub recipient: Option<String>,
+    /// Only the entries read from this receipt.
     pub receipt_id: Option<String>,
     /// Received at or after (RFC 3339).
     #[param(value_type = Option<String>, format = DateTime)]
@@ -134,10 +163,17 @@ pub struct LedgerQuery {
     /// Page size, 1 to 250 (default 50).
     #[param(minimum = 1, maximum = 250)]
     pub limit: Option<u32>,
+    /// The `next_after` of the previous page.
     pub after: Option<String>,
 }
 
-#[utoipa::path(operation_id = "ledger_list", get, path = "/v1/ledger", tag = "inbound", params(LedgerQuery),
+/// List ledger entries
+///
+/// Lists the provider events Relay verified and recorded, one entry per
+/// event (a SendGrid batch gives several), append-only, filtered by
+/// source, provider, event type, ids, recipient and receipt time, a page at
+/// a time. Tenant API key.
+#[utoipa::path(operation_id = "ledger.list", get, path = "/v1/ledger", tag = "inbound", params(LedgerQuery),
     responses((status = 200, body = Page<LedgerEntry>)), security(("api_key" = [])))]
 pub async fn ledger(
     State(state): State<Arc<AppState>>,

@@ -33,10 +33,15 @@ pub struct PortalListQuery {
     /// Page size, 1 to 250 (default 50).
     #[param(minimum = 1, maximum = 250)]
     pub limit: Option<u32>,
+    /// The `next_after` of the previous page.
     pub after: Option<String>,
 }
 
-#[utoipa::path(operation_id = "portal_endpoints_list", get, path = "/v1/portal/endpoints", tag = "portal",
+/// List the consumer's endpoints
+///
+/// Lists the endpoints of the token's consumer, a page at a time, each with
+/// its warnings. Portal token.
+#[utoipa::path(operation_id = "portal.endpoints.list", get, path = "/v1/portal/endpoints", tag = "portal",
     params(PortalListQuery),
     responses((status = 200, body = Page<EndpointOut>)),
     security(("portal_token" = [])))]
@@ -63,19 +68,30 @@ pub async fn list_endpoints(
 pub struct PortalCreateEndpoint {
     /// The `https://` URL deliveries go to.
     pub url: String,
+    /// A note for people, at most 500 characters.
     pub description: Option<String>,
     /// Event types to receive (at most 256); `["*"]` receives all.
     #[schema(max_items = 256)]
     pub event_types: Vec<String>,
     /// `v1a` (Ed25519, default) or `v1` (HMAC-SHA256).
     pub signature_scheme: Option<SignatureScheme>,
+    /// Attempts started per second at most, 1 to 100,000; absent: no limit.
     #[schema(minimum = 1, maximum = 100_000)]
     pub rate_limit_per_second: Option<u32>,
     /// Disable automatically after 5 days of continuous failure (default true).
     pub auto_disable: Option<bool>,
 }
 
-#[utoipa::path(operation_id = "portal_endpoints_create", post, path = "/v1/portal/endpoints", tag = "portal",
+/// Create an endpoint for the consumer
+///
+/// Registers an HTTPS endpoint of the token's consumer, as
+/// `POST /v1/endpoints` does (the same checks and answer: the HMAC `secret`
+/// of a `v1` endpoint is in this answer only), with the settings the
+/// portal offers. Audited with the portal token as the actor.
+///
+/// Portal token with `manage_endpoints` (`403` `capability_missing`
+/// otherwise); refused with the codes of `POST /v1/endpoints`.
+#[utoipa::path(operation_id = "portal.endpoints.create", post, path = "/v1/portal/endpoints", tag = "portal",
     request_body = PortalCreateEndpoint,
     responses((status = 201, body = EndpointCreated), (status = 422, body = Problem), (status = 429, description = "`busy`: the tenant already has 8 schema checks or validations running or waiting; retry after `Retry-After` seconds", body = Problem)),
     security(("portal_token" = [])))]
@@ -106,7 +122,11 @@ pub async fn create_endpoint(
     .await
 }
 
-#[utoipa::path(operation_id = "portal_endpoints_get", get, path = "/v1/portal/endpoints/{id}", tag = "portal",
+/// Get one of the consumer's endpoints
+///
+/// Returns the endpoint with its warnings and its revision as the `ETag`.
+/// Portal token; the consumer's own endpoints only (`404` otherwise).
+#[utoipa::path(operation_id = "portal.endpoints.get", get, path = "/v1/portal/endpoints/{id}", tag = "portal",
     params(("id" = String, Path, description = "The endpoint's id.")),
     responses((status = 200, body = EndpointOut, headers(("ETag" = String, description = "The endpoint's revision, for `If-Match` on `PATCH`"))), (status = 404, body = Problem)),
     security(("portal_token" = [])))]
@@ -129,20 +149,37 @@ pub async fn get_endpoint(
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PortalUpdateEndpoint {
+    /// A new `https://` URL. Refused when it moves to another host an
+    /// endpoint whose tenant set credentials (secret headers, client
+    /// authentication) for the current one.
     pub url: Option<String>,
+    /// A note for people (at most 500 characters), or `null` to clear it.
     #[serde(default, deserialize_with = "present")]
     #[schema(value_type = Option<String>)]
     pub description: Option<Option<String>>,
-    /// At most 256.
+    /// Event types to receive, at most 256; `["*"]` receives all.
     #[schema(max_items = 256)]
     pub event_types: Option<Vec<String>>,
+    /// Attempts started per second at most (1 to 100,000), or `null` for no limit.
     #[serde(default, deserialize_with = "present")]
     #[schema(value_type = Option<u32>, minimum = 1, maximum = 100_000)]
     pub rate_limit_per_second: Option<Option<u32>>,
+    /// Whether 5 days of continuous failure disable the endpoint.
     pub auto_disable: Option<bool>,
 }
 
-#[utoipa::path(operation_id = "portal_endpoints_update", patch, path = "/v1/portal/endpoints/{id}", tag = "portal",
+/// Update one of the consumer's endpoints
+///
+/// Changes the fields given, as `PATCH /v1/endpoints/{id}` does (`If-Match`
+/// included). A new URL on the same host keeps the headers and client
+/// authentication the tenant set; one on another host is refused while the
+/// endpoint has any (`422` `credentials_not_restated`), and an endpoint
+/// that is not HTTPS changes its destination only through the tenant API
+/// (`422` `destination_not_https`).
+///
+/// Portal token with `manage_endpoints`; the consumer's own endpoints only
+/// (`404` otherwise); refused with the codes of `PATCH /v1/endpoints/{id}`.
+#[utoipa::path(operation_id = "portal.endpoints.update", patch, path = "/v1/portal/endpoints/{id}", tag = "portal",
     params(("id" = String, Path, description = "The endpoint's id."),
         ("If-Match" = Option<String>, Header, description = "Apply only while the endpoint is at this `ETag` (its revision, from a read), else `412`")),
     request_body = Option<PortalUpdateEndpoint>,
@@ -210,7 +247,11 @@ pub async fn update_endpoint(
     .await
 }
 
-#[utoipa::path(operation_id = "portal_endpoints_delete", delete, path = "/v1/portal/endpoints/{id}", tag = "portal",
+/// Delete one of the consumer's endpoints
+///
+/// Deletes the endpoint as `DELETE /v1/endpoints/{id}` does. Portal token
+/// with `manage_endpoints`; the consumer's own endpoints only.
+#[utoipa::path(operation_id = "portal.endpoints.delete", delete, path = "/v1/portal/endpoints/{id}", tag = "portal",
     params(("id" = String, Path, description = "The endpoint's id.")),
     responses((status = 204), (status = 404, body = Problem)),
     security(("portal_token" = [])))]
@@ -224,7 +265,12 @@ pub async fn delete_endpoint(
     endpoints::delete(State(state), auth.as_tenant(), Path(id)).await
 }
 
-#[utoipa::path(operation_id = "portal_endpoints_disable", post, path = "/v1/portal/endpoints/{id}/disable", tag = "portal",
+/// Disable one of the consumer's endpoints
+///
+/// Disables the endpoint as `POST /v1/endpoints/{id}/disable` does. Portal
+/// token with `manage_endpoints`; the consumer's own endpoints only; `409`
+/// `invalid_endpoint_state` when it is disabled already.
+#[utoipa::path(operation_id = "portal.endpoints.disable", post, path = "/v1/portal/endpoints/{id}/disable", tag = "portal",
     params(("id" = String, Path, description = "The endpoint's id.")),
     responses((status = 200, body = EndpointOut), (status = 404, body = Problem), (status = 409, body = Problem)),
     security(("portal_token" = [])))]
@@ -238,7 +284,13 @@ pub async fn disable_endpoint(
     recovery::disable(State(state), auth.as_tenant(), Path(id)).await
 }
 
-#[utoipa::path(operation_id = "portal_endpoints_enable", post, path = "/v1/portal/endpoints/{id}/enable", tag = "portal",
+/// Enable one of the consumer's endpoints
+///
+/// Enables the endpoint as `POST /v1/endpoints/{id}/enable` does, and with
+/// `{"recover": true}` queues what it missed. Portal token with
+/// `manage_endpoints`, and `recover` too for `{"recover": true}`; the
+/// consumer's own endpoints only.
+#[utoipa::path(operation_id = "portal.endpoints.enable", post, path = "/v1/portal/endpoints/{id}/enable", tag = "portal",
     params(("id" = String, Path, description = "The endpoint's id.")),
     request_body(content = Option<EnableBody>),
     responses((status = 200, body = Enabled), (status = 404, body = Problem), (status = 409, body = Problem), (status = 422, body = Problem)),
@@ -261,7 +313,11 @@ pub async fn enable_endpoint(
     recovery::enable(State(state), auth.as_tenant(), Path(id), body).await
 }
 
-#[utoipa::path(operation_id = "portal_endpoints_signing_keys", get, path = "/v1/portal/endpoints/{id}/signing-keys", tag = "portal",
+/// List an endpoint's signing keys
+///
+/// Lists the keys that sign the endpoint's deliveries, newest first: a
+/// `v1a` key's public key verifies them. Portal token; the consumer's own endpoints only (`404` otherwise).
+#[utoipa::path(operation_id = "portal.endpoints.signing_keys.list", get, path = "/v1/portal/endpoints/{id}/signing-keys", tag = "portal",
     params(("id" = String, Path, description = "The endpoint's id."), PortalListQuery),
     responses((status = 200, description = "The endpoint's signing keys, newest first (retired ones included), a page at a time.", body = Page<SigningKeyOut>),
               (status = 400, body = Problem), (status = 404, body = Problem)),
@@ -285,7 +341,13 @@ pub async fn signing_keys(
     .await
 }
 
-#[utoipa::path(operation_id = "portal_endpoints_rotate_key", post, path = "/v1/portal/endpoints/{id}/rotate-key", tag = "portal",
+/// Rotate an endpoint's signing key
+///
+/// Rotates the key as `POST /v1/endpoints/{id}/rotate-key` does: the old
+/// key signs beside the new one for the overlap; a new `v1` secret is in
+/// this answer only. Portal token with `rotate_keys`; the consumer's own
+/// endpoints only.
+#[utoipa::path(operation_id = "portal.endpoints.rotate_key", post, path = "/v1/portal/endpoints/{id}/rotate-key", tag = "portal",
     params(("id" = String, Path, description = "The endpoint's id.")),
     request_body = Option<RotateKey>,
     responses((status = 200, body = KeyRotated), (status = 404, body = Problem), (status = 422, body = Problem)),
@@ -301,7 +363,11 @@ pub async fn rotate_key(
     endpoints::rotate_key(State(state), auth.as_tenant(), Path(id), body).await
 }
 
-#[utoipa::path(operation_id = "portal_endpoints_health", get, path = "/v1/portal/endpoints/{id}/health", tag = "portal",
+/// Get an endpoint's health
+///
+/// Returns the endpoint's health as `GET /v1/endpoints/{id}/health` does.
+/// Portal token; the consumer's own endpoints only (`404` otherwise).
+#[utoipa::path(operation_id = "portal.endpoints.get_health", get, path = "/v1/portal/endpoints/{id}/health", tag = "portal",
     params(("id" = String, Path, description = "The endpoint's id.")),
     responses((status = 200, body = Health), (status = 404, body = Problem)),
     security(("portal_token" = [])))]
@@ -314,7 +380,12 @@ pub async fn endpoint_health(
     health::get(State(state), auth.as_tenant(), Path(id)).await
 }
 
-#[utoipa::path(operation_id = "portal_endpoints_test", post, path = "/v1/portal/endpoints/{id}/test", tag = "portal",
+/// Send a test event to an endpoint
+///
+/// Sends a sample event to the endpoint and answers with its first attempt,
+/// as `POST /v1/endpoints/{id}/test` does. Portal token with `send_tests`;
+/// the consumer's own endpoints only.
+#[utoipa::path(operation_id = "portal.endpoints.send_test", post, path = "/v1/portal/endpoints/{id}/test", tag = "portal",
     params(("id" = String, Path, description = "The endpoint's id.")),
     request_body = Option<TestSend>,
     responses((status = 200, body = TestSent), (status = 404, body = Problem), (status = 422, body = Problem),
@@ -331,7 +402,12 @@ pub async fn send_test(
     recovery::test(State(state), auth.as_tenant(), Path(id), body).await
 }
 
-#[utoipa::path(operation_id = "portal_endpoints_recover", post, path = "/v1/portal/endpoints/{id}/recover", tag = "portal",
+/// Recover what an endpoint missed
+///
+/// Restarts the endpoint's failed and held messages created in the range,
+/// as `POST /v1/endpoints/{id}/recover` does. Portal token with `recover`;
+/// the consumer's own endpoints only.
+#[utoipa::path(operation_id = "portal.endpoints.recover", post, path = "/v1/portal/endpoints/{id}/recover", tag = "portal",
     params(("id" = String, Path, description = "The endpoint's id.")),
     request_body = RecoverBody,
     responses((status = 200, body = Recovered), (status = 404, body = Problem), (status = 409, body = Problem)),
@@ -347,7 +423,12 @@ pub async fn recover(
     recovery::recover(State(state), auth.as_tenant(), Path(id), body).await
 }
 
-#[utoipa::path(operation_id = "portal_endpoints_failed", get, path = "/v1/portal/endpoints/{id}/failed", tag = "portal",
+/// List what an endpoint missed
+///
+/// Lists the endpoint's messages that were not delivered (every terminal
+/// state but `delivered`, and `held`), as `GET /v1/endpoints/{id}/missed`
+/// does. Portal token; the consumer's own endpoints only (`404` otherwise).
+#[utoipa::path(operation_id = "portal.endpoints.list_failed", get, path = "/v1/portal/endpoints/{id}/failed", tag = "portal",
     params(("id" = String, Path, description = "The endpoint's id."), MissedQuery),
     responses((status = 200, body = Page<Message>), (status = 404, body = Problem)),
     security(("portal_token" = [])))]

@@ -25,8 +25,11 @@ use crate::extract::QueryParams;
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct DeliveryLogQuery {
+    /// Only messages in this state.
     pub state: Option<MessageState>,
+    /// Only messages of this event type.
     pub event_type: Option<String>,
+    /// Only this event's message.
     pub event_id: Option<String>,
     /// Created at or after (RFC 3339).
     #[param(value_type = Option<String>, format = DateTime)]
@@ -41,7 +44,12 @@ pub struct DeliveryLogQuery {
     pub after: Option<String>,
 }
 
-#[utoipa::path(operation_id = "portal_endpoints_messages", get, path = "/v1/portal/endpoints/{id}/messages", tag = "portal",
+/// List an endpoint's delivery log
+///
+/// Lists the endpoint's messages, filtered by state, event type, event and
+/// creation time, a page at a time. Portal token; the consumer's own
+/// endpoints only (`404` otherwise).
+#[utoipa::path(operation_id = "portal.endpoints.list_messages", get, path = "/v1/portal/endpoints/{id}/messages", tag = "portal",
     params(("id" = String, Path, description = "The endpoint's id."), DeliveryLogQuery),
     responses((status = 200, body = Page<Message>), (status = 404, body = Problem)),
     security(("portal_token" = [])))]
@@ -70,10 +78,14 @@ pub async fn delivery_log(
 /// The event a message carries, as the consumer receives it.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct PortalEvent {
+    /// The event's id (the deliveries' `webhook-id`).
     pub id: String,
+    /// The event's type.
     #[serde(rename = "type")]
     pub event_type: String,
+    /// The event's subject, if any.
     pub subject: Option<String>,
+    /// When the event happened.
     pub time: Timestamp,
     /// The payload as this endpoint receives it: the event's data shaped by
     /// the message's endpoint version (thin fields, its snapshot allow
@@ -83,6 +95,8 @@ pub struct PortalEvent {
     pub data: Box<serde_json::value::RawValue>,
 }
 
+/// A message of one of the consumer's endpoints, with its event as the
+/// endpoint receives it.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct PortalMessage {
     #[serde(flatten)]
@@ -92,7 +106,14 @@ pub struct PortalMessage {
     pub event: Option<PortalEvent>,
 }
 
-#[utoipa::path(operation_id = "portal_messages_get", get, path = "/v1/portal/messages/{id}", tag = "portal",
+/// Get a message and its payload
+///
+/// Returns a message of one of the consumer's endpoints with its event as
+/// that endpoint receives it: the `data` shaped by the message's endpoint
+/// version (thin fields, the snapshot allow list, personal data removed),
+/// exactly what its deliveries carry, never more. Portal token; `404` for a
+/// message of another consumer's endpoint.
+#[utoipa::path(operation_id = "portal.messages.get", get, path = "/v1/portal/messages/{id}", tag = "portal",
     params(("id" = String, Path, description = "The message's id.")),
     responses((status = 200, body = PortalMessage), (status = 404, body = Problem)),
     security(("portal_token" = [])))]
@@ -145,7 +166,12 @@ pub async fn get_message(
     }))
 }
 
-#[utoipa::path(operation_id = "portal_messages_attempts", get, path = "/v1/portal/messages/{id}/attempts", tag = "portal",
+/// List a message's attempts
+///
+/// Lists the attempts at delivering the message, by number, as
+/// `GET /v1/messages/{id}/attempts` does. Portal token; the consumer's
+/// messages only.
+#[utoipa::path(operation_id = "portal.messages.attempts.list", get, path = "/v1/portal/messages/{id}/attempts", tag = "portal",
     params(("id" = String, Path, description = "The message's id."), super::super::ListQuery),
     responses((status = 200, description = "The message's attempts by number, a page at a time.", body = Page<Attempt>),
               (status = 400, body = Problem), (status = 404, body = Problem)),
@@ -160,7 +186,12 @@ pub async fn attempts(
     messages::attempts(State(state), auth.as_tenant(), Path(id), q).await
 }
 
-#[utoipa::path(operation_id = "portal_messages_resend", post, path = "/v1/portal/messages/{id}/resend", tag = "portal",
+/// Resend a message now
+///
+/// Makes one immediate attempt at the message, as
+/// `POST /v1/messages/{id}/resend` does. Portal token with `recover`; the
+/// consumer's messages only.
+#[utoipa::path(operation_id = "portal.messages.resend", post, path = "/v1/portal/messages/{id}/resend", tag = "portal",
     params(("id" = String, Path, description = "The message's id.")),
     responses((status = 200, body = Resent), (status = 404, body = Problem), (status = 409, body = Problem),
               (status = 429, description = "too many manual attempts pending for the endpoint, or its circuit is open; see `Retry-After`", body = Problem)),

@@ -15,7 +15,19 @@ use crate::auth::TenantAuth;
 use crate::error::{ApiError, Problem};
 use crate::extract::OptionalJsonBody;
 
-#[utoipa::path(operation_id = "messages_bulk_retry", post, path = "/v1/messages/retry", tag = "recovery",
+/// Retry failed messages in bulk
+///
+/// Queues a durable job that restarts the schedule of the failed messages
+/// (`failed_permanent`, `exhausted`, `window_exceeded`, `dead_lettered`,
+/// `cancelled`) the filter selects, across endpoints, as paced recovery
+/// traffic; every field narrows the selection, and an empty body selects
+/// every failed message within retention. The job works in batches and
+/// resumes after a restart; follow it with `GET /v1/jobs/{id}`. Audited as
+/// `messages.bulk_retry`.
+///
+/// Tenant API key. Refused with `422` `validation_failed` (a `state` that is
+/// not a failed one, `until` not after `since`) or `outside_retention`.
+#[utoipa::path(operation_id = "messages.retry", post, path = "/v1/messages/retry", tag = "recovery",
     request_body = Option<BulkRetry>,
     responses((status = 202, description = "queued as a durable job", body = relay_store::Job),
               (status = 422, body = Problem)),
@@ -77,7 +89,12 @@ pub async fn bulk_retry(
     Ok((StatusCode::ACCEPTED, Json(job)))
 }
 
-#[utoipa::path(operation_id = "jobs_get", get, path = "/v1/jobs/{id}", tag = "recovery",
+/// Get a job
+///
+/// Returns a durable job (a bulk retry) and its progress: messages
+/// examined (`processed`), restarted (`affected`), its state. Tenant API
+/// key; `404` for a job of another tenant or environment.
+#[utoipa::path(operation_id = "jobs.get", get, path = "/v1/jobs/{id}", tag = "recovery",
     params(("id" = String, Path, description = "The job's id.")),
     responses((status = 200, body = relay_store::Job), (status = 404, body = Problem)),
     security(("api_key" = [])))]

@@ -20,7 +20,16 @@ use crate::auth::TenantAuth;
 use crate::error::{ApiError, Problem, or_not_found};
 use crate::extract::OptionalJsonBody;
 
-#[utoipa::path(operation_id = "messages_cancel", post, path = "/v1/messages/{id}/cancel", tag = "recovery",
+/// Cancel a message
+///
+/// Ends a pending message (`scheduled`, `held` or `in_flight`) as
+/// `cancelled`: nothing more is attempted (recover or bulk retry can bring
+/// it back). An attempt already on the wire finishes, but its result no
+/// longer changes the message. Audited as `message.cancelled`.
+///
+/// Tenant API key; `404` for an unknown message; `409`
+/// `message_not_pending` for a message that has ended.
+#[utoipa::path(operation_id = "messages.cancel", post, path = "/v1/messages/{id}/cancel", tag = "recovery",
     params(("id" = String, Path, description = "The message's id.")),
     responses((status = 200, body = Message), (status = 404, body = Problem), (status = 409, body = Problem)),
     security(("api_key" = [])))]
@@ -70,6 +79,7 @@ fn manual_refused(e: relay_engine::ManualError) -> ApiError {
     }
 }
 
+/// A resend's result: the message after the attempt, and the attempt.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Resent {
     /// The message after the attempt.
@@ -78,7 +88,20 @@ pub struct Resent {
     pub attempt: Option<Attempt>,
 }
 
-#[utoipa::path(operation_id = "messages_resend", post, path = "/v1/messages/{id}/resend", tag = "recovery",
+/// Resend a message now
+///
+/// Makes one immediate attempt at the message, whatever its state but
+/// `in_flight`, and answers when it has ended. A success delivers the
+/// message (and cancels its remaining schedule); a failure changes nothing
+/// and uses no attempt. It goes through the endpoint's lane (its
+/// concurrency, rate limit and circuit), never beside another attempt of
+/// the message. Audited as `message.resent`.
+///
+/// Tenant API key; `404` for an unknown message; `409`
+/// `attempt_in_flight`, `event_expired` (its time to live passed) or
+/// `endpoint_deleted`; `429` `manual_attempts_limited` or
+/// `endpoint_circuit_open` (retry after `Retry-After`).
+#[utoipa::path(operation_id = "messages.resend", post, path = "/v1/messages/{id}/resend", tag = "recovery",
     params(("id" = String, Path, description = "The message's id.")),
     responses((status = 200, body = Resent), (status = 404, body = Problem), (status = 409, body = Problem),
               (status = 429, description = "too many manual attempts pending for the endpoint, or its circuit is open; see `Retry-After`", body = Problem)),
@@ -127,6 +150,7 @@ pub async fn resend(
     }))
 }
 
+/// Which event type a test send samples.
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TestSend {
@@ -135,10 +159,12 @@ pub struct TestSend {
     pub event_type: Option<String>,
 }
 
+/// A test send's result: the test message and its first attempt.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct TestSent {
     /// The test message (a real one: if the attempt failed, it is retried).
     pub message: Message,
+    /// The attempt made; `null` when none could be made.
     pub attempt: Option<Attempt>,
 }
 
@@ -180,7 +206,21 @@ async fn first_with_sample(
     }
 }
 
-#[utoipa::path(operation_id = "endpoints_test", post, path = "/v1/endpoints/{id}/test", tag = "recovery",
+/// Send a test event to an endpoint
+///
+/// Publishes a real event of one of the endpoint's types, its sample
+/// payload with the subject `relay/test`, addressed to the endpoint's
+/// consumer and delivered to this endpoint alone, and makes its first
+/// attempt at once; the answer carries the message and the attempt. A
+/// failed test is retried on the schedule like any message. Without
+/// `event_type`, the first subscribed type (by name) with a sample is used.
+/// Audited as `endpoint.test_sent`.
+///
+/// Tenant API key; `404` for an unknown endpoint. Refused with `422`:
+/// `not_subscribed`, `unknown_event_type`, `no_sample`; `413`
+/// `envelope_too_large`; `429` `manual_attempts_limited` or
+/// `endpoint_circuit_open`.
+#[utoipa::path(operation_id = "endpoints.send_test", post, path = "/v1/endpoints/{id}/test", tag = "recovery",
     params(("id" = String, Path, description = "The endpoint's id.")),
     request_body = Option<TestSend>,
     responses((status = 200, body = TestSent), (status = 404, body = Problem), (status = 422, body = Problem),

@@ -19,6 +19,7 @@ use crate::auth::TenantAuth;
 use crate::error::{ApiError, Problem, or_not_found};
 use crate::extract::{JsonBody, QueryParams};
 
+/// The range of an endpoint's messages to recover, by creation time.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RecoverBody {
@@ -30,6 +31,7 @@ pub struct RecoverBody {
     pub until: Option<Timestamp>,
 }
 
+/// The range of events to deliver to an endpoint again, by creation time.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReplayBody {
@@ -43,13 +45,26 @@ pub struct ReplayBody {
     pub event_types: Option<Vec<String>>,
 }
 
+/// What a replay created.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Replayed {
     /// Messages created (events the endpoint already had are skipped).
     pub messages_created: u64,
 }
 
-#[utoipa::path(operation_id = "endpoints_replay", post, path = "/v1/endpoints/{id}/replay", tag = "recovery",
+/// Replay events to an endpoint
+///
+/// Creates messages for the endpoint for the events created in the range
+/// (within the retention period) that it subscribes to and that were not
+/// published to another consumer, optionally only some `event_types`.
+/// Events the endpoint already has a message for are skipped, so an
+/// interrupted replay is resumed by replaying again. The messages are paced
+/// recovery traffic; each keeps its event's `id` (`webhook-id`). Audited as
+/// `endpoint.replayed`.
+///
+/// Tenant API key; `404` for an unknown endpoint; `422`
+/// `validation_failed` (`until` not after `since`) or `outside_retention`.
+#[utoipa::path(operation_id = "endpoints.replay", post, path = "/v1/endpoints/{id}/replay", tag = "recovery",
     params(("id" = String, Path, description = "The endpoint's id.")),
     request_body = ReplayBody,
     responses((status = 200, body = Replayed), (status = 404, body = Problem), (status = 422, body = Problem)),
@@ -86,6 +101,7 @@ pub async fn replay(
     Ok(Json(Replayed { messages_created }))
 }
 
+/// What a recover restarted.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Recovered {
     /// Messages whose schedule restarted.
@@ -96,7 +112,21 @@ pub struct Recovered {
     pub in_flight: u64,
 }
 
-#[utoipa::path(operation_id = "endpoints_recover", post, path = "/v1/endpoints/{id}/recover", tag = "recovery",
+/// Recover what an endpoint missed
+///
+/// Restarts the schedule of every failed (`failed_permanent`, `exhausted`,
+/// `window_exceeded`, `dead_lettered`, `cancelled`) and unattempted
+/// (`held`) message of the endpoint created in the range, as paced recovery
+/// traffic below live traffic. Works in chunks, each its own transaction:
+/// an interrupted recover is resumed by sending it again. A message whose
+/// manual resend is on the wire is left as it is and counted in
+/// `in_flight`. Audited as `endpoint.recovered`.
+///
+/// Tenant API key; `404` for an unknown endpoint; `409`
+/// `invalid_endpoint_state` (enable or resume it first) or
+/// `endpoint_state_changed` (paused or disabled meanwhile); `422`
+/// `validation_failed` or `outside_retention`.
+#[utoipa::path(operation_id = "endpoints.recover", post, path = "/v1/endpoints/{id}/recover", tag = "recovery",
     params(("id" = String, Path, description = "The endpoint's id.")),
     request_body = RecoverBody,
     responses((status = 200, body = Recovered), (status = 404, body = Problem), (status = 409, body = Problem)),
@@ -169,10 +199,17 @@ pub struct MissedQuery {
     /// Page size, 1 to 250 (default 50).
     #[param(minimum = 1, maximum = 250)]
     pub limit: Option<u32>,
+    /// The `next_after` of the previous page.
     pub after: Option<String>,
 }
 
-#[utoipa::path(operation_id = "endpoints_missed", get, path = "/v1/endpoints/{id}/missed", tag = "recovery",
+/// List what an endpoint missed
+///
+/// Lists the endpoint's messages that were not delivered: every terminal
+/// state but `delivered`, and `held` (made while it was paused or
+/// disabled), optionally created in a range, a page at a time. These are
+/// what `recover` restarts. Tenant API key; `404` for an unknown endpoint.
+#[utoipa::path(operation_id = "endpoints.list_missed", get, path = "/v1/endpoints/{id}/missed", tag = "recovery",
     params(("id" = String, Path, description = "The endpoint's id."), MissedQuery),
     responses((status = 200, body = Page<Message>), (status = 404, body = Problem)),
     security(("api_key" = [])))]
