@@ -189,6 +189,7 @@ fn reserved(name: &str) -> ApiError {
     responses((status = 201, description = "created", body = EventTypeOut),
               (status = 200, description = "updated, or a new version opened", body = EventTypeOut),
               (status = 422, description = "refused: `validation_failed`, `invalid_schema` (also a `$ref` outside the schema), `schema_too_large` (over 256 KiB), `schema_too_complex` (a `$ref` loop, or validation could cost over 10,000 subschemas per value), `unsupported_pattern` (look-around, backreferences, over 1 MiB compiled), `validation_too_costly` (the sample), `schema_violation` (the sample)", body = Problem),
+              (status = 409, description = "`conflict`: another update of the same event type committed first; read it and try again", body = Problem),
               (status = 429, description = "`busy`: the tenant already has 8 schema checks or validations running or waiting; retry after `Retry-After` seconds", body = Problem)),
     security(("api_key" = [])))]
 pub async fn put(
