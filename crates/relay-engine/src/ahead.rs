@@ -3,6 +3,7 @@
 //! swept back when they cannot start.
 
 use super::*;
+use crate::claim::release_claims;
 
 /// A live message leased ahead of a free slot in its endpoint's lane, with
 /// the in-flight permit it holds and when it was claimed.
@@ -201,11 +202,7 @@ impl Dispatcher {
             .map(|a| a.claimed.message.id.clone())
             .collect();
         let now = self.attempter.clock.now();
-        if let Err(e) = self
-            .store()
-            .release_claims(&self.config().owner, &ids, now)
-            .await
-        {
+        if let Err(e) = release_claims(self.store(), &self.config().owner, &ids, now).await {
             tracing::warn!(error = %e, "giving back messages leased ahead failed; their leases expire");
         }
     }

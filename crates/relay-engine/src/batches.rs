@@ -56,6 +56,7 @@ use relay_store::{Claimed, Commit, Completion, ExecutorExt as _, new_id};
 use sha2::{Digest, Sha256};
 
 use crate::attempt::{Attempter, Facts};
+use crate::claim::release_claims;
 use crate::lanes::Lanes;
 
 /// A message waiting in its endpoint's open batch, with its line.
@@ -274,7 +275,7 @@ impl Attempter {
         if done.is_empty() {
             return;
         }
-        if let Err(e) = self.store.complete(done).await {
+        if let Err(e) = crate::completer::write_completions(&*self.store, done).await {
             tracing::warn!(error = %e, "a batch's completions cannot be written; their leases expire and the batch is written again");
         }
     }
@@ -337,10 +338,8 @@ impl Attempter {
                 // A lease lapsed while the batch was open: nothing written;
                 // the others go back to be batched again.
                 tracing::warn!(endpoint = %first.endpoint.id, "a member's lease lapsed before its batch closed; the batch is given back unwritten");
-                if let Err(e) = self
-                    .store
-                    .release_claims(&self.config.owner, &stored.members, now)
-                    .await
+                if let Err(e) =
+                    release_claims(&*self.store, &self.config.owner, &stored.members, now).await
                 {
                     tracing::warn!(error = %e, "giving back a batch failed; its leases expire");
                 }
@@ -389,10 +388,8 @@ impl Attempter {
         };
         if !left.is_empty() {
             let ids: Vec<String> = left.into_iter().map(|m| m.message.id).collect();
-            if let Err(e) = self
-                .store
-                .release_claims(&self.config.owner, &ids, self.clock.now())
-                .await
+            if let Err(e) =
+                release_claims(&*self.store, &self.config.owner, &ids, self.clock.now()).await
             {
                 tracing::warn!(error = %e, "giving back a batch's members failed; their leases expire");
             }

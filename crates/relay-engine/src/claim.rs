@@ -5,6 +5,7 @@
 //! stop signal, stop claiming and let the attempts in flight finish.
 
 use super::*;
+use relay_store::{Commit, ExecutorExt as _, claims};
 
 /// What one claim gave the loop.
 pub(crate) struct Claim {
@@ -18,6 +19,26 @@ pub(crate) struct Claim {
 
 /// How long the loop waits for recovery tokens at most.
 pub(crate) const RECOVERY_TICK: Duration = Duration::from_millis(10);
+
+/// Gives claimed messages back unattempted ([`claims::release_claims`]),
+/// committed as the claim was ([`Commit::Lease`]: lost in a power cut, the
+/// lease expires); no write at all when there are none.
+pub(crate) async fn release_claims(
+    store: &dyn Store,
+    owner: &str,
+    ids: &[String],
+    now: relay_core::time::Timestamp,
+) -> Result<u64, relay_store::StoreError> {
+    if ids.is_empty() {
+        return Ok(0);
+    }
+    let (owner, ids) = (owner.to_string(), ids.to_vec());
+    store
+        .write(Commit::Lease, move |mut x| {
+            Box::pin(async move { claims::release_claims(&mut x, &owner, &ids, now).await })
+        })
+        .await
+}
 
 impl Dispatcher {
     /// Claims due messages for endpoints whose lanes have room (live first,
@@ -87,16 +108,24 @@ impl Dispatcher {
             .saturating_sub(self.recovery_in_flight.load(Ordering::Relaxed))
             .min(self.recovery_tokens(now) as usize);
         let cursor = self.recovery_cursor.lock().ok().and_then(|c| c.clone());
+        let recovery_limit = u32::try_from(recovery_room).unwrap_or(u32::MAX);
+        let (owner, lanes_room) = (a.config.owner.clone(), room.clone());
+        // Committed as a lease: a claim lost in a power cut expires.
         let batch = a
             .store
-            .claim(&relay_store::ClaimRequest {
-                owner: &a.config.owner,
-                now,
-                lease_until,
-                limit,
-                recovery_limit: u32::try_from(recovery_room).unwrap_or(u32::MAX),
-                room: &room,
-                recovery_after: cursor.as_deref(),
+            .write(Commit::Lease, move |mut x| {
+                Box::pin(async move {
+                    let req = relay_store::ClaimRequest {
+                        owner: &owner,
+                        now,
+                        lease_until,
+                        limit,
+                        recovery_limit,
+                        room: &lanes_room,
+                        recovery_after: cursor.as_deref(),
+                    };
+                    claims::claim(&mut x, &req).await
+                })
             })
             .await?;
         if batch.recovery_first.is_some()
@@ -130,7 +159,7 @@ impl Dispatcher {
         });
         if !overflow.is_empty() {
             let ids: Vec<String> = overflow.iter().map(|c| c.message.id.clone()).collect();
-            a.store.release_claims(&a.config.owner, &ids, now).await?;
+            release_claims(&*a.store, &a.config.owner, &ids, now).await?;
         }
         let recovery = admitted.iter().filter(|c| c.recovery).count();
         self.recovery_in_flight
@@ -423,7 +452,12 @@ impl Service for Claimer {
             let now = this.attempter.clock.now();
             let next_due = match next_due {
                 Some(due) => due,
-                None => this.store().next_due_at().await.ok().flatten(),
+                None => this
+                    .store()
+                    .read(|mut x| Box::pin(async move { claims::next_due(&mut x).await }))
+                    .await
+                    .ok()
+                    .flatten(),
             };
             // Due messages left unclaimed although permits were free sit behind
             // full lanes (or a manual attempt), or are recovery traffic with

@@ -2,6 +2,7 @@
 //! and the [`Completer`] service that writes completions in batches.
 
 use super::*;
+use relay_store::{Commit, ExecutorExt as _, completions};
 
 /// What a finished attempt tells the endpoint's circuit breaker (the same
 /// signal as the automatic-disable clock: see `Attempter::attempt`).
@@ -17,6 +18,20 @@ pub(crate) const COMPLETION_LINGER: Duration = Duration::from_millis(2);
 /// A finished attempt's completion, with the in-flight permit it holds
 /// until the completion is written.
 pub(crate) type Done = (Completion, tokio::sync::OwnedSemaphorePermit);
+
+/// Applies `batch` ([`completions::complete`]) in one durable write: each
+/// completion only while its lease holds.
+pub(crate) async fn write_completions(
+    store: &dyn Store,
+    batch: &[Completion],
+) -> Result<relay_store::Completed, relay_store::StoreError> {
+    let batch = batch.to_vec();
+    store
+        .write(Commit::Durable, move |mut x| {
+            Box::pin(async move { completions::complete(&mut x, &batch).await })
+        })
+        .await
+}
 
 impl Dispatcher {
     /// Frees what a claimed attempt held: its lane slot (telling the breaker
@@ -39,7 +54,7 @@ impl Dispatcher {
         &self,
         batch: &[Completion],
     ) -> Result<(), relay_store::StoreError> {
-        let done = self.store().complete(batch).await?;
+        let done = write_completions(self.store(), batch).await?;
         let gone = done.gone.len() as u64;
         if gone > 0 {
             // Logged by the store; the batch's other completions are written.

@@ -23,6 +23,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use relay_store::{Commit, ExecutorExt as _, claims};
 use tokio::sync::{Notify, mpsc, watch};
 
 use crate::Dispatcher;
@@ -219,9 +220,15 @@ impl Engine {
             sync.join().await;
         }
         // 5.
-        let (store, config) = (self.dispatcher.store(), self.dispatcher.config());
+        let owner = self.dispatcher.config().owner.clone();
         let now = self.dispatcher.attempter.clock.now();
-        match store.release_leases(&config.owner, now).await {
+        let released = self
+            .dispatcher
+            .store()
+            .write(Commit::Durable, move |mut x| {
+                Box::pin(async move { claims::release_leases(&mut x, &owner, now).await })
+            });
+        match released.await {
             Ok(n) if n > 0 => tracing::info!(released = n, "released unfinished leases"),
             Ok(_) => {}
             Err(e) => tracing::error!(error = %e, "releasing leases failed; they will expire"),

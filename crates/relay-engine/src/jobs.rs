@@ -2,7 +2,7 @@
 //! batch by batch, paced by how many of their messages wait to be claimed.
 
 use super::*;
-use relay_store::{Commit, ExecutorExt as _, jobs};
+use relay_store::{Commit, ExecutorExt as _, claims, jobs};
 
 /// Messages examined per job transaction.
 pub(crate) const JOB_BATCH: u32 = 500;
@@ -119,9 +119,13 @@ impl Dispatcher {
     pub(crate) async fn pace_job(&self, tenant_id: &str) -> Result<(), relay_store::StoreError> {
         let a = &self.attempter;
         let give_up = std::time::Instant::now() + a.config.lease / 2;
-        while a.store.recovery_due(tenant_id, a.clock.now()).await? >= JOB_PACE_DUE
-            && std::time::Instant::now() < give_up
-        {
+        let due = |now| {
+            let tenant_id = tenant_id.to_string();
+            a.store.read(move |mut x| {
+                Box::pin(async move { claims::recovery_due(&mut x, &tenant_id, now).await })
+            })
+        };
+        while due(a.clock.now()).await? >= JOB_PACE_DUE && std::time::Instant::now() < give_up {
             tokio::time::sleep(JOB_PACE_POLL).await;
         }
         Ok(())

@@ -35,9 +35,10 @@
 //!   publishes), exported over OTLP/HTTP.
 //!
 //! Safety: a message is attempted only under a lease; a completion is
-//! applied only if its lease still holds (`Store::complete`), so a late or
-//! duplicate completion never overwrites a rescued, cancelled or completed
-//! message. A process that dies mid-attempt leaves a lease that expires and is
+//! applied only if its lease still holds
+//! (`relay_store::completions::complete`), so a late or duplicate
+//! completion never overwrites a rescued, cancelled or completed message.
+//! A process that dies mid-attempt leaves a lease that expires and is
 //! rescued: delivery is at least once.
 //!
 //! Graceful shutdown ([`Engine::shutdown`], after the stop signal): the

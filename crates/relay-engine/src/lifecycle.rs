@@ -28,6 +28,7 @@ use relay_core::model::EndpointState;
 use relay_store::{Claimed, EndpointNotice};
 
 use crate::Dispatcher;
+use crate::claim::release_claims;
 
 impl Dispatcher {
     /// The endpoint's state changed to `state` (committed): when it is
@@ -122,11 +123,7 @@ impl Dispatcher {
     /// their endpoint is not active).
     pub(crate) async fn give_back(&self, ids: &[String]) {
         let now = self.attempter.clock.now();
-        if let Err(e) = self
-            .store()
-            .release_claims(&self.config().owner, ids, now)
-            .await
-        {
+        if let Err(e) = release_claims(self.store(), &self.config().owner, ids, now).await {
             tracing::warn!(error = %e, "giving back leased messages failed; their leases expire");
         }
     }
@@ -157,9 +154,7 @@ impl Dispatcher {
         if !inactive.is_empty() {
             let ids: Vec<String> = inactive.iter().map(|c| c.message.id.clone()).collect();
             let now = self.attempter.clock.now();
-            self.store()
-                .release_claims(&self.config().owner, &ids, now)
-                .await?;
+            release_claims(self.store(), &self.config().owner, &ids, now).await?;
         }
         Ok(keep)
     }

@@ -3,6 +3,7 @@
 //! most, a look at the backlog for `/metrics`.
 
 use super::*;
+use relay_store::{Commit, ExecutorExt as _, claims};
 
 /// How often the backlog gauges are read from the store: each look counts
 /// the waiting messages, so not at every rescue.
@@ -11,7 +12,12 @@ const BACKLOG_EVERY: Duration = Duration::from_secs(15);
 impl Dispatcher {
     pub(crate) async fn rescue(&self) -> Result<u64, relay_store::StoreError> {
         let now = self.attempter.clock.now();
-        let rescued = self.store().rescue_expired_leases(now).await?;
+        let rescued = self
+            .store()
+            .write(Commit::Durable, move |mut x| {
+                Box::pin(async move { claims::rescue_expired_leases(&mut x, now).await })
+            })
+            .await?;
         if rescued > 0 {
             self.attempter
                 .metrics
@@ -34,7 +40,10 @@ impl Dispatcher {
             return;
         }
         m.backlog_observed_at.store(now.millis().max(1), Relaxed);
-        match self.store().backlog_summary().await {
+        let summary = self
+            .store()
+            .read(|mut x| Box::pin(async move { claims::backlog_summary(&mut x).await }));
+        match summary.await {
             Ok((n, oldest)) => {
                 m.backlog_messages
                     .store(i64::try_from(n).unwrap_or(i64::MAX), Relaxed);

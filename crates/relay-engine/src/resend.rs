@@ -9,7 +9,7 @@
 
 use super::*;
 use crate::lanes::Refusal;
-use relay_store::ExecutorExt as _;
+use relay_store::{Commit, ExecutorExt as _, manual_audit};
 
 /// Why a manual attempt could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -209,16 +209,23 @@ impl Dispatcher {
         run_to_end(async move {
             let now = a.clock.now();
             let lease_until = now.plus_millis(a.config.lease.as_millis() as i64);
+            let (at, owner, entry) = (scope.clone(), a.config.owner.clone(), audit.clone());
             let claimed = a
                 .store
-                .lease_for_manual_attempt_audited(
-                    &scope,
-                    &message_id,
-                    &a.config.owner,
-                    now,
-                    lease_until,
-                    &audit,
-                )
+                .write(Commit::Durable, move |mut x| {
+                    Box::pin(async move {
+                        manual_audit::lease_for_manual_attempt(
+                            &mut x,
+                            &at,
+                            &message_id,
+                            &owner,
+                            now,
+                            lease_until,
+                            &entry,
+                        )
+                        .await
+                    })
+                })
                 .await
                 .map_err(|e| match e {
                     relay_store::StoreError::NotFound => ManualError::NotFound,
@@ -264,16 +271,23 @@ impl Dispatcher {
                 .now()
                 .max(event.now)
                 .plus_millis(a.config.lease.as_millis() as i64);
+            let (at, owner, entry) = (scope.clone(), a.config.owner.clone(), audit.clone());
             let claimed = a
                 .store
-                .publish_to_endpoint_audited(
-                    &scope,
-                    &endpoint_id,
-                    event,
-                    &a.config.owner,
-                    lease_until,
-                    &audit,
-                )
+                .write(Commit::Durable, move |mut x| {
+                    Box::pin(async move {
+                        manual_audit::publish_to_endpoint(
+                            &mut x,
+                            &at,
+                            &endpoint_id,
+                            &event,
+                            &owner,
+                            lease_until,
+                            &entry,
+                        )
+                        .await
+                    })
+                })
                 .await
                 .map_err(|e| match e {
                     relay_store::StoreError::NotFound => ManualError::NotFound,
@@ -328,9 +342,12 @@ async fn manual_attempt(
     };
     slot.signal = completer::breaker_signal(Some(&completion));
     drop(slot);
+    let (at, audit_id, done) = (scope.clone(), audit_id.to_string(), completion.clone());
     let applied = a
         .store
-        .complete_manual_audited(scope, audit_id, &completion)
+        .write(Commit::Durable, move |mut x| {
+            Box::pin(async move { manual_audit::complete(&mut x, &at, &audit_id, &done).await })
+        })
         .await
         .map_err(ManualError::Store)?;
     Ok(ManualOutcome {

@@ -28,7 +28,7 @@ use relay_core::model::EndpointState;
 use relay_core::retry::RetrySchedule;
 use relay_core::time::Timestamp;
 use relay_core::window::{Fit, WindowFacts, fit, rate_limited_ready_at};
-use relay_store::{Commit, ExecutorExt as _, StoreError, retention};
+use relay_store::{Commit, ExecutorExt as _, StoreError, retention, window};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::watch;
@@ -95,9 +95,14 @@ impl Dispatcher {
         let mut ahead = 0u64;
         let mut exceeded = Vec::new();
         for _ in 0..WINDOW_PAGES {
+            let (endpoint, from) = (endpoint_id.to_string(), after.take());
             let Some(backlog) = self
                 .store()
-                .due_backlog(endpoint_id, now, after.take(), batch)
+                .read(move |mut x| {
+                    Box::pin(async move {
+                        window::due_backlog(&mut x, &endpoint, now, from, batch).await
+                    })
+                })
                 .await?
             else {
                 break;
@@ -145,7 +150,12 @@ impl Dispatcher {
         if exceeded.is_empty() {
             return Ok(0);
         }
-        let ended = self.store().end_window_exceeded(&exceeded, now).await?;
+        let ended = self
+            .store()
+            .write(Commit::Durable, move |mut x| {
+                Box::pin(async move { window::end_window_exceeded(&mut x, &exceeded, now).await })
+            })
+            .await?;
         if ended > 0 {
             tracing::info!(
                 endpoint = endpoint_id,

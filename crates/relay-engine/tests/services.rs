@@ -18,8 +18,9 @@ const DATA: &str = r#"{"order_id":"1"}"#;
 async fn lease_elsewhere(e: &Env, millis: i64) -> usize {
     let now = e.clock.now();
     let room = [(e.endpoint.id.clone(), 10)];
-    e.store()
-        .claim(&relay_store::ClaimRequest {
+    relay_store::conformance::claim(
+        e.store(),
+        &relay_store::ClaimRequest {
             owner: "a-process-that-crashed",
             now,
             lease_until: now.plus_millis(millis),
@@ -27,11 +28,12 @@ async fn lease_elsewhere(e: &Env, millis: i64) -> usize {
             recovery_limit: 0,
             room: &room,
             recovery_after: None,
-        })
-        .await
-        .unwrap()
-        .claimed
-        .len()
+        },
+    )
+    .await
+    .unwrap()
+    .claimed
+    .len()
 }
 
 #[tokio::test]
@@ -97,8 +99,7 @@ async fn the_engine_delivers_until_stopped_then_holds_no_lease() {
         "its completion was written"
     );
     assert_eq!(
-        e.store()
-            .release_leases(&e.config.owner, common::wall_now())
+        relay_store::conformance::release_leases(e.store(), &e.config.owner, common::wall_now())
             .await
             .unwrap(),
         0,

@@ -76,7 +76,7 @@ pub trait Backend: Send + Sync + 'static {
     fn intake(&self) -> &crate::group::IntakeSlot;
 
     /// Listens for what other processes tell this one (see
-    /// `crate::Dispatch::listen_for_wakeups`); the listening task, if the
+    /// `crate::Signals::listen_for_wakeups`); the listening task, if the
     /// backend has one.
     fn listen(
         &self,

@@ -96,11 +96,26 @@ pub async fn load_claimed<X: Exec>(x: &mut X, ids: &[String]) -> Result<Vec<Clai
     Ok(out)
 }
 
-/// The claim: leases live traffic first, up to the whole limit, then the
-/// room left (within `recovery_limit`) shared across the tenants with
-/// recovery traffic due; then reads what the leased messages need for their
-/// attempts. On SQLite the reads cost no more inside the writer's
-/// transaction than after it, and save the read pool's thread hops.
+/// The claim: leases due `scheduled` messages to `owner` until
+/// `lease_until`, in the caller's transaction, and of each endpoint at most
+/// its room: the number `room` gives for it (0 skips it: its lane is full),
+/// else its `max_concurrency`. Concurrent claimers never get the same
+/// message (PostgreSQL: `FOR UPDATE SKIP LOCKED`; SQLite: one writer). The
+/// dispatcher runs it alone in a write committed as
+/// [`Commit::Lease`](crate::Commit::Lease): a claim lost in a power cut is
+/// a lease that expires.
+///
+/// Live traffic (priority 0) first: up to `limit` of it, oldest due first.
+/// The room left, at most `recovery_limit`, goes to recovery traffic
+/// (priority 1) shared equally among the tenants that have some due, each
+/// tenant's oldest due first: a tenant with a huge backlog gets no more of a
+/// claim than a tenant with a small one. A tenant with less than its share
+/// leaves the rest to the others; the odd slots go round the tenants in
+/// turn (`recovery_after`).
+///
+/// Then it reads what the leased messages need for their attempts. On
+/// SQLite the reads cost no more inside the writer's transaction than after
+/// it, and save the read pool's thread hops.
 pub async fn claim<X: Exec>(x: &mut X, req: &ClaimRequest<'_>) -> Result<ClaimBatch> {
     let mut lanes: HashMap<String, Room> = req
         .room
@@ -183,9 +198,9 @@ pub async fn next_due<X: Exec>(x: &mut X) -> Result<Option<Timestamp>> {
     })
 }
 
-/// Messages waiting for delivery (`scheduled` or `in_flight`; `held` ones
-/// wait for their endpoint, not for Relay) and when the oldest of them was
-/// made. One count per state, each over its partial index.
+/// How many messages wait for delivery (`scheduled` or `in_flight`; `held`
+/// ones wait for their endpoint, not for Relay) and when the oldest of them
+/// was made (`/metrics`). One count per state, each over its partial index.
 pub async fn backlog_summary<X: Exec>(x: &mut X) -> Result<(u64, Option<Timestamp>)> {
     let rows = x
         .fetch(&SqlBuilder::new(
@@ -233,7 +248,7 @@ fn leased<R: RowExt>(rows: Vec<R>) -> Result<Vec<(String, String, i64)>> {
 }
 
 /// Leases up to `limit` of one tenant's due recovery messages, oldest due
-/// first, of each endpoint at most its `room` (see `Store::claim`). Returns
+/// first, of each endpoint at most its `room` (see [`claim`]). Returns
 /// the ids with their endpoints and lease versions.
 async fn claim_recovery<X: Exec>(
     x: &mut X,
@@ -323,7 +338,10 @@ async fn recovery_tenants<X: Exec>(x: &mut X, now: Timestamp) -> Result<Vec<Stri
         .collect()
 }
 
-/// Gives claimed messages back unattempted (due as before, nothing used up).
+/// Gives claimed messages back unattempted (due as before, nothing used
+/// up). The reverse of a claim, committed as a claim is
+/// ([`Commit::Lease`](crate::Commit::Lease)): lost in a power cut, the
+/// lease expires.
 pub async fn release_claims<X: Exec>(
     x: &mut X,
     owner: &str,
@@ -361,7 +379,8 @@ pub async fn rescue_expired_leases<X: Exec>(x: &mut X, now: Timestamp) -> Result
     .await
 }
 
-/// Returns `owner`'s leases to `scheduled` (graceful shutdown); returns how many.
+/// Returns `owner`'s leases to `scheduled` (graceful shutdown); returns how
+/// many.
 pub async fn release_leases<X: Exec>(x: &mut X, owner: &str, now: Timestamp) -> Result<u64> {
     x.execute(&SqlBuilder::of(
         &format!(

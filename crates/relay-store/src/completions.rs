@@ -15,8 +15,11 @@ use crate::rows::RowExt;
 use crate::sql::{Bind, COMPLETION_CHUNK, HOUR_MILLIS, SqlBuilder, applied_and};
 use crate::{Completion, Result, StoreError};
 
-/// Applies a batch of completions, each only while its lease holds; returns
-/// whether each was applied. Every message's update is one statement per
+/// Applies a batch of completions, each only while its lease holds, in the
+/// caller's transaction; returns, per completion, whether its lease still
+/// held (a late completion changes nothing but its attempt record), and
+/// which were skipped because their message is gone (see
+/// [`Completed`](crate::Completed)). Every message's update is one statement per
 /// chunk, every attempt record one insert per chunk; then the per-message
 /// consequences (disabling, exhaustion events, the failure clock, warnings)
 /// and the latency histogram. A completion whose message is gone is skipped

@@ -21,6 +21,10 @@ pub use catalog_calls::{
     put_event_type, update_endpoint,
 };
 
+mod dispatch_calls;
+pub(crate) use dispatch_calls::*;
+pub use dispatch_calls::{claim, release_leases};
+
 mod terminal;
 pub use terminal::*;
 

@@ -33,7 +33,7 @@ use crate::{Intake, NewEvent, PublishOutcome, Result, Scope, StoreError};
 pub const PUBLISH_BATCH: usize = 256;
 
 /// The store's [`Intake`], shared with its committer (see
-/// [`crate::Store::set_intake`]).
+/// [`crate::Signals::set_intake`]).
 pub type IntakeSlot = Arc<RwLock<Option<Arc<dyn Intake>>>>;
 
 /// The intake set now, if any.

@@ -25,10 +25,9 @@
 //!   ([`ExecutorExt`]); an operation that awaits anything but its own
 //!   connection fails there on both backends ([`StoreError::Internal`]).
 //! - [`roles`]: what each part of Relay needs of the store, one trait each
-//!   ([`Operator`], [`Publisher`], [`Dispatch`]), implemented once for
-//!   every
-//!   [`Backend`], moving to the executor role by role; [`Store`] is all of
-//!   them and the [`Executor`].
+//!   ([`Operator`], [`Publisher`], [`Signals`]), implemented once for
+//!   every [`Backend`]: what is left once every operation moved to the
+//!   executor; [`Store`] is all of them and the [`Executor`].
 //! - [`exec`], [`sql`], [`rows`]: running built statements, building them,
 //!   reading rows into `relay-core`'s types.
 //! - [`group`]: the group committer of publishes.
@@ -99,7 +98,7 @@ pub use exec::{Commit, Exec};
 pub use executor::{Executor, ExecutorExt, Rx, Tx};
 pub use postgres::StoreSettings;
 pub use recovery::Recovered;
-pub use roles::{Dispatch, Operator, Publisher, Store};
+pub use roles::{Operator, Publisher, Signals, Store};
 
 use std::sync::Arc;
 

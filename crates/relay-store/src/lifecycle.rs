@@ -3,7 +3,7 @@
 //! the endpoint is still in the state the change was decided from), moves
 //! the endpoint's messages as the change says and emits its operational
 //! event, all in the caller's transaction. The tenant's actions
-//! (`Store::change_endpoint_state`), the `410` disable and the automatic
+//! (`crate::endpoints::change_state`), the `410` disable and the automatic
 //! disable (both in the completion transaction, `crate::completions::complete`) go
 //! through it.
 //!

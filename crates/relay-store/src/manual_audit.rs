@@ -48,7 +48,8 @@ fn entry_for(a: &AuditEntry, c: &Claimed) -> AuditEntry {
 }
 
 /// [`manual::lease_for_manual_attempt`] and, when it leased the message,
-/// `audit` (target: the message), in the caller's transaction.
+/// `audit` (target: the message), in the caller's transaction: what the
+/// dispatcher's resend runs.
 pub async fn lease_for_manual_attempt<X: Exec>(
     x: &mut X,
     scope: &Scope,
@@ -71,7 +72,7 @@ pub async fn lease_for_manual_attempt<X: Exec>(
 }
 
 /// [`manual::publish_to_endpoint`] and `audit` (target: the endpoint), in
-/// the caller's transaction.
+/// the caller's transaction: what the dispatcher's test send runs.
 pub async fn publish_to_endpoint<X: Exec>(
     x: &mut X,
     scope: &Scope,

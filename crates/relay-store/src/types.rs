@@ -208,7 +208,7 @@ pub struct Claimed {
     pub recovery: bool,
 }
 
-/// What one claim asks for; see [`Store::claim`].
+/// What one claim asks for; see [`crate::claims::claim`].
 #[derive(Debug, Clone, Copy)]
 pub struct ClaimRequest<'a> {
     pub owner: &'a str,
@@ -238,7 +238,7 @@ pub struct ClaimBatch {
     /// the next claim's `recovery_after`.
     pub recovery_first: Option<String>,
     /// When the earliest scheduled message is due, read after the leases
-    /// were taken (as [`Store::next_due_at`] would, without another read).
+    /// were taken (as [`crate::claims::next_due`] would, without another read).
     pub next_due: Option<Timestamp>,
 }
 
@@ -260,7 +260,7 @@ pub fn progress_of(m: &Message) -> Progress {
     }
 }
 
-/// A rate-limited endpoint's due backlog (see [`Store::due_backlog`]).
+/// A rate-limited endpoint's due backlog (see [`crate::window::due_backlog`]).
 #[derive(Debug, Clone)]
 pub struct Backlog {
     pub endpoint: Endpoint,

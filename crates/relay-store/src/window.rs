@@ -12,8 +12,9 @@ use crate::{Backlog, Result, Waiting};
 
 /// The endpoint (not deleted) with its live messages due by `now` and not
 /// leased, in the order claims take them (oldest due first, then by id),
-/// after `after` (a message's `(next_attempt_at, id)`), at most `limit`.
-/// `None` when the endpoint is gone.
+/// after `after` (a message's `(next_attempt_at, id)`), at most `limit`:
+/// what the window rule reads of a rate-limited endpoint's backlog. `None`
+/// when the endpoint is gone.
 pub async fn due_backlog<X: Exec>(
     x: &mut X,
     endpoint_id: &str,

@@ -235,9 +235,8 @@ pub async fn publish_and_replay_give_each_endpoint_what_the_audience_rule_allows
     ] {
         let mut ev = new_event(&new_id(IdKind::Event, T0), event_type, None);
         ev.consumer_id = to.cloned();
-        let got = s
-            .publish_to_endpoint(&live, &alices.id, ev, "node-1", T0.plus_millis(30_000))
-            .await;
+        let got =
+            publish_to_endpoint(s, &live, &alices.id, ev, "node-1", T0.plus_millis(30_000)).await;
         match (allowed, got) {
             (true, Ok(c)) => assert_eq!(c.endpoint.id, alices.id),
             (false, Err(StoreError::Conflict("not_addressed"))) => {}

@@ -42,8 +42,7 @@ pub async fn object_batches_are_recorded_while_their_leases_hold_and_leased_agai
             .await
             .unwrap();
     }
-    let claimed = s
-        .claim_due("w1", T0, T0.plus_seconds(60), 10, &[(e.id.clone(), 10)])
+    let claimed = claim_due(s, "w1", T0, T0.plus_seconds(60), 10, &[(e.id.clone(), 10)])
         .await
         .unwrap();
     assert_eq!(claimed.len(), 4);
@@ -115,7 +114,7 @@ pub async fn object_batches_are_recorded_while_their_leases_hold_and_leased_agai
         completion(c, "w1", progress)
     };
     let done: Vec<Completion> = members.iter().map(|c| retry(c)).collect();
-    s.complete(&done).await.unwrap();
+    complete(s, &done).await.unwrap();
 
     // Leased again as a whole before it is due, in the batch's order, by
     // whoever writes it again; a second lease finds them all taken.
@@ -154,8 +153,8 @@ pub async fn object_batches_are_recorded_while_their_leases_hold_and_leased_agai
         .iter()
         .map(|c| completion(c, "w2", delivered(c)))
         .collect();
-    s.complete(&done).await.unwrap();
-    s.complete(&[completion(&claimed[3], "w1", delivered(&claimed[3]))])
+    complete(s, &done).await.unwrap();
+    complete(s, &[completion(&claimed[3], "w1", delivered(&claimed[3]))])
         .await
         .unwrap();
     assert_eq!(purge_before(s, T0.plus_seconds(1), 10).await.unwrap(), 4);
@@ -171,8 +170,7 @@ pub async fn held_members_are_not_leased_with_their_batch(s: &dyn Store) {
     s.publish(&live, new_event("evt_h", "order.shipped", None))
         .await
         .unwrap();
-    let claimed = s
-        .claim_due("w1", T0, T0.plus_seconds(60), 10, &[])
+    let claimed = claim_due(s, "w1", T0, T0.plus_seconds(60), 10, &[])
         .await
         .unwrap();
     let b = batch_of(&live, &e.id, "bat_held", &[&claimed[0]]);
@@ -190,7 +188,7 @@ pub async fn held_members_are_not_leased_with_their_batch(s: &dyn Store) {
         next_attempt_at: Some(T0.plus_seconds(60)),
         ..claimed[0].progress()
     };
-    s.complete(&[completion(&claimed[0], "w1", progress)])
+    complete(s, &[completion(&claimed[0], "w1", progress)])
         .await
         .unwrap();
     let m = get_message(s, &live, &claimed[0].message.id)

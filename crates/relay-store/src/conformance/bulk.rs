@@ -105,11 +105,11 @@ pub async fn replay_delivers_retained_events_to_an_endpoint_once(s: &dyn Store) 
 
 pub async fn purge_removes_old_events_with_their_messages_in_batches(s: &dyn Store) {
     let (live, _) = delivery_fixture(s, 2).await;
-    let claimed = s
-        .claim_due("w", T0, T0.plus_seconds(30), 10, &[])
+    let claimed = claim_due(s, "w", T0, T0.plus_seconds(30), 10, &[])
         .await
         .unwrap();
-    s.complete(
+    complete(
+        s,
         &claimed
             .iter()
             .map(|c| completion(c, "w", delivered(c)))
@@ -178,8 +178,7 @@ pub async fn bulk_retry_jobs_advance_by_cursor_and_resume_after_a_lost_worker(s:
         .unwrap();
     }
     // Exhaust everything, then delete one endpoint: its messages must not come back.
-    let claimed = s
-        .claim_due("w", T0, T0.plus_seconds(30), 100, &[])
+    let claimed = claim_due(s, "w", T0, T0.plus_seconds(30), 100, &[])
         .await
         .unwrap();
     assert_eq!(claimed.len(), 15);
@@ -202,7 +201,7 @@ pub async fn bulk_retry_jobs_advance_by_cursor_and_resume_after_a_lost_worker(s:
             done
         })
         .collect();
-    s.complete(&failed).await.unwrap();
+    complete(s, &failed).await.unwrap();
     delete_endpoint(s, &live, &endpoints[2].id, T0, None)
         .await
         .unwrap();

@@ -103,8 +103,7 @@ pub async fn a_recover_works_in_chunks_and_restarts_each_message_once(s: &dyn St
     assert!(first.done.requeued <= u64::from(CHUNK));
     // A message the first chunk restarted is attempted and fails again at
     // once (live evt_d first, then recovery traffic).
-    let claimed = s
-        .claim_due("w", T0.plus_seconds(10), T0.plus_seconds(40), 2, &[])
+    let claimed = claim_due(s, "w", T0.plus_seconds(10), T0.plus_seconds(40), 2, &[])
         .await
         .unwrap();
     let again = claimed
@@ -129,7 +128,7 @@ pub async fn a_recover_works_in_chunks_and_restarts_each_message_once(s: &dyn St
             done
         })
         .collect();
-    s.complete(&ended).await.unwrap();
+    complete(s, &ended).await.unwrap();
     // The rest of the same recover, from the first chunk's cursor, does not
     // restart it again: every message is looked at once.
     let mut rest = Recovered::default();
@@ -190,7 +189,7 @@ pub async fn a_recover_works_in_chunks_and_restarts_each_message_once(s: &dyn St
     .unwrap();
     assert_eq!(none, Recovered::default(), "nothing is left to restart");
     assert_eq!(
-        s.recovery_due(&live.tenant_id, T0.plus_seconds(20))
+        recovery_due(s, &live.tenant_id, T0.plus_seconds(20))
             .await
             .unwrap(),
         failed + 1,
@@ -230,8 +229,7 @@ pub async fn a_recover_works_in_chunks_and_restarts_each_message_once(s: &dyn St
 pub async fn recover_and_bulk_retry_leave_a_message_under_a_manual_attempt_alone(s: &dyn Store) {
     let (live, endpoints) = delivery_fixture(s, 1).await;
     let e = &endpoints[0];
-    let claimed = s
-        .claim_due("w", T0, T0.plus_seconds(30), 10, &[])
+    let claimed = claim_due(s, "w", T0, T0.plus_seconds(30), 10, &[])
         .await
         .unwrap();
     let mut failed = completion(
@@ -247,14 +245,20 @@ pub async fn recover_and_bulk_retry_leave_a_message_under_a_manual_attempt_alone
         },
     );
     failed.attempt = None;
-    s.complete(&[failed]).await.unwrap();
+    complete(s, &[failed]).await.unwrap();
     let id = claimed[0].message.id.clone();
     // A manual resend is on the wire.
-    let manual = s
-        .lease_for_manual_attempt(&live, &id, "api", T0.plus_seconds(1), T0.plus_seconds(31))
-        .await
-        .unwrap()
-        .expect("free to lease");
+    let manual = lease_for_manual_attempt(
+        s,
+        &live,
+        &id,
+        "api",
+        T0.plus_seconds(1),
+        T0.plus_seconds(31),
+    )
+    .await
+    .unwrap()
+    .expect("free to lease");
     // Recover lands meanwhile: it leaves the message and its lease alone.
     let recovered = crate::recovery::recover(
         s,
@@ -321,7 +325,7 @@ pub async fn recover_and_bulk_retry_leave_a_message_under_a_manual_attempt_alone
     assert_eq!(m.state, MessageState::Exhausted);
     // No automatic attempt can start beside the manual one.
     assert!(
-        s.claim_due("w2", T0.plus_seconds(3), T0.plus_seconds(33), 10, &[])
+        claim_due(s, "w2", T0.plus_seconds(3), T0.plus_seconds(33), 10, &[])
             .await
             .unwrap()
             .is_empty()
@@ -329,7 +333,7 @@ pub async fn recover_and_bulk_retry_leave_a_message_under_a_manual_attempt_alone
     // The manual attempt's end still applies: its lease was kept.
     let mut done = completion(&manual, "api", manual.progress());
     done.manual = true;
-    assert_eq!(s.complete(&[done]).await.unwrap().applied, vec![true]);
+    assert_eq!(complete(s, &[done]).await.unwrap().applied, vec![true]);
     // Once it has ended, recover restarts the message.
     let after = crate::recovery::recover(
         s,

@@ -6,22 +6,22 @@ use super::*;
 pub async fn claims_skip_full_lanes_and_released_claims_are_due_again(s: &dyn Store) {
     let (_live, endpoints) = delivery_fixture(s, 3).await;
     let full = vec![(endpoints[0].id.clone(), 0), (endpoints[1].id.clone(), 0)];
-    let claimed = s
-        .claim_due("w", T0, T0.plus_seconds(30), 10, &full)
+    let claimed = claim_due(s, "w", T0, T0.plus_seconds(30), 10, &full)
         .await
         .unwrap();
     assert_eq!(claimed.len(), 1);
     assert_eq!(claimed[0].endpoint.id, endpoints[2].id);
-    let more = s
-        .claim_due("w", T0, T0.plus_seconds(30), 10, &[])
+    let more = claim_due(s, "w", T0, T0.plus_seconds(30), 10, &[])
         .await
         .unwrap();
     assert_eq!(more.len(), 2);
     let ids: Vec<String> = more.iter().map(|c| c.message.id.clone()).collect();
-    assert_eq!(s.release_claims("someone-else", &ids, T0).await.unwrap(), 0);
-    assert_eq!(s.release_claims("w", &ids, T0).await.unwrap(), 2);
-    let again = s
-        .claim_due("w", T0, T0.plus_seconds(30), 10, &[])
+    assert_eq!(
+        release_claims(s, "someone-else", &ids, T0).await.unwrap(),
+        0
+    );
+    assert_eq!(release_claims(s, "w", &ids, T0).await.unwrap(), 2);
+    let again = claim_due(s, "w", T0, T0.plus_seconds(30), 10, &[])
         .await
         .unwrap();
     assert_eq!(again.len(), 2);
@@ -52,16 +52,16 @@ pub async fn claims_take_at_most_each_endpoints_room(s: &dyn Store) {
     };
     // The lane of `roomy` has 2 free slots; `narrow` is unknown to the lanes,
     // so its max_concurrency (3) caps it.
-    let first = s
-        .claim_due(
-            "w",
-            T0.plus_seconds(1),
-            T0.plus_seconds(30),
-            100,
-            &[(roomy.id.clone(), 2)],
-        )
-        .await
-        .unwrap();
+    let first = claim_due(
+        s,
+        "w",
+        T0.plus_seconds(1),
+        T0.plus_seconds(30),
+        100,
+        &[(roomy.id.clone(), 2)],
+    )
+    .await
+    .unwrap();
     assert_eq!((count(&first, &roomy), count(&first, &narrow)), (2, 3));
     // The oldest due of each endpoint go first.
     let oldest: Vec<&str> = first
@@ -71,19 +71,18 @@ pub async fn claims_take_at_most_each_endpoints_room(s: &dyn Store) {
         .collect();
     assert_eq!(oldest, ["evt_room_0", "evt_room_1"]);
     // Room 0 skips an endpoint; the limit still applies across endpoints.
-    let second = s
-        .claim_due(
-            "w",
-            T0.plus_seconds(1),
-            T0.plus_seconds(30),
-            2,
-            &[(narrow.id.clone(), 0)],
-        )
-        .await
-        .unwrap();
+    let second = claim_due(
+        s,
+        "w",
+        T0.plus_seconds(1),
+        T0.plus_seconds(30),
+        2,
+        &[(narrow.id.clone(), 0)],
+    )
+    .await
+    .unwrap();
     assert_eq!((count(&second, &roomy), count(&second, &narrow)), (2, 0));
-    let rest = s
-        .claim_due("w", T0.plus_seconds(1), T0.plus_seconds(30), 100, &[])
+    let rest = claim_due(s, "w", T0.plus_seconds(1), T0.plus_seconds(30), 100, &[])
         .await
         .unwrap();
     assert_eq!((count(&rest, &roomy), count(&rest, &narrow)), (2, 3));
@@ -121,7 +120,7 @@ pub async fn claims_look_past_full_and_capped_endpoints_backlogs(s: &dyn Store) 
     }
     let now = T0.plus_seconds(10);
     let claim = async |limit: u32, room: &[(String, u32)]| {
-        s.claim_due("w", now, now.plus_seconds(30), limit, room)
+        claim_due(s, "w", now, now.plus_seconds(30), limit, room)
             .await
             .unwrap()
     };
@@ -131,7 +130,7 @@ pub async fn claims_look_past_full_and_capped_endpoints_backlogs(s: &dyn Store) 
     let release = async |claimed: &[crate::Claimed]| {
         let ids: Vec<String> = claimed.iter().map(|c| c.message.id.clone()).collect();
         assert_eq!(
-            s.release_claims("w", &ids, now).await.unwrap(),
+            release_claims(s, "w", &ids, now).await.unwrap(),
             ids.len() as u64
         );
     };
@@ -193,16 +192,16 @@ pub async fn health_facts_summarise_attempts_and_backlog(s: &dyn Store) {
     assert_eq!((empty.last_hour, empty.backlog), ((0, 0), 1));
     assert_eq!(empty.oldest_pending_at, Some(T0));
     for i in 0..4 {
-        let claimed = s
-            .claim_due(
-                "w",
-                T0.plus_seconds(i * 10),
-                T0.plus_seconds(i * 10 + 30),
-                1,
-                &[],
-            )
-            .await
-            .unwrap();
+        let claimed = claim_due(
+            s,
+            "w",
+            T0.plus_seconds(i * 10),
+            T0.plus_seconds(i * 10 + 30),
+            1,
+            &[],
+        )
+        .await
+        .unwrap();
         let c = &claimed[0];
         let delivered_now = i == 3;
         let mut comp = completion(
@@ -232,7 +231,7 @@ pub async fn health_facts_summarise_attempts_and_backlog(s: &dyn Store) {
             a.status_code = Some(status);
             a.detail = serde_json::json!({"status_code": status, "response_body": "ok"});
         }
-        s.complete(&[comp]).await.unwrap();
+        complete(s, &[comp]).await.unwrap();
     }
     let f = health_facts(s, &e.id, T0.plus_seconds(60)).await.unwrap();
     assert_eq!(f.last_hour, (4, 1));
@@ -286,8 +285,7 @@ pub async fn latency_histogram_rows_merge_within_and_across_batches(s: &dyn Stor
     // one statement, the second adds to them (110 and 140 ms share a bucket).
     for (round, ms) in [(0, 110), (1, 140)] {
         let now = T0.plus_seconds(round * 10);
-        let claimed = s
-            .claim_due("w", now, now.plus_seconds(30), 2, &[])
+        let claimed = claim_due(s, "w", now, now.plus_seconds(30), 2, &[])
             .await
             .unwrap();
         let mut seen: Vec<&str> = claimed.iter().map(|c| c.endpoint.id.as_str()).collect();
@@ -306,7 +304,7 @@ pub async fn latency_histogram_rows_merge_within_and_across_batches(s: &dyn Stor
                 comp
             })
             .collect();
-        s.complete(&batch).await.unwrap();
+        complete(s, &batch).await.unwrap();
     }
     for e in &endpoints {
         let f = health_facts(s, &e.id, T0.plus_seconds(60)).await.unwrap();
@@ -326,8 +324,9 @@ pub async fn a_claim_reports_when_the_next_message_is_due(s: &dyn Store) {
     later.now = T0.plus_seconds(50);
     s.publish(&live, later).await.unwrap();
     let now = T0.plus_seconds(1);
-    let batch = s
-        .claim(&crate::ClaimRequest {
+    let batch = claim(
+        s,
+        &crate::ClaimRequest {
             owner: "w",
             now,
             lease_until: now.plus_seconds(30),
@@ -335,24 +334,24 @@ pub async fn a_claim_reports_when_the_next_message_is_due(s: &dyn Store) {
             recovery_limit: 10,
             room: &[],
             recovery_after: None,
-        })
-        .await
-        .unwrap();
+        },
+    )
+    .await
+    .unwrap();
     assert_eq!(batch.claimed.len(), 1, "only the message due now");
     assert_eq!(
         batch.next_due,
         Some(T0.plus_seconds(50)),
         "the later message, not the one just leased"
     );
-    assert_eq!(s.next_due_at().await.unwrap(), batch.next_due);
+    assert_eq!(next_due_at(s,).await.unwrap(), batch.next_due);
 }
 
 pub async fn live_messages_are_claimed_before_recovery_traffic(s: &dyn Store) {
     let (live, endpoints) = delivery_fixture(s, 1).await;
     let e = &endpoints[0];
     // The first message fails for good, then is recovered: due at T0 + 10.
-    let claimed = s
-        .claim_due("w", T0, T0.plus_seconds(30), 1, &[])
+    let claimed = claim_due(s, "w", T0, T0.plus_seconds(30), 1, &[])
         .await
         .unwrap();
     let mut failed = completion(
@@ -367,7 +366,7 @@ pub async fn live_messages_are_claimed_before_recovery_traffic(s: &dyn Store) {
         },
     );
     failed.attempt = None;
-    s.complete(&[failed]).await.unwrap();
+    complete(s, &[failed]).await.unwrap();
     crate::recovery::recover(
         s,
         &live,
@@ -384,13 +383,11 @@ pub async fn live_messages_are_claimed_before_recovery_traffic(s: &dyn Store) {
         ..new_event("evt_live", "order.shipped", None)
     };
     s.publish(&live, later).await.unwrap();
-    let first = s
-        .claim_due("w", T0.plus_seconds(30), T0.plus_seconds(60), 1, &[])
+    let first = claim_due(s, "w", T0.plus_seconds(30), T0.plus_seconds(60), 1, &[])
         .await
         .unwrap();
     assert_eq!(first[0].event.id, "evt_live", "live traffic goes first");
-    let second = s
-        .claim_due("w", T0.plus_seconds(30), T0.plus_seconds(60), 1, &[])
+    let second = claim_due(s, "w", T0.plus_seconds(30), T0.plus_seconds(60), 1, &[])
         .await
         .unwrap();
     assert_eq!(second[0].event.id, "evt_d", "recovery traffic follows");
@@ -399,28 +396,27 @@ pub async fn live_messages_are_claimed_before_recovery_traffic(s: &dyn Store) {
 /// The backlog `/metrics` shows: messages waiting for delivery (scheduled
 /// or being attempted, not held), and when the oldest of them was made.
 pub async fn the_backlog_counts_waiting_messages_and_their_oldest(s: &dyn Store) {
-    assert_eq!(s.backlog_summary().await.unwrap(), (0, None));
+    assert_eq!(backlog_summary(s,).await.unwrap(), (0, None));
     let (live, _endpoints) = delivery_fixture(s, 1).await;
     let mut later = new_event("evt_later", "order.shipped", None);
     later.now = T0.plus_seconds(100);
     s.publish(&live, later).await.unwrap();
-    assert_eq!(s.backlog_summary().await.unwrap(), (2, Some(T0)));
-    let claimed = s
-        .claim_due("w", T0.plus_seconds(200), T0.plus_seconds(230), 1, &[])
+    assert_eq!(backlog_summary(s,).await.unwrap(), (2, Some(T0)));
+    let claimed = claim_due(s, "w", T0.plus_seconds(200), T0.plus_seconds(230), 1, &[])
         .await
         .unwrap();
     assert_eq!(claimed.len(), 1);
     assert_eq!(
-        s.backlog_summary().await.unwrap(),
+        backlog_summary(s,).await.unwrap(),
         (2, Some(T0)),
         "a message being attempted still waits"
     );
     let c = &claimed[0];
-    s.complete(&[completion(c, "w", delivered(c))])
+    complete(s, &[completion(c, "w", delivered(c))])
         .await
         .unwrap();
     assert_eq!(
-        s.backlog_summary().await.unwrap(),
+        backlog_summary(s,).await.unwrap(),
         (1, Some(T0.plus_seconds(100)))
     );
 }

@@ -70,15 +70,13 @@ pub(crate) fn delivered(c: &crate::Claimed) -> Progress {
 
 pub async fn claims_lease_due_messages_with_their_delivery_context(s: &dyn Store) {
     let (live, endpoints) = delivery_fixture(s, 3).await;
-    assert_eq!(s.next_due_at().await.unwrap(), Some(T0));
+    assert_eq!(next_due_at(s,).await.unwrap(), Some(T0));
     // Nothing is due before T0.
-    let early = s
-        .claim_due("w1", T0.plus_millis(-1), T0.plus_seconds(30), 10, &[])
+    let early = claim_due(s, "w1", T0.plus_millis(-1), T0.plus_seconds(30), 10, &[])
         .await
         .unwrap();
     assert!(early.is_empty());
-    let claimed = s
-        .claim_due("w1", T0, T0.plus_seconds(30), 2, &[])
+    let claimed = claim_due(s, "w1", T0, T0.plus_seconds(30), 2, &[])
         .await
         .unwrap();
     assert_eq!(claimed.len(), 2, "the limit holds");
@@ -94,19 +92,18 @@ pub async fn claims_lease_due_messages_with_their_delivery_context(s: &dyn Store
     assert!(endpoints.iter().any(|e| e.id == c.endpoint.id));
     assert_eq!(c.tenant_id, live.tenant_id);
     // The leased ones are not claimed again; the third one is.
-    let rest = s
-        .claim_due("w2", T0, T0.plus_seconds(30), 10, &[])
+    let rest = claim_due(s, "w2", T0, T0.plus_seconds(30), 10, &[])
         .await
         .unwrap();
     assert_eq!(rest.len(), 1);
     assert!(claimed.iter().all(|c| c.message.id != rest[0].message.id));
     assert!(
-        s.claim_due("w3", T0, T0.plus_seconds(30), 10, &[])
+        claim_due(s, "w3", T0, T0.plus_seconds(30), 10, &[])
             .await
             .unwrap()
             .is_empty()
     );
-    assert_eq!(s.next_due_at().await.unwrap(), None);
+    assert_eq!(next_due_at(s,).await.unwrap(), None);
     let m = get_message(s, &live, &c.message.id).await.unwrap().unwrap();
     assert_eq!(m.state, MessageState::InFlight);
 }
@@ -211,15 +208,13 @@ pub async fn publishes_lease_what_the_intake_has_room_for(s: &dyn Store) {
     assert_eq!(stored.state, MessageState::InFlight);
     // The endpoint without room got a scheduled message: the only one a
     // claim finds.
-    let claimed = s
-        .claim_due("w1", T0, T0.plus_seconds(30), 10, &[])
+    let claimed = claim_due(s, "w1", T0, T0.plus_seconds(30), 10, &[])
         .await
         .unwrap();
     assert_eq!(claimed.len(), 1);
     assert_eq!(claimed[0].endpoint.id, full.id);
     // The lease taken at publish completes like a claimed one.
-    let applied = s
-        .complete(&[completion(leased, "intake", delivered(leased))])
+    let applied = complete(s, &[completion(leased, "intake", delivered(leased))])
         .await
         .unwrap()
         .applied;
@@ -238,7 +233,7 @@ pub async fn publishes_lease_what_the_intake_has_room_for(s: &dyn Store) {
     // A lease taken at publish that is never completed expires and is
     // rescued, like any other (these four and w1's claim).
     assert_eq!(
-        s.rescue_expired_leases(T0.plus_seconds(31)).await.unwrap(),
+        rescue_expired_leases(s, T0.plus_seconds(31)).await.unwrap(),
         5
     );
     // Without an intake, everything is scheduled.
@@ -277,8 +272,7 @@ pub async fn publishes_behind_a_backlog_lease_its_oldest_messages_in_order(s: &d
     let c0 = &taken[0];
     assert_eq!(c0.message.state, MessageState::InFlight);
     assert_eq!(c0.lease_version, 1);
-    let applied = s
-        .complete(&[completion(c0, "intake", delivered(c0))])
+    let applied = complete(s, &[completion(c0, "intake", delivered(c0))])
         .await
         .unwrap()
         .applied;
@@ -298,8 +292,7 @@ pub async fn publishes_behind_a_backlog_lease_its_oldest_messages_in_order(s: &d
     );
     assert_eq!(intake.alive(), 0, "every reservation is released");
     // What is left is scheduled, for claims.
-    let claimed = s
-        .claim_due("w1", T0.plus_seconds(20), T0.plus_seconds(50), 10, &[])
+    let claimed = claim_due(s, "w1", T0.plus_seconds(20), T0.plus_seconds(50), 10, &[])
         .await
         .unwrap();
     let events: Vec<&str> = claimed.iter().map(|c| c.event.id.as_str()).collect();
@@ -321,7 +314,7 @@ pub async fn concurrent_claimers_never_share_a_message(s: &dyn Store) {
     let results = futures_util::future::join_all(
         owners
             .iter()
-            .map(|o| s.claim_due(o, T0, T0.plus_seconds(30), 9, &[])),
+            .map(|o| claim_due(s, o, T0, T0.plus_seconds(30), 9, &[])),
     )
     .await;
     let mut ids: Vec<String> = results
@@ -338,14 +331,12 @@ pub async fn concurrent_claimers_never_share_a_message(s: &dyn Store) {
 
 pub async fn completion_applies_only_while_the_lease_holds(s: &dyn Store) {
     let (live, _) = delivery_fixture(s, 2).await;
-    let claimed = s
-        .claim_due("w1", T0, T0.plus_seconds(30), 10, &[])
+    let claimed = claim_due(s, "w1", T0, T0.plus_seconds(30), 10, &[])
         .await
         .unwrap();
     let (a, b) = (&claimed[0], &claimed[1]);
     // The right owner and version: applied.
-    let applied = s
-        .complete(&[completion(a, "w1", delivered(a))])
+    let applied = complete(s, &[completion(a, "w1", delivered(a))])
         .await
         .unwrap()
         .applied;
@@ -355,7 +346,7 @@ pub async fn completion_applies_only_while_the_lease_holds(s: &dyn Store) {
     assert_eq!(m.attempts_used, 1);
     // Completing again (a duplicate) changes nothing.
     assert_eq!(
-        s.complete(&[completion(a, "w1", delivered(a))])
+        complete(s, &[completion(a, "w1", delivered(a))])
             .await
             .unwrap()
             .applied,
@@ -365,14 +356,14 @@ pub async fn completion_applies_only_while_the_lease_holds(s: &dyn Store) {
     assert_eq!(m2.state, MessageState::Delivered);
     // Another owner, or a rescued lease: not applied, but the attempt is recorded.
     assert_eq!(
-        s.complete(&[completion(b, "intruder", delivered(b))])
+        complete(s, &[completion(b, "intruder", delivered(b))])
             .await
             .unwrap()
             .applied,
         vec![false]
     );
     assert_eq!(
-        s.rescue_expired_leases(T0.plus_seconds(31)).await.unwrap(),
+        rescue_expired_leases(s, T0.plus_seconds(31)).await.unwrap(),
         1
     );
     let rescued = get_message(s, &live, &b.message.id).await.unwrap().unwrap();
@@ -383,7 +374,7 @@ pub async fn completion_applies_only_while_the_lease_holds(s: &dyn Store) {
         "a lost lease does not use an attempt"
     );
     assert_eq!(
-        s.complete(&[completion(b, "w1", delivered(b))])
+        complete(s, &[completion(b, "w1", delivered(b))])
             .await
             .unwrap()
             .applied,
@@ -402,8 +393,7 @@ pub async fn completion_applies_only_while_the_lease_holds(s: &dyn Store) {
         vec![1, 2]
     );
     // A completion after cancellation-like removal: deleting the endpoint bumps the lease.
-    let again = s
-        .claim_due("w2", T0.plus_seconds(31), T0.plus_seconds(60), 10, &[])
+    let again = claim_due(s, "w2", T0.plus_seconds(31), T0.plus_seconds(60), 10, &[])
         .await
         .unwrap();
     assert_eq!(again.len(), 1);
@@ -411,7 +401,7 @@ pub async fn completion_applies_only_while_the_lease_holds(s: &dyn Store) {
         .await
         .unwrap();
     assert_eq!(
-        s.complete(&[completion(&again[0], "w2", delivered(&again[0]))])
+        complete(s, &[completion(&again[0], "w2", delivered(&again[0]))])
             .await
             .unwrap()
             .applied,
@@ -423,8 +413,7 @@ pub async fn completion_applies_only_while_the_lease_holds(s: &dyn Store) {
 
 pub async fn completions_batch_in_one_call_and_keep_retry_state(s: &dyn Store) {
     let (live, _) = delivery_fixture(s, 3).await;
-    let claimed = s
-        .claim_due("w1", T0, T0.plus_seconds(30), 10, &[])
+    let claimed = claim_due(s, "w1", T0, T0.plus_seconds(30), 10, &[])
         .await
         .unwrap();
     let retry_at = T0.plus_seconds(5);
@@ -453,10 +442,10 @@ pub async fn completions_batch_in_one_call_and_keep_retry_state(s: &dyn Store) {
         })
         .collect();
     assert_eq!(
-        s.complete(&batch).await.unwrap().applied,
+        complete(s, &batch).await.unwrap().applied,
         vec![true, true, true]
     );
-    assert_eq!(s.next_due_at().await.unwrap(), Some(retry_at));
+    assert_eq!(next_due_at(s,).await.unwrap(), Some(retry_at));
     let failed = list_messages(
         s,
         &live,
@@ -474,13 +463,13 @@ pub async fn completions_batch_in_one_call_and_keep_retry_state(s: &dyn Store) {
         assert_eq!((p.state, p.attempts_used), (MessageState::Scheduled, 1));
     }
     assert!(
-        s.claim_due("w1", T0.plus_seconds(4), T0.plus_seconds(40), 10, &[])
+        claim_due(s, "w1", T0.plus_seconds(4), T0.plus_seconds(40), 10, &[])
             .await
             .unwrap()
             .is_empty()
     );
     assert_eq!(
-        s.claim_due("w1", retry_at, T0.plus_seconds(40), 10, &[])
+        claim_due(s, "w1", retry_at, T0.plus_seconds(40), 10, &[])
             .await
             .unwrap()
             .len(),
@@ -499,8 +488,7 @@ pub async fn a_410_disables_the_endpoint_and_holds_its_other_messages(s: &dyn St
     s.publish(&live, new_event("evt_2", "order.shipped", None))
         .await
         .unwrap();
-    let claimed = s
-        .claim_due("w1", T0, T0.plus_seconds(30), 1, &[])
+    let claimed = claim_due(s, "w1", T0, T0.plus_seconds(30), 1, &[])
         .await
         .unwrap();
     let mut comp = completion(
@@ -522,7 +510,7 @@ pub async fn a_410_disables_the_endpoint_and_holds_its_other_messages(s: &dyn St
         detail: "the endpoint answered 410 Gone".into(),
         at: T0,
     });
-    assert_eq!(s.complete(&[comp]).await.unwrap().applied, vec![true]);
+    assert_eq!(complete(s, &[comp]).await.unwrap().applied, vec![true]);
     let disabled = get_endpoint(s, &live, &e.id).await.unwrap().unwrap();
     assert_eq!(disabled.state, EndpointState::Disabled);
     assert_eq!(
@@ -542,7 +530,7 @@ pub async fn a_410_disables_the_endpoint_and_holds_its_other_messages(s: &dyn St
     .unwrap();
     assert_eq!(other.data[0].state, MessageState::Held);
     assert!(
-        s.claim_due("w1", T0.plus_seconds(100), T0.plus_seconds(130), 10, &[])
+        claim_due(s, "w1", T0.plus_seconds(100), T0.plus_seconds(130), 10, &[])
             .await
             .unwrap()
             .is_empty()
@@ -554,19 +542,21 @@ pub async fn a_410_disables_the_endpoint_and_holds_its_other_messages(s: &dyn St
 
 pub async fn released_leases_are_due_again_at_once(s: &dyn Store) {
     let (live, _) = delivery_fixture(s, 2).await;
-    let claimed = s
-        .claim_due("w1", T0, T0.plus_seconds(30), 10, &[])
+    let claimed = claim_due(s, "w1", T0, T0.plus_seconds(30), 10, &[])
         .await
         .unwrap();
-    assert_eq!(s.release_leases("someone-else", T0).await.unwrap(), 0);
-    assert_eq!(s.release_leases("w1", T0.plus_seconds(1)).await.unwrap(), 2);
+    assert_eq!(release_leases(s, "someone-else", T0).await.unwrap(), 0);
+    assert_eq!(
+        release_leases(s, "w1", T0.plus_seconds(1)).await.unwrap(),
+        2
+    );
     for c in &claimed {
         let m = get_message(s, &live, &c.message.id).await.unwrap().unwrap();
         assert_eq!(m.state, MessageState::Scheduled);
         assert_eq!(m.attempts_used, 0);
     }
     assert_eq!(
-        s.claim_due("w2", T0.plus_seconds(1), T0.plus_seconds(30), 10, &[])
+        claim_due(s, "w2", T0.plus_seconds(1), T0.plus_seconds(30), 10, &[])
             .await
             .unwrap()
             .len(),

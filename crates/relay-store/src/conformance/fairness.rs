@@ -53,8 +53,9 @@ pub async fn recovery_traffic_is_shared_fairly_across_tenants(s: &dyn Store) {
     let mut cursor: Option<String> = None;
     let mut claim = async |limit: u32, recovery_limit: u32, skip: &[String]| {
         let room: Vec<(String, u32)> = skip.iter().map(|e| (e.clone(), 0)).collect();
-        let batch = s
-            .claim(&crate::ClaimRequest {
+        let batch = claim(
+            s,
+            &crate::ClaimRequest {
                 owner: "w",
                 now,
                 lease_until: now.plus_seconds(30),
@@ -62,9 +63,10 @@ pub async fn recovery_traffic_is_shared_fairly_across_tenants(s: &dyn Store) {
                 recovery_limit,
                 room: &room,
                 recovery_after: cursor.as_deref(),
-            })
-            .await
-            .unwrap();
+            },
+        )
+        .await
+        .unwrap();
         if batch.recovery_first.is_some() {
             cursor = batch.recovery_first.clone();
         }
@@ -152,8 +154,7 @@ pub(crate) async fn fail_at_hours(s: &dyn Store, live: &Scope, endpoint: &Endpoi
     let _ = live;
     for h in hours {
         let at = T0.plus_seconds(h * 3600);
-        let claimed = s
-            .claim_due("w", at, at.plus_seconds(30), 10, &[])
+        let claimed = claim_due(s, "w", at, at.plus_seconds(30), 10, &[])
             .await
             .unwrap();
         let c = claimed
@@ -176,10 +177,10 @@ pub(crate) async fn fail_at_hours(s: &dyn Store, live: &Scope, endpoint: &Endpoi
             a.id = new_id(IdKind::Attempt, at);
             a.outcome = relay_core::outcome::AttemptOutcome::Retry;
         }
-        s.complete(&[comp]).await.unwrap();
+        complete(s, &[comp]).await.unwrap();
         // Due again at the next hour asked for.
         for other in claimed.iter().filter(|o| o.endpoint.id != endpoint.id) {
-            s.release_claims("w", std::slice::from_ref(&other.message.id), at)
+            release_claims(s, "w", std::slice::from_ref(&other.message.id), at)
                 .await
                 .unwrap();
         }
@@ -238,8 +239,7 @@ pub async fn one_success_resets_the_failure_clock(s: &dyn Store) {
     fail_at_hours(s, &live, e, &[0, 12, 80]).await;
     // A success at hour 81.
     let at = T0.plus_seconds(81 * 3600);
-    let claimed = s
-        .claim_due("w", at, at.plus_seconds(30), 10, &[])
+    let claimed = claim_due(s, "w", at, at.plus_seconds(30), 10, &[])
         .await
         .unwrap();
     let mut ok = completion(
@@ -252,7 +252,7 @@ pub async fn one_success_resets_the_failure_clock(s: &dyn Store) {
         },
     );
     ok.health = relay_core::circuit::Signal::Success;
-    s.complete(&[ok]).await.unwrap();
+    complete(s, &[ok]).await.unwrap();
     // Five more days of failure from hour 82 would be needed now.
     fail_at_hours(s, &live, e, &[82, 94, 200]).await;
     assert_eq!(
@@ -327,8 +327,7 @@ pub async fn operational_events_reach_subscribers_without_cascading(s: &dyn Stor
     .await
     .unwrap();
     // Exhaust the failing endpoint's message.
-    let claimed = s
-        .claim_due("w", T0, T0.plus_seconds(30), 10, &[])
+    let claimed = claim_due(s, "w", T0, T0.plus_seconds(30), 10, &[])
         .await
         .unwrap();
     let mine = claimed
@@ -348,13 +347,13 @@ pub async fn operational_events_reach_subscribers_without_cascading(s: &dyn Stor
         },
     );
     exhausted.attempt = None;
-    s.complete(&[exhausted]).await.unwrap();
+    complete(s, &[exhausted]).await.unwrap();
     let others: Vec<String> = claimed
         .iter()
         .filter(|c| c.endpoint.id != failing.id)
         .map(|c| c.message.id.clone())
         .collect();
-    s.release_claims("w", &others, T0).await.unwrap();
+    release_claims(s, "w", &others, T0).await.unwrap();
     let got = messages_of(s, &live, &ops.id).await;
     assert_eq!(
         got.len(),
@@ -370,8 +369,7 @@ pub async fn operational_events_reach_subscribers_without_cascading(s: &dyn Stor
     assert_eq!(data["message_id"], mine.message.id.as_str());
     assert_eq!(data["last_error_code"], "http_503");
     // That operational message exhausting produces nothing more.
-    let claimed = s
-        .claim_due("w", T0.plus_seconds(1), T0.plus_seconds(30), 10, &[])
+    let claimed = claim_due(s, "w", T0.plus_seconds(1), T0.plus_seconds(30), 10, &[])
         .await
         .unwrap();
     let op = claimed
@@ -390,7 +388,7 @@ pub async fn operational_events_reach_subscribers_without_cascading(s: &dyn Stor
         },
     );
     op_exhausted.attempt = None;
-    s.complete(&[op_exhausted]).await.unwrap();
+    complete(s, &[op_exhausted]).await.unwrap();
     assert_eq!(messages_of(s, &live, &ops.id).await.len(), 1, "no cascade");
     // Disabling and enabling an endpoint: one event each.
     act(s, &live, &failing.id, EndpointAction::Disable, T0)

@@ -7,8 +7,9 @@ use relay_core::model::{EndpointState, MessageState};
 use relay_core::transition::Progress;
 
 use super::{
-    T0, act, audit, change_endpoint_state, completion, delete_endpoint, delivery_fixture,
-    get_endpoint, list_audit, list_messages, new_event, page, scope, tenant,
+    T0, act, audit, change_endpoint_state, claim_due, complete, completion, delete_endpoint,
+    delivery_fixture, get_endpoint, lease_for_manual_attempt, list_audit, list_messages, new_event,
+    page, release_claims, rescue_expired_leases, scope, tenant,
 };
 use crate::{MessageFilter, Store, StoreError};
 
@@ -89,8 +90,7 @@ pub async fn completions_rescues_and_releases_land_held_while_paused_or_disabled
             .await
             .unwrap();
     }
-    let claimed = s
-        .claim_due("w", T0, T0.plus_seconds(30), 20, &[])
+    let claimed = claim_due(s, "w", T0, T0.plus_seconds(30), 20, &[])
         .await
         .unwrap();
     assert_eq!(claimed.len(), 9);
@@ -123,18 +123,18 @@ pub async fn completions_rescues_and_releases_land_held_while_paused_or_disabled
             )
         })
         .collect();
-    assert_eq!(s.complete(&retries).await.unwrap().applied, vec![true; 3]);
+    assert_eq!(complete(s, &retries).await.unwrap().applied, vec![true; 3]);
     // Given back unattempted.
     let given: Vec<String> = (0..3).map(|e| of(e, "evt_2").message.id.clone()).collect();
     assert_eq!(
-        s.release_claims("w", &given, T0.plus_seconds(1))
+        release_claims(s, "w", &given, T0.plus_seconds(1))
             .await
             .unwrap(),
         3
     );
     // Lost with its process: rescued.
     assert_eq!(
-        s.rescue_expired_leases(T0.plus_seconds(31)).await.unwrap(),
+        rescue_expired_leases(s, T0.plus_seconds(31)).await.unwrap(),
         3
     );
     assert_eq!(
@@ -152,8 +152,7 @@ pub async fn completions_rescues_and_releases_land_held_while_paused_or_disabled
         "disabled"
     );
     // Nothing of the held ones is claimed.
-    let due = s
-        .claim_due("w2", T0.plus_seconds(60), T0.plus_seconds(90), 20, &[])
+    let due = claim_due(s, "w2", T0.plus_seconds(60), T0.plus_seconds(90), 20, &[])
         .await
         .unwrap();
     assert!(due.iter().all(|c| c.endpoint.id == endpoints[0].id));
@@ -228,7 +227,8 @@ pub async fn a_manual_lease_refuses_expired_events_and_deleted_endpoints(s: &dyn
     };
     let expiring = message_of(0, "evt_ttl").await;
     assert!(matches!(
-        s.lease_for_manual_attempt(
+        lease_for_manual_attempt(
+            s,
             &live,
             &expiring.id,
             "api",
@@ -239,23 +239,24 @@ pub async fn a_manual_lease_refuses_expired_events_and_deleted_endpoints(s: &dyn
         Err(StoreError::Conflict("event_expired"))
     ));
     // No lease was taken: before its expiry it can still be leased.
-    let before = s
-        .lease_for_manual_attempt(
-            &live,
-            &expiring.id,
-            "api",
-            T0.plus_seconds(9),
-            T0.plus_seconds(39),
-        )
-        .await
-        .unwrap();
+    let before = lease_for_manual_attempt(
+        s,
+        &live,
+        &expiring.id,
+        "api",
+        T0.plus_seconds(9),
+        T0.plus_seconds(39),
+    )
+    .await
+    .unwrap();
     assert!(before.is_some(), "the refused resend held no lease");
     let kept = message_of(1, "evt_d").await;
     delete_endpoint(s, &live, &endpoints[1].id, T0.plus_seconds(1), None)
         .await
         .unwrap();
     assert!(matches!(
-        s.lease_for_manual_attempt(
+        lease_for_manual_attempt(
+            s,
             &live,
             &kept.id,
             "api",

@@ -103,7 +103,7 @@ async fn under_attempt(
         First::Claim => {
             s.publish(&sc, event("evt_1")).await.unwrap();
             mine(
-                s.claim_due("w", base, lease_until, 1000, &[])
+                claim_due(s, "w", base, lease_until, 1000, &[])
                     .await
                     .unwrap(),
             )
@@ -111,7 +111,7 @@ async fn under_attempt(
         First::Resend => {
             s.publish(&sc, event("evt_1")).await.unwrap();
             let m = mine(
-                s.claim_due("w", base, base.plus_seconds(1), 1000, &[])
+                claim_due(s, "w", base, base.plus_seconds(1), 1000, &[])
                     .await
                     .unwrap(),
             );
@@ -128,8 +128,8 @@ async fn under_attempt(
                 },
             );
             exhausted.attempt = None;
-            assert_eq!(s.complete(&[exhausted]).await.unwrap().applied, vec![true]);
-            s.lease_for_manual_attempt(&sc, &m.message.id, "api", base, lease_until)
+            assert_eq!(complete(s, &[exhausted]).await.unwrap().applied, vec![true]);
+            lease_for_manual_attempt(s, &sc, &m.message.id, "api", base, lease_until)
                 .await
                 .unwrap()
                 .expect("free to lease")
@@ -145,18 +145,18 @@ async fn under_attempt(
                 .data[0]
                 .id
                 .clone();
-            let m = s
-                .lease_for_manual_attempt(&sc, &id, "api", base, lease_until)
+            let m = lease_for_manual_attempt(s, &sc, &id, "api", base, lease_until)
                 .await
                 .unwrap()
                 .expect("free to lease");
             assert_eq!(m.message.state, MessageState::Held);
             m
         }
-        First::TestSend => s
-            .publish_to_endpoint(&sc, &e.id, event("evt_test"), "api", lease_until)
-            .await
-            .unwrap(),
+        First::TestSend => {
+            publish_to_endpoint(s, &sc, &e.id, event("evt_test"), "api", lease_until)
+                .await
+                .unwrap()
+        }
     };
     let manual = first != First::Claim;
     let owner = if manual { "api" } else { "w" };
@@ -193,12 +193,12 @@ async fn land(s: &dyn Store, sc: &Scope, e: &Endpoint, id: &str, step: Step, now
     let lease_until = now.plus_seconds(LEASE_SECS);
     match step {
         Claim => {
-            s.claim_due("w2", now, lease_until, 1000, &[])
+            claim_due(s, "w2", now, lease_until, 1000, &[])
                 .await
                 .unwrap();
         }
         Resend => {
-            s.lease_for_manual_attempt(sc, id, "api2", now, lease_until)
+            lease_for_manual_attempt(s, sc, id, "api2", now, lease_until)
                 .await
                 .unwrap();
         }
@@ -208,7 +208,7 @@ async fn land(s: &dyn Store, sc: &Scope, e: &Endpoint, id: &str, step: Step, now
                 now,
                 ..new_event(&new_id(IdKind::Message, now), "order.shipped", None)
             };
-            s.publish_to_endpoint(sc, &e.id, ev, "api2", lease_until)
+            publish_to_endpoint(s, sc, &e.id, ev, "api2", lease_until)
                 .await
                 .unwrap();
         }
@@ -257,7 +257,7 @@ async fn land(s: &dyn Store, sc: &Scope, e: &Endpoint, id: &str, step: Step, now
             }
         }
         Rescue => {
-            s.rescue_expired_leases(now).await.unwrap();
+            rescue_expired_leases(s, now).await.unwrap();
         }
         Replay => {
             let audit = audit("endpoint.replayed", &e.id, now);
@@ -290,16 +290,14 @@ async fn land(s: &dyn Store, sc: &Scope, e: &Endpoint, id: &str, step: Step, now
 /// Asserts that no second attempt can start for `id` at `now`: no claim
 /// takes it, no manual lease is given.
 async fn no_second_attempt(s: &dyn Store, sc: &Scope, id: &str, now: Timestamp, case: &str) {
-    let claimed = s
-        .claim_due("w3", now, now.plus_seconds(LEASE_SECS), 1000, &[])
+    let claimed = claim_due(s, "w3", now, now.plus_seconds(LEASE_SECS), 1000, &[])
         .await
         .unwrap();
     assert!(
         claimed.iter().all(|c| c.message.id != id),
         "{case}: a claim took the message while an attempt runs"
     );
-    let manual = s
-        .lease_for_manual_attempt(sc, id, "api3", now, now.plus_seconds(LEASE_SECS))
+    let manual = lease_for_manual_attempt(s, sc, id, "api3", now, now.plus_seconds(LEASE_SECS))
         .await
         .unwrap();
     assert!(
@@ -330,7 +328,7 @@ async fn interleave(s: &dyn Store, first: First, hour: &mut i64) {
         // message was cancelled meanwhile.
         // (An exhausted message is not pending: a cancel leaves it alone.)
         let cancelled = steps.contains(&Cancel) && first != First::Resend;
-        let applied = s.complete(&[failed]).await.unwrap().applied;
+        let applied = complete(s, &[failed]).await.unwrap().applied;
         assert_eq!(applied, vec![!cancelled], "{case}: the attempt's end");
         let m = get_message(s, &sc, &id).await.unwrap().unwrap();
         let endpoint = get_endpoint(s, &sc, &e.id).await.unwrap().unwrap();
@@ -376,13 +374,13 @@ pub async fn a_cancelled_attempts_lease_lapses_and_frees_the_message(s: &dyn Sto
         .unwrap();
     assert_eq!(m.state, MessageState::Cancelled);
     no_second_attempt(s, &sc, &id, base.plus_seconds(2), "cancelled in flight").await;
-    assert_eq!(s.complete(&[failed]).await.unwrap().applied, vec![false]);
+    assert_eq!(complete(s, &[failed]).await.unwrap().applied, vec![false]);
     let after = base.plus_seconds(LEASE_SECS + 1);
-    let resend = s
-        .lease_for_manual_attempt(&sc, &id, "api", after, after.plus_seconds(LEASE_SECS))
-        .await
-        .unwrap()
-        .expect("free once the cancelled attempt's lease lapsed");
+    let resend =
+        lease_for_manual_attempt(s, &sc, &id, "api", after, after.plus_seconds(LEASE_SECS))
+            .await
+            .unwrap()
+            .expect("free once the cancelled attempt's lease lapsed");
     assert_eq!(resend.message.state, MessageState::Cancelled);
 }
 
@@ -392,7 +390,7 @@ type Got<'a> = std::pin::Pin<Box<dyn std::future::Future<Output = Vec<String>> +
 /// A manual lease of `id` as a racer.
 fn manual_racer<'a>(s: &'a dyn Store, sc: &'a Scope, id: &'a str, owner: String) -> Got<'a> {
     Box::pin(async move {
-        s.lease_for_manual_attempt(sc, id, &owner, T0.plus_seconds(2), T0.plus_seconds(32))
+        lease_for_manual_attempt(s, sc, id, &owner, T0.plus_seconds(2), T0.plus_seconds(32))
             .await
             .unwrap()
             .map(|m| vec![m.message.id])
@@ -433,7 +431,8 @@ pub async fn racing_paths_give_each_message_to_one_attempt(s: &dyn Store) {
     let mut racers: Vec<Got<'_>> = Vec::new();
     for w in 0..3 {
         racers.push(Box::pin(async move {
-            s.claim_due(
+            claim_due(
+                s,
                 &format!("w{w}"),
                 T0.plus_seconds(2),
                 T0.plus_seconds(32),
@@ -465,12 +464,11 @@ pub async fn racing_paths_give_each_message_to_one_attempt(s: &dyn Store) {
     // bulk retry, and a pause and resume.
     let later = T0.plus_seconds(3600);
     // (The first race's leases have lapsed by now.)
-    s.rescue_expired_leases(later).await.unwrap();
+    rescue_expired_leases(s, later).await.unwrap();
     // (A claim takes at most the endpoint's `max_concurrency`.)
     let mut claimed = Vec::new();
     while claimed.len() < N {
-        let got = s
-            .claim_due("w", later, later.plus_seconds(1), N as u32, &[])
+        let got = claim_due(s, "w", later, later.plus_seconds(1), N as u32, &[])
             .await
             .unwrap();
         assert!(!got.is_empty(), "every message is due");
@@ -493,7 +491,7 @@ pub async fn racing_paths_give_each_message_to_one_attempt(s: &dyn Store) {
             done
         })
         .collect();
-    s.complete(&exhausted).await.unwrap();
+    complete(s, &exhausted).await.unwrap();
     let now = later.plus_seconds(10);
     let sc = &sc;
     let mut racers: Vec<Got<'_>> = Vec::new();
@@ -501,7 +499,7 @@ pub async fn racing_paths_give_each_message_to_one_attempt(s: &dyn Store) {
         for k in 0..2 {
             let owner = format!("api{k}");
             racers.push(Box::pin(async move {
-                s.lease_for_manual_attempt(sc, id, &owner, now, now.plus_seconds(30))
+                lease_for_manual_attempt(s, sc, id, &owner, now, now.plus_seconds(30))
                     .await
                     .unwrap()
                     .map(|m| vec![m.message.id])
@@ -529,8 +527,7 @@ pub async fn racing_paths_give_each_message_to_one_attempt(s: &dyn Store) {
     }
     // Whether the recover, bulk retry or resume came first or last, no
     // claim takes a message whose manual attempt runs.
-    let claimed = s
-        .claim_due("w9", now.plus_seconds(1), now.plus_seconds(31), 100, &[])
+    let claimed = claim_due(s, "w9", now.plus_seconds(1), now.plus_seconds(31), 100, &[])
         .await
         .unwrap();
     assert!(

@@ -85,8 +85,7 @@ pub async fn lists_come_a_bounded_page_at_a_time(s: &dyn Store) {
     // A message's attempts by number, then id; five attempts recorded by
     // completions (a foreign owner's completion is recorded, not applied).
     let (live, _) = delivery_fixture(s, 1).await;
-    let claimed = s
-        .claim_due("w1", T0, T0.plus_seconds(30), 10, &[])
+    let claimed = claim_due(s, "w1", T0, T0.plus_seconds(30), 10, &[])
         .await
         .unwrap();
     let c = &claimed[0];
@@ -95,7 +94,7 @@ pub async fn lists_come_a_bounded_page_at_a_time(s: &dyn Store) {
         let attempt = done.attempt.as_mut().unwrap();
         attempt.number = number;
         attempt.id = new_id(IdKind::Attempt, T0.plus_millis(i as i64));
-        s.complete(&[done]).await.unwrap();
+        complete(s, &[done]).await.unwrap();
     }
     let got = pages(2, |p| {
         let (live, id) = (live.clone(), c.message.id.clone());

@@ -150,8 +150,7 @@ pub async fn events_keep_the_time_they_happened(s: &dyn Store) {
         .unwrap();
     assert!(again.duplicate);
     assert_eq!(again.event.time, happened);
-    let claimed = s
-        .claim_due("w", T0, T0.plus_seconds(30), 10, &[])
+    let claimed = claim_due(s, "w", T0, T0.plus_seconds(30), 10, &[])
         .await
         .unwrap();
     assert_eq!(claimed.len(), 1);

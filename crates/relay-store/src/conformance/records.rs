@@ -31,11 +31,11 @@ pub async fn manual_attempts_are_audited_with_their_lease(s: &dyn Store) {
         .clone();
     // The resend: the entry is written with the lease, its outcome pending.
     let resend = manual_entry("message.resent", T0);
-    let leased = s
-        .lease_for_manual_attempt_audited(&live, &id, "api", T0, T0.plus_seconds(30), &resend)
-        .await
-        .unwrap()
-        .expect("free to lease");
+    let leased =
+        lease_for_manual_attempt_audited(s, &live, &id, "api", T0, T0.plus_seconds(30), &resend)
+            .await
+            .unwrap()
+            .expect("free to lease");
     let log = audit_log(s, &live).await;
     assert_eq!(log.len(), 1);
     assert_eq!(log[0].id, resend.id);
@@ -49,7 +49,7 @@ pub async fn manual_attempts_are_audited_with_their_lease(s: &dyn Store) {
     // Busy: nothing leased, nothing audited.
     let refused = manual_entry("message.resent", T0.plus_seconds(1));
     assert!(
-        s.lease_for_manual_attempt_audited(&live, &id, "api2", T0, T0.plus_seconds(30), &refused)
+        lease_for_manual_attempt_audited(s, &live, &id, "api2", T0, T0.plus_seconds(30), &refused)
             .await
             .unwrap()
             .is_none()
@@ -58,8 +58,7 @@ pub async fn manual_attempts_are_audited_with_their_lease(s: &dyn Store) {
     // Another tenant's message: not found, nothing audited there.
     let other = scope(&tenant(s, "b").await, Environment::Live);
     assert!(matches!(
-        s.lease_for_manual_attempt_audited(&other, &id, "api", T0, T0, &refused)
-            .await,
+        lease_for_manual_attempt_audited(s, &other, &id, "api", T0, T0, &refused).await,
         Err(StoreError::NotFound)
     ));
     assert!(audit_log(s, &other).await.is_empty());
@@ -67,8 +66,7 @@ pub async fn manual_attempts_are_audited_with_their_lease(s: &dyn Store) {
     let mut done = completion(&leased, "api", delivered(&leased));
     done.manual = true;
     let attempt_id = done.attempt.as_ref().unwrap().id.clone();
-    let applied = s
-        .complete_manual_audited(&live, &resend.id, &done)
+    let applied = complete_manual_audited(s, &live, &resend.id, &done)
         .await
         .unwrap();
     assert_eq!(applied.applied, vec![true]);
@@ -82,17 +80,17 @@ pub async fn manual_attempts_are_audited_with_their_lease(s: &dyn Store) {
     );
     // The test send: the event, its message and the entry in one transaction.
     let test = manual_entry("endpoint.test_sent", T0.plus_seconds(2));
-    let c = s
-        .publish_to_endpoint_audited(
-            &live,
-            &e.id,
-            new_event("evt_test", "order.shipped", None),
-            "api",
-            T0.plus_seconds(32),
-            &test,
-        )
-        .await
-        .unwrap();
+    let c = publish_to_endpoint_audited(
+        s,
+        &live,
+        &e.id,
+        new_event("evt_test", "order.shipped", None),
+        "api",
+        T0.plus_seconds(32),
+        &test,
+    )
+    .await
+    .unwrap();
     let log = audit_log(s, &live).await;
     assert_eq!(log.len(), 2);
     assert_eq!(log[1].action, "endpoint.test_sent");
@@ -103,7 +101,8 @@ pub async fn manual_attempts_are_audited_with_their_lease(s: &dyn Store) {
     // A test send that fails writes nothing: not the event, not the entry.
     let again = manual_entry("endpoint.test_sent", T0.plus_seconds(3));
     assert!(
-        s.publish_to_endpoint_audited(
+        publish_to_endpoint_audited(
+            s,
             &live,
             &e.id,
             new_event("evt_test", "order.shipped", None),
@@ -120,7 +119,7 @@ pub async fn manual_attempts_are_audited_with_their_lease(s: &dyn Store) {
     let mut ended = completion(&c, "api", c.progress());
     ended.manual = true;
     ended.attempt = None;
-    s.complete_manual_audited(&live, &test.id, &ended)
+    complete_manual_audited(s, &live, &test.id, &ended)
         .await
         .unwrap();
     assert_eq!(
@@ -133,8 +132,7 @@ pub async fn relays_own_disables_are_audited_with_the_system_as_actor(s: &dyn St
     // A `410`: disabled in the completion's transaction, audited there.
     let (live, endpoints) = delivery_fixture(s, 1).await;
     let e = &endpoints[0];
-    let claimed = s
-        .claim_due("w1", T0, T0.plus_seconds(30), 1, &[])
+    let claimed = claim_due(s, "w1", T0, T0.plus_seconds(30), 1, &[])
         .await
         .unwrap();
     let mut comp = completion(
@@ -150,7 +148,7 @@ pub async fn relays_own_disables_are_audited_with_the_system_as_actor(s: &dyn St
         },
     );
     comp.disable_endpoint = true;
-    s.complete(&[comp]).await.unwrap();
+    complete(s, &[comp]).await.unwrap();
     let log = audit_log(s, &live).await;
     let gone: Vec<_> = log.iter().filter(|a| a.actor == "system").collect();
     assert_eq!(gone.len(), 1, "{log:?}");
@@ -197,8 +195,7 @@ pub async fn relays_own_disables_are_audited_with_the_system_as_actor(s: &dyn St
 
 pub async fn messages_record_the_event_type_version_that_shaped_them(s: &dyn Store) {
     let (live, _) = delivery_fixture(s, 2).await;
-    let claimed = s
-        .claim_due("w1", T0, T0.plus_seconds(30), 10, &[])
+    let claimed = claim_due(s, "w1", T0, T0.plus_seconds(30), 10, &[])
         .await
         .unwrap();
     assert_eq!(claimed.len(), 2);
@@ -217,7 +214,7 @@ pub async fn messages_record_the_event_type_version_that_shaped_them(s: &dyn Sto
     );
     first.event_type_version = Some(1);
     let second = completion(&claimed[1], "w1", delivered(&claimed[1]));
-    s.complete(&[first, second]).await.unwrap();
+    complete(s, &[first, second]).await.unwrap();
     let live = &live;
     let m = |id: &str| {
         let id = id.to_string();
@@ -236,15 +233,14 @@ pub async fn messages_record_the_event_type_version_that_shaped_them(s: &dyn Sto
     assert_eq!(first_listed.event_type_version, Some(1));
     assert_eq!(first_listed.endpoint_version, Some(1));
     // Claimed again, it carries it; a later attempt never changes it.
-    let again = s
-        .claim_due("w1", T0.plus_seconds(5), T0.plus_seconds(35), 10, &[])
+    let again = claim_due(s, "w1", T0.plus_seconds(5), T0.plus_seconds(35), 10, &[])
         .await
         .unwrap();
     assert_eq!(again.len(), 1);
     assert_eq!(again[0].message.event_type_version, Some(1));
     let mut later = completion(&again[0], "w1", delivered(&again[0]));
     later.event_type_version = Some(2);
-    s.complete(&[later]).await.unwrap();
+    complete(s, &[later]).await.unwrap();
     let after = m(&claimed[0].message.id).await;
     assert_eq!(after.state, MessageState::Delivered);
     assert_eq!(after.event_type_version, Some(1));
@@ -252,8 +248,7 @@ pub async fn messages_record_the_event_type_version_that_shaped_them(s: &dyn Sto
 
 pub async fn attempt_error_kinds_read_back_as_written(s: &dyn Store) {
     let (live, _) = delivery_fixture(s, 3).await;
-    let claimed = s
-        .claim_due("w1", T0, T0.plus_seconds(30), 10, &[])
+    let claimed = claim_due(s, "w1", T0, T0.plus_seconds(30), 10, &[])
         .await
         .unwrap();
     assert_eq!(claimed.len(), 3);
@@ -277,7 +272,7 @@ pub async fn attempt_error_kinds_read_back_as_written(s: &dyn Store) {
         })
         .collect();
     assert_eq!(
-        s.complete(&batch).await.unwrap().applied,
+        complete(s, &batch).await.unwrap().applied,
         vec![true, true, true]
     );
     for (c, kind) in claimed.iter().zip(&kinds) {

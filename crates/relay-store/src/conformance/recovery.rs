@@ -179,7 +179,7 @@ pub async fn pausing_holds_and_resuming_releases_in_due_order(s: &dyn Store) {
         .unwrap();
     assert!(msgs.data.iter().all(|m| m.state == MessageState::Held));
     assert!(
-        s.claim_due("w", T0.plus_seconds(60), T0.plus_seconds(90), 10, &[])
+        claim_due(s, "w", T0.plus_seconds(60), T0.plus_seconds(90), 10, &[])
             .await
             .unwrap()
             .is_empty()
@@ -198,8 +198,7 @@ pub async fn pausing_holds_and_resuming_releases_in_due_order(s: &dyn Store) {
         .await
         .unwrap();
     assert_eq!(resumed.state, EndpointState::Active);
-    let claimed = s
-        .claim_due("w", T0.plus_seconds(60), T0.plus_seconds(90), 10, &[])
+    let claimed = claim_due(s, "w", T0.plus_seconds(60), T0.plus_seconds(90), 10, &[])
         .await
         .unwrap();
     let order: Vec<&str> = claimed.iter().map(|c| c.event.id.as_str()).collect();
@@ -238,15 +237,14 @@ pub async fn cancelling_ends_pending_attempts_and_beats_a_late_completion(s: &dy
         Err(StoreError::Conflict(_))
     ));
     // In flight: the attempt's completion can no longer change it.
-    let claimed = s
-        .claim_due("w", T0, T0.plus_seconds(30), 10, &[])
+    let claimed = claim_due(s, "w", T0, T0.plus_seconds(30), 10, &[])
         .await
         .unwrap();
     assert_eq!(claimed.len(), 1);
     assert_eq!(claimed[0].message.id, b.id);
     cancel_message(s, &live, &b.id, T0, None).await.unwrap();
     assert_eq!(
-        s.complete(&[completion(&claimed[0], "w", delivered(&claimed[0]))])
+        complete(s, &[completion(&claimed[0], "w", delivered(&claimed[0]))])
             .await
             .unwrap()
             .applied,
@@ -266,8 +264,7 @@ pub async fn cancelling_ends_pending_attempts_and_beats_a_late_completion(s: &dy
 pub async fn recover_restarts_failed_and_unattempted_messages_in_range(s: &dyn Store) {
     let (live, endpoints) = delivery_fixture(s, 1).await;
     let e = &endpoints[0];
-    let claimed = s
-        .claim_due("w", T0, T0.plus_seconds(30), 10, &[])
+    let claimed = claim_due(s, "w", T0, T0.plus_seconds(30), 10, &[])
         .await
         .unwrap();
     let mut failed = completion(
@@ -282,7 +279,7 @@ pub async fn recover_restarts_failed_and_unattempted_messages_in_range(s: &dyn S
         },
     );
     failed.attempt = None;
-    s.complete(&[failed]).await.unwrap();
+    complete(s, &[failed]).await.unwrap();
     act(s, &live, &e.id, EndpointAction::Disable, T0)
         .await
         .unwrap();
@@ -391,8 +388,7 @@ pub async fn a_manual_lease_excludes_automatic_attempts_and_vice_versa(s: &dyn S
         .data[0]
         .id
         .clone();
-    let manual = s
-        .lease_for_manual_attempt(&live, &id, "api", T0, T0.plus_seconds(30))
+    let manual = lease_for_manual_attempt(s, &live, &id, "api", T0, T0.plus_seconds(30))
         .await
         .unwrap()
         .expect("free to lease");
@@ -402,14 +398,14 @@ pub async fn a_manual_lease_excludes_automatic_attempts_and_vice_versa(s: &dyn S
         "a manual lease keeps the state"
     );
     assert!(
-        s.claim_due("w", T0, T0.plus_seconds(30), 10, &[])
+        claim_due(s, "w", T0, T0.plus_seconds(30), 10, &[])
             .await
             .unwrap()
             .is_empty(),
         "automatic claims skip it"
     );
     assert!(
-        s.lease_for_manual_attempt(&live, &id, "api2", T0, T0.plus_seconds(30))
+        lease_for_manual_attempt(s, &live, &id, "api2", T0, T0.plus_seconds(30))
             .await
             .unwrap()
             .is_none()
@@ -417,14 +413,13 @@ pub async fn a_manual_lease_excludes_automatic_attempts_and_vice_versa(s: &dyn S
     // A failed manual attempt leaves the schedule as it was and frees the message.
     let mut done = completion(&manual, "api", manual.progress());
     done.manual = true;
-    assert_eq!(s.complete(&[done]).await.unwrap().applied, vec![true]);
-    let claimed = s
-        .claim_due("w", T0, T0.plus_seconds(30), 10, &[])
+    assert_eq!(complete(s, &[done]).await.unwrap().applied, vec![true]);
+    let claimed = claim_due(s, "w", T0, T0.plus_seconds(30), 10, &[])
         .await
         .unwrap();
     assert_eq!(claimed.len(), 1);
     assert!(
-        s.lease_for_manual_attempt(&live, &id, "api", T0, T0.plus_seconds(30))
+        lease_for_manual_attempt(s, &live, &id, "api", T0, T0.plus_seconds(30))
             .await
             .unwrap()
             .is_none(),
@@ -432,8 +427,7 @@ pub async fn a_manual_lease_excludes_automatic_attempts_and_vice_versa(s: &dyn S
     );
     let other = tenant(s, "b").await;
     assert!(matches!(
-        s.lease_for_manual_attempt(&scope(&other, Environment::Live), &id, "api", T0, T0)
-            .await,
+        lease_for_manual_attempt(s, &scope(&other, Environment::Live), &id, "api", T0, T0).await,
         Err(StoreError::NotFound)
     ));
 }

@@ -8,9 +8,9 @@ use relay_core::transition::Progress;
 use serde_json::json;
 
 use super::{
-    T0, advance_bulk_retry, audit, cancel_message, completion, consumer, create_job, delivered,
-    delivery_fixture, endpoint, get_event, get_message, lease_job, list_attempts, new_event,
-    purge_before, scope, tenant,
+    T0, advance_bulk_retry, audit, cancel_message, claim_due, complete, completion, consumer,
+    create_job, delivered, delivery_fixture, endpoint, get_event, get_message,
+    lease_for_manual_attempt, lease_job, list_attempts, new_event, purge_before, scope, tenant,
 };
 use crate::{MessageFilter, NewEvent, Scope, Store, new_id};
 
@@ -49,8 +49,7 @@ pub async fn purge_keeps_events_whose_messages_are_live(s: &dyn Store) {
     s.publish(&live, at("evt_flight", "order.shipped", 0))
         .await
         .unwrap();
-    let flight = s
-        .claim_due("w", T0, T0.plus_seconds(3600), 10, &[])
+    let flight = claim_due(s, "w", T0, T0.plus_seconds(3600), 10, &[])
         .await
         .unwrap();
     assert_eq!(flight.len(), 1);
@@ -58,34 +57,32 @@ pub async fn purge_keeps_events_whose_messages_are_live(s: &dyn Store) {
     s.publish(&live, at("evt_resent", "order.placed", 1))
         .await
         .unwrap();
-    let resent = s
-        .claim_due("w", T0.plus_seconds(1), T0.plus_seconds(3600), 10, &[])
+    let resent = claim_due(s, "w", T0.plus_seconds(1), T0.plus_seconds(3600), 10, &[])
         .await
         .unwrap();
-    s.complete(&[completion(&resent[0], "w", delivered(&resent[0]))])
+    complete(s, &[completion(&resent[0], "w", delivered(&resent[0]))])
         .await
         .unwrap();
-    let manual = s
-        .lease_for_manual_attempt(
-            &live,
-            &resent[0].message.id,
-            "w",
-            T0.plus_seconds(2),
-            T0.plus_seconds(3600),
-        )
-        .await
-        .unwrap()
-        .expect("not busy");
+    let manual = lease_for_manual_attempt(
+        s,
+        &live,
+        &resent[0].message.id,
+        "w",
+        T0.plus_seconds(2),
+        T0.plus_seconds(3600),
+    )
+    .await
+    .unwrap()
+    .expect("not busy");
     // Delivered and done: the only one the purge may take.
     s.publish(&live, at("evt_done", "order.placed", 3))
         .await
         .unwrap();
-    let done = s
-        .claim_due("w", T0.plus_seconds(3), T0.plus_seconds(3600), 10, &[])
+    let done = claim_due(s, "w", T0.plus_seconds(3), T0.plus_seconds(3600), 10, &[])
         .await
         .unwrap();
     assert_eq!(done.len(), 1);
-    s.complete(&[completion(&done[0], "w", delivered(&done[0]))])
+    complete(s, &[completion(&done[0], "w", delivered(&done[0]))])
         .await
         .unwrap();
     // Scheduled (due, not yet claimed) and held (the endpoint is paused).
@@ -118,10 +115,13 @@ pub async fn purge_keeps_events_whose_messages_are_live(s: &dyn Store) {
     let mut manual_done = completion(&manual, "w", delivered(&manual));
     manual_done.manual = true;
     assert_eq!(
-        s.complete(&[
-            completion(&flight[0], "w", delivered(&flight[0])),
-            manual_done
-        ])
+        complete(
+            s,
+            &[
+                completion(&flight[0], "w", delivered(&flight[0])),
+                manual_done
+            ]
+        )
         .await
         .unwrap()
         .applied,
@@ -189,8 +189,7 @@ pub async fn a_completion_whose_message_is_gone_is_skipped_and_the_rest_commit(s
     s.publish(&live, new_event("evt_e", "order.shipped", None))
         .await
         .unwrap();
-    let claimed = s
-        .claim_due("w", T0, T0.plus_seconds(30), 10, &[])
+    let claimed = claim_due(s, "w", T0, T0.plus_seconds(30), 10, &[])
         .await
         .unwrap();
     assert_eq!(claimed.len(), 2);
@@ -211,13 +210,15 @@ pub async fn a_completion_whose_message_is_gone_is_skipped_and_the_rest_commit(s
             .is_none()
     );
     // The late completion arrives in a batch with another one.
-    let done = s
-        .complete(&[
+    let done = complete(
+        s,
+        &[
             completion(gone, "w", delivered(gone)),
             completion(kept, "w", delivered(kept)),
-        ])
-        .await
-        .expect("one vanished message does not fail the batch");
+        ],
+    )
+    .await
+    .expect("one vanished message does not fail the batch");
     assert_eq!(done.applied, [false, true]);
     assert_eq!(done.gone, std::slice::from_ref(&gone.message.id));
     let m = get_message(s, &live, &kept.message.id)
@@ -241,8 +242,7 @@ pub async fn a_completion_whose_message_is_gone_is_skipped_and_the_rest_commit(s
             .is_empty()
     );
     // A completion that lost its lease (message still there) is not "gone".
-    let again = s
-        .complete(&[completion(kept, "w", delivered(kept))])
+    let again = complete(s, &[completion(kept, "w", delivered(kept))])
         .await
         .unwrap();
     assert_eq!(again.applied, [false]);
@@ -254,8 +254,7 @@ pub async fn a_bulk_retry_restarts_nothing_whose_event_is_outside_retention(s: &
     s.publish(&live, at("evt_new", "order.shipped", 100))
         .await
         .unwrap();
-    let claimed = s
-        .claim_due("w", T0.plus_seconds(100), T0.plus_seconds(130), 10, &[])
+    let claimed = claim_due(s, "w", T0.plus_seconds(100), T0.plus_seconds(130), 10, &[])
         .await
         .unwrap();
     assert_eq!(claimed.len(), 2);
@@ -277,7 +276,7 @@ pub async fn a_bulk_retry_restarts_nothing_whose_event_is_outside_retention(s: &
             done
         })
         .collect();
-    s.complete(&failed).await.unwrap();
+    complete(s, &failed).await.unwrap();
     let job = crate::Job {
         id: new_id(IdKind::Job, T0),
         kind: relay_core::model::JobKind::BulkRetry,

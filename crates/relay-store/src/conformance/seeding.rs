@@ -108,14 +108,12 @@ pub async fn seeded_messages_read_like_published_ones(s: &dyn Store) {
 
     // Not due before their time; due after it.
     let room = [(e.id.clone(), 10)];
-    let early = s
-        .claim_due("w", T0, T0.plus_seconds(30), 10, &room)
+    let early = claim_due(s, "w", T0, T0.plus_seconds(30), 10, &room)
         .await
         .unwrap();
     assert!(early.is_empty(), "nothing is due before {due:?}");
     let later = due.plus_seconds(1);
-    let claimed = s
-        .claim_due("w", later, later.plus_seconds(30), 10, &room)
+    let claimed = claim_due(s, "w", later, later.plus_seconds(30), 10, &room)
         .await
         .unwrap();
     assert_eq!(claimed.len(), 10);

@@ -5,8 +5,8 @@ use relay_core::model::{EndpointState, Environment, Message, MessageState};
 use relay_core::time::Timestamp;
 
 use super::{
-    LIMITS, T0, consumer, create_endpoint, endpoint, endpoint_value, expire_due, list_messages,
-    new_event, page, scope, tenant,
+    LIMITS, T0, claim_due, consumer, create_endpoint, endpoint, endpoint_value, expire_due,
+    lease_for_manual_attempt, list_messages, new_event, page, scope, tenant,
 };
 use crate::{MessageFilter, Scope, Store};
 
@@ -49,8 +49,7 @@ pub async fn waiting_messages_expire_when_their_ttl_passes(s: &dyn Store) {
     }
     // The third endpoint's messages are in flight; the first's wait.
     let room = vec![(waiting.id.clone(), 0)];
-    let claimed = s
-        .claim_due("node-a", T0, T0.plus_seconds(600), 100, &room)
+    let claimed = claim_due(s, "node-a", T0, T0.plus_seconds(600), 100, &room)
         .await
         .unwrap();
     assert_eq!(claimed.len(), 3);
@@ -96,7 +95,8 @@ pub async fn waiting_messages_expire_when_their_ttl_passes(s: &dyn Store) {
     // has nothing to attempt) is left to finish; the held one expires.
     let manual = message_of(s, &live, &waiting.id, "evt_later").await;
     assert!(
-        s.lease_for_manual_attempt(
+        lease_for_manual_attempt(
+            s,
             &live,
             &manual.id,
             "node-b",

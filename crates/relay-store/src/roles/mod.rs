@@ -11,10 +11,13 @@
 //!   transaction; run through it, each publish would commit (and flush)
 //!   on its own, and publishing's throughput is what the group commit is
 //!   for.
-//! - [`Dispatch`]: what the dispatcher needs to deliver.
+//! - [`Signals`]: how the store reaches the dispatcher unasked: new
+//!   messages handed over at publish, and other nodes' wake-ups (backend
+//!   plumbing set up once, not operations on a connection).
 //! - [`Executor`](crate::Executor): operations a caller composes, as one
 //!   write transaction or one read (`crate::executor`): the one way to run
-//!   them, which the roles' methods move to role by role (tenant secrets,
+//!   them, every operation but a publish (the roles' methods moved there
+//!   role by role: tenant secrets,
 //!   `crate::secrets`, the portal's tokens and brand, `crate::portal`, the
 //!   dispatcher's upkeep, `crate::retention` and `crate::jobs`, settings,
 //!   tenants and API keys, `crate::settings` and `crate::tenants`, and
@@ -26,21 +29,26 @@
 //!   webhooks' sources, receipts and ledger, `crate::inbound`, a master
 //!   key rotation's re-sealing, `crate::reseal`, reading an event, a
 //!   message, lists of messages and of a message's attempts and cancelling
-//!   a message, `crate::messages`, and recover and replay,
-//!   `crate::recovery` (which run each chunk as one write), have no role of
-//!   their own any more).
+//!   a message, `crate::messages`, recover and replay, `crate::recovery`
+//!   (which run each chunk as one write), and what the dispatcher asks to
+//!   deliver: claims and their release, `crate::claims`, completions,
+//!   `crate::completions`, lease rescue and release, the next due time and
+//!   the backlog's size, `crate::claims`, manual attempts,
+//!   `crate::manual` and `crate::manual_audit`, and a rate-limited
+//!   endpoint's window, `crate::window`, have no role of their own any
+//!   more).
 //!
 //! [`Store`] is all of them, for wiring (`Arc<dyn Store>`).
 
-mod dispatch;
 mod operator;
 mod publisher;
+mod signals;
 
-pub use dispatch::Dispatch;
 pub use operator::Operator;
 pub use publisher::Publisher;
+pub use signals::Signals;
 
 /// Every role: what `relay serve` wires its parts with.
-pub trait Store: Operator + Publisher + Dispatch + crate::Executor + 'static {}
+pub trait Store: Operator + Publisher + Signals + crate::Executor + 'static {}
 
-impl<S> Store for S where S: Operator + Publisher + Dispatch + crate::Executor + 'static {}
+impl<S> Store for S where S: Operator + Publisher + Signals + crate::Executor + 'static {}

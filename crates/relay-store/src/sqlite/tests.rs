@@ -11,7 +11,7 @@ use super::*;
 use crate::exec::{Commit, Exec};
 use crate::rows::RowExt;
 use crate::sql::{Bind, SqlBuilder};
-use crate::{Dispatch, Operator, Publisher, within};
+use crate::{Operator, Publisher, Signals, within};
 
 #[test]
 fn placeholders_are_written_for_sqlite() {
