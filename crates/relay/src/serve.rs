@@ -26,6 +26,7 @@ impl Clock for SystemClock {
 /// integer, either sign), so end-to-end tests can run nodes whose clocks
 /// disagree (`crates/relay/tests/clock_skew.rs`). Read only by debug builds;
 /// a release binary never looks at it.
+#[cfg(debug_assertions)]
 pub const TEST_CLOCK_OFFSET_ENV: &str = "RELAY_TEST_CLOCK_OFFSET_MS";
 
 /// This node's own clock: the system's (in a debug build, skewed by
