@@ -1818,7 +1818,7 @@ export interface components {
              * @description What the destination kind answered, its own shape: HTTPS
              *     `{"status_code", "response_body"}`; a broker, what it acknowledged.
              */
-            detail: Record<string, never>;
+            detail: Record<string, unknown>;
             /**
              * Format: int64
              * @description How long it took, in milliseconds, until the answer or the failure.
@@ -1919,7 +1919,7 @@ export interface components {
              * @description What the action was given, never a secret: the fields changed, the
              *     overlap of a rotation, … (by action).
              */
-            parameters: Record<string, never>;
+            parameters: Record<string, unknown>;
             /** @description The object acted on (an endpoint id, …). */
             target: string;
         };
@@ -2197,7 +2197,7 @@ export interface components {
              *     by event type. A type not pinned takes the version current when the
              *     endpoint version starts.
              */
-            event_type_versions?: Record<string, never>;
+            event_type_versions?: Record<string, unknown>;
             /** @description Event types to receive (at most 256). Empty receives nothing; `["*"]` receives all (with a warning). */
             event_types: string[];
             /**
@@ -2407,7 +2407,7 @@ export interface components {
              *     event type. A type not named here is shaped by the version that was
              *     current when the endpoint version started (else its first).
              */
-            event_type_versions: Record<string, never>;
+            event_type_versions: Record<string, unknown>;
             /** @description Subscribed event types; empty receives nothing; `*` (explicit) receives all. */
             event_types: string[];
             /** @description The endpoint's id (`ep_…`). */
@@ -2569,7 +2569,7 @@ export interface components {
              * @description The event type version that shapes this version's payloads, by
              *     event type.
              */
-            event_type_versions: Record<string, never>;
+            event_type_versions: Record<string, unknown>;
             /** @description The snapshot allow list of this version (JSON Pointers, or `["*"]`). */
             snapshot_fields: string[];
             /** @description When this version started. */
@@ -2620,7 +2620,7 @@ export interface components {
             /** @description When Relay accepted it; retention and replay ranges count from here. */
             created_at: components["schemas"]["Timestamp"];
             /** @description The payload, exactly as published. */
-            data: Record<string, never>;
+            data: Record<string, unknown>;
             /** @description The environment the event was published in. */
             environment: components["schemas"]["Environment"];
             expires_at?: components["schemas"]["Timestamp"] | null;
@@ -2867,9 +2867,9 @@ export interface components {
              */
             personal_data_fields: string[];
             /** @description A sample payload (valid against `schema`), used by the test action and the portal. */
-            sample?: Record<string, never> | null;
+            sample?: Record<string, unknown> | null;
             /** @description The JSON Schema that published payloads must satisfy: an object, or `true` (every payload) or `false` (none). */
-            schema: Record<string, never> | boolean;
+            schema: Record<string, unknown> | boolean;
             /**
              * @description Fields always sent, even to a thin endpoint: identifiers a consumer
              *     needs to fetch the rest (JSON Pointers such as `/id`, `/customer/id`).
@@ -3238,7 +3238,7 @@ export interface components {
             /** @description What the job does. */
             kind: components["schemas"]["JobKind"];
             /** @description The filter the job was started with. */
-            parameters: Record<string, never>;
+            parameters: Record<string, unknown>;
             /**
              * Format: int64
              * @description Messages examined so far.
@@ -4253,7 +4253,7 @@ export interface components {
              *     list, personal data removed unless it allows personal data), the
              *     very `data` its deliveries carry. Never more than that.
              */
-            data: Record<string, never>;
+            data: Record<string, unknown>;
             /** @description The event's id (the deliveries' `webhook-id`). */
             id: string;
             /** @description The event's subject, if any. */
@@ -4553,7 +4553,7 @@ export interface components {
              */
             consumer_id?: string | null;
             /** @description The payload; it must satisfy the event type's current schema. Kept byte for byte. */
-            data: Record<string, never>;
+            data: Record<string, unknown>;
             /** @description Your id for the event (becomes `webhook-id`); publishing it again is a no-op. */
             id?: string | null;
             /**
@@ -4655,9 +4655,9 @@ export interface components {
              */
             personal_data_fields?: string[];
             /** @description A sample payload; it must satisfy `schema`. */
-            sample?: Record<string, never> | null;
+            sample?: Record<string, unknown> | null;
             /** @description The JSON Schema that published payloads must satisfy: an object, or `true` (every payload) or `false` (none). */
-            schema: Record<string, never> | boolean;
+            schema: Record<string, unknown> | boolean;
             /**
              * @description Fields always sent, even to a thin endpoint: identifiers a consumer
              *     needs to fetch the full event (`GET /v1/events/{id}`). JSON Pointers
@@ -4783,7 +4783,7 @@ export interface components {
             /** @description The raw body, base64 (a rejected receipt keeps its first 8 KiB). */
             body_base64: string;
             /** @description The headers kept with the body (those the verdict and the ledger use). */
-            headers: Record<string, never>;
+            headers: Record<string, unknown>;
             /** @description The receipt's id (`rcp_…`). */
             id: string;
             /** @description The code of the last processing failure, if any. */
@@ -5286,7 +5286,7 @@ export interface components {
          */
         SystemEvent: {
             /** @description The payload; it must satisfy the type's schema. */
-            data: Record<string, never>;
+            data: Record<string, unknown>;
             /** @description The tenant's environment the event belongs to. */
             environment: components["schemas"]["Environment"];
             /** @description Your id for the event; publishing it again is a no-op. */
@@ -5435,7 +5435,7 @@ export interface components {
              * @description New pins open a new endpoint version (which also takes, for every
              *     type not pinned, the version current then).
              */
-            event_type_versions?: Record<string, never> | null;
+            event_type_versions?: Record<string, unknown> | null;
             /** @description At most 256. */
             event_types?: string[] | null;
             /**
