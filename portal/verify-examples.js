@@ -26,7 +26,7 @@ match verifier.verify(&headers, &body) {
     Err(e) => eprintln!("rejected: {}", e.code()), // e.g. "no_matching_signature"
 }
 `,
-    python: `# pip install ./sdks/python   (relay-verify)
+    python: `# pip install ./sdks/python   (relay-sdk)
 from relay_verify import Verifier, VerifyError
 
 verifier = Verifier([${list(keys)}])
@@ -36,8 +36,8 @@ try:
 except VerifyError as e:
     print("rejected:", e.code)          # e.g. "no_matching_signature"
 `,
-    typescript: `// npm install ./sdks/typescript   (@relay/verify)
-import { Verifier, VerifyError } from "@relay/verify";
+    typescript: `// npm install ./sdks/typescript   (@relay/sdk)
+import { Verifier, VerifyError } from "@relay/sdk";
 
 const verifier = new Verifier([${list(keys)}]);
 

@@ -1,5 +1,5 @@
 import express from "express";
-import { DuplicateError, MemorySeenStore, Verifier, VerifyError } from "@relay/verify";
+import { DuplicateError, MemorySeenStore, Verifier, VerifyError } from "@relay/sdk";
 
 // One or more keys, space-separated: during a rotation, the new and the old.
 const verifier = new Verifier((process.env.RELAY_WEBHOOK_KEYS ?? "").split(/\s+/).filter(Boolean));

@@ -434,3 +434,6 @@ export class Verifier {
     return { keys: this.#keys.map((k) => (k as HmacKey | Ed25519Key).toJSON()), toleranceSeconds: this.toleranceSeconds };
   }
 }
+
+// The API client, in the same package (`import { Relay } from "@relay/sdk"`).
+export * from "./client/index";

@@ -57,7 +57,7 @@ verify it over the raw body, before any JSON parsing (parsing and \
 re-serializing changes the bytes), reject a `webhook-timestamp` more than 5 \
 minutes from your clock, and keep each accepted `webhook-id` for at least 96 \
 hours to drop duplicates. The verifier SDKs (Rust `relay-verify`, Python \
-`relay_verify`, TypeScript `@relay/verify`) do all of it; \
+`relay_verify`, TypeScript `@relay/sdk`) do all of it; \
 `docs/verifying-webhooks.md` tells how by hand. `relay-event-type`, \
 `relay-attempt` and `traceparent` are not signed: no decision may rest on \
 them.

@@ -1,0 +1,276 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.consumer import Consumer
+from ...models.problem import Problem
+from ...models.update_consumer import UpdateConsumer
+from ...types import UNSET, Unset
+from typing import cast
+
+
+
+def _get_kwargs(
+    id: str,
+    *,
+    body: UpdateConsumer | Unset = UNSET,
+
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+
+    
+
+    
+
+    _kwargs: dict[str, Any] = {
+        "method": "patch",
+        "url": "/v1/consumers/{id}".format(id=quote(str(id), safe=""),),
+    }
+
+    
+    if not isinstance(body, Unset):
+        _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Consumer | Problem | None:
+    if response.status_code == 200:
+        response_200 = Consumer.from_dict(response.json())
+
+
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+
+
+        return response_404
+
+    if response.status_code == 413:
+        response_413 = Problem.from_dict(response.json())
+
+
+
+        return response_413
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+
+
+        return response_422
+
+    if response.status_code == 500:
+        response_500 = Problem.from_dict(response.json())
+
+
+
+        return response_500
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Consumer | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    id: str,
+    *,
+    client: AuthenticatedClient,
+    body: UpdateConsumer | Unset = UNSET,
+
+) -> Response[Consumer | Problem]:
+    """ Update a consumer
+
+     Changes a consumer's `name` or `source`; absent fields stay as they are,
+    and an empty body changes nothing. A new `source` applies to the
+    deliveries made from then on, retries of earlier events included.
+
+    Tenant API key; `404` for an unknown consumer. Refused with `422`
+    `validation_failed` (a `name` over 200 characters) or `invalid_source`.
+
+    Args:
+        id (str):
+        body (UpdateConsumer | Unset): Changes to a consumer; absent fields stay as they are. Its
+            `external_id` and `kind` cannot change.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Consumer | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        id=id,
+body=body,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    id: str,
+    *,
+    client: AuthenticatedClient,
+    body: UpdateConsumer | Unset = UNSET,
+
+) -> Consumer | Problem | None:
+    """ Update a consumer
+
+     Changes a consumer's `name` or `source`; absent fields stay as they are,
+    and an empty body changes nothing. A new `source` applies to the
+    deliveries made from then on, retries of earlier events included.
+
+    Tenant API key; `404` for an unknown consumer. Refused with `422`
+    `validation_failed` (a `name` over 200 characters) or `invalid_source`.
+
+    Args:
+        id (str):
+        body (UpdateConsumer | Unset): Changes to a consumer; absent fields stay as they are. Its
+            `external_id` and `kind` cannot change.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Consumer | Problem
+     """
+
+
+    return sync_detailed(
+        id=id,
+client=client,
+body=body,
+
+    ).parsed
+
+async def asyncio_detailed(
+    id: str,
+    *,
+    client: AuthenticatedClient,
+    body: UpdateConsumer | Unset = UNSET,
+
+) -> Response[Consumer | Problem]:
+    """ Update a consumer
+
+     Changes a consumer's `name` or `source`; absent fields stay as they are,
+    and an empty body changes nothing. A new `source` applies to the
+    deliveries made from then on, retries of earlier events included.
+
+    Tenant API key; `404` for an unknown consumer. Refused with `422`
+    `validation_failed` (a `name` over 200 characters) or `invalid_source`.
+
+    Args:
+        id (str):
+        body (UpdateConsumer | Unset): Changes to a consumer; absent fields stay as they are. Its
+            `external_id` and `kind` cannot change.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Consumer | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        id=id,
+body=body,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    id: str,
+    *,
+    client: AuthenticatedClient,
+    body: UpdateConsumer | Unset = UNSET,
+
+) -> Consumer | Problem | None:
+    """ Update a consumer
+
+     Changes a consumer's `name` or `source`; absent fields stay as they are,
+    and an empty body changes nothing. A new `source` applies to the
+    deliveries made from then on, retries of earlier events included.
+
+    Tenant API key; `404` for an unknown consumer. Refused with `422`
+    `validation_failed` (a `name` over 200 characters) or `invalid_source`.
+
+    Args:
+        id (str):
+        body (UpdateConsumer | Unset): Changes to a consumer; absent fields stay as they are. Its
+            `external_id` and `kind` cannot change.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Consumer | Problem
+     """
+
+
+    return (await asyncio_detailed(
+        id=id,
+client=client,
+body=body,
+
+    )).parsed

@@ -1,0 +1,288 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.key_rotated import KeyRotated
+from ...models.problem import Problem
+from ...models.rotate_key import RotateKey
+from ...types import UNSET, Unset
+from typing import cast
+
+
+
+def _get_kwargs(
+    id: str,
+    *,
+    body: RotateKey | Unset = UNSET,
+
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+
+    
+
+    
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/endpoints/{id}/rotate-key".format(id=quote(str(id), safe=""),),
+    }
+
+    
+    if not isinstance(body, Unset):
+        _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> KeyRotated | Problem | None:
+    if response.status_code == 200:
+        response_200 = KeyRotated.from_dict(response.json())
+
+
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+
+
+        return response_404
+
+    if response.status_code == 413:
+        response_413 = Problem.from_dict(response.json())
+
+
+
+        return response_413
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+
+
+        return response_422
+
+    if response.status_code == 500:
+        response_500 = Problem.from_dict(response.json())
+
+
+
+        return response_500
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[KeyRotated | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    id: str,
+    *,
+    client: AuthenticatedClient,
+    body: RotateKey | Unset = UNSET,
+
+) -> Response[KeyRotated | Problem]:
+    """ Rotate an endpoint's signing key
+
+     Makes a new signing key, which signs every delivery from now on; the
+    previous key keeps signing beside it for `overlap_hours` (24 by
+    default, 0 to 168), so receivers can deploy the new key without
+    downtime: during the overlap `webhook-signature` carries both
+    signatures, the new key's first. A rotation can switch the scheme (`v1a`
+    ↔ `v1`). A new `v1` secret is in this answer only.
+
+    Tenant API key; `404` for an unknown endpoint; `422` `validation_failed`
+    for an `overlap_hours` over 168.
+
+    Args:
+        id (str):
+        body (RotateKey | Unset): A key rotation: how long the old key keeps signing, and the new
+            key's scheme.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[KeyRotated | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        id=id,
+body=body,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    id: str,
+    *,
+    client: AuthenticatedClient,
+    body: RotateKey | Unset = UNSET,
+
+) -> KeyRotated | Problem | None:
+    """ Rotate an endpoint's signing key
+
+     Makes a new signing key, which signs every delivery from now on; the
+    previous key keeps signing beside it for `overlap_hours` (24 by
+    default, 0 to 168), so receivers can deploy the new key without
+    downtime: during the overlap `webhook-signature` carries both
+    signatures, the new key's first. A rotation can switch the scheme (`v1a`
+    ↔ `v1`). A new `v1` secret is in this answer only.
+
+    Tenant API key; `404` for an unknown endpoint; `422` `validation_failed`
+    for an `overlap_hours` over 168.
+
+    Args:
+        id (str):
+        body (RotateKey | Unset): A key rotation: how long the old key keeps signing, and the new
+            key's scheme.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        KeyRotated | Problem
+     """
+
+
+    return sync_detailed(
+        id=id,
+client=client,
+body=body,
+
+    ).parsed
+
+async def asyncio_detailed(
+    id: str,
+    *,
+    client: AuthenticatedClient,
+    body: RotateKey | Unset = UNSET,
+
+) -> Response[KeyRotated | Problem]:
+    """ Rotate an endpoint's signing key
+
+     Makes a new signing key, which signs every delivery from now on; the
+    previous key keeps signing beside it for `overlap_hours` (24 by
+    default, 0 to 168), so receivers can deploy the new key without
+    downtime: during the overlap `webhook-signature` carries both
+    signatures, the new key's first. A rotation can switch the scheme (`v1a`
+    ↔ `v1`). A new `v1` secret is in this answer only.
+
+    Tenant API key; `404` for an unknown endpoint; `422` `validation_failed`
+    for an `overlap_hours` over 168.
+
+    Args:
+        id (str):
+        body (RotateKey | Unset): A key rotation: how long the old key keeps signing, and the new
+            key's scheme.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[KeyRotated | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        id=id,
+body=body,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    id: str,
+    *,
+    client: AuthenticatedClient,
+    body: RotateKey | Unset = UNSET,
+
+) -> KeyRotated | Problem | None:
+    """ Rotate an endpoint's signing key
+
+     Makes a new signing key, which signs every delivery from now on; the
+    previous key keeps signing beside it for `overlap_hours` (24 by
+    default, 0 to 168), so receivers can deploy the new key without
+    downtime: during the overlap `webhook-signature` carries both
+    signatures, the new key's first. A rotation can switch the scheme (`v1a`
+    ↔ `v1`). A new `v1` secret is in this answer only.
+
+    Tenant API key; `404` for an unknown endpoint; `422` `validation_failed`
+    for an `overlap_hours` over 168.
+
+    Args:
+        id (str):
+        body (RotateKey | Unset): A key rotation: how long the old key keeps signing, and the new
+            key's scheme.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        KeyRotated | Problem
+     """
+
+
+    return (await asyncio_detailed(
+        id=id,
+client=client,
+body=body,
+
+    )).parsed

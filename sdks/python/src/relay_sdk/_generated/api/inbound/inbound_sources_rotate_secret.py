@@ -1,0 +1,288 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.inbound_source import InboundSource
+from ...models.problem import Problem
+from ...models.rotate_inbound_secret import RotateInboundSecret
+from ...types import UNSET, Unset
+from typing import cast
+
+
+
+def _get_kwargs(
+    id: str,
+    *,
+    body: RotateInboundSecret | Unset = UNSET,
+
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+
+    
+
+    
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/inbound-sources/{id}/rotate-secret".format(id=quote(str(id), safe=""),),
+    }
+
+    
+    if not isinstance(body, Unset):
+        _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> InboundSource | Problem | None:
+    if response.status_code == 200:
+        response_200 = InboundSource.from_dict(response.json())
+
+
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+
+
+        return response_404
+
+    if response.status_code == 413:
+        response_413 = Problem.from_dict(response.json())
+
+
+
+        return response_413
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+
+
+        return response_422
+
+    if response.status_code == 500:
+        response_500 = Problem.from_dict(response.json())
+
+
+
+        return response_500
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[InboundSource | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    id: str,
+    *,
+    client: AuthenticatedClient,
+    body: RotateInboundSecret | Unset = UNSET,
+
+) -> Response[InboundSource | Problem]:
+    """ Rotate an inbound source's secret
+
+     Sets a new signing secret (a value or a reference), which verifies at
+    once; the current one keeps verifying until `previous_secret_expires_at`
+    (`overlap_hours`, 24 by default, 0 to 168), while the provider switches.
+    Audited as `inbound_source.secret_rotated`, never with a secret.
+
+    Tenant API key; `404` for an unknown source. Refused with `422`
+    `validation_failed` (`overlap_hours` over 168, neither or both of
+    `secret` and `secret_ref`), `invalid_secret`, or a reference that does
+    not resolve.
+
+    Args:
+        id (str):
+        body (RotateInboundSecret | Unset): A source's new secret, and how long the current one
+            keeps verifying.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[InboundSource | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        id=id,
+body=body,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    id: str,
+    *,
+    client: AuthenticatedClient,
+    body: RotateInboundSecret | Unset = UNSET,
+
+) -> InboundSource | Problem | None:
+    """ Rotate an inbound source's secret
+
+     Sets a new signing secret (a value or a reference), which verifies at
+    once; the current one keeps verifying until `previous_secret_expires_at`
+    (`overlap_hours`, 24 by default, 0 to 168), while the provider switches.
+    Audited as `inbound_source.secret_rotated`, never with a secret.
+
+    Tenant API key; `404` for an unknown source. Refused with `422`
+    `validation_failed` (`overlap_hours` over 168, neither or both of
+    `secret` and `secret_ref`), `invalid_secret`, or a reference that does
+    not resolve.
+
+    Args:
+        id (str):
+        body (RotateInboundSecret | Unset): A source's new secret, and how long the current one
+            keeps verifying.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        InboundSource | Problem
+     """
+
+
+    return sync_detailed(
+        id=id,
+client=client,
+body=body,
+
+    ).parsed
+
+async def asyncio_detailed(
+    id: str,
+    *,
+    client: AuthenticatedClient,
+    body: RotateInboundSecret | Unset = UNSET,
+
+) -> Response[InboundSource | Problem]:
+    """ Rotate an inbound source's secret
+
+     Sets a new signing secret (a value or a reference), which verifies at
+    once; the current one keeps verifying until `previous_secret_expires_at`
+    (`overlap_hours`, 24 by default, 0 to 168), while the provider switches.
+    Audited as `inbound_source.secret_rotated`, never with a secret.
+
+    Tenant API key; `404` for an unknown source. Refused with `422`
+    `validation_failed` (`overlap_hours` over 168, neither or both of
+    `secret` and `secret_ref`), `invalid_secret`, or a reference that does
+    not resolve.
+
+    Args:
+        id (str):
+        body (RotateInboundSecret | Unset): A source's new secret, and how long the current one
+            keeps verifying.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[InboundSource | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        id=id,
+body=body,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    id: str,
+    *,
+    client: AuthenticatedClient,
+    body: RotateInboundSecret | Unset = UNSET,
+
+) -> InboundSource | Problem | None:
+    """ Rotate an inbound source's secret
+
+     Sets a new signing secret (a value or a reference), which verifies at
+    once; the current one keeps verifying until `previous_secret_expires_at`
+    (`overlap_hours`, 24 by default, 0 to 168), while the provider switches.
+    Audited as `inbound_source.secret_rotated`, never with a secret.
+
+    Tenant API key; `404` for an unknown source. Refused with `422`
+    `validation_failed` (`overlap_hours` over 168, neither or both of
+    `secret` and `secret_ref`), `invalid_secret`, or a reference that does
+    not resolve.
+
+    Args:
+        id (str):
+        body (RotateInboundSecret | Unset): A source's new secret, and how long the current one
+            keeps verifying.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        InboundSource | Problem
+     """
+
+
+    return (await asyncio_detailed(
+        id=id,
+client=client,
+body=body,
+
+    )).parsed

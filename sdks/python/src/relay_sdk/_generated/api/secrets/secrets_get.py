@@ -1,0 +1,226 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.problem import Problem
+from ...models.secret_info import SecretInfo
+from typing import cast
+
+
+
+def _get_kwargs(
+    name: str,
+
+) -> dict[str, Any]:
+    
+
+    
+
+    
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/v1/secrets/{name}".format(name=quote(str(name), safe=""),),
+    }
+
+
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Problem | SecretInfo | None:
+    if response.status_code == 200:
+        response_200 = SecretInfo.from_dict(response.json())
+
+
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+
+
+        return response_404
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+
+
+        return response_422
+
+    if response.status_code == 500:
+        response_500 = Problem.from_dict(response.json())
+
+
+
+        return response_500
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Problem | SecretInfo]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    name: str,
+    *,
+    client: AuthenticatedClient,
+
+) -> Response[Problem | SecretInfo]:
+    """ Get a tenant secret's metadata
+
+     Returns a secret's name and times; never its value. Tenant API key;
+    `404` `secret_not_found`.
+
+    Args:
+        name (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | SecretInfo]
+     """
+
+
+    kwargs = _get_kwargs(
+        name=name,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    name: str,
+    *,
+    client: AuthenticatedClient,
+
+) -> Problem | SecretInfo | None:
+    """ Get a tenant secret's metadata
+
+     Returns a secret's name and times; never its value. Tenant API key;
+    `404` `secret_not_found`.
+
+    Args:
+        name (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | SecretInfo
+     """
+
+
+    return sync_detailed(
+        name=name,
+client=client,
+
+    ).parsed
+
+async def asyncio_detailed(
+    name: str,
+    *,
+    client: AuthenticatedClient,
+
+) -> Response[Problem | SecretInfo]:
+    """ Get a tenant secret's metadata
+
+     Returns a secret's name and times; never its value. Tenant API key;
+    `404` `secret_not_found`.
+
+    Args:
+        name (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | SecretInfo]
+     """
+
+
+    kwargs = _get_kwargs(
+        name=name,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    name: str,
+    *,
+    client: AuthenticatedClient,
+
+) -> Problem | SecretInfo | None:
+    """ Get a tenant secret's metadata
+
+     Returns a secret's name and times; never its value. Tenant API key;
+    `404` `secret_not_found`.
+
+    Args:
+        name (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | SecretInfo
+     """
+
+
+    return (await asyncio_detailed(
+        name=name,
+client=client,
+
+    )).parsed

@@ -1,0 +1,260 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.page_api_key import PageApiKey
+from ...models.problem import Problem
+from ...types import UNSET, Unset
+from typing import cast
+
+
+
+def _get_kwargs(
+    id: str,
+    *,
+    limit: int | Unset = UNSET,
+    after: str | Unset = UNSET,
+
+) -> dict[str, Any]:
+    
+
+    
+
+    params: dict[str, Any] = {}
+
+    params["limit"] = limit
+
+    params["after"] = after
+
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/v1/tenants/{id}/api-keys".format(id=quote(str(id), safe=""),),
+        "params": params,
+    }
+
+
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> PageApiKey | Problem | None:
+    if response.status_code == 200:
+        response_200 = PageApiKey.from_dict(response.json())
+
+
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+
+
+        return response_404
+
+    if response.status_code == 500:
+        response_500 = Problem.from_dict(response.json())
+
+
+
+        return response_500
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[PageApiKey | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    id: str,
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = UNSET,
+    after: str | Unset = UNSET,
+
+) -> Response[PageApiKey | Problem]:
+    """ List a tenant's API keys
+
+     Lists the tenant's keys, revoked ones included (`revoked_at`), by id, a
+    page at a time; never the keys themselves, only their `prefix`.
+    Operator token only; `404` when the tenant does not exist.
+
+    Args:
+        id (str):
+        limit (int | Unset):
+        after (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[PageApiKey | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        id=id,
+limit=limit,
+after=after,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    id: str,
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = UNSET,
+    after: str | Unset = UNSET,
+
+) -> PageApiKey | Problem | None:
+    """ List a tenant's API keys
+
+     Lists the tenant's keys, revoked ones included (`revoked_at`), by id, a
+    page at a time; never the keys themselves, only their `prefix`.
+    Operator token only; `404` when the tenant does not exist.
+
+    Args:
+        id (str):
+        limit (int | Unset):
+        after (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        PageApiKey | Problem
+     """
+
+
+    return sync_detailed(
+        id=id,
+client=client,
+limit=limit,
+after=after,
+
+    ).parsed
+
+async def asyncio_detailed(
+    id: str,
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = UNSET,
+    after: str | Unset = UNSET,
+
+) -> Response[PageApiKey | Problem]:
+    """ List a tenant's API keys
+
+     Lists the tenant's keys, revoked ones included (`revoked_at`), by id, a
+    page at a time; never the keys themselves, only their `prefix`.
+    Operator token only; `404` when the tenant does not exist.
+
+    Args:
+        id (str):
+        limit (int | Unset):
+        after (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[PageApiKey | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        id=id,
+limit=limit,
+after=after,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    id: str,
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = UNSET,
+    after: str | Unset = UNSET,
+
+) -> PageApiKey | Problem | None:
+    """ List a tenant's API keys
+
+     Lists the tenant's keys, revoked ones included (`revoked_at`), by id, a
+    page at a time; never the keys themselves, only their `prefix`.
+    Operator token only; `404` when the tenant does not exist.
+
+    Args:
+        id (str):
+        limit (int | Unset):
+        after (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        PageApiKey | Problem
+     """
+
+
+    return (await asyncio_detailed(
+        id=id,
+client=client,
+limit=limit,
+after=after,
+
+    )).parsed

@@ -1,0 +1,7 @@
+from enum import StrEnum
+
+class CircuitType1State(StrEnum):
+    OPEN = "open"
+
+    def __str__(self) -> str:
+        return str(self.value)

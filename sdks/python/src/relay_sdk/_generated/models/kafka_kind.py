@@ -1,0 +1,7 @@
+from enum import StrEnum
+
+class KafkaKind(StrEnum):
+    KAFKA = "kafka"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,7 @@
+from enum import StrEnum
+
+class MqttKind(StrEnum):
+    MQTT = "mqtt"
+
+    def __str__(self) -> str:
+        return str(self.value)
