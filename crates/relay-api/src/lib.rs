@@ -20,6 +20,7 @@ pub mod deliverable;
 pub mod error;
 pub mod extract;
 pub mod openapi;
+pub mod request_id;
 pub mod routes;
 pub mod schema;
 pub mod server;

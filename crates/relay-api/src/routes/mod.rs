@@ -164,6 +164,7 @@ pub fn router(state: Arc<AppState>) -> Router {
             ops::close_when_shutting_down,
         ))
         .layer(DefaultBodyLimit::max(limit))
+        .layer(axum::middleware::from_fn(crate::request_id::request_id))
         .with_state(state)
 }
 
@@ -185,6 +186,7 @@ pub fn worker_router(state: Arc<AppState>) -> Router {
             ops::close_when_shutting_down,
         ))
         .layer(DefaultBodyLimit::max(1024))
+        .layer(axum::middleware::from_fn(crate::request_id::request_id))
         .with_state(state)
 }
 
