@@ -203,9 +203,19 @@ pub struct Answer {
     pub error_message: Option<String>,
 }
 
-/// Reads an answer's JSON body and its `x-amzn-query-error` header.
+/// Reads an answer's body and its `x-amzn-query-error` header. The body is
+/// JSON; an error refused before the action is reached (authentication,
+/// authorization) may come in the query protocol's XML
+/// (`<Error><Code>…</Code><Message>…</Message>`), whose code and message
+/// are read too.
 pub fn answer(body: &[u8], query_error: Option<&str>) -> Answer {
     let v: serde_json::Value = serde_json::from_slice(body).unwrap_or_default();
+    let xml = if v.is_object() {
+        ""
+    } else {
+        std::str::from_utf8(body).unwrap_or("")
+    };
+    let element = |name| crate::s3::classify::element(xml, name).map(str::to_string);
     let text = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
     let from_header = query_error
         .and_then(|h| h.split(';').next())
@@ -221,8 +231,10 @@ pub fn answer(body: &[u8], query_error: Option<&str>) -> Answer {
         md5_of_body: text("MD5OfMessageBody"),
         md5_of_attributes: text("MD5OfMessageAttributes"),
         sequence_number: text("SequenceNumber"),
-        error_code: from_header.or(from_type),
-        error_message: text("message").or_else(|| text("Message")),
+        error_code: from_header.or(from_type).or_else(|| element("Code")),
+        error_message: text("message")
+            .or_else(|| text("Message"))
+            .or_else(|| element("Message")),
     }
 }
 

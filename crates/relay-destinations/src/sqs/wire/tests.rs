@@ -228,4 +228,10 @@ fn answers() {
     assert_eq!(err.error_code.as_deref(), Some("QueueDoesNotExist"));
     assert_eq!(err.error_message.as_deref(), Some("m"));
     assert_eq!(answer(b"<html>", None), Answer::default());
+    let xml = answer(
+        b"<?xml version=\"1.0\"?><ErrorResponse><Errors><Error><Code>AccessDenied</Code><Message>no</Message><Type>Sender</Type></Error></Errors></ErrorResponse>",
+        None,
+    );
+    assert_eq!(xml.error_code.as_deref(), Some("AccessDenied"));
+    assert_eq!(xml.error_message.as_deref(), Some("no"));
 }
