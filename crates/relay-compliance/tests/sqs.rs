@@ -328,3 +328,131 @@ async fn registration_checks_the_queue_url() {
         .unwrap_err();
     assert_eq!(e.pointer, "/destination/queue_url", "{e:?}");
 }
+
+/// `AssumeRole` against moto's STS, signed with `relay`'s keys and always
+/// with the tenant's `ExternalId`: the role's temporary credentials (a
+/// session token) send to the queue under the role's own policy; they are
+/// reused until five minutes before they expire by the given clock, then
+/// assumed again; keys STS refuses give no credentials and no value in
+/// the error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_assumed_role_sends_and_is_assumed_again_before_expiry() {
+    use relay_core::time::Clock as _;
+    use relay_destinations::aws::{self, sts};
+    let Some(m) = moto().await else { return };
+    let clock = std::sync::Arc::new(relay_core::time::ManualClock::default());
+    clock.set(aws::now());
+    let role = sts::Role {
+        arn: moto::ROLE_ARN.into(),
+        external_id: sts::external_id(b"the installation's secret", "ten_1"),
+        session_name: "relay".into(),
+        duration_seconds: 900,
+    };
+    let base = |k: &Key| aws::Keys {
+        access_key_id: SecretValue::from(k.id.as_str()),
+        secret_access_key: SecretValue::from(k.secret.as_str()),
+        session_token: None,
+    };
+    let limits = Limits::default();
+    let assumed = sts::AssumedRole::new(
+        HttpsClient::new(guard(&m)),
+        format!("{}/", m.url()),
+        "us-east-1".into(),
+        base(&m.relay),
+        role.clone(),
+        clock.clone(),
+    );
+    let first = assumed.keys(limits).await.expect("the role is assumed");
+    let id =
+        |t: &sts::Temporary| String::from_utf8(t.keys.access_key_id.expose().to_vec()).unwrap();
+    assert!(id(&first).starts_with("ASIA"), "{}", id(&first));
+    assert!(first.expires_at > clock.now());
+    let again = assumed.keys(limits).await.unwrap();
+    assert_eq!(id(&again), id(&first), "cached");
+
+    // The role's credentials send (moto checks the role's policy).
+    let d = SqsDestination {
+        session_token: Some(SecretRef::Secret("sqs-token".into())),
+        ..destination(&m, QUEUE, ContentMode::Structured)
+    };
+    let mut secrets = Secrets::new();
+    secrets.insert(d.access_key_id.clone(), first.keys.access_key_id.clone());
+    secrets.insert(
+        d.secret_access_key.clone(),
+        first.keys.secret_access_key.clone(),
+    );
+    secrets.insert(
+        SecretRef::Secret("sqs-token".into()),
+        first.keys.session_token.clone().unwrap(),
+    );
+    let c = relay_destinations::build(
+        &Config::Sqs(d),
+        &Shared {
+            https: HttpsClient::new(guard(&m)),
+            clock: clock.clone(),
+        },
+        &secrets,
+    )
+    .unwrap();
+    let (verdict, record) = send(&c, &message("evt_role", None, ContentMode::Structured)).await;
+    assert_eq!(verdict, Verdict::Delivered, "{record:?}");
+    assert_eq!(m.drain(QUEUE).len(), 1);
+    // The role's policy, not the user's, is what moto checks: a queue
+    // outside it is refused.
+    let mut outside = destination(&m, "no-such-queue", ContentMode::Structured);
+    outside.session_token = Some(SecretRef::Secret("sqs-token".into()));
+    let c = relay_destinations::build(
+        &Config::Sqs(outside),
+        &Shared {
+            https: HttpsClient::new(guard(&m)),
+            clock: clock.clone(),
+        },
+        &secrets,
+    )
+    .unwrap();
+    let (verdict, record) = send(&c, &message("evt_out", None, ContentMode::Structured)).await;
+    assert_eq!(verdict, rejected(Refusal::AuthRefused), "{record:?}");
+
+    // Five minutes before expiry: assumed again.
+    clock.set(first.expires_at.plus_seconds(-sts::REFRESH_BEFORE_SECONDS));
+    let refreshed = assumed.keys(limits).await.unwrap();
+    assert_ne!(id(&refreshed), id(&first), "assumed again");
+
+    // Keys STS refuses: no credentials; the error names no value.
+    let wrong = Key {
+        id: m.relay.id.clone(),
+        secret: "not-the-secret-0123456789".into(),
+    };
+    let refused = sts::assume_role(
+        &HttpsClient::new(guard(&m)),
+        &format!("{}/", m.url()),
+        "us-east-1",
+        &base(&wrong),
+        &role,
+        aws::now(),
+        limits,
+    )
+    .await
+    .expect_err("refused");
+    let shown = format!("{refused:?}");
+    assert!(
+        matches!(refused, sts::Failure::Refused { status: 403, .. }),
+        "{shown}"
+    );
+    assert!(!shown.contains(&wrong.secret) && !shown.contains(&m.relay.secret));
+    // The denied user may not assume it.
+    let denied = sts::assume_role(
+        &HttpsClient::new(guard(&m)),
+        &format!("{}/", m.url()),
+        "us-east-1",
+        &base(&m.denied),
+        &role,
+        aws::now(),
+        limits,
+    )
+    .await;
+    assert!(
+        matches!(denied, Err(sts::Failure::Refused { status: 403, .. })),
+        "{denied:?}"
+    );
+}

@@ -21,8 +21,12 @@ pub const FIFO_QUEUE: &str = "relay-events.fifo";
 
 /// The actions moto takes without credentials, exactly the set-up's:
 /// `relay` and `reader` 3 each (user, key, policy), `denied` 2 (user,
-/// key), 1 per queue. The set-up checks the next request is refused.
-const SETUP_ACTIONS: &str = "10";
+/// key), the role 2 (role, policy), 1 per queue. The set-up checks the
+/// next request is refused.
+const SETUP_ACTIONS: &str = "12";
+
+/// The role `relay` may assume, which may send to the queues.
+pub const ROLE_ARN: &str = "arn:aws:iam::123456789012:role/relay-sender";
 
 /// An access key: its id and secret.
 #[derive(Debug, Clone)]
@@ -35,7 +39,7 @@ pub struct Moto {
     pub port: u16,
     /// The CA's PEM, for `extra_ca_certs` and boto3.
     pub ca_pem: PathBuf,
-    /// May only `sqs:SendMessage` to the two queues.
+    /// May only `sqs:SendMessage` to the two queues and assume [`ROLE_ARN`].
     pub relay: Key,
     /// May do everything (the tests' reads).
     pub reader: Key,

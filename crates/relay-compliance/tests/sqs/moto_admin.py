@@ -4,8 +4,10 @@ independent implementation of SQS's protocol and of AWS Signature Version 4).
 
     moto_admin.py URL CA_PEM setup QUEUE...
         # three IAM users, each with an access key: "relay", whose policy
-        # allows only sqs:SendMessage on the queues; "reader", allowed
-        # everything; "denied", with no policy at all. Then the queues
+        # allows only sqs:SendMessage on the queues and sts:AssumeRole of
+        # the role "relay-sender" (which may sqs:SendMessage on them);
+        # "reader", allowed everything; "denied", with no policy at all.
+        # Then the role, then the queues
         # (a name ending in .fifo is a FIFO queue, without content-based
         # deduplication). Prints {"relay": [id, secret], "reader": [...],
         # "denied": [...], "queues": {name: url}}.
@@ -16,7 +18,7 @@ independent implementation of SQS's protocol and of AWS Signature Version 4).
 
 The server runs with INITIAL_NO_AUTH_ACTION_COUNT set to exactly the
 set-up's actions (SETUP_ACTIONS in moto.rs: 3 per user with a policy, 2 for
-"denied", 1 per queue): every later request must be signed with a user's
+"denied", 2 for the role, 1 per queue): every later request must be signed with a user's
 access key, and moto checks the user's IAM policy, so a request with a wrong
 signature or without sqs:SendMessage is refused as AWS refuses it.
 """
@@ -25,6 +27,8 @@ import json
 import sys
 
 import boto3
+
+ROLE = "arn:aws:iam::123456789012:role/relay-sender"
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
@@ -58,7 +62,10 @@ def setup(url, ca, names):
             "relay",
             {
                 "Version": "2012-10-17",
-                "Statement": [{"Effect": "Allow", "Action": "sqs:SendMessage", "Resource": arns}],
+                "Statement": [
+                    {"Effect": "Allow", "Action": "sqs:SendMessage", "Resource": arns},
+                    {"Effect": "Allow", "Action": "sts:AssumeRole", "Resource": ROLE},
+                ],
             },
         ),
         "reader": user(
@@ -69,6 +76,28 @@ def setup(url, ca, names):
         "denied": user(iam, "denied", None),
         "queues": {},
     }
+    # A role "relay-sender" that may send to the queues (trusting anyone:
+    # moto does not check a trust policy's ExternalId condition; Relay's
+    # own tests hold that rule).
+    iam.create_role(
+        RoleName="relay-sender",
+        AssumeRolePolicyDocument=json.dumps(
+            {
+                "Version": "2012-10-17",
+                "Statement": [{"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "sts:AssumeRole"}],
+            }
+        ),
+    )
+    iam.put_role_policy(
+        RoleName="relay-sender",
+        PolicyName="send",
+        PolicyDocument=json.dumps(
+            {
+                "Version": "2012-10-17",
+                "Statement": [{"Effect": "Allow", "Action": "sqs:SendMessage", "Resource": arns}],
+            }
+        ),
+    )
     sqs = client("sqs", url, ca)
     for n in names:
         out["queues"][n] = create(sqs, n)

@@ -1,10 +1,13 @@
 //! What the AWS kinds (`s3/`, `sqs/`) share: AWS Signature Version 4
 //! ([`sigv4`], pure, checked against AWS's published vectors), the static
-//! credentials an endpoint's client keeps ([`Keys`]), and the signed
-//! headers of one request ([`signed_headers`]). HTTP itself goes through
+//! credentials an endpoint's client keeps ([`Keys`]), the signed
+//! headers of one request ([`signed_headers`]), and temporary credentials
+//! from STS's `AssumeRole` with a per-tenant `ExternalId`, cached and
+//! refreshed before expiry ([`sts`]). HTTP itself goes through
 //! relay-net's guarded client; nothing here opens a socket.
 
 pub mod sigv4;
+pub mod sts;
 
 use relay_core::secret::SecretValue;
 use relay_core::time::Timestamp;
