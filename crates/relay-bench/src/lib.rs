@@ -24,7 +24,7 @@
 //! `latency`; `backlog`, `isolation`, `fairness`, `receipts`); `broker` the
 //! broker workload and the `Broker` trait, with one module per broker
 //! (`nats`, `redis`, `rabbitmq`, `mqtt`, `kafka`); `s3` object storage
-//! against a moto server of its own; `suite` runs `targets`,
+//! and `sqs` queues against a moto server of their own; `suite` runs `targets`,
 //! judged by `targets`; `http` the API client; `measure` CPU, RSS,
 //! percentiles.
 
@@ -44,6 +44,7 @@ mod rabbitmq;
 mod receipts;
 mod redis;
 mod s3;
+mod sqs;
 mod suite;
 mod targets;
 mod throughput;
@@ -156,6 +157,11 @@ pub enum Workload {
     /// alone writing as many objects of the same size: events/s and
     /// objects/s of each, and their ratio.
     S3,
+    /// Amazon SQS: E events delivered to one `sqs` endpoint (a standard
+    /// queue of a private moto server, `--moto-server`) beside the kind's
+    /// client alone sending as many (`SendMessage`'s `MessageId`, MD5s
+    /// checked) with the same concurrency: messages/s and their ratio.
+    Sqs,
     /// Kafka: as `nats`, to a `kafka` endpoint on librdkafka's mock
     /// cluster, which the bench starts on loopback (`acks=all`, idempotent
     /// producer; the delivery report is the acknowledgement); also
@@ -245,7 +251,7 @@ pub struct BenchArgs {
     /// publishing allowed).
     #[arg(long, default_value_t = 1883)]
     mqtt_port: u16,
-    /// The moto server program (`s3`; PyPI `moto[server]`), started on a
+    /// The moto server program (`s3`, `sqs`; PyPI `moto[server]`), started on a
     /// free port on 127.0.0.1 for the run.
     #[arg(long, default_value = ".test-env/venv/bin/moto_server")]
     moto_server: std::path::PathBuf,
@@ -445,6 +451,7 @@ async fn run_workload(args: BenchArgs, relay: Host) -> anyhow::Result<Report> {
         }
         Workload::Mqtt => broker::run(&args, relay, &data, mqtt::mqtt(args.mqtt_port).await?).await,
         Workload::S3 => s3::s3(&args, relay, &data).await,
+        Workload::Sqs => sqs::sqs(&args, relay, &data).await,
         Workload::Kafka => broker::run(&args, relay, &data, kafka::kafka()?).await,
     }
 }

@@ -28,10 +28,10 @@ const BUCKET: &str = "relay-bench";
 const KEY_ID: &str = "AKIARELAYBENCH000000";
 const SECRET: &str = "relay-bench-secret-access-key-0000000000";
 
-/// The private moto server of a run; ended when dropped.
-struct Moto {
-    port: u16,
-    ca_pem: std::path::PathBuf,
+/// The private moto server of a run (also `sqs`'s); ended when dropped.
+pub(crate) struct Moto {
+    pub(crate) port: u16,
+    pub(crate) ca_pem: std::path::PathBuf,
     child: Child,
     _dir: tempfile::TempDir,
 }
@@ -43,7 +43,7 @@ impl Drop for Moto {
     }
 }
 
-fn start_moto(program: &std::path::Path) -> anyhow::Result<Moto> {
+pub(crate) fn start_moto(program: &std::path::Path) -> anyhow::Result<Moto> {
     anyhow::ensure!(
         program.is_file(),
         "{} is not there: run `scripts/test --setup-only` (it installs moto[server]) or pass --moto-server",

@@ -1,6 +1,6 @@
 //! Relay's destinations: where a message goes and what the answer means.
 //!
-//! One folder per kind (`https/`, `redis_stream/`, `nats_jetstream/`, `rabbitmq/`, `mqtt/`, `kafka/`, `s3/`), each with the same parts, the
+//! One folder per kind (`https/`, `redis_stream/`, `nats_jetstream/`, `rabbitmq/`, `mqtt/`, `kafka/`, `s3/`, `sqs/`), each with the same parts, the
 //! [`Kind`] trait:
 //!
 //! | Part | What it is |
@@ -98,6 +98,7 @@
 /// (`relay_engine::EngineConfig::shortest_lease`).
 pub const ATTEMPT_OVERRUN: std::time::Duration = std::time::Duration::from_secs(2);
 
+pub mod aws;
 mod batching;
 mod broker;
 mod capacity;
@@ -115,6 +116,7 @@ pub mod rabbitmq;
 pub mod redis_stream;
 pub mod s3;
 mod schema;
+pub mod sqs;
 mod template;
 #[cfg(test)]
 mod test_message;
@@ -354,6 +356,7 @@ dispatch::kinds! {
     Mqtt => mqtt::Mqtt,
     Kafka => kafka::Kafka,
     S3 => s3::S3 [batching],
+    Sqs => sqs::Sqs,
     #[cfg(feature = "test-kinds")]
     LocalDir => local_dir::LocalDir [batching],
 }

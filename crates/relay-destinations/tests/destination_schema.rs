@@ -8,6 +8,7 @@
 
 use relay_destinations::Config;
 use relay_destinations::s3::{S3_MAX_BYTES, S3_MAX_EVENTS, S3_MAX_WAIT_SECONDS};
+use relay_destinations::sqs::SQS_MAX_MESSAGE_BYTES;
 use serde_json::{Map, Value, json};
 
 /// The derived components, by name, as the OpenAPI document carries them.
@@ -93,6 +94,11 @@ fn examples() -> Vec<Value> {
             "batch": {"max_events": 100, "max_bytes": 2048, "max_wait_seconds": 5}, "compression": "gzip"}),
         json!({"kind": "s3", "bucket": "relay-archive", "region": "eu-west-1",
             "access_key_id": "secret:ak", "secret_access_key": "secret:sk"}),
+        json!({"kind": "sqs", "queue_url": "https://sqs.eu-west-1.amazonaws.com/123456789012/orders.fifo",
+            "region": "eu-west-1", "access_key_id": "secret:ak", "secret_access_key": "secret:sk",
+            "session_token": "env:TOKEN", "content_mode": "binary", "max_message_bytes": 1048576}),
+        json!({"kind": "sqs", "queue_url": "https://sqs.eu-west-1.amazonaws.com/123456789012/orders",
+            "region": "eu-west-1", "access_key_id": "secret:ak", "secret_access_key": "secret:sk"}),
     ]
 }
 
@@ -435,6 +441,26 @@ fn the_object_storage_bounds_are_the_checks_bounds() {
             "{field}"
         );
     }
+}
+
+#[test]
+fn the_queue_size_bounds_are_the_checks_bounds() {
+    let schema = derived();
+    let sqs = schema["oneOf"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["title"] == "sqs")
+        .unwrap();
+    let field = &sqs["properties"]["max_message_bytes"];
+    assert_eq!(
+        field["minimum"].as_f64(),
+        Some(f64::from(SQS_MAX_MESSAGE_BYTES.0))
+    );
+    assert_eq!(
+        field["maximum"].as_f64(),
+        Some(f64::from(SQS_MAX_MESSAGE_BYTES.1))
+    );
 }
 
 /// Checks every `default` of `schema` against what deserializing `given`

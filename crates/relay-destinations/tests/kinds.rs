@@ -84,6 +84,16 @@ fn every_kind() -> Vec<(Config, Vec<&'static str>, &'static str)> {
             vec!["storage.example:9000"],
             "s3://archive/",
         ),
+        (
+            destination(json!({
+                "kind": "sqs",
+                "queue_url": "https://sqs.eu-west-1.amazonaws.com/123456789012/orders.fifo",
+                "region": "eu-west-1",
+                "access_key_id": "secret:sqs-id", "secret_access_key": "secret:sqs-key",
+            })),
+            vec!["sqs.eu-west-1.amazonaws.com:443"],
+            "https://sqs.eu-west-1.amazonaws.com/123456789012/orders.fifo",
+        ),
     ]
 }
 
@@ -104,10 +114,10 @@ fn every_kind_names_its_credential_hosts_and_describes_itself() {
             d.kind()
         );
     }
-    assert_eq!(kinds.len(), 7, "one destination of every kind: {kinds:?}");
+    assert_eq!(kinds.len(), 8, "one destination of every kind: {kinds:?}");
     // Each kind's name is the `kind` tag of its configuration.
     use relay_destinations::{
-        Kind, https, kafka, mqtt, nats_jetstream, rabbitmq, redis_stream, s3,
+        Kind, https, kafka, mqtt, nats_jetstream, rabbitmq, redis_stream, s3, sqs,
     };
     let names = std::collections::BTreeSet::from([
         https::Https::NAME,
@@ -117,6 +127,7 @@ fn every_kind_names_its_credential_hosts_and_describes_itself() {
         mqtt::Mqtt::NAME,
         s3::S3::NAME,
         kafka::Kafka::NAME,
+        sqs::Sqs::NAME,
     ]);
     assert_eq!(names, kinds);
 }

@@ -355,6 +355,34 @@ fn s3_writes_every_message() {
     }
 }
 
+/// Amazon SQS against a private moto server (the test environment's, as
+/// `s3`'s): 100 events each side, every message in its queue (moto answers
+/// a few dozen sends a second: a small run).
+#[test]
+fn sqs_sends_every_message() {
+    let moto = relay_receiver::judges::python().with_file_name("moto_server");
+    if !moto.is_file() {
+        relay_store::testenv::skip(
+            "relay bench sqs",
+            &format!(
+                "{} is missing (scripts/test installs moto[server])",
+                moto.display()
+            ),
+        );
+        return;
+    }
+    let moto = moto.display().to_string();
+    let v = bench(&["sqs", "--events", "100", "--moto-server", &moto, "--json"]);
+    assert_eq!(v["workload"], "sqs");
+    assert_eq!(v["relay_stored"], 100, "{v:#}");
+    assert_eq!(v["raw_failures"], 0, "{v:#}");
+    assert_eq!(v["raw_stored"], 100, "{v:#}");
+    assert_eq!(v["complete"], true, "{v:#}");
+    for field in ["/relay_deliveries_per_s", "/raw_publishes_per_s", "/ratio"] {
+        assert!(number(&v, field) > 0.0, "{field} in {v:#}");
+    }
+}
+
 /// Kafka against librdkafka's mock cluster, which the bench starts itself
 /// (the delivery report with `acks=all`), and librdkafka's producer alone
 /// with every record handed over at once.

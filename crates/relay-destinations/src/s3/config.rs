@@ -143,7 +143,7 @@ pub fn object_url(c: &S3Destination, key: &str) -> Option<(String, String)> {
             (
                 format!(
                     "{scheme}://{authority}{}",
-                    super::sigv4::uri_encode(&path, true)
+                    crate::aws::sigv4::uri_encode(&path, true)
                 ),
                 path,
             )
@@ -154,7 +154,7 @@ pub fn object_url(c: &S3Destination, key: &str) -> Option<(String, String)> {
                 format!(
                     "{scheme}://{}.{authority}{}",
                     c.bucket,
-                    super::sigv4::uri_encode(&path, true)
+                    crate::aws::sigv4::uri_encode(&path, true)
                 ),
                 path,
             )

@@ -32,7 +32,8 @@ pub mod batch;
 pub mod classify;
 pub mod config;
 pub mod limits;
-pub mod sigv4;
+/// Moved to the shared AWS module (S3 and SQS sign alike).
+pub use crate::aws::sigv4;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -41,16 +42,14 @@ use relay_core::outcome::Verdict;
 use relay_core::secret::SecretRef;
 use relay_core::secret::{SecretValue, Secrets, Unresolved};
 use relay_core::time::Timestamp;
-use relay_net::{
-    ErrorKind, Guard, GuardError, HeaderName, HeaderValue, HttpsClient, Limits, Method, Response,
-};
+use relay_net::{ErrorKind, Guard, GuardError, HeaderValue, HttpsClient, Limits, Method, Response};
 use sha2::{Digest, Sha256};
 use utoipa::PartialSchema as _;
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::Schema;
 
 use self::classify::Answer;
-use crate::{Invalid, Kind, Prepared, Record, Shared, hosts};
+use crate::{Invalid, Kind, Prepared, Record, Shared, aws, hosts};
 
 /// The object storage kind.
 pub struct S3;
@@ -67,9 +66,7 @@ pub struct Client {
 struct Inner {
     https: HttpsClient,
     config: S3Destination,
-    access_key_id: SecretValue,
-    secret_access_key: SecretValue,
-    session_token: Option<SecretValue>,
+    keys: aws::Keys,
 }
 
 impl std::fmt::Debug for Client {
@@ -153,11 +150,7 @@ impl Client {
 
     /// Every credential value, for redacting a service's text.
     fn secrets(&self) -> impl Iterator<Item = &[u8]> {
-        [&self.inner.access_key_id, &self.inner.secret_access_key]
-            .into_iter()
-            .chain(self.inner.session_token.as_ref())
-            .map(SecretValue::expose)
-            .filter(|s| !s.is_empty())
+        self.inner.keys.values().map(SecretValue::expose)
     }
 
     /// `PUT`s `body` as `key`, signed at `now` (the machine's clock: the
@@ -224,73 +217,32 @@ impl Client {
             .parse_url(url)
             .map_err(|e| Failure::Guard(GuardError::Rejected(e)))?;
         let host = checked.host_header();
-        let amz_date = sigv4::amz_date(now);
         let payload = hex::encode(Sha256::digest(&body));
-        let token = self
-            .inner
-            .session_token
-            .as_ref()
-            .and_then(SecretValue::expose_str);
         let meta_names: Vec<String> = meta
             .iter()
             .map(|(n, _)| format!("x-amz-meta-{n}"))
             .collect();
         let mut signed: Vec<(&str, &str)> = vec![
-            ("host", &host),
             ("content-type", content_type),
             ("x-amz-content-sha256", &payload),
-            ("x-amz-date", &amz_date),
         ];
-        if let Some(t) = token {
-            signed.push(("x-amz-security-token", t));
-        }
         for (name, (_, value)) in meta_names.iter().zip(meta) {
             signed.push((name, value));
         }
-        let Some(access_key_id) = self.inner.access_key_id.expose_str() else {
-            return Err(Failure::Unaddressable(
-                "the access key id is not text".into(),
-            ));
-        };
-        let authorization = sigv4::sign(
-            &sigv4::Request {
+        let headers = aws::signed_headers(
+            &aws::Unsigned {
                 method: "PUT",
                 path,
-                query: &[],
+                host: &host,
                 headers: &signed,
                 payload_sha256: &payload,
             },
-            &sigv4::Credentials {
-                access_key_id,
-                secret_access_key: self.inner.secret_access_key.expose(),
-            },
-            &amz_date,
+            &self.inner.keys,
+            now,
             &c.region,
             SERVICE,
         )
-        .authorization;
-        let mut headers = Vec::with_capacity(signed.len() + 1);
-        for (name, value) in signed.iter().filter(|(n, _)| *n != "host") {
-            let (Ok(n), Ok(mut v)) = (
-                HeaderName::from_bytes(name.as_bytes()),
-                HeaderValue::from_str(value),
-            ) else {
-                return Err(Failure::Unaddressable(format!(
-                    "the header {name} cannot be sent"
-                )));
-            };
-            if *name == "x-amz-security-token" {
-                v.set_sensitive(true);
-            }
-            headers.push((n, v));
-        }
-        let Ok(mut auth) = HeaderValue::from_str(&authorization) else {
-            return Err(Failure::Unaddressable(
-                "the access key id cannot be sent in a header".into(),
-            ));
-        };
-        auth.set_sensitive(true);
-        headers.push((HeaderName::from_static("authorization"), auth));
+        .map_err(Failure::Unaddressable)?;
         self.inner
             .https
             .send(Method::PUT, &checked, headers, body, limits)
@@ -300,11 +252,7 @@ impl Client {
 }
 
 fn now() -> Timestamp {
-    let ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-        .unwrap_or(0);
-    Timestamp::from_millis(ms)
+    aws::now()
 }
 
 /// The answer's S3 error `Code` and `Message`, when the body has them.
@@ -391,9 +339,11 @@ impl Kind for S3 {
             inner: Arc::new(Inner {
                 https: shared.https.clone(),
                 config: config.clone(),
-                access_key_id,
-                secret_access_key,
-                session_token,
+                keys: aws::Keys {
+                    access_key_id,
+                    secret_access_key,
+                    session_token,
+                },
             }),
         })
     }

@@ -2281,7 +2281,7 @@ export interface components {
             parent_id?: string | null;
         };
         /** @description Where an endpoint's messages go, by `kind`. New kinds (brokers, queues, object storage) are new variants; the endpoint object keeps its shape. */
-        Destination: components["schemas"]["HttpsDestination"] | components["schemas"]["RedisStreamDestination"] | components["schemas"]["NatsJetstreamDestination"] | components["schemas"]["RabbitMqDestination"] | components["schemas"]["MqttDestination"] | components["schemas"]["KafkaDestination"] | components["schemas"]["S3Destination"];
+        Destination: components["schemas"]["HttpsDestination"] | components["schemas"]["RedisStreamDestination"] | components["schemas"]["NatsJetstreamDestination"] | components["schemas"]["RabbitMqDestination"] | components["schemas"]["MqttDestination"] | components["schemas"]["KafkaDestination"] | components["schemas"]["S3Destination"] | components["schemas"]["SqsDestination"];
         /**
          * @description Enable's options (the body may be absent): whether to recover what was
          *     missed at once.
@@ -5270,6 +5270,68 @@ export interface components {
              *     is `reference`.
              */
             reference?: string | null;
+        };
+        /**
+         * sqs
+         * @description An Amazon SQS queue, standard or FIFO (a queue URL ending in `.fifo`):
+         *     each message is one `SendMessage`, signed with AWS Signature Version 4;
+         *     SQS's `200` with a `MessageId` and the MD5 digests of what it stored
+         *     (checked against what was sent) is the acknowledgement. On a FIFO queue
+         *     the event's ordering key is the `MessageGroupId` and the event id the
+         *     `MessageDeduplicationId`. See docs/destinations.md.
+         */
+        SqsDestination: {
+            /**
+             * @description A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
+             *     access key id, never the value itself. See docs/destinations.md.
+             */
+            access_key_id: string;
+            /**
+             * @description `structured` (default): the body is the CloudEvents JSON; `binary`:
+             *     the body is the event's `data` and its context attributes are
+             *     message attributes `ce-<name>` (at most ten attributes in all; see
+             *     docs/destinations.md for which carry what).
+             * @default structured
+             * @enum {string}
+             */
+            content_mode: "structured" | "binary";
+            /**
+             * @description The destination's kind: `sqs`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            kind: "sqs";
+            /**
+             * Format: int32
+             * @description The largest message the queue takes (its `MaximumMessageSize`),
+             *     counted as SQS counts it: the body and every attribute's name, type
+             *     and value. Default 262144 (256 KiB); at most 1048576 (1 MiB).
+             * @default 262144
+             */
+            max_message_bytes: number;
+            /**
+             * @description The queue's URL, as SQS gives it:
+             *     `https://sqs.<region>.amazonaws.com/<account id>/<queue name>`
+             *     (a FIFO queue's name ends in `.fifo`). Checked by the outbound guard
+             *     at registration and at every connection; redirects are never
+             *     followed.
+             */
+            queue_url: string;
+            /**
+             * @description The region requests are signed for (e.g. `eu-west-1`); on an
+             *     `amazonaws.com` host it must be the host's own.
+             */
+            region: string;
+            /**
+             * @description A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
+             *     secret access key, never the value itself. See docs/destinations.md.
+             */
+            secret_access_key: string;
+            /**
+             * @description A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
+             *     session token (temporary credentials), sent as `x-amz-security-token`,
+             *     never the value itself.
+             */
+            session_token?: string | null;
         };
         /**
          * @description An event of one of Relay's own system families, published for a tenant.

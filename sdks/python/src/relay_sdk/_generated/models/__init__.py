@@ -148,6 +148,9 @@ from .signature_encoding import SignatureEncoding
 from .signature_scheme import SignatureScheme
 from .signing_key_out import SigningKeyOut
 from .source_secret import SourceSecret
+from .sqs import Sqs
+from .sqs_content_mode import SqsContentMode
+from .sqs_kind import SqsKind
 from .system_event import SystemEvent
 from .system_event_data import SystemEventData
 from .tenant import Tenant
@@ -310,6 +313,9 @@ __all__ = (
     "SignatureScheme",
     "SigningKeyOut",
     "SourceSecret",
+    "Sqs",
+    "SqsContentMode",
+    "SqsKind",
     "SystemEvent",
     "SystemEventData",
     "Tenant",

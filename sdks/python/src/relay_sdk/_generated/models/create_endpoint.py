@@ -21,6 +21,7 @@ if TYPE_CHECKING:
   from ..models.rabbitmq import Rabbitmq
   from ..models.redis_stream import RedisStream
   from ..models.s3 import S3
+  from ..models.sqs import Sqs
 
 
 
@@ -36,9 +37,9 @@ class CreateEndpoint:
 
         Attributes:
             consumer_id (str): The consumer the endpoint belongs to (for life), in the key's environment.
-            destination (Https | Kafka | Mqtt | NatsJetstream | Rabbitmq | RedisStream | S3): Where an endpoint's messages
-                go, by `kind`. New kinds (brokers, queues, object storage) are new variants; the endpoint object keeps its
-                shape.
+            destination (Https | Kafka | Mqtt | NatsJetstream | Rabbitmq | RedisStream | S3 | Sqs): Where an endpoint's
+                messages go, by `kind`. New kinds (brokers, queues, object storage) are new variants; the endpoint object keeps
+                its shape.
             event_types (list[str]): Event types to receive (at most 256). Empty receives nothing; `["*"]` receives all
                 (with a warning).
             allow_personal_data (bool | Unset): Send fields the event types mark as personal data when the snapshot
@@ -63,7 +64,7 @@ class CreateEndpoint:
      """
 
     consumer_id: str
-    destination: Https | Kafka | Mqtt | NatsJetstream | Rabbitmq | RedisStream | S3
+    destination: Https | Kafka | Mqtt | NatsJetstream | Rabbitmq | RedisStream | S3 | Sqs
     event_types: list[str]
     allow_personal_data: bool | Unset = UNSET
     auto_disable: bool | None | Unset = UNSET
@@ -88,6 +89,7 @@ class CreateEndpoint:
         from ..models.rabbitmq import Rabbitmq # noqa: PLC0415
         from ..models.redis_stream import RedisStream # noqa: PLC0415
         from ..models.s3 import S3 # noqa: PLC0415
+        from ..models.sqs import Sqs # noqa: PLC0415
         consumer_id = self.consumer_id
 
         destination: dict[str, Any]
@@ -102,6 +104,8 @@ class CreateEndpoint:
         elif isinstance(self.destination, Mqtt):
             destination = self.destination.to_dict()
         elif isinstance(self.destination, Kafka):
+            destination = self.destination.to_dict()
+        elif isinstance(self.destination, S3):
             destination = self.destination.to_dict()
         else:
             destination = self.destination.to_dict()
@@ -206,10 +210,11 @@ class CreateEndpoint:
         from ..models.rabbitmq import Rabbitmq # noqa: PLC0415
         from ..models.redis_stream import RedisStream # noqa: PLC0415
         from ..models.s3 import S3 # noqa: PLC0415
+        from ..models.sqs import Sqs # noqa: PLC0415
         d = dict(src_dict)
         consumer_id = d.pop("consumer_id")
 
-        def _parse_destination(data: object) -> Https | Kafka | Mqtt | NatsJetstream | Rabbitmq | RedisStream | S3:
+        def _parse_destination(data: object) -> Https | Kafka | Mqtt | NatsJetstream | Rabbitmq | RedisStream | S3 | Sqs:
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
@@ -270,13 +275,23 @@ class CreateEndpoint:
                 return componentsschemas_destination_type_5
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_destination_type_6 = S3.from_dict(data)
+
+
+
+                return componentsschemas_destination_type_6
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
             if not isinstance(data, dict):
                 raise TypeError()
-            componentsschemas_destination_type_6 = S3.from_dict(data)
+            componentsschemas_destination_type_7 = Sqs.from_dict(data)
 
 
 
-            return componentsschemas_destination_type_6
+            return componentsschemas_destination_type_7
 
         destination = _parse_destination(d.pop("destination"))
 

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
   from ..models.rabbitmq import Rabbitmq
   from ..models.redis_stream import RedisStream
   from ..models.s3 import S3
+  from ..models.sqs import Sqs
   from ..models.update_endpoint_event_type_versions_type_0 import UpdateEndpointEventTypeVersionsType0
 
 
@@ -39,7 +40,7 @@ class UpdateEndpoint:
             allow_personal_data (bool | None | Unset): A change opens a new endpoint version.
             auto_disable (bool | None | Unset): Whether 5 days of continuous failure disable the endpoint.
             description (None | str | Unset): A note for people (at most 500 characters), or `null` to clear it.
-            destination (Https | Kafka | Mqtt | NatsJetstream | None | Rabbitmq | RedisStream | S3 | Unset):
+            destination (Https | Kafka | Mqtt | NatsJetstream | None | Rabbitmq | RedisStream | S3 | Sqs | Unset):
             event_type_versions (None | Unset | UpdateEndpointEventTypeVersionsType0): New pins open a new endpoint version
                 (which also takes, for every
                 type not pinned, the version current then).
@@ -54,7 +55,7 @@ class UpdateEndpoint:
     allow_personal_data: bool | None | Unset = UNSET
     auto_disable: bool | None | Unset = UNSET
     description: None | str | Unset = UNSET
-    destination: Https | Kafka | Mqtt | NatsJetstream | None | Rabbitmq | RedisStream | S3 | Unset = UNSET
+    destination: Https | Kafka | Mqtt | NatsJetstream | None | Rabbitmq | RedisStream | S3 | Sqs | Unset = UNSET
     event_type_versions: None | Unset | UpdateEndpointEventTypeVersionsType0 = UNSET
     event_types: list[str] | None | Unset = UNSET
     max_concurrency: int | None | Unset = UNSET
@@ -74,6 +75,7 @@ class UpdateEndpoint:
         from ..models.rabbitmq import Rabbitmq # noqa: PLC0415
         from ..models.redis_stream import RedisStream # noqa: PLC0415
         from ..models.s3 import S3 # noqa: PLC0415
+        from ..models.sqs import Sqs # noqa: PLC0415
         from ..models.update_endpoint_event_type_versions_type_0 import UpdateEndpointEventTypeVersionsType0 # noqa: PLC0415
         allow_personal_data: bool | None | Unset
         if isinstance(self.allow_personal_data, Unset):
@@ -109,6 +111,8 @@ class UpdateEndpoint:
         elif isinstance(self.destination, Kafka):
             destination = self.destination.to_dict()
         elif isinstance(self.destination, S3):
+            destination = self.destination.to_dict()
+        elif isinstance(self.destination, Sqs):
             destination = self.destination.to_dict()
         else:
             destination = self.destination
@@ -202,6 +206,7 @@ class UpdateEndpoint:
         from ..models.rabbitmq import Rabbitmq # noqa: PLC0415
         from ..models.redis_stream import RedisStream # noqa: PLC0415
         from ..models.s3 import S3 # noqa: PLC0415
+        from ..models.sqs import Sqs # noqa: PLC0415
         from ..models.update_endpoint_event_type_versions_type_0 import UpdateEndpointEventTypeVersionsType0 # noqa: PLC0415
         d = dict(src_dict)
         def _parse_allow_personal_data(data: object) -> bool | None | Unset:
@@ -234,7 +239,7 @@ class UpdateEndpoint:
         description = _parse_description(d.pop("description", UNSET))
 
 
-        def _parse_destination(data: object) -> Https | Kafka | Mqtt | NatsJetstream | None | Rabbitmq | RedisStream | S3 | Unset:
+        def _parse_destination(data: object) -> Https | Kafka | Mqtt | NatsJetstream | None | Rabbitmq | RedisStream | S3 | Sqs | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -309,7 +314,17 @@ class UpdateEndpoint:
                 return componentsschemas_destination_type_6
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(Https | Kafka | Mqtt | NatsJetstream | None | Rabbitmq | RedisStream | S3 | Unset, data)
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_destination_type_7 = Sqs.from_dict(data)
+
+
+
+                return componentsschemas_destination_type_7
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(Https | Kafka | Mqtt | NatsJetstream | None | Rabbitmq | RedisStream | S3 | Sqs | Unset, data)
 
         destination = _parse_destination(d.pop("destination", UNSET))
 

@@ -1,0 +1,183 @@
+//! The moto server as the compliance harness's peer: an `sqs` endpoint
+//! sending to the standard queue through a loopback TCP relay (`proxy.rs`:
+//! hang, down), whose credentials are `file:` secret references (the
+//! operator's policy allows the test's directory), so a test can make the
+//! service refuse them: a wrong secret (`403 SignatureDoesNotMatch`,
+//! retried) or the keys of a user without `sqs:SendMessage` (`403
+//! AccessDenied`, permanent). What Relay sent is read back with boto3, each
+//! message received and deleted once, kept in the order received.
+
+use std::sync::Mutex;
+
+use relay_compliance::{ContentMode, Mode, Peer, Received};
+use relay_core::secret::{SecretGrant, SecretRef};
+use relay_destinations::Config;
+use relay_destinations::sqs::SqsDestination;
+use relay_net::{OutboundConfig, StaticResolver};
+
+use super::moto::{self, Key, Message, Moto, QUEUE};
+use super::proxy::{Proxy, Relaying};
+
+pub struct SqsPeer {
+    pub moto: Moto,
+    proxy: Proxy,
+    dir: tempfile::TempDir,
+    received: Mutex<Vec<Received>>,
+}
+
+impl SqsPeer {
+    fn key_file(&self) -> String {
+        self.dir.path().join("key-id").display().to_string()
+    }
+
+    fn secret_file(&self) -> String {
+        self.dir.path().join("secret").display().to_string()
+    }
+
+    fn write_key(&self, key: &Key) {
+        std::fs::write(self.key_file(), &key.id).unwrap();
+        std::fs::write(self.secret_file(), &key.secret).unwrap();
+    }
+}
+
+/// A received message as the harness sees it: the signature values from
+/// their attributes; in binary mode the context attributes with the
+/// binding's naming undone (`webhook-id` is `id`, `content-type` is
+/// `datacontenttype`, `ce-<name>` is `<name>`, and `ce-attributes` holds
+/// the rest).
+pub fn received(m: &Message) -> Received {
+    let a = &m.attributes;
+    let text = |k: &str| a.get(k).cloned().unwrap_or_default();
+    let binary = a.contains_key("ce-specversion").then(|| {
+        let mut out = vec![
+            ("id".to_string(), text("webhook-id")),
+            ("datacontenttype".to_string(), text("content-type")),
+        ];
+        for (k, v) in a {
+            if k == "ce-attributes" {
+                let rest: serde_json::Map<String, serde_json::Value> =
+                    serde_json::from_str(v).expect("ce-attributes is a JSON object");
+                out.extend(
+                    rest.into_iter()
+                        .map(|(k, v)| (k, v.as_str().unwrap_or_default().to_string())),
+                );
+            } else if let Some(name) = k.strip_prefix("ce-") {
+                out.push((name.to_string(), v.clone()));
+            }
+        }
+        out
+    });
+    Received {
+        body: m.body.clone(),
+        webhook_id: text("webhook-id"),
+        webhook_timestamp: text("webhook-timestamp"),
+        webhook_signature: text("webhook-signature"),
+        binary,
+    }
+}
+
+impl Peer for SqsPeer {
+    const KIND: &'static str = "sqs";
+
+    async fn start() -> Option<Self> {
+        let python = match moto::missing() {
+            Ok(p) => p,
+            Err(why) => {
+                relay_store::testenv::skip("sqs", &why);
+                return None;
+            }
+        };
+        let moto = Moto::start(python).await;
+        let proxy = Proxy::start(moto.port).await;
+        let dir = tempfile::Builder::new()
+            .prefix("relay-sqs-secrets-")
+            .tempdir()
+            .unwrap();
+        let peer = SqsPeer {
+            moto,
+            proxy,
+            dir,
+            received: Mutex::new(Vec::new()),
+        };
+        peer.write_key(&peer.moto.relay);
+        Some(peer)
+    }
+
+    fn destination(&self) -> Config {
+        Config::Sqs(SqsDestination {
+            queue_url: format!("https://127.0.0.1:{}/123456789012/{QUEUE}", self.proxy.port),
+            region: "us-east-1".into(),
+            access_key_id: SecretRef::File(self.key_file()),
+            secret_access_key: SecretRef::File(self.secret_file()),
+            session_token: None,
+            content_mode: ContentMode::Structured,
+            max_message_bytes: 256 * 1024,
+        })
+    }
+
+    fn outbound(&self) -> (OutboundConfig, StaticResolver) {
+        (
+            OutboundConfig {
+                allow_ports: vec![self.proxy.port],
+                allow_cidrs: vec!["127.0.0.1/32".into()],
+                block_cidrs: vec![],
+                extra_ca_certs: vec![self.moto.ca_pem.clone()],
+                allow_plaintext_credentials_to_loopback: false,
+            },
+            StaticResolver::default(),
+        )
+    }
+
+    async fn set_mode(&self, mode: Mode) {
+        match mode {
+            Mode::Accept => {
+                self.write_key(&self.moto.relay);
+                self.proxy.set(Relaying::Through).await;
+            }
+            // The service's own signature check refuses it (403
+            // SignatureDoesNotMatch: retried, `auth_refused`) once the
+            // endpoint's client reads the files again.
+            Mode::FailRetryable => self.write_key(&Key {
+                id: self.moto.relay.id.clone(),
+                secret: "not-the-secret-0123456789".into(),
+            }),
+            // A user the queue's policy does not allow (403 AccessDenied:
+            // permanent).
+            Mode::FailPermanent => self.write_key(&self.moto.denied),
+            Mode::Hang => self.proxy.set(Relaying::Hang).await,
+            Mode::Down => self.proxy.set(Relaying::Down).await,
+        }
+    }
+
+    async fn received(&self) -> Vec<Received> {
+        let new: Vec<Received> = self.moto.drain(QUEUE).iter().map(received).collect();
+        let mut all = self.received.lock().unwrap();
+        all.extend(new);
+        all.clone()
+    }
+
+    fn secrets(&self) -> Vec<String> {
+        vec![
+            self.moto.relay.id.clone(),
+            self.moto.relay.secret.clone(),
+            self.moto.denied.id.clone(),
+            self.moto.denied.secret.clone(),
+        ]
+    }
+
+    fn secret_grant(&self) -> SecretGrant {
+        SecretGrant {
+            env_prefixes: vec![],
+            file_dirs: vec![self.dir.path().display().to_string()],
+        }
+    }
+
+    /// A stopped service refuses new connections (`connect`); a pooled
+    /// connection it closed may be found closed only when used (`http`).
+    fn down_error_kinds() -> &'static [relay_core::model::ErrorKind] {
+        &[
+            relay_core::model::ErrorKind::Connect,
+            relay_core::model::ErrorKind::Http,
+        ]
+    }
+}
