@@ -56,6 +56,16 @@ impl Dispatcher {
                 )
             })
             .await?;
+        // Share rows a crashed node left (several nodes on PostgreSQL).
+        let orphans = self
+            .store()
+            .write(Commit::Durable, |mut x| {
+                Box::pin(async move { relay_store::shares::purge_expired(&mut x).await })
+            })
+            .await?;
+        if orphans > 0 {
+            tracing::debug!(rows = orphans, "purged expired shares of endpoints' limits");
+        }
         Ok(total)
     }
 }

@@ -228,6 +228,17 @@ fn decide(node: &str, w: &Want, others: &[Share]) -> Grant {
     }
 }
 
+/// Deletes every expired row, whichever node wrote it: a node that crashed
+/// leaves rows of endpoints no node renews any more (a renewal deletes only
+/// the expired rows of the keys it decides). Every read ignores an expired
+/// row, so this changes no decision; the table keeps to the live shares.
+/// Returns how many rows went. Run by the retention purge.
+pub async fn purge_expired<X: Exec>(x: &mut X) -> Result<u64> {
+    let mut q = SqlBuilder::new("DELETE FROM endpoint_shares WHERE expires_at <= ");
+    q.push(db_now(x));
+    x.execute(&q).await
+}
+
 /// The unexpired shares of `key`, by node name.
 pub async fn list<X: Exec>(x: &mut X, key: &str) -> Result<Vec<Share>> {
     let now = db_now(x);

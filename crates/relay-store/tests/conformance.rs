@@ -35,6 +35,7 @@ conformance!(
     the_database_clock_is_the_servers_own,
     cluster_shares_split_a_limit_and_never_sum_over_it,
     cluster_shares_keep_what_is_in_flight_and_reclaim_expired_rows,
+    expired_share_rows_of_a_crashed_node_are_purged,
     concurrent_renewals_of_many_keys_commit_without_deadlock,
     object_batches_are_recorded_while_their_leases_hold_and_leased_again_whole,
     held_members_are_not_leased_with_their_batch,

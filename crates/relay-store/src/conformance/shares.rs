@@ -5,6 +5,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::exec::Exec as _;
+use crate::rows::RowExt as _;
 use crate::shares::{self, Grant, Want};
 use crate::{Commit, ExecutorExt as _, Store};
 
@@ -133,6 +135,52 @@ pub async fn cluster_shares_keep_what_is_in_flight_and_reclaim_expired_rows(s: &
         .unwrap();
     assert_eq!(g[0].slots, 3);
     assert_eq!(held(s, "ep_settled").await["node-d"], (3, 0));
+}
+
+/// Rows in the table, expired or not.
+async fn rows(s: &dyn Store) -> i64 {
+    s.read(move |mut x| {
+        Box::pin(async move {
+            let found = x
+                .fetch(&crate::sql::SqlBuilder::new(
+                    "SELECT COUNT(*) AS n FROM endpoint_shares",
+                ))
+                .await?;
+            found[0].int("n")
+        })
+    })
+    .await
+    .unwrap()
+}
+
+pub async fn expired_share_rows_of_a_crashed_node_are_purged(s: &dyn Store) {
+    // A node that crashed holding two endpoints no node renews any more,
+    // and a live node's share of a third.
+    renew_ttl(
+        s,
+        "node-dead",
+        vec![
+            want("ep_orphan_1", 4, 0, 0, true),
+            want("ep_orphan_2", 4, 10, 0, true),
+        ],
+        -1,
+    )
+    .await;
+    renew_ttl(s, "node-live", vec![want("ep_live", 4, 0, 0, true)], 60_000).await;
+    let before = rows(s).await;
+    let purged = s
+        .write(Commit::Durable, |mut x| {
+            Box::pin(async move { shares::purge_expired(&mut x).await })
+        })
+        .await
+        .unwrap();
+    assert_eq!(purged, 2, "the crashed node's rows");
+    assert_eq!(rows(s).await, before - 2);
+    assert_eq!(
+        held(s, "ep_live").await["node-live"],
+        (4, 0),
+        "a live share stays"
+    );
 }
 
 pub async fn concurrent_renewals_of_many_keys_commit_without_deadlock(s: &dyn Store) {
