@@ -90,6 +90,28 @@ impl CircuitSync {
         }
     }
 
+    /// On PostgreSQL: this node's circuits become its part of the
+    /// cluster's and the first sync is made, before the node's first
+    /// attempt (a claim, or an API node's resend), so it holds an endpoint
+    /// the cluster holds from the start. `None` on SQLite (one process).
+    pub async fn join(dispatcher: &Arc<Dispatcher>, wake: Arc<Notify>) -> Option<CircuitSync> {
+        if dispatcher.store().backend() != "postgres" {
+            return None;
+        }
+        // A probe permit lives a lease in the cluster: it starts a probe
+        // only while the longest attempt still ends within it.
+        let c = dispatcher.config();
+        dispatcher
+            .lanes
+            .circuits
+            .join_cluster(c.lease.saturating_sub(c.longest_attempt()));
+        let sync = CircuitSync::new(dispatcher.clone(), wake);
+        if let Err(e) = sync.run_once().await {
+            tracing::error!(error = %e, "syncing the circuits with the cluster failed");
+        }
+        Some(sync)
+    }
+
     async fn pass(&self, last: bool) -> u64 {
         match self.dispatcher.sync_circuits(&self.config, last).await {
             Ok((n, freer)) => {

@@ -62,6 +62,47 @@ pub struct Engine {
 }
 
 impl Engine {
+    /// An API-only node (`[server] role = "api"`): none of the delivery
+    /// services (no claim, no rescue, no purge; the store's intake is not
+    /// set, so nothing is leased at publish), but what the attempts it does
+    /// make (resends and test sends, answered with the attempt) need to
+    /// meet the cluster as any node's do: the clock sync (what its API
+    /// stamps follows the database's clock), and on PostgreSQL the circuit
+    /// sync (they meet the cluster's circuits and count in them) and the
+    /// share keeper (they take this node's share of the endpoints' limits,
+    /// renewed while it has any, given back after). They run until `stop`;
+    /// the circuit sync and the keeper give back what they hold then.
+    pub async fn start_api_only(
+        dispatcher: Arc<Dispatcher>,
+        wake: Arc<Notify>,
+        stop: watch::Receiver<bool>,
+    ) -> tokio::task::JoinHandle<()> {
+        let clock_sync = dispatcher.clock_sync();
+        if let Some(sync) = &clock_sync
+            && let Err(e) = sync.sync().await
+        {
+            tracing::error!(error = %e, "measuring the clock offset to the database failed; this node's own clock is used until it succeeds");
+        }
+        let mut running: Vec<Running> = Vec::new();
+        if let Some(sync) = clock_sync {
+            running.push(spawn(sync, stop.clone()));
+        }
+        if let Some(sync) = CircuitSync::join(&dispatcher, wake).await {
+            running.push(spawn(sync, stop.clone()));
+        }
+        if dispatcher.lanes.shares.is_cluster() {
+            dispatcher.lanes.shares.claims_no_recovery();
+            running.push(spawn(ShareKeeper::new(dispatcher.clone()), stop.clone()));
+        }
+        tokio::spawn(async move {
+            let mut stop = stop;
+            let _ = stop.wait_for(|s| *s).await;
+            for service in running {
+                service.join().await;
+            }
+        })
+    }
+
     /// Starts the services (in the order of the module's docs); returns once
     /// wake-ups from other nodes are being listened for (PostgreSQL). They
     /// run until `stop` turns true.
@@ -107,23 +148,12 @@ impl Engine {
         // slows claiming instead of growing a queue of unwritten completions.
         // Several nodes share each endpoint's circuit: join the cluster's
         // before the first claim.
-        let circuit_sync = if store.backend() == "postgres" {
-            // A probe permit lives a lease in the cluster: it starts a probe
-            // only while the longest attempt still ends within it.
-            let c = dispatcher.config();
-            dispatcher
-                .lanes
-                .circuits
-                .join_cluster(c.lease.saturating_sub(c.longest_attempt()));
-            let sync = CircuitSync::new(dispatcher.clone(), wake.clone());
-            if let Err(e) = sync.run_once().await {
-                tracing::error!(error = %e, "syncing the circuits with the cluster failed");
-            }
-            let (stop_sync, stopped) = watch::channel(false);
-            Some((spawn(sync, stopped), stop_sync))
-        } else {
-            None
-        };
+        let circuit_sync = CircuitSync::join(&dispatcher, wake.clone())
+            .await
+            .map(|sync| {
+                let (stop_sync, stopped) = watch::channel(false);
+                (spawn(sync, stopped), stop_sync)
+            });
         // Shares of the endpoints' limits (PostgreSQL) before the first
         // claim, so it does not meet every endpoint without one.
         let keeper = dispatcher.lanes.shares.is_cluster().then(|| {

@@ -421,6 +421,17 @@ impl Dispatcher {
         tokio::spawn(engine.run_until_stopped())
     }
 
+    /// An API-only node's services ([`Engine::start_api_only`]): no
+    /// delivery service, but what its manual attempts need to hold the
+    /// cluster's limits and circuits. The handle completes once they ended.
+    pub async fn start_api_only(
+        self: Arc<Self>,
+        wake: Arc<Notify>,
+        shutdown: watch::Receiver<bool>,
+    ) -> tokio::task::JoinHandle<()> {
+        engine::Engine::start_api_only(self, wake, shutdown).await
+    }
+
     /// The narrow handle the API holds ([`Handle`]).
     pub fn handle(self: &Arc<Self>) -> Handle {
         Handle::new(self.clone())

@@ -124,6 +124,15 @@ impl Shares {
         shares
     }
 
+    /// This node takes no recovery traffic (an API-only node never
+    /// claims): it stops wanting a share of recovery's limits, which the
+    /// nodes that claim split between them.
+    pub(crate) fn claims_no_recovery(&self) {
+        if let Ok(mut m) = self.entries.lock() {
+            m.remove(RECOVERY);
+        }
+    }
+
     /// Whether limits are shared with other nodes.
     pub fn is_cluster(&self) -> bool {
         self.ttl.is_some()

@@ -357,33 +357,23 @@ pub async fn start(config: &Config) -> anyhow::Result<Started> {
 /// message at publish, so every message it takes is left to the workers.
 /// Its dispatcher still serves the API's handle: resend and test send are
 /// attempted here, through this process's lanes, and answered with the
-/// attempt. Its clock sync runs all the same (`relay_engine::clock_sync`).
+/// attempt; the clock sync, and on PostgreSQL the circuit sync and the
+/// share keeper, run here so that those attempts meet the cluster's clock,
+/// circuits and limits (`relay_engine::Engine::start_api_only`).
 async fn start_engine(
     role: relay_api::Role,
     dispatcher: &std::sync::Arc<relay_engine::Dispatcher>,
     state: &relay_api::AppState,
-    mut stop: tokio::sync::watch::Receiver<bool>,
+    stop: tokio::sync::watch::Receiver<bool>,
 ) -> tokio::task::JoinHandle<()> {
     if role.delivers() {
         return dispatcher.clone().start(state.wake.clone(), stop).await;
     }
     tracing::info!("api role: no delivery services run in this process");
-    // What its API stamps (publishes' due times, a resend's lease) follows
-    // the database's clock like every node's: its clock sync runs here.
-    let sync = dispatcher.clock_sync();
-    if let Some(sync) = &sync
-        && let Err(e) = sync.sync().await
-    {
-        tracing::error!(error = %e, "measuring the clock offset to the database failed; this node's own clock is used until it succeeds");
-    }
-    tokio::spawn(async move {
-        match sync {
-            Some(sync) => relay_engine::Service::run(sync, stop).await,
-            None => {
-                let _ = stop.wait_for(|s| *s).await;
-            }
-        }
-    })
+    dispatcher
+        .clone()
+        .start_api_only(state.wake.clone(), stop)
+        .await
 }
 
 pub async fn serve(config: Config) -> anyhow::Result<()> {

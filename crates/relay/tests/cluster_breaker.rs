@@ -78,6 +78,22 @@ fn failures_one_node_saw_hold_the_endpoint_on_every_node() {
         let c = circuit(api, &endpoint);
         assert_eq!(c["state"], "open", "{c}");
     }
+    // A resend through the API-only node meets the cluster's open circuit
+    // as through any node: refused, nothing sent.
+    let api_only = apis.last().unwrap();
+    let failed = api_only.get(&format!("/v1/messages?endpoint_id={endpoint}"));
+    let message = failed["data"][0]["id"]
+        .as_str()
+        .expect("a message")
+        .to_string();
+    let (status, body) = api_only
+        .try_call("POST", &format!("/v1/messages/{message}/resend"), None)
+        .unwrap();
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (429, Some("endpoint_circuit_open")),
+        "{body}"
+    );
     sink.receiver.set_behavior(Behavior::ok());
     for (i, api) in apis.iter().cycle().take(6).enumerate() {
         let (status, body) = api.publish(&format!("evt_held_{i}"), "order/2").unwrap();
@@ -107,6 +123,12 @@ fn failures_one_node_saw_hold_the_endpoint_on_every_node() {
             until.millis() - at
         );
     }
+    // Closed again, a resend through the API-only node is attempted there.
+    let (status, body) = api_only
+        .try_call("POST", &format!("/v1/messages/{message}/resend"), None)
+        .unwrap();
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["attempt"]["outcome"], "delivered", "{body}");
     for n in std::iter::once(&first).chain(&others) {
         n.assert_no_panic();
     }

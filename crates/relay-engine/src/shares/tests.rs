@@ -211,3 +211,18 @@ fn a_granted_share_outlives_two_of_the_claimers_polls() {
     }
     assert_eq!(lanes.try_admit("ep_a", 4, None, T), Ok(()));
 }
+
+#[test]
+fn a_node_that_claims_no_recovery_wants_no_share_of_it() {
+    let lanes = cluster();
+    let wants = lanes.shares.wants(|_| 0, false, IDLE_TICKS);
+    assert!(
+        wants.iter().any(|w| w.key == RECOVERY && w.wants),
+        "a claiming node"
+    );
+    lanes.shares.claims_no_recovery();
+    assert!(
+        lanes.shares.wants(|_| 0, false, IDLE_TICKS).is_empty(),
+        "an API-only node with no manual attempt renews nothing"
+    );
+}
