@@ -9,7 +9,7 @@
 pub mod sigv4;
 pub mod sts;
 
-use relay_core::secret::SecretValue;
+use relay_core::secret::{SecretRef, SecretValue, Secrets, Unresolved};
 use relay_core::time::Timestamp;
 use relay_net::{HeaderName, HeaderValue};
 
@@ -23,6 +23,41 @@ pub struct Keys {
 }
 
 impl Keys {
+    /// The static credentials an endpoint's references name, resolved:
+    /// an access key id that is empty or no header text, or a session
+    /// token that is no header text, can never be sent, and is unresolved
+    /// like a missing value (the attempt says which reference).
+    pub fn resolve(
+        secrets: &Secrets,
+        access_key_id: &SecretRef,
+        secret_access_key: &SecretRef,
+        session_token: Option<&SecretRef>,
+    ) -> Result<Keys, Unresolved> {
+        let header_text = |v: &SecretValue| {
+            v.expose_str()
+                .is_some_and(|s| HeaderValue::from_str(s).is_ok())
+        };
+        let id = secrets.require(access_key_id)?;
+        if id.expose().is_empty() || !header_text(id) {
+            return Err(Unresolved(access_key_id.clone()));
+        }
+        let token = match session_token {
+            Some(r) => {
+                let t = secrets.require(r)?;
+                if !header_text(t) {
+                    return Err(Unresolved(r.clone()));
+                }
+                Some(t.clone())
+            }
+            None => None,
+        };
+        Ok(Keys {
+            access_key_id: id.clone(),
+            secret_access_key: secrets.require(secret_access_key)?.clone(),
+            session_token: token,
+        })
+    }
+
     /// Every non-empty credential value, for redacting a service's text.
     pub fn values(&self) -> impl Iterator<Item = &SecretValue> {
         [&self.access_key_id, &self.secret_access_key]

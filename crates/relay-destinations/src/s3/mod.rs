@@ -42,7 +42,7 @@ use relay_core::outcome::Verdict;
 use relay_core::secret::SecretRef;
 use relay_core::secret::{SecretValue, Secrets, Unresolved};
 use relay_core::time::Timestamp;
-use relay_net::{ErrorKind, Guard, GuardError, HeaderValue, HttpsClient, Limits, Method, Response};
+use relay_net::{ErrorKind, Guard, GuardError, HttpsClient, Limits, Method, Response};
 use sha2::{Digest, Sha256};
 use utoipa::PartialSchema as _;
 use utoipa::openapi::RefOr;
@@ -319,31 +319,17 @@ impl Kind for S3 {
         shared: &Shared,
         secrets: &Secrets,
     ) -> Result<Client, Unresolved> {
-        let access_key_id = secrets.require(&config.access_key_id)?.clone();
-        let secret_access_key = secrets.require(&config.secret_access_key)?.clone();
-        let session_token = match &config.session_token {
-            Some(r) => Some(secrets.require(r)?.clone()),
-            None => None,
-        };
-        // A key id or token that is no header text can never be sent.
-        if access_key_id.expose_str().is_none_or(|s| s.is_empty()) {
-            return Err(Unresolved(config.access_key_id.clone()));
-        }
-        if let (Some(r), Some(t)) = (&config.session_token, &session_token)
-            && t.expose_str()
-                .is_none_or(|s| HeaderValue::from_str(s).is_err())
-        {
-            return Err(Unresolved(r.clone()));
-        }
+        let keys = aws::Keys::resolve(
+            secrets,
+            &config.access_key_id,
+            &config.secret_access_key,
+            config.session_token.as_ref(),
+        )?;
         Ok(Client {
             inner: Arc::new(Inner {
                 https: shared.https.clone(),
                 config: config.clone(),
-                keys: aws::Keys {
-                    access_key_id,
-                    secret_access_key,
-                    session_token,
-                },
+                keys,
             }),
         })
     }
