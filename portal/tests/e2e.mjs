@@ -94,12 +94,13 @@ const browser = await chromium.launch({
 });
 let failed = false;
 let current = null;
+// Uncaught errors of the page, shown with a failure.
+const errors = [];
 try {
   const context = await browser.newContext({ viewport: { width: 960, height: 640 } });
   context.setDefaultTimeout(15000);
   const page = await context.newPage();
   current = page;
-  const errors = [];
   page.on("pageerror", (e) => errors.push(e.message));
   const shot = (name, p = page) => p.screenshot({ path: `${cfg.shots}/${name}.png` });
   const status = () => page.locator(".status").first();
@@ -285,7 +286,12 @@ try {
 } catch (err) {
   failed = true;
   process.stdout.write(`E2E FAILED: ${err && err.stack ? err.stack : err}\n`);
-  if (current) await current.screenshot({ path: `${cfg.shots}/failure.png` }).catch(() => {});
+  if (current) {
+    // What the page said last (its status line) and what it threw.
+    const status = await current.locator('[role="status"]').allTextContents().catch(() => []);
+    process.stdout.write(`status line: ${JSON.stringify(status)}; page errors: ${JSON.stringify(errors)}\n`);
+    await current.screenshot({ path: `${cfg.shots}/failure.png` }).catch(() => {});
+  }
 } finally {
   await browser.close();
   allowed.server.close();
