@@ -72,7 +72,7 @@ pub(crate) async fn throughput(
     m.insert("receiver_connections".into(), json!(connections));
     m.insert(
         "delivered_by_node".into(),
-        json!(env.counter_by_node("relay_attempts_total{outcome=\"delivered\"}")),
+        json!(delivered_by_node(&env, arrived).await),
     );
     let leased_at_publish = env.counter("relay_leased_at_publish_total");
     m.insert("leased_at_publish".into(), json!(leased_at_publish));
@@ -325,4 +325,19 @@ pub(crate) async fn fresh_latency(
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     Ok(phase.percentiles())
+}
+
+/// Each node's count of deliveries, once they add up to `arrived`: a node
+/// counts a delivery when it writes the completion, a moment after the
+/// receiver answered, so read at once the last few may be missing. Waits
+/// 5 s at most, then reports what they say.
+async fn delivered_by_node(env: &Env, arrived: u64) -> Vec<u64> {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let by = env.counter_by_node("relay_attempts_total{outcome=\"delivered\"}");
+        if by.iter().sum::<u64>() >= arrived || Instant::now() >= deadline {
+            return by;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
