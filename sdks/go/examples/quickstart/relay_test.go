@@ -36,7 +36,8 @@ import (
 )
 
 // relayBinary is $RELAY_TEST_RELAY_BIN; without it the test is SKIPPED
-// (noted in $RELAY_TEST_SKIP_LOG), or fails under RELAY_TEST_REQUIRE_ALL=1.
+// (scripts/test lists it with the other skips), or fails under
+// RELAY_TEST_REQUIRE_ALL=1.
 func relayBinary(t *testing.T) string {
 	t.Helper()
 	bin := os.Getenv("RELAY_TEST_RELAY_BIN")
@@ -49,12 +50,6 @@ func relayBinary(t *testing.T) string {
 	why := "RELAY_TEST_RELAY_BIN is not set (scripts/test sets it; or cargo build -p relay and point it at target/debug/relay)"
 	if os.Getenv("RELAY_TEST_REQUIRE_ALL") == "1" {
 		t.Fatalf("RELAY_TEST_REQUIRE_ALL=1 and this test would be SKIPPED: %s", why)
-	}
-	if log := os.Getenv("RELAY_TEST_SKIP_LOG"); log != "" {
-		if f, err := os.OpenFile(log, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
-			fmt.Fprintf(f, "SKIPPED sdks/go %s: %s\n", t.Name(), why)
-			f.Close()
-		}
 	}
 	t.Skipf("SKIPPED: %s", why)
 	return ""
