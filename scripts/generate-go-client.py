@@ -139,16 +139,19 @@ class Generator:
             raise Unsupported(f"{where}: {sorted(extra)}")
 
     def nullable(self, s: dict) -> tuple[dict, bool]:
-        """(the schema without its `null` alternative, whether it had one)."""
+        """(the schema without its `null` alternative, whether it had one):
+        `type: [T, "null"]` or `oneOf: [X, {type: null}]`."""
         t = s.get("type")
         if isinstance(t, list) and "null" in t:
             rest = [x for x in t if x != "null"]
             return {**s, "type": rest[0] if len(rest) == 1 else rest}, True
         one = s.get("oneOf")
-        if one and len(one) == 2 and {"type": "null"} in [{"type": o.get("type")} for o in one]:
-            other = [o for o in one if o.get("type") != "null"]
-            if len(other) == 1 and len(one) == 2 and [o for o in one if o.get("type") == "null"][0].keys() <= {"type", "description"}:
-                return {**{k: v for k, v in s.items() if k != "oneOf"}, **other[0]}, True
+        if one and len(one) == 2:
+            nulls = [o for o in one if o.get("type") == "null" and set(o) <= {"type", "description"}]
+            if len(nulls) == 1:
+                (other,) = [o for o in one if o is not nulls[0]]
+                rest = {k: v for k, v in s.items() if k != "oneOf"}
+                return {**rest, **other}, True
         return s, False
 
     def go_type(self, s: dict, hint: str) -> str:
