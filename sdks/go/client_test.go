@@ -58,6 +58,13 @@ func newFake(t *testing.T, handlers ...http.HandlerFunc) *fake {
 	return f
 }
 
+// got is what the fake received so far.
+func (f *fake) got() []seen {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]seen(nil), f.seen...)
+}
+
 func (f *fake) client(opts ...relay.ClientOption) *relay.Client {
 	base := []relay.ClientOption{
 		relay.WithBaseURL(f.server.URL + "/"),
@@ -110,7 +117,7 @@ func TestRetriesHonourRetryAfterThenSucceed(t *testing.T) {
 		t.Fatalf("waits %v, want %v", f.waits, want)
 	}
 	// Each attempt has its own request id.
-	if a, b := f.seen[0].header.Get("X-Request-Id"), f.seen[1].header.Get("X-Request-Id"); a == b || !strings.HasPrefix(a, "req_") {
+	if a, b := f.got()[0].header.Get("X-Request-Id"), f.got()[1].header.Get("X-Request-Id"); a == b || !strings.HasPrefix(a, "req_") {
 		t.Fatalf("request ids %s %s", a, b)
 	}
 }
@@ -119,8 +126,8 @@ func TestWithoutRetryAfterTheBackoffIsCappedFullJitter(t *testing.T) {
 	f := newFake(t, answer(503, `{"code":"overloaded"}`))
 	c := f.client(relay.WithMaxRetries(5), relay.WithBackoff(100*time.Millisecond, 300*time.Millisecond))
 	_, err := c.Consumers.Get(ctx, "con_1")
-	if !errors.Is(err, relay.ErrRateLimited) || len(f.seen) != 6 {
-		t.Fatalf("%v after %d requests", err, len(f.seen))
+	if !errors.Is(err, relay.ErrRateLimited) || len(f.got()) != 6 {
+		t.Fatalf("%v after %d requests", err, len(f.got()))
 	}
 	ceilings := []time.Duration{100, 200, 300, 300, 300}
 	for i, w := range f.waits {
@@ -137,8 +144,8 @@ func TestARetryAfterBeyondTheLimitIsReturnedAtOnce(t *testing.T) {
 	f := newFake(t, answer(429, `{"code":"rate_limited"}`, "Retry-After", "3600"))
 	_, err := f.client().Consumers.Get(ctx, "con_1")
 	var p *relay.ProblemError
-	if !errors.As(err, &p) || p.RetryAfter == nil || *p.RetryAfter != time.Hour || len(f.seen) != 1 || len(f.waits) != 0 {
-		t.Fatalf("%v, %d requests, waits %v", err, len(f.seen), f.waits)
+	if !errors.As(err, &p) || p.RetryAfter == nil || *p.RetryAfter != time.Hour || len(f.got()) != 1 || len(f.waits) != 0 {
+		t.Fatalf("%v, %d requests, waits %v", err, len(f.got()), f.waits)
 	}
 }
 
@@ -162,8 +169,8 @@ func TestPublishChoosesAnIDAndKeepsItAcrossRetries(t *testing.T) {
 		Type string
 		Data map[string]any
 	}
-	json.Unmarshal([]byte(f.seen[0].body), &first)
-	json.Unmarshal([]byte(f.seen[1].body), &second)
+	json.Unmarshal([]byte(f.got()[0].body), &first)
+	json.Unmarshal([]byte(f.got()[1].body), &second)
 	if !strings.HasPrefix(first.ID, "evt_") || len(first.ID) != 36 || first.ID != second.ID || got.ID != first.ID {
 		t.Fatalf("ids %q %q, answered %q", first.ID, second.ID, got.ID)
 	}
@@ -180,8 +187,8 @@ func TestPublishChoosesAnIDAndKeepsItAcrossRetries(t *testing.T) {
 	// Your own id is sent as it is.
 	mine := &relay.PublishEvent{ID: relay.Ptr("order-1042-paid"), Type: "order.paid", Data: map[string]any{}}
 	c.Events.Publish(ctx, mine)
-	if !strings.Contains(f.seen[len(f.seen)-1].body, `"id":"order-1042-paid"`) {
-		t.Fatal(f.seen[len(f.seen)-1].body)
+	if !strings.Contains(f.got()[len(f.got())-1].body, `"id":"order-1042-paid"`) {
+		t.Fatal(f.got()[len(f.got())-1].body)
 	}
 }
 
@@ -201,20 +208,20 @@ func TestALostConnectionIsRetriedOnlyWhenSafe(t *testing.T) {
 	if _, err := f.client().Events.Publish(ctx, &relay.PublishEvent{Type: "t", Data: map[string]any{}}); err != nil {
 		t.Fatal(err)
 	}
-	if len(f.seen) != 2 || f.seen[0].body != f.seen[1].body {
-		t.Fatalf("%d requests: %q", len(f.seen), f.seen)
+	if len(f.got()) != 2 || f.got()[0].body != f.got()[1].body {
+		t.Fatalf("%d requests: %q", len(f.got()), f.got())
 	}
 	// Creating a consumer is not: one attempt, a ConnectionError.
 	g := newFake(t, dropConnection)
 	_, err := g.client().Consumers.Create(ctx, &relay.CreateConsumer{ExternalID: "acme"})
 	var ce *relay.ConnectionError
-	if !errors.As(err, &ce) || !strings.HasPrefix(ce.RequestID, "req_") || len(g.seen) != 1 {
-		t.Fatalf("%v after %d requests", err, len(g.seen))
+	if !errors.As(err, &ce) || !strings.HasPrefix(ce.RequestID, "req_") || len(g.got()) != 1 {
+		t.Fatalf("%v after %d requests", err, len(g.got()))
 	}
 	// Unless the caller says it is.
 	h := newFake(t, dropConnection, answer(201, consumerJSON))
-	if _, err := h.client().API.ConsumersCreate(ctx, &relay.CreateConsumer{ExternalID: "acme"}, relay.SafeToRetry()); err != nil || len(h.seen) != 2 {
-		t.Fatalf("%v after %d requests", err, len(h.seen))
+	if _, err := h.client().API.ConsumersCreate(ctx, &relay.CreateConsumer{ExternalID: "acme"}, relay.SafeToRetry()); err != nil || len(h.got()) != 2 {
+		t.Fatalf("%v after %d requests", err, len(h.got()))
 	}
 }
 
@@ -255,7 +262,7 @@ func TestErrorAnswersAreTypedProblems(t *testing.T) {
 	for status, kind := range map[int]error{404: relay.ErrNotFound, 401: relay.ErrAuthentication, 403: relay.ErrAuthentication, 409: relay.ErrConflict, 500: nil} {
 		g := newFake(t, answer(status, "<html>oops</html>"))
 		err := g.client().Consumers.Delete(ctx, "con_1")
-		if !errors.As(err, &p) || p.Code != fmt.Sprintf("http_%d", status) || p.RequestID != g.seen[0].header.Get("X-Request-Id") ||
+		if !errors.As(err, &p) || p.Code != fmt.Sprintf("http_%d", status) || p.RequestID != g.got()[0].header.Get("X-Request-Id") ||
 			len(p.Errors) != 0 || (kind != nil && !errors.Is(err, kind)) || (kind == nil && errors.Is(err, relay.ErrValidation)) {
 			t.Fatalf("%d: %#v", status, err)
 		}
@@ -280,17 +287,17 @@ func TestListsAreIteratorsOverPages(t *testing.T) {
 	for it.Next() {
 		ids = append(ids, it.Item().ID)
 	}
-	if it.Err() != nil || strings.Join(ids, " ") != "con_1 con_2 con_3" || len(f.seen) != 3 {
-		t.Fatalf("%v %v after %d requests", ids, it.Err(), len(f.seen))
+	if it.Err() != nil || strings.Join(ids, " ") != "con_1 con_2 con_3" || len(f.got()) != 3 {
+		t.Fatalf("%v %v after %d requests", ids, it.Err(), len(f.got()))
 	}
-	if q := []string{f.seen[0].query, f.seen[1].query, f.seen[2].query}; q[0] != "limit=2" || q[1] != "after=con_2&limit=2" || q[2] != "after=con_3&limit=2" {
+	if q := []string{f.got()[0].query, f.got()[1].query, f.got()[2].query}; q[0] != "limit=2" || q[1] != "after=con_2&limit=2" || q[2] != "after=con_3&limit=2" {
 		t.Fatalf("queries %q", q)
 	}
 	// The last page's null next_after ends it without another request.
 	g := newFake(t, page([]string{"con_1"}, ""))
 	all, err := g.client().Consumers.List(ctx, nil).All()
-	if err != nil || len(all) != 1 || len(g.seen) != 1 || g.seen[0].query != "" {
-		t.Fatalf("%v %v %d", all, err, len(g.seen))
+	if err != nil || len(all) != 1 || len(g.got()) != 1 || g.got()[0].query != "" {
+		t.Fatalf("%v %v %d", all, err, len(g.got()))
 	}
 	// An error stops it and is kept.
 	h := newFake(t, page([]string{"con_1"}, "con_1"), answer(400, `{"code":"invalid_query"}`))
@@ -306,8 +313,8 @@ func TestListsAreIteratorsOverPages(t *testing.T) {
 	k := newFake(t, page(nil, ""))
 	since := time.Date(2026, 3, 1, 8, 0, 0, 0, time.UTC)
 	k.client().Messages.List(ctx, &relay.MessagesListParams{State: relay.Ptr(relay.MessageStateExhausted), Since: &since, EndpointID: relay.Ptr("ep 1")}).All()
-	if k.seen[0].query != "endpoint_id=ep+1&since=2026-03-01T08%3A00%3A00Z&state=exhausted" {
-		t.Fatal(k.seen[0].query)
+	if k.got()[0].query != "endpoint_id=ep+1&since=2026-03-01T08%3A00%3A00Z&state=exhausted" {
+		t.Fatal(k.got()[0].query)
 	}
 }
 
@@ -317,7 +324,7 @@ func TestRequestsCarryTheKeyTheUserAgentAndJSON(t *testing.T) {
 	if _, err := c.Consumers.Update(ctx, "con/1", &relay.UpdateConsumer{Name: relay.Ptr("Acme")}); err != nil {
 		t.Fatal(err)
 	}
-	s := f.seen[0]
+	s := f.got()[0]
 	if s.method != "PATCH" || s.path != "/v1/consumers/con/1" || s.body != `{"name":"Acme"}` ||
 		s.header.Get("Authorization") != "Bearer "+testKey || s.header.Get("Content-Type") != "application/json" ||
 		s.header.Get("User-Agent") != "shop/1.0 relay-sdk-go/"+relay.Version {
@@ -356,8 +363,8 @@ func TestACancelledContextStopsTheRetries(t *testing.T) {
 		cancel()
 		return ctx.Err()
 	}))
-	if _, err := c.Consumers.Get(cctx, "con_1"); !errors.Is(err, context.Canceled) || len(f.seen) != 1 {
-		t.Fatalf("%v after %d requests", err, len(f.seen))
+	if _, err := c.Consumers.Get(cctx, "con_1"); !errors.Is(err, context.Canceled) || len(f.got()) != 1 {
+		t.Fatalf("%v after %d requests", err, len(f.got()))
 	}
 }
 

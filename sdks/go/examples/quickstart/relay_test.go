@@ -137,7 +137,7 @@ func testCertificates(t *testing.T) ([]byte, tls.Certificate) {
 	return caPEM, tls.Certificate{Certificate: [][]byte{leafDER}, PrivateKey: leafKey}
 }
 
-const operatorToken = "rop_sdk_go_5e2b8d1c7a9f3e6b4d0c"
+const operatorToken = "rop_sdk_go_5e2b8d1c7a9f3e6b4d0c81"
 
 // relayServer is `relay serve` on a free loopback port with SQLite in a
 // temporary directory; url is where it listens.
