@@ -1,5 +1,19 @@
-// Package relayverify verifies webhooks from Relay over the raw request
-// body, with Go's standard library only.
+// Package relay is Relay's API client for Go, with the webhook verifier
+// beside it, on the standard library only.
+//
+// # The client
+//
+// [NewClient] makes a [Client] with a tenant API key. Its operations and
+// types are generated from Relay's OpenAPI document (Client.API, and the
+// types of generated_types.go); over them, the client adds what an SDK
+// should: an idempotency key on every publish ([Events.Publish]), lists as
+// iterators ([Iter]), problem+json answers as typed errors
+// ([*ProblemError], with Code, Errors and RequestID; errors.Is with
+// [ErrValidation] and the other kinds), retries with backoff on 429 and
+// 503 honouring Retry-After, a timeout per attempt, and a User-Agent naming
+// the SDK ([UserAgent]).
+//
+// # The verifier
 //
 // Relay signs every delivery with the Standard Webhooks profile:
 // webhook-id, webhook-timestamp (unix seconds) and webhook-signature, a
@@ -15,4 +29,4 @@
 // the old), then call [Verifier.Verify] with the request's headers and its
 // raw body. Errors are [*Error] values whose Code is the same in Relay's
 // other SDKs; compare them with errors.Is and the Err… sentinels.
-package relayverify
+package relay

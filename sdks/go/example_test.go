@@ -1,4 +1,4 @@
-package relayverify_test
+package relay_test
 
 import (
 	"errors"
@@ -6,13 +6,13 @@ import (
 	"net/http"
 	"time"
 
-	relayverify "github.com/relay/relay-verify-go"
+	relay "github.com/relay/relay-go"
 )
 
 // A Standard Webhooks reference request, verified with the endpoint's
 // public key.
 func ExampleVerifier_VerifyAt() {
-	verifier, err := relayverify.NewVerifier([]string{"whpk_1SiA4o9hyqTCpIqC5V9HUakiiaeACeqfZTInDBbOir4="})
+	verifier, err := relay.NewVerifier([]string{"whpk_1SiA4o9hyqTCpIqC5V9HUakiiaeACeqfZTInDBbOir4="})
 	if err != nil {
 		panic(err)
 	}
@@ -24,7 +24,7 @@ func ExampleVerifier_VerifyAt() {
 
 	fmt.Println(verifier.VerifyAt(h, body, time.Unix(1614265330, 0)))
 	err = verifier.VerifyAt(h, []byte(`{"test": 1}`), time.Unix(1614265330, 0))
-	fmt.Println(errors.Is(err, relayverify.ErrNoMatchingSignature), err)
+	fmt.Println(errors.Is(err, relay.ErrNoMatchingSignature), err)
 	// Output:
 	// <nil>
 	// true no signature matched any key

@@ -1,3 +1,3 @@
-module github.com/relay/relay-verify-go
+module github.com/relay/relay-go
 
 go 1.19

@@ -1,4 +1,4 @@
-package relayverify
+package relay
 
 import "strings"
 

@@ -1,4 +1,4 @@
-package relayverify_test
+package relay_test
 
 import (
 	"crypto/ed25519"

@@ -1,4 +1,4 @@
-package relayverify
+package relay
 
 import (
 	"errors"
@@ -48,7 +48,7 @@ func NewVerifier(keys []string, opts ...Option) (*Verifier, error) {
 		opt(v)
 	}
 	if v.tolerance < 0 {
-		return nil, errors.New("relayverify: the tolerance must not be negative")
+		return nil, errors.New("relay: the tolerance must not be negative")
 	}
 	return v, nil
 }

@@ -1,4 +1,4 @@
-package relayverify_test
+package relay_test
 
 // The API beyond the vectors: errors, tolerance, header shapes, dedup.
 
@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	relayverify "github.com/relay/relay-verify-go"
+	relay "github.com/relay/relay-go"
 )
 
 const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
@@ -18,15 +18,15 @@ const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 var (
 	body    = []byte(`{"test": 2432232314}`)
 	sentAt  = time.Unix(1614265330, 0)
-	headers = relayverify.HeaderMap{
+	headers = relay.HeaderMap{
 		"webhook-id":        "msg_p5jXN8AQM9LWM0D4loKWxJek",
 		"webhook-timestamp": "1614265330",
 		"webhook-signature": "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=",
 	}
 )
 
-func with(name, value string) relayverify.HeaderMap {
-	h := relayverify.HeaderMap{}
+func with(name, value string) relay.HeaderMap {
+	h := relay.HeaderMap{}
 	for k, v := range headers {
 		h[k] = v
 	}
@@ -38,9 +38,9 @@ func with(name, value string) relayverify.HeaderMap {
 	return h
 }
 
-func mustVerifier(t *testing.T, keys []string, opts ...relayverify.Option) *relayverify.Verifier {
+func mustVerifier(t *testing.T, keys []string, opts ...relay.Option) *relay.Verifier {
 	t.Helper()
-	v, err := relayverify.NewVerifier(keys, opts...)
+	v, err := relay.NewVerifier(keys, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,15 +49,15 @@ func mustVerifier(t *testing.T, keys []string, opts ...relayverify.Option) *rela
 
 func TestErrorsAreTypedAndCarryCodes(t *testing.T) {
 	v := mustVerifier(t, []string{secret})
-	if v.Tolerance() != relayverify.DefaultTolerance || relayverify.DefaultTolerance != 300*time.Second {
+	if v.Tolerance() != relay.DefaultTolerance || relay.DefaultTolerance != 300*time.Second {
 		t.Fatal(v.Tolerance())
 	}
 	if err := v.VerifyAt(headers, body, sentAt); err != nil {
 		t.Fatal(err)
 	}
-	var e *relayverify.Error
+	var e *relay.Error
 	err := v.VerifyAt(with("webhook-id", ""), body, sentAt)
-	if !errors.As(err, &e) || e.Code != "missing_header" || e.Header != "webhook-id" || !errors.Is(err, relayverify.ErrMissingHeader) {
+	if !errors.As(err, &e) || e.Code != "missing_header" || e.Header != "webhook-id" || !errors.Is(err, relay.ErrMissingHeader) {
 		t.Fatalf("got %#v", err)
 	}
 	if err.Error() != "the webhook-id header is missing or empty" {
@@ -67,95 +67,95 @@ func TestErrorsAreTypedAndCarryCodes(t *testing.T) {
 	if !errors.As(err, &e) || e.Code != "timestamp_too_old" || e.Timestamp != sentAt.Unix() || e.Now != sentAt.Unix()+301 {
 		t.Fatalf("got %#v", err)
 	}
-	if errors.Is(err, relayverify.ErrTimestampTooNew) {
+	if errors.Is(err, relay.ErrTimestampTooNew) {
 		t.Fatal("a too-old error is not a too-new one")
 	}
-	if err := v.VerifyAt(headers, body, sentAt.Add(-301*time.Second)); !errors.Is(err, relayverify.ErrTimestampTooNew) {
+	if err := v.VerifyAt(headers, body, sentAt.Add(-301*time.Second)); !errors.Is(err, relay.ErrTimestampTooNew) {
 		t.Fatalf("got %v", err)
 	}
 	for _, ts := range []string{strings.Repeat("0", 5000) + "1x", strings.Repeat("9", 5000), "-1", "1e9", " 1614265330"} {
-		if err := v.VerifyAt(with("webhook-timestamp", ts), body, sentAt); !errors.Is(err, relayverify.ErrInvalidTimestamp) {
+		if err := v.VerifyAt(with("webhook-timestamp", ts), body, sentAt); !errors.Is(err, relay.ErrInvalidTimestamp) {
 			t.Fatalf("%q: got %v", ts, err)
 		}
 	}
 	// Leading zeros are part of the signed string, not of the value.
 	padded := strings.Repeat("0", 5000) + "1614265330"
-	if err := v.VerifyAt(with("webhook-timestamp", padded), body, sentAt); !errors.Is(err, relayverify.ErrNoMatchingSignature) {
+	if err := v.VerifyAt(with("webhook-timestamp", padded), body, sentAt); !errors.Is(err, relay.ErrNoMatchingSignature) {
 		t.Fatalf("got %v", err)
 	}
-	if err := v.VerifyAt(headers, []byte("{}"), sentAt); !errors.Is(err, relayverify.ErrNoMatchingSignature) {
+	if err := v.VerifyAt(headers, []byte("{}"), sentAt); !errors.Is(err, relay.ErrNoMatchingSignature) {
 		t.Fatalf("got %v", err)
 	}
 	// The system clock is long past 2021.
-	if err := v.Verify(headers, body); !errors.Is(err, relayverify.ErrTimestampTooOld) {
+	if err := v.Verify(headers, body); !errors.Is(err, relay.ErrTimestampTooOld) {
 		t.Fatalf("got %v", err)
 	}
-	if err := v.VerifyAt(nil, body, sentAt); !errors.Is(err, relayverify.ErrMissingHeader) {
+	if err := v.VerifyAt(nil, body, sentAt); !errors.Is(err, relay.ErrMissingHeader) {
 		t.Fatalf("got %v", err)
 	}
 }
 
 func TestToleranceIsConfigurable(t *testing.T) {
-	v := mustVerifier(t, []string{secret}, relayverify.WithTolerance(time.Hour))
+	v := mustVerifier(t, []string{secret}, relay.WithTolerance(time.Hour))
 	if err := v.VerifyAt(headers, body, sentAt.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	if err := v.VerifyAt(headers, body, sentAt.Add(time.Hour+time.Second)); !errors.Is(err, relayverify.ErrTimestampTooOld) {
+	if err := v.VerifyAt(headers, body, sentAt.Add(time.Hour+time.Second)); !errors.Is(err, relay.ErrTimestampTooOld) {
 		t.Fatalf("got %v", err)
 	}
-	strict := mustVerifier(t, []string{secret}, relayverify.WithTolerance(0))
+	strict := mustVerifier(t, []string{secret}, relay.WithTolerance(0))
 	if err := strict.VerifyAt(headers, body, sentAt); err != nil {
 		t.Fatal(err)
 	}
-	if err := strict.VerifyAt(headers, body, sentAt.Add(-time.Second)); !errors.Is(err, relayverify.ErrTimestampTooNew) {
+	if err := strict.VerifyAt(headers, body, sentAt.Add(-time.Second)); !errors.Is(err, relay.ErrTimestampTooNew) {
 		t.Fatalf("got %v", err)
 	}
-	if _, err := relayverify.NewVerifier([]string{secret}, relayverify.WithTolerance(-time.Second)); err == nil {
+	if _, err := relay.NewVerifier([]string{secret}, relay.WithTolerance(-time.Second)); err == nil {
 		t.Fatal("a negative tolerance is refused")
 	}
 	// The largest tolerance (about 292 years) reaches back to 1970.
-	huge := mustVerifier(t, []string{secret}, relayverify.WithTolerance(time.Duration(1<<63-1)))
-	if err := huge.VerifyAt(with("webhook-timestamp", "0"), body, sentAt); !errors.Is(err, relayverify.ErrNoMatchingSignature) {
+	huge := mustVerifier(t, []string{secret}, relay.WithTolerance(time.Duration(1<<63-1)))
+	if err := huge.VerifyAt(with("webhook-timestamp", "0"), body, sentAt); !errors.Is(err, relay.ErrNoMatchingSignature) {
 		t.Fatalf("got %v", err)
 	}
 	// The largest timestamp is only too new.
-	if err := v.VerifyAt(with("webhook-timestamp", "9223372036854775807"), body, time.Unix(1<<62, 0)); !errors.Is(err, relayverify.ErrTimestampTooNew) {
+	if err := v.VerifyAt(with("webhook-timestamp", "9223372036854775807"), body, time.Unix(1<<62, 0)); !errors.Is(err, relay.ErrTimestampTooNew) {
 		t.Fatalf("got %v", err)
 	}
 }
 
 func TestHeaderShapes(t *testing.T) {
 	v := mustVerifier(t, []string{secret})
-	upper := relayverify.HeaderMap{}
+	upper := relay.HeaderMap{}
 	h := http.Header{}
 	for k, x := range headers {
 		upper[strings.ToUpper(k)] = x
 		h.Add(k, x)
 	}
-	for _, hs := range []relayverify.Headers{upper, h} {
+	for _, hs := range []relay.Headers{upper, h} {
 		if err := v.VerifyAt(hs, body, sentAt); err != nil {
 			t.Fatal(err)
 		}
 	}
 	h.Set("webhook-signature", "")
-	if err := v.VerifyAt(h, body, sentAt); !errors.Is(err, relayverify.ErrMissingHeader) {
+	if err := v.VerifyAt(h, body, sentAt); !errors.Is(err, relay.ErrMissingHeader) {
 		t.Fatalf("got %v", err)
 	}
 }
 
 func TestKeyErrors(t *testing.T) {
-	if _, err := relayverify.NewVerifier(nil); !errors.Is(err, relayverify.ErrInvalidKey) {
+	if _, err := relay.NewVerifier(nil); !errors.Is(err, relay.ErrInvalidKey) {
 		t.Fatalf("got %v", err)
 	}
-	_, err := relayverify.NewVerifier([]string{"whsk_VEVTVFNJR05JTkdLRVlET05PVFVTRVRISVNGT1JBTlk="})
-	var ke *relayverify.KeyError
+	_, err := relay.NewVerifier([]string{"whsk_VEVTVFNJR05JTkdLRVlET05PVFVTRVRISVNGT1JBTlk="})
+	var ke *relay.KeyError
 	if !errors.As(err, &ke) || !strings.Contains(ke.Reason, "public key") {
 		t.Fatalf("got %v", err)
 	}
-	if errors.Is(err, relayverify.ErrNoMatchingSignature) {
+	if errors.Is(err, relay.ErrNoMatchingSignature) {
 		t.Fatal("a key error is no verification error")
 	}
-	if _, err := relayverify.NewVerifier([]string{secret, "nope"}); !errors.Is(err, relayverify.ErrInvalidKey) {
+	if _, err := relay.NewVerifier([]string{secret, "nope"}); !errors.Is(err, relay.ErrInvalidKey) {
 		t.Fatalf("got %v", err)
 	}
 	v := mustVerifier(t, []string{secret, "whpk_1SiA4o9hyqTCpIqC5V9HUakiiaeACeqfZTInDBbOir4="})
@@ -166,8 +166,8 @@ func TestKeyErrors(t *testing.T) {
 
 func TestVerifyOnceAndMemoryStore(t *testing.T) {
 	v := mustVerifier(t, []string{secret})
-	store := relayverify.NewMemorySeenStore()
-	if err := v.VerifyOnceAt(headers, []byte("forged"), store, sentAt); !errors.Is(err, relayverify.ErrNoMatchingSignature) {
+	store := relay.NewMemorySeenStore()
+	if err := v.VerifyOnceAt(headers, []byte("forged"), store, sentAt); !errors.Is(err, relay.ErrNoMatchingSignature) {
 		t.Fatalf("got %v", err)
 	}
 	if store.Len() != 0 {
@@ -177,15 +177,15 @@ func TestVerifyOnceAndMemoryStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := v.VerifyOnceAt(headers, body, store, sentAt.Add(time.Second))
-	var e *relayverify.Error
-	if !errors.As(err, &e) || e.Code != "duplicate" || e.WebhookID != headers["webhook-id"] || !errors.Is(err, relayverify.ErrDuplicate) {
+	var e *relay.Error
+	if !errors.As(err, &e) || e.Code != "duplicate" || e.WebhookID != headers["webhook-id"] || !errors.Is(err, relay.ErrDuplicate) {
 		t.Fatalf("got %#v", err)
 	}
 }
 
 func TestMemoryStoreKeeps96HoursThenForgets(t *testing.T) {
-	store := relayverify.NewMemorySeenStoreWithRetention(time.Minute)
-	if store.Retention() != relayverify.MinRetention || relayverify.MinRetention != 96*time.Hour {
+	store := relay.NewMemorySeenStoreWithRetention(time.Minute)
+	if store.Retention() != relay.MinRetention || relay.MinRetention != 96*time.Hour {
 		t.Fatal(store.Retention())
 	}
 	t0 := time.Unix(1_700_000_000, 0)
@@ -199,14 +199,14 @@ func TestMemoryStoreKeeps96HoursThenForgets(t *testing.T) {
 	check("a", t0, true)
 	check("a", t0, false)
 	check("b", t0.Add(10*time.Second), true)
-	check("a", t0.Add(relayverify.MinRetention), false)
-	check("a", t0.Add(relayverify.MinRetention+time.Second), true)
-	check("b", t0.Add(relayverify.MinRetention+time.Second), false)
-	check("c", t0.Add(10*relayverify.MinRetention), true)
+	check("a", t0.Add(relay.MinRetention), false)
+	check("a", t0.Add(relay.MinRetention+time.Second), true)
+	check("b", t0.Add(relay.MinRetention+time.Second), false)
+	check("c", t0.Add(10*relay.MinRetention), true)
 	if store.Len() != 1 {
 		t.Fatal(store.Len())
 	}
-	week := relayverify.NewMemorySeenStoreWithRetention(7 * 24 * time.Hour)
+	week := relay.NewMemorySeenStoreWithRetention(7 * 24 * time.Hour)
 	if ok, _ := week.CheckAndInsert("x", time.Unix(0, 0)); !ok {
 		t.Fatal("first")
 	}
@@ -216,7 +216,7 @@ func TestMemoryStoreKeeps96HoursThenForgets(t *testing.T) {
 }
 
 func TestMemoryStoreOneWinnerAcrossGoroutines(t *testing.T) {
-	store := relayverify.NewMemorySeenStore()
+	store := relay.NewMemorySeenStore()
 	var wins int
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -260,11 +260,11 @@ func TestCustomStores(t *testing.T) {
 	if err := v.VerifyOnceAt(headers, body, tbl, sentAt); err != nil {
 		t.Fatal(err)
 	}
-	if err := v.VerifyOnceAt(headers, body, tbl, sentAt); !errors.Is(err, relayverify.ErrDuplicate) {
+	if err := v.VerifyOnceAt(headers, body, tbl, sentAt); !errors.Is(err, relay.ErrDuplicate) {
 		t.Fatalf("got %v", err)
 	}
 	err := v.VerifyOnceAt(headers, body, broken{}, sentAt)
-	var e *relayverify.Error
+	var e *relay.Error
 	if err == nil || errors.As(err, &e) || err.Error() != "the database is down" {
 		t.Fatalf("a store's error is returned as it is: %v", err)
 	}

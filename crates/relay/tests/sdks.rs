@@ -92,8 +92,8 @@ try {
 // header values, then the keys.
 
 const GO_MOD: &str = "module relaycheck\n\ngo 1.19\n\n\
-    require github.com/relay/relay-verify-go v0.0.0\n\n\
-    replace github.com/relay/relay-verify-go => SDK\n";
+    require github.com/relay/relay-go v0.0.0\n\n\
+    replace github.com/relay/relay-go => SDK\n";
 
 const GO: &str = r#"package main
 
@@ -102,7 +102,7 @@ import (
 	"net/http"
 	"os"
 
-	relayverify "github.com/relay/relay-verify-go"
+	relay "github.com/relay/relay-go"
 )
 
 func main() {
@@ -114,7 +114,7 @@ func main() {
 	h.Set("webhook-id", os.Args[2])
 	h.Set("webhook-timestamp", os.Args[3])
 	h.Set("webhook-signature", os.Args[4])
-	v, err := relayverify.NewVerifier(os.Args[5:])
+	v, err := relay.NewVerifier(os.Args[5:])
 	if err != nil {
 		panic(err)
 	}

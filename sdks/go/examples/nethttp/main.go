@@ -10,7 +10,7 @@ import (
 	"os"
 	"strings"
 
-	relayverify "github.com/relay/relay-verify-go"
+	relay "github.com/relay/relay-go"
 )
 
 func main() {
@@ -24,11 +24,11 @@ func main() {
 }
 
 func newHandler(keys []string) (http.Handler, error) {
-	verifier, err := relayverify.NewVerifier(keys)
+	verifier, err := relay.NewVerifier(keys)
 	if err != nil {
 		return nil, err
 	}
-	seen := relayverify.NewMemorySeenStore() // one process; use a shared SeenStore with several
+	seen := relay.NewMemorySeenStore() // one process; use a shared SeenStore with several
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.WriteHeader(http.StatusMethodNotAllowed)
@@ -40,9 +40,9 @@ func newHandler(keys []string) (http.Handler, error) {
 			w.WriteHeader(http.StatusBadRequest)
 			return
 		}
-		var failed *relayverify.Error
+		var failed *relay.Error
 		switch err := verifier.VerifyOnce(r.Header, body, seen); {
-		case errors.Is(err, relayverify.ErrDuplicate):
+		case errors.Is(err, relay.ErrDuplicate):
 			w.WriteHeader(http.StatusOK) // already processed: a 2xx stops Relay's retries
 			return
 		case errors.As(err, &failed):
