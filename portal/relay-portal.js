@@ -78,6 +78,8 @@ class PortalElement extends HTMLElement {
   say(text) {
     this.statusLine.classList.remove("error");
     this.statusLine.textContent = text;
+    // A view rendered meanwhile may have left it out: show it above.
+    if (!this.statusLine.isConnected) this.root.prepend(this.statusLine);
   }
 
   fail(e) {

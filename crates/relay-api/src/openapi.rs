@@ -344,6 +344,7 @@ fn as_problem(response: &mut Response) {
         consumers::create, consumers::list, consumers::get, consumers::update, consumers::delete,
         endpoints::create, endpoints::list, endpoints::get, endpoints::update, endpoints::delete,
         endpoints::signing_keys, endpoints::rotate_key, endpoints::payload::versions,
+        endpoints::aws::external_id,
         audit::list,
         recovery::pause, recovery::resume, recovery::enable, recovery::disable, recovery::recover,
         recovery::replay,

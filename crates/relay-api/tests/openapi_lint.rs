@@ -44,6 +44,7 @@ fn operations(doc: &Value) -> Vec<(String, &Value)> {
 /// it; add new ones, never rename.
 const OPERATION_IDS: &[(&str, &str)] = &[
     ("GET /v1/audit-log", "audit_log.list"),
+    ("GET /v1/aws/external-id", "endpoints.get_aws_external_id"),
     ("GET /v1/consumers", "consumers.list"),
     ("POST /v1/consumers", "consumers.create"),
     ("DELETE /v1/consumers/{id}", "consumers.delete"),

@@ -29,9 +29,10 @@ fn destination(port: u16, queue: &str, key_id: SecretRef, secret: SecretRef) -> 
     SqsDestination {
         queue_url: format!("https://127.0.0.1:{port}/123456789012/{queue}"),
         region: "us-east-1".into(),
-        access_key_id: key_id,
-        secret_access_key: secret,
+        access_key_id: Some(key_id),
+        secret_access_key: Some(secret),
         session_token: None,
+        role_arn: None,
         content_mode: ContentMode::Structured,
         max_message_bytes: 256 * 1024,
     }
@@ -56,8 +57,11 @@ fn client(port: u16, ca: &std::path::Path, queue: &str) -> anyhow::Result<sqs::C
         SecretRef::Secret("secret".into()),
     );
     let mut secrets = Secrets::new();
-    secrets.insert(d.access_key_id.clone(), SecretValue::from(KEY_ID));
-    secrets.insert(d.secret_access_key.clone(), SecretValue::from(SECRET));
+    let (Some(id), Some(key)) = (&d.access_key_id, &d.secret_access_key) else {
+        anyhow::bail!("the bench's destination has keys");
+    };
+    secrets.insert(id.clone(), SecretValue::from(KEY_ID));
+    secrets.insert(key.clone(), SecretValue::from(SECRET));
     let shared = Shared {
         https: HttpsClient::new(guard),
         clock: Arc::new(crate::broker::WallClock),
@@ -73,10 +77,15 @@ fn client(port: u16, ca: &std::path::Path, queue: &str) -> anyhow::Result<sqs::C
 /// One JSON-protocol action of the run's own (`CreateQueue`,
 /// `GetQueueAttributes`), signed by the kind's client; its answer.
 async fn action(client: &sqs::Client, action: &str, body: Value) -> anyhow::Result<Value> {
+    let keys = client
+        .keys(Limits::default())
+        .await
+        .map_err(|e| anyhow::anyhow!("{action}: {e:?}"))?;
     let r = client
         .post(
             &format!("AmazonSQS.{action}"),
             body.to_string().into_bytes(),
+            &keys,
             relay_destinations::aws::now(),
             Limits::default(),
         )

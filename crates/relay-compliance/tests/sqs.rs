@@ -54,9 +54,10 @@ fn destination(m: &Moto, queue: &str, mode: ContentMode) -> SqsDestination {
     SqsDestination {
         queue_url: format!("{}/123456789012/{queue}", m.url()),
         region: "us-east-1".into(),
-        access_key_id: SecretRef::Secret("sqs-key-id".into()),
-        secret_access_key: SecretRef::Secret("sqs-secret".into()),
+        access_key_id: Some(SecretRef::Secret("sqs-key-id".into())),
+        secret_access_key: Some(SecretRef::Secret("sqs-secret".into())),
         session_token: None,
+        role_arn: None,
         content_mode: mode,
         max_message_bytes: 256 * 1024,
     }
@@ -76,9 +77,12 @@ fn guard(m: &Moto) -> Guard {
 /// The endpoint's client with `key` as its credentials.
 fn client(m: &Moto, d: &SqsDestination, key: &Key) -> relay_destinations::Client {
     let mut secrets = Secrets::new();
-    secrets.insert(d.access_key_id.clone(), SecretValue::from(key.id.as_str()));
     secrets.insert(
-        d.secret_access_key.clone(),
+        d.access_key_id.clone().expect("keys"),
+        SecretValue::from(key.id.as_str()),
+    );
+    secrets.insert(
+        d.secret_access_key.clone().expect("keys"),
         SecretValue::from(key.secret.as_str()),
     );
     relay_destinations::build(
@@ -376,9 +380,12 @@ async fn an_assumed_role_sends_and_is_assumed_again_before_expiry() {
         ..destination(&m, QUEUE, ContentMode::Structured)
     };
     let mut secrets = Secrets::new();
-    secrets.insert(d.access_key_id.clone(), first.keys.access_key_id.clone());
     secrets.insert(
-        d.secret_access_key.clone(),
+        d.access_key_id.clone().expect("keys"),
+        first.keys.access_key_id.clone(),
+    );
+    secrets.insert(
+        d.secret_access_key.clone().expect("keys"),
         first.keys.secret_access_key.clone(),
     );
     secrets.insert(
@@ -455,4 +462,104 @@ async fn an_assumed_role_sends_and_is_assumed_again_before_expiry() {
         matches!(denied, Err(sts::Failure::Refused { status: 403, .. })),
         "{denied:?}"
     );
+}
+
+/// An endpoint that names a role instead of keys: registration assumes it
+/// once with the installation's identity and the tenant's `ExternalId`
+/// (`check_access`, what the API calls); the endpoint's client assumes it
+/// again and sends under the role's policy. An installation whose identity
+/// may not assume the role is refused at registration and its sends are
+/// dead-lettered as `auth_refused`; no text names a credential. An
+/// installation without `[aws]` sends nothing and retries.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_endpoint_naming_a_role_sends_as_the_role_assumed_by_the_installation() {
+    use relay_destinations::Tenancy;
+    use relay_destinations::aws::{self, identity};
+    let Some(m) = moto().await else { return };
+    let clock = std::sync::Arc::new(relay_core::time::ManualClock::default());
+    clock.set(aws::now());
+    let secret = "an-installation-secret-of-32-characters-or-more";
+    let installation = |k: &Key| {
+        std::sync::Arc::new(identity::Installation::new(
+            SecretValue::from(secret),
+            identity::Identity::Keys(aws::Keys {
+                access_key_id: SecretValue::from(k.id.as_str()),
+                secret_access_key: SecretValue::from(k.secret.as_str()),
+                session_token: None,
+            }),
+            Some(format!("{}/", m.url())),
+            "us-east-1".into(),
+            clock.clone(),
+        ))
+    };
+    let d = Config::Sqs(SqsDestination {
+        access_key_id: None,
+        secret_access_key: None,
+        role_arn: Some(moto::ROLE_ARN.into()),
+        ..destination(&m, QUEUE, ContentMode::Structured)
+    });
+    let shared = Shared {
+        https: HttpsClient::new(guard(&m)),
+        clock: clock.clone(),
+    };
+    let relay = installation(&m.relay);
+    let tenancy = Tenancy {
+        tenant: "ten_1",
+        aws: Some(&relay),
+    };
+    relay_destinations::check_access(&d, &shared, tenancy)
+        .await
+        .expect("the role is assumed at registration");
+    let c = relay_destinations::build_for(&d, &shared, &Secrets::new(), tenancy)
+        .expect("a role needs no secret reference");
+    let (verdict, record) = send(&c, &message("evt_role_1", None, ContentMode::Structured)).await;
+    assert_eq!(verdict, Verdict::Delivered, "{record:?}");
+    let (verdict, record) = send(&c, &message("evt_role_2", None, ContentMode::Structured)).await;
+    assert_eq!(verdict, Verdict::Delivered, "{record:?}");
+    assert_eq!(m.drain(QUEUE).len(), 2);
+
+    // An identity that may not assume the role.
+    let denied = installation(&m.denied);
+    let tenancy = Tenancy {
+        tenant: "ten_1",
+        aws: Some(&denied),
+    };
+    let refused = relay_destinations::check_access(&d, &shared, tenancy)
+        .await
+        .expect_err("refused at registration");
+    assert_eq!(
+        (refused.code, refused.pointer),
+        ("invalid_role", "/destination/role_arn"),
+        "{refused:?}"
+    );
+    assert!(refused.message.contains("403"), "{refused:?}");
+    let c = relay_destinations::build_for(&d, &shared, &Secrets::new(), tenancy).unwrap();
+    let (verdict, record) = send(&c, &message("evt_role_3", None, ContentMode::Structured)).await;
+    assert_eq!(verdict, rejected(Refusal::AuthRefused), "{record:?}");
+    let shown = format!("{refused:?} {record:?}");
+    for value in [secret, &m.denied.secret, &m.relay.secret] {
+        assert!(!shown.contains(value), "{shown}");
+    }
+
+    // No installation identity: nothing is sent; retried.
+    let c = relay_destinations::build_for(
+        &d,
+        &shared,
+        &Secrets::new(),
+        Tenancy {
+            tenant: "ten_1",
+            aws: None,
+        },
+    )
+    .unwrap();
+    let (verdict, record) = send(&c, &message("evt_role_4", None, ContentMode::Structured)).await;
+    assert_eq!(
+        verdict,
+        Verdict::Retry {
+            code: FailureCode::Refused(Refusal::AuthRefused),
+            not_before: None
+        },
+        "{record:?}"
+    );
+    assert!(m.drain(QUEUE).is_empty());
 }

@@ -171,11 +171,36 @@ macro_rules! kinds {
             shared: &Shared,
             secrets: &Secrets,
         ) -> Result<Client, Unresolved> {
+            build_for(config, shared, secrets, Tenancy::default())
+        }
+
+        /// [`build`] for an endpoint of `tenancy`'s tenant
+        /// ([`Kind::build_for`]): what the engine builds with.
+        pub fn build_for(
+            config: &Config,
+            shared: &Shared,
+            secrets: &Secrets,
+            tenancy: Tenancy<'_>,
+        ) -> Result<Client, Unresolved> {
             Ok(match config {
                 $($(#[$meta])* Config::$variant(c) => {
-                    Client::$variant(<$kind as Kind>::build(c, shared, secrets)?)
+                    Client::$variant(<$kind as Kind>::build_for(c, shared, secrets, tenancy)?)
                 })+
             })
+        }
+
+        /// [`Kind::check_access`] of an endpoint of `tenancy`'s tenant, at
+        /// registration.
+        pub async fn check_access(
+            config: &Config,
+            shared: &Shared,
+            tenancy: Tenancy<'_>,
+        ) -> Result<(), Invalid> {
+            match config {
+                $($(#[$meta])* Config::$variant(c) => {
+                    <$kind as Kind>::check_access(c, shared, tenancy).await
+                })+
+            }
         }
 
         /// The hosts (with their ports) `destination`'s credentials are

@@ -164,6 +164,17 @@ pub struct Shared {
     pub clock: std::sync::Arc<dyn relay_core::time::Clock>,
 }
 
+/// Whom an endpoint's client is built for, beside [`Shared`]: its tenant,
+/// and the installation's AWS identity, with which a tenant's role is
+/// assumed ([`aws::identity`]). Only the AWS kinds read it.
+#[derive(Clone, Copy, Default)]
+pub struct Tenancy<'a> {
+    /// The endpoint's tenant (its `ExternalId` derives from it).
+    pub tenant: &'a str,
+    /// The operator's `[aws]` identity, when configured.
+    pub aws: Option<&'a std::sync::Arc<aws::identity::Installation>>,
+}
+
 /// A destination refused at registration.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Invalid {
@@ -246,6 +257,31 @@ pub trait Kind {
         shared: &Shared,
         secrets: &Secrets,
     ) -> Result<Self::Client, Unresolved>;
+
+    /// Builds the client of one endpoint of `tenancy`'s tenant: a kind
+    /// whose credentials depend on the tenant (an AWS role, assumed with
+    /// the tenant's `ExternalId`) overrides it; the others build as
+    /// [`Kind::build`] does.
+    fn build_for(
+        config: &Self::Config,
+        shared: &Shared,
+        secrets: &Secrets,
+        _tenancy: Tenancy<'_>,
+    ) -> Result<Self::Client, Unresolved> {
+        Self::build(config, shared, secrets)
+    }
+
+    /// Checks at registration, after [`Kind::validate`] and
+    /// [`Kind::check_values`], what only a call to the service can tell
+    /// (an AWS role: that it can be assumed with the tenant's
+    /// `ExternalId`). Most kinds: nothing (a test send proves the rest).
+    fn check_access(
+        _config: &Self::Config,
+        _shared: &Shared,
+        _tenancy: Tenancy<'_>,
+    ) -> impl Future<Output = Result<(), Invalid>> + Send {
+        async { Ok(()) }
+    }
 
     /// Makes one attempt.
     fn deliver(

@@ -77,12 +77,7 @@ impl Engine {
         wake: Arc<Notify>,
         stop: watch::Receiver<bool>,
     ) -> tokio::task::JoinHandle<()> {
-        let clock_sync = dispatcher.clock_sync();
-        if let Some(sync) = &clock_sync
-            && let Err(e) = sync.sync().await
-        {
-            tracing::error!(error = %e, "measuring the clock offset to the database failed; this node's own clock is used until it succeeds");
-        }
+        let clock_sync = first_clock_sync(&dispatcher).await;
         let mut running: Vec<Running> = Vec::new();
         if let Some(sync) = clock_sync {
             running.push(spawn(sync, stop.clone()));
@@ -130,12 +125,7 @@ impl Engine {
         };
         // On the database's clock before anything is stamped or judged (the
         // first rescue, the first claim); measured again in the loop.
-        let clock_sync = dispatcher.clock_sync();
-        if let Some(sync) = &clock_sync
-            && let Err(e) = sync.sync().await
-        {
-            tracing::error!(error = %e, "measuring the clock offset to the database failed; this node's own clock is used until it succeeds");
-        }
+        let clock_sync = first_clock_sync(&dispatcher).await;
         // Expired leases (a crashed process's) are claimable from the first
         // claim on; the rescuer's loop makes the next pass an interval later.
         let rescuer = Rescuer::new(dispatcher.clone());
@@ -285,4 +275,17 @@ impl Engine {
         }
         tracing::info!("dispatcher stopped");
     }
+}
+
+/// The node's clock sync, after its first measurement: on the database's
+/// clock before anything is stamped or judged (a failure is logged, and
+/// the node's own clock is used until a later measurement succeeds).
+async fn first_clock_sync(dispatcher: &Dispatcher) -> Option<crate::clock_sync::ClockSync> {
+    let clock_sync = dispatcher.clock_sync();
+    if let Some(sync) = &clock_sync
+        && let Err(e) = sync.sync().await
+    {
+        tracing::error!(error = %e, "measuring the clock offset to the database failed; this node's own clock is used until it succeeds");
+    }
+    clock_sync
 }

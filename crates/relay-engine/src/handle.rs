@@ -66,6 +66,35 @@ impl Handle {
         self.dispatcher.config().max_payload_bytes
     }
 
+    /// Registration's check of what only the service can tell
+    /// ([`relay_destinations::check_access`]: an AWS role assumed once
+    /// with the tenant's `ExternalId`), through this process's guarded
+    /// client.
+    pub async fn check_access(
+        &self,
+        config: &relay_destinations::Config,
+        tenant: &str,
+    ) -> Result<(), relay_destinations::Invalid> {
+        let a = &self.dispatcher.attempter;
+        relay_destinations::check_access(
+            config,
+            &a.shared,
+            relay_destinations::Tenancy {
+                tenant,
+                aws: a.config.aws.as_ref(),
+            },
+        )
+        .await
+    }
+
+    /// The `ExternalId` of `tenant` and the principal its roles' trust
+    /// policies name (when the installation knows it); `None` when the
+    /// installation has no AWS identity (`[aws]`).
+    pub fn aws_external_id(&self, tenant: &str) -> Option<(String, Option<String>)> {
+        let aws = self.dispatcher.config().aws.as_ref()?;
+        Some((aws.external_id(tenant), aws.principal().map(str::to_string)))
+    }
+
     /// [`Dispatcher::resolver`].
     pub fn resolver(&self) -> &secrets::Resolver {
         self.dispatcher.resolver()

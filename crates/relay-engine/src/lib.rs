@@ -159,6 +159,10 @@ pub struct EngineConfig {
     pub inbound_processing: bool,
     /// What `env:` and `file:` secret references may name (`[secrets]`).
     pub secrets: relay_core::secret::SecretPolicy,
+    /// The installation's AWS identity (`[aws]`): the AWS kinds' endpoints
+    /// that name a role assume it with this identity and their tenant's
+    /// `ExternalId`. `None`: such endpoints are refused at registration.
+    pub aws: Option<Arc<relay_destinations::aws::identity::Installation>>,
     /// How long an endpoint's resolved secrets are used before they are
     /// resolved again (a changed value rebuilds the endpoint's client).
     pub secret_refresh: Duration,
@@ -215,6 +219,7 @@ impl EngineConfig {
             sweep_batch: 500,
             inbound_processing: true,
             secrets: Default::default(),
+            aws: None,
             secret_refresh: Duration::from_secs(30),
             manual_pending_per_endpoint: 10,
             manual_wait: Duration::from_secs(10),

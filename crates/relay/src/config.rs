@@ -24,11 +24,13 @@ use relay_net::OutboundConfig;
 use serde::Deserialize;
 use serde::de::{self, Deserializer};
 
+mod aws;
 mod env;
 mod layers;
 mod render;
 mod telemetry;
 
+pub use aws::Aws;
 pub use telemetry::Telemetry;
 mod secrets;
 mod server;
@@ -93,6 +95,8 @@ pub struct Config {
     pub server: Server,
     pub metrics: Metrics,
     pub telemetry: Telemetry,
+    /// `[aws]`: the installation's AWS identity (role credentials).
+    pub aws: Aws,
     /// `[store]`: PostgreSQL's pool and timeouts.
     pub store: Store,
     /// The configuration file this was read from, if any (never readable
@@ -133,6 +137,7 @@ impl Default for Config {
             server: Server::default(),
             metrics: Metrics::default(),
             telemetry: Telemetry::default(),
+            aws: Aws::default(),
             store: Store::default(),
             config_file: None,
             sources: Default::default(),
@@ -420,6 +425,7 @@ impl Config {
         self.server.validate()?;
         self.metrics.validate(&self.listen)?;
         self.telemetry.validate()?;
+        self.aws.validate()?;
         self.store.validate()?;
         self.outbound.validate()?;
         self.retry

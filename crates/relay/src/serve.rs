@@ -303,6 +303,7 @@ pub async fn start(config: &Config) -> anyhow::Result<Started> {
     engine_config.inbound_processing = config.inbound.processing;
     engine_config.secrets = config.secrets.policy(config.protected_paths());
     engine_config.secret_refresh = std::time::Duration::from_secs(config.secrets.refresh_seconds);
+    engine_config.aws = config.aws.installation(clock.clone());
     let dispatcher = relay_engine::Dispatcher::new(
         store.clone(),
         clock.clone(),

@@ -232,6 +232,12 @@ fn examples() -> Vec<(&'static str, Value)> {
             "SecretInfo",
             json!({"name": "hooks-token", "created_at": ENDPOINT_CREATED, "updated_at": ROTATED}),
         ),
+        // AWS roles.
+        (
+            "AwsExternalId",
+            json!({"external_id": "relay-2f1c0e6b9d4a7c3e8f5b1a0d6c2e9f4b7a3d8c1e",
+                   "principal": "arn:aws:iam::210987654321:role/relay"}),
+        ),
         // Inbound.
         ("CreateInboundSource", create_source()),
         (

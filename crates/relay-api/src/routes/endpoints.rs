@@ -25,6 +25,7 @@ use relay_core::validate;
 use relay_destinations::Config;
 use relay_store::{Commit, ExecutorExt as _, Scope, Store, StoreError, endpoints, new_id};
 
+pub mod aws;
 pub mod changes;
 mod keys;
 pub mod payload;
@@ -149,6 +150,15 @@ async fn validate_settings(
         ));
     }
     drop(values);
+    // What only the service can tell (an AWS role: assumed once with the
+    // tenant's ExternalId).
+    if let Err(invalid) = state.engine.check_access(&config, &scope.tenant_id).await {
+        return Err(ApiError::invalid(
+            invalid.code,
+            invalid.pointer,
+            invalid.message,
+        ));
+    }
 
     // Operational events describe the tenant's endpoints (its customers'
     // among them): only the tenant's own consumer may subscribe to them. `*`

@@ -149,6 +149,7 @@ pub fn router(state: Arc<AppState>) -> Router {
             post(inbound::reprocess),
         )
         .route("/v1/ledger", get(inbound::ledger))
+        .route("/v1/aws/external-id", get(endpoints::aws::external_id))
         .route("/v1/secrets", get(secrets::list))
         .route(
             "/v1/secrets/{name}",

@@ -107,9 +107,10 @@ impl Peer for SqsPeer {
         Config::Sqs(SqsDestination {
             queue_url: format!("https://127.0.0.1:{}/123456789012/{QUEUE}", self.proxy.port),
             region: "us-east-1".into(),
-            access_key_id: SecretRef::File(self.key_file()),
-            secret_access_key: SecretRef::File(self.secret_file()),
+            access_key_id: Some(SecretRef::File(self.key_file())),
+            secret_access_key: Some(SecretRef::File(self.secret_file())),
             session_token: None,
+            role_arn: None,
             content_mode: ContentMode::Structured,
             max_message_bytes: 256 * 1024,
         })

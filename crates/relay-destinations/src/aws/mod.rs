@@ -3,9 +3,11 @@
 //! credentials an endpoint's client keeps ([`Keys`]), the signed
 //! headers of one request ([`signed_headers`]), and temporary credentials
 //! from STS's `AssumeRole` with a per-tenant `ExternalId`, cached and
-//! refreshed before expiry ([`sts`]). HTTP itself goes through
+//! refreshed before expiry ([`sts`]), the installation's own identity and
+//! an endpoint's choice of keys or role ([`identity`]). HTTP itself goes through
 //! relay-net's guarded client; nothing here opens a socket.
 
+pub mod identity;
 pub mod sigv4;
 pub mod sts;
 

@@ -13,9 +13,8 @@
 //!   [`REFRESH_BEFORE`] before their `Expiration` by the given clock, then
 //!   assumed again (one call at a time; callers wait for it).
 //!
-//! Not yet wired to a kind's configuration: that needs the tenant's id
-//! where a client is built (the engine), and the installation's own
-//! credentials (web identity) reached through an operator-only path.
+//! The installation's identity and the endpoint's choice of keys or role
+//! are in [`super::identity`].
 
 use std::sync::Arc;
 
@@ -25,6 +24,7 @@ use relay_core::time::{Clock, Timestamp};
 use relay_net::{GuardError, HttpsClient, Limits, Method, Response};
 use sha2::{Digest, Sha256};
 
+use super::identity::Installation;
 use super::{Keys, Unsigned, signed_headers};
 
 /// The service name STS requests are signed for.
@@ -100,6 +100,32 @@ pub enum Failure {
     Unreadable,
 }
 
+impl std::fmt::Display for Failure {
+    /// The reason, STS's error code and message: never a credential (STS
+    /// names principals and roles in its messages, not keys).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Invalid(reason) => f.write_str(reason),
+            Failure::Guard(e) => write!(f, "STS could not be reached: {e}"),
+            Failure::Refused {
+                status,
+                code,
+                message,
+            } => {
+                write!(f, "STS answered {status}")?;
+                if let Some(code) = code {
+                    write!(f, " {code}")?;
+                }
+                if let Some(message) = message {
+                    write!(f, ": {message}")?;
+                }
+                Ok(())
+            }
+            Failure::Unreadable => f.write_str("STS's answer holds no credentials"),
+        }
+    }
+}
+
 /// The `AssumeRole` request's form body.
 pub fn request_body(role: &Role) -> String {
     form_urlencoded::Serializer::new(String::new())
@@ -171,6 +197,11 @@ pub async fn assume_role(
         .send(Method::POST, &checked, headers, body.into(), limits)
         .await
         .map_err(Failure::Guard)?;
+    read_answer(&response)
+}
+
+/// STS's answer read: the credentials of a success, or its refusal.
+pub fn read_answer(response: &Response) -> Result<Temporary, Failure> {
     let text = String::from_utf8_lossy(&response.body_prefix);
     if !response.status.is_success() {
         let el = |name| crate::s3::classify::element(&text, name).map(str::to_string);
@@ -192,9 +223,8 @@ pub fn needs_refresh(expires_at: Timestamp, now: Timestamp) -> bool {
 /// `Debug` of its values.
 pub struct AssumedRole {
     https: HttpsClient,
-    sts_url: String,
     region: String,
-    base: Keys,
+    base: Base,
     role: Role,
     clock: Arc<dyn Clock>,
     cached: tokio::sync::Mutex<Option<Temporary>>,
@@ -208,7 +238,16 @@ impl std::fmt::Debug for AssumedRole {
     }
 }
 
+/// What an [`AssumedRole`] signs `AssumeRole` with.
+enum Base {
+    /// These keys, at this STS URL.
+    Keys { keys: Keys, sts_url: String },
+    /// The installation's identity, at its STS URL for the region.
+    Installation(Arc<Installation>),
+}
+
 impl AssumedRole {
+    /// `role`, assumed at `sts_url` with the keys `base`.
     pub fn new(
         https: HttpsClient,
         sts_url: String,
@@ -219,9 +258,29 @@ impl AssumedRole {
     ) -> AssumedRole {
         AssumedRole {
             https,
-            sts_url,
             region,
-            base,
+            base: Base::Keys {
+                keys: base,
+                sts_url,
+            },
+            role,
+            clock,
+            cached: tokio::sync::Mutex::new(None),
+        }
+    }
+
+    /// `role`, assumed with the installation's identity.
+    pub fn by_installation(
+        https: HttpsClient,
+        installation: Arc<Installation>,
+        region: String,
+        role: Role,
+        clock: Arc<dyn Clock>,
+    ) -> AssumedRole {
+        AssumedRole {
+            https,
+            region,
+            base: Base::Installation(installation),
             role,
             clock,
             cached: tokio::sync::Mutex::new(None),
@@ -238,11 +297,15 @@ impl AssumedRole {
         {
             return Ok(t.clone());
         }
+        let (base, sts_url) = match &self.base {
+            Base::Keys { keys, sts_url } => (keys.clone(), sts_url.clone()),
+            Base::Installation(i) => (i.keys(&self.https, limits).await?, i.sts_url(&self.region)),
+        };
         let fresh = assume_role(
             &self.https,
-            &self.sts_url,
+            &sts_url,
             &self.region,
-            &self.base,
+            &base,
             &self.role,
             super::now(),
             limits,

@@ -120,6 +120,12 @@ pub fn check(c: &SqsDestination) -> Result<(), Invalid> {
         }
         _ => {}
     }
+    crate::aws::identity::check_choice(
+        c.access_key_id.is_some(),
+        c.secret_access_key.is_some(),
+        c.session_token.is_some(),
+        c.role_arn.as_deref(),
+    )?;
     let (lo, hi) = SQS_MAX_MESSAGE_BYTES;
     if !(lo..=hi).contains(&c.max_message_bytes) {
         return Err(invalid(
@@ -148,9 +154,10 @@ mod tests {
         SqsDestination {
             queue_url: url.into(),
             region: region.into(),
-            access_key_id: SecretRef::Secret("k".into()),
-            secret_access_key: SecretRef::Secret("s".into()),
+            access_key_id: Some(SecretRef::Secret("k".into())),
+            secret_access_key: Some(SecretRef::Secret("s".into())),
             session_token: None,
+            role_arn: None,
             content_mode: Default::default(),
             max_message_bytes: 256 * 1024,
         }
@@ -266,6 +273,32 @@ mod tests {
                 },
                 "invalid_max_message_bytes",
                 "/destination/max_message_bytes",
+            ),
+            (
+                SqsDestination {
+                    role_arn: Some("arn:aws:iam::123456789012:role/relay".into()),
+                    ..dest("https://h.example/123456789012/q", "eu-west-1")
+                },
+                "invalid_credentials",
+                "/destination/role_arn",
+            ),
+            (
+                SqsDestination {
+                    access_key_id: None,
+                    secret_access_key: None,
+                    role_arn: Some("arn:aws:iam::123456789012:user/relay".into()),
+                    ..dest("https://h.example/123456789012/q", "eu-west-1")
+                },
+                "invalid_role_arn",
+                "/destination/role_arn",
+            ),
+            (
+                SqsDestination {
+                    secret_access_key: None,
+                    ..dest("https://h.example/123456789012/q", "eu-west-1")
+                },
+                "invalid_credentials",
+                "/destination/secret_access_key",
             ),
         ] {
             let e = check(&d).unwrap_err();

@@ -44,7 +44,7 @@ use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::Schema;
 
 use self::classify::Answer;
-use crate::{Invalid, Kind, Prepared, Record, Shared, aws, hosts};
+use crate::{Invalid, Kind, Prepared, Record, Shared, Tenancy, aws, hosts};
 
 /// The Amazon SQS kind.
 pub struct Sqs;
@@ -61,7 +61,7 @@ pub struct Client {
 struct Inner {
     https: HttpsClient,
     config: SqsDestination,
-    keys: aws::Keys,
+    credentials: aws::identity::Credentials,
 }
 
 impl std::fmt::Debug for Client {
@@ -92,6 +92,8 @@ pub enum Failure {
     Unaddressable(String),
     /// The body is nothing SQS can carry.
     Unsendable(&'static str),
+    /// No credentials to sign with: the role could not be assumed.
+    Credentials(aws::sts::Failure),
 }
 
 impl Client {
@@ -121,9 +123,18 @@ impl Client {
         sent.md5_of_body = wire::md5_of_body(body);
         let fifo = c.is_fifo().then(|| wire::fifo_ids(m));
         let request = wire::request(&c.queue_url, body, &attributes, fifo.as_ref());
-        let result = self.post(wire::TARGET, request, aws::now(), limits).await;
+        let keys = match self.inner.credentials.keys(limits).await {
+            Ok(keys) => keys,
+            Err(e) => {
+                sent.result = Err(Failure::Credentials(e));
+                return sent;
+            }
+        };
+        let result = self
+            .post(wire::TARGET, request, &keys, aws::now(), limits)
+            .await;
         sent.result = result.map(|mut response| {
-            for secret in self.inner.keys.values() {
+            for secret in keys.values() {
                 response.body_prefix = crate::https::redact(&response.body_prefix, secret.expose());
             }
             response
@@ -131,12 +142,23 @@ impl Client {
         sent
     }
 
-    /// A signed `POST` of one JSON-protocol action (`AmazonSQS.<Action>`)
-    /// to the queue's service, signed at `now`.
+    /// The keys the next request is signed with: the endpoint's own, or
+    /// its role's (assumed, or cached).
+    pub async fn keys(&self, limits: Limits) -> Result<aws::Keys, Failure> {
+        self.inner
+            .credentials
+            .keys(limits)
+            .await
+            .map_err(Failure::Credentials)
+    }
+
+    /// A `POST` of one JSON-protocol action (`AmazonSQS.<Action>`) to the
+    /// queue's service, signed with `keys` at `now`.
     pub async fn post(
         &self,
         target: &str,
         body: Vec<u8>,
+        keys: &aws::Keys,
         now: Timestamp,
         limits: Limits,
     ) -> Result<Response, Failure> {
@@ -165,7 +187,7 @@ impl Client {
                 ],
                 payload_sha256: &payload,
             },
-            &self.inner.keys,
+            keys,
             now,
             &c.region,
             SERVICE,
@@ -246,24 +268,50 @@ impl Kind for Sqs {
             })
     }
 
+    /// Without a tenant: keys only (a role names no `ExternalId` here).
     fn build(
         config: &SqsDestination,
         shared: &Shared,
         secrets: &Secrets,
     ) -> Result<Client, Unresolved> {
-        let keys = aws::Keys::resolve(
+        Self::build_for(config, shared, secrets, Tenancy::default())
+    }
+
+    fn build_for(
+        config: &SqsDestination,
+        shared: &Shared,
+        secrets: &Secrets,
+        tenancy: Tenancy<'_>,
+    ) -> Result<Client, Unresolved> {
+        let credentials = aws::identity::Credentials::for_endpoint(
             secrets,
-            &config.access_key_id,
-            &config.secret_access_key,
-            config.session_token.as_ref(),
+            aws::identity::Chosen {
+                access_key_id: config.access_key_id.as_ref(),
+                secret_access_key: config.secret_access_key.as_ref(),
+                session_token: config.session_token.as_ref(),
+                role_arn: config.role_arn.as_deref(),
+            },
+            &config.region,
+            shared,
+            tenancy,
         )?;
         Ok(Client {
             inner: Arc::new(Inner {
                 https: shared.https.clone(),
                 config: config.clone(),
-                keys,
+                credentials,
             }),
         })
+    }
+
+    /// A role is assumed once with the tenant's `ExternalId`.
+    async fn check_access(
+        config: &SqsDestination,
+        shared: &Shared,
+        tenancy: Tenancy<'_>,
+    ) -> Result<(), Invalid> {
+        aws::identity::check_access(config.role_arn.as_deref(), &config.region, shared, tenancy)
+            .await
     }
 
     async fn deliver(client: &Client, message: &Prepared, limits: Limits) -> Sent {
@@ -311,6 +359,15 @@ impl Kind for Sqs {
                 error: Some((ErrorKind::InvalidUrl, reason.clone())),
                 detail,
             },
+            Err(Failure::Credentials(e)) => {
+                detail["error"] =
+                    serde_json::json!({"code": "credentials", "message": e.to_string()});
+                Record {
+                    destination: None,
+                    error: None,
+                    detail,
+                }
+            }
             Err(Failure::Unsendable(reason)) => {
                 detail["error"] = serde_json::json!({"code": "unsendable", "message": reason});
                 Record {
@@ -338,6 +395,7 @@ fn classify_sent(sent: &Sent, now: Timestamp) -> Verdict {
         Err(Failure::Guard(e)) => return classify::classify(&Answer::Failed(e.kind()), now),
         Err(Failure::Unaddressable(_)) => return classify::classify(&Answer::Unaddressable, now),
         Err(Failure::Unsendable(_)) => return classify::classify(&Answer::Unsendable, now),
+        Err(Failure::Credentials(e)) => return aws::identity::classify_failure(e),
     };
     let a = read(response);
     let status = response.status.as_u16();

@@ -11,9 +11,10 @@ fn destination() -> SqsDestination {
     SqsDestination {
         queue_url: "https://127.0.0.1:9/123456789012/q.fifo".into(),
         region: "us-east-1".into(),
-        access_key_id: SecretRef::Secret("id".into()),
-        secret_access_key: SecretRef::Secret("secret".into()),
+        access_key_id: Some(SecretRef::Secret("id".into())),
+        secret_access_key: Some(SecretRef::Secret("secret".into())),
         session_token: Some(SecretRef::Secret("token".into())),
+        role_arn: None,
         content_mode: ContentMode::Structured,
         max_message_bytes: 256 * 1024,
     }

@@ -147,7 +147,11 @@ impl EndpointCache {
             // Same endpoint version, same secrets: keep the client (and its connections).
             return Ok(self.insert(id, version, now, &scope, &refs, built.clone()));
         }
-        let client = match relay_destinations::build(&config, &a.shared, &secrets) {
+        let tenancy = relay_destinations::Tenancy {
+            tenant: &c.tenant_id,
+            aws: a.config.aws.as_ref(),
+        };
+        let client = match relay_destinations::build_for(&config, &a.shared, &secrets, tenancy) {
             Ok(client) => client,
             Err(e) => {
                 return Err(Unbuilt::Secret {

@@ -104,6 +104,7 @@ pub(super) const KEYS: &[(&str, &[&str])] = &[
             "server",
             "metrics",
             "telemetry",
+            "aws",
             "store",
         ],
     ),
@@ -167,6 +168,19 @@ pub(super) const KEYS: &[(&str, &[&str])] = &[
     ),
     ("metrics", &["listen", "token", "tenant_labels"]),
     ("telemetry", &["otlp_endpoint", "service_name"]),
+    (
+        "aws",
+        &[
+            "external_id_secret",
+            "access_key_id",
+            "secret_access_key",
+            "session_token",
+            "web_identity_token_file",
+            "role_arn",
+            "sts_endpoint",
+            "region",
+        ],
+    ),
     (
         "store",
         &[

@@ -241,6 +241,21 @@ impl Config {
             self.telemetry.service_name.clone().into(),
         );
         t.insert("telemetry".into(), telemetry.into());
+        let mut aws = toml::Table::new();
+        let a = &self.aws;
+        aws.insert("external_id_secret".into(), redacted(&a.external_id_secret));
+        aws.insert("access_key_id".into(), redacted(&a.access_key_id));
+        aws.insert("secret_access_key".into(), redacted(&a.secret_access_key));
+        aws.insert("session_token".into(), redacted(&a.session_token));
+        aws.insert(
+            "web_identity_token_file".into(),
+            path(&a.web_identity_token_file).into(),
+        );
+        let text = |v: &Option<String>| v.clone().unwrap_or_else(|| "<unset>".into());
+        aws.insert("role_arn".into(), text(&a.role_arn).into());
+        aws.insert("sts_endpoint".into(), text(&a.sts_endpoint).into());
+        aws.insert("region".into(), a.region.clone().into());
+        t.insert("aws".into(), aws.into());
         t.insert("store".into(), self.store.render());
         annotate(&toml::to_string(&t).unwrap_or_default(), &self.sources)
     }

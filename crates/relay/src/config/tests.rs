@@ -841,3 +841,106 @@ fn an_invalid_role_is_a_configuration_error_naming_the_key_and_the_roles() {
         "{err:#}"
     );
 }
+
+#[test]
+fn the_aws_identity_is_checked_and_never_printed() {
+    let defaults = Config::load_from(&Flags::default(), &[]).unwrap();
+    let clock: std::sync::Arc<dyn relay_core::time::Clock> =
+        std::sync::Arc::new(relay_core::time::ManualClock::default());
+    assert!(defaults.aws.installation(clock.clone()).is_none());
+    let secret = "aws-external-id-secret-0123456789abcdef";
+    let keys = [
+        ("RELAY_AWS__EXTERNAL_ID_SECRET", secret),
+        ("RELAY_AWS__ACCESS_KEY_ID", "AKIARELAYINSTALLATION"),
+        (
+            "RELAY_AWS__SECRET_ACCESS_KEY",
+            "aws-secret-access-key-value",
+        ),
+    ];
+    let c = Config::load_from(&Flags::default(), &env(&keys)).unwrap();
+    let printed = format!("{} {c:?}", c.render_redacted());
+    for (_, value) in keys {
+        assert!(!printed.contains(value), "{printed}");
+    }
+    assert!(printed.contains("RELAY_AWS__ACCESS_KEY_ID"), "{printed}");
+    let installation = c.aws.installation(clock.clone()).expect("configured");
+    assert!(installation.principal().is_none());
+    let web = Config::load_from(
+        &Flags::default(),
+        &env(&[
+            ("RELAY_AWS__EXTERNAL_ID_SECRET", secret),
+            (
+                "RELAY_AWS__WEB_IDENTITY_TOKEN_FILE",
+                "/var/run/secrets/token",
+            ),
+            (
+                "RELAY_AWS__ROLE_ARN",
+                "arn:aws:iam::123456789012:role/relay",
+            ),
+        ]),
+    )
+    .unwrap();
+    assert_eq!(
+        web.aws.installation(clock).unwrap().principal(),
+        Some("arn:aws:iam::123456789012:role/relay")
+    );
+    for (bad, says) in [
+        (
+            vec![
+                ("RELAY_AWS__ACCESS_KEY_ID", "AKIA"),
+                ("RELAY_AWS__SECRET_ACCESS_KEY", "s"),
+            ],
+            "external_id_secret",
+        ),
+        (
+            vec![
+                ("RELAY_AWS__EXTERNAL_ID_SECRET", "short"),
+                ("RELAY_AWS__ACCESS_KEY_ID", "AKIA"),
+                ("RELAY_AWS__SECRET_ACCESS_KEY", "s"),
+            ],
+            "at least 32",
+        ),
+        (
+            vec![("RELAY_AWS__EXTERNAL_ID_SECRET", secret)],
+            "needs an identity",
+        ),
+        (
+            vec![
+                ("RELAY_AWS__EXTERNAL_ID_SECRET", secret),
+                ("RELAY_AWS__ACCESS_KEY_ID", "AKIA"),
+            ],
+            "go together",
+        ),
+        (
+            vec![
+                ("RELAY_AWS__EXTERNAL_ID_SECRET", secret),
+                ("RELAY_AWS__ACCESS_KEY_ID", "AKIA"),
+                ("RELAY_AWS__SECRET_ACCESS_KEY", "s"),
+                ("RELAY_AWS__ROLE_ARN", "arn:aws:iam::123456789012:role/r"),
+            ],
+            "not both",
+        ),
+        (
+            vec![
+                ("RELAY_AWS__EXTERNAL_ID_SECRET", secret),
+                ("RELAY_AWS__WEB_IDENTITY_TOKEN_FILE", "/t"),
+                ("RELAY_AWS__ROLE_ARN", "arn:aws:iam::1:role/r"),
+            ],
+            "not a role ARN",
+        ),
+        (
+            vec![
+                ("RELAY_AWS__EXTERNAL_ID_SECRET", secret),
+                ("RELAY_AWS__ACCESS_KEY_ID", "AKIA"),
+                ("RELAY_AWS__SECRET_ACCESS_KEY", "s"),
+                ("RELAY_AWS__STS_ENDPOINT", "http://sts.example"),
+            ],
+            "https://",
+        ),
+    ] {
+        let e = Config::load_from(&Flags::default(), &env(&bad)).unwrap_err();
+        let text = format!("{e:#}");
+        assert!(text.contains(says), "{bad:?}: {text}");
+        assert!(!text.contains(secret), "{text}");
+    }
+}
