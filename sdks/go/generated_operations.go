@@ -283,6 +283,24 @@ func (a *API) EndpointsGet(ctx context.Context, id string, opts ...CallOption) (
 	return out, nil
 }
 
+// EndpointsGetAwsExternalID is GET /v1/aws/external-id (endpoints.get_aws_external_id): Get the AWS ExternalId of the tenant.
+//
+// The values a role's trust policy names so that Relay may assume it for
+// this tenant's endpoints (an `sqs` destination's `role_arn`): the
+// tenant's `ExternalId` and, when known, Relay's own principal. See
+// docs/destinations.md, "Credentials: keys or a role".
+//
+// Tenant API key. `409` `aws_roles_unavailable`: the installation has no
+// AWS identity (the operator's `[aws]` section), so no role can be named.
+func (a *API) EndpointsGetAwsExternalID(ctx context.Context, opts ...CallOption) (*AwsExternalId, error) {
+	req := &Request{Method: "GET", Path: "/v1/aws/external-id", Safe: true}
+	out := new(AwsExternalId)
+	if err := a.c.Send(ctx, req, out, opts...); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // EndpointsGetHealth is GET /v1/endpoints/{id}/health (endpoints.get_health): Get an endpoint's health.
 //
 // Returns how the endpoint's deliveries fare: its state and circuit

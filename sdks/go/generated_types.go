@@ -107,6 +107,19 @@ type AuditEntry struct {
 	Target string `json:"target"`
 }
 
+// The trust policy's values for the tenant's roles.
+type AwsExternalId struct {
+	// The `ExternalId` Relay sends when it assumes one of this tenant's
+	// roles: require it with the condition
+	// `"StringEquals": {"sts:ExternalId": "<this value>"}`. Stable for the
+	// tenant; different for every tenant.
+	ExternalID string `json:"external_id"`
+	// The AWS principal Relay assumes roles as (the role of its own web
+	// identity), for the trust policy's `Principal`; `null` when the
+	// operator configured static keys (ask the operator for their ARN).
+	Principal *string `json:"principal,omitempty"`
+}
+
 // What the endpoint has still to deliver.
 type Backlog struct {
 	// Age of the oldest of them, in seconds; `null` when there are none.
@@ -1839,8 +1852,9 @@ type SourceSecret struct {
 // `MessageDeduplicationId`. See docs/destinations.md.
 type SqsDestination struct {
 	// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
-	// access key id, never the value itself. See docs/destinations.md.
-	AccessKeyID string `json:"access_key_id"`
+	// access key id, never the value itself. Give the keys, or `role_arn`.
+	// See docs/destinations.md.
+	AccessKeyID *string `json:"access_key_id,omitempty"`
 	// `structured` (default): the body is the CloudEvents JSON; `binary`:
 	// the body is the event's `data` and its context attributes are
 	// message attributes `ce-<name>` (at most ten attributes in all; see
@@ -1861,12 +1875,18 @@ type SqsDestination struct {
 	// The region requests are signed for (e.g. `eu-west-1`); on an
 	// `amazonaws.com` host it must be the host's own.
 	Region string `json:"region"`
+	// Instead of keys: the ARN of a role in the queue's account
+	// (`arn:aws:iam::<account id>:role/<name>`) that Relay assumes with
+	// STS `AssumeRole`, its own AWS identity and this tenant's
+	// `ExternalId` (`GET /v1/aws/external-id`), which the role's trust
+	// policy must require. Registration assumes it once to check.
+	RoleArn *string `json:"role_arn,omitempty"`
 	// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
-	// secret access key, never the value itself. See docs/destinations.md.
-	SecretAccessKey string `json:"secret_access_key"`
+	// secret access key, never the value itself; with `access_key_id`.
+	SecretAccessKey *string `json:"secret_access_key,omitempty"`
 	// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
 	// session token (temporary credentials), sent as `x-amz-security-token`,
-	// never the value itself.
+	// never the value itself; with the keys.
 	SessionToken *string `json:"session_token,omitempty"`
 }
 

@@ -26,6 +26,23 @@ pub fn audit_log_list(query: &AuditLogListQuery) -> Operation<Page<AuditEntry>> 
     .query("after", query.after.as_ref())
 }
 
+/// `GET /v1/aws/external-id` (endpoints.get_aws_external_id): Get the AWS ExternalId of the tenant
+///
+/// The values a role's trust policy names so that Relay may assume it for
+/// this tenant's endpoints (an `sqs` destination's `role_arn`): the
+/// tenant's `ExternalId` and, when known, Relay's own principal. See
+/// docs/destinations.md, "Credentials: keys or a role".
+///
+/// Tenant API key. `409` `aws_roles_unavailable`: the installation has no
+/// AWS identity (the operator's `[aws]` section), so no role can be named.
+pub fn endpoints_get_aws_external_id() -> Operation<AwsExternalId> {
+    Operation::new(
+        Method::GET,
+        "/v1/aws/external-id".to_string(),
+        crate::operation::decode_json,
+    )
+}
+
 /// `GET /v1/consumers` (consumers.list): List consumers
 ///
 /// Lists the consumers of the key's tenant and environment, a page at a

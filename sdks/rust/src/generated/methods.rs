@@ -13,6 +13,11 @@ impl Client {
         self.paginate(audit_log_list(query))
     }
 
+    /// `GET /v1/aws/external-id`: see [`api::endpoints_get_aws_external_id`](crate::api::endpoints_get_aws_external_id).
+    pub async fn endpoints_get_aws_external_id(&self) -> Result<AwsExternalId, Error> {
+        self.send(endpoints_get_aws_external_id()).await
+    }
+
     /// `GET /v1/consumers`: see [`api::consumers_list`](crate::api::consumers_list).
     pub fn consumers_list(&self, query: &ConsumersListQuery) -> Pager<Consumer> {
         self.paginate(consumers_list(query))

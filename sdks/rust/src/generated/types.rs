@@ -227,6 +227,21 @@ pub struct AuditEntry {
     pub target: String,
 }
 
+/// The trust policy's values for the tenant's roles.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct AwsExternalId {
+    /// The `ExternalId` Relay sends when it assumes one of this tenant's
+    /// roles: require it with the condition
+    /// `"StringEquals": {"sts:ExternalId": "<this value>"}`. Stable for the
+    /// tenant; different for every tenant.
+    pub external_id: String,
+    /// The AWS principal Relay assumes roles as (the role of its own web
+    /// identity), for the trust policy's `Principal`; `null` when the
+    /// operator configured static keys (ask the operator for their ARN).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub principal: Option<String>,
+}
+
 /// What the endpoint has still to deliver.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct Backlog {
@@ -2544,8 +2559,10 @@ pub struct SourceSecret {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct SqsDestination {
     /// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
-    /// access key id, never the value itself. See docs/destinations.md.
-    pub access_key_id: String,
+    /// access key id, never the value itself. Give the keys, or `role_arn`.
+    /// See docs/destinations.md.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access_key_id: Option<String>,
     /// `structured` (default): the body is the CloudEvents JSON; `binary`:
     /// the body is the event's `data` and its context attributes are
     /// message attributes `ce-<name>` (at most ten attributes in all; see
@@ -2568,12 +2585,20 @@ pub struct SqsDestination {
     /// The region requests are signed for (e.g. `eu-west-1`); on an
     /// `amazonaws.com` host it must be the host's own.
     pub region: String,
+    /// Instead of keys: the ARN of a role in the queue's account
+    /// (`arn:aws:iam::<account id>:role/<name>`) that Relay assumes with
+    /// STS `AssumeRole`, its own AWS identity and this tenant's
+    /// `ExternalId` (`GET /v1/aws/external-id`), which the role's trust
+    /// policy must require. Registration assumes it once to check.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role_arn: Option<String>,
     /// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
-    /// secret access key, never the value itself. See docs/destinations.md.
-    pub secret_access_key: Secret,
+    /// secret access key, never the value itself; with `access_key_id`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secret_access_key: Option<Secret>,
     /// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
     /// session token (temporary credentials), sent as `x-amz-security-token`,
-    /// never the value itself.
+    /// never the value itself; with the keys.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_token: Option<Secret>,
 }

@@ -30,6 +30,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/aws/external-id": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the AWS ExternalId of the tenant
+         * @description The values a role's trust policy names so that Relay may assume it for
+         *     this tenant's endpoints (an `sqs` destination's `role_arn`): the
+         *     tenant's `ExternalId` and, when known, Relay's own principal. See
+         *     docs/destinations.md, "Credentials: keys or a role".
+         *
+         *     Tenant API key. `409` `aws_roles_unavailable`: the installation has no
+         *     AWS identity (the operator's `[aws]` section), so no role can be named.
+         */
+        get: operations["endpoints.get_aws_external_id"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/consumers": {
         parameters: {
             query?: never;
@@ -1922,6 +1948,28 @@ export interface components {
             parameters: Record<string, unknown>;
             /** @description The object acted on (an endpoint id, …). */
             target: string;
+        };
+        /**
+         * @description The trust policy's values for the tenant's roles.
+         * @example {
+         *       "external_id": "relay-2f1c0e6b9d4a7c3e8f5b1a0d6c2e9f4b7a3d8c1e",
+         *       "principal": "arn:aws:iam::210987654321:role/relay"
+         *     }
+         */
+        AwsExternalId: {
+            /**
+             * @description The `ExternalId` Relay sends when it assumes one of this tenant's
+             *     roles: require it with the condition
+             *     `"StringEquals": {"sts:ExternalId": "<this value>"}`. Stable for the
+             *     tenant; different for every tenant.
+             */
+            external_id: string;
+            /**
+             * @description The AWS principal Relay assumes roles as (the role of its own web
+             *     identity), for the trust policy's `Principal`; `null` when the
+             *     operator configured static keys (ask the operator for their ARN).
+             */
+            principal?: string | null;
         };
         /** @description What the endpoint has still to deliver. */
         Backlog: {
@@ -5283,9 +5331,10 @@ export interface components {
         SqsDestination: {
             /**
              * @description A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
-             *     access key id, never the value itself. See docs/destinations.md.
+             *     access key id, never the value itself. Give the keys, or `role_arn`.
+             *     See docs/destinations.md.
              */
-            access_key_id: string;
+            access_key_id?: string | null;
             /**
              * @description `structured` (default): the body is the CloudEvents JSON; `binary`:
              *     the body is the event's `data` and its context attributes are
@@ -5322,14 +5371,22 @@ export interface components {
              */
             region: string;
             /**
-             * @description A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
-             *     secret access key, never the value itself. See docs/destinations.md.
+             * @description Instead of keys: the ARN of a role in the queue's account
+             *     (`arn:aws:iam::<account id>:role/<name>`) that Relay assumes with
+             *     STS `AssumeRole`, its own AWS identity and this tenant's
+             *     `ExternalId` (`GET /v1/aws/external-id`), which the role's trust
+             *     policy must require. Registration assumes it once to check.
              */
-            secret_access_key: string;
+            role_arn?: string | null;
+            /**
+             * @description A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
+             *     secret access key, never the value itself; with `access_key_id`.
+             */
+            secret_access_key?: string | null;
             /**
              * @description A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
              *     session token (temporary credentials), sent as `x-amz-security-token`,
-             *     never the value itself.
+             *     never the value itself; with the keys.
              */
             session_token?: string | null;
         };
@@ -5657,6 +5714,38 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "endpoints.get_aws_external_id": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the tenant's ExternalId */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AwsExternalId"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             500: components["responses"]["InternalError"];
         };
     };

@@ -9,6 +9,7 @@ from .attempt_trigger import AttemptTrigger
 from .audience import Audience
 from .audit_entry import AuditEntry
 from .audit_entry_parameters import AuditEntryParameters
+from .aws_external_id import AwsExternalId
 from .backlog import Backlog
 from .body_encoding import BodyEncoding
 from .bulk_retry import BulkRetry
@@ -174,6 +175,7 @@ __all__ = (
     "Audience",
     "AuditEntry",
     "AuditEntryParameters",
+    "AwsExternalId",
     "Backlog",
     "BodyEncoding",
     "BulkRetry",

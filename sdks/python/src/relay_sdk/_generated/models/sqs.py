@@ -32,8 +32,6 @@ class Sqs:
     `MessageDeduplicationId`. See docs/destinations.md.
 
         Attributes:
-            access_key_id (str): A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
-                access key id, never the value itself. See docs/destinations.md.
             kind (SqsKind): The destination's kind: `sqs`.
             queue_url (str): The queue's URL, as SQS gives it:
                 `https://sqs.<region>.amazonaws.com/<account id>/<queue name>`
@@ -42,8 +40,9 @@ class Sqs:
                 followed.
             region (str): The region requests are signed for (e.g. `eu-west-1`); on an
                 `amazonaws.com` host it must be the host's own.
-            secret_access_key (str): A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
-                secret access key, never the value itself. See docs/destinations.md.
+            access_key_id (None | str | Unset): A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
+                access key id, never the value itself. Give the keys, or `role_arn`.
+                See docs/destinations.md.
             content_mode (SqsContentMode | Unset): `structured` (default): the body is the CloudEvents JSON; `binary`:
                 the body is the event's `data` and its context attributes are
                 message attributes `ce-<name>` (at most ten attributes in all; see
@@ -51,18 +50,26 @@ class Sqs:
             max_message_bytes (int | Unset): The largest message the queue takes (its `MaximumMessageSize`),
                 counted as SQS counts it: the body and every attribute's name, type
                 and value. Default 262144 (256 KiB); at most 1048576 (1 MiB). Default: 262144.
+            role_arn (None | str | Unset): Instead of keys: the ARN of a role in the queue's account
+                (`arn:aws:iam::<account id>:role/<name>`) that Relay assumes with
+                STS `AssumeRole`, its own AWS identity and this tenant's
+                `ExternalId` (`GET /v1/aws/external-id`), which the role's trust
+                policy must require. Registration assumes it once to check.
+            secret_access_key (None | str | Unset): A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
+                secret access key, never the value itself; with `access_key_id`.
             session_token (None | str | Unset): A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
                 session token (temporary credentials), sent as `x-amz-security-token`,
-                never the value itself.
+                never the value itself; with the keys.
      """
 
-    access_key_id: str
     kind: SqsKind
     queue_url: str
     region: str
-    secret_access_key: str
+    access_key_id: None | str | Unset = UNSET
     content_mode: SqsContentMode | Unset = SqsContentMode.STRUCTURED
     max_message_bytes: int | Unset = 262144
+    role_arn: None | str | Unset = UNSET
+    secret_access_key: None | str | Unset = UNSET
     session_token: None | str | Unset = UNSET
 
 
@@ -70,15 +77,17 @@ class Sqs:
 
 
     def to_dict(self) -> dict[str, Any]:
-        access_key_id = self.access_key_id
-
         kind = self.kind.value
 
         queue_url = self.queue_url
 
         region = self.region
 
-        secret_access_key = self.secret_access_key
+        access_key_id: None | str | Unset
+        if isinstance(self.access_key_id, Unset):
+            access_key_id = UNSET
+        else:
+            access_key_id = self.access_key_id
 
         content_mode: str | Unset = UNSET
         if not isinstance(self.content_mode, Unset):
@@ -86,6 +95,18 @@ class Sqs:
 
 
         max_message_bytes = self.max_message_bytes
+
+        role_arn: None | str | Unset
+        if isinstance(self.role_arn, Unset):
+            role_arn = UNSET
+        else:
+            role_arn = self.role_arn
+
+        secret_access_key: None | str | Unset
+        if isinstance(self.secret_access_key, Unset):
+            secret_access_key = UNSET
+        else:
+            secret_access_key = self.secret_access_key
 
         session_token: None | str | Unset
         if isinstance(self.session_token, Unset):
@@ -97,16 +118,20 @@ class Sqs:
         field_dict: dict[str, Any] = {}
 
         field_dict.update({
-            "access_key_id": access_key_id,
             "kind": kind,
             "queue_url": queue_url,
             "region": region,
-            "secret_access_key": secret_access_key,
         })
+        if access_key_id is not UNSET:
+            field_dict["access_key_id"] = access_key_id
         if content_mode is not UNSET:
             field_dict["content_mode"] = content_mode
         if max_message_bytes is not UNSET:
             field_dict["max_message_bytes"] = max_message_bytes
+        if role_arn is not UNSET:
+            field_dict["role_arn"] = role_arn
+        if secret_access_key is not UNSET:
+            field_dict["secret_access_key"] = secret_access_key
         if session_token is not UNSET:
             field_dict["session_token"] = session_token
 
@@ -117,8 +142,6 @@ class Sqs:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        access_key_id = d.pop("access_key_id")
-
         kind = SqsKind(d.pop("kind"))
 
 
@@ -128,7 +151,15 @@ class Sqs:
 
         region = d.pop("region")
 
-        secret_access_key = d.pop("secret_access_key")
+        def _parse_access_key_id(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        access_key_id = _parse_access_key_id(d.pop("access_key_id", UNSET))
+
 
         _content_mode = d.pop("content_mode", UNSET)
         content_mode: SqsContentMode | Unset
@@ -142,6 +173,26 @@ class Sqs:
 
         max_message_bytes = d.pop("max_message_bytes", UNSET)
 
+        def _parse_role_arn(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        role_arn = _parse_role_arn(d.pop("role_arn", UNSET))
+
+
+        def _parse_secret_access_key(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        secret_access_key = _parse_secret_access_key(d.pop("secret_access_key", UNSET))
+
+
         def _parse_session_token(data: object) -> None | str | Unset:
             if data is None:
                 return data
@@ -153,13 +204,14 @@ class Sqs:
 
 
         sqs = cls(
-            access_key_id=access_key_id,
             kind=kind,
             queue_url=queue_url,
             region=region,
-            secret_access_key=secret_access_key,
+            access_key_id=access_key_id,
             content_mode=content_mode,
             max_message_bytes=max_message_bytes,
+            role_arn=role_arn,
+            secret_access_key=secret_access_key,
             session_token=session_token,
         )
 
