@@ -83,7 +83,7 @@ pub fn shared() -> Result<&'static Emulator, String> {
             let port = free_port();
             let mut child = Command::new("sh")
                 .arg("-c")
-                .arg(r#"setsid "$0" --host=127.0.0.1 --port="$1" >/dev/null 2>&1 & cat >/dev/null; kill -TERM -- -$!"#)
+                .arg(r#"setsid "$0" --host=127.0.0.1 --port="$1" >/dev/null 2>&1 & cat >/dev/null; kill -TERM -$!"#)
                 .arg(&program)
                 .arg(port.to_string())
                 .stdin(Stdio::piped())
@@ -119,7 +119,6 @@ impl Emulator {
 /// A service account's key as made for the test.
 #[derive(Debug, Clone)]
 pub struct Account {
-    pub client_email: String,
     pub private_key: String,
     /// Its JSON key file.
     pub file: PathBuf,
@@ -127,14 +126,10 @@ pub struct Account {
 
 /// One test's front door, topic and subscription.
 pub struct Front {
-    /// The port the front listens on.
-    pub port: u16,
     /// The port clients reach it by (a relay before it, or itself).
     pub public_port: u16,
     pub ca_pem: PathBuf,
     pub topic: String,
-    /// A topic that exists and no account is granted.
-    pub other_topic: String,
     /// A topic `relay` is granted that does not exist.
     pub missing_topic: String,
     pub subscription: String,
@@ -198,7 +193,6 @@ impl Front {
         std::fs::write(&key, leaf.key_pem()).unwrap();
         let id = unique();
         let topic = format!("projects/{PROJECT}/topics/events-{id}");
-        let other_topic = format!("projects/{PROJECT}/topics/other-{id}");
         let missing_topic = format!("projects/{PROJECT}/topics/missing-{id}");
         let subscription = format!("projects/{PROJECT}/subscriptions/reader-{id}");
         let token_url = format!("https://127.0.0.1:{public_port}/token");
@@ -215,14 +209,11 @@ impl Front {
             ],
         );
         let account = |name: &str| Account {
-            client_email: made[name]["client_email"].as_str().unwrap().into(),
             private_key: made[name]["private_key"].as_str().unwrap().into(),
             file: keys_dir.join(format!("{name}.json")),
         };
         let emulator_url = emulator.url();
         run(&python, &["setup", &emulator_url, &topic, &subscription]);
-        let other_sub = format!("projects/{PROJECT}/subscriptions/other-{id}");
-        run(&python, &["setup", &emulator_url, &other_topic, &other_sub]);
         let child = Command::new(&python)
             .arg(front_script())
             .args(["--port", &port.to_string()])
@@ -245,11 +236,9 @@ impl Front {
             .expect("pubsub_front.py starts");
         listening("pubsub_front.py", port, Duration::from_secs(30)).await;
         Front {
-            port,
             public_port,
             ca_pem,
             topic,
-            other_topic,
             missing_topic,
             subscription,
             relay: account("relay"),
