@@ -323,11 +323,19 @@ async fn the_token_is_cached_refreshed_and_renewed_after_a_401() {
     assert_eq!((v, fetched(&r)), (Verdict::Delivered, true), "{r:?}");
     clock.set(NOW.plus_seconds(3000));
     let (v, r) = send(&c, &message("evt_2", None, ContentMode::Structured)).await;
-    assert_eq!((v, fetched(&r)), (Verdict::Delivered, false), "cached: {r:?}");
+    assert_eq!(
+        (v, fetched(&r)),
+        (Verdict::Delivered, false),
+        "cached: {r:?}"
+    );
     // 3599 s less a minute: fetched again.
     clock.set(NOW.plus_seconds(3599 - 60));
     let (v, r) = send(&c, &message("evt_3", None, ContentMode::Structured)).await;
-    assert_eq!((v, fetched(&r)), (Verdict::Delivered, true), "refreshed: {r:?}");
+    assert_eq!(
+        (v, fetched(&r)),
+        (Verdict::Delivered, true),
+        "refreshed: {r:?}"
+    );
     assert_eq!(f.issued().len(), 2);
 
     f.revoke_tokens();

@@ -155,7 +155,11 @@ fn front_script() -> PathBuf {
 
 fn unique() -> String {
     static N: AtomicU64 = AtomicU64::new(0);
-    format!("{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed))
+    format!(
+        "{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
 }
 
 fn run(python: &Path, args: &[&str]) -> serde_json::Value {

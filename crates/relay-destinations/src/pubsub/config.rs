@@ -30,9 +30,9 @@ fn valid_project(p: &str) -> bool {
         Some((domain, id)) => {
             let domain_ok = !domain.is_empty()
                 && domain.len() <= 253
-                && domain
-                    .bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.');
+                && domain.bytes().all(|b| {
+                    b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.'
+                });
             if !domain_ok {
                 return false;
             }
@@ -52,8 +52,9 @@ fn valid_topic(t: &str) -> bool {
     (3..=255).contains(&t.len())
         && t.as_bytes()[0].is_ascii_alphabetic()
         && !t.to_ascii_lowercase().starts_with("goog")
-        && t.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~' | b'+' | b'%'))
+        && t.bytes().all(|b| {
+            b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~' | b'+' | b'%')
+        })
 }
 
 /// An endpoint's parts: `scheme://authority` (a trailing `/` allowed,
@@ -197,7 +198,10 @@ pub fn check(c: &PubsubDestination) -> Result<(), Invalid> {
 pub fn publish_url(c: &PubsubDestination) -> Option<String> {
     let e = endpoint(&c.endpoint)?;
     topic(&c.topic)?;
-    Some(format!("{}://{}/v1/{}:publish", e.scheme, e.authority, c.topic))
+    Some(format!(
+        "{}://{}/v1/{}:publish",
+        e.scheme, e.authority, c.topic
+    ))
 }
 
 #[cfg(test)]

@@ -75,9 +75,9 @@ impl ServiceAccount {
         let der = pkcs8_der(pem.expose()).ok_or("the key's `private_key` is no PKCS#8 PEM")?;
         let key = RsaKeyPair::from_pkcs8(der.expose())
             .map_err(|_| "the key's `private_key` is no RSA key ring can sign with")?;
-        let private_key_id = file
-            .private_key_id
-            .filter(|k| !k.is_empty() && k.len() <= 128 && k.bytes().all(|b| b.is_ascii_alphanumeric()));
+        let private_key_id = file.private_key_id.filter(|k| {
+            !k.is_empty() && k.len() <= 128 && k.bytes().all(|b| b.is_ascii_alphanumeric())
+        });
         Ok(ServiceAccount {
             client_email,
             private_key_id,

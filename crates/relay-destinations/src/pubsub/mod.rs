@@ -42,7 +42,9 @@ use relay_core::model::ContentMode;
 use relay_core::outcome::{HealthWarning, Verdict};
 use relay_core::secret::{SecretRef, Secrets, Unresolved};
 use relay_core::time::Timestamp;
-use relay_net::{ErrorKind, Guard, GuardError, HeaderName, HeaderValue, HttpsClient, Limits, Response};
+use relay_net::{
+    ErrorKind, Guard, GuardError, HeaderName, HeaderValue, HttpsClient, Limits, Response,
+};
 use utoipa::PartialSchema as _;
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::Schema;
@@ -202,7 +204,10 @@ impl Client {
                 HeaderName::from_static("content-type"),
                 HeaderValue::from_static("application/json"),
             ),
-            (HeaderName::from_static("authorization"), authorization.clone()),
+            (
+                HeaderName::from_static("authorization"),
+                authorization.clone(),
+            ),
         ];
         let mut result = self.inner.https.post_url(url, headers, body, limits).await;
         if let Ok(response) = &mut result {

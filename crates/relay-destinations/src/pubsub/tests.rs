@@ -66,7 +66,10 @@ async fn the_key_never_shows() {
         Limits::default(),
     )
     .await;
-    assert!(matches!(sent.result, Err(Failure::Token { .. })), "{sent:?}");
+    assert!(
+        matches!(sent.result, Err(Failure::Token { .. })),
+        "{sent:?}"
+    );
     let record = Pubsub::record(&sent);
     assert_eq!(record.detail["oauth2"]["token_fetch_failed"], true);
     let shown = format!("{client:?} {sent:?} {record:?}");

@@ -62,7 +62,10 @@ pub fn unsendable(attributes: &[(String, String)]) -> Option<&'static str> {
     if attributes.iter().any(|(n, _)| n.len() > MAX_ATTRIBUTE_NAME) {
         return Some("an attribute name longer than 256 bytes");
     }
-    if attributes.iter().any(|(_, v)| v.len() > MAX_ATTRIBUTE_VALUE) {
+    if attributes
+        .iter()
+        .any(|(_, v)| v.len() > MAX_ATTRIBUTE_VALUE)
+    {
         return Some("an attribute value longer than 1024 bytes");
     }
     None
@@ -152,9 +155,8 @@ pub fn answer(body: &[u8]) -> Answer {
     });
     Answer {
         message_ids,
-        status: text("status").filter(|s| {
-            !s.is_empty() && s.bytes().all(|b| b.is_ascii_uppercase() || b == b'_')
-        }),
+        status: text("status")
+            .filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_uppercase() || b == b'_')),
         message,
     }
 }

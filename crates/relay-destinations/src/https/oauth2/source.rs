@@ -135,7 +135,11 @@ impl TokenSource {
     }
 
     /// The token cache of any grant.
-    pub fn with_grant(grant: impl Grant, client: HttpsClient, clock: Arc<dyn Clock>) -> TokenSource {
+    pub fn with_grant(
+        grant: impl Grant,
+        client: HttpsClient,
+        clock: Arc<dyn Clock>,
+    ) -> TokenSource {
         TokenSource {
             inner: Arc::new(Inner {
                 grant: Box::new(grant),
@@ -242,12 +246,10 @@ impl TokenSource {
                 r.truncated,
                 request.secret.expose(),
             )
-            .map_err(
-                |mut e| {
-                    e.addr = Some(r.remote_addr);
-                    e
-                },
-            ),
+            .map_err(|mut e| {
+                e.addr = Some(r.remote_addr);
+                e
+            }),
         }
     }
 }
