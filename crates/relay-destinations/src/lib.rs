@@ -1,6 +1,6 @@
 //! Relay's destinations: where a message goes and what the answer means.
 //!
-//! One folder per kind (`https/`, `redis_stream/`, `nats_jetstream/`, `rabbitmq/`, `mqtt/`, `kafka/`, `s3/`, `sqs/`), each with the same parts, the
+//! One folder per kind (`https/`, `redis_stream/`, `nats_jetstream/`, `rabbitmq/`, `mqtt/`, `kafka/`, `s3/`, `sqs/`, `pubsub/`), each with the same parts, the
 //! [`Kind`] trait:
 //!
 //! | Part | What it is |
@@ -112,6 +112,7 @@ pub mod local_dir;
 pub mod mqtt;
 pub mod nats_jetstream;
 mod prepare;
+pub mod pubsub;
 pub mod rabbitmq;
 pub mod redis_stream;
 pub mod s3;
@@ -393,6 +394,7 @@ dispatch::kinds! {
     Kafka => kafka::Kafka,
     S3 => s3::S3 [batching],
     Sqs => sqs::Sqs,
+    Pubsub => pubsub::Pubsub,
     #[cfg(feature = "test-kinds")]
     LocalDir => local_dir::LocalDir [batching],
 }

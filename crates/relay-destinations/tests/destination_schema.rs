@@ -99,6 +99,11 @@ fn examples() -> Vec<Value> {
             "session_token": "env:TOKEN", "content_mode": "binary", "max_message_bytes": 1048576}),
         json!({"kind": "sqs", "queue_url": "https://sqs.eu-west-1.amazonaws.com/123456789012/orders",
             "region": "eu-west-1", "access_key_id": "secret:ak", "secret_access_key": "secret:sk"}),
+        json!({"kind": "pubsub", "topic": "projects/acme-prod/topics/orders",
+            "endpoint": "https://europe-west1-pubsub.googleapis.com", "service_account_key": "secret:gcp",
+            "token_url": "https://oauth2.googleapis.com/token", "ordered": true, "content_mode": "binary"}),
+        json!({"kind": "pubsub", "topic": "projects/acme-prod/topics/orders",
+            "service_account_key": "file:/run/secrets/gcp.json"}),
     ]
 }
 

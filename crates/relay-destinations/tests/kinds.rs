@@ -94,6 +94,20 @@ fn every_kind() -> Vec<(Config, Vec<&'static str>, &'static str)> {
             vec!["sqs.eu-west-1.amazonaws.com:443"],
             "https://sqs.eu-west-1.amazonaws.com/123456789012/orders.fifo",
         ),
+        (
+            destination(json!({
+                "kind": "pubsub",
+                "topic": "projects/acme-prod/topics/orders",
+                "endpoint": "https://europe-west1-pubsub.googleapis.com",
+                "service_account_key": "secret:gcp-key",
+                "ordered": true,
+            })),
+            vec![
+                "europe-west1-pubsub.googleapis.com:443",
+                "oauth2.googleapis.com:443",
+            ],
+            "projects/acme-prod/topics/orders at https://europe-west1-pubsub.googleapis.com",
+        ),
     ]
 }
 
@@ -114,10 +128,10 @@ fn every_kind_names_its_credential_hosts_and_describes_itself() {
             d.kind()
         );
     }
-    assert_eq!(kinds.len(), 8, "one destination of every kind: {kinds:?}");
+    assert_eq!(kinds.len(), 9, "one destination of every kind: {kinds:?}");
     // Each kind's name is the `kind` tag of its configuration.
     use relay_destinations::{
-        Kind, https, kafka, mqtt, nats_jetstream, rabbitmq, redis_stream, s3, sqs,
+        Kind, https, kafka, mqtt, nats_jetstream, pubsub, rabbitmq, redis_stream, s3, sqs,
     };
     let names = std::collections::BTreeSet::from([
         https::Https::NAME,
@@ -128,6 +142,7 @@ fn every_kind_names_its_credential_hosts_and_describes_itself() {
         s3::S3::NAME,
         kafka::Kafka::NAME,
         sqs::Sqs::NAME,
+        pubsub::Pubsub::NAME,
     ]);
     assert_eq!(names, kinds);
 }

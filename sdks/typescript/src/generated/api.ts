@@ -2329,7 +2329,7 @@ export interface components {
             parent_id?: string | null;
         };
         /** @description Where an endpoint's messages go, by `kind`. New kinds (brokers, queues, object storage) are new variants; the endpoint object keeps its shape. */
-        Destination: components["schemas"]["HttpsDestination"] | components["schemas"]["RedisStreamDestination"] | components["schemas"]["NatsJetstreamDestination"] | components["schemas"]["RabbitMqDestination"] | components["schemas"]["MqttDestination"] | components["schemas"]["KafkaDestination"] | components["schemas"]["S3Destination"] | components["schemas"]["SqsDestination"];
+        Destination: components["schemas"]["HttpsDestination"] | components["schemas"]["RedisStreamDestination"] | components["schemas"]["NatsJetstreamDestination"] | components["schemas"]["RabbitMqDestination"] | components["schemas"]["MqttDestination"] | components["schemas"]["KafkaDestination"] | components["schemas"]["S3Destination"] | components["schemas"]["SqsDestination"] | components["schemas"]["PubsubDestination"];
         /**
          * @description Enable's options (the body may be absent): whether to recover what was
          *     missed at once.
@@ -4630,6 +4630,64 @@ export interface components {
             ttl_seconds?: number | null;
             /** @description The event type's name, from the catalog (`PUT /v1/event-types/{name}`). */
             type: string;
+        };
+        /**
+         * pubsub
+         * @description A Google Cloud Pub/Sub topic: each message is one `:publish` of one
+         *     Pub/Sub message (the body as its `data`, the signature values and the
+         *     binding's attributes as its `attributes`); Pub/Sub's `200` with the one
+         *     message id it assigned is the acknowledgement. Authenticated with a
+         *     service account's key (an RS256-signed JWT exchanged for an access
+         *     token, cached until shortly before it expires). See
+         *     docs/destinations.md.
+         */
+        PubsubDestination: {
+            /**
+             * @description `structured` (default): the data is the CloudEvents JSON, attribute
+             *     `Content-Type` `application/cloudevents+json`; `binary`: the data is
+             *     the event's `data` and every context attribute is an attribute
+             *     `ce-<name>` (the CloudEvents Pub/Sub binding).
+             * @default structured
+             * @enum {string}
+             */
+            content_mode: "structured" | "binary";
+            /**
+             * @description The service's endpoint: `https://pubsub.googleapis.com` (default,
+             *     global) or a regional one, `https://<region>-pubsub.googleapis.com`
+             *     (which `ordered` needs). Checked by the outbound guard at
+             *     registration and at every connection; redirects are never followed.
+             * @default https://pubsub.googleapis.com
+             */
+            endpoint: string;
+            /**
+             * @description The destination's kind: `pubsub`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            kind: "pubsub";
+            /**
+             * @description `true`: the event's ordering key (the one it was published with,
+             *     else its subject) is the message's `orderingKey`, so a subscription
+             *     with message ordering receives one key's messages in order. Pub/Sub
+             *     orders only within a region: `true` needs a regional `endpoint`
+             *     (refused at registration with the global one). Default `false`.
+             * @default false
+             */
+            ordered: boolean;
+            /**
+             * @description A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to
+             *     the service account's JSON key (`client_email`, `private_key`,
+             *     `private_key_id`, `token_uri`), never the key itself.
+             */
+            service_account_key: string;
+            /**
+             * @description Where the signed assertion is exchanged for an access token; the
+             *     key's `token_uri` must be this URL. Checked by the outbound guard
+             *     like the endpoint.
+             * @default https://oauth2.googleapis.com/token
+             */
+            token_url: string;
+            /** @description The topic's resource name, `projects/<project id>/topics/<topic id>`. */
+            topic: string;
         };
         /**
          * @description An event type's definition: its schema and field lists (a new version

@@ -3,6 +3,10 @@
 //! engine's clock), one fetch for any number of concurrent misses, and
 //! invalidated when the endpoint answers `401` to the token.
 //!
+//! How a token is asked for is the [`Grant`]: HTTPS's client credentials
+//! ([`ClientCredentials`]), Google's JWT bearer assertion signed with a
+//! service account's key (`pubsub/key.rs`). The cache is the same for both.
+//!
 //! The single flight: a miss joins the fetch in progress, or starts one (a
 //! `OnceCell` every joiner awaits). The fetch that completes stores its
 //! token and ends the flight; its result, token or failure, is every
@@ -12,12 +16,64 @@
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use crate::https::OAuth2ClientCredentials;
+use bytes::Bytes;
 use relay_core::secret::SecretValue;
 use relay_core::time::{Clock, Timestamp};
-use relay_net::{HeaderValue, HttpsClient, Limits};
+use relay_net::{HeaderName, HeaderValue, HttpsClient, Limits};
 use tokio::sync::OnceCell;
 
 use super::{MAX_ANSWER_BYTES, TokenError, read_answer, refresh_at, token_request};
+
+/// One token request, ready to send. No `Debug`: it is credentials.
+pub struct TokenRequest {
+    pub headers: Vec<(HeaderName, HeaderValue)>,
+    pub body: Bytes,
+    /// What is cut out of any text of the answer that is kept (the client
+    /// secret, the assertion).
+    pub secret: SecretValue,
+}
+
+/// How an endpoint asks its token endpoint for a token. Its `Debug` shows
+/// no credential.
+pub trait Grant: std::fmt::Debug + Send + Sync + 'static {
+    /// The token endpoint's URL (checked by the guard at every connection).
+    fn token_url(&self) -> &str;
+    /// The request made at `now` (the machine's clock: an assertion's
+    /// times are judged by the token endpoint's), or why none can be made.
+    fn request(&self, now: Timestamp) -> Result<TokenRequest, TokenError>;
+}
+
+/// OAuth 2.0 client credentials (RFC 6749 §4.4): HTTPS endpoints' grant.
+pub struct ClientCredentials {
+    pub config: OAuth2ClientCredentials,
+    pub secret: SecretValue,
+}
+
+impl std::fmt::Debug for ClientCredentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientCredentials")
+            .field("token_url", &self.config.token_url)
+            .field("client_id", &self.config.client_id)
+            .field("method", &self.config.method)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Grant for ClientCredentials {
+    fn token_url(&self) -> &str {
+        &self.config.token_url
+    }
+
+    fn request(&self, _now: Timestamp) -> Result<TokenRequest, TokenError> {
+        let secret = self.secret.expose();
+        let (headers, body) = token_request(&self.config, secret);
+        Ok(TokenRequest {
+            headers,
+            body,
+            secret: SecretValue::new(secret.to_vec()),
+        })
+    }
+}
 
 type Flight = Arc<OnceCell<Result<Bearer, TokenError>>>;
 
@@ -47,8 +103,7 @@ struct State {
 }
 
 struct Inner {
-    config: OAuth2ClientCredentials,
-    secret: SecretValue,
+    grant: Box<dyn Grant>,
     client: HttpsClient,
     clock: Arc<dyn Clock>,
     state: Mutex<State>,
@@ -63,24 +118,31 @@ pub struct TokenSource {
 impl std::fmt::Debug for TokenSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TokenSource")
-            .field("token_url", &self.inner.config.token_url)
-            .field("client_id", &self.inner.config.client_id)
-            .field("method", &self.inner.config.method)
+            .field("grant", &self.inner.grant)
             .finish_non_exhaustive()
     }
 }
 
 impl TokenSource {
+    /// The client credentials' token cache (HTTPS).
     pub fn new(
         config: OAuth2ClientCredentials,
         secret: SecretValue,
         client: HttpsClient,
         clock: Arc<dyn Clock>,
     ) -> TokenSource {
+        TokenSource::with_grant(ClientCredentials { config, secret }, client, clock)
+    }
+
+    /// The token cache of any grant.
+    pub fn with_grant(
+        grant: impl Grant,
+        client: HttpsClient,
+        clock: Arc<dyn Clock>,
+    ) -> TokenSource {
         TokenSource {
             inner: Arc::new(Inner {
-                config,
-                secret,
+                grant: Box::new(grant),
                 client,
                 clock,
                 state: Mutex::new(State::default()),
@@ -157,8 +219,7 @@ impl TokenSource {
     /// token URL and pins the verified address; redirects are answers, not
     /// followed; at most [`MAX_ANSWER_BYTES`] are read within `limits`).
     async fn fetch(&self, limits: Limits) -> Result<super::Token, TokenError> {
-        let secret = self.inner.secret.expose();
-        let (headers, body) = token_request(&self.inner.config, secret);
+        let request = self.inner.grant.request(crate::aws::now())?;
         let limits = Limits {
             max_response_body: MAX_ANSWER_BYTES,
             ..limits
@@ -166,7 +227,12 @@ impl TokenSource {
         match self
             .inner
             .client
-            .post_url(&self.inner.config.token_url, headers, body, limits)
+            .post_url(
+                self.inner.grant.token_url(),
+                request.headers,
+                request.body,
+                limits,
+            )
             .await
         {
             Err(e) => Err(TokenError::transport(
@@ -174,12 +240,16 @@ impl TokenSource {
                 format!("token endpoint: {e}"),
                 e.remote_addr(),
             )),
-            Ok(r) => read_answer(r.status.as_u16(), &r.body_prefix, r.truncated, secret).map_err(
-                |mut e| {
-                    e.addr = Some(r.remote_addr);
-                    e
-                },
-            ),
+            Ok(r) => read_answer(
+                r.status.as_u16(),
+                &r.body_prefix,
+                r.truncated,
+                request.secret.expose(),
+            )
+            .map_err(|mut e| {
+                e.addr = Some(r.remote_addr);
+                e
+            }),
         }
     }
 }

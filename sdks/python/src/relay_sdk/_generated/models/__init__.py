@@ -115,6 +115,9 @@ from .problem import Problem
 from .publish_event import PublishEvent
 from .publish_event_data import PublishEventData
 from .published import Published
+from .pubsub import Pubsub
+from .pubsub_content_mode import PubsubContentMode
+from .pubsub_kind import PubsubKind
 from .put_event_type_body import PutEventTypeBody
 from .put_event_type_body_sample_type_0 import PutEventTypeBodySampleType0
 from .put_event_type_body_schema_type_0 import PutEventTypeBodySchemaType0
@@ -281,6 +284,9 @@ __all__ = (
     "Published",
     "PublishEvent",
     "PublishEventData",
+    "Pubsub",
+    "PubsubContentMode",
+    "PubsubKind",
     "PutEventTypeBody",
     "PutEventTypeBodySampleType0",
     "PutEventTypeBodySchemaType0",

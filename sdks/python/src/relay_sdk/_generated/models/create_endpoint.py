@@ -18,6 +18,7 @@ if TYPE_CHECKING:
   from ..models.kafka import Kafka
   from ..models.mqtt import Mqtt
   from ..models.nats_jetstream import NatsJetstream
+  from ..models.pubsub import Pubsub
   from ..models.rabbitmq import Rabbitmq
   from ..models.redis_stream import RedisStream
   from ..models.s3 import S3
@@ -37,9 +38,9 @@ class CreateEndpoint:
 
         Attributes:
             consumer_id (str): The consumer the endpoint belongs to (for life), in the key's environment.
-            destination (Https | Kafka | Mqtt | NatsJetstream | Rabbitmq | RedisStream | S3 | Sqs): Where an endpoint's
-                messages go, by `kind`. New kinds (brokers, queues, object storage) are new variants; the endpoint object keeps
-                its shape.
+            destination (Https | Kafka | Mqtt | NatsJetstream | Pubsub | Rabbitmq | RedisStream | S3 | Sqs): Where an
+                endpoint's messages go, by `kind`. New kinds (brokers, queues, object storage) are new variants; the endpoint
+                object keeps its shape.
             event_types (list[str]): Event types to receive (at most 256). Empty receives nothing; `["*"]` receives all
                 (with a warning).
             allow_personal_data (bool | Unset): Send fields the event types mark as personal data when the snapshot
@@ -64,7 +65,7 @@ class CreateEndpoint:
      """
 
     consumer_id: str
-    destination: Https | Kafka | Mqtt | NatsJetstream | Rabbitmq | RedisStream | S3 | Sqs
+    destination: Https | Kafka | Mqtt | NatsJetstream | Pubsub | Rabbitmq | RedisStream | S3 | Sqs
     event_types: list[str]
     allow_personal_data: bool | Unset = UNSET
     auto_disable: bool | None | Unset = UNSET
@@ -86,6 +87,7 @@ class CreateEndpoint:
         from ..models.kafka import Kafka # noqa: PLC0415
         from ..models.mqtt import Mqtt # noqa: PLC0415
         from ..models.nats_jetstream import NatsJetstream # noqa: PLC0415
+        from ..models.pubsub import Pubsub # noqa: PLC0415
         from ..models.rabbitmq import Rabbitmq # noqa: PLC0415
         from ..models.redis_stream import RedisStream # noqa: PLC0415
         from ..models.s3 import S3 # noqa: PLC0415
@@ -106,6 +108,8 @@ class CreateEndpoint:
         elif isinstance(self.destination, Kafka):
             destination = self.destination.to_dict()
         elif isinstance(self.destination, S3):
+            destination = self.destination.to_dict()
+        elif isinstance(self.destination, Sqs):
             destination = self.destination.to_dict()
         else:
             destination = self.destination.to_dict()
@@ -207,6 +211,7 @@ class CreateEndpoint:
         from ..models.kafka import Kafka # noqa: PLC0415
         from ..models.mqtt import Mqtt # noqa: PLC0415
         from ..models.nats_jetstream import NatsJetstream # noqa: PLC0415
+        from ..models.pubsub import Pubsub # noqa: PLC0415
         from ..models.rabbitmq import Rabbitmq # noqa: PLC0415
         from ..models.redis_stream import RedisStream # noqa: PLC0415
         from ..models.s3 import S3 # noqa: PLC0415
@@ -214,7 +219,7 @@ class CreateEndpoint:
         d = dict(src_dict)
         consumer_id = d.pop("consumer_id")
 
-        def _parse_destination(data: object) -> Https | Kafka | Mqtt | NatsJetstream | Rabbitmq | RedisStream | S3 | Sqs:
+        def _parse_destination(data: object) -> Https | Kafka | Mqtt | NatsJetstream | Pubsub | Rabbitmq | RedisStream | S3 | Sqs:
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
@@ -285,13 +290,23 @@ class CreateEndpoint:
                 return componentsschemas_destination_type_6
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_destination_type_7 = Sqs.from_dict(data)
+
+
+
+                return componentsschemas_destination_type_7
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
             if not isinstance(data, dict):
                 raise TypeError()
-            componentsschemas_destination_type_7 = Sqs.from_dict(data)
+            componentsschemas_destination_type_8 = Pubsub.from_dict(data)
 
 
 
-            return componentsschemas_destination_type_7
+            return componentsschemas_destination_type_8
 
         destination = _parse_destination(d.pop("destination"))
 

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
   from ..models.kafka import Kafka
   from ..models.mqtt import Mqtt
   from ..models.nats_jetstream import NatsJetstream
+  from ..models.pubsub import Pubsub
   from ..models.rabbitmq import Rabbitmq
   from ..models.redis_stream import RedisStream
   from ..models.s3 import S3
@@ -40,7 +41,7 @@ class UpdateEndpoint:
             allow_personal_data (bool | None | Unset): A change opens a new endpoint version.
             auto_disable (bool | None | Unset): Whether 5 days of continuous failure disable the endpoint.
             description (None | str | Unset): A note for people (at most 500 characters), or `null` to clear it.
-            destination (Https | Kafka | Mqtt | NatsJetstream | None | Rabbitmq | RedisStream | S3 | Sqs | Unset):
+            destination (Https | Kafka | Mqtt | NatsJetstream | None | Pubsub | Rabbitmq | RedisStream | S3 | Sqs | Unset):
             event_type_versions (None | Unset | UpdateEndpointEventTypeVersionsType0): New pins open a new endpoint version
                 (which also takes, for every
                 type not pinned, the version current then).
@@ -55,7 +56,7 @@ class UpdateEndpoint:
     allow_personal_data: bool | None | Unset = UNSET
     auto_disable: bool | None | Unset = UNSET
     description: None | str | Unset = UNSET
-    destination: Https | Kafka | Mqtt | NatsJetstream | None | Rabbitmq | RedisStream | S3 | Sqs | Unset = UNSET
+    destination: Https | Kafka | Mqtt | NatsJetstream | None | Pubsub | Rabbitmq | RedisStream | S3 | Sqs | Unset = UNSET
     event_type_versions: None | Unset | UpdateEndpointEventTypeVersionsType0 = UNSET
     event_types: list[str] | None | Unset = UNSET
     max_concurrency: int | None | Unset = UNSET
@@ -72,6 +73,7 @@ class UpdateEndpoint:
         from ..models.kafka import Kafka # noqa: PLC0415
         from ..models.mqtt import Mqtt # noqa: PLC0415
         from ..models.nats_jetstream import NatsJetstream # noqa: PLC0415
+        from ..models.pubsub import Pubsub # noqa: PLC0415
         from ..models.rabbitmq import Rabbitmq # noqa: PLC0415
         from ..models.redis_stream import RedisStream # noqa: PLC0415
         from ..models.s3 import S3 # noqa: PLC0415
@@ -113,6 +115,8 @@ class UpdateEndpoint:
         elif isinstance(self.destination, S3):
             destination = self.destination.to_dict()
         elif isinstance(self.destination, Sqs):
+            destination = self.destination.to_dict()
+        elif isinstance(self.destination, Pubsub):
             destination = self.destination.to_dict()
         else:
             destination = self.destination
@@ -203,6 +207,7 @@ class UpdateEndpoint:
         from ..models.kafka import Kafka # noqa: PLC0415
         from ..models.mqtt import Mqtt # noqa: PLC0415
         from ..models.nats_jetstream import NatsJetstream # noqa: PLC0415
+        from ..models.pubsub import Pubsub # noqa: PLC0415
         from ..models.rabbitmq import Rabbitmq # noqa: PLC0415
         from ..models.redis_stream import RedisStream # noqa: PLC0415
         from ..models.s3 import S3 # noqa: PLC0415
@@ -239,7 +244,7 @@ class UpdateEndpoint:
         description = _parse_description(d.pop("description", UNSET))
 
 
-        def _parse_destination(data: object) -> Https | Kafka | Mqtt | NatsJetstream | None | Rabbitmq | RedisStream | S3 | Sqs | Unset:
+        def _parse_destination(data: object) -> Https | Kafka | Mqtt | NatsJetstream | None | Pubsub | Rabbitmq | RedisStream | S3 | Sqs | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -324,7 +329,17 @@ class UpdateEndpoint:
                 return componentsschemas_destination_type_7
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(Https | Kafka | Mqtt | NatsJetstream | None | Rabbitmq | RedisStream | S3 | Sqs | Unset, data)
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_destination_type_8 = Pubsub.from_dict(data)
+
+
+
+                return componentsschemas_destination_type_8
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(Https | Kafka | Mqtt | NatsJetstream | None | Pubsub | Rabbitmq | RedisStream | S3 | Sqs | Unset, data)
 
         destination = _parse_destination(d.pop("destination", UNSET))
 

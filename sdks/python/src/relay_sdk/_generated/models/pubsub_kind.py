@@ -1,0 +1,7 @@
+from enum import StrEnum
+
+class PubsubKind(StrEnum):
+    PUBSUB = "pubsub"
+
+    def __str__(self) -> str:
+        return str(self.value)
