@@ -387,6 +387,8 @@ type Destination struct {
 	S3 *S3Destination
 	// SQS is set when kind is "sqs".
 	SQS *SqsDestination
+	// Pubsub is set when kind is "pubsub".
+	Pubsub *PubsubDestination
 	// Unknown holds a member of a kind this version does not know.
 	Unknown json.RawMessage
 }
@@ -425,6 +427,10 @@ func (u Destination) MarshalJSON() ([]byte, error) {
 	case u.SQS != nil:
 		m := *u.SQS
 		m.Kind = "sqs"
+		return json.Marshal(m)
+	case u.Pubsub != nil:
+		m := *u.Pubsub
+		m.Kind = "pubsub"
 		return json.Marshal(m)
 	case u.Unknown != nil:
 		return u.Unknown, nil
@@ -466,6 +472,9 @@ func (u *Destination) UnmarshalJSON(data []byte) error {
 	case "sqs":
 		u.SQS = new(SqsDestination)
 		return json.Unmarshal(data, u.SQS)
+	case "pubsub":
+		u.Pubsub = new(PubsubDestination)
+		return json.Unmarshal(data, u.Pubsub)
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
 	return nil
@@ -1458,6 +1467,44 @@ type Published struct {
 	Duplicate bool `json:"duplicate"`
 	// Messages created by this publish (one per subscribed endpoint).
 	MessagesCreated int64 `json:"messages_created"`
+}
+
+// A Google Cloud Pub/Sub topic: each message is one `:publish` of one
+// Pub/Sub message (the body as its `data`, the signature values and the
+// binding's attributes as its `attributes`); Pub/Sub's `200` with the one
+// message id it assigned is the acknowledgement. Authenticated with a
+// service account's key (an RS256-signed JWT exchanged for an access
+// token, cached until shortly before it expires). See
+// docs/destinations.md.
+type PubsubDestination struct {
+	// `structured` (default): the data is the CloudEvents JSON, attribute
+	// `Content-Type` `application/cloudevents+json`; `binary`: the data is
+	// the event's `data` and every context attribute is an attribute
+	// `ce-<name>` (the CloudEvents Pub/Sub binding).
+	ContentMode *string `json:"content_mode,omitempty"`
+	// The service's endpoint: `https://pubsub.googleapis.com` (default,
+	// global) or a regional one, `https://<region>-pubsub.googleapis.com`
+	// (which `ordered` needs). Checked by the outbound guard at
+	// registration and at every connection; redirects are never followed.
+	Endpoint *string `json:"endpoint,omitempty"`
+	// The destination's kind: `pubsub`.
+	Kind string `json:"kind"`
+	// `true`: the event's ordering key (the one it was published with,
+	// else its subject) is the message's `orderingKey`, so a subscription
+	// with message ordering receives one key's messages in order. Pub/Sub
+	// orders only within a region: `true` needs a regional `endpoint`
+	// (refused at registration with the global one). Default `false`.
+	Ordered *bool `json:"ordered,omitempty"`
+	// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to
+	// the service account's JSON key (`client_email`, `private_key`,
+	// `private_key_id`, `token_uri`), never the key itself.
+	ServiceAccountKey string `json:"service_account_key"`
+	// Where the signed assertion is exchanged for an access token; the
+	// key's `token_uri` must be this URL. Checked by the outbound guard
+	// like the endpoint.
+	TokenURL *string `json:"token_url,omitempty"`
+	// The topic's resource name, `projects/<project id>/topics/<topic id>`.
+	Topic string `json:"topic"`
 }
 
 // An event type's definition: its schema and field lists (a new version

@@ -564,7 +564,7 @@ pub struct CreateTenant {
 
 /// Where an endpoint's messages go, by `kind`. New kinds (brokers, queues, object storage) are new variants; the endpoint object keeps its shape.
 ///
-/// One of: [`HttpsDestination`], [`RedisStreamDestination`], [`NatsJetstreamDestination`], [`RabbitMqDestination`], [`MqttDestination`], [`KafkaDestination`], [`S3Destination`], [`SqsDestination`].
+/// One of: [`HttpsDestination`], [`RedisStreamDestination`], [`NatsJetstreamDestination`], [`RabbitMqDestination`], [`MqttDestination`], [`KafkaDestination`], [`S3Destination`], [`SqsDestination`], [`PubsubDestination`].
 pub type Destination = serde_json::Value;
 
 /// Enable's options (the body may be absent): whether to recover what was
@@ -2061,6 +2061,49 @@ pub struct Published {
     pub r#type: String,
     /// The event type's schema version the payload was validated against.
     pub type_version: i64,
+}
+
+/// A Google Cloud Pub/Sub topic: each message is one `:publish` of one
+/// Pub/Sub message (the body as its `data`, the signature values and the
+/// binding's attributes as its `attributes`); Pub/Sub's `200` with the one
+/// message id it assigned is the acknowledgement. Authenticated with a
+/// service account's key (an RS256-signed JWT exchanged for an access
+/// token, cached until shortly before it expires). See
+/// docs/destinations.md.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct PubsubDestination {
+    /// `structured` (default): the data is the CloudEvents JSON, attribute
+    /// `Content-Type` `application/cloudevents+json`; `binary`: the data is
+    /// the event's `data` and every context attribute is an attribute
+    /// `ce-<name>` (the CloudEvents Pub/Sub binding).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_mode: Option<String>,
+    /// The service's endpoint: `https://pubsub.googleapis.com` (default,
+    /// global) or a regional one, `https://<region>-pubsub.googleapis.com`
+    /// (which `ordered` needs). Checked by the outbound guard at
+    /// registration and at every connection; redirects are never followed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
+    /// The destination's kind: `pubsub`.
+    pub kind: String,
+    /// `true`: the event's ordering key (the one it was published with,
+    /// else its subject) is the message's `orderingKey`, so a subscription
+    /// with message ordering receives one key's messages in order. Pub/Sub
+    /// orders only within a region: `true` needs a regional `endpoint`
+    /// (refused at registration with the global one). Default `false`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ordered: Option<bool>,
+    /// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to
+    /// the service account's JSON key (`client_email`, `private_key`,
+    /// `private_key_id`, `token_uri`), never the key itself.
+    pub service_account_key: String,
+    /// Where the signed assertion is exchanged for an access token; the
+    /// key's `token_uri` must be this URL. Checked by the outbound guard
+    /// like the endpoint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_url: Option<String>,
+    /// The topic's resource name, `projects/<project id>/topics/<topic id>`.
+    pub topic: String,
 }
 
 /// An event type's definition: its schema and field lists (a new version
