@@ -22,8 +22,8 @@ for crate in relay-verify relay-sdk; do
     file="$target/$crate-$version.crate"
     [ -s "$file" ] || fail "$file is missing"
     listing="$(tar -tzf "$file")"
-    wants="Cargo.toml README.md src/lib.rs"
-    [ "$crate" = relay-sdk ] && wants="$wants LICENSE src/generated/types.rs examples/quickstart.rs"
+    wants="Cargo.toml README.md LICENSE src/lib.rs"
+    [ "$crate" = relay-sdk ] && wants="$wants src/generated/types.rs examples/quickstart.rs"
     for want in $wants; do
         grep -qxF "$crate-$version/$want" <<<"$listing" || fail "$file lacks $want"
     done
