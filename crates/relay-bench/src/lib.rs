@@ -23,8 +23,8 @@
 //! ceiling; one module per workload (`throughput` also holds `fanout` and
 //! `latency`; `backlog`, `isolation`, `fairness`, `receipts`); `broker` the
 //! broker workload and the `Broker` trait, with one module per broker
-//! (`nats`, `redis`, `rabbitmq`, `mqtt`, `kafka`); `s3` object storage
-//! and `sqs` queues against a moto server of their own; `suite` runs `targets`,
+//! (`nats`, `redis`, `rabbitmq`, `mqtt`, `kafka`, and `sqs` queues on a
+//! moto server of their own, `moto`); `s3` object storage against one too; `suite` runs `targets`,
 //! judged by `targets`; `http` the API client; `measure` CPU, RSS,
 //! percentiles.
 
@@ -37,6 +37,7 @@ mod isolation;
 mod kafka;
 mod limit;
 mod measure;
+mod moto;
 mod mqtt;
 mod nats;
 mod publish;
@@ -451,7 +452,7 @@ async fn run_workload(args: BenchArgs, relay: Host) -> anyhow::Result<Report> {
         }
         Workload::Mqtt => broker::run(&args, relay, &data, mqtt::mqtt(args.mqtt_port).await?).await,
         Workload::S3 => s3::s3(&args, relay, &data).await,
-        Workload::Sqs => sqs::sqs(&args, relay, &data).await,
+        Workload::Sqs => broker::run(&args, relay, &data, sqs::sqs(&args.moto_server).await?).await,
         Workload::Kafka => broker::run(&args, relay, &data, kafka::kafka()?).await,
     }
 }

@@ -12,9 +12,11 @@
 mod listening;
 #[path = "sqs/moto.rs"]
 mod moto;
+#[path = "common/moto.rs"]
+mod moto_server;
 #[path = "sqs/peer.rs"]
 mod peer;
-#[path = "s3/proxy.rs"]
+#[path = "common/proxy.rs"]
 mod proxy;
 
 // The shared suite on the standard queue: a wrong secret (retryable), a
@@ -32,7 +34,7 @@ use relay_core::time::Timestamp;
 use relay_core::transition::DeadLetterReason;
 use relay_destinations::sqs::{SqsDestination, wire};
 use relay_destinations::{Config, Input, Prepared, Shared};
-use relay_net::{Guard, HttpsClient, Limits, OutboundConfig};
+use relay_net::{Guard, HttpsClient, Limits};
 use serde_json::value::RawValue;
 
 use moto::{FIFO_QUEUE, Key, Moto, QUEUE};
@@ -41,13 +43,7 @@ const NOW: Timestamp = Timestamp::from_millis(1_800_000_000_000);
 
 /// The private server, or `None` after saying `SKIPPED`.
 async fn moto() -> Option<Moto> {
-    match moto::missing() {
-        Ok(python) => Some(Moto::start(python).await),
-        Err(why) => {
-            relay_store::testenv::skip("sqs", &why);
-            None
-        }
-    }
+    Some(Moto::start(moto_server::python_or_skip("sqs")?).await)
 }
 
 fn destination(m: &Moto, queue: &str, mode: ContentMode) -> SqsDestination {
@@ -63,14 +59,7 @@ fn destination(m: &Moto, queue: &str, mode: ContentMode) -> SqsDestination {
 }
 
 fn guard(m: &Moto) -> Guard {
-    Guard::from_config(&OutboundConfig {
-        allow_ports: vec![m.port],
-        allow_cidrs: vec!["127.0.0.1/32".into()],
-        block_cidrs: vec![],
-        extra_ca_certs: vec![m.ca_pem.clone()],
-        allow_plaintext_credentials_to_loopback: false,
-    })
-    .expect("a guard")
+    m.server.guard()
 }
 
 /// The endpoint's client with `key` as its credentials.
