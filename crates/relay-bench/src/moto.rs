@@ -101,6 +101,15 @@ impl Moto {
     }
 }
 
+/// The run's credentials as an AWS kind's configuration names them.
+pub(crate) fn credentials() -> relay_destinations::aws::Credentials {
+    relay_destinations::aws::Credentials {
+        access_key_id: key_id_ref(),
+        secret_access_key: secret_ref(),
+        session_token: None,
+    }
+}
+
 pub(crate) fn key_id_ref() -> SecretRef {
     SecretRef::Secret(KEY_ID_SECRET.into())
 }

@@ -12,16 +12,17 @@ use relay_destinations::{Client, Config};
 use relay_net::Limits;
 
 use super::broker::{Broker, Side};
+
+/// A queue's client (the kind's), which counts and makes it.
+pub(crate) type Queue = sqs::Client;
 use super::moto::{self, Moto};
 use super::*;
 
-pub(crate) fn destination(port: u16, queue: &str) -> SqsDestination {
+fn destination(port: u16, queue: &str) -> SqsDestination {
     SqsDestination {
         queue_url: format!("https://127.0.0.1:{port}/123456789012/{queue}"),
         region: "us-east-1".into(),
-        access_key_id: moto::key_id_ref(),
-        secret_access_key: moto::secret_ref(),
-        session_token: None,
+        credentials: moto::credentials(),
         content_mode: ContentMode::Structured,
         max_message_bytes: 256 * 1024,
     }
@@ -37,7 +38,7 @@ pub(crate) fn client(moto: &Moto, queue: &str) -> anyhow::Result<sqs::Client> {
 
 /// One JSON-protocol action of the run's own (`CreateQueue`,
 /// `GetQueueAttributes`), signed by the kind's client; its answer.
-pub(crate) async fn action(
+async fn action(
     client: &sqs::Client,
     action: &str,
     body: Value,

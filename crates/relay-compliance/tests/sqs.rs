@@ -50,9 +50,11 @@ fn destination(m: &Moto, queue: &str, mode: ContentMode) -> SqsDestination {
     SqsDestination {
         queue_url: format!("{}/123456789012/{queue}", m.url()),
         region: "us-east-1".into(),
-        access_key_id: SecretRef::Secret("sqs-key-id".into()),
-        secret_access_key: SecretRef::Secret("sqs-secret".into()),
-        session_token: None,
+        credentials: relay_destinations::aws::Credentials {
+            access_key_id: SecretRef::Secret("sqs-key-id".into()),
+            secret_access_key: SecretRef::Secret("sqs-secret".into()),
+            session_token: None,
+        },
         content_mode: mode,
         max_message_bytes: 256 * 1024,
     }
@@ -65,9 +67,9 @@ fn guard(m: &Moto) -> Guard {
 /// The endpoint's client with `key` as its credentials.
 fn client(m: &Moto, d: &SqsDestination, key: &Key) -> relay_destinations::Client {
     let mut secrets = Secrets::new();
-    secrets.insert(d.access_key_id.clone(), SecretValue::from(key.id.as_str()));
+    secrets.insert(d.credentials.access_key_id.clone(), SecretValue::from(key.id.as_str()));
     secrets.insert(
-        d.secret_access_key.clone(),
+        d.credentials.secret_access_key.clone(),
         SecretValue::from(key.secret.as_str()),
     );
     relay_destinations::build(
@@ -183,7 +185,7 @@ async fn binary_mode_stays_within_ten_attributes() {
     assert!(got[0].attributes.len() <= wire::MAX_ATTRIBUTES, "{got:?}");
     let data: serde_json::Value = serde_json::from_slice(&got[0].body).unwrap();
     assert_eq!(data["order_id"], "evt_b");
-    let undone = peer::received(&got[0]);
+    let undone = got[0].received();
     let attrs = undone.binary.expect("binary");
     let names: std::collections::BTreeSet<&str> = attrs.iter().map(|(n, _)| n.as_str()).collect();
     for name in msg.attributes.iter().map(|(n, _)| *n) {
@@ -360,14 +362,12 @@ async fn an_assumed_role_sends_and_is_assumed_again_before_expiry() {
     assert_eq!(id(&again), id(&first), "cached");
 
     // The role's credentials send (moto checks the role's policy).
-    let d = SqsDestination {
-        session_token: Some(SecretRef::Secret("sqs-token".into())),
-        ..destination(&m, QUEUE, ContentMode::Structured)
-    };
+    let mut d = destination(&m, QUEUE, ContentMode::Structured);
+    d.credentials.session_token = Some(SecretRef::Secret("sqs-token".into()));
     let mut secrets = Secrets::new();
-    secrets.insert(d.access_key_id.clone(), first.keys.access_key_id.clone());
+    secrets.insert(d.credentials.access_key_id.clone(), first.keys.access_key_id.clone());
     secrets.insert(
-        d.secret_access_key.clone(),
+        d.credentials.secret_access_key.clone(),
         first.keys.secret_access_key.clone(),
     );
     secrets.insert(
@@ -389,7 +389,7 @@ async fn an_assumed_role_sends_and_is_assumed_again_before_expiry() {
     // The role's policy, not the user's, is what moto checks: a queue
     // outside it is refused.
     let mut outside = destination(&m, "no-such-queue", ContentMode::Structured);
-    outside.session_token = Some(SecretRef::Secret("sqs-token".into()));
+    outside.credentials.session_token = Some(SecretRef::Secret("sqs-token".into()));
     let c = relay_destinations::build(
         &Config::Sqs(outside),
         &Shared {

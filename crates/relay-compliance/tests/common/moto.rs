@@ -25,6 +25,7 @@ use std::time::Duration;
 
 use relay_compliance::process::free_port;
 use relay_core::model::ErrorKind;
+use relay_compliance::Received;
 use relay_core::secret::SecretGrant;
 use relay_net::{Guard, OutboundConfig, StaticResolver};
 use relay_receiver::ca::TestCa;
@@ -223,6 +224,42 @@ impl Message {
             md5_of_attributes: m["md5_of_attributes"].as_str().map(str::to_string),
             attributes: map(&m["attributes"]),
             system: map(&m["system"]),
+        }
+    }
+
+    /// A received message as the harness sees it: the signature values from
+    /// their attributes; in binary mode the context attributes with the
+    /// binding's naming undone (`webhook-id` is `id`, `content-type` is
+    /// `datacontenttype`, `ce-<name>` is `<name>`, and `ce-attributes` holds
+    /// the rest).
+    pub fn received(&self) -> Received {
+        let a = &self.attributes;
+        let text = |k: &str| a.get(k).cloned().unwrap_or_default();
+        let binary = a.contains_key("ce-specversion").then(|| {
+            let mut out = vec![
+                ("id".to_string(), text("webhook-id")),
+                ("datacontenttype".to_string(), text("content-type")),
+            ];
+            for (k, v) in a {
+                if k == "ce-attributes" {
+                    let rest: serde_json::Map<String, serde_json::Value> =
+                        serde_json::from_str(v).expect("ce-attributes is a JSON object");
+                    out.extend(
+                        rest.into_iter()
+                            .map(|(k, v)| (k, v.as_str().unwrap_or_default().to_string())),
+                    );
+                } else if let Some(name) = k.strip_prefix("ce-") {
+                    out.push((name.to_string(), v.clone()));
+                }
+            }
+            out
+        });
+        Received {
+            body: self.body.clone(),
+            webhook_id: text("webhook-id"),
+            webhook_timestamp: text("webhook-timestamp"),
+            webhook_signature: text("webhook-signature"),
+            binary,
         }
     }
 }

@@ -25,42 +25,6 @@ pub struct SqsPeer {
     received: Mutex<Vec<Received>>,
 }
 
-/// A received message as the harness sees it: the signature values from
-/// their attributes; in binary mode the context attributes with the
-/// binding's naming undone (`webhook-id` is `id`, `content-type` is
-/// `datacontenttype`, `ce-<name>` is `<name>`, and `ce-attributes` holds
-/// the rest).
-pub fn received(m: &Message) -> Received {
-    let a = &m.attributes;
-    let text = |k: &str| a.get(k).cloned().unwrap_or_default();
-    let binary = a.contains_key("ce-specversion").then(|| {
-        let mut out = vec![
-            ("id".to_string(), text("webhook-id")),
-            ("datacontenttype".to_string(), text("content-type")),
-        ];
-        for (k, v) in a {
-            if k == "ce-attributes" {
-                let rest: serde_json::Map<String, serde_json::Value> =
-                    serde_json::from_str(v).expect("ce-attributes is a JSON object");
-                out.extend(
-                    rest.into_iter()
-                        .map(|(k, v)| (k, v.as_str().unwrap_or_default().to_string())),
-                );
-            } else if let Some(name) = k.strip_prefix("ce-") {
-                out.push((name.to_string(), v.clone()));
-            }
-        }
-        out
-    });
-    Received {
-        body: m.body.clone(),
-        webhook_id: text("webhook-id"),
-        webhook_timestamp: text("webhook-timestamp"),
-        webhook_signature: text("webhook-signature"),
-        binary,
-    }
-}
-
 impl Peer for SqsPeer {
     const KIND: &'static str = "sqs";
 
@@ -82,9 +46,11 @@ impl Peer for SqsPeer {
                 self.front.proxy.port
             ),
             region: "us-east-1".into(),
-            access_key_id: SecretRef::File(self.front.key_file()),
-            secret_access_key: SecretRef::File(self.front.secret_file()),
-            session_token: None,
+            credentials: relay_destinations::aws::Credentials {
+                access_key_id: SecretRef::File(self.front.key_file()),
+                secret_access_key: SecretRef::File(self.front.secret_file()),
+                session_token: None,
+            },
             content_mode: ContentMode::Structured,
             max_message_bytes: 256 * 1024,
         })
@@ -116,7 +82,7 @@ impl Peer for SqsPeer {
     }
 
     async fn received(&self) -> Vec<Received> {
-        let new: Vec<Received> = self.moto.drain(QUEUE).iter().map(received).collect();
+        let new: Vec<Received> = self.moto.drain(QUEUE).iter().map(Message::received).collect();
         let mut all = self.received.lock().unwrap();
         all.extend(new);
         all.clone()

@@ -1,17 +1,72 @@
-//! What the AWS kinds (`s3/`, `sqs/`) share: AWS Signature Version 4
-//! ([`sigv4`], pure, checked against AWS's published vectors), the static
-//! credentials an endpoint's client keeps ([`Keys`]), the signed
-//! headers of one request ([`signed_headers`]), and temporary credentials
+//! What the AWS kinds (`s3/`, `sqs/`, `sns/`) share: AWS Signature Version 4
+//! ([`sigv4`], pure, checked against AWS's published vectors), the
+//! credentials of a configuration ([`Credentials`], secret references) and
+//! the static credentials an endpoint's client keeps ([`Keys`]), the signed
+//! headers of one request ([`signed_headers`]) and one signed `POST`
+//! ([`post`]), a message's attributes and FIFO ids ([`message`], SQS's
+//! and SNS's rule), and temporary credentials
 //! from STS's `AssumeRole` with a per-tenant `ExternalId`, cached and
 //! refreshed before expiry ([`sts`]). HTTP itself goes through
 //! relay-net's guarded client; nothing here opens a socket.
 
+pub mod message;
 pub mod sigv4;
 pub mod sts;
+#[cfg(test)]
+pub(crate) mod testing;
 
 use relay_core::secret::{SecretRef, SecretValue, Secrets, Unresolved};
 use relay_core::time::Timestamp;
-use relay_net::{HeaderName, HeaderValue};
+use relay_net::{GuardError, HeaderName, HeaderValue, HttpsClient, Limits, Method, Response};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use utoipa::ToSchema;
+
+/// The credentials of an AWS kind's configuration (`sqs`, `sns`), one type
+/// for every such kind: its fields are the configuration's own
+/// (`#[serde(flatten)]`; the API's schema folds them into the kind's
+/// object, `schema.rs`), each a secret reference, never a value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Credentials {
+    /// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
+    /// access key id, never the value itself. See docs/destinations.md.
+    #[schema(value_type = String, pattern = "^(secret:|env:|file:/)")]
+    pub access_key_id: SecretRef,
+    /// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
+    /// secret access key, never the value itself. See docs/destinations.md.
+    #[schema(value_type = String, pattern = "^(secret:|env:|file:/)")]
+    pub secret_access_key: SecretRef,
+    /// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
+    /// session token (temporary credentials), sent as `x-amz-security-token`,
+    /// never the value itself.
+    #[serde(default)]
+    #[schema(value_type = Option<String>, pattern = "^(secret:|env:|file:/)")]
+    pub session_token: Option<SecretRef>,
+}
+
+impl Credentials {
+    /// Every secret reference, with the JSON pointer of its field.
+    pub fn secret_refs(&self) -> Vec<(&'static str, &SecretRef)> {
+        let mut refs = vec![
+            ("/destination/access_key_id", &self.access_key_id),
+            ("/destination/secret_access_key", &self.secret_access_key),
+        ];
+        if let Some(t) = &self.session_token {
+            refs.push(("/destination/session_token", t));
+        }
+        refs
+    }
+
+    /// The values, resolved ([`Keys::resolve`]).
+    pub fn resolve(&self, secrets: &Secrets) -> Result<Keys, Unresolved> {
+        Keys::resolve(
+            secrets,
+            &self.access_key_id,
+            &self.secret_access_key,
+            self.session_token.as_ref(),
+        )
+    }
+}
 
 /// An endpoint's resolved static credentials. No `Debug`: the values are
 /// [`SecretValue`]s, which never show anyway.
@@ -143,6 +198,79 @@ pub fn signed_headers(
     auth.set_sensitive(true);
     out.push((HeaderName::from_static("authorization"), auth));
     Ok(out)
+}
+
+/// The labels of an AWS host before its `amazonaws.com` (or
+/// `amazonaws.com.cn`) suffix, lower-case; `None` for a host that is not
+/// AWS's (a compatible service: no region to compare).
+pub fn host_labels(host: &str) -> Option<Vec<String>> {
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    let base = host
+        .strip_suffix(".amazonaws.com")
+        .or_else(|| host.strip_suffix(".amazonaws.com.cn"))?;
+    Some(base.split('.').map(str::to_string).collect())
+}
+
+/// The region of `service`'s host `labels` ([`host_labels`]):
+/// `<service>.<region>` or a VPC endpoint's `….<service>.<region>.vpce`.
+pub fn service_region<'a>(labels: &'a [String], service: &str) -> Option<&'a str> {
+    let labels: Vec<&'a str> = labels.iter().map(String::as_str).collect();
+    match labels.as_slice() {
+        [.., s, region] | [.., s, region, "vpce"] if *s == service => Some(*region),
+        _ => None,
+    }
+}
+
+/// Why a signed request got no answer.
+#[derive(Debug)]
+pub enum PostError {
+    /// The guard or the connection failed (the URL refused included).
+    Guard(GuardError),
+    /// No request can be signed: the header named (never a value).
+    Unsigned(String),
+}
+
+/// One signed `POST` of `body` to `url`, a service's root (`https://host[:port]/`,
+/// checked by the guard), with
+/// `headers` beside the signature's own, signed at `now` for `region` and
+/// `service` with `keys`, through the guarded client (redirects are never
+/// followed). The SQS kind's JSON actions and the SNS kind's query actions.
+#[allow(clippy::too_many_arguments)]
+pub async fn post(
+    https: &HttpsClient,
+    url: &str,
+    headers: &[(&str, &str)],
+    body: Vec<u8>,
+    keys: &Keys,
+    now: Timestamp,
+    region: &str,
+    service: &str,
+    limits: Limits,
+) -> Result<Response, PostError> {
+    let checked = https
+        .guard()
+        .parse_url(url)
+        .map_err(|e| PostError::Guard(GuardError::Rejected(e)))?;
+    let host = checked.host_header();
+    let payload = hex::encode(Sha256::digest(&body));
+    let signed = signed_headers(
+        &Unsigned {
+            method: "POST",
+            path: "/",
+            host: &host,
+            headers,
+            payload_sha256: &payload,
+        },
+        keys,
+        now,
+        region,
+        service,
+    )
+    .map_err(PostError::Unsigned)?;
+    https
+        .send(Method::POST, &checked, signed, body.into(), limits)
+        .await
+        .map_err(PostError::Guard)
 }
 
 /// The machine's clock (a signature's time, which the service compares

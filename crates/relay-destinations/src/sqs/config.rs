@@ -2,7 +2,7 @@
 //! guard's check of the URL is in `mod.rs`): the queue URL's shape, the
 //! region against an AWS host, the size bound.
 
-use crate::Invalid;
+use crate::{Invalid, aws};
 use crate::s3::config::valid_region;
 use crate::sqs::{SQS_MAX_MESSAGE_BYTES, SqsDestination};
 
@@ -58,20 +58,13 @@ pub fn queue_url(url: &str) -> Option<QueueUrl<'_>> {
 /// `queue.amazonaws.com` is `us-east-1`. `None` for a host that is not
 /// AWS's (an SQS-compatible service: no region to compare).
 pub fn aws_region(host: &str) -> Option<String> {
-    let host = host.trim_end_matches('.').to_ascii_lowercase();
-    let lower = &host;
-    let base = if lower.ends_with(".amazonaws.com") {
-        host.len() - ".amazonaws.com".len()
-    } else if lower.ends_with(".amazonaws.com.cn") {
-        host.len() - ".amazonaws.com.cn".len()
-    } else {
-        return None;
-    };
-    let labels: Vec<&str> = host[..base].split('.').collect();
+    let labels = aws::host_labels(host)?;
     Some(match labels.as_slice() {
-        ["queue"] => "us-east-1".to_string(),
-        [.., "sqs", region] | [region, "queue"] | [.., "sqs", region, "vpce"] => region.to_string(),
-        _ => String::new(),
+        [q] if q == "queue" => "us-east-1".to_string(),
+        [region, q] if q == "queue" => region.clone(),
+        _ => aws::service_region(&labels, "sqs")
+            .unwrap_or_default()
+            .to_string(),
     })
 }
 
@@ -148,9 +141,11 @@ mod tests {
         SqsDestination {
             queue_url: url.into(),
             region: region.into(),
-            access_key_id: SecretRef::Secret("k".into()),
-            secret_access_key: SecretRef::Secret("s".into()),
-            session_token: None,
+            credentials: crate::aws::Credentials {
+                access_key_id: SecretRef::Secret("k".into()),
+                secret_access_key: SecretRef::Secret("s".into()),
+                session_token: None,
+            },
             content_mode: Default::default(),
             max_message_bytes: 256 * 1024,
         }

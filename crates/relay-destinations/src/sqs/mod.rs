@@ -37,8 +37,7 @@ use relay_core::model::ContentMode;
 use relay_core::outcome::Verdict;
 use relay_core::secret::{SecretRef, Secrets, Unresolved};
 use relay_core::time::Timestamp;
-use relay_net::{ErrorKind, Guard, GuardError, HttpsClient, Limits, Method, Response};
-use sha2::{Digest, Sha256};
+use relay_net::{ErrorKind, Guard, GuardError, HttpsClient, Limits, Response};
 use utoipa::PartialSchema as _;
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::Schema;
@@ -146,36 +145,25 @@ impl Client {
                 "the queue URL makes no service URL".into(),
             ));
         };
-        let checked = self
-            .inner
-            .https
-            .guard()
-            .parse_url(&url)
-            .map_err(|e| Failure::Guard(GuardError::Rejected(e)))?;
-        let host = checked.host_header();
-        let payload = hex::encode(Sha256::digest(&body));
-        let headers = aws::signed_headers(
-            &aws::Unsigned {
-                method: "POST",
-                path: "/",
-                host: &host,
-                headers: &[
-                    ("content-type", wire::CONTENT_TYPE),
-                    ("x-amz-target", target),
-                ],
-                payload_sha256: &payload,
-            },
+        aws::post(
+            &self.inner.https,
+            &url,
+            &[
+                ("content-type", wire::CONTENT_TYPE),
+                ("x-amz-target", target),
+            ],
+            body,
             &self.inner.keys,
             now,
             &c.region,
             SERVICE,
+            limits,
         )
-        .map_err(Failure::Unaddressable)?;
-        self.inner
-            .https
-            .send(Method::POST, &checked, headers, body.into(), limits)
-            .await
-            .map_err(Failure::Guard)
+        .await
+        .map_err(|e| match e {
+            aws::PostError::Guard(e) => Failure::Guard(e),
+            aws::PostError::Unsigned(reason) => Failure::Unaddressable(reason),
+        })
     }
 }
 
@@ -251,12 +239,7 @@ impl Kind for Sqs {
         shared: &Shared,
         secrets: &Secrets,
     ) -> Result<Client, Unresolved> {
-        let keys = aws::Keys::resolve(
-            secrets,
-            &config.access_key_id,
-            &config.secret_access_key,
-            config.session_token.as_ref(),
-        )?;
+        let keys = config.credentials.resolve(secrets)?;
         Ok(Client {
             inner: Arc::new(Inner {
                 https: shared.https.clone(),
