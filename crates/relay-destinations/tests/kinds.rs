@@ -94,6 +94,15 @@ fn every_kind() -> Vec<(Config, Vec<&'static str>, &'static str)> {
             vec!["sqs.eu-west-1.amazonaws.com:443"],
             "https://sqs.eu-west-1.amazonaws.com/123456789012/orders.fifo",
         ),
+        (
+            destination(json!({
+                "kind": "sns",
+                "topic_arn": "arn:aws:sns:eu-west-1:123456789012:orders.fifo",
+                "access_key_id": "secret:sns-id", "secret_access_key": "secret:sns-key",
+            })),
+            vec!["sns.eu-west-1.amazonaws.com:443"],
+            "arn:aws:sns:eu-west-1:123456789012:orders.fifo",
+        ),
     ]
 }
 
@@ -114,10 +123,10 @@ fn every_kind_names_its_credential_hosts_and_describes_itself() {
             d.kind()
         );
     }
-    assert_eq!(kinds.len(), 8, "one destination of every kind: {kinds:?}");
+    assert_eq!(kinds.len(), 9, "one destination of every kind: {kinds:?}");
     // Each kind's name is the `kind` tag of its configuration.
     use relay_destinations::{
-        Kind, https, kafka, mqtt, nats_jetstream, rabbitmq, redis_stream, s3, sqs,
+        Kind, https, kafka, mqtt, nats_jetstream, rabbitmq, redis_stream, s3, sns, sqs,
     };
     let names = std::collections::BTreeSet::from([
         https::Https::NAME,
@@ -128,6 +137,7 @@ fn every_kind_names_its_credential_hosts_and_describes_itself() {
         s3::S3::NAME,
         kafka::Kafka::NAME,
         sqs::Sqs::NAME,
+        sns::Sns::NAME,
     ]);
     assert_eq!(names, kinds);
 }
