@@ -71,22 +71,31 @@ pub(crate) trait Broker {
     ) -> Option<anyhow::Result<(f64, u64)>> {
         None
     }
-    /// CAs both sides' guards trust besides the system's (a private
-    /// server's own). Default none.
-    fn trusted_cas(&self) -> Vec<std::path::PathBuf> {
-        Vec::new()
+    /// The private moto server the kind runs against (`sqs`, `sns`): both
+    /// sides' guards trust its CA, its credentials are tenant secrets
+    /// (put through Relay's API before its endpoint is registered, and
+    /// resolved for the raw side's client), and Relay's target is counted
+    /// every 20 ms rather than 5 (counting slows the Python server).
+    fn moto(&self) -> Option<&crate::moto::Moto> {
+        None
     }
-    /// The tenant secrets the destinations name (`secret:NAME`, value):
-    /// put through Relay's API before its endpoint is registered, and
-    /// resolved for the raw side's client. Default none.
-    fn secrets(&self) -> Vec<(&'static str, String)> {
-        Vec::new()
-    }
-    /// How often Relay's target is counted while it fills (default 5 ms;
-    /// a server that counting slows is counted less often).
-    fn poll_every(&self) -> Duration {
-        Duration::from_millis(5)
-    }
+}
+
+/// The CAs both sides' guards trust besides the system's: a moto
+/// server's.
+fn trusted_cas<B: Broker>(broker: &B) -> Vec<std::path::PathBuf> {
+    broker
+        .moto()
+        .map(|m| vec![m.ca_pem.clone()])
+        .unwrap_or_default()
+}
+
+/// The tenant secrets the destinations name: a moto server's credentials.
+fn tenant_secrets<B: Broker>(broker: &B) -> Vec<(&'static str, String)> {
+    broker
+        .moto()
+        .map(|_| crate::moto::tenant_secrets())
+        .unwrap_or_default()
 }
 
 /// The messages the raw side publishes: prepared as Relay prepares them
@@ -154,7 +163,7 @@ async fn raw_run<B: Broker>(
             allow_ports: vec![broker.port()],
             allow_cidrs: vec!["127.0.0.1/32".into()],
             block_cidrs: vec![],
-            extra_ca_certs: broker.trusted_cas(),
+            extra_ca_certs: trusted_cas(broker),
             allow_plaintext_credentials_to_loopback: false,
         },
         Arc::new(StaticResolver::new()),
@@ -163,13 +172,10 @@ async fn raw_run<B: Broker>(
         https: HttpsClient::new(guard),
         clock: Arc::new(WallClock),
     };
-    let mut secrets = relay_core::secret::Secrets::new();
-    for (name, value) in broker.secrets() {
-        secrets.insert(
-            relay_core::secret::SecretRef::Secret(name.into()),
-            value.as_str().into(),
-        );
-    }
+    let secrets = match broker.moto() {
+        Some(_) => crate::moto::secrets(),
+        None => relay_core::secret::Secrets::new(),
+    };
     let client = relay_destinations::build(&broker.destination(Side::Raw), &shared, &secrets)
         .map_err(|e| anyhow::anyhow!("unresolved: {}", e.0))?;
     let messages = Arc::new(messages);
@@ -259,12 +265,12 @@ async fn measure<B: Broker>(
     let relay_destination = broker.destination(Side::Relay);
     let kind = relay_destination.kind();
 
-    let env = Env::start_trusting(args, relay, &[broker.port()], &broker.trusted_cas()).await?;
+    let env = Env::start_trusting(args, relay, &[broker.port()], &trusted_cas(broker)).await?;
     let mut api = http::Api {
         conn: Conn::plain(env.api_addr).await?,
         token: env.api_key.clone(),
     };
-    for (name, value) in broker.secrets() {
+    for (name, value) in tenant_secrets(broker) {
         api.call(
             Method::PUT,
             &format!("/v1/secrets/{name}"),
@@ -289,7 +295,8 @@ async fn measure<B: Broker>(
     while stored < events && Instant::now() < deadline {
         stored = broker.stored(Side::Relay).await?;
         if stored < events {
-            tokio::time::sleep(broker.poll_every()).await;
+            let every = if broker.moto().is_some() { 20 } else { 5 };
+            tokio::time::sleep(Duration::from_millis(every)).await;
         }
     }
     let relay_s = published.started.elapsed().as_secs_f64();

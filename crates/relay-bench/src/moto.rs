@@ -120,14 +120,20 @@ pub(crate) fn secret_ref() -> SecretRef {
 
 /// The tenant secrets of the run, by name (put through Relay's API).
 pub(crate) fn tenant_secrets() -> Vec<(&'static str, String)> {
-    vec![(KEY_ID_SECRET, KEY_ID.into()), (SECRET_SECRET, SECRET.into())]
+    vec![
+        (KEY_ID_SECRET, KEY_ID.into()),
+        (SECRET_SECRET, SECRET.into()),
+    ]
 }
 
 /// The same, resolved (the raw side's client).
 pub(crate) fn secrets() -> Secrets {
     let mut s = Secrets::new();
     for (name, value) in tenant_secrets() {
-        s.insert(SecretRef::Secret(name.into()), SecretValue::from(value.as_str()));
+        s.insert(
+            SecretRef::Secret(name.into()),
+            SecretValue::from(value.as_str()),
+        );
     }
     s
 }

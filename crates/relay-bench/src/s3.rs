@@ -59,7 +59,11 @@ async fn create_bucket(client: &s3::Client) -> anyhow::Result<()> {
             .map_err(|e| anyhow::anyhow!("{e:?}"))
     })
     .await?;
-    anyhow::ensure!(r.status.is_success(), "moto refused the bucket: {}", r.status);
+    anyhow::ensure!(
+        r.status.is_success(),
+        "moto refused the bucket: {}",
+        r.status
+    );
     Ok(())
 }
 

@@ -16,7 +16,6 @@ use relay_net::Limits;
 use super::broker::{Broker, Side};
 use super::moto::{self, Moto};
 use super::sqs as sqs_bench;
-use super::*;
 
 /// moto's account.
 const ACCOUNT: &str = "123456789012";
@@ -72,10 +71,8 @@ async fn make_side(moto: &Moto, side: Side) -> anyhow::Result<(sns::Client, sqs_
     };
     let queue = sqs_bench::client(moto, name(side))?;
     let queue_arn = sqs_bench::create_queue(&queue).await?;
-    moto::when_up("make the topic", || {
-        action(&topic, &[("Action", "CreateTopic"), ("Name", name(side))])
-    })
-    .await?;
+    let create = [("Action", "CreateTopic"), ("Name", name(side))];
+    moto::when_up("make the topic", || action(&topic, &create)).await?;
     action(
         &topic,
         &[
@@ -90,7 +87,6 @@ async fn make_side(moto: &Moto, side: Side) -> anyhow::Result<(sns::Client, sqs_
     .await?;
     Ok((topic, queue))
 }
-
 
 pub(crate) struct Sns {
     moto: Moto,
@@ -134,15 +130,7 @@ impl Broker for Sns {
     /// The server ends with the run.
     async fn clean_up(&mut self) {}
 
-    fn trusted_cas(&self) -> Vec<std::path::PathBuf> {
-        vec![self.moto.ca_pem.clone()]
-    }
-
-    fn secrets(&self) -> Vec<(&'static str, String)> {
-        moto::tenant_secrets()
-    }
-
-    fn poll_every(&self) -> Duration {
-        Duration::from_millis(20)
+    fn moto(&self) -> Option<&Moto> {
+        Some(&self.moto)
     }
 }

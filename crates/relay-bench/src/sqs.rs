@@ -38,11 +38,7 @@ pub(crate) fn client(moto: &Moto, queue: &str) -> anyhow::Result<sqs::Client> {
 
 /// One JSON-protocol action of the run's own (`CreateQueue`,
 /// `GetQueueAttributes`), signed by the kind's client; its answer.
-async fn action(
-    client: &sqs::Client,
-    action: &str,
-    body: Value,
-) -> anyhow::Result<Value> {
+async fn action(client: &sqs::Client, action: &str, body: Value) -> anyhow::Result<Value> {
     let r = client
         .post(
             &format!("AmazonSQS.{action}"),
@@ -145,15 +141,7 @@ impl Broker for Sqs {
     /// The server ends with the run.
     async fn clean_up(&mut self) {}
 
-    fn trusted_cas(&self) -> Vec<std::path::PathBuf> {
-        vec![self.moto.ca_pem.clone()]
-    }
-
-    fn secrets(&self) -> Vec<(&'static str, String)> {
-        moto::tenant_secrets()
-    }
-
-    fn poll_every(&self) -> Duration {
-        Duration::from_millis(20)
+    fn moto(&self) -> Option<&Moto> {
+        Some(&self.moto)
     }
 }

@@ -26,23 +26,16 @@ mod proxy;
 // relay; binary mode's attributes undone by the peer.
 relay_compliance::compliance_suite!(peer::SnsPeer; binary);
 
-use std::time::Duration;
-
-use relay_core::model::{ContentMode, Environment, Event, SignatureScheme};
+use relay_core::model::ContentMode;
 use relay_core::outcome::{FailureCode, Refusal, Verdict};
 use relay_core::secret::{SecretRef, SecretValue, Secrets};
-use relay_core::signature::SigningKey;
-use relay_core::time::Timestamp;
-use relay_core::transition::DeadLetterReason;
 use relay_destinations::aws::Credentials;
 use relay_destinations::sns::{SnsDestination, wire};
-use relay_destinations::{Config, Input, Prepared, Shared};
-use relay_net::{HttpsClient, Limits};
-use serde_json::value::RawValue;
+use relay_destinations::{Config, Shared};
+use relay_net::HttpsClient;
 
 use moto::{FIFO_TOPIC, Key, Moto, TOPIC};
-
-const NOW: Timestamp = Timestamp::from_millis(1_800_000_000_000);
+use moto_server::{message, rejected, send};
 
 /// The private server, or `None` after saying `SKIPPED`.
 async fn moto() -> Option<Moto> {
@@ -83,57 +76,6 @@ fn client(m: &Moto, d: &SnsDestination, key: &Key) -> relay_destinations::Client
         &secrets,
     )
     .expect("every reference resolved")
-}
-
-/// Event `id` with `ordering_key`, prepared in `mode`.
-fn message(id: &str, ordering_key: Option<&str>, mode: ContentMode) -> Prepared {
-    let event = Event {
-        id: id.into(),
-        event_type: "order.shipped".into(),
-        type_version: 1,
-        environment: Environment::Live,
-        subject: None,
-        data: RawValue::from_string(format!(r#"{{"order_id":"{id}","note":"é\n☃ & +"}}"#))
-            .unwrap(),
-        consumer_id: None,
-        ordering_key: ordering_key.map(str::to_string),
-        seq: None,
-        traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".into(),
-        expires_at: None,
-        time: NOW,
-        created_at: NOW,
-    };
-    relay_destinations::prepare(&Input {
-        event: &event,
-        source: "https://acme.example/merchants/42",
-        keys: &[SigningKey::generate(SignatureScheme::V1, [5; 32])],
-        attempt_number: 1,
-        max_payload_bytes: 1 << 20,
-        content_mode: mode,
-        now: NOW,
-        shaped: None,
-    })
-    .expect("prepared")
-}
-
-async fn send(
-    c: &relay_destinations::Client,
-    m: &Prepared,
-) -> (Verdict, relay_destinations::Record) {
-    let limits = Limits {
-        connect_timeout: Duration::from_secs(5),
-        total_timeout: Duration::from_secs(10),
-        ..Limits::default()
-    };
-    let d = c.deliver(m, limits).await;
-    (d.classify(NOW), d.record())
-}
-
-fn rejected(r: Refusal) -> Verdict {
-    Verdict::Rejected {
-        reason: DeadLetterReason::RejectedByDestination,
-        code: FailureCode::Refused(r),
-    }
 }
 
 /// A structured message as boto3 receives it from the subscribed queue:

@@ -24,22 +24,15 @@ mod proxy;
 // loopback relay; binary mode's attributes undone by the peer.
 relay_compliance::compliance_suite!(peer::SqsPeer; binary);
 
-use std::time::Duration;
-
-use relay_core::model::{ContentMode, Environment, Event, SignatureScheme};
+use relay_core::model::ContentMode;
 use relay_core::outcome::{FailureCode, Refusal, Verdict};
 use relay_core::secret::{SecretRef, SecretValue, Secrets};
-use relay_core::signature::SigningKey;
-use relay_core::time::Timestamp;
-use relay_core::transition::DeadLetterReason;
 use relay_destinations::sqs::{SqsDestination, wire};
-use relay_destinations::{Config, Input, Prepared, Shared};
+use relay_destinations::{Config, Shared};
 use relay_net::{Guard, HttpsClient, Limits};
-use serde_json::value::RawValue;
 
 use moto::{FIFO_QUEUE, Key, Moto, QUEUE};
-
-const NOW: Timestamp = Timestamp::from_millis(1_800_000_000_000);
+use moto_server::{message, rejected, send};
 
 /// The private server, or `None` after saying `SKIPPED`.
 async fn moto() -> Option<Moto> {
@@ -67,7 +60,10 @@ fn guard(m: &Moto) -> Guard {
 /// The endpoint's client with `key` as its credentials.
 fn client(m: &Moto, d: &SqsDestination, key: &Key) -> relay_destinations::Client {
     let mut secrets = Secrets::new();
-    secrets.insert(d.credentials.access_key_id.clone(), SecretValue::from(key.id.as_str()));
+    secrets.insert(
+        d.credentials.access_key_id.clone(),
+        SecretValue::from(key.id.as_str()),
+    );
     secrets.insert(
         d.credentials.secret_access_key.clone(),
         SecretValue::from(key.secret.as_str()),
@@ -81,56 +77,6 @@ fn client(m: &Moto, d: &SqsDestination, key: &Key) -> relay_destinations::Client
         &secrets,
     )
     .expect("every reference resolved")
-}
-
-/// Event `id` with `ordering_key`, prepared in `mode`.
-fn message(id: &str, ordering_key: Option<&str>, mode: ContentMode) -> Prepared {
-    let event = Event {
-        id: id.into(),
-        event_type: "order.shipped".into(),
-        type_version: 1,
-        environment: Environment::Live,
-        subject: None,
-        data: RawValue::from_string(format!(r#"{{"order_id":"{id}","note":"é\n☃"}}"#)).unwrap(),
-        consumer_id: None,
-        ordering_key: ordering_key.map(str::to_string),
-        seq: None,
-        traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".into(),
-        expires_at: None,
-        time: NOW,
-        created_at: NOW,
-    };
-    relay_destinations::prepare(&Input {
-        event: &event,
-        source: "https://acme.example/merchants/42",
-        keys: &[SigningKey::generate(SignatureScheme::V1, [5; 32])],
-        attempt_number: 1,
-        max_payload_bytes: 1 << 20,
-        content_mode: mode,
-        now: NOW,
-        shaped: None,
-    })
-    .expect("prepared")
-}
-
-async fn send(
-    c: &relay_destinations::Client,
-    m: &Prepared,
-) -> (Verdict, relay_destinations::Record) {
-    let limits = Limits {
-        connect_timeout: Duration::from_secs(5),
-        total_timeout: Duration::from_secs(10),
-        ..Limits::default()
-    };
-    let d = c.deliver(m, limits).await;
-    (d.classify(NOW), d.record())
-}
-
-fn rejected(r: Refusal) -> Verdict {
-    Verdict::Rejected {
-        reason: DeadLetterReason::RejectedByDestination,
-        code: FailureCode::Refused(r),
-    }
 }
 
 /// A structured message as boto3 receives it: the body byte for byte, the
@@ -365,7 +311,10 @@ async fn an_assumed_role_sends_and_is_assumed_again_before_expiry() {
     let mut d = destination(&m, QUEUE, ContentMode::Structured);
     d.credentials.session_token = Some(SecretRef::Secret("sqs-token".into()));
     let mut secrets = Secrets::new();
-    secrets.insert(d.credentials.access_key_id.clone(), first.keys.access_key_id.clone());
+    secrets.insert(
+        d.credentials.access_key_id.clone(),
+        first.keys.access_key_id.clone(),
+    );
     secrets.insert(
         d.credentials.secret_access_key.clone(),
         first.keys.secret_access_key.clone(),

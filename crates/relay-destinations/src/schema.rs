@@ -145,7 +145,9 @@ fn folded(map: &Map<String, Value>) -> Option<Value> {
         && only_annotations(map, "allOf")
         && items.iter().all(|i| {
             i.as_object().is_some_and(|o| {
-                inline(o) && o.get("type").is_some_and(|t| t == "object") && o.contains_key("properties")
+                inline(o)
+                    && o.get("type").is_some_and(|t| t == "object")
+                    && o.contains_key("properties")
             })
         })
     {

@@ -453,7 +453,10 @@ fn the_object_storage_bounds_are_the_checks_bounds() {
 #[test]
 fn the_queue_size_bounds_are_the_checks_bounds() {
     let members = members();
-    for (kind, (lo, hi)) in [("sqs", SQS_MAX_MESSAGE_BYTES), ("sns", SNS_MAX_MESSAGE_BYTES)] {
+    for (kind, (lo, hi)) in [
+        ("sqs", SQS_MAX_MESSAGE_BYTES),
+        ("sns", SNS_MAX_MESSAGE_BYTES),
+    ] {
         let member = members.iter().find(|m| m["title"] == kind).unwrap();
         let field = &member["properties"]["max_message_bytes"];
         assert_eq!(field["minimum"].as_f64(), Some(f64::from(lo)), "{kind}");

@@ -14,6 +14,8 @@
 //! [`Front`] is what a kind's compliance peer puts before the server: the
 //! loopback relay (`common/proxy.rs`: hang, down) and the directory of its
 //! `file:` credential references, which the operator's grant allows.
+//! [`message`], [`send`] and [`rejected`] are the SQS and SNS cases'
+//! own: a prepared event, one attempt as the engine makes it, a refusal.
 
 // Each test binary uses the parts its kind needs.
 #![allow(dead_code)]
@@ -24,14 +26,22 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use relay_compliance::process::free_port;
+use relay_compliance::{ContentMode, Mode, Received};
 use relay_core::model::ErrorKind;
-use relay_compliance::Received;
+use relay_core::model::{Environment, Event, SignatureScheme};
+use relay_core::outcome::{FailureCode, Refusal, Verdict};
 use relay_core::secret::SecretGrant;
+use relay_core::signature::SigningKey;
+use relay_core::time::Timestamp;
+use relay_core::transition::DeadLetterReason;
+use relay_destinations::{Input, Prepared};
+use relay_net::Limits;
 use relay_net::{Guard, OutboundConfig, StaticResolver};
 use relay_receiver::ca::TestCa;
+use serde_json::value::RawValue;
 
 use crate::listening::listening;
-use crate::proxy::Proxy;
+use crate::proxy::{Proxy, Relaying};
 
 /// An access key: its id and secret.
 #[derive(Debug, Clone)]
@@ -303,10 +313,30 @@ impl Front {
 
     /// The relay's port allowed, the server's CA trusted.
     pub fn outbound(&self, ca_pem: &Path) -> (OutboundConfig, StaticResolver) {
-        (
-            outbound(self.proxy.port, ca_pem),
-            StaticResolver::default(),
-        )
+        (outbound(self.proxy.port, ca_pem), StaticResolver::default())
+    }
+
+    /// A mode of the suite by credentials (the SQS and SNS peers):
+    /// `Accept` writes `allowed`'s keys and relays through; `FailRetryable`
+    /// its key id with a wrong secret (the service's signature check
+    /// refuses it, `403 SignatureDoesNotMatch`: retried, `auth_refused`,
+    /// once the endpoint's client reads the files again);
+    /// `FailPermanent` the keys of `denied`, whom no policy allows (`403
+    /// AccessDenied`: permanent); `Hang` and `Down` are the relay's.
+    pub async fn set_mode(&self, mode: Mode, allowed: &Key, denied: &Key) {
+        match mode {
+            Mode::Accept => {
+                self.write_key(allowed);
+                self.proxy.set(Relaying::Through).await;
+            }
+            Mode::FailRetryable => self.write_key(&Key {
+                id: allowed.id.clone(),
+                secret: "not-the-secret-0123456789".into(),
+            }),
+            Mode::FailPermanent => self.write_key(denied),
+            Mode::Hang => self.proxy.set(Relaying::Hang).await,
+            Mode::Down => self.proxy.set(Relaying::Down).await,
+        }
     }
 
     /// The credential files' directory, granted.
@@ -321,3 +351,61 @@ impl Front {
 /// A stopped service refuses new connections (`connect`); a pooled
 /// connection it closed may be found closed only when used (`http`).
 pub const DOWN_ERROR_KINDS: &[ErrorKind] = &[ErrorKind::Connect, ErrorKind::Http];
+
+/// The time the AWS message kinds' own cases prepare and classify at.
+pub const NOW: Timestamp = Timestamp::from_millis(1_800_000_000_000);
+
+/// Event `id` with `ordering_key`, prepared in `mode` (its data has
+/// characters JSON, forms and XML escape).
+pub fn message(id: &str, ordering_key: Option<&str>, mode: ContentMode) -> Prepared {
+    let event = Event {
+        id: id.into(),
+        event_type: "order.shipped".into(),
+        type_version: 1,
+        environment: Environment::Live,
+        subject: None,
+        data: RawValue::from_string(format!(r#"{{"order_id":"{id}","note":"é\n☃ & +<>"}}"#))
+            .unwrap(),
+        consumer_id: None,
+        ordering_key: ordering_key.map(str::to_string),
+        seq: None,
+        traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".into(),
+        expires_at: None,
+        time: NOW,
+        created_at: NOW,
+    };
+    relay_destinations::prepare(&Input {
+        event: &event,
+        source: "https://acme.example/merchants/42",
+        keys: &[SigningKey::generate(SignatureScheme::V1, [5; 32])],
+        attempt_number: 1,
+        max_payload_bytes: 1 << 20,
+        content_mode: mode,
+        now: NOW,
+        shaped: None,
+    })
+    .expect("prepared")
+}
+
+/// One attempt of `m` by the kind's client, as the engine makes it: its
+/// verdict at [`NOW`] and its record.
+pub async fn send(
+    c: &relay_destinations::Client,
+    m: &Prepared,
+) -> (Verdict, relay_destinations::Record) {
+    let limits = Limits {
+        connect_timeout: Duration::from_secs(5),
+        total_timeout: Duration::from_secs(10),
+        ..Limits::default()
+    };
+    let d = c.deliver(m, limits).await;
+    (d.classify(NOW), d.record())
+}
+
+/// Dead-lettered by the destination with `r`.
+pub fn rejected(r: Refusal) -> Verdict {
+    Verdict::Rejected {
+        reason: DeadLetterReason::RejectedByDestination,
+        code: FailureCode::Refused(r),
+    }
+}

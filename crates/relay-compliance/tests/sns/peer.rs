@@ -18,9 +18,8 @@ use relay_destinations::aws::Credentials;
 use relay_destinations::sns::SnsDestination;
 use relay_net::{OutboundConfig, StaticResolver};
 
-use super::moto::{Key, Message, Moto, TOPIC};
+use super::moto::{Message, Moto, TOPIC};
 use super::moto_server::{self, Front};
-use super::proxy::Relaying;
 
 pub struct SnsPeer {
     pub moto: Moto,
@@ -61,24 +60,8 @@ impl Peer for SnsPeer {
     }
 
     async fn set_mode(&self, mode: Mode) {
-        match mode {
-            Mode::Accept => {
-                self.front.write_key(&self.moto.relay);
-                self.front.proxy.set(Relaying::Through).await;
-            }
-            // The service's own signature check refuses it (403
-            // SignatureDoesNotMatch: retried, `auth_refused`) once the
-            // endpoint's client reads the files again.
-            Mode::FailRetryable => self.front.write_key(&Key {
-                id: self.moto.relay.id.clone(),
-                secret: "not-the-secret-0123456789".into(),
-            }),
-            // A user no policy allows sns:Publish (403 AccessDenied:
-            // permanent).
-            Mode::FailPermanent => self.front.write_key(&self.moto.denied),
-            Mode::Hang => self.front.proxy.set(Relaying::Hang).await,
-            Mode::Down => self.front.proxy.set(Relaying::Down).await,
-        }
+        let m = &self.moto;
+        self.front.set_mode(mode, &m.relay, &m.denied).await;
     }
 
     async fn received(&self) -> Vec<Received> {

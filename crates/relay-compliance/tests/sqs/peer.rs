@@ -15,9 +15,8 @@ use relay_destinations::Config;
 use relay_destinations::sqs::SqsDestination;
 use relay_net::{OutboundConfig, StaticResolver};
 
-use super::moto::{Key, Message, Moto, QUEUE};
+use super::moto::{Message, Moto, QUEUE};
 use super::moto_server::{self, Front};
-use super::proxy::Relaying;
 
 pub struct SqsPeer {
     pub moto: Moto,
@@ -61,28 +60,17 @@ impl Peer for SqsPeer {
     }
 
     async fn set_mode(&self, mode: Mode) {
-        match mode {
-            Mode::Accept => {
-                self.front.write_key(&self.moto.relay);
-                self.front.proxy.set(Relaying::Through).await;
-            }
-            // The service's own signature check refuses it (403
-            // SignatureDoesNotMatch: retried, `auth_refused`) once the
-            // endpoint's client reads the files again.
-            Mode::FailRetryable => self.front.write_key(&Key {
-                id: self.moto.relay.id.clone(),
-                secret: "not-the-secret-0123456789".into(),
-            }),
-            // A user the queue's policy does not allow (403 AccessDenied:
-            // permanent).
-            Mode::FailPermanent => self.front.write_key(&self.moto.denied),
-            Mode::Hang => self.front.proxy.set(Relaying::Hang).await,
-            Mode::Down => self.front.proxy.set(Relaying::Down).await,
-        }
+        let m = &self.moto;
+        self.front.set_mode(mode, &m.relay, &m.denied).await;
     }
 
     async fn received(&self) -> Vec<Received> {
-        let new: Vec<Received> = self.moto.drain(QUEUE).iter().map(Message::received).collect();
+        let new: Vec<Received> = self
+            .moto
+            .drain(QUEUE)
+            .iter()
+            .map(Message::received)
+            .collect();
         let mut all = self.received.lock().unwrap();
         all.extend(new);
         all.clone()

@@ -113,4 +113,3 @@ pub fn fifo_ids(m: &Prepared) -> (String, String) {
     let group = m.ordering_key.as_deref().unwrap_or(&m.webhook_id);
     (as_id(group), as_id(&m.webhook_id))
 }
-

@@ -9,6 +9,7 @@
 //! refreshed before expiry ([`sts`]). HTTP itself goes through
 //! relay-net's guarded client; nothing here opens a socket.
 
+pub mod classify;
 pub mod message;
 pub mod sigv4;
 pub mod sts;
@@ -17,10 +18,14 @@ pub(crate) mod testing;
 
 use relay_core::secret::{SecretRef, SecretValue, Secrets, Unresolved};
 use relay_core::time::Timestamp;
-use relay_net::{GuardError, HeaderName, HeaderValue, HttpsClient, Limits, Method, Response};
+use relay_net::{
+    ErrorKind, GuardError, HeaderName, HeaderValue, HttpsClient, Limits, Method, Response,
+};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
+
+use crate::Record;
 
 /// The credentials of an AWS kind's configuration (`sqs`, `sns`), one type
 /// for every such kind: its fields are the configuration's own
@@ -111,6 +116,15 @@ impl Keys {
             secret_access_key: secrets.require(secret_access_key)?.clone(),
             session_token: token,
         })
+    }
+
+    /// `response` with every credential value redacted from its body (a
+    /// service's error text may quote one).
+    pub fn redact(&self, mut response: Response) -> Response {
+        for secret in self.values() {
+            response.body_prefix = crate::https::redact(&response.body_prefix, secret.expose());
+        }
+        response
     }
 
     /// Every non-empty credential value, for redacting a service's text.
@@ -221,20 +235,60 @@ pub fn service_region<'a>(labels: &'a [String], service: &str) -> Option<&'a str
     }
 }
 
-/// Why a signed request got no answer.
+/// A request of an AWS message kind (`sqs`, `sns`) that got no answer,
+/// or was never made.
 #[derive(Debug)]
-pub enum PostError {
+pub enum Failure {
     /// The guard or the connection failed (the URL refused included).
     Guard(GuardError),
-    /// No request can be signed: the header named (never a value).
-    Unsigned(String),
+    /// No request can be made from the configuration (or the
+    /// credentials): the reason, never a value.
+    Unaddressable(String),
+    /// The message is nothing the service can carry.
+    Unsendable(&'static str),
+}
+
+impl Failure {
+    /// The attempt record of it, with the kind's `detail` so far.
+    pub fn record(&self, mut detail: serde_json::Value) -> Record {
+        match self {
+            Failure::Guard(e) => Record {
+                destination: e.remote_addr(),
+                error: Some((e.kind(), e.to_string())),
+                detail,
+            },
+            Failure::Unaddressable(reason) => Record {
+                destination: None,
+                error: Some((ErrorKind::InvalidUrl, reason.clone())),
+                detail,
+            },
+            Failure::Unsendable(reason) => {
+                detail["error"] = serde_json::json!({"code": "unsendable", "message": reason});
+                Record {
+                    destination: None,
+                    error: None,
+                    detail,
+                }
+            }
+        }
+    }
+}
+
+/// An answer's `Retry-After`, in seconds.
+pub fn retry_after(response: &Response) -> Option<u64> {
+    response
+        .headers
+        .get("retry-after")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok())
 }
 
 /// One signed `POST` of `body` to `url`, a service's root (`https://host[:port]/`,
 /// checked by the guard), with
 /// `headers` beside the signature's own, signed at `now` for `region` and
 /// `service` with `keys`, through the guarded client (redirects are never
-/// followed). The SQS kind's JSON actions and the SNS kind's query actions.
+/// followed); every credential value is redacted from the answer. The SQS
+/// kind's JSON actions and the SNS kind's query actions.
 #[allow(clippy::too_many_arguments)]
 pub async fn post(
     https: &HttpsClient,
@@ -246,11 +300,11 @@ pub async fn post(
     region: &str,
     service: &str,
     limits: Limits,
-) -> Result<Response, PostError> {
+) -> Result<Response, Failure> {
     let checked = https
         .guard()
         .parse_url(url)
-        .map_err(|e| PostError::Guard(GuardError::Rejected(e)))?;
+        .map_err(|e| Failure::Guard(GuardError::Rejected(e)))?;
     let host = checked.host_header();
     let payload = hex::encode(Sha256::digest(&body));
     let signed = signed_headers(
@@ -266,11 +320,12 @@ pub async fn post(
         region,
         service,
     )
-    .map_err(PostError::Unsigned)?;
-    https
+    .map_err(Failure::Unaddressable)?;
+    let response = https
         .send(Method::POST, &checked, signed, body.into(), limits)
         .await
-        .map_err(PostError::Guard)
+        .map_err(Failure::Guard)?;
+    Ok(keys.redact(response))
 }
 
 /// The machine's clock (a signature's time, which the service compares

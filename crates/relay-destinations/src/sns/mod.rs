@@ -37,7 +37,7 @@ use relay_core::model::ContentMode;
 use relay_core::outcome::Verdict;
 use relay_core::secret::{SecretRef, Secrets, Unresolved};
 use relay_core::time::Timestamp;
-use relay_net::{ErrorKind, Guard, GuardError, HttpsClient, Limits, Response};
+use relay_net::{Guard, HttpsClient, Limits, Response};
 use utoipa::PartialSchema as _;
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::Schema;
@@ -78,16 +78,7 @@ pub struct Published {
     pub result: Result<Response, Failure>,
 }
 
-/// A publish that got no answer, or was never made.
-#[derive(Debug)]
-pub enum Failure {
-    /// The guard or the connection failed.
-    Guard(GuardError),
-    /// No request can be made from the configuration (or the credentials).
-    Unaddressable(String),
-    /// The message is nothing SNS can carry.
-    Unsendable(&'static str),
-}
+pub use crate::aws::Failure;
 
 impl Client {
     /// The destination it publishes to.
@@ -102,22 +93,14 @@ impl Client {
         let c = &self.inner.config;
         let mut published = Published {
             topic_arn: c.topic_arn.clone(),
-            result: Err(Failure::Unsendable(
-                "the message is not UTF-8, or empty",
-            )),
+            result: Err(Failure::Unsendable("the message is not UTF-8, or empty")),
         };
         let Some(message) = wire::valid_message(&m.body) else {
             return published;
         };
         let fifo = c.is_fifo().then(|| wire::fifo_ids(m));
         let body = wire::request(&c.topic_arn, message, &wire::attributes(m), fifo.as_ref());
-        let result = self.post(body, aws::now(), limits).await;
-        published.result = result.map(|mut response| {
-            for secret in self.inner.keys.values() {
-                response.body_prefix = crate::https::redact(&response.body_prefix, secret.expose());
-            }
-            response
-        });
+        published.result = self.post(body, aws::now(), limits).await;
         published
     }
 
@@ -147,10 +130,6 @@ impl Client {
             limits,
         )
         .await
-        .map_err(|e| match e {
-            aws::PostError::Guard(e) => Failure::Guard(e),
-            aws::PostError::Unsigned(reason) => Failure::Unaddressable(reason),
-        })
     }
 }
 
@@ -268,24 +247,7 @@ impl Kind for Sns {
                     detail,
                 }
             }
-            Err(Failure::Guard(e)) => Record {
-                destination: e.remote_addr(),
-                error: Some((e.kind(), e.to_string())),
-                detail,
-            },
-            Err(Failure::Unaddressable(reason)) => Record {
-                destination: None,
-                error: Some((ErrorKind::InvalidUrl, reason.clone())),
-                detail,
-            },
-            Err(Failure::Unsendable(reason)) => {
-                detail["error"] = serde_json::json!({"code": "unsendable", "message": reason});
-                Record {
-                    destination: None,
-                    error: None,
-                    detail,
-                }
-            }
+            Err(failure) => failure.record(detail),
         }
     }
 }
@@ -309,11 +271,7 @@ fn classify_published(published: &Published, now: Timestamp) -> Verdict {
             now,
         );
     }
-    let retry_after = response
-        .headers
-        .get("retry-after")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok());
+    let retry_after = aws::retry_after(response);
     classify::classify(
         &Answer::Status {
             status,

@@ -39,7 +39,10 @@ async fn an_unsendable_message_is_rejected_unsent() {
         Sns::classify(&published, Timestamp::from_millis(0)),
         Verdict::Rejected { .. }
     ));
-    assert_eq!(Sns::record(&published).detail["error"]["code"], "unsendable");
+    assert_eq!(
+        Sns::record(&published).detail["error"]["code"],
+        "unsendable"
+    );
 }
 
 /// Nothing listens on the endpoint: a connection failure, retried, its

@@ -100,7 +100,10 @@ mod tests {
     fn a_publish_is_its_form() {
         let attrs = vec![
             ("webhook-id".to_string(), "evt_1".to_string()),
-            ("content-type".to_string(), "application/json; x=&".to_string()),
+            (
+                "content-type".to_string(),
+                "application/json; x=&".to_string(),
+            ),
         ];
         let body = request(
             "arn:aws:sns:eu-west-1:123456789012:t.fifo",
@@ -169,7 +172,10 @@ mod tests {
         // A MessageId outside PublishResult is no acknowledgement.
         assert_eq!(answer(b"<MessageId>x</MessageId>").message_id, None);
         assert_eq!(answer(b"not xml"), Answer::default());
-        assert_eq!(answer(b"<PublishResult><MessageId> </MessageId></PublishResult>").message_id, None);
+        assert_eq!(
+            answer(b"<PublishResult><MessageId> </MessageId></PublishResult>").message_id,
+            None
+        );
     }
 
     #[test]

@@ -2,9 +2,9 @@
 //! guard's check of the URL is in `mod.rs`): the queue URL's shape, the
 //! region against an AWS host, the size bound.
 
-use crate::{Invalid, aws};
 use crate::s3::config::valid_region;
 use crate::sqs::{SQS_MAX_MESSAGE_BYTES, SqsDestination};
+use crate::{Invalid, aws};
 
 /// The longest queue name (`.fifo` included).
 pub const MAX_QUEUE_NAME: usize = 80;

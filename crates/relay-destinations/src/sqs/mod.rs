@@ -37,7 +37,7 @@ use relay_core::model::ContentMode;
 use relay_core::outcome::Verdict;
 use relay_core::secret::{SecretRef, Secrets, Unresolved};
 use relay_core::time::Timestamp;
-use relay_net::{ErrorKind, Guard, GuardError, HttpsClient, Limits, Response};
+use relay_net::{Guard, HttpsClient, Limits, Response};
 use utoipa::PartialSchema as _;
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::Schema;
@@ -82,16 +82,7 @@ pub struct Sent {
     pub result: Result<Response, Failure>,
 }
 
-/// A send that got no answer, or was never made.
-#[derive(Debug)]
-pub enum Failure {
-    /// The guard or the connection failed.
-    Guard(GuardError),
-    /// No request can be made from the configuration (or the credentials).
-    Unaddressable(String),
-    /// The body is nothing SQS can carry.
-    Unsendable(&'static str),
-}
+pub use crate::aws::Failure;
 
 impl Client {
     /// The destination it sends to.
@@ -120,13 +111,7 @@ impl Client {
         sent.md5_of_body = wire::md5_of_body(body);
         let fifo = c.is_fifo().then(|| wire::fifo_ids(m));
         let request = wire::request(&c.queue_url, body, &attributes, fifo.as_ref());
-        let result = self.post(wire::TARGET, request, aws::now(), limits).await;
-        sent.result = result.map(|mut response| {
-            for secret in self.inner.keys.values() {
-                response.body_prefix = crate::https::redact(&response.body_prefix, secret.expose());
-            }
-            response
-        });
+        sent.result = self.post(wire::TARGET, request, aws::now(), limits).await;
         sent
     }
 
@@ -160,10 +145,6 @@ impl Client {
             limits,
         )
         .await
-        .map_err(|e| match e {
-            aws::PostError::Guard(e) => Failure::Guard(e),
-            aws::PostError::Unsigned(reason) => Failure::Unaddressable(reason),
-        })
     }
 }
 
@@ -284,24 +265,7 @@ impl Kind for Sqs {
                     detail,
                 }
             }
-            Err(Failure::Guard(e)) => Record {
-                destination: e.remote_addr(),
-                error: Some((e.kind(), e.to_string())),
-                detail,
-            },
-            Err(Failure::Unaddressable(reason)) => Record {
-                destination: None,
-                error: Some((ErrorKind::InvalidUrl, reason.clone())),
-                detail,
-            },
-            Err(Failure::Unsendable(reason)) => {
-                detail["error"] = serde_json::json!({"code": "unsendable", "message": reason});
-                Record {
-                    destination: None,
-                    error: None,
-                    detail,
-                }
-            }
+            Err(failure) => failure.record(detail),
         }
     }
 }
@@ -332,11 +296,7 @@ fn classify_sent(sent: &Sent, now: Timestamp) -> Verdict {
             now,
         );
     }
-    let retry_after = response
-        .headers
-        .get("retry-after")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok());
+    let retry_after = aws::retry_after(response);
     classify::classify(
         &Answer::Status {
             status,
