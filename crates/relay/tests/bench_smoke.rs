@@ -383,7 +383,14 @@ fn moto_queue_run(workload: &str) {
         return;
     }
     let moto = moto.display().to_string();
-    let v = bench(&[workload, "--events", "100", "--moto-server", &moto, "--json"]);
+    let v = bench(&[
+        workload,
+        "--events",
+        "100",
+        "--moto-server",
+        &moto,
+        "--json",
+    ]);
     assert_eq!(v["workload"], workload);
     assert_eq!(v["broker"], workload);
     assert_eq!(v["relay_stored"], 100, "{v:#}");
