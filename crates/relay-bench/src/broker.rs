@@ -1,5 +1,6 @@
-//! The broker workloads (`nats`, `redis`, `rabbitmq`): E events delivered
-//! to one endpoint of a broker kind, against the kind's client alone (no
+//! The broker workloads (`nats`, `redis`, `rabbitmq`, `mqtt`, `kafka`, and
+//! the queue services `sqs` and `sns` on a private moto server): E events
+//! delivered to one endpoint of a broker kind, against the kind's client alone (no
 //! store, no dispatcher, no API) publishing as many messages with the same
 //! acknowledgement and the same concurrency, in one run, into the broker on
 //! `127.0.0.1` (`.ci/run` starts each on its usual port).
@@ -70,6 +71,31 @@ pub(crate) trait Broker {
     ) -> Option<anyhow::Result<(f64, u64)>> {
         None
     }
+    /// The private moto server the kind runs against (`sqs`, `sns`): both
+    /// sides' guards trust its CA, its credentials are tenant secrets
+    /// (put through Relay's API before its endpoint is registered, and
+    /// resolved for the raw side's client), and Relay's target is counted
+    /// every 20 ms rather than 5 (counting slows the Python server).
+    fn moto(&self) -> Option<&crate::moto::Moto> {
+        None
+    }
+}
+
+/// The CAs both sides' guards trust besides the system's: a moto
+/// server's.
+fn trusted_cas<B: Broker>(broker: &B) -> Vec<std::path::PathBuf> {
+    broker
+        .moto()
+        .map(|m| vec![m.ca_pem.clone()])
+        .unwrap_or_default()
+}
+
+/// The tenant secrets the destinations name: a moto server's credentials.
+fn tenant_secrets<B: Broker>(broker: &B) -> Vec<(&'static str, String)> {
+    broker
+        .moto()
+        .map(|_| crate::moto::tenant_secrets())
+        .unwrap_or_default()
 }
 
 /// The messages the raw side publishes: prepared as Relay prepares them
@@ -127,18 +153,17 @@ impl relay_core::time::Clock for WallClock {
 
 /// The kind's client alone: `concurrency` workers publishing `messages`,
 /// each awaiting its acknowledgement. Returns (seconds, failures).
-async fn raw_run(
-    destination: Config,
-    port: u16,
+async fn raw_run<B: Broker>(
+    broker: &B,
     messages: Vec<Prepared>,
     concurrency: usize,
 ) -> anyhow::Result<(f64, u64)> {
     let guard = Guard::with_resolver(
         &OutboundConfig {
-            allow_ports: vec![port],
+            allow_ports: vec![broker.port()],
             allow_cidrs: vec!["127.0.0.1/32".into()],
             block_cidrs: vec![],
-            extra_ca_certs: vec![],
+            extra_ca_certs: trusted_cas(broker),
             allow_plaintext_credentials_to_loopback: false,
         },
         Arc::new(StaticResolver::new()),
@@ -147,9 +172,12 @@ async fn raw_run(
         https: HttpsClient::new(guard),
         clock: Arc::new(WallClock),
     };
-    let client =
-        relay_destinations::build(&destination, &shared, &relay_core::secret::Secrets::new())
-            .map_err(|e| anyhow::anyhow!("unresolved: {}", e.0))?;
+    let secrets = match broker.moto() {
+        Some(_) => crate::moto::secrets(),
+        None => relay_core::secret::Secrets::new(),
+    };
+    let client = relay_destinations::build(&broker.destination(Side::Raw), &shared, &secrets)
+        .map_err(|e| anyhow::anyhow!("unresolved: {}", e.0))?;
     let messages = Arc::new(messages);
     let next = Arc::new(AtomicUsize::new(0));
     let failures = Arc::new(AtomicU64::new(0));
@@ -237,11 +265,19 @@ async fn measure<B: Broker>(
     let relay_destination = broker.destination(Side::Relay);
     let kind = relay_destination.kind();
 
-    let env = Env::start_with(args, relay, &[], &[broker.port()]).await?;
+    let env = Env::start_trusting(args, relay, &[broker.port()], &trusted_cas(broker)).await?;
     let mut api = http::Api {
         conn: Conn::plain(env.api_addr).await?,
         token: env.api_key.clone(),
     };
+    for (name, value) in tenant_secrets(broker) {
+        api.call(
+            Method::PUT,
+            &format!("/v1/secrets/{name}"),
+            Some(json!({ "value": value })),
+        )
+        .await?;
+    }
     subscribe(&mut api, name, &relay_destination, concurrency).await?;
     let phase = env.tracker.begin(events);
     let cpu0 = Cpu::now();
@@ -259,7 +295,8 @@ async fn measure<B: Broker>(
     while stored < events && Instant::now() < deadline {
         stored = broker.stored(Side::Relay).await?;
         if stored < events {
-            tokio::time::sleep(Duration::from_millis(5)).await;
+            let every = if broker.moto().is_some() { 20 } else { 5 };
+            tokio::time::sleep(Duration::from_millis(every)).await;
         }
     }
     let relay_s = published.started.elapsed().as_secs_f64();
@@ -273,13 +310,7 @@ async fn measure<B: Broker>(
         Some(r) => Some(r?),
         None => None,
     };
-    let (raw_s, raw_failures) = raw_run(
-        broker.destination(Side::Raw),
-        broker.port(),
-        messages,
-        concurrency as usize,
-    )
-    .await?;
+    let (raw_s, raw_failures) = raw_run(broker, messages, concurrency as usize).await?;
     let raw_rate = (events - raw_failures) as f64 / raw_s.max(1e-9);
     let raw_stored = broker.stored(Side::Raw).await?;
     let ratio = relay_rate / raw_rate.max(1e-9);

@@ -23,8 +23,8 @@
 //! ceiling; one module per workload (`throughput` also holds `fanout` and
 //! `latency`; `backlog`, `isolation`, `fairness`, `receipts`); `broker` the
 //! broker workload and the `Broker` trait, with one module per broker
-//! (`nats`, `redis`, `rabbitmq`, `mqtt`, `kafka`); `s3` object storage
-//! and `sqs` queues against a moto server of their own; `suite` runs `targets`,
+//! (`nats`, `redis`, `rabbitmq`, `mqtt`, `kafka`, and `sqs` queues and
+//! `sns` topics on a moto server of their own, `moto`); `s3` object storage against one too; `suite` runs `targets`,
 //! judged by `targets`; `http` the API client; `measure` CPU, RSS,
 //! percentiles.
 
@@ -37,6 +37,7 @@ mod isolation;
 mod kafka;
 mod limit;
 mod measure;
+mod moto;
 mod mqtt;
 mod nats;
 mod publish;
@@ -44,6 +45,7 @@ mod rabbitmq;
 mod receipts;
 mod redis;
 mod s3;
+mod sns;
 mod sqs;
 mod suite;
 mod targets;
@@ -162,6 +164,11 @@ pub enum Workload {
     /// client alone sending as many (`SendMessage`'s `MessageId`, MD5s
     /// checked) with the same concurrency: messages/s and their ratio.
     Sqs,
+    /// Amazon SNS: as `sqs`, to one `sns` endpoint (a standard topic with
+    /// an SQS queue subscribed, raw message delivery, which is counted)
+    /// beside the kind's client alone publishing as many (`Publish`'s
+    /// `MessageId`) to a second topic.
+    Sns,
     /// Kafka: as `nats`, to a `kafka` endpoint on librdkafka's mock
     /// cluster, which the bench starts on loopback (`acks=all`, idempotent
     /// producer; the delivery report is the acknowledgement); also
@@ -251,7 +258,7 @@ pub struct BenchArgs {
     /// publishing allowed).
     #[arg(long, default_value_t = 1883)]
     mqtt_port: u16,
-    /// The moto server program (`s3`, `sqs`; PyPI `moto[server]`), started on a
+    /// The moto server program (`s3`, `sqs`, `sns`; PyPI `moto[server]`), started on a
     /// free port on 127.0.0.1 for the run.
     #[arg(long, default_value = ".test-env/venv/bin/moto_server")]
     moto_server: std::path::PathBuf,
@@ -451,7 +458,8 @@ async fn run_workload(args: BenchArgs, relay: Host) -> anyhow::Result<Report> {
         }
         Workload::Mqtt => broker::run(&args, relay, &data, mqtt::mqtt(args.mqtt_port).await?).await,
         Workload::S3 => s3::s3(&args, relay, &data).await,
-        Workload::Sqs => sqs::sqs(&args, relay, &data).await,
+        Workload::Sqs => broker::run(&args, relay, &data, sqs::sqs(&args.moto_server).await?).await,
+        Workload::Sns => broker::run(&args, relay, &data, sns::sns(&args.moto_server).await?).await,
         Workload::Kafka => broker::run(&args, relay, &data, kafka::kafka()?).await,
     }
 }

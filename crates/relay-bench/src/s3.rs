@@ -12,73 +12,17 @@
 //! the first write to the last acknowledgement. Both as events/s and
 //! objects/s; `ratio` is Relay's events/s over the raw client's.
 
-use std::process::{Child, Command, Stdio};
-
-use relay_core::secret::{SecretRef, SecretValue, Secrets};
+use relay_core::secret::SecretRef;
 use relay_destinations::Config;
 use relay_destinations::s3;
 use relay_destinations::s3::{S3Addressing, S3Batch, S3Compression, S3Destination};
-use relay_destinations::{Client, Delivery, Shared};
-use relay_net::{Guard, HttpsClient, Limits, Method, OutboundConfig, StaticResolver};
+use relay_destinations::{Client, Delivery};
+use relay_net::{HttpsClient, Limits, Method};
 
+use super::moto::{self, KEY_ID, Moto, SECRET};
 use super::*;
 
 const BUCKET: &str = "relay-bench";
-/// moto is run without authentication: any well-formed credentials pass.
-const KEY_ID: &str = "AKIARELAYBENCH000000";
-const SECRET: &str = "relay-bench-secret-access-key-0000000000";
-
-/// The private moto server of a run (also `sqs`'s); ended when dropped.
-pub(crate) struct Moto {
-    pub(crate) port: u16,
-    pub(crate) ca_pem: std::path::PathBuf,
-    child: Child,
-    _dir: tempfile::TempDir,
-}
-
-impl Drop for Moto {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-pub(crate) fn start_moto(program: &std::path::Path) -> anyhow::Result<Moto> {
-    anyhow::ensure!(
-        program.is_file(),
-        "{} is not there: run `scripts/test --setup-only` (it installs moto[server]) or pass --moto-server",
-        program.display()
-    );
-    let dir = tempfile::Builder::new()
-        .prefix("relay-bench-s3-")
-        .tempdir()?;
-    let ca = TestCa::generate();
-    let ca_pem = ca.write_ca_pem(dir.path())?;
-    let leaf = ca.default_leaf();
-    let (cert, key) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
-    std::fs::write(&cert, leaf.cert_pem())?;
-    std::fs::write(&key, leaf.key_pem())?;
-    let port = std::net::TcpListener::bind("127.0.0.1:0")?
-        .local_addr()?
-        .port();
-    let child = Command::new(program)
-        .args(["-H", "127.0.0.1", "-p", &port.to_string()])
-        .arg("-c")
-        .arg(&cert)
-        .arg("-k")
-        .arg(&key)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .with_context(|| format!("cannot start {}", program.display()))?;
-    Ok(Moto {
-        port,
-        ca_pem,
-        child,
-        _dir: dir,
-    })
-}
 
 fn destination(port: u16, prefix: &str, key_id: SecretRef, secret: SecretRef) -> S3Destination {
     S3Destination {
@@ -98,33 +42,9 @@ fn destination(port: u16, prefix: &str, key_id: SecretRef, secret: SecretRef) ->
 /// The bench's own guarded client of moto (trusting the run's CA) and the
 /// kind's client built on it.
 fn clients(moto: &Moto) -> anyhow::Result<(HttpsClient, s3::Client)> {
-    let guard = Guard::with_resolver(
-        &OutboundConfig {
-            allow_ports: vec![moto.port],
-            allow_cidrs: vec!["127.0.0.1/32".into()],
-            block_cidrs: vec![],
-            extra_ca_certs: vec![moto.ca_pem.clone()],
-            allow_plaintext_credentials_to_loopback: false,
-        },
-        Arc::new(StaticResolver::new()),
-    )?;
-    let https = HttpsClient::new(guard);
-    let d = destination(
-        moto.port,
-        "raw/",
-        SecretRef::Secret("key-id".into()),
-        SecretRef::Secret("secret".into()),
-    );
-    let mut secrets = Secrets::new();
-    secrets.insert(d.access_key_id.clone(), SecretValue::from(KEY_ID));
-    secrets.insert(d.secret_access_key.clone(), SecretValue::from(SECRET));
-    let shared = Shared {
-        https: https.clone(),
-        clock: std::sync::Arc::new(crate::broker::WallClock),
-    };
-    let Client::S3(client) = relay_destinations::build(&Config::S3(d), &shared, &secrets)
-        .map_err(|e| anyhow::anyhow!("unresolved: {}", e.0))?
-    else {
+    let https = moto.shared()?.https;
+    let d = destination(moto.port, "raw/", moto::key_id_ref(), moto::secret_ref());
+    let Client::S3(client) = moto.client(Config::S3(d))? else {
         anyhow::bail!("an s3 destination builds an s3 client");
     };
     Ok((https, client))
@@ -132,18 +52,19 @@ fn clients(moto: &Moto) -> anyhow::Result<(HttpsClient, s3::Client)> {
 
 /// Makes the bucket once moto answers (within 30 s).
 async fn create_bucket(client: &s3::Client) -> anyhow::Result<()> {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        match client.create_bucket(Limits::default()).await {
-            Ok(r) if r.status.is_success() => return Ok(()),
-            Ok(r) => anyhow::bail!("moto refused the bucket: {}", r.status),
-            // Not listening yet.
-            Err(_) if Instant::now() < deadline => {
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
-            Err(e) => anyhow::bail!("moto did not answer within 30 s: {e:?}"),
-        }
-    }
+    let r = moto::when_up("answer", || async move {
+        client
+            .create_bucket(Limits::default())
+            .await
+            .map_err(|e| anyhow::anyhow!("{e:?}"))
+    })
+    .await?;
+    anyhow::ensure!(
+        r.status.is_success(),
+        "moto refused the bucket: {}",
+        r.status
+    );
+    Ok(())
 }
 
 /// A `GET` of the bucket's `path` with `query`, signed (SigV4, the kind's
@@ -243,7 +164,7 @@ pub(crate) async fn s3(args: &BenchArgs, relay: Host, data: &Arc<str>) -> anyhow
     let concurrency = args.endpoint_concurrency.unwrap_or(10);
     let per_object = u64::from(S3Batch::default().max_events);
     let objects = events.div_ceil(per_object);
-    let moto = start_moto(&args.moto_server)?;
+    let moto = moto::start(&args.moto_server)?;
     let (https, raw_client) = clients(&moto)?;
     create_bucket(&raw_client).await?;
 
@@ -259,7 +180,7 @@ pub(crate) async fn s3(args: &BenchArgs, relay: Host, data: &Arc<str>) -> anyhow
         conn: Conn::plain(env.api_addr).await?,
         token: env.api_key.clone(),
     };
-    for (name, value) in [("bench-s3-key-id", KEY_ID), ("bench-s3-secret", SECRET)] {
+    for (name, value) in moto::tenant_secrets() {
         api.call(
             Method::PUT,
             &format!("/v1/secrets/{name}"),
@@ -267,12 +188,7 @@ pub(crate) async fn s3(args: &BenchArgs, relay: Host, data: &Arc<str>) -> anyhow
         )
         .await?;
     }
-    let d = destination(
-        moto.port,
-        "relay/",
-        SecretRef::Secret("bench-s3-key-id".into()),
-        SecretRef::Secret("bench-s3-secret".into()),
-    );
+    let d = destination(moto.port, "relay/", moto::key_id_ref(), moto::secret_ref());
     broker::subscribe(&mut api, "s3", &Config::S3(d), concurrency).await?;
     let phase = env.tracker.begin(events);
     let cpu0 = Cpu::now();

@@ -20,7 +20,7 @@ mod emulator;
 mod listening;
 #[path = "pubsub/peer.rs"]
 mod peer;
-#[path = "s3/proxy.rs"]
+#[path = "common/proxy.rs"]
 mod proxy;
 
 // The shared suite: a key the token endpoint refuses (retryable), an

@@ -18,9 +18,11 @@ mod engine;
 mod listening;
 #[path = "s3/moto.rs"]
 mod moto;
+#[path = "common/moto.rs"]
+mod moto_server;
 #[path = "s3/peer.rs"]
 mod peer;
-#[path = "s3/proxy.rs"]
+#[path = "common/proxy.rs"]
 mod proxy;
 
 // The shared suite, each message a batch (an object) of its own: the
@@ -51,13 +53,7 @@ const NOW: Timestamp = Timestamp::from_millis(1_800_000_000_000);
 
 /// The private server, or `None` after saying `SKIPPED`.
 async fn moto() -> Option<Moto> {
-    match moto::missing() {
-        Ok(python) => Some(Moto::start(python).await),
-        Err(why) => {
-            relay_store::testenv::skip("s3", &why);
-            None
-        }
-    }
+    Some(Moto::start(moto_server::python_or_skip("s3")?).await)
 }
 
 fn destination(m: &Moto, prefix: &str) -> S3Destination {
@@ -76,14 +72,7 @@ fn destination(m: &Moto, prefix: &str) -> S3Destination {
 }
 
 fn guard(m: &Moto) -> Guard {
-    Guard::from_config(&OutboundConfig {
-        allow_ports: vec![m.port],
-        allow_cidrs: vec!["127.0.0.1/32".into()],
-        block_cidrs: vec![],
-        extra_ca_certs: vec![m.ca_pem.clone()],
-        allow_plaintext_credentials_to_loopback: false,
-    })
-    .expect("a guard")
+    m.server.guard()
 }
 
 /// The endpoint's client with `key_id` and `secret` as the credentials.
@@ -307,11 +296,8 @@ async fn the_service_certificate_is_verified() {
     let (key, _) = key();
     let d = destination(&m, "");
     let guard = Guard::from_config(&OutboundConfig {
-        allow_ports: vec![m.port],
-        allow_cidrs: vec!["127.0.0.1/32".into()],
-        block_cidrs: vec![],
         extra_ca_certs: vec![],
-        allow_plaintext_credentials_to_loopback: false,
+        ..moto_server::outbound(m.port, &m.ca_pem)
     })
     .unwrap();
     let mut secrets = Secrets::new();

@@ -12,9 +12,11 @@
 mod listening;
 #[path = "sqs/moto.rs"]
 mod moto;
+#[path = "common/moto.rs"]
+mod moto_server;
 #[path = "sqs/peer.rs"]
 mod peer;
-#[path = "s3/proxy.rs"]
+#[path = "common/proxy.rs"]
 mod proxy;
 
 // The shared suite on the standard queue: a wrong secret (retryable), a
@@ -22,67 +24,47 @@ mod proxy;
 // loopback relay; binary mode's attributes undone by the peer.
 relay_compliance::compliance_suite!(peer::SqsPeer; binary);
 
-use std::time::Duration;
-
-use relay_core::model::{ContentMode, Environment, Event, SignatureScheme};
+use relay_core::model::ContentMode;
 use relay_core::outcome::{FailureCode, Refusal, Verdict};
 use relay_core::secret::{SecretRef, SecretValue, Secrets};
-use relay_core::signature::SigningKey;
-use relay_core::time::Timestamp;
-use relay_core::transition::DeadLetterReason;
 use relay_destinations::sqs::{SqsDestination, wire};
-use relay_destinations::{Config, Input, Prepared, Shared};
-use relay_net::{Guard, HttpsClient, Limits, OutboundConfig};
-use serde_json::value::RawValue;
+use relay_destinations::{Config, Shared};
+use relay_net::{Guard, HttpsClient, Limits};
 
 use moto::{FIFO_QUEUE, Key, Moto, QUEUE};
-
-const NOW: Timestamp = Timestamp::from_millis(1_800_000_000_000);
+use moto_server::{message, rejected, send};
 
 /// The private server, or `None` after saying `SKIPPED`.
 async fn moto() -> Option<Moto> {
-    match moto::missing() {
-        Ok(python) => Some(Moto::start(python).await),
-        Err(why) => {
-            relay_store::testenv::skip("sqs", &why);
-            None
-        }
-    }
+    Some(Moto::start(moto_server::python_or_skip("sqs")?).await)
 }
 
 fn destination(m: &Moto, queue: &str, mode: ContentMode) -> SqsDestination {
     SqsDestination {
         queue_url: format!("{}/123456789012/{queue}", m.url()),
         region: "us-east-1".into(),
-        access_key_id: Some(SecretRef::Secret("sqs-key-id".into())),
-        secret_access_key: Some(SecretRef::Secret("sqs-secret".into())),
-        session_token: None,
-        role_arn: None,
+        credentials: relay_destinations::aws::Credentials::keys(
+            SecretRef::Secret("sqs-key-id".into()),
+            SecretRef::Secret("sqs-secret".into()),
+        ),
         content_mode: mode,
         max_message_bytes: 256 * 1024,
     }
 }
 
 fn guard(m: &Moto) -> Guard {
-    Guard::from_config(&OutboundConfig {
-        allow_ports: vec![m.port],
-        allow_cidrs: vec!["127.0.0.1/32".into()],
-        block_cidrs: vec![],
-        extra_ca_certs: vec![m.ca_pem.clone()],
-        allow_plaintext_credentials_to_loopback: false,
-    })
-    .expect("a guard")
+    m.server.guard()
 }
 
 /// The endpoint's client with `key` as its credentials.
 fn client(m: &Moto, d: &SqsDestination, key: &Key) -> relay_destinations::Client {
     let mut secrets = Secrets::new();
     secrets.insert(
-        d.access_key_id.clone().expect("keys"),
+        d.credentials.access_key_id.clone().expect("keys"),
         SecretValue::from(key.id.as_str()),
     );
     secrets.insert(
-        d.secret_access_key.clone().expect("keys"),
+        d.credentials.secret_access_key.clone().expect("keys"),
         SecretValue::from(key.secret.as_str()),
     );
     relay_destinations::build(
@@ -94,56 +76,6 @@ fn client(m: &Moto, d: &SqsDestination, key: &Key) -> relay_destinations::Client
         &secrets,
     )
     .expect("every reference resolved")
-}
-
-/// Event `id` with `ordering_key`, prepared in `mode`.
-fn message(id: &str, ordering_key: Option<&str>, mode: ContentMode) -> Prepared {
-    let event = Event {
-        id: id.into(),
-        event_type: "order.shipped".into(),
-        type_version: 1,
-        environment: Environment::Live,
-        subject: None,
-        data: RawValue::from_string(format!(r#"{{"order_id":"{id}","note":"é\n☃"}}"#)).unwrap(),
-        consumer_id: None,
-        ordering_key: ordering_key.map(str::to_string),
-        seq: None,
-        traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".into(),
-        expires_at: None,
-        time: NOW,
-        created_at: NOW,
-    };
-    relay_destinations::prepare(&Input {
-        event: &event,
-        source: "https://acme.example/merchants/42",
-        keys: &[SigningKey::generate(SignatureScheme::V1, [5; 32])],
-        attempt_number: 1,
-        max_payload_bytes: 1 << 20,
-        content_mode: mode,
-        now: NOW,
-        shaped: None,
-    })
-    .expect("prepared")
-}
-
-async fn send(
-    c: &relay_destinations::Client,
-    m: &Prepared,
-) -> (Verdict, relay_destinations::Record) {
-    let limits = Limits {
-        connect_timeout: Duration::from_secs(5),
-        total_timeout: Duration::from_secs(10),
-        ..Limits::default()
-    };
-    let d = c.deliver(m, limits).await;
-    (d.classify(NOW), d.record())
-}
-
-fn rejected(r: Refusal) -> Verdict {
-    Verdict::Rejected {
-        reason: DeadLetterReason::RejectedByDestination,
-        code: FailureCode::Refused(r),
-    }
 }
 
 /// A structured message as boto3 receives it: the body byte for byte, the
@@ -198,7 +130,7 @@ async fn binary_mode_stays_within_ten_attributes() {
     assert!(got[0].attributes.len() <= wire::MAX_ATTRIBUTES, "{got:?}");
     let data: serde_json::Value = serde_json::from_slice(&got[0].body).unwrap();
     assert_eq!(data["order_id"], "evt_b");
-    let undone = peer::received(&got[0]);
+    let undone = got[0].received();
     let attrs = undone.binary.expect("binary");
     let names: std::collections::BTreeSet<&str> = attrs.iter().map(|(n, _)| n.as_str()).collect();
     for name in msg.attributes.iter().map(|(n, _)| *n) {
@@ -375,17 +307,15 @@ async fn an_assumed_role_sends_and_is_assumed_again_before_expiry() {
     assert_eq!(id(&again), id(&first), "cached");
 
     // The role's credentials send (moto checks the role's policy).
-    let d = SqsDestination {
-        session_token: Some(SecretRef::Secret("sqs-token".into())),
-        ..destination(&m, QUEUE, ContentMode::Structured)
-    };
+    let mut d = destination(&m, QUEUE, ContentMode::Structured);
+    d.credentials.session_token = Some(SecretRef::Secret("sqs-token".into()));
     let mut secrets = Secrets::new();
     secrets.insert(
-        d.access_key_id.clone().expect("keys"),
+        d.credentials.access_key_id.clone().expect("keys"),
         first.keys.access_key_id.clone(),
     );
     secrets.insert(
-        d.secret_access_key.clone().expect("keys"),
+        d.credentials.secret_access_key.clone().expect("keys"),
         first.keys.secret_access_key.clone(),
     );
     secrets.insert(
@@ -407,7 +337,7 @@ async fn an_assumed_role_sends_and_is_assumed_again_before_expiry() {
     // The role's policy, not the user's, is what moto checks: a queue
     // outside it is refused.
     let mut outside = destination(&m, "no-such-queue", ContentMode::Structured);
-    outside.session_token = Some(SecretRef::Secret("sqs-token".into()));
+    outside.credentials.session_token = Some(SecretRef::Secret("sqs-token".into()));
     let c = relay_destinations::build(
         &Config::Sqs(outside),
         &Shared {
@@ -493,9 +423,7 @@ async fn an_endpoint_naming_a_role_sends_as_the_role_assumed_by_the_installation
         ))
     };
     let d = Config::Sqs(SqsDestination {
-        access_key_id: None,
-        secret_access_key: None,
-        role_arn: Some(moto::ROLE_ARN.into()),
+        credentials: aws::Credentials::role(moto::ROLE_ARN),
         ..destination(&m, QUEUE, ContentMode::Structured)
     });
     let shared = Shared {
@@ -512,10 +440,10 @@ async fn an_endpoint_naming_a_role_sends_as_the_role_assumed_by_the_installation
         .expect("the role is assumed at registration");
     let c = relay_destinations::build_for(&d, &shared, &Secrets::new(), tenancy)
         .expect("a role needs no secret reference");
-    let (verdict, record) = send(&c, &message("evt_role_1", None, ContentMode::Structured)).await;
-    assert_eq!(verdict, Verdict::Delivered, "{record:?}");
-    let (verdict, record) = send(&c, &message("evt_role_2", None, ContentMode::Structured)).await;
-    assert_eq!(verdict, Verdict::Delivered, "{record:?}");
+    for id in ["evt_role_1", "evt_role_2"] {
+        let (verdict, record) = send(&c, &message(id, None, ContentMode::Structured)).await;
+        assert_eq!(verdict, Verdict::Delivered, "{record:?}");
+    }
     assert_eq!(m.drain(QUEUE).len(), 2);
 
     // An identity that may not assume the role.
@@ -542,16 +470,11 @@ async fn an_endpoint_naming_a_role_sends_as_the_role_assumed_by_the_installation
     }
 
     // No installation identity: nothing is sent; retried.
-    let c = relay_destinations::build_for(
-        &d,
-        &shared,
-        &Secrets::new(),
-        Tenancy {
-            tenant: "ten_1",
-            aws: None,
-        },
-    )
-    .unwrap();
+    let none = Tenancy {
+        tenant: "ten_1",
+        aws: None,
+    };
+    let c = relay_destinations::build_for(&d, &shared, &Secrets::new(), none).unwrap();
     let (verdict, record) = send(&c, &message("evt_role_4", None, ContentMode::Structured)).await;
     assert_eq!(
         verdict,

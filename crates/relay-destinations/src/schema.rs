@@ -19,7 +19,9 @@
 //! `allOf: [schema, {type: "object", description}]` (a field's description
 //! on an inlined type; for an enum, a string, no value satisfies it) and
 //! `oneOf: [schema, {type: "null"}]` (an `Option`) become the schema
-//! itself, with the field's description, and with `null` in its `type`.
+//! itself, with the field's description, and with `null` in its `type`;
+//! `allOf` of objects (a `#[serde(flatten)]` field's type beside the
+//! struct's own fields) becomes one object.
 
 use serde_json::{Map, Value, json};
 use utoipa::openapi::RefOr;
@@ -131,6 +133,26 @@ fn folded(map: &Map<String, Value>) -> Option<Value> {
         );
         return Some(Value::Object(out));
     }
+    // A `#[serde(flatten)]` field (the AWS kinds' `aws::Credentials`): the
+    // derive writes `allOf` of the flattened type's object and the struct's
+    // own (dropping `deny_unknown_fields`' `additionalProperties`), which
+    // serde reads as one object whose `deny_unknown_fields` refuses what
+    // neither knows. One closed object: their properties and required
+    // fields together. (A configuration that did not deny unknown fields
+    // would fail `destination_schema`'s test that serde refuses them.)
+    if let Some(Value::Array(items)) = map.get("allOf")
+        && items.len() >= 2
+        && only_annotations(map, "allOf")
+        && items.iter().all(|i| {
+            i.as_object().is_some_and(|o| {
+                inline(o)
+                    && o.get("type").is_some_and(|t| t == "object")
+                    && o.contains_key("properties")
+            })
+        })
+    {
+        return Some(merged(map, items));
+    }
     if let Some(Value::Array(items)) = map.get("oneOf")
         && let [Value::Object(schema), null] = items.as_slice()
         && *null == json!({"type": "null"})
@@ -149,4 +171,38 @@ fn folded(map: &Map<String, Value>) -> Option<Value> {
         return Some(Value::Object(out));
     }
     None
+}
+
+/// The objects of a flattening `allOf` as one (see [`folded`]).
+fn merged(map: &Map<String, Value>, items: &[Value]) -> Value {
+    let mut out = Map::new();
+    let mut properties = Map::new();
+    let mut required: Vec<Value> = Vec::new();
+    for item in items.iter().filter_map(Value::as_object) {
+        for (k, v) in item {
+            match k.as_str() {
+                "properties" => {
+                    if let Value::Object(p) = v {
+                        properties.extend(p.clone());
+                    }
+                }
+                "required" => required.extend(v.as_array().cloned().unwrap_or_default()),
+                "additionalProperties" => {}
+                _ => {
+                    out.entry(k.clone()).or_insert_with(|| v.clone());
+                }
+            }
+        }
+    }
+    out.insert("properties".into(), Value::Object(properties));
+    out.insert("additionalProperties".into(), json!(false));
+    if !required.is_empty() {
+        out.insert("required".into(), Value::Array(required));
+    }
+    out.extend(
+        map.iter()
+            .filter(|(k, _)| *k != "allOf")
+            .map(|(k, v)| (k.clone(), v.clone())),
+    );
+    Value::Object(out)
 }

@@ -8,6 +8,7 @@
 
 use relay_destinations::Config;
 use relay_destinations::s3::{S3_MAX_BYTES, S3_MAX_EVENTS, S3_MAX_WAIT_SECONDS};
+use relay_destinations::sns::SNS_MAX_MESSAGE_BYTES;
 use relay_destinations::sqs::SQS_MAX_MESSAGE_BYTES;
 use serde_json::{Map, Value, json};
 
@@ -104,6 +105,12 @@ fn examples() -> Vec<Value> {
             "token_url": "https://oauth2.googleapis.com/token", "ordered": true, "content_mode": "binary"}),
         json!({"kind": "pubsub", "topic": "projects/acme-prod/topics/orders",
             "service_account_key": "file:/run/secrets/gcp.json"}),
+        json!({"kind": "sns", "topic_arn": "arn:aws:sns:eu-west-1:123456789012:orders.fifo",
+            "endpoint_url": "https://sns.eu-west-1.amazonaws.com", "access_key_id": "secret:ak",
+            "secret_access_key": "secret:sk", "session_token": "env:TOKEN", "content_mode": "binary",
+            "max_message_bytes": 1048576}),
+        json!({"kind": "sns", "topic_arn": "arn:aws:sns:eu-west-1:123456789012:orders",
+            "access_key_id": "secret:ak", "secret_access_key": "secret:sk"}),
     ]
 }
 
@@ -451,16 +458,15 @@ fn the_object_storage_bounds_are_the_checks_bounds() {
 #[test]
 fn the_queue_size_bounds_are_the_checks_bounds() {
     let members = members();
-    let sqs = members.iter().find(|m| m["title"] == "sqs").unwrap();
-    let field = &sqs["properties"]["max_message_bytes"];
-    assert_eq!(
-        field["minimum"].as_f64(),
-        Some(f64::from(SQS_MAX_MESSAGE_BYTES.0))
-    );
-    assert_eq!(
-        field["maximum"].as_f64(),
-        Some(f64::from(SQS_MAX_MESSAGE_BYTES.1))
-    );
+    for (kind, (lo, hi)) in [
+        ("sqs", SQS_MAX_MESSAGE_BYTES),
+        ("sns", SNS_MAX_MESSAGE_BYTES),
+    ] {
+        let member = members.iter().find(|m| m["title"] == kind).unwrap();
+        let field = &member["properties"]["max_message_bytes"];
+        assert_eq!(field["minimum"].as_f64(), Some(f64::from(lo)), "{kind}");
+        assert_eq!(field["maximum"].as_f64(), Some(f64::from(hi)), "{kind}");
+    }
 }
 
 /// Checks every `default` of `schema` against what deserializing `given`

@@ -108,6 +108,15 @@ fn every_kind() -> Vec<(Config, Vec<&'static str>, &'static str)> {
             ],
             "projects/acme-prod/topics/orders at https://europe-west1-pubsub.googleapis.com",
         ),
+        (
+            destination(json!({
+                "kind": "sns",
+                "topic_arn": "arn:aws:sns:eu-west-1:123456789012:orders.fifo",
+                "access_key_id": "secret:sns-id", "secret_access_key": "secret:sns-key",
+            })),
+            vec!["sns.eu-west-1.amazonaws.com:443"],
+            "arn:aws:sns:eu-west-1:123456789012:orders.fifo",
+        ),
     ]
 }
 
@@ -128,10 +137,10 @@ fn every_kind_names_its_credential_hosts_and_describes_itself() {
             d.kind()
         );
     }
-    assert_eq!(kinds.len(), 9, "one destination of every kind: {kinds:?}");
+    assert_eq!(kinds.len(), 10, "one destination of every kind: {kinds:?}");
     // Each kind's name is the `kind` tag of its configuration.
     use relay_destinations::{
-        Kind, https, kafka, mqtt, nats_jetstream, pubsub, rabbitmq, redis_stream, s3, sqs,
+        Kind, https, kafka, mqtt, nats_jetstream, pubsub, rabbitmq, redis_stream, s3, sns, sqs,
     };
     let names = std::collections::BTreeSet::from([
         https::Https::NAME,
@@ -143,6 +152,7 @@ fn every_kind_names_its_credential_hosts_and_describes_itself() {
         kafka::Kafka::NAME,
         sqs::Sqs::NAME,
         pubsub::Pubsub::NAME,
+        sns::Sns::NAME,
     ]);
     assert_eq!(names, kinds);
 }

@@ -360,10 +360,21 @@ fn s3_writes_every_message() {
 /// a few dozen sends a second: a small run).
 #[test]
 fn sqs_sends_every_message() {
+    moto_queue_run("sqs");
+}
+
+/// Amazon SNS against a private moto server: 100 events each side, every
+/// message handed on to the queue subscribed to its topic.
+#[test]
+fn sns_publishes_every_message() {
+    moto_queue_run("sns");
+}
+
+fn moto_queue_run(workload: &str) {
     let moto = relay_receiver::judges::python().with_file_name("moto_server");
     if !moto.is_file() {
         relay_store::testenv::skip(
-            "relay bench sqs",
+            &format!("relay bench {workload}"),
             &format!(
                 "{} is missing (scripts/test installs moto[server])",
                 moto.display()
@@ -372,8 +383,16 @@ fn sqs_sends_every_message() {
         return;
     }
     let moto = moto.display().to_string();
-    let v = bench(&["sqs", "--events", "100", "--moto-server", &moto, "--json"]);
-    assert_eq!(v["workload"], "sqs");
+    let v = bench(&[
+        workload,
+        "--events",
+        "100",
+        "--moto-server",
+        &moto,
+        "--json",
+    ]);
+    assert_eq!(v["workload"], workload);
+    assert_eq!(v["broker"], workload);
     assert_eq!(v["relay_stored"], 100, "{v:#}");
     assert_eq!(v["raw_failures"], 0, "{v:#}");
     assert_eq!(v["raw_stored"], 100, "{v:#}");

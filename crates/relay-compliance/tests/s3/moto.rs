@@ -1,120 +1,41 @@
-//! A private moto server (PyPI `moto[server]`, in the test environment of
-//! `scripts/test`) per test: S3 and IAM on a free loopback port, serving
-//! TLS with a leaf of the test's own CA, which Relay trusts through the
-//! operator's `extra_ca_certs`. It checks every request's Signature
-//! Version 4 against the access key its set-up made (see
-//! `moto_admin.py`). Dropping it ends the process.
+//! The S3 tests' moto server (`common/moto.rs`): S3 and IAM, with one user
+//! that may do everything and the bucket (`s3/moto_admin.py`). Every
+//! request after the set-up must carry that user's Signature Version 4.
 
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
 
-use relay_compliance::process::free_port;
-
-use crate::listening::listening;
-use relay_receiver::ca::TestCa;
+pub use crate::moto_server::Server;
 
 /// The bucket every test writes to.
 pub const BUCKET: &str = "relay-events";
 
-/// The actions moto takes without credentials: the set-up's four.
-const SETUP_ACTIONS: &str = "4";
+/// The actions moto takes without credentials: the set-up's four (the
+/// user's three, the bucket).
+const SETUP_ACTIONS: u32 = 4;
 
 pub struct Moto {
-    pub port: u16,
-    /// The CA's PEM, for `extra_ca_certs` and boto3.
-    pub ca_pem: PathBuf,
+    pub server: Server,
     pub access_key_id: String,
     pub secret_access_key: String,
-    python: PathBuf,
-    child: Child,
-    _dir: tempfile::TempDir,
 }
 
-fn server_program(python: &std::path::Path) -> PathBuf {
-    python.with_file_name("moto_server")
-}
-
-/// The test environment's interpreter, or why there is no moto server.
-pub fn missing() -> Result<PathBuf, String> {
-    let python = relay_receiver::judges::python();
-    if !server_program(&python).is_file() {
-        return Err(format!(
-            "moto_server is not in the test environment ({}); scripts/test installs moto[server] from scripts/test-requirements.txt",
-            python.display()
-        ));
+impl std::ops::Deref for Moto {
+    type Target = Server;
+    fn deref(&self) -> &Server {
+        &self.server
     }
-    Ok(python)
-}
-
-fn admin() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/s3/moto_admin.py")
 }
 
 impl Moto {
     /// A running server with the user and the bucket made.
     pub async fn start(python: PathBuf) -> Moto {
-        let dir = tempfile::Builder::new()
-            .prefix("relay-moto-")
-            .tempdir()
-            .expect("a temporary directory");
-        let ca = TestCa::generate();
-        let ca_pem = ca.write_ca_pem(dir.path()).expect("the CA's PEM");
-        let leaf = ca.default_leaf();
-        let cert = dir.path().join("cert.pem");
-        let key = dir.path().join("key.pem");
-        std::fs::write(&cert, leaf.cert_pem()).expect("the leaf");
-        std::fs::write(&key, leaf.key_pem()).expect("the leaf's key");
-        let port = free_port();
-        let child = Command::new(server_program(&python))
-            .args(["-H", "127.0.0.1", "-p", &port.to_string()])
-            .arg("-c")
-            .arg(&cert)
-            .arg("-k")
-            .arg(&key)
-            .env("INITIAL_NO_AUTH_ACTION_COUNT", SETUP_ACTIONS)
-            .env("PYTHONDONTWRITEBYTECODE", "1")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("moto_server starts");
-        listening("moto_server", port, Duration::from_secs(30)).await;
-        let mut moto = Moto {
-            port,
-            ca_pem,
-            access_key_id: String::new(),
-            secret_access_key: String::new(),
-            python,
-            child,
-            _dir: dir,
-        };
-        let keys = moto.admin(&["setup", BUCKET]);
-        moto.access_key_id = keys["access_key_id"].as_str().expect("a key id").into();
-        moto.secret_access_key = keys["secret_access_key"].as_str().expect("a secret").into();
-        moto
-    }
-
-    pub fn url(&self) -> String {
-        format!("https://127.0.0.1:{}", self.port)
-    }
-
-    fn admin(&self, args: &[&str]) -> serde_json::Value {
-        let out = Command::new(&self.python)
-            .arg(admin())
-            .arg(self.url())
-            .arg(&self.ca_pem)
-            .args(args)
-            .env("PYTHONDONTWRITEBYTECODE", "1")
-            .output()
-            .expect("moto_admin.py runs");
-        assert!(
-            out.status.success(),
-            "moto_admin.py {args:?}: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).expect("moto_admin.py prints JSON")
+        let server = Server::start(python, "s3", SETUP_ACTIONS).await;
+        let keys = server.admin(&["setup", BUCKET]);
+        Moto {
+            access_key_id: keys["access_key_id"].as_str().expect("a key id").into(),
+            secret_access_key: keys["secret_access_key"].as_str().expect("a secret").into(),
+            server,
+        }
     }
 
     /// Deletes [`BUCKET`] (and what it holds): writes to it are then
@@ -165,13 +86,6 @@ impl Moto {
                 }
             })
             .collect()
-    }
-}
-
-impl Drop for Moto {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

@@ -19,8 +19,9 @@ use relay_destinations::Config;
 use relay_destinations::s3::{S3Addressing, S3Batch, S3Compression, S3Destination};
 use relay_net::{OutboundConfig, StaticResolver};
 
-use super::moto::{self, BUCKET, Moto};
-use super::proxy::{Proxy, Relaying};
+use super::moto::{BUCKET, Moto};
+use super::moto_server::{self, Front};
+use super::proxy::Relaying;
 
 thread_local! {
     /// What the next peer started on this thread (a test's, whose runtime
@@ -37,44 +38,18 @@ pub fn configure(batch: S3Batch, compression: S3Compression) {
 
 pub struct S3Peer {
     pub moto: Moto,
-    proxy: Proxy,
-    dir: tempfile::TempDir,
+    front: Front,
     batch: S3Batch,
     compression: S3Compression,
     bucket_gone: AtomicBool,
-}
-
-impl S3Peer {
-    fn key_file(&self) -> String {
-        self.dir.path().join("key-id").display().to_string()
-    }
-
-    fn secret_file(&self) -> String {
-        self.dir.path().join("secret").display().to_string()
-    }
-
-    fn write_secret(&self, secret: &str) {
-        std::fs::write(self.secret_file(), secret).unwrap();
-    }
 }
 
 impl Peer for S3Peer {
     const KIND: &'static str = "s3";
 
     async fn start() -> Option<Self> {
-        let python = match moto::missing() {
-            Ok(p) => p,
-            Err(why) => {
-                relay_store::testenv::skip("s3", &why);
-                return None;
-            }
-        };
-        let moto = Moto::start(python).await;
-        let proxy = Proxy::start(moto.port).await;
-        let dir = tempfile::Builder::new()
-            .prefix("relay-s3-secrets-")
-            .tempdir()
-            .unwrap();
+        let moto = Moto::start(moto_server::python_or_skip("s3")?).await;
+        let front = Front::start("s3", moto.port).await;
         let (batch, compression) = NEXT.with(Cell::take).unwrap_or((
             S3Batch {
                 max_events: 1,
@@ -82,17 +57,15 @@ impl Peer for S3Peer {
             },
             S3Compression::None,
         ));
-        let peer = S3Peer {
+        std::fs::write(front.key_file(), &moto.access_key_id).unwrap();
+        front.write_secret(&moto.secret_access_key);
+        Some(S3Peer {
             moto,
-            proxy,
-            dir,
+            front,
             batch,
             compression,
             bucket_gone: AtomicBool::new(false),
-        };
-        std::fs::write(peer.key_file(), &peer.moto.access_key_id).unwrap();
-        peer.write_secret(&peer.moto.secret_access_key);
-        Some(peer)
+        })
     }
 
     fn destination(&self) -> Config {
@@ -100,10 +73,10 @@ impl Peer for S3Peer {
             bucket: BUCKET.into(),
             prefix: "relay/".into(),
             region: "us-east-1".into(),
-            endpoint_url: Some(format!("https://127.0.0.1:{}", self.proxy.port)),
+            endpoint_url: Some(format!("https://127.0.0.1:{}", self.front.proxy.port)),
             addressing: S3Addressing::Path,
-            access_key_id: SecretRef::File(self.key_file()),
-            secret_access_key: SecretRef::File(self.secret_file()),
+            access_key_id: SecretRef::File(self.front.key_file()),
+            secret_access_key: SecretRef::File(self.front.secret_file()),
             session_token: None,
             batch: self.batch,
             compression: self.compression,
@@ -111,38 +84,29 @@ impl Peer for S3Peer {
     }
 
     fn outbound(&self) -> (OutboundConfig, StaticResolver) {
-        (
-            OutboundConfig {
-                allow_ports: vec![self.proxy.port],
-                allow_cidrs: vec!["127.0.0.1/32".into()],
-                block_cidrs: vec![],
-                extra_ca_certs: vec![self.moto.ca_pem.clone()],
-                allow_plaintext_credentials_to_loopback: false,
-            },
-            StaticResolver::default(),
-        )
+        self.front.outbound(&self.moto.ca_pem)
     }
 
     async fn set_mode(&self, mode: Mode) {
         match mode {
             Mode::Accept => {
-                self.write_secret(&self.moto.secret_access_key);
+                self.front.write_secret(&self.moto.secret_access_key);
                 if self.bucket_gone.swap(false, Ordering::SeqCst) {
                     self.moto.create_bucket();
                 }
-                self.proxy.set(Relaying::Through).await;
+                self.front.proxy.set(Relaying::Through).await;
             }
             // The service's own signature check refuses it (403
             // SignatureDoesNotMatch: retried, `auth_refused`) once the
             // endpoint's client reads the file (at its first build, or
             // after the engine's `secret_refresh`).
-            Mode::FailRetryable => self.write_secret("not-the-secret-0123456789"),
+            Mode::FailRetryable => self.front.write_secret("not-the-secret-0123456789"),
             Mode::FailPermanent => {
                 self.moto.delete_bucket();
                 self.bucket_gone.store(true, Ordering::SeqCst);
             }
-            Mode::Hang => self.proxy.set(Relaying::Hang).await,
-            Mode::Down => self.proxy.set(Relaying::Down).await,
+            Mode::Hang => self.front.proxy.set(Relaying::Hang).await,
+            Mode::Down => self.front.proxy.set(Relaying::Down).await,
         }
     }
 
@@ -198,18 +162,10 @@ impl Peer for S3Peer {
     }
 
     fn secret_grant(&self) -> SecretGrant {
-        SecretGrant {
-            env_prefixes: vec![],
-            file_dirs: vec![self.dir.path().display().to_string()],
-        }
+        self.front.secret_grant()
     }
 
-    /// A stopped service refuses new connections (`connect`); a pooled
-    /// connection it closed may be found closed only when used (`http`).
     fn down_error_kinds() -> &'static [relay_core::model::ErrorKind] {
-        &[
-            relay_core::model::ErrorKind::Connect,
-            relay_core::model::ErrorKind::Http,
-        ]
+        moto_server::DOWN_ERROR_KINDS
     }
 }

@@ -15,143 +15,61 @@ use relay_destinations::Config;
 use relay_destinations::sqs::SqsDestination;
 use relay_net::{OutboundConfig, StaticResolver};
 
-use super::moto::{self, Key, Message, Moto, QUEUE};
-use super::proxy::{Proxy, Relaying};
+use super::moto::{Message, Moto, QUEUE};
+use super::moto_server::{self, Front};
 
 pub struct SqsPeer {
     pub moto: Moto,
-    proxy: Proxy,
-    dir: tempfile::TempDir,
+    front: Front,
     received: Mutex<Vec<Received>>,
-}
-
-impl SqsPeer {
-    fn key_file(&self) -> String {
-        self.dir.path().join("key-id").display().to_string()
-    }
-
-    fn secret_file(&self) -> String {
-        self.dir.path().join("secret").display().to_string()
-    }
-
-    fn write_key(&self, key: &Key) {
-        std::fs::write(self.key_file(), &key.id).unwrap();
-        std::fs::write(self.secret_file(), &key.secret).unwrap();
-    }
-}
-
-/// A received message as the harness sees it: the signature values from
-/// their attributes; in binary mode the context attributes with the
-/// binding's naming undone (`webhook-id` is `id`, `content-type` is
-/// `datacontenttype`, `ce-<name>` is `<name>`, and `ce-attributes` holds
-/// the rest).
-pub fn received(m: &Message) -> Received {
-    let a = &m.attributes;
-    let text = |k: &str| a.get(k).cloned().unwrap_or_default();
-    let binary = a.contains_key("ce-specversion").then(|| {
-        let mut out = vec![
-            ("id".to_string(), text("webhook-id")),
-            ("datacontenttype".to_string(), text("content-type")),
-        ];
-        for (k, v) in a {
-            if k == "ce-attributes" {
-                let rest: serde_json::Map<String, serde_json::Value> =
-                    serde_json::from_str(v).expect("ce-attributes is a JSON object");
-                out.extend(
-                    rest.into_iter()
-                        .map(|(k, v)| (k, v.as_str().unwrap_or_default().to_string())),
-                );
-            } else if let Some(name) = k.strip_prefix("ce-") {
-                out.push((name.to_string(), v.clone()));
-            }
-        }
-        out
-    });
-    Received {
-        body: m.body.clone(),
-        webhook_id: text("webhook-id"),
-        webhook_timestamp: text("webhook-timestamp"),
-        webhook_signature: text("webhook-signature"),
-        binary,
-    }
 }
 
 impl Peer for SqsPeer {
     const KIND: &'static str = "sqs";
 
     async fn start() -> Option<Self> {
-        let python = match moto::missing() {
-            Ok(p) => p,
-            Err(why) => {
-                relay_store::testenv::skip("sqs", &why);
-                return None;
-            }
-        };
-        let moto = Moto::start(python).await;
-        let proxy = Proxy::start(moto.port).await;
-        let dir = tempfile::Builder::new()
-            .prefix("relay-sqs-secrets-")
-            .tempdir()
-            .unwrap();
-        let peer = SqsPeer {
+        let moto = Moto::start(moto_server::python_or_skip("sqs")?).await;
+        let front = Front::start("sqs", moto.port).await;
+        front.write_key(&moto.relay);
+        Some(SqsPeer {
             moto,
-            proxy,
-            dir,
+            front,
             received: Mutex::new(Vec::new()),
-        };
-        peer.write_key(&peer.moto.relay);
-        Some(peer)
+        })
     }
 
     fn destination(&self) -> Config {
         Config::Sqs(SqsDestination {
-            queue_url: format!("https://127.0.0.1:{}/123456789012/{QUEUE}", self.proxy.port),
+            queue_url: format!(
+                "https://127.0.0.1:{}/123456789012/{QUEUE}",
+                self.front.proxy.port
+            ),
             region: "us-east-1".into(),
-            access_key_id: Some(SecretRef::File(self.key_file())),
-            secret_access_key: Some(SecretRef::File(self.secret_file())),
-            session_token: None,
-            role_arn: None,
+            credentials: relay_destinations::aws::Credentials::keys(
+                SecretRef::File(self.front.key_file()),
+                SecretRef::File(self.front.secret_file()),
+            ),
             content_mode: ContentMode::Structured,
             max_message_bytes: 256 * 1024,
         })
     }
 
     fn outbound(&self) -> (OutboundConfig, StaticResolver) {
-        (
-            OutboundConfig {
-                allow_ports: vec![self.proxy.port],
-                allow_cidrs: vec!["127.0.0.1/32".into()],
-                block_cidrs: vec![],
-                extra_ca_certs: vec![self.moto.ca_pem.clone()],
-                allow_plaintext_credentials_to_loopback: false,
-            },
-            StaticResolver::default(),
-        )
+        self.front.outbound(&self.moto.ca_pem)
     }
 
     async fn set_mode(&self, mode: Mode) {
-        match mode {
-            Mode::Accept => {
-                self.write_key(&self.moto.relay);
-                self.proxy.set(Relaying::Through).await;
-            }
-            // The service's own signature check refuses it (403
-            // SignatureDoesNotMatch: retried, `auth_refused`) once the
-            // endpoint's client reads the files again.
-            Mode::FailRetryable => self.write_key(&Key {
-                id: self.moto.relay.id.clone(),
-                secret: "not-the-secret-0123456789".into(),
-            }),
-            // A user the queue's policy does not allow (403 AccessDenied:
-            // permanent).
-            Mode::FailPermanent => self.write_key(&self.moto.denied),
-            Mode::Hang => self.proxy.set(Relaying::Hang).await,
-            Mode::Down => self.proxy.set(Relaying::Down).await,
-        }
+        let m = &self.moto;
+        self.front.set_mode(mode, &m.relay, &m.denied).await;
     }
 
     async fn received(&self) -> Vec<Received> {
-        let new: Vec<Received> = self.moto.drain(QUEUE).iter().map(received).collect();
+        let new: Vec<Received> = self
+            .moto
+            .drain(QUEUE)
+            .iter()
+            .map(Message::received)
+            .collect();
         let mut all = self.received.lock().unwrap();
         all.extend(new);
         all.clone()
@@ -167,18 +85,10 @@ impl Peer for SqsPeer {
     }
 
     fn secret_grant(&self) -> SecretGrant {
-        SecretGrant {
-            env_prefixes: vec![],
-            file_dirs: vec![self.dir.path().display().to_string()],
-        }
+        self.front.secret_grant()
     }
 
-    /// A stopped service refuses new connections (`connect`); a pooled
-    /// connection it closed may be found closed only when used (`http`).
     fn down_error_kinds() -> &'static [relay_core::model::ErrorKind] {
-        &[
-            relay_core::model::ErrorKind::Connect,
-            relay_core::model::ErrorKind::Http,
-        ]
+        moto_server::DOWN_ERROR_KINDS
     }
 }

@@ -8,7 +8,7 @@
 //!   projected service-account token exchanged at STS with
 //!   `AssumeRoleWithWebIdentity`, cached and refreshed before expiry).
 //!   Only the operator configures it; no endpoint can name it.
-//! - [`Credentials`]: what an AWS kind's client signs with: the endpoint's
+//! - [`Signer`]: what an AWS kind's client signs with: the endpoint's
 //!   own keys, or a tenant's role assumed with the installation's identity
 //!   and the tenant's `ExternalId` ([`sts::AssumedRole`]).
 //!
@@ -203,7 +203,7 @@ pub async fn assume_role_with_web_identity(
 
 /// What an AWS kind's client signs with. No `Debug` of a value.
 #[derive(Clone)]
-pub enum Credentials {
+pub enum Signer {
     /// The endpoint's own keys (secret references, resolved).
     Keys(Keys),
     /// A tenant's role, assumed with the installation's identity.
@@ -214,12 +214,12 @@ pub enum Credentials {
     Unavailable(&'static str),
 }
 
-impl std::fmt::Debug for Credentials {
+impl std::fmt::Debug for Signer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Credentials::Keys(_) => f.write_str("Credentials::Keys(..)"),
-            Credentials::Role(r) => write!(f, "Credentials::Role({r:?})"),
-            Credentials::Unavailable(why) => write!(f, "Credentials::Unavailable({why})"),
+            Signer::Keys(_) => f.write_str("Signer::Keys(..)"),
+            Signer::Role(r) => write!(f, "Signer::Role({r:?})"),
+            Signer::Unavailable(why) => write!(f, "Signer::Unavailable({why})"),
         }
     }
 }
@@ -238,7 +238,7 @@ pub struct Chosen<'a> {
 pub const NO_INSTALLATION_IDENTITY: &str =
     "this installation has no AWS identity to assume roles with (the operator's `[aws]` section)";
 
-impl Credentials {
+impl Signer {
     /// The credentials `chosen` names, for an endpoint of `tenancy`'s
     /// tenant signing for `region`: its keys, resolved, or its role. A
     /// reference without a value, or with one that cannot be sent, is
@@ -249,19 +249,19 @@ impl Credentials {
         region: &str,
         shared: &crate::Shared,
         tenancy: crate::Tenancy<'_>,
-    ) -> Result<Credentials, Unresolved> {
+    ) -> Result<Signer, Unresolved> {
         match (
             chosen.role_arn,
             chosen.access_key_id,
             chosen.secret_access_key,
         ) {
-            (None, Some(id), Some(key)) => Ok(Credentials::Keys(Keys::resolve(
+            (None, Some(id), Some(key)) => Ok(Signer::Keys(Keys::resolve(
                 secrets,
                 id,
                 key,
                 chosen.session_token,
             )?)),
-            (Some(arn), _, _) => Ok(Credentials::role(
+            (Some(arn), _, _) => Ok(Signer::role(
                 tenancy.aws,
                 &shared.https,
                 arn,
@@ -271,7 +271,7 @@ impl Credentials {
             )),
             // Registration refuses it (`check_choice`); a stored one sends
             // nothing.
-            _ => Ok(Credentials::Unavailable(
+            _ => Ok(Signer::Unavailable(
                 "the endpoint names neither keys nor a role",
             )),
         }
@@ -286,11 +286,11 @@ impl Credentials {
         tenant: &str,
         region: &str,
         clock: Arc<dyn Clock>,
-    ) -> Credentials {
+    ) -> Signer {
         let Some(installation) = installation else {
-            return Credentials::Unavailable(NO_INSTALLATION_IDENTITY);
+            return Signer::Unavailable(NO_INSTALLATION_IDENTITY);
         };
-        Credentials::Role(Arc::new(sts::AssumedRole::by_installation(
+        Signer::Role(Arc::new(sts::AssumedRole::by_installation(
             https.clone(),
             installation.clone(),
             region.to_string(),
@@ -302,9 +302,9 @@ impl Credentials {
     /// The keys to sign the next request with.
     pub async fn keys(&self, limits: Limits) -> Result<Keys, sts::Failure> {
         match self {
-            Credentials::Keys(k) => Ok(k.clone()),
-            Credentials::Role(r) => r.keys(limits).await.map(|t| t.keys),
-            Credentials::Unavailable(why) => Err(sts::Failure::Invalid((*why).to_string())),
+            Signer::Keys(k) => Ok(k.clone()),
+            Signer::Role(r) => r.keys(limits).await.map(|t| t.keys),
+            Signer::Unavailable(why) => Err(sts::Failure::Invalid((*why).to_string())),
         }
     }
 }
@@ -657,7 +657,7 @@ mod tests {
             "us-east-1".into(),
             clock,
         );
-        let shown = format!("{i:?} {:?}", Credentials::Keys(keys));
+        let shown = format!("{i:?} {:?}", Signer::Keys(keys));
         for value in [
             secret,
             "AKIDEXAMPLEVALUE",

@@ -20,12 +20,12 @@
 //! | `3xx` (redirects are not followed: another region or endpoint) | retried (the endpoint can be fixed) | `rejected` |
 //! | `InvalidParameterValue`, `InvalidMessageContents`, `InvalidAttributeName`, `InvalidAttributeValue`, `MissingParameter`, `UnsupportedOperation`, any other `4xx`, any other status | dead-lettered, `rejected_by_destination` | `rejected` |
 
-use relay_core::outcome::{FailureCode, Refusal, TransportError, Verdict};
+use relay_core::outcome::{Refusal, Verdict};
 use relay_core::time::Timestamp;
 use relay_core::transition::DeadLetterReason;
 use relay_net::ErrorKind;
 
-use crate::transport_error;
+use crate::aws::classify::{by_status, rejected, retry, unanswered, unconfirmed};
 
 /// What one `SendMessage` came to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,24 +50,14 @@ pub enum Answer<'a> {
 
 /// Classifies one attempt; see the module documentation.
 pub fn classify(answer: &Answer<'_>, now: Timestamp) -> Verdict {
-    let retry = |refusal, after: Option<u64>| Verdict::Retry {
-        code: FailureCode::Refused(refusal),
-        not_before: after.map(|s| now.plus_seconds(i64::try_from(s).unwrap_or(i64::MAX))),
-    };
-    let rejected = |refusal| Verdict::Rejected {
-        reason: DeadLetterReason::RejectedByDestination,
-        code: FailureCode::Refused(refusal),
-    };
+    let retry = |refusal, after| retry(refusal, after, now);
     match *answer {
         Answer::Sent {
             digests_match: true,
         } => Verdict::Delivered,
         Answer::Sent {
             digests_match: false,
-        } => Verdict::Retry {
-            code: FailureCode::Transport(TransportError::Protocol),
-            not_before: None,
-        },
+        } => unconfirmed(),
         Answer::Status {
             status,
             code,
@@ -107,21 +97,9 @@ pub fn classify(answer: &Answer<'_>, now: Timestamp) -> Verdict {
             | "ServiceUnavailable"
             | "InternalFailure"
             | "InternalError" => retry(Refusal::Unavailable, retry_after),
-            _ => match status {
-                401 => retry(Refusal::AuthRefused, None),
-                403 => rejected(Refusal::AuthRefused),
-                408 | 429 | 500..=599 => retry(Refusal::Unavailable, retry_after),
-                300..=399 => retry(Refusal::Rejected, None),
-                _ => rejected(Refusal::Rejected),
-            },
+            _ => by_status(status, retry_after, now),
         },
-        Answer::Failed(kind) => match transport_error(kind) {
-            Some(e) => Verdict::Retry {
-                code: FailureCode::Transport(e),
-                not_before: None,
-            },
-            None => Verdict::DeadLetter(DeadLetterReason::InvalidDestination),
-        },
+        Answer::Failed(kind) => unanswered(kind),
         Answer::Unaddressable => Verdict::DeadLetter(DeadLetterReason::InvalidDestination),
         Answer::Unsendable => rejected(Refusal::Rejected),
     }
@@ -129,6 +107,8 @@ pub fn classify(answer: &Answer<'_>, now: Timestamp) -> Verdict {
 
 #[cfg(test)]
 mod tests {
+    use relay_core::outcome::{FailureCode, TransportError};
+
     use super::*;
 
     const NOW: Timestamp = Timestamp::from_millis(1_800_000_000_000);
@@ -143,18 +123,8 @@ mod tests {
 
     #[test]
     fn the_table() {
-        let retry = |r| Verdict::Retry {
-            code: FailureCode::Refused(r),
-            not_before: None,
-        };
-        let rejected = |r| Verdict::Rejected {
-            reason: DeadLetterReason::RejectedByDestination,
-            code: FailureCode::Refused(r),
-        };
-        let protocol = Verdict::Retry {
-            code: FailureCode::Transport(TransportError::Protocol),
-            not_before: None,
-        };
+        let retry = |r| retry(r, None, NOW);
+        let protocol = unconfirmed();
         let cases: Vec<(Answer<'static>, Verdict)> = vec![
             (
                 Answer::Sent {

@@ -2,9 +2,9 @@
 //! guard's check of the URL is in `mod.rs`): the queue URL's shape, the
 //! region against an AWS host, the size bound.
 
-use crate::Invalid;
 use crate::s3::config::valid_region;
 use crate::sqs::{SQS_MAX_MESSAGE_BYTES, SqsDestination};
+use crate::{Invalid, aws};
 
 /// The longest queue name (`.fifo` included).
 pub const MAX_QUEUE_NAME: usize = 80;
@@ -58,20 +58,13 @@ pub fn queue_url(url: &str) -> Option<QueueUrl<'_>> {
 /// `queue.amazonaws.com` is `us-east-1`. `None` for a host that is not
 /// AWS's (an SQS-compatible service: no region to compare).
 pub fn aws_region(host: &str) -> Option<String> {
-    let host = host.trim_end_matches('.').to_ascii_lowercase();
-    let lower = &host;
-    let base = if lower.ends_with(".amazonaws.com") {
-        host.len() - ".amazonaws.com".len()
-    } else if lower.ends_with(".amazonaws.com.cn") {
-        host.len() - ".amazonaws.com.cn".len()
-    } else {
-        return None;
-    };
-    let labels: Vec<&str> = host[..base].split('.').collect();
+    let labels = aws::host_labels(host)?;
     Some(match labels.as_slice() {
-        ["queue"] => "us-east-1".to_string(),
-        [.., "sqs", region] | [region, "queue"] | [.., "sqs", region, "vpce"] => region.to_string(),
-        _ => String::new(),
+        [q] if q == "queue" => "us-east-1".to_string(),
+        [region, q] if q == "queue" => region.clone(),
+        _ => aws::service_region(&labels, "sqs")
+            .unwrap_or_default()
+            .to_string(),
     })
 }
 
@@ -120,12 +113,6 @@ pub fn check(c: &SqsDestination) -> Result<(), Invalid> {
         }
         _ => {}
     }
-    crate::aws::identity::check_choice(
-        c.access_key_id.is_some(),
-        c.secret_access_key.is_some(),
-        c.session_token.is_some(),
-        c.role_arn.as_deref(),
-    )?;
     let (lo, hi) = SQS_MAX_MESSAGE_BYTES;
     if !(lo..=hi).contains(&c.max_message_bytes) {
         return Err(invalid(
@@ -134,6 +121,7 @@ pub fn check(c: &SqsDestination) -> Result<(), Invalid> {
             format!("max_message_bytes is {lo} to {hi}"),
         ));
     }
+    c.credentials.check()?;
     Ok(())
 }
 
@@ -154,10 +142,10 @@ mod tests {
         SqsDestination {
             queue_url: url.into(),
             region: region.into(),
-            access_key_id: Some(SecretRef::Secret("k".into())),
-            secret_access_key: Some(SecretRef::Secret("s".into())),
-            session_token: None,
-            role_arn: None,
+            credentials: crate::aws::Credentials::keys(
+                SecretRef::Secret("k".into()),
+                SecretRef::Secret("s".into()),
+            ),
             content_mode: Default::default(),
             max_message_bytes: 256 * 1024,
         }
@@ -276,7 +264,10 @@ mod tests {
             ),
             (
                 SqsDestination {
-                    role_arn: Some("arn:aws:iam::123456789012:role/relay".into()),
+                    credentials: crate::aws::Credentials {
+                        role_arn: Some("arn:aws:iam::123456789012:role/relay".into()),
+                        ..dest("https://h.example/123456789012/q", "eu-west-1").credentials
+                    },
                     ..dest("https://h.example/123456789012/q", "eu-west-1")
                 },
                 "invalid_credentials",
@@ -284,9 +275,9 @@ mod tests {
             ),
             (
                 SqsDestination {
-                    access_key_id: None,
-                    secret_access_key: None,
-                    role_arn: Some("arn:aws:iam::123456789012:user/relay".into()),
+                    credentials: crate::aws::Credentials::role(
+                        "arn:aws:iam::123456789012:user/relay",
+                    ),
                     ..dest("https://h.example/123456789012/q", "eu-west-1")
                 },
                 "invalid_role_arn",
@@ -294,7 +285,10 @@ mod tests {
             ),
             (
                 SqsDestination {
-                    secret_access_key: None,
+                    credentials: crate::aws::Credentials {
+                        secret_access_key: None,
+                        ..dest("https://h.example/123456789012/q", "eu-west-1").credentials
+                    },
                     ..dest("https://h.example/123456789012/q", "eu-west-1")
                 },
                 "invalid_credentials",
@@ -304,6 +298,13 @@ mod tests {
             let e = check(&d).unwrap_err();
             assert_eq!((e.code, e.pointer), (code, pointer), "{d:?}");
         }
+        assert_eq!(
+            check(&SqsDestination {
+                credentials: crate::aws::Credentials::role("arn:aws:iam::123456789012:role/relay"),
+                ..dest("https://h.example/123456789012/q", "eu-west-1")
+            }),
+            Ok(())
+        );
     }
 
     #[test]

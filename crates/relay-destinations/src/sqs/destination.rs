@@ -9,6 +9,8 @@ use relay_core::secret::SecretRef;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::aws::Credentials;
+
 /// An Amazon SQS queue, standard or FIFO (a queue URL ending in `.fifo`):
 /// each message is one `SendMessage`, signed with AWS Signature Version 4;
 /// SQS's `200` with a `MessageId` and the MD5 digests of what it stored
@@ -29,31 +31,12 @@ pub struct SqsDestination {
     /// `amazonaws.com` host it must be the host's own.
     #[schema(min_length = 1, max_length = 64)]
     pub region: String,
-    /// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
-    /// access key id, never the value itself. Give the keys, or `role_arn`.
-    /// See docs/destinations.md.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<String>, pattern = "^(secret:|env:|file:/)")]
-    pub access_key_id: Option<SecretRef>,
-    /// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
-    /// secret access key, never the value itself; with `access_key_id`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<String>, pattern = "^(secret:|env:|file:/)")]
-    pub secret_access_key: Option<SecretRef>,
-    /// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
-    /// session token (temporary credentials), sent as `x-amz-security-token`,
-    /// never the value itself; with the keys.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<String>, pattern = "^(secret:|env:|file:/)")]
-    pub session_token: Option<SecretRef>,
-    /// Instead of keys: the ARN of a role in the queue's account
-    /// (`arn:aws:iam::<account id>:role/<name>`) that Relay assumes with
-    /// STS `AssumeRole`, its own AWS identity and this tenant's
-    /// `ExternalId` (`GET /v1/aws/external-id`), which the role's trust
-    /// policy must require. Registration assumes it once to check.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(max_length = 2048, pattern = "^arn:aws[a-z-]*:iam::[0-9]{12}:role/")]
-    pub role_arn: Option<String>,
+    /// The credentials: `access_key_id`, `secret_access_key` and the
+    /// optional `session_token`, each a secret reference (the AWS kinds'
+    /// one type, [`crate::aws::Credentials`]).
+    #[serde(flatten)]
+    #[schema(inline)]
+    pub credentials: Credentials,
     /// `structured` (default): the body is the CloudEvents JSON; `binary`:
     /// the body is the event's `data` and its context attributes are
     /// message attributes `ce-<name>` (at most ten attributes in all; see
@@ -79,14 +62,7 @@ const fn default_max_message_bytes() -> u32 {
 impl SqsDestination {
     /// Every secret reference, with the JSON pointer of its field.
     pub fn secret_refs(&self) -> Vec<(&'static str, &SecretRef)> {
-        [
-            ("/destination/access_key_id", &self.access_key_id),
-            ("/destination/secret_access_key", &self.secret_access_key),
-            ("/destination/session_token", &self.session_token),
-        ]
-        .into_iter()
-        .filter_map(|(pointer, r)| Some((pointer, r.as_ref()?)))
-        .collect()
+        self.credentials.secret_refs()
     }
 
     /// Whether the queue is a FIFO queue (its name ends in `.fifo`).

@@ -37,8 +37,7 @@ use relay_core::model::ContentMode;
 use relay_core::outcome::Verdict;
 use relay_core::secret::{SecretRef, Secrets, Unresolved};
 use relay_core::time::Timestamp;
-use relay_net::{ErrorKind, Guard, GuardError, HttpsClient, Limits, Method, Response};
-use sha2::{Digest, Sha256};
+use relay_net::{Guard, HttpsClient, Limits, Response};
 use utoipa::PartialSchema as _;
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::Schema;
@@ -61,7 +60,7 @@ pub struct Client {
 struct Inner {
     https: HttpsClient,
     config: SqsDestination,
-    credentials: aws::identity::Credentials,
+    signer: aws::identity::Signer,
 }
 
 impl std::fmt::Debug for Client {
@@ -83,18 +82,7 @@ pub struct Sent {
     pub result: Result<Response, Failure>,
 }
 
-/// A send that got no answer, or was never made.
-#[derive(Debug)]
-pub enum Failure {
-    /// The guard or the connection failed.
-    Guard(GuardError),
-    /// No request can be made from the configuration (or the credentials).
-    Unaddressable(String),
-    /// The body is nothing SQS can carry.
-    Unsendable(&'static str),
-    /// No credentials to sign with: the role could not be assumed.
-    Credentials(aws::sts::Failure),
-}
+pub use crate::aws::Failure;
 
 impl Client {
     /// The destination it sends to.
@@ -123,42 +111,16 @@ impl Client {
         sent.md5_of_body = wire::md5_of_body(body);
         let fifo = c.is_fifo().then(|| wire::fifo_ids(m));
         let request = wire::request(&c.queue_url, body, &attributes, fifo.as_ref());
-        let keys = match self.inner.credentials.keys(limits).await {
-            Ok(keys) => keys,
-            Err(e) => {
-                sent.result = Err(Failure::Credentials(e));
-                return sent;
-            }
-        };
-        let result = self
-            .post(wire::TARGET, request, &keys, aws::now(), limits)
-            .await;
-        sent.result = result.map(|mut response| {
-            for secret in keys.values() {
-                response.body_prefix = crate::https::redact(&response.body_prefix, secret.expose());
-            }
-            response
-        });
+        sent.result = self.post(wire::TARGET, request, aws::now(), limits).await;
         sent
     }
 
-    /// The keys the next request is signed with: the endpoint's own, or
-    /// its role's (assumed, or cached).
-    pub async fn keys(&self, limits: Limits) -> Result<aws::Keys, Failure> {
-        self.inner
-            .credentials
-            .keys(limits)
-            .await
-            .map_err(Failure::Credentials)
-    }
-
-    /// A `POST` of one JSON-protocol action (`AmazonSQS.<Action>`) to the
-    /// queue's service, signed with `keys` at `now`.
+    /// A signed `POST` of one JSON-protocol action (`AmazonSQS.<Action>`)
+    /// to the queue's service, signed at `now`.
     pub async fn post(
         &self,
         target: &str,
         body: Vec<u8>,
-        keys: &aws::Keys,
         now: Timestamp,
         limits: Limits,
     ) -> Result<Response, Failure> {
@@ -168,36 +130,27 @@ impl Client {
                 "the queue URL makes no service URL".into(),
             ));
         };
-        let checked = self
+        let keys = self
             .inner
-            .https
-            .guard()
-            .parse_url(&url)
-            .map_err(|e| Failure::Guard(GuardError::Rejected(e)))?;
-        let host = checked.host_header();
-        let payload = hex::encode(Sha256::digest(&body));
-        let headers = aws::signed_headers(
-            &aws::Unsigned {
-                method: "POST",
-                path: "/",
-                host: &host,
-                headers: &[
-                    ("content-type", wire::CONTENT_TYPE),
-                    ("x-amz-target", target),
-                ],
-                payload_sha256: &payload,
-            },
-            keys,
+            .signer
+            .keys(limits)
+            .await
+            .map_err(Failure::Credentials)?;
+        aws::post(
+            &self.inner.https,
+            &url,
+            &[
+                ("content-type", wire::CONTENT_TYPE),
+                ("x-amz-target", target),
+            ],
+            body,
+            &keys,
             now,
             &c.region,
             SERVICE,
+            limits,
         )
-        .map_err(Failure::Unaddressable)?;
-        self.inner
-            .https
-            .send(Method::POST, &checked, headers, body.into(), limits)
-            .await
-            .map_err(Failure::Guard)
+        .await
     }
 }
 
@@ -283,23 +236,14 @@ impl Kind for Sqs {
         secrets: &Secrets,
         tenancy: Tenancy<'_>,
     ) -> Result<Client, Unresolved> {
-        let credentials = aws::identity::Credentials::for_endpoint(
-            secrets,
-            aws::identity::Chosen {
-                access_key_id: config.access_key_id.as_ref(),
-                secret_access_key: config.secret_access_key.as_ref(),
-                session_token: config.session_token.as_ref(),
-                role_arn: config.role_arn.as_deref(),
-            },
-            &config.region,
-            shared,
-            tenancy,
-        )?;
+        let signer = config
+            .credentials
+            .signer(secrets, &config.region, shared, tenancy)?;
         Ok(Client {
             inner: Arc::new(Inner {
                 https: shared.https.clone(),
                 config: config.clone(),
-                credentials,
+                signer,
             }),
         })
     }
@@ -310,8 +254,13 @@ impl Kind for Sqs {
         shared: &Shared,
         tenancy: Tenancy<'_>,
     ) -> Result<(), Invalid> {
-        aws::identity::check_access(config.role_arn.as_deref(), &config.region, shared, tenancy)
-            .await
+        aws::identity::check_access(
+            config.credentials.role_arn.as_deref(),
+            &config.region,
+            shared,
+            tenancy,
+        )
+        .await
     }
 
     async fn deliver(client: &Client, message: &Prepared, limits: Limits) -> Sent {
@@ -349,33 +298,7 @@ impl Kind for Sqs {
                     detail,
                 }
             }
-            Err(Failure::Guard(e)) => Record {
-                destination: e.remote_addr(),
-                error: Some((e.kind(), e.to_string())),
-                detail,
-            },
-            Err(Failure::Unaddressable(reason)) => Record {
-                destination: None,
-                error: Some((ErrorKind::InvalidUrl, reason.clone())),
-                detail,
-            },
-            Err(Failure::Credentials(e)) => {
-                detail["error"] =
-                    serde_json::json!({"code": "credentials", "message": e.to_string()});
-                Record {
-                    destination: None,
-                    error: None,
-                    detail,
-                }
-            }
-            Err(Failure::Unsendable(reason)) => {
-                detail["error"] = serde_json::json!({"code": "unsendable", "message": reason});
-                Record {
-                    destination: None,
-                    error: None,
-                    detail,
-                }
-            }
+            Err(failure) => failure.record(detail),
         }
     }
 }
@@ -407,11 +330,7 @@ fn classify_sent(sent: &Sent, now: Timestamp) -> Verdict {
             now,
         );
     }
-    let retry_after = response
-        .headers
-        .get("retry-after")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok());
+    let retry_after = aws::retry_after(response);
     classify::classify(
         &Answer::Status {
             status,
