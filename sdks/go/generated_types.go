@@ -387,6 +387,8 @@ type Destination struct {
 	S3 *S3Destination
 	// SQS is set when kind is "sqs".
 	SQS *SqsDestination
+	// Sns is set when kind is "sns".
+	Sns *SnsDestination
 	// Pubsub is set when kind is "pubsub".
 	Pubsub *PubsubDestination
 	// Unknown holds a member of a kind this version does not know.
@@ -427,6 +429,10 @@ func (u Destination) MarshalJSON() ([]byte, error) {
 	case u.SQS != nil:
 		m := *u.SQS
 		m.Kind = "sqs"
+		return json.Marshal(m)
+	case u.Sns != nil:
+		m := *u.Sns
+		m.Kind = "sns"
 		return json.Marshal(m)
 	case u.Pubsub != nil:
 		m := *u.Pubsub
@@ -472,6 +478,9 @@ func (u *Destination) UnmarshalJSON(data []byte) error {
 	case "sqs":
 		u.SQS = new(SqsDestination)
 		return json.Unmarshal(data, u.SQS)
+	case "sns":
+		u.Sns = new(SnsDestination)
+		return json.Unmarshal(data, u.Sns)
 	case "pubsub":
 		u.Pubsub = new(PubsubDestination)
 		return json.Unmarshal(data, u.Pubsub)
@@ -1880,6 +1889,53 @@ type SigningKeyOut struct {
 	Scheme SignatureScheme `json:"scheme"`
 }
 
+// An Amazon SNS topic, standard or FIFO (a topic ARN ending in `.fifo`):
+// each message is one `Publish`, signed with AWS Signature Version 4;
+// SNS's `200` with a `MessageId` is the acknowledgement (SNS answers no
+// digest of what it took). On a FIFO topic the event's ordering key is
+// the `MessageGroupId` and the event id the `MessageDeduplicationId`.
+// See docs/destinations.md.
+type SnsDestination struct {
+	// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
+	// access key id, never the value itself. Give the keys, or `role_arn`.
+	// See docs/destinations.md.
+	AccessKeyID *string `json:"access_key_id,omitempty"`
+	// `structured` (default): the message is the CloudEvents JSON;
+	// `binary`: the message is the event's `data` and its context
+	// attributes are message attributes `ce-<name>` (at most ten
+	// attributes in all, as SQS's kind; see docs/destinations.md).
+	ContentMode *string `json:"content_mode,omitempty"`
+	// The service's `https://` URL without a path (an SNS-compatible
+	// service, or a VPC endpoint); `null` (default): AWS SNS,
+	// `https://sns.<region>.amazonaws.com` of the ARN's region. An AWS
+	// host must be in the ARN's region. Checked by the outbound guard at
+	// registration and at every connection; redirects are never followed.
+	EndpointURL *string `json:"endpoint_url,omitempty"`
+	// The destination's kind: `sns`.
+	Kind string `json:"kind"`
+	// The largest message the topic takes (its `MaximumMessageSize`),
+	// counted as SNS counts it: the message and every attribute's name,
+	// type and value. Default 262144 (256 KiB); at most 1048576 (1 MiB).
+	MaxMessageBytes *int `json:"max_message_bytes,omitempty"`
+	// Instead of keys: the ARN of a role in the account
+	// (`arn:aws:iam::<account id>:role/<name>`) that Relay assumes with
+	// STS `AssumeRole`, its own AWS identity and this tenant's
+	// `ExternalId` (`GET /v1/aws/external-id`), which the role's trust
+	// policy must require. Registration assumes it once to check.
+	RoleArn *string `json:"role_arn,omitempty"`
+	// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
+	// secret access key, never the value itself; with `access_key_id`.
+	SecretAccessKey *string `json:"secret_access_key,omitempty"`
+	// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
+	// session token (temporary credentials), sent as `x-amz-security-token`,
+	// never the value itself; with the keys.
+	SessionToken *string `json:"session_token,omitempty"`
+	// The topic's ARN, `arn:<partition>:sns:<region>:<account id>:<topic
+	// name>` (a FIFO topic's name ends in `.fifo`). Requests are signed
+	// for the ARN's region.
+	TopicArn string `json:"topic_arn"`
+}
+
 // Where a source's secret is: a sealed value written through the API, or
 // a secret reference (`relay_core::secret`). Named `SourceSecret` in the
 // API's document (`SecretInfo` there is a tenant secret's).
@@ -1922,7 +1978,7 @@ type SqsDestination struct {
 	// The region requests are signed for (e.g. `eu-west-1`); on an
 	// `amazonaws.com` host it must be the host's own.
 	Region string `json:"region"`
-	// Instead of keys: the ARN of a role in the queue's account
+	// Instead of keys: the ARN of a role in the account
 	// (`arn:aws:iam::<account id>:role/<name>`) that Relay assumes with
 	// STS `AssumeRole`, its own AWS identity and this tenant's
 	// `ExternalId` (`GET /v1/aws/external-id`), which the role's trust

@@ -564,7 +564,7 @@ pub struct CreateTenant {
 
 /// Where an endpoint's messages go, by `kind`. New kinds (brokers, queues, object storage) are new variants; the endpoint object keeps its shape.
 ///
-/// One of: [`HttpsDestination`], [`RedisStreamDestination`], [`NatsJetstreamDestination`], [`RabbitMqDestination`], [`MqttDestination`], [`KafkaDestination`], [`S3Destination`], [`SqsDestination`], [`PubsubDestination`].
+/// One of: [`HttpsDestination`], [`RedisStreamDestination`], [`NatsJetstreamDestination`], [`RabbitMqDestination`], [`MqttDestination`], [`KafkaDestination`], [`S3Destination`], [`SqsDestination`], [`SnsDestination`], [`PubsubDestination`].
 pub type Destination = serde_json::Value;
 
 /// Enable's options (the body may be absent): whether to recover what was
@@ -2580,6 +2580,61 @@ pub struct SigningKeyOut {
     pub scheme: SignatureScheme,
 }
 
+/// An Amazon SNS topic, standard or FIFO (a topic ARN ending in `.fifo`):
+/// each message is one `Publish`, signed with AWS Signature Version 4;
+/// SNS's `200` with a `MessageId` is the acknowledgement (SNS answers no
+/// digest of what it took). On a FIFO topic the event's ordering key is
+/// the `MessageGroupId` and the event id the `MessageDeduplicationId`.
+/// See docs/destinations.md.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct SnsDestination {
+    /// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
+    /// access key id, never the value itself. Give the keys, or `role_arn`.
+    /// See docs/destinations.md.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access_key_id: Option<String>,
+    /// `structured` (default): the message is the CloudEvents JSON;
+    /// `binary`: the message is the event's `data` and its context
+    /// attributes are message attributes `ce-<name>` (at most ten
+    /// attributes in all, as SQS's kind; see docs/destinations.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_mode: Option<String>,
+    /// The service's `https://` URL without a path (an SNS-compatible
+    /// service, or a VPC endpoint); `null` (default): AWS SNS,
+    /// `https://sns.<region>.amazonaws.com` of the ARN's region. An AWS
+    /// host must be in the ARN's region. Checked by the outbound guard at
+    /// registration and at every connection; redirects are never followed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint_url: Option<String>,
+    /// The destination's kind: `sns`.
+    pub kind: String,
+    /// The largest message the topic takes (its `MaximumMessageSize`),
+    /// counted as SNS counts it: the message and every attribute's name,
+    /// type and value. Default 262144 (256 KiB); at most 1048576 (1 MiB).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_message_bytes: Option<i64>,
+    /// Instead of keys: the ARN of a role in the account
+    /// (`arn:aws:iam::<account id>:role/<name>`) that Relay assumes with
+    /// STS `AssumeRole`, its own AWS identity and this tenant's
+    /// `ExternalId` (`GET /v1/aws/external-id`), which the role's trust
+    /// policy must require. Registration assumes it once to check.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role_arn: Option<String>,
+    /// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
+    /// secret access key, never the value itself; with `access_key_id`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secret_access_key: Option<String>,
+    /// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
+    /// session token (temporary credentials), sent as `x-amz-security-token`,
+    /// never the value itself; with the keys.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_token: Option<String>,
+    /// The topic's ARN, `arn:<partition>:sns:<region>:<account id>:<topic
+    /// name>` (a FIFO topic's name ends in `.fifo`). Requests are signed
+    /// for the ARN's region.
+    pub topic_arn: String,
+}
+
 /// Where a source's secret is: a sealed value written through the API, or
 /// a secret reference (`relay_core::secret`). Named `SourceSecret` in the
 /// API's document (`SecretInfo` there is a tenant secret's).
@@ -2628,7 +2683,7 @@ pub struct SqsDestination {
     /// The region requests are signed for (e.g. `eu-west-1`); on an
     /// `amazonaws.com` host it must be the host's own.
     pub region: String,
-    /// Instead of keys: the ARN of a role in the queue's account
+    /// Instead of keys: the ARN of a role in the account
     /// (`arn:aws:iam::<account id>:role/<name>`) that Relay assumes with
     /// STS `AssumeRole`, its own AWS identity and this tenant's
     /// `ExternalId` (`GET /v1/aws/external-id`), which the role's trust

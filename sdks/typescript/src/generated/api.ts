@@ -2329,7 +2329,7 @@ export interface components {
             parent_id?: string | null;
         };
         /** @description Where an endpoint's messages go, by `kind`. New kinds (brokers, queues, object storage) are new variants; the endpoint object keeps its shape. */
-        Destination: components["schemas"]["HttpsDestination"] | components["schemas"]["RedisStreamDestination"] | components["schemas"]["NatsJetstreamDestination"] | components["schemas"]["RabbitMqDestination"] | components["schemas"]["MqttDestination"] | components["schemas"]["KafkaDestination"] | components["schemas"]["S3Destination"] | components["schemas"]["SqsDestination"] | components["schemas"]["PubsubDestination"];
+        Destination: components["schemas"]["HttpsDestination"] | components["schemas"]["RedisStreamDestination"] | components["schemas"]["NatsJetstreamDestination"] | components["schemas"]["RabbitMqDestination"] | components["schemas"]["MqttDestination"] | components["schemas"]["KafkaDestination"] | components["schemas"]["S3Destination"] | components["schemas"]["SqsDestination"] | components["schemas"]["SnsDestination"] | components["schemas"]["PubsubDestination"];
         /**
          * @description Enable's options (the body may be absent): whether to recover what was
          *     missed at once.
@@ -5364,6 +5364,78 @@ export interface components {
             scheme: components["schemas"]["SignatureScheme"];
         };
         /**
+         * sns
+         * @description An Amazon SNS topic, standard or FIFO (a topic ARN ending in `.fifo`):
+         *     each message is one `Publish`, signed with AWS Signature Version 4;
+         *     SNS's `200` with a `MessageId` is the acknowledgement (SNS answers no
+         *     digest of what it took). On a FIFO topic the event's ordering key is
+         *     the `MessageGroupId` and the event id the `MessageDeduplicationId`.
+         *     See docs/destinations.md.
+         */
+        SnsDestination: {
+            /**
+             * @description A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
+             *     access key id, never the value itself. Give the keys, or `role_arn`.
+             *     See docs/destinations.md.
+             */
+            access_key_id?: string | null;
+            /**
+             * @description `structured` (default): the message is the CloudEvents JSON;
+             *     `binary`: the message is the event's `data` and its context
+             *     attributes are message attributes `ce-<name>` (at most ten
+             *     attributes in all, as SQS's kind; see docs/destinations.md).
+             * @default structured
+             * @enum {string}
+             */
+            content_mode: "structured" | "binary";
+            /**
+             * @description The service's `https://` URL without a path (an SNS-compatible
+             *     service, or a VPC endpoint); `null` (default): AWS SNS,
+             *     `https://sns.<region>.amazonaws.com` of the ARN's region. An AWS
+             *     host must be in the ARN's region. Checked by the outbound guard at
+             *     registration and at every connection; redirects are never followed.
+             */
+            endpoint_url?: string | null;
+            /**
+             * @description The destination's kind: `sns`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            kind: "sns";
+            /**
+             * Format: int32
+             * @description The largest message the topic takes (its `MaximumMessageSize`),
+             *     counted as SNS counts it: the message and every attribute's name,
+             *     type and value. Default 262144 (256 KiB); at most 1048576 (1 MiB).
+             * @default 262144
+             */
+            max_message_bytes: number;
+            /**
+             * @description Instead of keys: the ARN of a role in the account
+             *     (`arn:aws:iam::<account id>:role/<name>`) that Relay assumes with
+             *     STS `AssumeRole`, its own AWS identity and this tenant's
+             *     `ExternalId` (`GET /v1/aws/external-id`), which the role's trust
+             *     policy must require. Registration assumes it once to check.
+             */
+            role_arn?: string | null;
+            /**
+             * @description A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
+             *     secret access key, never the value itself; with `access_key_id`.
+             */
+            secret_access_key?: string | null;
+            /**
+             * @description A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
+             *     session token (temporary credentials), sent as `x-amz-security-token`,
+             *     never the value itself; with the keys.
+             */
+            session_token?: string | null;
+            /**
+             * @description The topic's ARN, `arn:<partition>:sns:<region>:<account id>:<topic
+             *     name>` (a FIFO topic's name ends in `.fifo`). Requests are signed
+             *     for the ARN's region.
+             */
+            topic_arn: string;
+        };
+        /**
          * @description Where a source's secret is: a sealed value written through the API, or
          *     a secret reference (`relay_core::secret`). Named `SourceSecret` in the
          *     API's document (`SecretInfo` there is a tenant secret's).
@@ -5429,7 +5501,7 @@ export interface components {
              */
             region: string;
             /**
-             * @description Instead of keys: the ARN of a role in the queue's account
+             * @description Instead of keys: the ARN of a role in the account
              *     (`arn:aws:iam::<account id>:role/<name>`) that Relay assumes with
              *     STS `AssumeRole`, its own AWS identity and this tenant's
              *     `ExternalId` (`GET /v1/aws/external-id`), which the role's trust

@@ -151,6 +151,9 @@ from .secret_info import SecretInfo
 from .signature_encoding import SignatureEncoding
 from .signature_scheme import SignatureScheme
 from .signing_key_out import SigningKeyOut
+from .sns import Sns
+from .sns_content_mode import SnsContentMode
+from .sns_kind import SnsKind
 from .source_secret import SourceSecret
 from .sqs import Sqs
 from .sqs_content_mode import SqsContentMode
@@ -320,6 +323,9 @@ __all__ = (
     "SignatureEncoding",
     "SignatureScheme",
     "SigningKeyOut",
+    "Sns",
+    "SnsContentMode",
+    "SnsKind",
     "SourceSecret",
     "Sqs",
     "SqsContentMode",

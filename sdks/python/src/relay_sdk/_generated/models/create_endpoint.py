@@ -22,6 +22,7 @@ if TYPE_CHECKING:
   from ..models.rabbitmq import Rabbitmq
   from ..models.redis_stream import RedisStream
   from ..models.s3 import S3
+  from ..models.sns import Sns
   from ..models.sqs import Sqs
 
 
@@ -38,7 +39,7 @@ class CreateEndpoint:
 
         Attributes:
             consumer_id (str): The consumer the endpoint belongs to (for life), in the key's environment.
-            destination (Https | Kafka | Mqtt | NatsJetstream | Pubsub | Rabbitmq | RedisStream | S3 | Sqs): Where an
+            destination (Https | Kafka | Mqtt | NatsJetstream | Pubsub | Rabbitmq | RedisStream | S3 | Sns | Sqs): Where an
                 endpoint's messages go, by `kind`. New kinds (brokers, queues, object storage) are new variants; the endpoint
                 object keeps its shape.
             event_types (list[str]): Event types to receive (at most 256). Empty receives nothing; `["*"]` receives all
@@ -65,7 +66,7 @@ class CreateEndpoint:
      """
 
     consumer_id: str
-    destination: Https | Kafka | Mqtt | NatsJetstream | Pubsub | Rabbitmq | RedisStream | S3 | Sqs
+    destination: Https | Kafka | Mqtt | NatsJetstream | Pubsub | Rabbitmq | RedisStream | S3 | Sns | Sqs
     event_types: list[str]
     allow_personal_data: bool | Unset = UNSET
     auto_disable: bool | None | Unset = UNSET
@@ -91,6 +92,7 @@ class CreateEndpoint:
         from ..models.rabbitmq import Rabbitmq # noqa: PLC0415
         from ..models.redis_stream import RedisStream # noqa: PLC0415
         from ..models.s3 import S3 # noqa: PLC0415
+        from ..models.sns import Sns # noqa: PLC0415
         from ..models.sqs import Sqs # noqa: PLC0415
         consumer_id = self.consumer_id
 
@@ -110,6 +112,8 @@ class CreateEndpoint:
         elif isinstance(self.destination, S3):
             destination = self.destination.to_dict()
         elif isinstance(self.destination, Sqs):
+            destination = self.destination.to_dict()
+        elif isinstance(self.destination, Sns):
             destination = self.destination.to_dict()
         else:
             destination = self.destination.to_dict()
@@ -215,11 +219,12 @@ class CreateEndpoint:
         from ..models.rabbitmq import Rabbitmq # noqa: PLC0415
         from ..models.redis_stream import RedisStream # noqa: PLC0415
         from ..models.s3 import S3 # noqa: PLC0415
+        from ..models.sns import Sns # noqa: PLC0415
         from ..models.sqs import Sqs # noqa: PLC0415
         d = dict(src_dict)
         consumer_id = d.pop("consumer_id")
 
-        def _parse_destination(data: object) -> Https | Kafka | Mqtt | NatsJetstream | Pubsub | Rabbitmq | RedisStream | S3 | Sqs:
+        def _parse_destination(data: object) -> Https | Kafka | Mqtt | NatsJetstream | Pubsub | Rabbitmq | RedisStream | S3 | Sns | Sqs:
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
@@ -300,13 +305,23 @@ class CreateEndpoint:
                 return componentsschemas_destination_type_7
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_destination_type_8 = Sns.from_dict(data)
+
+
+
+                return componentsschemas_destination_type_8
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
             if not isinstance(data, dict):
                 raise TypeError()
-            componentsschemas_destination_type_8 = Pubsub.from_dict(data)
+            componentsschemas_destination_type_9 = Pubsub.from_dict(data)
 
 
 
-            return componentsschemas_destination_type_8
+            return componentsschemas_destination_type_9
 
         destination = _parse_destination(d.pop("destination"))
 

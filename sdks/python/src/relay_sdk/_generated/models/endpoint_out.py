@@ -25,6 +25,7 @@ if TYPE_CHECKING:
   from ..models.rabbitmq import Rabbitmq
   from ..models.redis_stream import RedisStream
   from ..models.s3 import S3
+  from ..models.sns import Sns
   from ..models.sqs import Sqs
 
 
@@ -48,7 +49,7 @@ class EndpointOut:
             consumer_id (str): The consumer whose endpoint it is; fixed at creation.
             created_at (datetime.datetime): A point in time, RFC 3339; Relay writes UTC with milliseconds
                 (`2026-11-30T04:52:56.123Z`).
-            destination (Https | Kafka | Mqtt | NatsJetstream | Pubsub | Rabbitmq | RedisStream | S3 | Sqs): Where an
+            destination (Https | Kafka | Mqtt | NatsJetstream | Pubsub | Rabbitmq | RedisStream | S3 | Sns | Sqs): Where an
                 endpoint's messages go, by `kind`. New kinds (brokers, queues, object storage) are new variants; the endpoint
                 object keeps its shape.
             environment (Environment): Each tenant has two separate worlds of data: `live` and `test`.
@@ -96,7 +97,7 @@ class EndpointOut:
     auto_disable: bool
     consumer_id: str
     created_at: datetime.datetime
-    destination: Https | Kafka | Mqtt | NatsJetstream | Pubsub | Rabbitmq | RedisStream | S3 | Sqs
+    destination: Https | Kafka | Mqtt | NatsJetstream | Pubsub | Rabbitmq | RedisStream | S3 | Sns | Sqs
     environment: Environment
     event_type_versions: EndpointEventTypeVersions
     event_types: list[str]
@@ -130,6 +131,7 @@ class EndpointOut:
         from ..models.rabbitmq import Rabbitmq # noqa: PLC0415
         from ..models.redis_stream import RedisStream # noqa: PLC0415
         from ..models.s3 import S3 # noqa: PLC0415
+        from ..models.sns import Sns # noqa: PLC0415
         from ..models.sqs import Sqs # noqa: PLC0415
         allow_personal_data = self.allow_personal_data
 
@@ -155,6 +157,8 @@ class EndpointOut:
         elif isinstance(self.destination, S3):
             destination = self.destination.to_dict()
         elif isinstance(self.destination, Sqs):
+            destination = self.destination.to_dict()
+        elif isinstance(self.destination, Sns):
             destination = self.destination.to_dict()
         else:
             destination = self.destination.to_dict()
@@ -268,6 +272,7 @@ class EndpointOut:
         from ..models.rabbitmq import Rabbitmq # noqa: PLC0415
         from ..models.redis_stream import RedisStream # noqa: PLC0415
         from ..models.s3 import S3 # noqa: PLC0415
+        from ..models.sns import Sns # noqa: PLC0415
         from ..models.sqs import Sqs # noqa: PLC0415
         d = dict(src_dict)
         allow_personal_data = d.pop("allow_personal_data")
@@ -281,7 +286,7 @@ class EndpointOut:
 
 
 
-        def _parse_destination(data: object) -> Https | Kafka | Mqtt | NatsJetstream | Pubsub | Rabbitmq | RedisStream | S3 | Sqs:
+        def _parse_destination(data: object) -> Https | Kafka | Mqtt | NatsJetstream | Pubsub | Rabbitmq | RedisStream | S3 | Sns | Sqs:
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
@@ -362,13 +367,23 @@ class EndpointOut:
                 return componentsschemas_destination_type_7
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_destination_type_8 = Sns.from_dict(data)
+
+
+
+                return componentsschemas_destination_type_8
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
             if not isinstance(data, dict):
                 raise TypeError()
-            componentsschemas_destination_type_8 = Pubsub.from_dict(data)
+            componentsschemas_destination_type_9 = Pubsub.from_dict(data)
 
 
 
-            return componentsschemas_destination_type_8
+            return componentsschemas_destination_type_9
 
         destination = _parse_destination(d.pop("destination"))
 

@@ -50,7 +50,7 @@ class Sqs:
             max_message_bytes (int | Unset): The largest message the queue takes (its `MaximumMessageSize`),
                 counted as SQS counts it: the body and every attribute's name, type
                 and value. Default 262144 (256 KiB); at most 1048576 (1 MiB). Default: 262144.
-            role_arn (None | str | Unset): Instead of keys: the ARN of a role in the queue's account
+            role_arn (None | str | Unset): Instead of keys: the ARN of a role in the account
                 (`arn:aws:iam::<account id>:role/<name>`) that Relay assumes with
                 STS `AssumeRole`, its own AWS identity and this tenant's
                 `ExternalId` (`GET /v1/aws/external-id`), which the role's trust

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
   from ..models.rabbitmq import Rabbitmq
   from ..models.redis_stream import RedisStream
   from ..models.s3 import S3
+  from ..models.sns import Sns
   from ..models.sqs import Sqs
   from ..models.update_endpoint_event_type_versions_type_0 import UpdateEndpointEventTypeVersionsType0
 
@@ -41,7 +42,8 @@ class UpdateEndpoint:
             allow_personal_data (bool | None | Unset): A change opens a new endpoint version.
             auto_disable (bool | None | Unset): Whether 5 days of continuous failure disable the endpoint.
             description (None | str | Unset): A note for people (at most 500 characters), or `null` to clear it.
-            destination (Https | Kafka | Mqtt | NatsJetstream | None | Pubsub | Rabbitmq | RedisStream | S3 | Sqs | Unset):
+            destination (Https | Kafka | Mqtt | NatsJetstream | None | Pubsub | Rabbitmq | RedisStream | S3 | Sns | Sqs |
+                Unset):
             event_type_versions (None | Unset | UpdateEndpointEventTypeVersionsType0): New pins open a new endpoint version
                 (which also takes, for every
                 type not pinned, the version current then).
@@ -56,7 +58,7 @@ class UpdateEndpoint:
     allow_personal_data: bool | None | Unset = UNSET
     auto_disable: bool | None | Unset = UNSET
     description: None | str | Unset = UNSET
-    destination: Https | Kafka | Mqtt | NatsJetstream | None | Pubsub | Rabbitmq | RedisStream | S3 | Sqs | Unset = UNSET
+    destination: Https | Kafka | Mqtt | NatsJetstream | None | Pubsub | Rabbitmq | RedisStream | S3 | Sns | Sqs | Unset = UNSET
     event_type_versions: None | Unset | UpdateEndpointEventTypeVersionsType0 = UNSET
     event_types: list[str] | None | Unset = UNSET
     max_concurrency: int | None | Unset = UNSET
@@ -77,6 +79,7 @@ class UpdateEndpoint:
         from ..models.rabbitmq import Rabbitmq # noqa: PLC0415
         from ..models.redis_stream import RedisStream # noqa: PLC0415
         from ..models.s3 import S3 # noqa: PLC0415
+        from ..models.sns import Sns # noqa: PLC0415
         from ..models.sqs import Sqs # noqa: PLC0415
         from ..models.update_endpoint_event_type_versions_type_0 import UpdateEndpointEventTypeVersionsType0 # noqa: PLC0415
         allow_personal_data: bool | None | Unset
@@ -115,6 +118,8 @@ class UpdateEndpoint:
         elif isinstance(self.destination, S3):
             destination = self.destination.to_dict()
         elif isinstance(self.destination, Sqs):
+            destination = self.destination.to_dict()
+        elif isinstance(self.destination, Sns):
             destination = self.destination.to_dict()
         elif isinstance(self.destination, Pubsub):
             destination = self.destination.to_dict()
@@ -211,6 +216,7 @@ class UpdateEndpoint:
         from ..models.rabbitmq import Rabbitmq # noqa: PLC0415
         from ..models.redis_stream import RedisStream # noqa: PLC0415
         from ..models.s3 import S3 # noqa: PLC0415
+        from ..models.sns import Sns # noqa: PLC0415
         from ..models.sqs import Sqs # noqa: PLC0415
         from ..models.update_endpoint_event_type_versions_type_0 import UpdateEndpointEventTypeVersionsType0 # noqa: PLC0415
         d = dict(src_dict)
@@ -244,7 +250,7 @@ class UpdateEndpoint:
         description = _parse_description(d.pop("description", UNSET))
 
 
-        def _parse_destination(data: object) -> Https | Kafka | Mqtt | NatsJetstream | None | Pubsub | Rabbitmq | RedisStream | S3 | Sqs | Unset:
+        def _parse_destination(data: object) -> Https | Kafka | Mqtt | NatsJetstream | None | Pubsub | Rabbitmq | RedisStream | S3 | Sns | Sqs | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -332,14 +338,24 @@ class UpdateEndpoint:
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_destination_type_8 = Pubsub.from_dict(data)
+                componentsschemas_destination_type_8 = Sns.from_dict(data)
 
 
 
                 return componentsschemas_destination_type_8
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(Https | Kafka | Mqtt | NatsJetstream | None | Pubsub | Rabbitmq | RedisStream | S3 | Sqs | Unset, data)
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_destination_type_9 = Pubsub.from_dict(data)
+
+
+
+                return componentsschemas_destination_type_9
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(Https | Kafka | Mqtt | NatsJetstream | None | Pubsub | Rabbitmq | RedisStream | S3 | Sns | Sqs | Unset, data)
 
         destination = _parse_destination(d.pop("destination", UNSET))
 
