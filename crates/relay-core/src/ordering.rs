@@ -152,7 +152,8 @@ mod tests {
 
     #[test]
     fn arrivals_out_of_order_are_found_and_repeats_are_not() {
-        let cases: [(&[i64], Option<(usize, i64, i64)>); 6] = [
+        type Case<'a> = (&'a [i64], Option<(usize, i64, i64)>);
+        let cases: [Case<'_>; 6] = [
             (&[], None),
             (&[1, 2, 3], None),
             (&[1, 2, 2, 3], None),

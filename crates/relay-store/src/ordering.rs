@@ -117,7 +117,7 @@ pub async fn lock_keys_of<X: Exec>(x: &mut X, ids: &[String]) -> Result<BTreeSet
     Ok(keys)
 }
 
-/// Whether anything of `key` is live, leaving out `except`.
+/// Whether anything of `key` is live (its head, or a message waiting).
 async fn key_live<X: Exec>(x: &mut X, key: &Key) -> Result<bool> {
     let found = x
         .fetch(&SqlBuilder::of(

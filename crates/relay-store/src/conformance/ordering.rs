@@ -376,7 +376,8 @@ pub async fn concurrent_claimers_never_hold_two_messages_of_one_key(s: &dyn Stor
         // Each node completes its own, concurrently.
         let (da, db) = done.split_at(a.len());
         let (ra, rb) = tokio::join!(complete(s, da), complete(s, db));
-        (ra.unwrap(), rb.unwrap());
+        ra.unwrap();
+        rb.unwrap();
     }
     assert_eq!(arrivals.len(), keys as usize);
     for (key, seqs) in arrivals {
