@@ -39,6 +39,7 @@ pub mod id;
 pub mod lifecycle;
 pub mod model;
 pub mod operational;
+pub mod ordering;
 pub mod outcome;
 pub mod retry;
 pub mod schema_bounds;

@@ -55,8 +55,8 @@ impl Environment {
 
 /// The life of a message (one event for one endpoint).
 ///
-/// `scheduled`, `in_flight` and `held` are live states; every other state is
-/// terminal. See `docs/state-machine.md`.
+/// `scheduled`, `in_flight`, `held` and `blocked` are live states; every
+/// other state is terminal. See `docs/state-machine.md`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum MessageState {
@@ -73,10 +73,14 @@ pub enum MessageState {
     WindowExceeded,
     DeadLettered,
     Cancelled,
+    /// Waits for its turn: its endpoint delivers in order and an earlier
+    /// message with the same ordering key has not ended yet
+    /// (`docs/delivery.md`, ordered delivery).
+    Blocked,
 }
 
 impl MessageState {
-    pub const ALL: [MessageState; 10] = [
+    pub const ALL: [MessageState; 11] = [
         MessageState::Scheduled,
         MessageState::InFlight,
         MessageState::Held,
@@ -87,6 +91,7 @@ impl MessageState {
         MessageState::WindowExceeded,
         MessageState::DeadLettered,
         MessageState::Cancelled,
+        MessageState::Blocked,
     ];
 
     pub const fn as_str(self) -> &'static str {
@@ -101,6 +106,7 @@ impl MessageState {
             MessageState::WindowExceeded => "window_exceeded",
             MessageState::DeadLettered => "dead_lettered",
             MessageState::Cancelled => "cancelled",
+            MessageState::Blocked => "blocked",
         }
     }
 
@@ -111,7 +117,10 @@ impl MessageState {
     pub const fn is_terminal(self) -> bool {
         !matches!(
             self,
-            MessageState::Scheduled | MessageState::InFlight | MessageState::Held
+            MessageState::Scheduled
+                | MessageState::InFlight
+                | MessageState::Held
+                | MessageState::Blocked
         )
     }
 }
@@ -398,6 +407,12 @@ pub struct Message {
     pub event_type_version: Option<i64>,
     /// Where the message is in its life (see `MessageState`).
     pub state: MessageState,
+    /// The key it keeps its turn by when its endpoint delivers in order
+    /// (the event's `ordering_key`, else its `subject`); `null` when the
+    /// endpoint did not deliver in order at publish, or the event had
+    /// neither.
+    #[serde(default)]
+    pub ordering_key: Option<String>,
     /// Attempts that counted against the schedule.
     pub attempts_used: i64,
     /// `Retry-After` deferrals used (at most 3).

@@ -29,6 +29,13 @@
 //!   terminal message other than `delivered` and `expired` (an expired event's
 //!   time-to-live has passed; delivering it late would break that promise).
 //!   The engine holds the restarted message if its endpoint is not active.
+//! - `blocked` is where a message of an endpoint that delivers in order
+//!   waits for its turn ([`crate::ordering`]): it is published there, or
+//!   queued there ([`MessageEvent::Queue`]) right after a restart, when an
+//!   earlier message with its ordering key has not ended; it leaves by
+//!   [`MessageEvent::Promote`] once that one ended, or ends itself (cancel,
+//!   time-to-live, dead letter, a manual success). Pause and resume do not
+//!   move it: only the head of its key is held.
 
 use std::fmt;
 
@@ -117,6 +124,11 @@ pub enum MessageEvent {
     CompleteManual(Outcome),
     /// Bulk retry or `recover`: start the schedule again.
     Restart,
+    /// An ordered endpoint's message restarted behind earlier messages of
+    /// its ordering key that have not ended: it waits for its turn.
+    Queue,
+    /// The message before it with its ordering key ended: its turn came.
+    Promote,
 }
 
 /// The kind of a [`MessageEvent`], without its data.
@@ -134,6 +146,8 @@ pub enum EventKind {
     ManualResend,
     CompleteManual,
     Restart,
+    Queue,
+    Promote,
 }
 
 impl EventKind {
@@ -151,6 +165,8 @@ impl EventKind {
             EventKind::ManualResend => "manual_resend",
             EventKind::CompleteManual => "complete_manual",
             EventKind::Restart => "restart",
+            EventKind::Queue => "queue",
+            EventKind::Promote => "promote",
         }
     }
 }
@@ -170,6 +186,8 @@ impl MessageEvent {
             MessageEvent::ManualResend => EventKind::ManualResend,
             MessageEvent::CompleteManual(_) => EventKind::CompleteManual,
             MessageEvent::Restart => EventKind::Restart,
+            MessageEvent::Queue => EventKind::Queue,
+            MessageEvent::Promote => EventKind::Promote,
         }
     }
 }
@@ -209,6 +227,9 @@ pub fn transition(
         event: event.kind(),
     });
     let live = matches!(from, S::Scheduled | S::Held);
+    // A blocked message can end without its turn: cancelled, expired, dead
+    // lettered (its endpoint removed), or delivered by a manual attempt.
+    let waiting = live || from == S::Blocked;
     match event {
         MessageEvent::Claim if from == S::Scheduled => Ok(S::InFlight),
         MessageEvent::Complete(outcome) if from == S::InFlight => Ok(match outcome {
@@ -221,12 +242,12 @@ pub fn transition(
         MessageEvent::LeaseExpired if from == S::InFlight => Ok(S::Scheduled),
         MessageEvent::Hold(_) if from == S::Scheduled => Ok(S::Held),
         MessageEvent::Release if from == S::Held => Ok(S::Scheduled),
-        MessageEvent::Cancel if live || from == S::InFlight => Ok(S::Cancelled),
+        MessageEvent::Cancel if waiting || from == S::InFlight => Ok(S::Cancelled),
         // From in_flight too: the worker holding the lease finds the TTL or
         // the window passed and ends the message instead of attempting it.
-        MessageEvent::TtlExpired if live || from == S::InFlight => Ok(S::Expired),
+        MessageEvent::TtlExpired if waiting || from == S::InFlight => Ok(S::Expired),
         MessageEvent::WindowExceeded if live || from == S::InFlight => Ok(S::WindowExceeded),
-        MessageEvent::DeadLetter(_) if live || from == S::InFlight => Ok(S::DeadLettered),
+        MessageEvent::DeadLetter(_) if waiting || from == S::InFlight => Ok(S::DeadLettered),
         MessageEvent::ManualResend if from != S::InFlight => Ok(from),
         MessageEvent::CompleteManual(outcome) if from != S::InFlight => {
             Ok(if outcome.is_success() {
@@ -240,6 +261,8 @@ pub fn transition(
         {
             Ok(S::Scheduled)
         }
+        MessageEvent::Queue if from == S::Scheduled => Ok(S::Blocked),
+        MessageEvent::Promote if from == S::Blocked => Ok(S::Scheduled),
         _ => illegal,
     }
 }
@@ -388,6 +411,17 @@ pub fn apply(
             last_error_code: p.last_error_code.clone(),
             terminal_reason: None,
         },
+        MessageEvent::Queue => Progress {
+            state: to,
+            ..p.clone()
+        },
+        // Due at once: its turn came (held instead while the endpoint is
+        // paused or disabled, `crate::lifecycle::settle`).
+        MessageEvent::Promote => Progress {
+            state: to,
+            next_attempt_at: Some(now),
+            ..p.clone()
+        },
     })
 }
 
@@ -449,6 +483,8 @@ pub fn representative_events() -> Vec<MessageEvent> {
             next_attempt_at: at,
         }),
         MessageEvent::Restart,
+        MessageEvent::Queue,
+        MessageEvent::Promote,
     ]
 }
 
@@ -460,6 +496,9 @@ pub fn mermaid_diagram() -> String {
     let mut out = String::from("stateDiagram-v2\n");
     out.push_str("    [*] --> scheduled : publish (endpoint active)\n");
     out.push_str("    [*] --> held : publish (endpoint paused or disabled)\n");
+    out.push_str(
+        "    [*] --> blocked : publish (ordered, an earlier message of its key not ended)\n",
+    );
     for from in MessageState::ALL {
         for to in MessageState::ALL {
             if from == to {

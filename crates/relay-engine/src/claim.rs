@@ -518,6 +518,7 @@ impl Service for Claimer {
             claim_now = true;
             tokio::select! {
                 _ = wake.notified() => {}
+                _ = this.promoted.notified() => {}
                 _ = this.intake_ready.notified() => claim_now = false,
                 _ = tokio::time::sleep(wait) => {}
                 _ = permit_freed => {}

@@ -55,6 +55,10 @@ impl Dispatcher {
         batch: &[Completion],
     ) -> Result<(), relay_store::StoreError> {
         let done = write_completions(self.store(), batch).await?;
+        if done.promoted > 0 {
+            // The next messages of their ordering keys are due now.
+            self.promoted.notify_one();
+        }
         let gone = done.gone.len() as u64;
         if gone > 0 {
             // Logged by the store; the batch's other completions are written.

@@ -261,6 +261,9 @@ pub struct Dispatcher {
     recovery_cursor: std::sync::Mutex<Option<String>>,
     /// Signalled when a recovery slot frees up after all were taken.
     recovery_freed: Notify,
+    /// Signalled when a completion batch let the next message of an
+    /// ordering key go (`relay_store::ordering`): it is due at once.
+    promoted: Notify,
     /// Messages leased ahead, per endpoint (see [`Ahead`]), and room
     /// reserved for messages leased at publish ([`intake`]).
     ahead: Arc<std::sync::Mutex<AheadState>>,
@@ -330,6 +333,7 @@ impl Dispatcher {
             recovery_in_flight: Default::default(),
             recovery_cursor: Default::default(),
             recovery_freed: Notify::new(),
+            promoted: Notify::new(),
             ahead: Default::default(),
             permits: Arc::new(Semaphore::new(config_max_in_flight)),
             intake_ready: Notify::new(),

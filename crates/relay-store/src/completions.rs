@@ -62,6 +62,15 @@ pub async fn complete<X: Exec>(x: &mut X, batch: &[Completion]) -> Result<crate:
             .push(x.dialect().for_share);
         x.fetch(&q).await?;
     }
+    // Ordered messages: their keys' rows first (PostgreSQL), so the
+    // promotion below decides each key's head after every publish of it.
+    let ordered: Vec<String> = batch
+        .iter()
+        .filter(|c| c.ordered)
+        .map(|c| c.message_id.clone())
+        .collect();
+    crate::ordering::lock_keys_of(x, &ordered).await?;
+    let mut ended = std::collections::BTreeSet::new();
     let mut updated = HashSet::new();
     for chunk in batch.chunks(COMPLETION_CHUNK) {
         let mut q = SqlBuilder::new(
@@ -98,11 +107,16 @@ pub async fn complete<X: Exec>(x: &mut X, batch: &[Completion]) -> Result<crate:
         // the lease), due when it was, or at once if it was held from the
         // start and the endpoint is active now.
         let waiting_manual = "v.manual = 1 AND v.state IN ('scheduled', 'held')";
+        // A failed manual attempt at a blocked message leaves it where it
+        // is now: promoted meanwhile, it stays promoted.
+        let blocked_manual = "v.manual = 1 AND v.state = 'blocked'";
         q.rows(rows, COMPLETION_CHUNK, x.dialect().arrays)
             .push(&format!(
-                ") UPDATE messages SET state = CASE WHEN v.state = 'scheduled' OR ({waiting_manual}) \
+                ") UPDATE messages SET state = CASE WHEN {blocked_manual} THEN messages.state \
+             WHEN v.state = 'scheduled' OR ({waiting_manual}) \
              THEN {settled} ELSE v.state END, attempts_used = v.attempts_used, \
-             deferrals_used = v.deferrals_used, next_attempt_at = CASE WHEN {waiting_manual} \
+             deferrals_used = v.deferrals_used, next_attempt_at = CASE \
+             WHEN {blocked_manual} THEN messages.next_attempt_at WHEN {waiting_manual} \
              THEN CASE WHEN {settled} = 'scheduled' \
              THEN COALESCE(messages.next_attempt_at, v.updated_at) ELSE messages.next_attempt_at END \
              ELSE v.next_attempt_at END, \
@@ -111,13 +125,22 @@ pub async fn complete<X: Exec>(x: &mut X, batch: &[Completion]) -> Result<crate:
              event_type_version = COALESCE(messages.event_type_version, v.event_type_version) FROM v \
              WHERE messages.id = v.id AND messages.lease_owner = v.lease_owner \
              AND messages.lease_version = v.lease_version \
-             AND (messages.state = 'in_flight' OR v.manual = 1) RETURNING messages.id",
+             AND (messages.state = 'in_flight' OR v.manual = 1) \
+             RETURNING messages.id, messages.endpoint_id, messages.ordering_key, messages.state",
                 settled = crate::lifecycle::SETTLED_STATE_SQL
             ));
-        for r in x.fetch(&q).await? {
+        let rows = x.fetch(&q).await?;
+        for r in &rows {
             updated.insert(r.text("id")?);
         }
+        if !ordered.is_empty() {
+            ended.extend(crate::ordering::ended_keys(&rows)?);
+        }
     }
+    let promoted = match batch.iter().map(|c| c.now).max() {
+        Some(now) => crate::ordering::promote(x, &ended, now).await?,
+        None => 0,
+    };
     let gone = gone_messages(x, batch, &updated).await?;
     if !gone.is_empty() {
         tracing::warn!(
@@ -277,7 +300,11 @@ pub async fn complete<X: Exec>(x: &mut X, batch: &[Completion]) -> Result<crate:
         );
         x.execute(&q).await?;
     }
-    Ok(crate::Completed { applied, gone })
+    Ok(crate::Completed {
+        applied,
+        gone,
+        promoted,
+    })
 }
 
 /// The messages of `batch` that were not updated and no longer exist. Only

@@ -100,6 +100,8 @@ mod records;
 pub use records::*;
 mod circuits;
 pub use circuits::*;
+mod ordering;
+pub use ordering::*;
 
 use crate::{
     Completion, ConsumerPatch, EndpointKeyRecord, EndpointLimits, EndpointWarning, MessageFilter,

@@ -255,15 +255,20 @@ pub async fn create<X: Exec>(
         (&e.consumer_id).into(),
     ];
     binds.extend(fields(e));
-    binds.extend([e.created_at.into(), e.updated_at.into(), e.revision.into()]);
+    binds.extend([
+        e.created_at.into(),
+        e.updated_at.into(),
+        e.revision.into(),
+        e.ordering.as_str().into(),
+    ]);
     x.execute(&SqlBuilder::numbered(
         "INSERT INTO endpoints (id, tenant_id, environment, consumer_id, description, kind, \
          destination_json, event_types_json, signature_scheme, retry_schedule_json, max_concurrency, \
          rate_limit_per_second, snapshot_fields_json, version, state, disabled_reason, auto_disable, \
          allow_personal_data, event_type_versions_json, version_started_at, created_at, updated_at, \
-         revision) \
+         revision, ordering) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, \
-         $19, $20, $21, $22, $23)",
+         $19, $20, $21, $22, $23, $24)",
         binds,
     ))
     .await
@@ -480,6 +485,7 @@ pub async fn update<X: Exec>(
         version_started_at,
         e.updated_at.into(),
         e.revision.into(),
+        e.ordering.as_str().into(),
     ];
     let done = x
         .execute(&SqlBuilder::numbered(
@@ -487,7 +493,7 @@ pub async fn update<X: Exec>(
              signature_scheme = $8, retry_schedule_json = $9, max_concurrency = $10, \
              rate_limit_per_second = $11, snapshot_fields_json = $12, version = $13, \
              auto_disable = $14, allow_personal_data = $15, event_type_versions_json = $16, \
-             version_started_at = $17, updated_at = $18, revision = revision + 1 \
+             version_started_at = $17, updated_at = $18, revision = revision + 1, ordering = $20 \
              WHERE tenant_id = $1 AND environment = $2 AND id = $3 AND deleted_at IS NULL \
              AND revision = $19",
             binds,
@@ -552,6 +558,12 @@ pub async fn delete<X: Exec>(
              WHERE endpoint_id = $1 AND state IN {LIVE_STATES_SQL}"
         ),
         [id.into(), now.into()],
+    ))
+    .await?;
+    // Its messages all ended: its keys' lines are done with.
+    x.execute(&SqlBuilder::of(
+        "DELETE FROM ordering_keys WHERE endpoint_id = $1",
+        [id.into()],
     ))
     .await?;
     audit::insert_opt(x, scope, audit).await

@@ -166,7 +166,7 @@ pub async fn facts<X: Exec>(x: &mut X, endpoint_id: &str, now: Timestamp) -> Res
         x,
         &SqlBuilder::of(
             "SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM messages \
-             WHERE endpoint_id = $1 AND state IN ('scheduled', 'in_flight', 'held')",
+             WHERE endpoint_id = $1 AND state IN ('scheduled', 'in_flight', 'held', 'blocked')",
             [endpoint_id.into()],
         ),
     )

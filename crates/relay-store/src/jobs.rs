@@ -153,13 +153,14 @@ pub async fn advance_bulk_retry<X: Exec>(
         found = x.fetch(&q).await?;
     }
     let mut affected = 0u64;
+    let mut restarted = Vec::new();
     for m in &found {
         let state = MessageState::parse(&m.text("state")?);
         let removed = m.opt_text("terminal_reason")?.as_deref() == Some("endpoint_removed");
         if removed || !state.is_some_and(|s| relay_core::transition::RESTARTABLE.contains(&s)) {
             continue;
         }
-        affected += x
+        let n = x
             .execute(&SqlBuilder::numbered(
                 "UPDATE messages SET state = 'scheduled', attempts_used = 0, deferrals_used = 0, priority = 1, \
                  next_attempt_at = $2, terminal_reason = NULL, lease_owner = NULL, lease_until = NULL, \
@@ -174,7 +175,13 @@ pub async fn advance_bulk_retry<X: Exec>(
                 ],
             ))
             .await?;
+        if n > 0 {
+            restarted.push(m.text("id")?);
+        }
+        affected += n;
     }
+    // Ordered messages re-enter at the tail of their keys.
+    crate::ordering::requeue(x, &restarted).await?;
     x.execute(&SqlBuilder::numbered(
         "UPDATE jobs SET cursor = COALESCE($2, cursor), processed = processed + $3, affected = affected + $4, \
          state = $5, lease_until = $6, updated_at = $7, finished_at = $8 WHERE id = $1",

@@ -73,6 +73,7 @@ pub mod messages;
 pub mod migrate;
 pub mod object_batches;
 pub mod operational;
+pub mod ordering;
 pub mod portal;
 pub mod postgres;
 pub mod publish;

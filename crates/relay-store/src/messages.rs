@@ -101,12 +101,16 @@ pub async fn cancel<X: Exec>(
     now: Timestamp,
     audit: Option<&AuditEntry>,
 ) -> Result<Message> {
-    let done = x
-        .execute(&SqlBuilder::of(
+    // Its key's row first (PostgreSQL), then the promotion of the next
+    // message of its key (`crate::ordering`).
+    crate::ordering::lock_keys_of(x, &[message_id.to_string()]).await?;
+    let ended = x
+        .fetch(&SqlBuilder::of(
             &format!(
                 "UPDATE messages SET state = 'cancelled', terminal_reason = '{}', next_attempt_at = NULL, \
                  lease_owner = NULL, lease_version = lease_version + 1, updated_at = $4 \
-                 WHERE tenant_id = $1 AND environment = $2 AND id = $3 AND state IN {LIVE_STATES_SQL}",
+                 WHERE tenant_id = $1 AND environment = $2 AND id = $3 AND state IN {LIVE_STATES_SQL} \
+                 RETURNING endpoint_id, ordering_key, state",
                 relay_core::transition::REASON_CANCELLED,
             ),
             [
@@ -117,10 +121,11 @@ pub async fn cancel<X: Exec>(
             ],
         ))
         .await?;
+    crate::ordering::promote(x, &crate::ordering::ended_keys(&ended)?, now).await?;
     let Some(row) = scoped_row(x, MESSAGE_BY_ID, scope, message_id).await? else {
         return Err(StoreError::NotFound);
     };
-    if done == 0 {
+    if ended.is_empty() {
         return Err(StoreError::Conflict("message_not_pending"));
     }
     audit::insert_opt(x, scope, audit).await?;

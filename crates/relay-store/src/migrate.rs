@@ -45,6 +45,7 @@ const EVENT_TYPE_AUDIENCE: &str = include_str!("../migrations/0017_event_type_au
 const MESSAGE_TYPE_VERSION: &str = include_str!("../migrations/0018_message_type_version.sql");
 const CLUSTER_SHARES: &str = include_str!("../migrations/0019_cluster_shares.sql");
 const CLUSTER_CIRCUITS: &str = include_str!("../migrations/0020_cluster_circuits.sql");
+const ORDERED_DELIVERY: &str = include_str!("../migrations/0021_ordered_delivery.sql");
 
 /// All migrations, oldest first. Never edit one that has shipped; add another.
 pub const MIGRATIONS: &[Migration] = &[
@@ -167,6 +168,12 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "cluster_circuits",
         postgres: CLUSTER_CIRCUITS,
         sqlite: CLUSTER_CIRCUITS,
+    },
+    Migration {
+        version: 21,
+        name: "ordered_delivery",
+        postgres: ORDERED_DELIVERY,
+        sqlite: ORDERED_DELIVERY,
     },
 ];
 

@@ -97,6 +97,8 @@ pub async fn emit_operational<X: Exec>(
             at: now,
             lease: None,
             expires_at: None,
+            // Relay's own events are not ordered (they carry no key).
+            ordering: None,
         })
         .collect();
     insert_messages(x, &messages).await.map(drop)

@@ -236,8 +236,14 @@ pub async fn publish_batch<X: Exec>(
                 let endpoint_state = EndpointState::parse(&endpoint_state).ok_or_else(|| {
                     StoreError::Corrupt(format!("endpoint state `{endpoint_state}`"))
                 })?;
+                let ordering = t.text("ordering")?;
+                let ordering =
+                    relay_core::model::DeliveryOrder::parse(&ordering).ok_or_else(|| {
+                        StoreError::Corrupt(format!("endpoint ordering `{ordering}`"))
+                    })?;
                 found.push(Target {
                     id: t.text("id")?,
+                    ordering,
                     version: t.int("version")?,
                     state: endpoint_state.initial_message_state(),
                     max_concurrency: u32::try_from(t.int("max_concurrency")?).unwrap_or(1),
@@ -251,12 +257,49 @@ pub async fn publish_batch<X: Exec>(
         };
         rows_out.extend((0..targets[group].len()).map(|t| (*i, group, t)));
     }
+    // Ordered endpoints: each keyed message's place in its key's line, and
+    // whether it waits there (`crate::ordering`).
+    let keys: Vec<Option<&str>> = rows_out
+        .iter()
+        .map(|(i, g, t)| {
+            let e = &outcomes[*i].event;
+            relay_core::ordering::key(
+                targets[*g][*t].ordering,
+                e.ordering_key.as_deref(),
+                e.subject.as_deref(),
+            )
+        })
+        .collect();
+    let mut placed: Vec<Option<(i64, MessageState)>> = vec![None; rows_out.len()];
+    if keys.iter().any(Option::is_some) {
+        let keyed: Vec<usize> = (0..rows_out.len()).filter(|n| keys[*n].is_some()).collect();
+        let entries: Vec<crate::ordering::Entry<'_>> = keyed
+            .iter()
+            .map(|n| {
+                let (_, g, t) = rows_out[*n];
+                let target = &targets[g][t];
+                crate::ordering::Entry {
+                    endpoint_id: &target.id,
+                    key: keys[*n].unwrap_or_default(),
+                    initial: target.state,
+                }
+            })
+            .collect();
+        for (n, p) in keyed.iter().zip(crate::ordering::place(x, &entries).await?) {
+            placed[*n] = Some(p);
+        }
+    }
+    let state_of = |n: usize| {
+        let (_, g, t) = rows_out[n];
+        placed[n].map_or(targets[g][t].state, |(_, s)| s)
+    };
     // Lease at publish what the intake has room for.
     let reservations: Vec<Option<Reserved>> = rows_out
         .iter()
-        .map(|(i, g, t)| {
+        .enumerate()
+        .map(|(n, (i, g, t))| {
             let target = &targets[*g][*t];
-            let intake = intake.filter(|_| target.state == MessageState::Scheduled)?;
+            let intake = intake.filter(|_| state_of(n) == MessageState::Scheduled)?;
             intake.reserve(
                 &IntakeEndpoint {
                     id: &target.id,
@@ -272,7 +315,8 @@ pub async fn publish_batch<X: Exec>(
     let messages: Vec<NewMessage<'_>> = rows_out
         .iter()
         .zip(&reservations)
-        .map(|((i, g, t), reserved)| {
+        .enumerate()
+        .map(|(n, ((i, g, t), reserved))| {
             let (scope, e) = (&items[*i].0, &outcomes[*i].event);
             let target = &targets[*g][*t];
             NewMessage {
@@ -282,13 +326,14 @@ pub async fn publish_batch<X: Exec>(
                 event_type: &e.event_type,
                 endpoint_id: &target.id,
                 endpoint_version: target.version,
-                state: target.state,
+                state: state_of(n),
                 at: e.created_at,
                 lease: reserved
                     .as_ref()
                     .filter(|r| !r.behind)
                     .map(|_| (owner, e.created_at.plus_millis(lease_millis))),
                 expires_at: e.expires_at,
+                ordering: keys[n].zip(placed[n].map(|(pos, _)| pos)),
             }
         })
         .collect();
@@ -334,6 +379,7 @@ pub async fn publish_batch<X: Exec>(
                         endpoint_version: Some(m.endpoint_version),
                         event_type_version: None,
                         state: MessageState::InFlight,
+                        ordering_key: m.ordering.map(|(k, _)| k.to_string()),
                         attempts_used: 0,
                         deferrals_used: 0,
                         next_attempt_at: Some(m.at),
@@ -419,6 +465,8 @@ struct Target<R> {
     version: i64,
     /// The state its new messages start in.
     state: MessageState,
+    /// Whether its messages keep an order per key.
+    ordering: relay_core::model::DeliveryOrder,
     max_concurrency: u32,
     rate_limited: bool,
     /// Its whole row and its consumer's source (`consumer_source`), read
@@ -442,7 +490,7 @@ pub async fn insert_messages<X: Exec>(
     let mut ids = Vec::with_capacity(messages.len());
     const MESSAGE_COLUMNS: &str = "id, tenant_id, environment, event_id, endpoint_id, event_type, \
         state, next_attempt_at, lease_owner, lease_until, lease_version, created_at, updated_at, \
-        expires_at, endpoint_version";
+        expires_at, endpoint_version, ordering_key, ordering_pos";
     for chunk in messages.chunks(FANOUT_CHUNK) {
         let mut rows = Vec::with_capacity(chunk.len());
         for m in chunk {
@@ -468,6 +516,8 @@ pub async fn insert_messages<X: Exec>(
                 Bind::Int(at),
                 Bind::OptInt(m.expires_at.map(Timestamp::millis)),
                 Bind::Int(m.endpoint_version),
+                Bind::OptText(m.ordering.map(|(k, _)| k.to_string())),
+                Bind::OptInt(m.ordering.map(|(_, pos)| pos)),
             ]);
             ids.push(id);
         }

@@ -144,6 +144,21 @@ pub async fn recover_chunk<X: Exec>(
                 Bind::Int(now.millis()),
             ]
         };
+        // The ordered messages it restarts from a terminal state re-enter
+        // at the tail of their keys (`crate::ordering::requeue`); a held
+        // one (the head of its key) keeps its place.
+        let tail: Vec<String> = x
+            .fetch(&SqlBuilder::numbered(
+                &format!(
+                    "SELECT id FROM messages {range} AND ordering_key IS NOT NULL \
+                     AND state <> 'held' AND (lease_until IS NULL OR lease_until < $6)"
+                ),
+                binds(),
+            ))
+            .await?
+            .iter()
+            .map(|r| r.text("id"))
+            .collect::<Result<_>>()?;
         done.requeued = x
             .execute(&SqlBuilder::numbered(
                 &format!(
@@ -155,6 +170,7 @@ pub async fn recover_chunk<X: Exec>(
                 binds(),
             ))
             .await?;
+        crate::ordering::requeue(x, &tail).await?;
         let busy = crate::exec::fetch_one(
             x,
             &SqlBuilder::numbered(
@@ -314,8 +330,10 @@ pub async fn replay_chunk<X: Exec>(
     let kind = crate::audience::consumer_kind(&kind)?;
     // The events the endpoint subscribes to and the audience rule gives its
     // consumer (`crate::audience`), as publish would have fanned them out.
-    let mut q =
-        SqlBuilder::new("SELECT e.id, e.event_type, e.expires_at, e.created_at, e.consumer_id");
+    let mut q = SqlBuilder::new(
+        "SELECT e.id, e.event_type, e.expires_at, e.created_at, e.consumer_id, \
+            e.subject, e.ordering_key",
+    );
     q.push(crate::audience::EVENT_TYPE_AUDIENCE_COLUMN)
         .push(" FROM events e WHERE e.tenant_id = ")
         .bind(scope.tenant_id.as_str().into())
@@ -342,17 +360,39 @@ pub async fn replay_chunk<X: Exec>(
         .bind(Bind::Int(i64::from(REPLAY_CHUNK)));
     let events = x.fetch(&q).await?;
     let initial = endpoint.state.initial_message_state();
-    let next = (initial == MessageState::Scheduled).then_some(now.millis());
     let mut created = 0u64;
     for e in &events {
         if !crate::audience::allowed_event(e, &endpoint, kind, event_types)? {
             continue;
         }
+        // An ordered endpoint's replayed messages join their keys' lines at
+        // the tail, in the order the replay walks the events.
+        let (event_key, subject) = (e.opt_text("ordering_key")?, e.opt_text("subject")?);
+        let key =
+            relay_core::ordering::key(endpoint.ordering, event_key.as_deref(), subject.as_deref());
+        let (state, pos) = match key {
+            Some(key) => {
+                let placed = crate::ordering::place(
+                    x,
+                    &[crate::ordering::Entry {
+                        endpoint_id,
+                        key,
+                        initial,
+                    }],
+                )
+                .await?;
+                let (pos, state) = placed.first().copied().unwrap_or((0, initial));
+                (state, Some(pos))
+            }
+            None => (initial, None),
+        };
+        let next = (state == MessageState::Scheduled).then_some(now.millis());
         created += x
             .execute(&SqlBuilder::of(
                 "INSERT INTO messages (id, tenant_id, environment, event_id, endpoint_id, event_type, state, \
-                 next_attempt_at, priority, created_at, updated_at, expires_at, endpoint_version) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, $9, $9, $10, $11) \
+                 next_attempt_at, priority, created_at, updated_at, expires_at, endpoint_version, \
+                 ordering_key, ordering_pos) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, $9, $9, $10, $11, $12, $13) \
                  ON CONFLICT (endpoint_id, event_id) DO NOTHING",
                 [
                     crate::new_id(relay_core::id::IdKind::Message, now).into(),
@@ -361,11 +401,13 @@ pub async fn replay_chunk<X: Exec>(
                     e.text("id")?.into(),
                     endpoint_id.into(),
                     e.text("event_type")?.into(),
-                    initial.as_str().into(),
+                    state.as_str().into(),
                     next.into(),
                     now.into(),
                     e.opt_ts("expires_at")?.into(),
                     endpoint.version.into(),
+                    key.into(),
+                    pos.into(),
                 ],
             ))
             .await?;

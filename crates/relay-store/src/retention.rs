@@ -7,7 +7,7 @@ use relay_core::time::Timestamp;
 use crate::Result;
 use crate::exec::Exec;
 use crate::rows::RowExt;
-use crate::sql::{HOUR_MILLIS, LIVE_STATES_SQL, SqlBuilder, WAITING_STATES_SQL};
+use crate::sql::{Bind, HOUR_MILLIS, LIVE_STATES_SQL, SqlBuilder, WAITING_STATES_SQL};
 
 /// Deletes up to `batch` events created before `cutoff`, with their
 /// messages and attempts. An event with a message still live (scheduled,
@@ -91,20 +91,49 @@ pub async fn purge_before<X: Exec>(x: &mut X, cutoff: Timestamp, batch: u32) -> 
 pub async fn expire_due<X: Exec>(x: &mut X, now: Timestamp, batch: u32) -> Result<u64> {
     // The terminal state and reason are relay-core's (`transition::apply`
     // of `ttl_expired` to a waiting message).
-    let sql = format!(
+    let set = format!(
         "UPDATE messages SET state = '{expired}', terminal_reason = '{reason}', next_attempt_at = NULL, \
-         lease_owner = NULL, lease_until = NULL, lease_version = lease_version + 1, updated_at = $1 \
-         WHERE id IN (SELECT id FROM messages WHERE expires_at <= $1 AND expires_at IS NOT NULL \
-           AND state IN {waiting} AND (lease_until IS NULL OR lease_until < $1) \
-           ORDER BY expires_at LIMIT $2{skip}) \
-         AND state IN {waiting}",
+         lease_owner = NULL, lease_until = NULL, lease_version = lease_version + 1, updated_at = $1",
         expired = MessageState::Expired.as_str(),
         reason = relay_core::transition::REASON_EXPIRED,
-        waiting = WAITING_STATES_SQL,
-        skip = x.dialect().skip_locked,
     );
-    x.execute(&SqlBuilder::of(&sql, [now.into(), i64::from(batch).into()]))
-        .await
+    let due = format!(
+        "SELECT id FROM messages WHERE expires_at <= $1 AND expires_at IS NOT NULL \
+         AND state IN {WAITING_STATES_SQL} AND (lease_until IS NULL OR lease_until < $1) \
+         ORDER BY expires_at LIMIT $2"
+    );
+    let returning = "RETURNING endpoint_id, ordering_key, state";
+    let rows = if x.dialect().backend == "postgres" {
+        // The ordered messages' keys are locked before their rows
+        // (`crate::ordering`), so the candidates are read without a lock.
+        let ids: Vec<String> = x
+            .fetch(&SqlBuilder::of(&due, [now.into(), i64::from(batch).into()]))
+            .await?
+            .iter()
+            .map(|r| r.text("id"))
+            .collect::<Result<_>>()?;
+        if ids.is_empty() {
+            return Ok(0);
+        }
+        crate::ordering::lock_keys_of(x, &ids).await?;
+        let mut q = SqlBuilder::new(&set);
+        let at = q.param(now.into());
+        q.push(&format!(
+            " WHERE state IN {WAITING_STATES_SQL} AND (lease_until IS NULL OR lease_until < {at}) \
+             AND id IN ("
+        ));
+        q.bind_list(ids.into_iter().map(Bind::Text))
+            .push(") ")
+            .push(returning);
+        x.fetch(&q).await?
+    } else {
+        let sql =
+            format!("{set} WHERE id IN ({due}) AND state IN {WAITING_STATES_SQL} {returning}");
+        x.fetch(&SqlBuilder::of(&sql, [now.into(), i64::from(batch).into()]))
+            .await?
+    };
+    crate::ordering::promote(x, &crate::ordering::ended_keys(&rows)?, now).await?;
+    Ok(rows.len() as u64)
 }
 
 /// Deletes the latency histogram's hours that started before `cutoff`.

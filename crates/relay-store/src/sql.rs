@@ -115,6 +115,9 @@ pub struct NewMessage<'a> {
     pub lease: Option<(&'a str, relay_core::time::Timestamp)>,
     /// The event's time-to-live end (see `expire_due`).
     pub expires_at: Option<relay_core::time::Timestamp>,
+    /// Its ordering key and place in the key's line (`crate::ordering`),
+    /// when its endpoint delivers in order.
+    pub ordering: Option<(&'a str, i64)>,
 }
 
 /// Events inserted per statement (13 values a row).
@@ -373,12 +376,13 @@ pub fn applied_and<T>(applied: bool, value: &Option<T>) -> Option<&T> {
 }
 
 /// Message states from which a removed endpoint's messages are dead-lettered.
-pub const LIVE_STATES_SQL: &str = "('scheduled', 'in_flight', 'held')";
+pub const LIVE_STATES_SQL: &str = "('scheduled', 'in_flight', 'held', 'blocked')";
 
 /// The live states of a message that is not in flight: waiting for its next
-/// attempt or held. The text of the `messages_ttl` index's condition
-/// (migration 0005), which SQLite's planner matches by its terms.
-pub const WAITING_STATES_SQL: &str = "('scheduled', 'held')";
+/// attempt, held, or blocked behind its ordering key. The text of the
+/// `messages_ttl` index's condition (migrations 0005 and 0021), which
+/// SQLite's planner matches by its terms.
+pub const WAITING_STATES_SQL: &str = "('scheduled', 'held', 'blocked')";
 
 #[cfg(test)]
 mod tests {

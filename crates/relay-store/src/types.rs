@@ -374,6 +374,9 @@ pub struct Completion {
     pub disable_endpoint: bool,
     /// A manual attempt: the message was leased without leaving its state.
     pub manual: bool,
+    /// The message has an ordering key (`Message::ordering_key`): its end
+    /// may let the next message of its key go (`crate::ordering`).
+    pub ordered: bool,
     /// The event type version that shaped the payload the attempt sent
     /// (`relay_core::shape::shaping_version`), recorded on the message by
     /// the first completion that has one and kept from then on.
@@ -396,6 +399,9 @@ pub struct Completed {
     /// even the attempt record, and the rest of the batch commits. Counted
     /// in `applied` as not applied.
     pub gone: Vec<String>,
+    /// Messages of ordered endpoints promoted because a completion ended
+    /// the one before them (`crate::ordering::promote`): due at once.
+    pub promoted: u64,
 }
 
 /// What the PostgreSQL listener tells a dispatcher of endpoint state changes.

@@ -76,6 +76,8 @@ pub async fn end_window_exceeded<X: Exec>(
     ids: &[String],
     now: Timestamp,
 ) -> Result<u64> {
+    crate::ordering::lock_keys_of(x, ids).await?;
+    let mut keys = std::collections::BTreeSet::new();
     let mut ended = 0;
     for chunk in ids.chunks(500) {
         // The terminal state and reason are relay-core's
@@ -93,8 +95,11 @@ pub async fn end_window_exceeded<X: Exec>(
         for id in chunk {
             q.push(", ").bind(id.into());
         }
-        q.push(")");
-        ended += x.execute(&q).await?;
+        q.push(") RETURNING endpoint_id, ordering_key, state");
+        let rows = x.fetch(&q).await?;
+        ended += rows.len() as u64;
+        keys.extend(crate::ordering::ended_keys(&rows)?);
     }
+    crate::ordering::promote(x, &keys, now).await?;
     Ok(ended)
 }

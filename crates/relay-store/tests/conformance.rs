@@ -29,6 +29,12 @@ macro_rules! conformance {
 }
 
 conformance!(
+    ordered_messages_are_claimed_one_at_a_time_per_key_in_publish_order,
+    every_way_a_head_ends_lets_the_next_of_its_key_go,
+    pause_holds_only_heads_and_a_blocked_message_ends_without_its_turn,
+    concurrent_publishes_of_one_key_keep_one_head_and_one_line,
+    concurrent_claimers_never_hold_two_messages_of_one_key,
+    recover_of_an_ordered_message_reenters_at_the_tail_of_its_key,
     circuit_signals_from_several_nodes_fold_into_one_count,
     half_open_probes_are_granted_at_most_the_configured_number_across_nodes,
     expired_probe_permits_come_back,

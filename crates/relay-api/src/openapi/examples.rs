@@ -320,7 +320,7 @@ fn endpoint() -> Value {
         "retry_schedule_seconds": null, "max_concurrency": 10, "rate_limit_per_second": null,
         "snapshot_fields": ["/total"], "allow_personal_data": false,
         "event_type_versions": {}, "version": 1, "version_started_at": ENDPOINT_CREATED,
-        "state": "active", "disabled_reason": null, "auto_disable": true,
+        "state": "active", "disabled_reason": null, "auto_disable": true, "ordering": "none",
         "created_at": ENDPOINT_CREATED, "updated_at": ROTATED, "revision": 2})
 }
 
@@ -363,7 +363,7 @@ fn event() -> Value {
 fn message() -> Value {
     json!({"id": MESSAGE, "event_id": EVENT, "endpoint_id": ENDPOINT,
         "event_type": "order.paid", "environment": "live", "endpoint_version": 1,
-        "event_type_version": 1, "state": "delivered", "attempts_used": 1, "deferrals_used": 0,
+        "event_type_version": 1, "state": "delivered", "ordering_key": null, "attempts_used": 1, "deferrals_used": 0,
         "next_attempt_at": null, "last_error_code": null, "terminal_reason": null,
         "created_at": PUBLISHED, "updated_at": ATTEMPTED})
 }

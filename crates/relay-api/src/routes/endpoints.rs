@@ -259,6 +259,7 @@ pub async fn create(
         state: EndpointState::Active,
         disabled_reason: None,
         auto_disable: body.auto_disable.unwrap_or(true),
+        ordering: body.ordering.unwrap_or_default(),
         created_at: now,
         updated_at: now,
         revision: 1,
@@ -285,6 +286,7 @@ pub async fn create(
             "event_types": endpoint.event_types,
             "signature_scheme": endpoint.signature_scheme.as_str(),
             "auto_disable": endpoint.auto_disable,
+            "ordering": endpoint.ordering.as_str(),
         }),
         now,
     );

@@ -74,6 +74,38 @@ impl EndpointState {
     }
 }
 
+/// Whether an endpoint's messages keep an order: `none` (the default:
+/// every message is attempted as soon as the endpoint's limits allow) or
+/// `per_key`: messages with the same ordering key (the event's
+/// `ordering_key`, else its `subject`) are attempted one at a time in
+/// publish order, each waiting (`blocked`) until the one before it has
+/// ended; other keys proceed in parallel. See `docs/delivery.md`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum DeliveryOrder {
+    /// No order is kept.
+    #[default]
+    None,
+    /// One message at a time per ordering key, in publish order.
+    PerKey,
+}
+
+impl DeliveryOrder {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            DeliveryOrder::None => "none",
+            DeliveryOrder::PerKey => "per_key",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "none" => Some(DeliveryOrder::None),
+            "per_key" => Some(DeliveryOrder::PerKey),
+            _ => None,
+        }
+    }
+}
+
 /// A consumer's delivery address and how to deliver to it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Endpoint {
@@ -122,6 +154,10 @@ pub struct Endpoint {
     pub disabled_reason: Option<String>,
     /// Whether 5 days of continuous failure disable it.
     pub auto_disable: bool,
+    /// Whether its messages keep an order per ordering key (`per_key`) or
+    /// none (`none`, the default).
+    #[serde(default)]
+    pub ordering: DeliveryOrder,
     /// When it was created.
     pub created_at: Timestamp,
     /// When it last changed.

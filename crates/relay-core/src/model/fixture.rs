@@ -14,7 +14,7 @@
 //! assert_eq!(e.version, 1);
 //! ```
 
-use super::{Destination, Endpoint, EndpointState, Environment, SignatureScheme};
+use super::{DeliveryOrder, Destination, Endpoint, EndpointState, Environment, SignatureScheme};
 use crate::time::Timestamp;
 
 /// The HTTPS destination tests use by default.
@@ -66,6 +66,7 @@ pub fn endpoint(
             state: EndpointState::Active,
             disabled_reason: None,
             auto_disable: true,
+            ordering: DeliveryOrder::None,
             created_at: now,
             updated_at: now,
             revision: 1,
@@ -74,6 +75,11 @@ pub fn endpoint(
 }
 
 impl EndpointBuilder {
+    /// Delivers in order per ordering key.
+    pub fn ordered(mut self) -> Self {
+        self.endpoint.ordering = DeliveryOrder::PerKey;
+        self
+    }
     pub fn environment(mut self, environment: Environment) -> Self {
         self.endpoint.environment = environment;
         self

@@ -4,26 +4,28 @@ use crate::outcome::{FailureCode, HealthWarning, PermanentReason, TransportError
 /// Every (state, event) pair. Columns are the states in `MessageState::ALL`
 /// order; `-` is illegal, `=` keeps the state.
 #[rustfmt::skip]
-const TABLE: &[(&str, [&str; 10])] = &[
-    //                             sched   inflt   held    dlvd    fperm   exhst   exprd   windw   dead    cancl
-    ("claim",                      ["inflt", "-",    "-",    "-",    "-",    "-",    "-",    "-",    "-",    "-"   ]),
-    ("complete(delivered)",        ["-",    "dlvd",  "-",    "-",    "-",    "-",    "-",    "-",    "-",    "-"   ]),
-    ("complete(retry)",            ["-",    "sched", "-",    "-",    "-",    "-",    "-",    "-",    "-",    "-"   ]),
-    ("complete(deferred)",         ["-",    "sched", "-",    "-",    "-",    "-",    "-",    "-",    "-",    "-"   ]),
-    ("complete(exhausted)",        ["-",    "exhst", "-",    "-",    "-",    "-",    "-",    "-",    "-",    "-"   ]),
-    ("complete(permanent)",        ["-",    "fperm", "-",    "-",    "-",    "-",    "-",    "-",    "-",    "-"   ]),
-    ("complete(dead_lettered)",    ["-",    "dead",  "-",    "-",    "-",    "-",    "-",    "-",    "-",    "-"   ]),
-    ("lease_expired",              ["-",    "sched", "-",    "-",    "-",    "-",    "-",    "-",    "-",    "-"   ]),
-    ("hold",                       ["held", "-",     "-",    "-",    "-",    "-",    "-",    "-",    "-",    "-"   ]),
-    ("release",                    ["-",    "-",     "sched", "-",   "-",    "-",    "-",    "-",    "-",    "-"   ]),
-    ("cancel",                     ["cancl", "cancl", "cancl", "-",  "-",    "-",    "-",    "-",    "-",    "-"   ]),
-    ("ttl_expired",                ["exprd", "exprd", "exprd", "-",  "-",    "-",    "-",    "-",    "-",    "-"   ]),
-    ("window_exceeded",            ["windw", "windw", "windw", "-",  "-",    "-",    "-",    "-",    "-",    "-"   ]),
-    ("dead_letter",                ["dead", "dead",  "dead", "-",    "-",    "-",    "-",    "-",    "-",    "-"   ]),
-    ("manual_resend",              ["=",    "-",     "=",    "=",    "=",    "=",    "=",    "=",    "=",    "="   ]),
-    ("complete_manual(delivered)", ["dlvd", "-",     "dlvd", "dlvd", "dlvd", "dlvd", "dlvd", "dlvd", "dlvd", "dlvd"]),
-    ("complete_manual(failed)",    ["=",    "-",     "=",    "=",    "=",    "=",    "=",    "=",    "=",    "="   ]),
-    ("restart",                    ["-",    "-",     "-",    "-",    "sched", "sched", "-",  "sched", "sched", "sched"]),
+const TABLE: &[(&str, [&str; 11])] = &[
+    //                             sched   inflt   held    dlvd    fperm   exhst   exprd   windw   dead    cancl   blckd
+    ("claim",                      ["inflt", "-",    "-",    "-",    "-",    "-",    "-",    "-",    "-",    "-", "-"]),
+    ("complete(delivered)",        ["-",    "dlvd",  "-",    "-",    "-",    "-",    "-",    "-",    "-",    "-", "-"]),
+    ("complete(retry)",            ["-",    "sched", "-",    "-",    "-",    "-",    "-",    "-",    "-",    "-", "-"]),
+    ("complete(deferred)",         ["-",    "sched", "-",    "-",    "-",    "-",    "-",    "-",    "-",    "-", "-"]),
+    ("complete(exhausted)",        ["-",    "exhst", "-",    "-",    "-",    "-",    "-",    "-",    "-",    "-", "-"]),
+    ("complete(permanent)",        ["-",    "fperm", "-",    "-",    "-",    "-",    "-",    "-",    "-",    "-", "-"]),
+    ("complete(dead_lettered)",    ["-",    "dead",  "-",    "-",    "-",    "-",    "-",    "-",    "-",    "-", "-"]),
+    ("lease_expired",              ["-",    "sched", "-",    "-",    "-",    "-",    "-",    "-",    "-",    "-", "-"]),
+    ("hold",                       ["held", "-",     "-",    "-",    "-",    "-",    "-",    "-",    "-",    "-", "-"]),
+    ("release",                    ["-",    "-",     "sched", "-",   "-",    "-",    "-",    "-",    "-",    "-", "-"]),
+    ("cancel",                     ["cancl", "cancl", "cancl", "-",  "-",    "-",    "-",    "-",    "-",    "-", "cancl"]),
+    ("ttl_expired",                ["exprd", "exprd", "exprd", "-",  "-",    "-",    "-",    "-",    "-",    "-", "exprd"]),
+    ("window_exceeded",            ["windw", "windw", "windw", "-",  "-",    "-",    "-",    "-",    "-",    "-", "-"]),
+    ("dead_letter",                ["dead", "dead",  "dead", "-",    "-",    "-",    "-",    "-",    "-",    "-", "dead"]),
+    ("manual_resend",              ["=",    "-",     "=",    "=",    "=",    "=",    "=",    "=",    "=",    "=", "="]),
+    ("complete_manual(delivered)", ["dlvd", "-",     "dlvd", "dlvd", "dlvd", "dlvd", "dlvd", "dlvd", "dlvd", "dlvd", "dlvd"]),
+    ("complete_manual(failed)",    ["=",    "-",     "=",    "=",    "=",    "=",    "=",    "=",    "=",    "=", "="]),
+    ("restart",                    ["-",    "-",     "-",    "-",    "sched", "sched", "-",  "sched", "sched", "sched", "-"]),
+    ("queue",                      ["blckd", "-",    "-",    "-",    "-",    "-",    "-",    "-",    "-",    "-",    "-"   ]),
+    ("promote",                    ["-",    "-",     "-",    "-",    "-",    "-",    "-",    "-",    "-",    "-",    "sched"]),
 ];
 
 fn short(code: &str) -> Option<MessageState> {
@@ -39,6 +41,7 @@ fn short(code: &str) -> Option<MessageState> {
         "windw" => S::WindowExceeded,
         "dead" => S::DeadLettered,
         "cancl" => S::Cancelled,
+        "blckd" => S::Blocked,
         _ => return None,
     })
 }

@@ -52,6 +52,7 @@ pub(crate) fn completion(c: &crate::Claimed, owner: &str, progress: Progress) ->
         attempt: Some(attempt_for(c, AttemptOutcome::Delivered)),
         disable_endpoint: false,
         manual: false,
+        ordered: c.message.ordering_key.is_some(),
         event_type_version: None,
         health: relay_core::circuit::Signal::Neutral,
         warning: None,

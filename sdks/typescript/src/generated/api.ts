@@ -2254,6 +2254,7 @@ export interface components {
              *     operator's `limits.max_endpoint_concurrency`, 100 by default).
              */
             max_concurrency?: number | null;
+            ordering?: components["schemas"]["DeliveryOrder"] | null;
             /**
              * Format: int32
              * @description Attempts started per second at most, 1 to 100,000; absent: no limit.
@@ -2328,6 +2329,16 @@ export interface components {
             /** @description Makes this a sub-tenant of an existing tenant. */
             parent_id?: string | null;
         };
+        /**
+         * @description Whether an endpoint's messages keep an order: `none` (the default:
+         *     every message is attempted as soon as the endpoint's limits allow) or
+         *     `per_key`: messages with the same ordering key (the event's
+         *     `ordering_key`, else its `subject`) are attempted one at a time in
+         *     publish order, each waiting (`blocked`) until the one before it has
+         *     ended; other keys proceed in parallel. See `docs/delivery.md`.
+         * @enum {string}
+         */
+        DeliveryOrder: "none" | "per_key";
         /** @description Where an endpoint's messages go, by `kind`. New kinds (brokers, queues, object storage) are new variants; the endpoint object keeps its shape. */
         Destination: components["schemas"]["HttpsDestination"] | components["schemas"]["RedisStreamDestination"] | components["schemas"]["NatsJetstreamDestination"] | components["schemas"]["RabbitMqDestination"] | components["schemas"]["MqttDestination"] | components["schemas"]["KafkaDestination"] | components["schemas"]["S3Destination"] | components["schemas"]["SqsDestination"] | components["schemas"]["SnsDestination"] | components["schemas"]["PubsubDestination"];
         /**
@@ -2372,6 +2383,7 @@ export interface components {
          *       ],
          *       "id": "ep_01KG9NFKFM762GEWQAX95228MG",
          *       "max_concurrency": 10,
+         *       "ordering": "none",
          *       "rate_limit_per_second": null,
          *       "requeued": 212,
          *       "retry_schedule_seconds": null,
@@ -2414,6 +2426,7 @@ export interface components {
          *       ],
          *       "id": "ep_01KG9NFKFM762GEWQAX95228MG",
          *       "max_concurrency": 10,
+         *       "ordering": "none",
          *       "rate_limit_per_second": null,
          *       "retry_schedule_seconds": null,
          *       "revision": 2,
@@ -2465,6 +2478,11 @@ export interface components {
              * @description Attempts in flight at once for this endpoint, at most.
              */
             max_concurrency: number;
+            /**
+             * @description Whether its messages keep an order per ordering key (`per_key`) or
+             *     none (`none`, the default).
+             */
+            ordering?: components["schemas"]["DeliveryOrder"];
             /**
              * Format: int32
              * @description Attempts started per second, at most; `null`: no rate limit.
@@ -2522,6 +2540,7 @@ export interface components {
          *       ],
          *       "id": "ep_01KG9NFKFM762GEWQAX95228MG",
          *       "max_concurrency": 10,
+         *       "ordering": "none",
          *       "public_key": "whpk_f7+pcuyYcvLN8oVPu6BSRHOrDuu1P33k6PVLDdcl29U=",
          *       "rate_limit_per_second": null,
          *       "retry_schedule_seconds": null,
@@ -2565,6 +2584,7 @@ export interface components {
          *       ],
          *       "id": "ep_01KG9NFKFM762GEWQAX95228MG",
          *       "max_concurrency": 10,
+         *       "ordering": "none",
          *       "rate_limit_per_second": null,
          *       "retry_schedule_seconds": null,
          *       "revision": 2,
@@ -2960,6 +2980,7 @@ export interface components {
          *           "id": "msg_01KJPX9G9SM97B32F3E16S0GVV",
          *           "last_error_code": null,
          *           "next_attempt_at": null,
+         *           "ordering_key": null,
          *           "state": "delivered",
          *           "terminal_reason": null,
          *           "updated_at": "2026-03-02T09:15:27.452Z"
@@ -3508,6 +3529,7 @@ export interface components {
          *       "id": "msg_01KJPX9G9SM97B32F3E16S0GVV",
          *       "last_error_code": null,
          *       "next_attempt_at": null,
+         *       "ordering_key": null,
          *       "state": "delivered",
          *       "terminal_reason": null,
          *       "updated_at": "2026-03-02T09:15:27.452Z"
@@ -3558,6 +3580,13 @@ export interface components {
              */
             last_error_code?: string | null;
             next_attempt_at?: components["schemas"]["Timestamp"] | null;
+            /**
+             * @description The key it keeps its turn by when its endpoint delivers in order
+             *     (the event's `ordering_key`, else its `subject`); `null` when the
+             *     endpoint did not deliver in order at publish, or the event had
+             *     neither.
+             */
+            ordering_key?: string | null;
             /** @description Where the message is in its life (see `MessageState`). */
             state: components["schemas"]["MessageState"];
             /** @description Why a message in a terminal state other than `delivered` ended there. */
@@ -3568,11 +3597,11 @@ export interface components {
         /**
          * @description The life of a message (one event for one endpoint).
          *
-         *     `scheduled`, `in_flight` and `held` are live states; every other state is
-         *     terminal. See `docs/state-machine.md`.
+         *     `scheduled`, `in_flight`, `held` and `blocked` are live states; every
+         *     other state is terminal. See `docs/state-machine.md`.
          * @enum {string}
          */
-        MessageState: "scheduled" | "in_flight" | "held" | "delivered" | "failed_permanent" | "exhausted" | "expired" | "window_exceeded" | "dead_lettered" | "cancelled";
+        MessageState: "scheduled" | "in_flight" | "held" | "delivered" | "failed_permanent" | "exhausted" | "expired" | "window_exceeded" | "dead_lettered" | "cancelled" | "blocked";
         /**
          * @description A portal token to mint: whose portal it opens, for how long, allowing what.
          * @example {
@@ -3893,6 +3922,7 @@ export interface components {
          *           ],
          *           "id": "ep_01KG9NFKFM762GEWQAX95228MG",
          *           "max_concurrency": 10,
+         *           "ordering": "none",
          *           "rate_limit_per_second": null,
          *           "retry_schedule_seconds": null,
          *           "revision": 2,
@@ -4090,6 +4120,7 @@ export interface components {
          *           "id": "msg_01KJPX9G9SM97B32F3E16S0GVV",
          *           "last_error_code": null,
          *           "next_attempt_at": null,
+         *           "ordering_key": null,
          *           "state": "delivered",
          *           "terminal_reason": null,
          *           "updated_at": "2026-03-02T09:15:27.452Z"
@@ -4339,6 +4370,7 @@ export interface components {
          *       "id": "msg_01KJPX9G9SM97B32F3E16S0GVV",
          *       "last_error_code": null,
          *       "next_attempt_at": null,
+         *       "ordering_key": null,
          *       "state": "delivered",
          *       "terminal_reason": null,
          *       "updated_at": "2026-03-02T09:15:27.452Z"
@@ -5145,6 +5177,7 @@ export interface components {
          *         "id": "msg_01KJPX9G9SM97B32F3E16S0GVV",
          *         "last_error_code": null,
          *         "next_attempt_at": null,
+         *         "ordering_key": null,
          *         "state": "delivered",
          *         "terminal_reason": null,
          *         "updated_at": "2026-03-02T09:15:27.452Z"
@@ -5623,6 +5656,7 @@ export interface components {
          *         "id": "msg_01KJPX9G9SM97B32F3E16S0GVV",
          *         "last_error_code": null,
          *         "next_attempt_at": null,
+         *         "ordering_key": null,
          *         "state": "delivered",
          *         "terminal_reason": null,
          *         "updated_at": "2026-03-02T09:15:27.452Z"
@@ -5692,6 +5726,7 @@ export interface components {
              * @description Attempts in flight at once, 1 to the operator's limit.
              */
             max_concurrency?: number | null;
+            ordering?: components["schemas"]["DeliveryOrder"] | null;
             /**
              * Format: int32
              * @description Attempts started per second at most (1 to 100,000), or `null` for no limit.

@@ -219,6 +219,12 @@ pub fn updated_entry(before: &Endpoint, after: &Endpoint) -> Option<serde_json::
             json!({ "from": before.event_types, "to": after.event_types }),
         );
     }
+    if before.ordering != after.ordering {
+        p.insert(
+            "ordering".into(),
+            json!({ "from": before.ordering.as_str(), "to": after.ordering.as_str() }),
+        );
+    }
     if before.payload_changed(after) {
         p.insert(
             "payload".into(),

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use relay_core::model::{Destination, Endpoint, SignatureScheme};
+use relay_core::model::{DeliveryOrder, Destination, Endpoint, SignatureScheme};
 use relay_destinations::Config;
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
@@ -57,6 +57,10 @@ pub struct CreateEndpoint {
     pub event_type_versions: BTreeMap<String, i64>,
     /// Disable automatically after 5 days of continuous failure (default true).
     pub auto_disable: Option<bool>,
+    /// `per_key`: messages with the same ordering key (the event's
+    /// `ordering_key`, else its `subject`) are attempted one at a time in
+    /// publish order; `none` (the default): no order is kept.
+    pub ordering: Option<DeliveryOrder>,
 }
 
 /// Changes to an endpoint; absent fields stay as they are. A `destination`
@@ -97,6 +101,9 @@ pub struct UpdateEndpoint {
     pub event_type_versions: Option<BTreeMap<String, i64>>,
     /// Whether 5 days of continuous failure disable the endpoint.
     pub auto_disable: Option<bool>,
+    /// `per_key` or `none`; applies to the messages published after the
+    /// change (those published before keep the order they were given).
+    pub ordering: Option<DeliveryOrder>,
     // Immutable: named here so the error can say so instead of "unknown field".
     // `present` makes even `null` count as an attempt to change them.
     #[serde(default, deserialize_with = "present")]

@@ -102,6 +102,9 @@ async fn apply_update(
     if let Some(a) = body.auto_disable {
         endpoint.auto_disable = a;
     }
+    if let Some(o) = body.ordering {
+        endpoint.ordering = o;
+    }
     let now = state.clock.now();
     endpoint.updated_at = now;
     if before.payload_changed(&endpoint) {

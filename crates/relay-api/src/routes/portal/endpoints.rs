@@ -117,6 +117,7 @@ pub async fn create_endpoint(
             allow_personal_data: false,
             event_type_versions: Default::default(),
             auto_disable: body.auto_disable,
+            ordering: None,
         }),
     )
     .await
@@ -238,6 +239,7 @@ pub async fn update_endpoint(
             allow_personal_data: None,
             event_type_versions: None,
             auto_disable: body.auto_disable,
+            ordering: None,
             environment: None,
             consumer_id: None,
             signature_scheme: None,

@@ -32,6 +32,7 @@ from .create_endpoint import CreateEndpoint
 from .create_endpoint_event_type_versions import CreateEndpointEventTypeVersions
 from .create_inbound_source import CreateInboundSource
 from .create_tenant import CreateTenant
+from .delivery_order import DeliveryOrder
 from .enable_body import EnableBody
 from .enabled import Enabled
 from .endpoint import Endpoint
@@ -204,6 +205,7 @@ __all__ = (
     "CreateEndpointEventTypeVersions",
     "CreateInboundSource",
     "CreateTenant",
+    "DeliveryOrder",
     "EnableBody",
     "Enabled",
     "Endpoint",

@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.delivery_order import DeliveryOrder
 from ..models.signature_scheme import SignatureScheme
 from ..types import UNSET, Unset
 from typing import cast
@@ -55,6 +56,7 @@ class CreateEndpoint:
                 endpoint version starts.
             max_concurrency (int | None | Unset): Attempts in flight at once for this endpoint (default 10; at most the
                 operator's `limits.max_endpoint_concurrency`, 100 by default).
+            ordering (DeliveryOrder | None | Unset):
             rate_limit_per_second (int | None | Unset): Attempts started per second at most, 1 to 100,000; absent: no limit.
             retry_schedule_seconds (list[int] | None | Unset): Waits in seconds before attempts 2..n; omitted or `null` uses
                 the default schedule.
@@ -73,6 +75,7 @@ class CreateEndpoint:
     description: None | str | Unset = UNSET
     event_type_versions: CreateEndpointEventTypeVersions | Unset = UNSET
     max_concurrency: int | None | Unset = UNSET
+    ordering: DeliveryOrder | None | Unset = UNSET
     rate_limit_per_second: int | None | Unset = UNSET
     retry_schedule_seconds: list[int] | None | Unset = UNSET
     signature_scheme: None | SignatureScheme | Unset = UNSET
@@ -147,6 +150,14 @@ class CreateEndpoint:
         else:
             max_concurrency = self.max_concurrency
 
+        ordering: None | str | Unset
+        if isinstance(self.ordering, Unset):
+            ordering = UNSET
+        elif isinstance(self.ordering, DeliveryOrder):
+            ordering = self.ordering.value
+        else:
+            ordering = self.ordering
+
         rate_limit_per_second: int | None | Unset
         if isinstance(self.rate_limit_per_second, Unset):
             rate_limit_per_second = UNSET
@@ -195,6 +206,8 @@ class CreateEndpoint:
             field_dict["event_type_versions"] = event_type_versions
         if max_concurrency is not UNSET:
             field_dict["max_concurrency"] = max_concurrency
+        if ordering is not UNSET:
+            field_dict["ordering"] = ordering
         if rate_limit_per_second is not UNSET:
             field_dict["rate_limit_per_second"] = rate_limit_per_second
         if retry_schedule_seconds is not UNSET:
@@ -371,6 +384,26 @@ class CreateEndpoint:
         max_concurrency = _parse_max_concurrency(d.pop("max_concurrency", UNSET))
 
 
+        def _parse_ordering(data: object) -> DeliveryOrder | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                ordering_type_0 = DeliveryOrder(data)
+
+
+
+                return ordering_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(DeliveryOrder | None | Unset, data)
+
+        ordering = _parse_ordering(d.pop("ordering", UNSET))
+
+
         def _parse_rate_limit_per_second(data: object) -> int | None | Unset:
             if data is None:
                 return data
@@ -431,6 +464,7 @@ class CreateEndpoint:
             description=description,
             event_type_versions=event_type_versions,
             max_concurrency=max_concurrency,
+            ordering=ordering,
             rate_limit_per_second=rate_limit_per_second,
             retry_schedule_seconds=retry_schedule_seconds,
             signature_scheme=signature_scheme,

@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.delivery_order import DeliveryOrder
 from ..models.endpoint_state import EndpointState
 from ..models.environment import Environment
 from ..models.signature_scheme import SignatureScheme
@@ -79,6 +80,12 @@ class Endpoint:
             description (None | str | Unset): A note for people, if any.
             disabled_reason (None | str | Unset): Why it is disabled (`disabled_by_tenant`, `endpoint_returned_410`,
                 `failing_for_5_days`); `null` unless `state` is `disabled`.
+            ordering (DeliveryOrder | Unset): Whether an endpoint's messages keep an order: `none` (the default:
+                every message is attempted as soon as the endpoint's limits allow) or
+                `per_key`: messages with the same ordering key (the event's
+                `ordering_key`, else its `subject`) are attempted one at a time in
+                publish order, each waiting (`blocked`) until the one before it has
+                ended; other keys proceed in parallel. See `docs/delivery.md`.
             rate_limit_per_second (int | None | Unset): Attempts started per second, at most; `null`: no rate limit.
             retry_schedule_seconds (list[int] | None | Unset): Waits in seconds before each attempt after the first; `null`
                 uses the default schedule.
@@ -106,6 +113,7 @@ class Endpoint:
     version_started_at: datetime.datetime
     description: None | str | Unset = UNSET
     disabled_reason: None | str | Unset = UNSET
+    ordering: DeliveryOrder | Unset = UNSET
     rate_limit_per_second: int | None | Unset = UNSET
     retry_schedule_seconds: list[int] | None | Unset = UNSET
     revision: int | Unset = UNSET
@@ -196,6 +204,11 @@ class Endpoint:
         else:
             disabled_reason = self.disabled_reason
 
+        ordering: str | Unset = UNSET
+        if not isinstance(self.ordering, Unset):
+            ordering = self.ordering.value
+
+
         rate_limit_per_second: int | None | Unset
         if isinstance(self.rate_limit_per_second, Unset):
             rate_limit_per_second = UNSET
@@ -239,6 +252,8 @@ class Endpoint:
             field_dict["description"] = description
         if disabled_reason is not UNSET:
             field_dict["disabled_reason"] = disabled_reason
+        if ordering is not UNSET:
+            field_dict["ordering"] = ordering
         if rate_limit_per_second is not UNSET:
             field_dict["rate_limit_per_second"] = rate_limit_per_second
         if retry_schedule_seconds is not UNSET:
@@ -439,6 +454,16 @@ class Endpoint:
         disabled_reason = _parse_disabled_reason(d.pop("disabled_reason", UNSET))
 
 
+        _ordering = d.pop("ordering", UNSET)
+        ordering: DeliveryOrder | Unset
+        if isinstance(_ordering,  Unset):
+            ordering = UNSET
+        else:
+            ordering = DeliveryOrder(_ordering)
+
+
+
+
         def _parse_rate_limit_per_second(data: object) -> int | None | Unset:
             if data is None:
                 return data
@@ -488,6 +513,7 @@ class Endpoint:
             version_started_at=version_started_at,
             description=description,
             disabled_reason=disabled_reason,
+            ordering=ordering,
             rate_limit_per_second=rate_limit_per_second,
             retry_schedule_seconds=retry_schedule_seconds,
             revision=revision,

@@ -1,6 +1,7 @@
 from enum import StrEnum
 
 class MessageState(StrEnum):
+    BLOCKED = "blocked"
     CANCELLED = "cancelled"
     DEAD_LETTERED = "dead_lettered"
     DELIVERED = "delivered"

@@ -43,8 +43,8 @@ class PortalMessage:
             id (str): The message's id (`msg_…`).
             state (MessageState): The life of a message (one event for one endpoint).
 
-                `scheduled`, `in_flight` and `held` are live states; every other state is
-                terminal. See `docs/state-machine.md`.
+                `scheduled`, `in_flight`, `held` and `blocked` are live states; every
+                other state is terminal. See `docs/state-machine.md`.
             updated_at (datetime.datetime): A point in time, RFC 3339; Relay writes UTC with milliseconds
                 (`2026-11-30T04:52:56.123Z`).
             endpoint_version (int | None | Unset): The endpoint version the message was produced for, whose settings
@@ -58,6 +58,10 @@ class PortalMessage:
             last_error_code (None | str | Unset): The `error_code` of the last failed attempt (`http_503`, `timeout`,
                 …); `null` before any failure.
             next_attempt_at (datetime.datetime | None | Unset):
+            ordering_key (None | str | Unset): The key it keeps its turn by when its endpoint delivers in order
+                (the event's `ordering_key`, else its `subject`); `null` when the
+                endpoint did not deliver in order at publish, or the event had
+                neither.
             terminal_reason (None | str | Unset): Why a message in a terminal state other than `delivered` ended there.
             event (None | PortalEvent | Unset):
      """
@@ -76,6 +80,7 @@ class PortalMessage:
     event_type_version: int | None | Unset = UNSET
     last_error_code: None | str | Unset = UNSET
     next_attempt_at: datetime.datetime | None | Unset = UNSET
+    ordering_key: None | str | Unset = UNSET
     terminal_reason: None | str | Unset = UNSET
     event: None | PortalEvent | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -132,6 +137,12 @@ class PortalMessage:
         else:
             next_attempt_at = self.next_attempt_at
 
+        ordering_key: None | str | Unset
+        if isinstance(self.ordering_key, Unset):
+            ordering_key = UNSET
+        else:
+            ordering_key = self.ordering_key
+
         terminal_reason: None | str | Unset
         if isinstance(self.terminal_reason, Unset):
             terminal_reason = UNSET
@@ -169,6 +180,8 @@ class PortalMessage:
             field_dict["last_error_code"] = last_error_code
         if next_attempt_at is not UNSET:
             field_dict["next_attempt_at"] = next_attempt_at
+        if ordering_key is not UNSET:
+            field_dict["ordering_key"] = ordering_key
         if terminal_reason is not UNSET:
             field_dict["terminal_reason"] = terminal_reason
         if event is not UNSET:
@@ -264,6 +277,16 @@ class PortalMessage:
         next_attempt_at = _parse_next_attempt_at(d.pop("next_attempt_at", UNSET))
 
 
+        def _parse_ordering_key(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        ordering_key = _parse_ordering_key(d.pop("ordering_key", UNSET))
+
+
         def _parse_terminal_reason(data: object) -> None | str | Unset:
             if data is None:
                 return data
@@ -309,6 +332,7 @@ class PortalMessage:
             event_type_version=event_type_version,
             last_error_code=last_error_code,
             next_attempt_at=next_attempt_at,
+            ordering_key=ordering_key,
             terminal_reason=terminal_reason,
             event=event,
         )

@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.delivery_order import DeliveryOrder
 from ..types import UNSET, Unset
 from typing import cast
 
@@ -49,6 +50,7 @@ class UpdateEndpoint:
                 type not pinned, the version current then).
             event_types (list[str] | None | Unset): At most 256.
             max_concurrency (int | None | Unset): Attempts in flight at once, 1 to the operator's limit.
+            ordering (DeliveryOrder | None | Unset):
             rate_limit_per_second (int | None | Unset): Attempts started per second at most (1 to 100,000), or `null` for no
                 limit.
             retry_schedule_seconds (list[int] | None | Unset): A list, or `null` to go back to the default schedule.
@@ -62,6 +64,7 @@ class UpdateEndpoint:
     event_type_versions: None | Unset | UpdateEndpointEventTypeVersionsType0 = UNSET
     event_types: list[str] | None | Unset = UNSET
     max_concurrency: int | None | Unset = UNSET
+    ordering: DeliveryOrder | None | Unset = UNSET
     rate_limit_per_second: int | None | Unset = UNSET
     retry_schedule_seconds: list[int] | None | Unset = UNSET
     snapshot_fields: list[str] | None | Unset = UNSET
@@ -150,6 +153,14 @@ class UpdateEndpoint:
         else:
             max_concurrency = self.max_concurrency
 
+        ordering: None | str | Unset
+        if isinstance(self.ordering, Unset):
+            ordering = UNSET
+        elif isinstance(self.ordering, DeliveryOrder):
+            ordering = self.ordering.value
+        else:
+            ordering = self.ordering
+
         rate_limit_per_second: int | None | Unset
         if isinstance(self.rate_limit_per_second, Unset):
             rate_limit_per_second = UNSET
@@ -195,6 +206,8 @@ class UpdateEndpoint:
             field_dict["event_types"] = event_types
         if max_concurrency is not UNSET:
             field_dict["max_concurrency"] = max_concurrency
+        if ordering is not UNSET:
+            field_dict["ordering"] = ordering
         if rate_limit_per_second is not UNSET:
             field_dict["rate_limit_per_second"] = rate_limit_per_second
         if retry_schedule_seconds is not UNSET:
@@ -408,6 +421,26 @@ class UpdateEndpoint:
         max_concurrency = _parse_max_concurrency(d.pop("max_concurrency", UNSET))
 
 
+        def _parse_ordering(data: object) -> DeliveryOrder | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                ordering_type_0 = DeliveryOrder(data)
+
+
+
+                return ordering_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(DeliveryOrder | None | Unset, data)
+
+        ordering = _parse_ordering(d.pop("ordering", UNSET))
+
+
         def _parse_rate_limit_per_second(data: object) -> int | None | Unset:
             if data is None:
                 return data
@@ -462,6 +495,7 @@ class UpdateEndpoint:
             event_type_versions=event_type_versions,
             event_types=event_types,
             max_concurrency=max_concurrency,
+            ordering=ordering,
             rate_limit_per_second=rate_limit_per_second,
             retry_schedule_seconds=retry_schedule_seconds,
             snapshot_fields=snapshot_fields,

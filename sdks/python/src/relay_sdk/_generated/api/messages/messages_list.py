@@ -159,8 +159,8 @@ def sync_detailed(
         event_id (str | Unset):
         state (MessageState | Unset): The life of a message (one event for one endpoint).
 
-            `scheduled`, `in_flight` and `held` are live states; every other state is
-            terminal. See `docs/state-machine.md`.
+            `scheduled`, `in_flight`, `held` and `blocked` are live states; every
+            other state is terminal. See `docs/state-machine.md`.
         event_type (str | Unset):
         error_code (str | Unset):
         since (datetime.datetime | Unset):
@@ -225,8 +225,8 @@ def sync(
         event_id (str | Unset):
         state (MessageState | Unset): The life of a message (one event for one endpoint).
 
-            `scheduled`, `in_flight` and `held` are live states; every other state is
-            terminal. See `docs/state-machine.md`.
+            `scheduled`, `in_flight`, `held` and `blocked` are live states; every
+            other state is terminal. See `docs/state-machine.md`.
         event_type (str | Unset):
         error_code (str | Unset):
         since (datetime.datetime | Unset):
@@ -286,8 +286,8 @@ async def asyncio_detailed(
         event_id (str | Unset):
         state (MessageState | Unset): The life of a message (one event for one endpoint).
 
-            `scheduled`, `in_flight` and `held` are live states; every other state is
-            terminal. See `docs/state-machine.md`.
+            `scheduled`, `in_flight`, `held` and `blocked` are live states; every
+            other state is terminal. See `docs/state-machine.md`.
         event_type (str | Unset):
         error_code (str | Unset):
         since (datetime.datetime | Unset):
@@ -352,8 +352,8 @@ async def asyncio(
         event_id (str | Unset):
         state (MessageState | Unset): The life of a message (one event for one endpoint).
 
-            `scheduled`, `in_flight` and `held` are live states; every other state is
-            terminal. See `docs/state-machine.md`.
+            `scheduled`, `in_flight`, `held` and `blocked` are live states; every
+            other state is terminal. See `docs/state-machine.md`.
         event_type (str | Unset):
         error_code (str | Unset):
         since (datetime.datetime | Unset):

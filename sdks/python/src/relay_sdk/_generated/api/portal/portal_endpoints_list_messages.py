@@ -155,8 +155,8 @@ def sync_detailed(
         id (str):
         state (MessageState | Unset): The life of a message (one event for one endpoint).
 
-            `scheduled`, `in_flight` and `held` are live states; every other state is
-            terminal. See `docs/state-machine.md`.
+            `scheduled`, `in_flight`, `held` and `blocked` are live states; every
+            other state is terminal. See `docs/state-machine.md`.
         event_type (str | Unset):
         event_id (str | Unset):
         since (datetime.datetime | Unset):
@@ -214,8 +214,8 @@ def sync(
         id (str):
         state (MessageState | Unset): The life of a message (one event for one endpoint).
 
-            `scheduled`, `in_flight` and `held` are live states; every other state is
-            terminal. See `docs/state-machine.md`.
+            `scheduled`, `in_flight`, `held` and `blocked` are live states; every
+            other state is terminal. See `docs/state-machine.md`.
         event_type (str | Unset):
         event_id (str | Unset):
         since (datetime.datetime | Unset):
@@ -268,8 +268,8 @@ async def asyncio_detailed(
         id (str):
         state (MessageState | Unset): The life of a message (one event for one endpoint).
 
-            `scheduled`, `in_flight` and `held` are live states; every other state is
-            terminal. See `docs/state-machine.md`.
+            `scheduled`, `in_flight`, `held` and `blocked` are live states; every
+            other state is terminal. See `docs/state-machine.md`.
         event_type (str | Unset):
         event_id (str | Unset):
         since (datetime.datetime | Unset):
@@ -327,8 +327,8 @@ async def asyncio(
         id (str):
         state (MessageState | Unset): The life of a message (one event for one endpoint).
 
-            `scheduled`, `in_flight` and `held` are live states; every other state is
-            terminal. See `docs/state-machine.md`.
+            `scheduled`, `in_flight`, `held` and `blocked` are live states; every
+            other state is terminal. See `docs/state-machine.md`.
         event_type (str | Unset):
         event_id (str | Unset):
         since (datetime.datetime | Unset):
