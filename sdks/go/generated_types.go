@@ -324,6 +324,10 @@ type CreateEndpoint struct {
 	// Attempts in flight at once for this endpoint (default 10; at most the
 	// operator's `limits.max_endpoint_concurrency`, 100 by default).
 	MaxConcurrency *int `json:"max_concurrency,omitempty"`
+	// `per_key`: messages with the same ordering key (the event's
+	// `ordering_key`, else its `subject`) are attempted one at a time in
+	// publish order; `none` (the default): no order is kept.
+	Ordering *DeliveryOrder `json:"ordering,omitempty"`
 	// Attempts started per second at most, 1 to 100,000; absent: no limit.
 	RateLimitPerSecond *int `json:"rate_limit_per_second,omitempty"`
 	// Waits in seconds before attempts 2..n; omitted or `null` uses the default schedule.
@@ -365,6 +369,20 @@ type CreateInboundSource struct {
 	// so a replaced tenant secret verifies from the next request.
 	SecretRef *string `json:"secret_ref,omitempty"`
 }
+
+// Whether an endpoint's messages keep an order: `none` (the default:
+// every message is attempted as soon as the endpoint's limits allow) or
+// `per_key`: messages with the same ordering key (the event's
+// `ordering_key`, else its `subject`) are attempted one at a time in
+// publish order, each waiting (`blocked`) until the one before it has
+// ended; other keys proceed in parallel. See `docs/delivery.md`.
+type DeliveryOrder string
+
+// The values of DeliveryOrder.
+const (
+	DeliveryOrderNone   DeliveryOrder = "none"
+	DeliveryOrderPerKey DeliveryOrder = "per_key"
+)
 
 // Where an endpoint's messages go, by `kind`. New kinds (brokers, queues, object storage) are new variants; the endpoint object keeps its shape.
 //
@@ -538,6 +556,9 @@ type Endpoint struct {
 	ID string `json:"id"`
 	// Attempts in flight at once for this endpoint, at most.
 	MaxConcurrency int `json:"max_concurrency"`
+	// Whether its messages keep an order per ordering key (`per_key`) or
+	// none (`none`, the default).
+	Ordering *DeliveryOrder `json:"ordering,omitempty"`
 	// Attempts started per second, at most; `null`: no rate limit.
 	RateLimitPerSecond *int `json:"rate_limit_per_second,omitempty"`
 	// Waits in seconds before each attempt after the first; `null` uses the default schedule.
@@ -1097,6 +1118,11 @@ type Message struct {
 	// When the next attempt is due; `null` when none is scheduled (held
 	// or in a terminal state).
 	NextAttemptAt *time.Time `json:"next_attempt_at,omitempty"`
+	// The key it keeps its turn by when its endpoint delivers in order
+	// (the event's `ordering_key`, else its `subject`); `null` when the
+	// endpoint did not deliver in order at publish, or the event had
+	// neither.
+	OrderingKey *string `json:"ordering_key,omitempty"`
 	// Where the message is in its life (see `MessageState`).
 	State MessageState `json:"state"`
 	// Why a message in a terminal state other than `delivered` ended there.
@@ -1107,8 +1133,8 @@ type Message struct {
 
 // The life of a message (one event for one endpoint).
 //
-// `scheduled`, `in_flight` and `held` are live states; every other state is
-// terminal. See `docs/state-machine.md`.
+// `scheduled`, `in_flight`, `held` and `blocked` are live states; every
+// other state is terminal. See `docs/state-machine.md`.
 type MessageState string
 
 // The values of MessageState.
@@ -1123,6 +1149,7 @@ const (
 	MessageStateWindowExceeded  MessageState = "window_exceeded"
 	MessageStateDeadLettered    MessageState = "dead_lettered"
 	MessageStateCancelled       MessageState = "cancelled"
+	MessageStateBlocked         MessageState = "blocked"
 )
 
 // A portal token to mint: whose portal it opens, for how long, allowing what.
@@ -2048,6 +2075,9 @@ type UpdateEndpoint struct {
 	EventTypes []string `json:"event_types,omitempty"`
 	// Attempts in flight at once, 1 to the operator's limit.
 	MaxConcurrency *int `json:"max_concurrency,omitempty"`
+	// `per_key` or `none`; applies to the messages published after the
+	// change (those published before keep the order they were given).
+	Ordering *DeliveryOrder `json:"ordering,omitempty"`
 	// Attempts started per second at most (1 to 100,000), or `null` for no limit.
 	RateLimitPerSecond *int `json:"rate_limit_per_second,omitempty"`
 	// A list, or `null` to go back to the default schedule.

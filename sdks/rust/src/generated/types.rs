@@ -499,6 +499,11 @@ pub struct CreateEndpoint {
     /// operator's `limits.max_endpoint_concurrency`, 100 by default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_concurrency: Option<i64>,
+    /// `per_key`: messages with the same ordering key (the event's
+    /// `ordering_key`, else its `subject`) are attempted one at a time in
+    /// publish order; `none` (the default): no order is kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ordering: Option<DeliveryOrder>,
     /// Attempts started per second at most, 1 to 100,000; absent: no limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_limit_per_second: Option<i64>,
@@ -562,6 +567,40 @@ pub struct CreateTenant {
     pub parent_id: Option<String>,
 }
 
+/// Whether an endpoint's messages keep an order: `none` (the default:
+/// every message is attempted as soon as the endpoint's limits allow) or
+/// `per_key`: messages with the same ordering key (the event's
+/// `ordering_key`, else its `subject`) are attempted one at a time in
+/// publish order, each waiting (`blocked`) until the one before it has
+/// ended; other keys proceed in parallel. See `docs/delivery.md`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum DeliveryOrder {
+    #[serde(rename = "none")]
+    None,
+    #[serde(rename = "per_key")]
+    PerKey,
+    /// A value this version of the SDK does not know (a newer Relay's).
+    #[serde(other)]
+    Unknown,
+}
+
+impl DeliveryOrder {
+    /// The value as the API spells it.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            DeliveryOrder::None => "none",
+            DeliveryOrder::PerKey => "per_key",
+            DeliveryOrder::Unknown => "unknown",
+        }
+    }
+}
+
+impl std::fmt::Display for DeliveryOrder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Where an endpoint's messages go, by `kind`. New kinds (brokers, queues, object storage) are new variants; the endpoint object keeps its shape.
 ///
 /// One of: [`HttpsDestination`], [`RedisStreamDestination`], [`NatsJetstreamDestination`], [`RabbitMqDestination`], [`MqttDestination`], [`KafkaDestination`], [`S3Destination`], [`SqsDestination`], [`SnsDestination`], [`PubsubDestination`].
@@ -615,6 +654,10 @@ pub struct Enabled {
     pub id: String,
     /// Attempts in flight at once for this endpoint, at most.
     pub max_concurrency: i64,
+    /// Whether its messages keep an order per ordering key (`per_key`) or
+    /// none (`none`, the default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ordering: Option<DeliveryOrder>,
     /// Attempts started per second, at most; `null`: no rate limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_limit_per_second: Option<i64>,
@@ -685,6 +728,10 @@ pub struct Endpoint {
     pub id: String,
     /// Attempts in flight at once for this endpoint, at most.
     pub max_concurrency: i64,
+    /// Whether its messages keep an order per ordering key (`per_key`) or
+    /// none (`none`, the default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ordering: Option<DeliveryOrder>,
     /// Attempts started per second, at most; `null`: no rate limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_limit_per_second: Option<i64>,
@@ -748,6 +795,10 @@ pub struct EndpointCreated {
     pub id: String,
     /// Attempts in flight at once for this endpoint, at most.
     pub max_concurrency: i64,
+    /// Whether its messages keep an order per ordering key (`per_key`) or
+    /// none (`none`, the default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ordering: Option<DeliveryOrder>,
     /// `whpk_…` for `v1a`: verify deliveries with it (always readable later too).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub public_key: Option<String>,
@@ -823,6 +874,10 @@ pub struct EndpointOut {
     pub id: String,
     /// Attempts in flight at once for this endpoint, at most.
     pub max_concurrency: i64,
+    /// Whether its messages keep an order per ordering key (`per_key`) or
+    /// none (`none`, the default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ordering: Option<DeliveryOrder>,
     /// Attempts started per second, at most; `null`: no rate limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_limit_per_second: Option<i64>,
@@ -1488,6 +1543,12 @@ pub struct Message {
     /// or in a terminal state).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_attempt_at: Option<Timestamp>,
+    /// The key it keeps its turn by when its endpoint delivers in order
+    /// (the event's `ordering_key`, else its `subject`); `null` when the
+    /// endpoint did not deliver in order at publish, or the event had
+    /// neither.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ordering_key: Option<String>,
     /// Where the message is in its life (see `MessageState`).
     pub state: MessageState,
     /// Why a message in a terminal state other than `delivered` ended there.
@@ -1499,10 +1560,12 @@ pub struct Message {
 
 /// The life of a message (one event for one endpoint).
 ///
-/// `scheduled`, `in_flight` and `held` are live states; every other state is
-/// terminal. See `docs/state-machine.md`.
+/// `scheduled`, `in_flight`, `held` and `blocked` are live states; every
+/// other state is terminal. See `docs/state-machine.md`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum MessageState {
+    #[serde(rename = "blocked")]
+    Blocked,
     #[serde(rename = "cancelled")]
     Cancelled,
     #[serde(rename = "dead_lettered")]
@@ -1532,6 +1595,7 @@ impl MessageState {
     /// The value as the API spells it.
     pub fn as_str(&self) -> &'static str {
         match self {
+            MessageState::Blocked => "blocked",
             MessageState::Cancelled => "cancelled",
             MessageState::DeadLettered => "dead_lettered",
             MessageState::Delivered => "delivered",
@@ -1816,6 +1880,12 @@ pub struct PortalMessage {
     /// or in a terminal state).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_attempt_at: Option<Timestamp>,
+    /// The key it keeps its turn by when its endpoint delivers in order
+    /// (the event's `ordering_key`, else its `subject`); `null` when the
+    /// endpoint did not deliver in order at publish, or the event had
+    /// neither.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ordering_key: Option<String>,
     /// Where the message is in its life (see `MessageState`).
     pub state: MessageState,
     /// Why a message in a terminal state other than `delivered` ended there.
@@ -2831,6 +2901,10 @@ pub struct UpdateEndpoint {
     /// Attempts in flight at once, 1 to the operator's limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_concurrency: Option<i64>,
+    /// `per_key` or `none`; applies to the messages published after the
+    /// change (those published before keep the order they were given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ordering: Option<DeliveryOrder>,
     /// Attempts started per second at most (1 to 100,000), or `null` for no limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_limit_per_second: Option<i64>,
