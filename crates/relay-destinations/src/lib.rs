@@ -1,6 +1,6 @@
 //! Relay's destinations: where a message goes and what the answer means.
 //!
-//! One folder per kind (`https/`, `redis_stream/`, `nats_jetstream/`, `rabbitmq/`, `mqtt/`, `kafka/`, `s3/`, `sqs/`, `pubsub/`), each with the same parts, the
+//! One folder per kind (`https/`, `redis_stream/`, `nats_jetstream/`, `rabbitmq/`, `mqtt/`, `kafka/`, `s3/`, `sqs/`, `pubsub/`, `service_bus/`), each with the same parts, the
 //! [`Kind`] trait:
 //!
 //! | Part | What it is |
@@ -117,6 +117,7 @@ pub mod rabbitmq;
 pub mod redis_stream;
 pub mod s3;
 mod schema;
+pub mod service_bus;
 pub mod sqs;
 mod template;
 #[cfg(test)]
@@ -395,6 +396,7 @@ dispatch::kinds! {
     S3 => s3::S3 [batching],
     Sqs => sqs::Sqs,
     Pubsub => pubsub::Pubsub,
+    ServiceBus => service_bus::ServiceBus,
     #[cfg(feature = "test-kinds")]
     LocalDir => local_dir::LocalDir [batching],
 }
