@@ -409,6 +409,8 @@ type Destination struct {
 	Sns *SnsDestination
 	// Pubsub is set when kind is "pubsub".
 	Pubsub *PubsubDestination
+	// AzureServiceBus is set when kind is "azure_service_bus".
+	AzureServiceBus *ServiceBusDestination
 	// Unknown holds a member of a kind this version does not know.
 	Unknown json.RawMessage
 }
@@ -456,6 +458,10 @@ func (u Destination) MarshalJSON() ([]byte, error) {
 		m := *u.Pubsub
 		m.Kind = "pubsub"
 		return json.Marshal(m)
+	case u.AzureServiceBus != nil:
+		m := *u.AzureServiceBus
+		m.Kind = "azure_service_bus"
+		return json.Marshal(m)
 	case u.Unknown != nil:
 		return u.Unknown, nil
 	}
@@ -502,6 +508,9 @@ func (u *Destination) UnmarshalJSON(data []byte) error {
 	case "pubsub":
 		u.Pubsub = new(PubsubDestination)
 		return json.Unmarshal(data, u.Pubsub)
+	case "azure_service_bus":
+		u.AzureServiceBus = new(ServiceBusDestination)
+		return json.Unmarshal(data, u.AzureServiceBus)
 	}
 	u.Unknown = append(json.RawMessage(nil), data...)
 	return nil
@@ -1879,6 +1888,97 @@ type SecretInfo struct {
 	Name string `json:"name"`
 	// When its value was last replaced.
 	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// An Azure Service Bus queue or topic: each message is one `POST
+// /{entity}/messages` of Service Bus's REST API, the body the message's
+// body, `BrokerProperties` its `MessageId` (the event id) and, on a
+// session-enabled entity (`sessions`), its `SessionId` (the ordering
+// key); Service Bus's `201 Created` is the acknowledgement. Authenticated
+// with a shared access key (a SAS token signed per request window) or
+// Microsoft Entra client credentials. A connection string is refused:
+// the key is a secret reference. See docs/destinations.md.
+type ServiceBusDestination struct {
+	// How Relay authenticates: `{"sas": {"key_name", "key"}}` or
+	// `{"entra": {"tenant_id", "client_id", "client_secret"}}`.
+	Auth ServiceBusDestinationAuth `json:"auth"`
+	// `structured` (default): the body is the CloudEvents JSON,
+	// `Content-Type` `application/cloudevents+json`; `binary`: the body is
+	// the event's `data` and every other context attribute is a user
+	// property `cloudEvents_<name>` (the CloudEvents AMQP binding).
+	ContentMode *string `json:"content_mode,omitempty"`
+	// Instead of `namespace`: the service's base URL,
+	// `https://host[:port]` (a private endpoint's name, a proxy; Relay's
+	// tests use it for their judge). Checked by the outbound guard like
+	// any host, at registration and at every connection.
+	Endpoint *string `json:"endpoint,omitempty"`
+	// The queue's or topic's name (a topic is sent to the same way): 1 to
+	// 260 of letters, digits, `.`, `-`, `_` and `/`, starting and ending
+	// with a letter or digit.
+	Entity string `json:"entity"`
+	// The destination's kind: `azure_service_bus`.
+	Kind string `json:"kind"`
+	// The largest message the entity takes, counted as Service Bus
+	// counts it (the body and the properties): 262144 (256 KiB, the
+	// Standard tier's, default) up to 104857600 (100 MiB, Premium's
+	// largest).
+	MaxMessageBytes *int `json:"max_message_bytes,omitempty"`
+	// The namespace's host, `<namespace>.servicebus.windows.net` (or
+	// another Azure cloud's: `.servicebus.chinacloudapi.cn`,
+	// `.servicebus.usgovcloudapi.net`). Give it or `endpoint`.
+	Namespace *string `json:"namespace,omitempty"`
+	// `true` for a session-enabled entity: the event's ordering key (the
+	// one it was published with, else its subject) is the message's
+	// `SessionId`, so a session receiver gets one key's messages in
+	// order. Service Bus refuses a `SessionId` on an entity without
+	// sessions, and a message without one on an entity with them: set it
+	// as the entity is. Default `false`.
+	Sessions *bool `json:"sessions,omitempty"`
+}
+
+// How Relay authenticates: `{"sas": {"key_name", "key"}}` or
+// `{"entra": {"tenant_id", "client_id", "client_secret"}}`.
+type ServiceBusDestinationAuth struct {
+	// Microsoft Entra ID client credentials (an app registration with the
+	// `Azure Service Bus Data Sender` role on the entity): a token of
+	// scope `https://servicebus.azure.net/.default`, cached until shortly
+	// before it expires.
+	Entra *ServiceBusDestinationAuthEntra `json:"entra,omitempty"`
+	// A shared access authorization rule: its name and its key (a secret
+	// reference). Each request carries a SAS token signed with the key
+	// for the entity's URI, renewed before it expires.
+	Sas *ServiceBusDestinationAuthSas `json:"sas,omitempty"`
+}
+
+// Microsoft Entra ID client credentials (an app registration with the
+// `Azure Service Bus Data Sender` role on the entity): a token of
+// scope `https://servicebus.azure.net/.default`, cached until shortly
+// before it expires.
+type ServiceBusDestinationAuthEntra struct {
+	// The application (client) id.
+	ClientID string `json:"client_id"`
+	// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
+	// client secret, never the secret itself.
+	ClientSecret string `json:"client_secret"`
+	// The directory (tenant) id: a GUID or a domain name.
+	TenantID string `json:"tenant_id"`
+	// The token endpoint; default the namespace's cloud's,
+	// `https://login.microsoftonline.com/<tenant_id>/oauth2/v2.0/token`.
+	// Checked by the outbound guard like the service's host.
+	TokenURL *string `json:"token_url,omitempty"`
+}
+
+// A shared access authorization rule: its name and its key (a secret
+// reference). Each request carries a SAS token signed with the key
+// for the entity's URI, renewed before it expires.
+type ServiceBusDestinationAuthSas struct {
+	// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
+	// rule's key (`SharedAccessKey`), never the key itself, never a
+	// connection string.
+	Key string `json:"key"`
+	// The rule's name (`SharedAccessKeyName`, e.g. `RootManageSharedAccessKey`;
+	// a rule with the `Send` claim is enough).
+	KeyName string `json:"key_name"`
 }
 
 // How a generic HMAC signature is written: `hex` or `base64`.

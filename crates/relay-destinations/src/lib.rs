@@ -1,6 +1,6 @@
 //! Relay's destinations: where a message goes and what the answer means.
 //!
-//! One folder per kind (`https/`, `redis_stream/`, `nats_jetstream/`, `rabbitmq/`, `mqtt/`, `kafka/`, `s3/`, `sqs/`, `sns/`, `pubsub/`), each with the same parts, the
+//! One folder per kind (`https/`, `redis_stream/`, `nats_jetstream/`, `rabbitmq/`, `mqtt/`, `kafka/`, `s3/`, `sqs/`, `sns/`, `pubsub/`, `service_bus/`), each with the same parts, the
 //! [`Kind`] trait:
 //!
 //! | Part | What it is |
@@ -117,6 +117,7 @@ pub mod rabbitmq;
 pub mod redis_stream;
 pub mod s3;
 mod schema;
+pub mod service_bus;
 pub mod sns;
 pub mod sqs;
 mod template;
@@ -397,6 +398,7 @@ dispatch::kinds! {
     Sqs => sqs::Sqs,
     Sns => sns::Sns,
     Pubsub => pubsub::Pubsub,
+    ServiceBus => service_bus::ServiceBus,
     #[cfg(feature = "test-kinds")]
     LocalDir => local_dir::LocalDir [batching],
 }

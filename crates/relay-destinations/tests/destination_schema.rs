@@ -8,6 +8,7 @@
 
 use relay_destinations::Config;
 use relay_destinations::s3::{S3_MAX_BYTES, S3_MAX_EVENTS, S3_MAX_WAIT_SECONDS};
+use relay_destinations::service_bus::SERVICE_BUS_MAX_MESSAGE_BYTES;
 use relay_destinations::sns::SNS_MAX_MESSAGE_BYTES;
 use relay_destinations::sqs::SQS_MAX_MESSAGE_BYTES;
 use serde_json::{Map, Value, json};
@@ -111,6 +112,13 @@ fn examples() -> Vec<Value> {
             "max_message_bytes": 1048576}),
         json!({"kind": "sns", "topic_arn": "arn:aws:sns:eu-west-1:123456789012:orders",
             "access_key_id": "secret:ak", "secret_access_key": "secret:sk"}),
+        json!({"kind": "azure_service_bus", "namespace": "acme-prod.servicebus.windows.net",
+            "entity": "orders", "auth": {"sas": {"key_name": "RootManageSharedAccessKey", "key": "secret:sb"}},
+            "sessions": true, "content_mode": "binary", "max_message_bytes": 104857600}),
+        json!({"kind": "azure_service_bus", "endpoint": "https://sb.internal.example:8443",
+            "entity": "sales/orders", "auth": {"entra": {"tenant_id": "contoso.onmicrosoft.com",
+            "client_id": "app", "client_secret": "env:SB_SECRET",
+            "token_url": "https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/token"}}}),
     ]
 }
 
@@ -467,6 +475,24 @@ fn the_queue_size_bounds_are_the_checks_bounds() {
         assert_eq!(field["minimum"].as_f64(), Some(f64::from(lo)), "{kind}");
         assert_eq!(field["maximum"].as_f64(), Some(f64::from(hi)), "{kind}");
     }
+}
+
+#[test]
+fn the_service_bus_size_bounds_are_the_checks_bounds() {
+    let members = members();
+    let sb = members
+        .iter()
+        .find(|m| m["title"] == "azure_service_bus")
+        .unwrap();
+    let field = &sb["properties"]["max_message_bytes"];
+    assert_eq!(
+        field["minimum"].as_f64(),
+        Some(f64::from(SERVICE_BUS_MAX_MESSAGE_BYTES.0))
+    );
+    assert_eq!(
+        field["maximum"].as_f64(),
+        Some(f64::from(SERVICE_BUS_MAX_MESSAGE_BYTES.1))
+    );
 }
 
 /// Checks every `default` of `schema` against what deserializing `given`

@@ -117,6 +117,19 @@ fn every_kind() -> Vec<(Config, Vec<&'static str>, &'static str)> {
             vec!["sns.eu-west-1.amazonaws.com:443"],
             "arn:aws:sns:eu-west-1:123456789012:orders.fifo",
         ),
+        (
+            destination(json!({
+                "kind": "azure_service_bus",
+                "namespace": "acme-prod.servicebus.windows.net",
+                "entity": "orders",
+                "auth": {"entra": {"tenant_id": "contoso.onmicrosoft.com", "client_id": "app", "client_secret": "secret:sb"}},
+            })),
+            vec![
+                "acme-prod.servicebus.windows.net:443",
+                "login.microsoftonline.com:443",
+            ],
+            "orders at acme-prod.servicebus.windows.net",
+        ),
     ]
 }
 
@@ -137,10 +150,11 @@ fn every_kind_names_its_credential_hosts_and_describes_itself() {
             d.kind()
         );
     }
-    assert_eq!(kinds.len(), 10, "one destination of every kind: {kinds:?}");
+    assert_eq!(kinds.len(), 11, "one destination of every kind: {kinds:?}");
     // Each kind's name is the `kind` tag of its configuration.
     use relay_destinations::{
-        Kind, https, kafka, mqtt, nats_jetstream, pubsub, rabbitmq, redis_stream, s3, sns, sqs,
+        Kind, https, kafka, mqtt, nats_jetstream, pubsub, rabbitmq, redis_stream, s3, service_bus,
+        sns, sqs,
     };
     let names = std::collections::BTreeSet::from([
         https::Https::NAME,
@@ -153,6 +167,7 @@ fn every_kind_names_its_credential_hosts_and_describes_itself() {
         sqs::Sqs::NAME,
         pubsub::Pubsub::NAME,
         sns::Sns::NAME,
+        service_bus::ServiceBus::NAME,
     ]);
     assert_eq!(names, kinds);
 }

@@ -2340,7 +2340,7 @@ export interface components {
          */
         DeliveryOrder: "none" | "per_key";
         /** @description Where an endpoint's messages go, by `kind`. New kinds (brokers, queues, object storage) are new variants; the endpoint object keeps its shape. */
-        Destination: components["schemas"]["HttpsDestination"] | components["schemas"]["RedisStreamDestination"] | components["schemas"]["NatsJetstreamDestination"] | components["schemas"]["RabbitMqDestination"] | components["schemas"]["MqttDestination"] | components["schemas"]["KafkaDestination"] | components["schemas"]["S3Destination"] | components["schemas"]["SqsDestination"] | components["schemas"]["SnsDestination"] | components["schemas"]["PubsubDestination"];
+        Destination: components["schemas"]["HttpsDestination"] | components["schemas"]["RedisStreamDestination"] | components["schemas"]["NatsJetstreamDestination"] | components["schemas"]["RabbitMqDestination"] | components["schemas"]["MqttDestination"] | components["schemas"]["KafkaDestination"] | components["schemas"]["S3Destination"] | components["schemas"]["SqsDestination"] | components["schemas"]["SnsDestination"] | components["schemas"]["PubsubDestination"] | components["schemas"]["ServiceBusDestination"];
         /**
          * @description Enable's options (the body may be absent): whether to recover what was
          *     missed at once.
@@ -5361,6 +5361,118 @@ export interface components {
             name: string;
             /** @description When its value was last replaced. */
             updated_at: components["schemas"]["Timestamp"];
+        };
+        /**
+         * azure_service_bus
+         * @description An Azure Service Bus queue or topic: each message is one `POST
+         *     /{entity}/messages` of Service Bus's REST API, the body the message's
+         *     body, `BrokerProperties` its `MessageId` (the event id) and, on a
+         *     session-enabled entity (`sessions`), its `SessionId` (the ordering
+         *     key); Service Bus's `201 Created` is the acknowledgement. Authenticated
+         *     with a shared access key (a SAS token signed per request window) or
+         *     Microsoft Entra client credentials. A connection string is refused:
+         *     the key is a secret reference. See docs/destinations.md.
+         */
+        ServiceBusDestination: {
+            /**
+             * @description How Relay authenticates: `{"sas": {"key_name", "key"}}` or
+             *     `{"entra": {"tenant_id", "client_id", "client_secret"}}`.
+             */
+            auth: {
+                /**
+                 * @description Microsoft Entra ID client credentials (an app registration with the
+                 *     `Azure Service Bus Data Sender` role on the entity): a token of
+                 *     scope `https://servicebus.azure.net/.default`, cached until shortly
+                 *     before it expires.
+                 */
+                entra?: {
+                    /** @description The application (client) id. */
+                    client_id: string;
+                    /**
+                     * @description A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
+                     *     client secret, never the secret itself.
+                     */
+                    client_secret: string;
+                    /** @description The directory (tenant) id: a GUID or a domain name. */
+                    tenant_id: string;
+                    /**
+                     * @description The token endpoint; default the namespace's cloud's,
+                     *     `https://login.microsoftonline.com/<tenant_id>/oauth2/v2.0/token`.
+                     *     Checked by the outbound guard like the service's host.
+                     */
+                    token_url?: string | null;
+                };
+                /**
+                 * @description A shared access authorization rule: its name and its key (a secret
+                 *     reference). Each request carries a SAS token signed with the key
+                 *     for the entity's URI, renewed before it expires.
+                 */
+                sas?: {
+                    /**
+                     * @description A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
+                     *     rule's key (`SharedAccessKey`), never the key itself, never a
+                     *     connection string.
+                     */
+                    key: string;
+                    /**
+                     * @description The rule's name (`SharedAccessKeyName`, e.g. `RootManageSharedAccessKey`;
+                     *     a rule with the `Send` claim is enough).
+                     */
+                    key_name: string;
+                };
+            };
+            /**
+             * @description `structured` (default): the body is the CloudEvents JSON,
+             *     `Content-Type` `application/cloudevents+json`; `binary`: the body is
+             *     the event's `data` and every other context attribute is a user
+             *     property `cloudEvents_<name>` (the CloudEvents AMQP binding).
+             * @default structured
+             * @enum {string}
+             */
+            content_mode: "structured" | "binary";
+            /**
+             * @description Instead of `namespace`: the service's base URL,
+             *     `https://host[:port]` (a private endpoint's name, a proxy; Relay's
+             *     tests use it for their judge). Checked by the outbound guard like
+             *     any host, at registration and at every connection.
+             */
+            endpoint?: string | null;
+            /**
+             * @description The queue's or topic's name (a topic is sent to the same way): 1 to
+             *     260 of letters, digits, `.`, `-`, `_` and `/`, starting and ending
+             *     with a letter or digit.
+             */
+            entity: string;
+            /**
+             * @description The destination's kind: `azure_service_bus`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            kind: "azure_service_bus";
+            /**
+             * Format: int32
+             * @description The largest message the entity takes, counted as Service Bus
+             *     counts it (the body and the properties): 262144 (256 KiB, the
+             *     Standard tier's, default) up to 104857600 (100 MiB, Premium's
+             *     largest).
+             * @default 262144
+             */
+            max_message_bytes: number;
+            /**
+             * @description The namespace's host, `<namespace>.servicebus.windows.net` (or
+             *     another Azure cloud's: `.servicebus.chinacloudapi.cn`,
+             *     `.servicebus.usgovcloudapi.net`). Give it or `endpoint`.
+             */
+            namespace?: string | null;
+            /**
+             * @description `true` for a session-enabled entity: the event's ordering key (the
+             *     one it was published with, else its subject) is the message's
+             *     `SessionId`, so a session receiver gets one key's messages in
+             *     order. Service Bus refuses a `SessionId` on an entity without
+             *     sessions, and a message without one on an entity with them: set it
+             *     as the entity is. Default `false`.
+             * @default false
+             */
+            sessions: boolean;
         };
         /**
          * @description How a generic HMAC signature is written: `hex` or `base64`.

@@ -10,6 +10,12 @@ from .audience import Audience
 from .audit_entry import AuditEntry
 from .audit_entry_parameters import AuditEntryParameters
 from .aws_external_id import AwsExternalId
+from .azure_service_bus import AzureServiceBus
+from .azure_service_bus_auth import AzureServiceBusAuth
+from .azure_service_bus_auth_entra import AzureServiceBusAuthEntra
+from .azure_service_bus_auth_sas import AzureServiceBusAuthSas
+from .azure_service_bus_content_mode import AzureServiceBusContentMode
+from .azure_service_bus_kind import AzureServiceBusKind
 from .backlog import Backlog
 from .body_encoding import BodyEncoding
 from .bulk_retry import BulkRetry
@@ -183,6 +189,12 @@ __all__ = (
     "AuditEntry",
     "AuditEntryParameters",
     "AwsExternalId",
+    "AzureServiceBus",
+    "AzureServiceBusAuth",
+    "AzureServiceBusAuthEntra",
+    "AzureServiceBusAuthSas",
+    "AzureServiceBusContentMode",
+    "AzureServiceBusKind",
     "Backlog",
     "BodyEncoding",
     "BulkRetry",

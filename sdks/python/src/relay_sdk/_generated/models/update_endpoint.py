@@ -13,6 +13,7 @@ from ..types import UNSET, Unset
 from typing import cast
 
 if TYPE_CHECKING:
+  from ..models.azure_service_bus import AzureServiceBus
   from ..models.https import Https
   from ..models.kafka import Kafka
   from ..models.mqtt import Mqtt
@@ -43,8 +44,8 @@ class UpdateEndpoint:
             allow_personal_data (bool | None | Unset): A change opens a new endpoint version.
             auto_disable (bool | None | Unset): Whether 5 days of continuous failure disable the endpoint.
             description (None | str | Unset): A note for people (at most 500 characters), or `null` to clear it.
-            destination (Https | Kafka | Mqtt | NatsJetstream | None | Pubsub | Rabbitmq | RedisStream | S3 | Sns | Sqs |
-                Unset):
+            destination (AzureServiceBus | Https | Kafka | Mqtt | NatsJetstream | None | Pubsub | Rabbitmq | RedisStream |
+                S3 | Sns | Sqs | Unset):
             event_type_versions (None | Unset | UpdateEndpointEventTypeVersionsType0): New pins open a new endpoint version
                 (which also takes, for every
                 type not pinned, the version current then).
@@ -60,7 +61,7 @@ class UpdateEndpoint:
     allow_personal_data: bool | None | Unset = UNSET
     auto_disable: bool | None | Unset = UNSET
     description: None | str | Unset = UNSET
-    destination: Https | Kafka | Mqtt | NatsJetstream | None | Pubsub | Rabbitmq | RedisStream | S3 | Sns | Sqs | Unset = UNSET
+    destination: AzureServiceBus | Https | Kafka | Mqtt | NatsJetstream | None | Pubsub | Rabbitmq | RedisStream | S3 | Sns | Sqs | Unset = UNSET
     event_type_versions: None | Unset | UpdateEndpointEventTypeVersionsType0 = UNSET
     event_types: list[str] | None | Unset = UNSET
     max_concurrency: int | None | Unset = UNSET
@@ -74,6 +75,7 @@ class UpdateEndpoint:
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.azure_service_bus import AzureServiceBus # noqa: PLC0415
         from ..models.https import Https # noqa: PLC0415
         from ..models.kafka import Kafka # noqa: PLC0415
         from ..models.mqtt import Mqtt # noqa: PLC0415
@@ -125,6 +127,8 @@ class UpdateEndpoint:
         elif isinstance(self.destination, Sns):
             destination = self.destination.to_dict()
         elif isinstance(self.destination, Pubsub):
+            destination = self.destination.to_dict()
+        elif isinstance(self.destination, AzureServiceBus):
             destination = self.destination.to_dict()
         else:
             destination = self.destination
@@ -221,6 +225,7 @@ class UpdateEndpoint:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.azure_service_bus import AzureServiceBus # noqa: PLC0415
         from ..models.https import Https # noqa: PLC0415
         from ..models.kafka import Kafka # noqa: PLC0415
         from ..models.mqtt import Mqtt # noqa: PLC0415
@@ -263,7 +268,7 @@ class UpdateEndpoint:
         description = _parse_description(d.pop("description", UNSET))
 
 
-        def _parse_destination(data: object) -> Https | Kafka | Mqtt | NatsJetstream | None | Pubsub | Rabbitmq | RedisStream | S3 | Sns | Sqs | Unset:
+        def _parse_destination(data: object) -> AzureServiceBus | Https | Kafka | Mqtt | NatsJetstream | None | Pubsub | Rabbitmq | RedisStream | S3 | Sns | Sqs | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -368,7 +373,17 @@ class UpdateEndpoint:
                 return componentsschemas_destination_type_9
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(Https | Kafka | Mqtt | NatsJetstream | None | Pubsub | Rabbitmq | RedisStream | S3 | Sns | Sqs | Unset, data)
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_destination_type_10 = AzureServiceBus.from_dict(data)
+
+
+
+                return componentsschemas_destination_type_10
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(AzureServiceBus | Https | Kafka | Mqtt | NatsJetstream | None | Pubsub | Rabbitmq | RedisStream | S3 | Sns | Sqs | Unset, data)
 
         destination = _parse_destination(d.pop("destination", UNSET))
 
