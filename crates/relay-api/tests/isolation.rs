@@ -628,6 +628,15 @@ fn cases(v: &Victim) -> Vec<Case> {
         Some(json!({ "value": "attacker-value" })),
         Status(StatusCode::CREATED, None),
     );
+    // The AWS ExternalId is the caller's own tenant's (aws_roles.rs holds
+    // that each tenant's differs); this installation has no `[aws]`.
+    add(
+        Method::GET,
+        "/v1/aws/external-id",
+        "/v1/aws/external-id".into(),
+        None,
+        Status(StatusCode::CONFLICT, Some("aws_roles_unavailable")),
+    );
     // A source created by the attacker is its own.
     add(
         Method::POST,
