@@ -47,9 +47,8 @@ pub struct Installation {
     /// The region the web identity exchange is signed for (and whose STS
     /// serves it when no endpoint is configured).
     region: String,
-    clock: Arc<dyn Clock>,
     /// The web identity's credentials, while they are fresh.
-    cached: tokio::sync::Mutex<Option<sts::Temporary>>,
+    cache: sts::Cache,
 }
 
 impl std::fmt::Debug for Installation {
@@ -81,8 +80,7 @@ impl Installation {
             identity,
             sts_endpoint,
             region,
-            clock,
-            cached: tokio::sync::Mutex::new(None),
+            cache: sts::Cache::new(clock),
         }
     }
 
@@ -118,30 +116,27 @@ impl Installation {
                 role_arn,
             } => (token_file, role_arn),
         };
-        let mut cached = self.cached.lock().await;
-        if let Some(t) = cached.as_ref()
-            && !sts::needs_refresh(t.expires_at, self.clock.now())
-        {
-            return Ok(t.keys.clone());
-        }
-        let token = tokio::fs::read_to_string(token_file).await.map_err(|e| {
-            sts::Failure::Invalid(format!(
-                "cannot read the web identity token file {}: {}",
-                token_file.display(),
-                e.kind()
-            ))
-        })?;
-        let fresh = assume_role_with_web_identity(
-            https,
-            &self.sts_url(&self.region),
-            role_arn,
-            token.trim(),
-            limits,
-        )
-        .await?;
-        let keys = fresh.keys.clone();
-        *cached = Some(fresh);
-        Ok(keys)
+        let fresh = self
+            .cache
+            .get(|| async {
+                let token = tokio::fs::read_to_string(token_file).await.map_err(|e| {
+                    sts::Failure::Invalid(format!(
+                        "cannot read the web identity token file {}: {}",
+                        token_file.display(),
+                        e.kind()
+                    ))
+                })?;
+                assume_role_with_web_identity(
+                    https,
+                    &self.sts_url(&self.region),
+                    role_arn,
+                    token.trim(),
+                    limits,
+                )
+                .await
+            })
+            .await?;
+        Ok(fresh.keys)
     }
 }
 

@@ -21,11 +21,11 @@ use std::sync::Arc;
 use hmac::{Hmac, KeyInit, Mac};
 use relay_core::secret::SecretValue;
 use relay_core::time::{Clock, Timestamp};
-use relay_net::{GuardError, HttpsClient, Limits, Method, Response};
-use sha2::{Digest, Sha256};
+use relay_net::{GuardError, HttpsClient, Limits, Response};
+use sha2::Sha256;
 
+use super::Keys;
 use super::identity::Installation;
-use super::{Keys, Unsigned, signed_headers};
 
 /// The service name STS requests are signed for.
 pub const SERVICE: &str = "sts";
@@ -169,34 +169,27 @@ pub async fn assume_role(
             "the external id is not 2 to 1224 of STS's characters".into(),
         ));
     }
-    let checked = https
-        .guard()
-        .parse_url(sts_url)
-        .map_err(|e| Failure::Guard(GuardError::Rejected(e)))?;
-    let body = request_body(role);
-    let payload = hex::encode(Sha256::digest(body.as_bytes()));
-    let host = checked.host_header();
-    let headers = signed_headers(
-        &Unsigned {
-            method: "POST",
-            path: "/",
-            host: &host,
-            headers: &[(
-                "content-type",
-                "application/x-www-form-urlencoded; charset=utf-8",
-            )],
-            payload_sha256: &payload,
-        },
+    let response = super::post(
+        https,
+        sts_url,
+        &[(
+            "content-type",
+            "application/x-www-form-urlencoded; charset=utf-8",
+        )],
+        request_body(role).into_bytes(),
         base,
         now,
         region,
         SERVICE,
+        limits,
     )
-    .map_err(Failure::Invalid)?;
-    let response: Response = https
-        .send(Method::POST, &checked, headers, body.into(), limits)
-        .await
-        .map_err(Failure::Guard)?;
+    .await
+    .map_err(|e| match e {
+        super::Failure::Guard(e) => Failure::Guard(e),
+        super::Failure::Unaddressable(reason) => Failure::Invalid(reason),
+        // `post` fails with nothing else.
+        other => Failure::Invalid(format!("{other:?}")),
+    })?;
     read_answer(&response)
 }
 
@@ -219,6 +212,39 @@ pub fn needs_refresh(expires_at: Timestamp, now: Timestamp) -> bool {
     now.plus_seconds(REFRESH_BEFORE_SECONDS) >= expires_at
 }
 
+/// Temporary credentials, kept until [`REFRESH_BEFORE`] before they
+/// expire by the given clock, then fetched again (one fetch at a time;
+/// callers wait for it). A role's, and the installation's web identity's.
+pub(crate) struct Cache {
+    clock: Arc<dyn Clock>,
+    kept: tokio::sync::Mutex<Option<Temporary>>,
+}
+
+impl Cache {
+    pub(crate) fn new(clock: Arc<dyn Clock>) -> Cache {
+        Cache {
+            clock,
+            kept: tokio::sync::Mutex::new(None),
+        }
+    }
+
+    /// The kept credentials while fresh, else `fetch`'s, kept.
+    pub(crate) async fn get<F>(&self, fetch: impl FnOnce() -> F) -> Result<Temporary, Failure>
+    where
+        F: std::future::Future<Output = Result<Temporary, Failure>>,
+    {
+        let mut kept = self.kept.lock().await;
+        if let Some(t) = kept.as_ref()
+            && !needs_refresh(t.expires_at, self.clock.now())
+        {
+            return Ok(t.clone());
+        }
+        let fresh = fetch().await?;
+        *kept = Some(fresh.clone());
+        Ok(fresh)
+    }
+}
+
 /// A role's credentials, cached: see the module documentation. No
 /// `Debug` of its values.
 pub struct AssumedRole {
@@ -226,8 +252,7 @@ pub struct AssumedRole {
     region: String,
     base: Base,
     role: Role,
-    clock: Arc<dyn Clock>,
-    cached: tokio::sync::Mutex<Option<Temporary>>,
+    cache: Cache,
 }
 
 impl std::fmt::Debug for AssumedRole {
@@ -264,8 +289,7 @@ impl AssumedRole {
                 sts_url,
             },
             role,
-            clock,
-            cached: tokio::sync::Mutex::new(None),
+            cache: Cache::new(clock),
         }
     }
 
@@ -282,8 +306,7 @@ impl AssumedRole {
             region,
             base: Base::Installation(installation),
             role,
-            clock,
-            cached: tokio::sync::Mutex::new(None),
+            cache: Cache::new(clock),
         }
     }
 
@@ -291,28 +314,26 @@ impl AssumedRole {
     /// [`REFRESH_BEFORE`] of expiring, else new ones from STS (signed at
     /// the machine's clock, which STS compares with its own).
     pub async fn keys(&self, limits: Limits) -> Result<Temporary, Failure> {
-        let mut cached = self.cached.lock().await;
-        if let Some(t) = cached.as_ref()
-            && !needs_refresh(t.expires_at, self.clock.now())
-        {
-            return Ok(t.clone());
-        }
-        let (base, sts_url) = match &self.base {
-            Base::Keys { keys, sts_url } => (keys.clone(), sts_url.clone()),
-            Base::Installation(i) => (i.keys(&self.https, limits).await?, i.sts_url(&self.region)),
-        };
-        let fresh = assume_role(
-            &self.https,
-            &sts_url,
-            &self.region,
-            &base,
-            &self.role,
-            super::now(),
-            limits,
-        )
-        .await?;
-        *cached = Some(fresh.clone());
-        Ok(fresh)
+        self.cache
+            .get(|| async {
+                let (base, sts_url) = match &self.base {
+                    Base::Keys { keys, sts_url } => (keys.clone(), sts_url.clone()),
+                    Base::Installation(i) => {
+                        (i.keys(&self.https, limits).await?, i.sts_url(&self.region))
+                    }
+                };
+                assume_role(
+                    &self.https,
+                    &sts_url,
+                    &self.region,
+                    &base,
+                    &self.role,
+                    super::now(),
+                    limits,
+                )
+                .await
+            })
+            .await
     }
 }
 
