@@ -660,6 +660,28 @@ func (a *API) EndpointsUpdate(ctx context.Context, id string, params *EndpointsU
 	return out, nil
 }
 
+// EndpointsVerifyOwnership is POST /v1/endpoints/{id}/verify-ownership (endpoints.verify_ownership): Challenge an endpoint's receiver now.
+//
+// Sends the ownership challenge to the endpoint's URL at once and answers
+// what came of it: an `OPTIONS` request with `WebHook-Request-Origin` and
+// the signature headers over an empty body, whose `webhook-id` the
+// receiver proves ownership by answering as its whole body (with a `2xx`).
+// A proof releases the held messages of every unverified endpoint of the
+// tenant with that origin. See docs/security.md, "Proof of endpoint
+// ownership".
+//
+// Tenant API key. `404` for an unknown endpoint; `409`
+// `ownership_not_required`: the endpoint owes no proof (its
+// `verify_ownership` is off and the installation does not require it).
+func (a *API) EndpointsVerifyOwnership(ctx context.Context, id string, opts ...CallOption) (*Ownership, error) {
+	req := &Request{Method: "POST", Path: "/v1/endpoints/" + url.PathEscape(id) + "/verify-ownership", Safe: false}
+	out := new(Ownership)
+	if err := a.c.Send(ctx, req, out, opts...); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // EndpointsVersionsListParams are the query and header parameters of EndpointsVersionsList; nil fields are not sent.
 type EndpointsVersionsListParams struct {
 	// Page size, 1 to 250 (default 50).

@@ -339,6 +339,10 @@ type CreateEndpoint struct {
 	// beyond each event type version's thin fields, or `["*"]` for every
 	// field (with a warning). Empty (the default): thin events.
 	SnapshotFields []string `json:"snapshot_fields,omitempty"`
+	// Hold deliveries until the receiver proves that it wants the traffic
+	// (an ownership challenge answered; HTTPS endpoints only). Default
+	// false, unless the installation requires it of every endpoint.
+	VerifyOwnership *bool `json:"verify_ownership,omitempty"`
 }
 
 // A new inbound source: one provider's webhooks for the key's tenant and
@@ -568,6 +572,10 @@ type Endpoint struct {
 	// Whether its messages keep an order per ordering key (`per_key`) or
 	// none (`none`, the default).
 	Ordering *DeliveryOrder `json:"ordering,omitempty"`
+	// The origin (`host:port` of its URL) whose receiver must prove
+	// ownership, when it must: set from `verify_ownership` and the URL.
+	// `null` when no proof is owed.
+	OwnershipOrigin *string `json:"ownership_origin,omitempty"`
 	// Attempts started per second, at most; `null`: no rate limit.
 	RateLimitPerSecond *int `json:"rate_limit_per_second,omitempty"`
 	// Waits in seconds before each attempt after the first; `null` uses the default schedule.
@@ -587,6 +595,11 @@ type Endpoint struct {
 	State EndpointState `json:"state"`
 	// When it last changed.
 	UpdatedAt time.Time `json:"updated_at"`
+	// Whether its receiver must prove that it wants the traffic before
+	// the first delivery (an HTTPS endpoint only; the installation may
+	// require it of every one: then this reads `true`). See
+	// `docs/security.md`, "Proof of endpoint ownership".
+	VerifyOwnership *bool `json:"verify_ownership,omitempty"`
 	// The endpoint version: 1 at creation; each change of
 	// `snapshot_fields`, `allow_personal_data` or `event_type_versions`
 	// opens the next. Messages keep the version they were produced for.
@@ -618,14 +631,18 @@ type EndpointOut struct {
 // Whether an endpoint receives deliveries: `active`; `paused` by the
 // tenant (messages are held, and released on resume); `disabled` by the
 // tenant, by a `410 Gone` answer or after 5 days of continuous failure
-// (`disabled_reason` says which; messages are held until recovered).
+// (`disabled_reason` says which; messages are held until recovered);
+// `unverified`: its receiver has not yet proven that it wants the
+// traffic (the ownership challenge, `docs/security.md`); messages are
+// held and released once it has.
 type EndpointState string
 
 // The values of EndpointState.
 const (
-	EndpointStateActive   EndpointState = "active"
-	EndpointStatePaused   EndpointState = "paused"
-	EndpointStateDisabled EndpointState = "disabled"
+	EndpointStateActive     EndpointState = "active"
+	EndpointStatePaused     EndpointState = "paused"
+	EndpointStateDisabled   EndpointState = "disabled"
+	EndpointStateUnverified EndpointState = "unverified"
 )
 
 // One version of an endpoint's payload settings, kept after the next
@@ -747,6 +764,20 @@ type EventWithMessages struct {
 	Messages []Message `json:"messages"`
 }
 
+// Why a receiver has not proven ownership: a stable `code` and a message
+// for people. Never holds the receiver's answer body.
+type Failure struct {
+	// `unreachable` (no answer: connection, TLS, time-out), `refused`
+	// (the outbound rules refuse the address), `redirect` (a `3xx`; never
+	// followed), `status` (another non-`2xx` answer), `no_echo` (a `2xx`
+	// without the challenge as its body), `origin_refused` (a
+	// `WebHook-Allowed-Origin` naming another origin), `unavailable` (the
+	// endpoint's keys or settings could not be read now).
+	Code string `json:"code"`
+	// What happened, for people.
+	Message string `json:"message"`
+}
+
 // One field at fault in a request.
 type FieldError struct {
 	// Where: a JSON Pointer into the body (`/destination/url`) or a query parameter name.
@@ -792,6 +823,12 @@ type Health struct {
 	// Attempt durations over the last 24 hours, counted by the hour (the
 	// current hour and the 24 before it); `null` without attempts.
 	Latency *Latency `json:"latency,omitempty"`
+	// Whether its receiver has proven that it wants the traffic, when a
+	// proof is owed (`verify_ownership`, or the installation's policy);
+	// `null` otherwise. While it is not proven the endpoint is
+	// `unverified`: this says why (the last challenge's failure) and when
+	// the next challenge goes out.
+	Ownership *Ownership `json:"ownership,omitempty"`
 	// The last 20 failed attempts, newest first.
 	RecentErrors []RecentError `json:"recent_errors"`
 	// Its state.
@@ -1270,6 +1307,28 @@ type Options struct {
 	// sign a timestamp (Standard Webhooks, Stripe, SendGrid, Mailgun);
 	// default 300, at most 86,400.
 	ToleranceSeconds *int64 `json:"tolerance_seconds,omitempty"`
+}
+
+// Whether the endpoint's receiver has proven that it wants the traffic.
+type Ownership struct {
+	// Challenges sent for this origin.
+	Checks int64 `json:"checks"`
+	// Why the last challenge did not prove it; `null` after a proof.
+	Failure *Failure `json:"failure,omitempty"`
+	// When the receiver was last challenged for it.
+	LastCheckedAt *time.Time `json:"last_checked_at,omitempty"`
+	// When the next challenge goes out, while it is owed.
+	NextCheckAt *time.Time `json:"next_check_at,omitempty"`
+	// The origin (`host:port`) whose receiver proves it.
+	Origin string `json:"origin"`
+	// Whether the tenant has the proof for this origin.
+	Proven bool `json:"proven"`
+	// When it was proven (by this endpoint or another of the tenant's with
+	// the same origin).
+	ProvenAt *time.Time `json:"proven_at,omitempty"`
+	// The endpoint's state: `unverified` while the proof is owed (its
+	// messages are held and nothing is sent to it).
+	State EndpointState `json:"state"`
 }
 
 // One page of a keyset-paginated list.
@@ -2184,6 +2243,10 @@ type UpdateEndpoint struct {
 	RetryScheduleSeconds []int `json:"retry_schedule_seconds,omitempty"`
 	// A new allow list opens a new endpoint version.
 	SnapshotFields []string `json:"snapshot_fields,omitempty"`
+	// Whether the receiver must prove ownership before deliveries (HTTPS
+	// endpoints only; the installation may require it regardless). A
+	// destination moved to an origin not proven holds its messages.
+	VerifyOwnership *bool `json:"verify_ownership,omitempty"`
 }
 
 // Changes to an inbound source; absent fields stay as they are. The

@@ -57,6 +57,31 @@ pub struct ApiSettings {
     /// What this process plays (`[server] role`): a worker serves only
     /// `/healthz`, `/readyz` and `/metrics` ([`routes::worker_router`]).
     pub role: Role,
+    /// Whose receivers prove ownership before deliveries (`[delivery]
+    /// ownership_proof`).
+    pub ownership_proof: OwnershipProof,
+}
+
+/// Whose receivers must prove that they want the traffic before the first
+/// delivery (`[delivery] ownership_proof`; `docs/security.md`, "Proof of
+/// endpoint ownership"): the HTTPS endpoints that ask for it
+/// (`verify_ownership`, `opt_in`, the default), or every HTTPS endpoint
+/// created or changed (`required`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OwnershipProof {
+    #[default]
+    OptIn,
+    Required,
+}
+
+impl OwnershipProof {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            OwnershipProof::OptIn => "opt_in",
+            OwnershipProof::Required => "required",
+        }
+    }
 }
 
 /// Which parts of Relay one process runs (`[server] role`, `relay serve
@@ -143,6 +168,7 @@ impl Default for ApiSettings {
             server: server::ServerSettings::default(),
             metrics: MetricsAccess::default(),
             role: Role::All,
+            ownership_proof: OwnershipProof::OptIn,
         }
     }
 }

@@ -345,6 +345,7 @@ fn as_problem(response: &mut Response) {
         endpoints::create, endpoints::list, endpoints::get, endpoints::update, endpoints::delete,
         endpoints::signing_keys, endpoints::rotate_key, endpoints::payload::versions,
         endpoints::aws::external_id,
+        endpoints::ownership::verify,
         audit::list,
         recovery::pause, recovery::resume, recovery::enable, recovery::disable, recovery::recover,
         recovery::replay,

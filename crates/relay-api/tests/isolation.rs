@@ -386,6 +386,13 @@ fn cases(v: &Victim) -> Vec<Case> {
         );
         add(
             Method::POST,
+            "/v1/endpoints/{id}/verify-ownership",
+            format!("/v1/endpoints/{e}/verify-ownership"),
+            Some(json!({})),
+            NotFound,
+        );
+        add(
+            Method::POST,
             "/v1/endpoints/{id}/test",
             format!("/v1/endpoints/{e}/test"),
             Some(json!({})),

@@ -58,6 +58,10 @@ const OPERATION_IDS: &[(&str, &str)] = &[
     ("POST /v1/endpoints/{id}/disable", "endpoints.disable"),
     ("POST /v1/endpoints/{id}/enable", "endpoints.enable"),
     ("GET /v1/endpoints/{id}/health", "endpoints.get_health"),
+    (
+        "POST /v1/endpoints/{id}/verify-ownership",
+        "endpoints.verify_ownership",
+    ),
     ("GET /v1/endpoints/{id}/missed", "endpoints.list_missed"),
     ("POST /v1/endpoints/{id}/pause", "endpoints.pause"),
     ("POST /v1/endpoints/{id}/recover", "endpoints.recover"),

@@ -41,6 +41,7 @@ pub mod model;
 pub mod operational;
 pub mod ordering;
 pub mod outcome;
+pub mod ownership;
 pub mod retry;
 pub mod schema_bounds;
 pub mod sealed;

@@ -17,8 +17,14 @@
 //! | active, paused | a `410` | disabled (`endpoint_returned_410`) | hold | `webhook_endpoint.disabled` |
 //! | active | failing for 5 days | disabled (`failing_for_5_days`) | hold | `webhook_endpoint.disabled` |
 //! | disabled | enable | active | none: held messages stay held, listed as missed, until `recover` | `webhook_endpoint.recovered` |
+//! | unverified | pause | paused | hold | — |
+//! | unverified | disable | disabled (`disabled_by_tenant`) | hold | `webhook_endpoint.disabled` |
+//! | active | its URL moves to a host not proven | unverified | hold | — |
+//! | unverified | its receiver proves ownership | active | release | — |
 //!
-//! Every other pair is illegal. Enable releases nothing on purpose: a
+//! Every other pair is illegal. A change that would make an endpoint
+//! `active` while its receiver still owes the ownership proof (resume,
+//! enable) lands `unverified` instead, releasing nothing: [`without_proof`]. Enable releases nothing on purpose: a
 //! disabled endpoint may have days of held messages, and releasing them as
 //! live traffic would flood the endpoint that just came back; `recover`
 //! queues them as recovery traffic (paced, fair across tenants).
@@ -45,6 +51,11 @@ pub enum EndpointAction {
     Gone,
     /// Every attempt has failed for five days (`crate::autodisable`).
     FailingForFiveDays,
+    /// Its URL now names a host whose receiver has not proven that it
+    /// wants the traffic (`docs/security.md`).
+    ProofNeeded,
+    /// Its receiver answered the ownership challenge.
+    Proven,
 }
 
 impl EndpointAction {
@@ -56,6 +67,8 @@ impl EndpointAction {
             EndpointAction::Enable => "enable",
             EndpointAction::Gone => "disable (410)",
             EndpointAction::FailingForFiveDays => "automatic disable",
+            EndpointAction::ProofNeeded => "a move to a host not proven",
+            EndpointAction::Proven => "the ownership proof",
         }
     }
 
@@ -63,10 +76,13 @@ impl EndpointAction {
     pub const fn applies_to(self) -> &'static [EndpointState] {
         use EndpointState::*;
         match self {
-            EndpointAction::Pause | EndpointAction::FailingForFiveDays => &[Active],
+            EndpointAction::FailingForFiveDays | EndpointAction::ProofNeeded => &[Active],
+            EndpointAction::Pause => &[Active, Unverified],
             EndpointAction::Resume => &[Paused],
-            EndpointAction::Disable | EndpointAction::Gone => &[Active, Paused],
+            EndpointAction::Disable => &[Active, Paused, Unverified],
+            EndpointAction::Gone => &[Active, Paused],
             EndpointAction::Enable => &[Disabled],
+            EndpointAction::Proven => &[Unverified],
         }
     }
 }
@@ -176,7 +192,37 @@ pub fn decide(from: EndpointState, action: EndpointAction) -> Result<Change, Ill
             messages: Messages::None,
             event: Some(operational::ENDPOINT_RECOVERED),
         },
+        EndpointAction::ProofNeeded => Change {
+            from,
+            to: Unverified,
+            disabled_reason: None,
+            messages: Messages::Hold,
+            event: None,
+        },
+        EndpointAction::Proven => Change {
+            from,
+            to: Active,
+            disabled_reason: None,
+            messages: Messages::Release,
+            event: None,
+        },
     })
+}
+
+/// `change` for an endpoint whose receiver still owes the ownership proof:
+/// one that would make it `active` (resume, enable) makes it `unverified`
+/// instead and releases nothing (its messages stay held until the proof);
+/// any other change is unchanged. The store applies it in the change's
+/// transaction, where it reads whether the proof is owed.
+pub const fn without_proof(change: Change) -> Change {
+    match change.to {
+        EndpointState::Active => Change {
+            to: EndpointState::Unverified,
+            messages: Messages::None,
+            ..change
+        },
+        _ => change,
+    }
 }
 
 /// The state a message lands in when it would become `next` while its
@@ -185,9 +231,10 @@ pub fn decide(from: EndpointState, action: EndpointAction) -> Result<Change, Ill
 /// rescued leases and given-back leases all land through this rule.
 pub const fn settle(endpoint: EndpointState, next: MessageState) -> MessageState {
     match (endpoint, next) {
-        (EndpointState::Paused | EndpointState::Disabled, MessageState::Scheduled) => {
-            MessageState::Held
-        }
+        (
+            EndpointState::Paused | EndpointState::Disabled | EndpointState::Unverified,
+            MessageState::Scheduled,
+        ) => MessageState::Held,
         (_, next) => next,
     }
 }
@@ -198,8 +245,17 @@ mod tests {
     use EndpointAction::*;
     use EndpointState::*;
 
-    const ACTIONS: [EndpointAction; 6] = [Pause, Resume, Disable, Enable, Gone, FailingForFiveDays];
-    const STATES: [EndpointState; 3] = [Active, Paused, Disabled];
+    const ACTIONS: [EndpointAction; 8] = [
+        Pause,
+        Resume,
+        Disable,
+        Enable,
+        Gone,
+        FailingForFiveDays,
+        ProofNeeded,
+        Proven,
+    ];
+    const STATES: [EndpointState; 4] = [Active, Paused, Disabled, Unverified];
 
     #[test]
     fn every_state_and_action_has_one_answer() {
@@ -218,10 +274,44 @@ mod tests {
         let by_tenant = Some(REASON_DISABLED_BY_TENANT);
         let gone = Some(REASON_RETURNED_410);
         let failing = Some(REASON_FAILING_FOR_5_DAYS);
-        let table: [Row; 18] = [
+        let table: [Row; 32] = [
             (Active, Pause, Some((Paused, None, Messages::Hold, None))),
             (Paused, Pause, None),
             (Disabled, Pause, None),
+            (
+                Unverified,
+                Pause,
+                Some((Paused, None, Messages::Hold, None)),
+            ),
+            // Resume and enable of an endpoint that owes the proof land
+            // `unverified` (`without_proof`), from `paused` and `disabled`.
+            (Unverified, Resume, None),
+            (
+                Unverified,
+                Disable,
+                Some((Disabled, by_tenant, Messages::Hold, dis)),
+            ),
+            (Unverified, Enable, None),
+            // Never delivered to, so never a `410` nor five days of failure.
+            (Unverified, Gone, None),
+            (Unverified, FailingForFiveDays, None),
+            (
+                Active,
+                ProofNeeded,
+                Some((Unverified, None, Messages::Hold, None)),
+            ),
+            // Paused and disabled endpoints owe it at resume or enable.
+            (Paused, ProofNeeded, None),
+            (Disabled, ProofNeeded, None),
+            (Unverified, ProofNeeded, None),
+            (
+                Unverified,
+                Proven,
+                Some((Active, None, Messages::Release, None)),
+            ),
+            (Active, Proven, None),
+            (Paused, Proven, None),
+            (Disabled, Proven, None),
             (Active, Resume, None),
             (
                 Paused,
@@ -300,9 +390,35 @@ mod tests {
             (Disabled, M::Exhausted, M::Exhausted),
             (Paused, M::FailedPermanent, M::FailedPermanent),
             (Active, M::Held, M::Held),
+            (Unverified, M::Scheduled, M::Held),
+            (Unverified, M::Cancelled, M::Cancelled),
         ];
         for (endpoint, next, want) in table {
             assert_eq!(settle(endpoint, next), want, "{endpoint:?} {next:?}");
         }
+    }
+
+    #[test]
+    fn an_endpoint_that_owes_the_proof_is_never_made_active() {
+        for from in STATES {
+            for action in ACTIONS {
+                let Ok(change) = decide(from, action) else {
+                    continue;
+                };
+                let owed = without_proof(change);
+                assert_ne!(owed.to, Active, "{from:?} {action:?}");
+                assert_ne!(owed.messages, Messages::Release, "{from:?} {action:?}");
+                if change.to != Active {
+                    assert_eq!(owed, change, "{from:?} {action:?}");
+                }
+            }
+        }
+        let resumed = without_proof(decide(Paused, Resume).unwrap());
+        assert_eq!((resumed.to, resumed.messages), (Unverified, Messages::None));
+        let enabled = without_proof(decide(Disabled, Enable).unwrap());
+        assert_eq!(
+            (enabled.to, enabled.event),
+            (Unverified, Some(operational::ENDPOINT_RECOVERED))
+        );
     }
 }

@@ -495,7 +495,7 @@ pub fn mermaid_diagram() -> String {
     let events = representative_events();
     let mut out = String::from("stateDiagram-v2\n");
     out.push_str("    [*] --> scheduled : publish (endpoint active)\n");
-    out.push_str("    [*] --> held : publish (endpoint paused or disabled)\n");
+    out.push_str("    [*] --> held : publish (endpoint paused, disabled or unverified)\n");
     out.push_str(
         "    [*] --> blocked : publish (ordered, an earlier message of its key not ended)\n",
     );

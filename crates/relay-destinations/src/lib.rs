@@ -357,6 +357,17 @@ pub trait Kind {
     }
 }
 
+/// The origin (`host:port`) whose receiver proves ownership of an
+/// endpoint with this destination: its URL's, for an HTTPS endpoint;
+/// `None` for every other kind (`docs/security.md`, "Proof of endpoint
+/// ownership").
+pub fn ownership_origin(config: &Config, guard: &Guard) -> Option<String> {
+    match config {
+        Config::Https(c) => Some(hosts::origin(guard, &c.url)),
+        _ => None,
+    }
+}
+
 /// The registration warning for an endpoint whose destination cannot
 /// carry the largest body Relay may deliver (`largest_body`: the delivery
 /// limit); `None` when it can.

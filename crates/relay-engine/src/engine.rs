@@ -163,6 +163,7 @@ impl Engine {
         let mut beside = vec![
             spawn(rescuer, stop.clone()),
             spawn(Sweeper::new(dispatcher.clone()), stop.clone()),
+            spawn(crate::Prover::new(dispatcher.clone()), stop.clone()),
             spawn(Purger::new(dispatcher.clone()), stop.clone()),
             spawn(JobRunner::new(dispatcher.clone(), wake), stop.clone()),
         ];

@@ -51,6 +51,15 @@ impl Handle {
             .await
     }
 
+    /// [`Dispatcher::verify_ownership`].
+    pub async fn verify_ownership(
+        &self,
+        scope: &relay_store::Scope,
+        endpoint_id: &str,
+    ) -> Result<Result<(), relay_core::ownership::Failure>, crate::ProofError> {
+        self.dispatcher.verify_ownership(scope, endpoint_id).await
+    }
+
     /// [`Dispatcher::circuit`].
     pub async fn circuit(
         &self,

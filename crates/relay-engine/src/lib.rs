@@ -64,6 +64,7 @@ mod jobs;
 pub mod lanes;
 mod lifecycle;
 pub mod metrics;
+pub mod ownership;
 mod purge;
 mod rescue;
 mod resend;
@@ -100,6 +101,7 @@ pub use handle::Handle;
 pub use inbound::{LedgerConfig, LedgerWriter};
 pub use jobs::{JOB_PACE_DUE, JobConfig, JobRunner, bulk_retry_filter};
 pub use metrics::Metrics;
+pub use ownership::{ProofError, Prover};
 pub use purge::{PurgeConfig, Purger};
 pub use relay_destinations::ATTEMPT_OVERRUN;
 pub use rescue::{RescueConfig, Rescuer};
@@ -181,6 +183,9 @@ pub struct EngineConfig {
     /// that cannot renew for that long stops starting attempts.
     pub share_tick: Duration,
     pub share_ttl: Duration,
+    /// Who asks, in the ownership challenge's `WebHook-Request-Origin`
+    /// (the host of `public_url`, else `relay`).
+    pub ownership_origin: String,
 }
 
 /// What a lease covers beyond the longest attempt: the time from the claim
@@ -226,6 +231,7 @@ impl EngineConfig {
             clock_sync_interval: Duration::from_secs(15),
             share_tick: Duration::from_millis(250),
             share_ttl: Duration::from_secs(2),
+            ownership_origin: "relay".into(),
         }
     }
 

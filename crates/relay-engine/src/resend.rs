@@ -34,6 +34,10 @@ pub enum ManualError {
     /// cool-down ends, in `retry_after_secs`.
     #[error("the endpoint's circuit is open")]
     CircuitOpen { retry_after_secs: u64 },
+    /// The endpoint's receiver has not proven that it wants the traffic:
+    /// nothing is sent to it, by hand or otherwise (`docs/security.md`).
+    #[error("the endpoint's receiver has not proven ownership")]
+    Unverified,
     #[error(transparent)]
     Store(relay_store::StoreError),
 }
@@ -104,6 +108,9 @@ impl Dispatcher {
     ) -> Result<ManualSlot, ManualError> {
         let a = &self.attempter;
         let id = endpoint.id.as_str();
+        if endpoint.state == relay_core::model::EndpointState::Unverified {
+            return Err(ManualError::Unverified);
+        }
         if !self
             .lanes
             .reserve_manual(id, a.config.manual_pending_per_endpoint)

@@ -52,6 +52,7 @@ async fn set_state(e: &Env, state: EndpointState) {
         (_, EndpointState::Disabled) => EndpointAction::Disable,
         (EndpointState::Disabled, EndpointState::Active) => EndpointAction::Enable,
         (_, EndpointState::Active) => EndpointAction::Resume,
+        (_, EndpointState::Unverified) => EndpointAction::ProofNeeded,
     };
     let change = decide(from, action).unwrap();
     relay_store::conformance::change_endpoint_state(

@@ -151,6 +151,9 @@ pub(crate) struct Shared {
     pub(crate) bytes_streamed: AtomicU64,
     arrival_hook: RwLock<Option<ArrivalHook>>,
     oauth: RwLock<OAuthRoles>,
+    /// Whether an ownership challenge is answered (see
+    /// [`Receiver::answer_challenges`]).
+    pub(crate) answer_challenges: std::sync::atomic::AtomicBool,
 }
 
 /// The OAuth 2.0 parts a receiver plays ([`crate::oauth`]).
@@ -260,6 +263,7 @@ impl Receiver {
             max_open_connections: AtomicU64::new(0),
             tls_failures: AtomicU64::new(0),
             bytes_streamed: AtomicU64::new(0),
+            answer_challenges: std::sync::atomic::AtomicBool::new(true),
             arrival_hook: RwLock::new(None),
             oauth: RwLock::new(OAuthRoles::default()),
         });
@@ -324,6 +328,18 @@ impl Receiver {
     }
 
     // ----- behaviour ----------------------------------------------------
+
+    /// Whether Relay's ownership challenge (`OPTIONS` with a `webhook-id`,
+    /// `docs/security.md`) is answered as a receiver that wants the
+    /// traffic answers it (the default): `200` with the `webhook-id` as
+    /// the body and `WebHook-Allowed-Origin` naming the asking origin, once
+    /// the signature verifies when the receiver verifies signatures (`401`
+    /// otherwise). Off, the challenge gets the behaviours like any request.
+    pub fn answer_challenges(&self, on: bool) {
+        self.shared
+            .answer_challenges
+            .store(on, std::sync::atomic::Ordering::Relaxed);
+    }
 
     /// Sets the default behaviour, for requests that no script or per-path
     /// behaviour covers.

@@ -102,6 +102,8 @@ mod circuits;
 pub use circuits::*;
 mod ordering;
 pub use ordering::*;
+mod ownership;
+pub use ownership::*;
 
 use crate::{
     Completion, ConsumerPatch, EndpointKeyRecord, EndpointLimits, EndpointWarning, MessageFilter,

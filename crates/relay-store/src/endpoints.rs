@@ -191,7 +191,9 @@ async fn insert_key<X: Exec>(x: &mut X, endpoint_id: &str, k: &EndpointKeyRecord
 }
 
 /// Creates the endpoint with its signing keys, within the operator limits,
-/// and `audit` (if any) in the same transaction.
+/// and `audit` (if any) in the same transaction. Returns the state it was
+/// created in: `unverified` (whatever `e.state` said) while its receiver
+/// owes the ownership proof ([`crate::ownership::settle`]).
 pub async fn create<X: Exec>(
     x: &mut X,
     scope: &Scope,
@@ -199,7 +201,7 @@ pub async fn create<X: Exec>(
     keys: &[EndpointKeyRecord],
     limits: EndpointLimits,
     audit: Option<&AuditEntry>,
-) -> Result<()> {
+) -> Result<relay_core::model::EndpointState> {
     // Serialises endpoint creation per tenant so the limits hold under
     // concurrency (SQLite already has a single writer).
     let lock = format!(
@@ -260,15 +262,17 @@ pub async fn create<X: Exec>(
         e.updated_at.into(),
         e.revision.into(),
         e.ordering.as_str().into(),
+        i64::from(e.verify_ownership).into(),
+        (&e.ownership_origin).into(),
     ]);
     x.execute(&SqlBuilder::numbered(
         "INSERT INTO endpoints (id, tenant_id, environment, consumer_id, description, kind, \
          destination_json, event_types_json, signature_scheme, retry_schedule_json, max_concurrency, \
          rate_limit_per_second, snapshot_fields_json, version, state, disabled_reason, auto_disable, \
          allow_personal_data, event_type_versions_json, version_started_at, created_at, updated_at, \
-         revision, ordering) \
+         revision, ordering, verify_ownership, ownership_origin) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, \
-         $19, $20, $21, $22, $23, $24)",
+         $19, $20, $21, $22, $23, $24, $25, $26)",
         binds,
     ))
     .await
@@ -278,7 +282,8 @@ pub async fn create<X: Exec>(
     for k in keys {
         insert_key(x, &e.id, k).await?;
     }
-    audit::insert_opt(x, scope, audit).await
+    audit::insert_opt(x, scope, audit).await?;
+    crate::ownership::settle(x, &e.id, e.created_at).await
 }
 
 /// One page of the endpoint's signing keys, newest first (retired ones
@@ -379,9 +384,9 @@ pub async fn change_state<X: Exec>(
     }
     // Conditional: only while the endpoint is still in the state the
     // change was decided from.
-    if !crate::lifecycle::apply(x, endpoint_id, change, audit.at).await? {
+    let Some(change) = crate::lifecycle::apply(x, endpoint_id, change, audit.at).await? else {
         return Err(StoreError::Conflict("endpoint_state_changed"));
-    }
+    };
     let mut audit = audit.clone();
     if let Some(p) = audit.parameters.as_object_mut() {
         p.insert("from".into(), change.from.as_str().into());
@@ -440,13 +445,15 @@ pub async fn list<X: Exec>(
 /// decided from a stale read cannot undo a concurrent pause or disable,
 /// nor open an endpoint version another change opened meanwhile. The state
 /// (`state`, `disabled_reason`) is never written here: it changes through
-/// `change_state` alone.
+/// `change_state` alone, and by the ownership proof's rule
+/// ([`crate::ownership::settle`]) when the origin to prove changes;
+/// returns the state afterwards.
 pub async fn update<X: Exec>(
     x: &mut X,
     scope: &Scope,
     e: &Endpoint,
     audit: &[AuditEntry],
-) -> Result<()> {
+) -> Result<relay_core::model::EndpointState> {
     let [
         description,
         kind,
@@ -486,14 +493,25 @@ pub async fn update<X: Exec>(
         e.updated_at.into(),
         e.revision.into(),
         e.ordering.as_str().into(),
+        i64::from(e.verify_ownership).into(),
+        (&e.ownership_origin).into(),
     ];
+    // A new origin to prove starts its challenges afresh, due now.
     let done = x
         .execute(&SqlBuilder::numbered(
             "UPDATE endpoints SET description = $4, kind = $5, destination_json = $6, event_types_json = $7, \
              signature_scheme = $8, retry_schedule_json = $9, max_concurrency = $10, \
              rate_limit_per_second = $11, snapshot_fields_json = $12, version = $13, \
              auto_disable = $14, allow_personal_data = $15, event_type_versions_json = $16, \
-             version_started_at = $17, updated_at = $18, revision = revision + 1, ordering = $20 \
+             version_started_at = $17, updated_at = $18, revision = revision + 1, ordering = $20, \
+             verify_ownership = $21, \
+             ownership_next_check_at = CASE WHEN ownership_origin IS NOT DISTINCT FROM $22 \
+               THEN ownership_next_check_at ELSE NULL END, \
+             ownership_checks = CASE WHEN ownership_origin IS NOT DISTINCT FROM $22 \
+               THEN ownership_checks ELSE 0 END, \
+             ownership_failure_json = CASE WHEN ownership_origin IS NOT DISTINCT FROM $22 \
+               THEN ownership_failure_json ELSE NULL END, \
+             ownership_origin = $22 \
              WHERE tenant_id = $1 AND environment = $2 AND id = $3 AND deleted_at IS NULL \
              AND revision = $19",
             binds,
@@ -516,7 +534,9 @@ pub async fn update<X: Exec>(
     for a in audit {
         audit::insert(x, scope, a).await?;
     }
-    Ok(())
+    // A move to an origin not proven holds its messages; a move to a
+    // proven one (or no longer owing the proof) releases them.
+    crate::ownership::settle(x, &e.id, e.updated_at).await
 }
 
 /// Removes the endpoint; its messages that were still to be delivered

@@ -74,6 +74,7 @@ pub mod migrate;
 pub mod object_batches;
 pub mod operational;
 pub mod ordering;
+pub mod ownership;
 pub mod portal;
 pub mod postgres;
 pub mod publish;

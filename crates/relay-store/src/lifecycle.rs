@@ -28,14 +28,24 @@ pub const SETTLED_STATE_SQL: &str = "CASE WHEN EXISTS (SELECT 1 FROM endpoints s
      WHERE se.id = messages.endpoint_id AND se.state <> 'active') THEN 'held' ELSE 'scheduled' END";
 
 /// Applies `change` to the endpoint, only if it is still in `change.from`
-/// (and not deleted); returns whether it applied. Nothing is written when it
-/// did not.
+/// (and not deleted); returns the change applied, `None` when it did not
+/// (then nothing is written). A change that would make the endpoint active
+/// while its receiver owes the ownership proof applies as
+/// [`relay_core::lifecycle::without_proof`] says: `unverified`, releasing
+/// nothing.
 pub async fn apply<X: Exec>(
     x: &mut X,
     endpoint_id: &str,
     change: &Change,
     now: Timestamp,
-) -> Result<bool> {
+) -> Result<Option<Change>> {
+    let change = &if change.to == EndpointState::Active
+        && crate::ownership::owes_proof(x, endpoint_id).await?
+    {
+        relay_core::lifecycle::without_proof(*change)
+    } else {
+        *change
+    };
     let done = x
         .execute(&SqlBuilder::numbered(
             "UPDATE endpoints SET state = $2, disabled_reason = $3, updated_at = $4, \
@@ -50,7 +60,7 @@ pub async fn apply<X: Exec>(
         ))
         .await?;
     if done == 0 {
-        return Ok(false);
+        return Ok(None);
     }
     match change.messages {
         Messages::Hold => {
@@ -88,7 +98,7 @@ pub async fn apply<X: Exec>(
         ))
         .await?;
     }
-    Ok(true)
+    Ok(Some(*change))
 }
 
 /// An automatic action (a `410`, the five-day disable) on the endpoint,
@@ -123,9 +133,9 @@ pub async fn apply_automatic<X: Exec>(
     let Ok(change) = relay_core::lifecycle::decide(from, action) else {
         return Ok(None);
     };
-    if !apply(x, endpoint_id, &change, now).await? {
+    let Some(change) = apply(x, endpoint_id, &change, now).await? else {
         return Ok(None);
-    }
+    };
     // Audited as the tenant's own actions are, with Relay as the actor.
     let scope = crate::Scope {
         tenant_id: row.text("tenant_id")?,

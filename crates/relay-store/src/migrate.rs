@@ -46,6 +46,7 @@ const MESSAGE_TYPE_VERSION: &str = include_str!("../migrations/0018_message_type
 const CLUSTER_SHARES: &str = include_str!("../migrations/0019_cluster_shares.sql");
 const CLUSTER_CIRCUITS: &str = include_str!("../migrations/0020_cluster_circuits.sql");
 const ORDERED_DELIVERY: &str = include_str!("../migrations/0021_ordered_delivery.sql");
+const OWNERSHIP_PROOF: &str = include_str!("../migrations/0022_ownership_proof.sql");
 
 /// All migrations, oldest first. Never edit one that has shipped; add another.
 pub const MIGRATIONS: &[Migration] = &[
@@ -174,6 +175,12 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "ordered_delivery",
         postgres: ORDERED_DELIVERY,
         sqlite: ORDERED_DELIVERY,
+    },
+    Migration {
+        version: 22,
+        name: "ownership_proof",
+        postgres: OWNERSHIP_PROOF,
+        sqlite: OWNERSHIP_PROOF,
     },
 ];
 

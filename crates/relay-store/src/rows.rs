@@ -148,6 +148,8 @@ pub fn endpoint(r: &impl RowExt) -> Result<Endpoint> {
             r.text("ordering")?,
             relay_core::model::DeliveryOrder::parse,
         )?,
+        verify_ownership: r.int("verify_ownership")? != 0,
+        ownership_origin: r.opt_text("ownership_origin")?,
         created_at: r.ts("created_at")?,
         updated_at: r.ts("updated_at")?,
         revision: r.int("revision")?,

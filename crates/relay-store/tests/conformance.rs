@@ -35,6 +35,8 @@ conformance!(
     concurrent_publishes_of_one_key_keep_one_head_and_one_line,
     concurrent_claimers_never_hold_two_messages_of_one_key,
     recover_of_an_ordered_message_reenters_at_the_tail_of_its_key,
+    an_endpoint_owing_the_proof_holds_its_messages_until_its_receiver_proves_it,
+    a_move_to_an_origin_not_proven_holds_and_resume_or_enable_wait_for_the_proof,
     circuit_signals_from_several_nodes_fold_into_one_count,
     half_open_probes_are_granted_at_most_the_configured_number_across_nodes,
     expired_probe_permits_come_back,

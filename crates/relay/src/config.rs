@@ -309,6 +309,10 @@ pub struct Delivery {
     /// its lane or run at once on each node; one more is answered `429`.
     #[serde(deserialize_with = "number")]
     pub manual_pending_per_endpoint: u32,
+    /// Whose receivers prove ownership before deliveries: `opt_in` (the
+    /// HTTPS endpoints that ask, the default) or `required` (every HTTPS
+    /// endpoint created or changed).
+    pub ownership_proof: relay_api::OwnershipProof,
 }
 
 impl Default for Delivery {
@@ -326,6 +330,7 @@ impl Default for Delivery {
                 .unwrap_or(u32::MAX),
             shutdown_grace_seconds: engine.shutdown_grace.as_secs(),
             manual_pending_per_endpoint: engine.manual_pending_per_endpoint,
+            ownership_proof: relay_api::OwnershipProof::OptIn,
         }
     }
 }
@@ -536,6 +541,7 @@ impl Config {
             server: self.server.settings(),
             metrics: self.metrics.access(),
             role: self.server.role,
+            ownership_proof: self.delivery.ownership_proof,
         }
     }
 }

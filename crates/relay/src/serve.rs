@@ -304,6 +304,13 @@ pub async fn start(config: &Config) -> anyhow::Result<Started> {
     engine_config.secrets = config.secrets.policy(config.protected_paths());
     engine_config.secret_refresh = std::time::Duration::from_secs(config.secrets.refresh_seconds);
     engine_config.aws = config.aws.installation(clock.clone());
+    // Who asks, in the ownership challenge: this installation's host.
+    if let Some(host) = config.public_url.as_deref().and_then(|u| {
+        let rest = u.split_once("://").map_or(u, |(_, r)| r);
+        rest.split('/').next().filter(|h| !h.is_empty())
+    }) {
+        engine_config.ownership_origin = host.to_string();
+    }
     let dispatcher = relay_engine::Dispatcher::new(
         store.clone(),
         clock.clone(),

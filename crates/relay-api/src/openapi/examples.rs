@@ -238,6 +238,20 @@ fn examples() -> Vec<(&'static str, Value)> {
             json!({"external_id": "relay-2f1c0e6b9d4a7c3e8f5b1a0d6c2e9f4b7a3d8c1e",
                    "principal": "arn:aws:iam::210987654321:role/relay"}),
         ),
+        // Proof of endpoint ownership.
+        (
+            "Ownership",
+            json!({"state": "unverified", "origin": "hooks.example.com:443", "proven": false,
+                   "proven_at": null, "last_checked_at": "2026-03-01T08:00:00Z", "checks": 2,
+                   "failure": {"code": "no_echo",
+                               "message": "the answer's body is not the challenge (the request's webhook-id)"},
+                   "next_check_at": "2026-03-01T08:05:00Z"}),
+        ),
+        (
+            "Failure",
+            json!({"code": "no_echo",
+            "message": "the answer's body is not the challenge (the request's webhook-id)"}),
+        ),
         // Inbound.
         ("CreateInboundSource", create_source()),
         (
@@ -320,7 +334,7 @@ fn endpoint() -> Value {
         "retry_schedule_seconds": null, "max_concurrency": 10, "rate_limit_per_second": null,
         "snapshot_fields": ["/total"], "allow_personal_data": false,
         "event_type_versions": {}, "version": 1, "version_started_at": ENDPOINT_CREATED,
-        "state": "active", "disabled_reason": null, "auto_disable": true, "ordering": "none",
+        "state": "active", "disabled_reason": null, "auto_disable": true, "ordering": "none", "verify_ownership": false, "ownership_origin": null,
         "created_at": ENDPOINT_CREATED, "updated_at": ROTATED, "revision": 2})
 }
 
@@ -345,7 +359,7 @@ fn health() -> Value {
         "recent_errors": [{"attempt_id": "atm_01KJPX9N5WNE3V1YDAZK21XQ56", "message_id": MESSAGE,
             "at": "2026-03-02T04:10:05.120Z", "status_code": 503, "error_kind": null,
             "outcome": "retry"}],
-        "warnings": []})
+        "warnings": [], "ownership": null})
 }
 
 fn publish() -> Value {

@@ -28,6 +28,7 @@ use relay_store::{Commit, ExecutorExt as _, Scope, Store, StoreError, endpoints,
 pub mod aws;
 pub mod changes;
 mod keys;
+pub mod ownership;
 pub mod payload;
 mod types;
 mod update;
@@ -150,6 +151,23 @@ async fn validate_settings(
         ));
     }
     drop(values);
+    // The proof of ownership: asked for by the endpoint or required by the
+    // installation, of HTTPS endpoints.
+    let https = matches!(config, Config::Https(_));
+    if e.verify_ownership && !https {
+        return Err(ApiError::invalid(
+            "ownership_proof_https_only",
+            "/verify_ownership",
+            "only an HTTPS endpoint's receiver can prove ownership",
+        ));
+    }
+    e.verify_ownership = https
+        && (e.verify_ownership
+            || state.settings.ownership_proof == crate::OwnershipProof::Required);
+    e.ownership_origin = e
+        .verify_ownership
+        .then(|| relay_destinations::ownership_origin(&config, &state.guard))
+        .flatten();
     // What only the service can tell (an AWS role: assumed once with the
     // tenant's ExternalId).
     if let Err(invalid) = state.engine.check_access(&config, &scope.tenant_id).await {
@@ -260,6 +278,8 @@ pub async fn create(
         disabled_reason: None,
         auto_disable: body.auto_disable.unwrap_or(true),
         ordering: body.ordering.unwrap_or_default(),
+        verify_ownership: body.verify_ownership.unwrap_or(false),
+        ownership_origin: None,
         created_at: now,
         updated_at: now,
         revision: 1,
@@ -287,12 +307,14 @@ pub async fn create(
             "signature_scheme": endpoint.signature_scheme.as_str(),
             "auto_disable": endpoint.auto_disable,
             "ordering": endpoint.ordering.as_str(),
+            "verify_ownership": endpoint.verify_ownership,
         }),
         now,
     );
     let (scope, created) = (auth.scope.clone(), endpoint.clone());
     let limits = state.settings.endpoint_limits;
-    state
+    // `unverified` while its receiver owes the ownership proof.
+    endpoint.state = state
         .store
         .write(Commit::Durable, move |mut x| {
             Box::pin(async move {

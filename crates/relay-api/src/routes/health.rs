@@ -106,6 +106,12 @@ pub struct Health {
     pub recent_errors: Vec<RecentError>,
     /// The last 20 health warnings, newest first.
     pub warnings: Vec<Warning>,
+    /// Whether its receiver has proven that it wants the traffic, when a
+    /// proof is owed (`verify_ownership`, or the installation's policy);
+    /// `null` otherwise. While it is not proven the endpoint is
+    /// `unverified`: this says why (the last challenge's failure) and when
+    /// the next challenge goes out.
+    pub ownership: Option<super::endpoints::ownership::Ownership>,
 }
 
 fn rate((total, delivered): (i64, i64)) -> Option<f64> {
@@ -164,6 +170,7 @@ pub async fn get(
         })
         .collect();
     let circuit = state.engine.circuit(&id).await?;
+    let ownership = super::endpoints::ownership::of(&state, &id, endpoint.state).await?;
     Ok(Json(Health {
         endpoint_id: endpoint.id,
         state: endpoint.state,
@@ -194,6 +201,7 @@ pub async fn get(
             })
             .collect(),
         warnings,
+        ownership,
     }))
 }
 

@@ -104,6 +104,10 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/v1/endpoints/{id}/replay", post(recovery::replay))
         .route("/v1/endpoints/{id}/test", post(recovery::test))
         .route("/v1/endpoints/{id}/health", get(health::get))
+        .route(
+            "/v1/endpoints/{id}/verify-ownership",
+            post(endpoints::ownership::verify),
+        )
         .route("/v1/endpoints/{id}/missed", get(recovery::missed))
         .route("/v1/messages/retry", post(recovery::bulk_retry))
         .route("/v1/jobs/{id}", get(recovery::job))

@@ -72,8 +72,12 @@ async fn change_state(
         })
         .await
         .map_err(or_not_found("endpoint"))?;
-    state.engine.endpoint_changed(id, change.to).await;
-    if change.messages == relay_core::lifecycle::Messages::Release {
+    // As applied: a resume or enable of an endpoint that owes the
+    // ownership proof lands `unverified` and releases nothing.
+    state.engine.endpoint_changed(id, endpoint.state).await;
+    if endpoint.state == relay_core::model::EndpointState::Active
+        && change.messages == relay_core::lifecycle::Messages::Release
+    {
         state.wake.notify_one();
     }
     Ok(EndpointOut {

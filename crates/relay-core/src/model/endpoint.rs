@@ -36,7 +36,10 @@ impl SignatureScheme {
 /// Whether an endpoint receives deliveries: `active`; `paused` by the
 /// tenant (messages are held, and released on resume); `disabled` by the
 /// tenant, by a `410 Gone` answer or after 5 days of continuous failure
-/// (`disabled_reason` says which; messages are held until recovered).
+/// (`disabled_reason` says which; messages are held until recovered);
+/// `unverified`: its receiver has not yet proven that it wants the
+/// traffic (the ownership challenge, `docs/security.md`); messages are
+/// held and released once it has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum EndpointState {
@@ -46,6 +49,9 @@ pub enum EndpointState {
     Paused,
     /// Disabled: new and due messages are held; enable, then recover.
     Disabled,
+    /// Its receiver has not proven that it wants the traffic: new and due
+    /// messages are held, and released when it does.
+    Unverified,
 }
 
 impl EndpointState {
@@ -54,6 +60,7 @@ impl EndpointState {
             EndpointState::Active => "active",
             EndpointState::Paused => "paused",
             EndpointState::Disabled => "disabled",
+            EndpointState::Unverified => "unverified",
         }
     }
     pub fn parse(s: &str) -> Option<Self> {
@@ -61,6 +68,7 @@ impl EndpointState {
             "active" => Some(EndpointState::Active),
             "paused" => Some(EndpointState::Paused),
             "disabled" => Some(EndpointState::Disabled),
+            "unverified" => Some(EndpointState::Unverified),
             _ => None,
         }
     }
@@ -69,7 +77,9 @@ impl EndpointState {
     pub const fn initial_message_state(self) -> MessageState {
         match self {
             EndpointState::Active => MessageState::Scheduled,
-            EndpointState::Paused | EndpointState::Disabled => MessageState::Held,
+            EndpointState::Paused | EndpointState::Disabled | EndpointState::Unverified => {
+                MessageState::Held
+            }
         }
     }
 }
@@ -158,6 +168,17 @@ pub struct Endpoint {
     /// none (`none`, the default).
     #[serde(default)]
     pub ordering: DeliveryOrder,
+    /// Whether its receiver must prove that it wants the traffic before
+    /// the first delivery (an HTTPS endpoint only; the installation may
+    /// require it of every one: then this reads `true`). See
+    /// `docs/security.md`, "Proof of endpoint ownership".
+    #[serde(default)]
+    pub verify_ownership: bool,
+    /// The origin (`host:port` of its URL) whose receiver must prove
+    /// ownership, when it must: set from `verify_ownership` and the URL.
+    /// `null` when no proof is owed.
+    #[serde(default)]
+    pub ownership_origin: Option<String>,
     /// When it was created.
     pub created_at: Timestamp,
     /// When it last changed.

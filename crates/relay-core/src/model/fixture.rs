@@ -67,6 +67,8 @@ pub fn endpoint(
             disabled_reason: None,
             auto_disable: true,
             ordering: DeliveryOrder::None,
+            verify_ownership: false,
+            ownership_origin: None,
             created_at: now,
             updated_at: now,
             revision: 1,

@@ -35,6 +35,7 @@ pub mod headers;
 pub mod limits;
 pub mod mtls;
 pub mod oauth2;
+pub mod ownership;
 pub mod portal;
 
 use std::collections::BTreeSet;

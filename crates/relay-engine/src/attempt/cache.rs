@@ -5,6 +5,7 @@
 //! version or a secret it names changes.
 
 use super::*;
+use relay_core::model::Endpoint;
 use relay_store::ExecutorExt as _;
 
 /// What one endpoint's attempts reuse: its destination's configuration, its
@@ -79,7 +80,18 @@ impl EndpointCache {
     }
 
     pub(crate) async fn get(&self, a: &Attempter, c: &Claimed) -> Result<Arc<Built>, Unbuilt> {
-        let (id, version) = (&c.endpoint.id, c.endpoint.updated_at);
+        self.get_for(a, &c.endpoint, &c.tenant_id).await
+    }
+
+    /// [`EndpointCache::get`] for an endpoint of tenant `tenant_id`, with
+    /// no message at hand (the ownership challenge).
+    pub(crate) async fn get_for(
+        &self,
+        a: &Attempter,
+        endpoint: &Endpoint,
+        tenant_id: &str,
+    ) -> Result<Arc<Built>, Unbuilt> {
+        let (id, version) = (&endpoint.id, endpoint.updated_at);
         let now = a.clock.now();
         let refresh_ms = i64::try_from(a.config.secret_refresh.as_millis()).unwrap_or(i64::MAX);
         let cached = self.entries.lock().ok().and_then(|map| {
@@ -98,7 +110,7 @@ impl EndpointCache {
         };
         let config = match &cached {
             Some((built, _)) => built.config.clone(),
-            None => Config::try_from(&c.endpoint.destination).map_err(|e| {
+            None => Config::try_from(&endpoint.destination).map_err(|e| {
                 Unbuilt::Invalid(format!(
                     "the destination does not read as its kind's configuration: {e}"
                 ))
@@ -110,8 +122,8 @@ impl EndpointCache {
             .map(|(_, r)| r.clone())
             .collect();
         let scope = Scope {
-            tenant_id: c.tenant_id.clone(),
-            environment: c.message.environment,
+            tenant_id: tenant_id.to_string(),
+            environment: endpoint.environment,
         };
         // An endpoint registered before credentials needed TLS (or whose
         // operator withdrew the loopback allowance) resolves none of them:
@@ -148,7 +160,7 @@ impl EndpointCache {
             return Ok(self.insert(id, version, now, &scope, &refs, built.clone()));
         }
         let tenancy = relay_destinations::Tenancy {
-            tenant: &c.tenant_id,
+            tenant: tenant_id,
             aws: a.config.aws.as_ref(),
         };
         let client = match relay_destinations::build_for(&config, &a.shared, &secrets, tenancy) {

@@ -114,6 +114,28 @@ impl Shared {
     }
 }
 
+/// The answer to Relay's ownership challenge, when the request is one and
+/// the receiver answers them ([`crate::Receiver::answer_challenges`]).
+fn challenge_reply(shared: &Shared, method: &hyper::Method, headers: &HeaderMap) -> Option<Reply> {
+    if method != hyper::Method::OPTIONS || !shared.answer_challenges.load(Ordering::Relaxed) {
+        return None;
+    }
+    let challenge = headers.get("webhook-id")?.to_str().ok()?;
+    if let Some(keys) = shared.verify.as_deref()
+        && !signature_valid(keys, headers, b"", shared.tolerance_seconds)
+    {
+        return Some(Reply::new(401));
+    }
+    let mut reply = Reply::new(200).with_body(Bytes::copy_from_slice(challenge.as_bytes()));
+    if let Some(origin) = headers
+        .get("webhook-request-origin")
+        .and_then(|v| v.to_str().ok())
+    {
+        reply = reply.with_header("webhook-allowed-origin", origin);
+    }
+    Some(reply)
+}
+
 /// Whether the Standard Webhooks headers verify over `body` with any of `keys`, now.
 fn signature_valid(
     keys: &[VerificationKey],
@@ -251,6 +273,8 @@ async fn handle(
         }
         _ => None,
     };
+    let oauth_reply =
+        oauth_reply.or_else(|| challenge_reply(&shared, &parts.method, &parts.headers));
     let behavior = match oauth_reply {
         Some(reply) => Arc::new(Behavior::Respond(reply)),
         None => chosen.unwrap_or_else(|| shared.next_behavior(parts.uri.path())),

@@ -6,7 +6,7 @@
 //! [`delete_endpoint`]) serve other crates' tests too.
 
 use relay_core::lifecycle::Change;
-use relay_core::model::{Consumer, Endpoint, EndpointVersion, EventType, Page};
+use relay_core::model::{Consumer, Endpoint, EndpointState, EndpointVersion, EventType, Page};
 use relay_core::time::Timestamp;
 
 use crate::{
@@ -144,7 +144,7 @@ pub async fn create_endpoint(
     keys: &[EndpointKeyRecord],
     limits: EndpointLimits,
     audit: Option<&AuditEntry>,
-) -> Result<()> {
+) -> Result<EndpointState> {
     let (scope, endpoint, keys) = (scope.clone(), endpoint.clone(), keys.to_vec());
     let audit = audit.cloned();
     s.write(Commit::Durable, move |mut x| {
@@ -218,7 +218,7 @@ pub async fn update_endpoint(
     scope: &Scope,
     endpoint: &Endpoint,
     audit: &[AuditEntry],
-) -> Result<()> {
+) -> Result<EndpointState> {
     let (scope, endpoint, audit) = (scope.clone(), endpoint.clone(), audit.to_vec());
     s.write(Commit::Durable, move |mut x| {
         Box::pin(async move { endpoints::update(&mut x, &scope, &endpoint, &audit).await })

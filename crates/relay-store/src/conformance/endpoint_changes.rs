@@ -33,7 +33,7 @@ fn payload_change(read: &Endpoint, field: &str) -> Endpoint {
     e
 }
 
-fn is_changed(r: &Result<(), StoreError>) -> bool {
+fn is_changed<T>(r: &Result<T, StoreError>) -> bool {
     matches!(r, Err(StoreError::Conflict("endpoint_changed")))
 }
 

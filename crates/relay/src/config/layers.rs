@@ -149,6 +149,7 @@ pub(super) const KEYS: &[(&str, &[&str])] = &[
             "max_recovery_in_flight",
             "shutdown_grace_seconds",
             "manual_pending_per_endpoint",
+            "ownership_proof",
         ],
     ),
     ("retention", &["days"]),

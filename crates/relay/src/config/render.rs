@@ -148,6 +148,10 @@ impl Config {
             "manual_pending_per_endpoint".into(),
             i64::from(self.delivery.manual_pending_per_endpoint).into(),
         );
+        delivery.insert(
+            "ownership_proof".into(),
+            self.delivery.ownership_proof.as_str().into(),
+        );
         t.insert("delivery".into(), delivery.into());
         let mut retention = toml::Table::new();
         retention.insert("days".into(), i64::from(self.retention.days).into());

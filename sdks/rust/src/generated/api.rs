@@ -442,6 +442,30 @@ pub fn endpoints_send_test(id: &str, body: &TestSend) -> Operation<TestSent> {
     .json(body)
 }
 
+/// `POST /v1/endpoints/{id}/verify-ownership` (endpoints.verify_ownership): Challenge an endpoint's receiver now
+///
+/// Sends the ownership challenge to the endpoint's URL at once and answers
+/// what came of it: an `OPTIONS` request with `WebHook-Request-Origin` and
+/// the signature headers over an empty body, whose `webhook-id` the
+/// receiver proves ownership by answering as its whole body (with a `2xx`).
+/// A proof releases the held messages of every unverified endpoint of the
+/// tenant with that origin. See docs/security.md, "Proof of endpoint
+/// ownership".
+///
+/// Tenant API key. `404` for an unknown endpoint; `409`
+/// `ownership_not_required`: the endpoint owes no proof (its
+/// `verify_ownership` is off and the installation does not require it).
+pub fn endpoints_verify_ownership(id: &str) -> Operation<Ownership> {
+    Operation::new(
+        Method::POST,
+        format!(
+            "/v1/endpoints/{}/verify-ownership",
+            crate::operation::segment(id)
+        ),
+        crate::operation::decode_json,
+    )
+}
+
 /// `GET /v1/endpoints/{id}/versions` (endpoints.versions.list): List an endpoint's versions
 ///
 /// Lists the versions of the endpoint's payload settings, oldest first (the

@@ -148,6 +148,11 @@ impl Client {
         self.send(endpoints_send_test(id, body)).await
     }
 
+    /// `POST /v1/endpoints/{id}/verify-ownership`: see [`api::endpoints_verify_ownership`](crate::api::endpoints_verify_ownership).
+    pub async fn endpoints_verify_ownership(&self, id: &str) -> Result<Ownership, Error> {
+        self.send(endpoints_verify_ownership(id)).await
+    }
+
     /// `GET /v1/endpoints/{id}/versions`: see [`api::endpoints_versions_list`](crate::api::endpoints_versions_list).
     pub fn endpoints_versions_list(
         &self,

@@ -519,6 +519,11 @@ pub struct CreateEndpoint {
     /// field (with a warning). Empty (the default): thin events.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snapshot_fields: Option<Vec<String>>,
+    /// Hold deliveries until the receiver proves that it wants the traffic
+    /// (an ownership challenge answered; HTTPS endpoints only). Default
+    /// false, unless the installation requires it of every endpoint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify_ownership: Option<bool>,
 }
 
 /// A new inbound source: one provider's webhooks for the key's tenant and
@@ -658,6 +663,11 @@ pub struct Enabled {
     /// none (`none`, the default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ordering: Option<DeliveryOrder>,
+    /// The origin (`host:port` of its URL) whose receiver must prove
+    /// ownership, when it must: set from `verify_ownership` and the URL.
+    /// `null` when no proof is owed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ownership_origin: Option<String>,
     /// Attempts started per second, at most; `null`: no rate limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_limit_per_second: Option<i64>,
@@ -683,6 +693,12 @@ pub struct Enabled {
     pub state: EndpointState,
     /// When it last changed.
     pub updated_at: Timestamp,
+    /// Whether its receiver must prove that it wants the traffic before
+    /// the first delivery (an HTTPS endpoint only; the installation may
+    /// require it of every one: then this reads `true`). See
+    /// `docs/security.md`, "Proof of endpoint ownership".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify_ownership: Option<bool>,
     /// The endpoint version: 1 at creation; each change of
     /// `snapshot_fields`, `allow_personal_data` or `event_type_versions`
     /// opens the next. Messages keep the version they were produced for.
@@ -732,6 +748,11 @@ pub struct Endpoint {
     /// none (`none`, the default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ordering: Option<DeliveryOrder>,
+    /// The origin (`host:port` of its URL) whose receiver must prove
+    /// ownership, when it must: set from `verify_ownership` and the URL.
+    /// `null` when no proof is owed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ownership_origin: Option<String>,
     /// Attempts started per second, at most; `null`: no rate limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_limit_per_second: Option<i64>,
@@ -754,6 +775,12 @@ pub struct Endpoint {
     pub state: EndpointState,
     /// When it last changed.
     pub updated_at: Timestamp,
+    /// Whether its receiver must prove that it wants the traffic before
+    /// the first delivery (an HTTPS endpoint only; the installation may
+    /// require it of every one: then this reads `true`). See
+    /// `docs/security.md`, "Proof of endpoint ownership".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify_ownership: Option<bool>,
     /// The endpoint version: 1 at creation; each change of
     /// `snapshot_fields`, `allow_personal_data` or `event_type_versions`
     /// opens the next. Messages keep the version they were produced for.
@@ -799,6 +826,11 @@ pub struct EndpointCreated {
     /// none (`none`, the default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ordering: Option<DeliveryOrder>,
+    /// The origin (`host:port` of its URL) whose receiver must prove
+    /// ownership, when it must: set from `verify_ownership` and the URL.
+    /// `null` when no proof is owed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ownership_origin: Option<String>,
     /// `whpk_…` for `v1a`: verify deliveries with it (always readable later too).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub public_key: Option<String>,
@@ -827,6 +859,12 @@ pub struct EndpointCreated {
     pub state: EndpointState,
     /// When it last changed.
     pub updated_at: Timestamp,
+    /// Whether its receiver must prove that it wants the traffic before
+    /// the first delivery (an HTTPS endpoint only; the installation may
+    /// require it of every one: then this reads `true`). See
+    /// `docs/security.md`, "Proof of endpoint ownership".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify_ownership: Option<bool>,
     /// The endpoint version: 1 at creation; each change of
     /// `snapshot_fields`, `allow_personal_data` or `event_type_versions`
     /// opens the next. Messages keep the version they were produced for.
@@ -878,6 +916,11 @@ pub struct EndpointOut {
     /// none (`none`, the default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ordering: Option<DeliveryOrder>,
+    /// The origin (`host:port` of its URL) whose receiver must prove
+    /// ownership, when it must: set from `verify_ownership` and the URL.
+    /// `null` when no proof is owed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ownership_origin: Option<String>,
     /// Attempts started per second, at most; `null`: no rate limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_limit_per_second: Option<i64>,
@@ -900,6 +943,12 @@ pub struct EndpointOut {
     pub state: EndpointState,
     /// When it last changed.
     pub updated_at: Timestamp,
+    /// Whether its receiver must prove that it wants the traffic before
+    /// the first delivery (an HTTPS endpoint only; the installation may
+    /// require it of every one: then this reads `true`). See
+    /// `docs/security.md`, "Proof of endpoint ownership".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify_ownership: Option<bool>,
     /// The endpoint version: 1 at creation; each change of
     /// `snapshot_fields`, `allow_personal_data` or `event_type_versions`
     /// opens the next. Messages keep the version they were produced for.
@@ -915,7 +964,10 @@ pub struct EndpointOut {
 /// Whether an endpoint receives deliveries: `active`; `paused` by the
 /// tenant (messages are held, and released on resume); `disabled` by the
 /// tenant, by a `410 Gone` answer or after 5 days of continuous failure
-/// (`disabled_reason` says which; messages are held until recovered).
+/// (`disabled_reason` says which; messages are held until recovered);
+/// `unverified`: its receiver has not yet proven that it wants the
+/// traffic (the ownership challenge, `docs/security.md`); messages are
+/// held and released once it has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum EndpointState {
     #[serde(rename = "active")]
@@ -924,6 +976,8 @@ pub enum EndpointState {
     Disabled,
     #[serde(rename = "paused")]
     Paused,
+    #[serde(rename = "unverified")]
+    Unverified,
     /// A value this version of the SDK does not know (a newer Relay's).
     #[serde(other)]
     Unknown,
@@ -936,6 +990,7 @@ impl EndpointState {
             EndpointState::Active => "active",
             EndpointState::Disabled => "disabled",
             EndpointState::Paused => "paused",
+            EndpointState::Unverified => "unverified",
             EndpointState::Unknown => "unknown",
         }
     }
@@ -1153,6 +1208,21 @@ pub struct EventWithMessages {
     pub type_version: i64,
 }
 
+/// Why a receiver has not proven ownership: a stable `code` and a message
+/// for people. Never holds the receiver's answer body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Failure {
+    /// `unreachable` (no answer: connection, TLS, time-out), `refused`
+    /// (the outbound rules refuse the address), `redirect` (a `3xx`; never
+    /// followed), `status` (another non-`2xx` answer), `no_echo` (a `2xx`
+    /// without the challenge as its body), `origin_refused` (a
+    /// `WebHook-Allowed-Origin` naming another origin), `unavailable` (the
+    /// endpoint's keys or settings could not be read now).
+    pub code: String,
+    /// What happened, for people.
+    pub message: String,
+}
+
 /// One field at fault in a request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct FieldError {
@@ -1208,6 +1278,13 @@ pub struct Health {
     /// current hour and the 24 before it); `null` without attempts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency: Option<Latency>,
+    /// Whether its receiver has proven that it wants the traffic, when a
+    /// proof is owed (`verify_ownership`, or the installation's policy);
+    /// `null` otherwise. While it is not proven the endpoint is
+    /// `unverified`: this says why (the last challenge's failure) and when
+    /// the next challenge goes out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ownership: Option<Ownership>,
     /// The last 20 failed attempts, newest first.
     pub recent_errors: Vec<RecentError>,
     /// Its state.
@@ -1750,6 +1827,33 @@ pub struct Options {
     /// default 300, at most 86,400.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tolerance_seconds: Option<i64>,
+}
+
+/// Whether the endpoint's receiver has proven that it wants the traffic.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ownership {
+    /// Challenges sent for this origin.
+    pub checks: i64,
+    /// Why the last challenge did not prove it; `null` after a proof.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<Failure>,
+    /// When the receiver was last challenged for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_checked_at: Option<Timestamp>,
+    /// When the next challenge goes out, while it is owed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_check_at: Option<Timestamp>,
+    /// The origin (`host:port`) whose receiver proves it.
+    pub origin: String,
+    /// Whether the tenant has the proof for this origin.
+    pub proven: bool,
+    /// When it was proven (by this endpoint or another of the tenant's with
+    /// the same origin).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proven_at: Option<Timestamp>,
+    /// The endpoint's state: `unverified` while the proof is owed (its
+    /// messages are held and nothing is sent to it).
+    pub state: EndpointState,
 }
 
 /// The tenant's brand for its portal, applied through CSS custom
@@ -2966,6 +3070,11 @@ pub struct UpdateEndpoint {
     /// A new allow list opens a new endpoint version.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snapshot_fields: Option<Vec<String>>,
+    /// Whether the receiver must prove ownership before deliveries (HTTPS
+    /// endpoints only; the installation may require it regardless). A
+    /// destination moved to an origin not proven holds its messages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify_ownership: Option<bool>,
 }
 
 /// Changes to an inbound source; absent fields stay as they are. The

@@ -514,6 +514,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/endpoints/{id}/verify-ownership": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Challenge an endpoint's receiver now
+         * @description Sends the ownership challenge to the endpoint's URL at once and answers
+         *     what came of it: an `OPTIONS` request with `WebHook-Request-Origin` and
+         *     the signature headers over an empty body, whose `webhook-id` the
+         *     receiver proves ownership by answering as its whole body (with a `2xx`).
+         *     A proof releases the held messages of every unverified endpoint of the
+         *     tenant with that origin. See docs/security.md, "Proof of endpoint
+         *     ownership".
+         *
+         *     Tenant API key. `404` for an unknown endpoint; `409`
+         *     `ownership_not_required`: the endpoint owes no proof (its
+         *     `verify_ownership` is off and the installation does not require it).
+         */
+        post: operations["endpoints.verify_ownership"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/endpoints/{id}/versions": {
         parameters: {
             query?: never;
@@ -2270,6 +2300,12 @@ export interface components {
              *     field (with a warning). Empty (the default): thin events.
              */
             snapshot_fields?: string[];
+            /**
+             * @description Hold deliveries until the receiver proves that it wants the traffic
+             *     (an ownership challenge answered; HTTPS endpoints only). Default
+             *     false, unless the installation requires it of every endpoint.
+             */
+            verify_ownership?: boolean | null;
         };
         /**
          * @description A new inbound source: one provider's webhooks for the key's tenant and
@@ -2384,6 +2420,7 @@ export interface components {
          *       "id": "ep_01KG9NFKFM762GEWQAX95228MG",
          *       "max_concurrency": 10,
          *       "ordering": "none",
+         *       "ownership_origin": null,
          *       "rate_limit_per_second": null,
          *       "requeued": 212,
          *       "retry_schedule_seconds": null,
@@ -2394,6 +2431,7 @@ export interface components {
          *       ],
          *       "state": "active",
          *       "updated_at": "2026-02-28T09:15:27.412Z",
+         *       "verify_ownership": false,
          *       "version": 1,
          *       "version_started_at": "2026-01-31T09:17:27.412Z",
          *       "warnings": []
@@ -2427,6 +2465,7 @@ export interface components {
          *       "id": "ep_01KG9NFKFM762GEWQAX95228MG",
          *       "max_concurrency": 10,
          *       "ordering": "none",
+         *       "ownership_origin": null,
          *       "rate_limit_per_second": null,
          *       "retry_schedule_seconds": null,
          *       "revision": 2,
@@ -2436,6 +2475,7 @@ export interface components {
          *       ],
          *       "state": "active",
          *       "updated_at": "2026-02-28T09:15:27.412Z",
+         *       "verify_ownership": false,
          *       "version": 1,
          *       "version_started_at": "2026-01-31T09:17:27.412Z"
          *     }
@@ -2484,6 +2524,12 @@ export interface components {
              */
             ordering?: components["schemas"]["DeliveryOrder"];
             /**
+             * @description The origin (`host:port` of its URL) whose receiver must prove
+             *     ownership, when it must: set from `verify_ownership` and the URL.
+             *     `null` when no proof is owed.
+             */
+            ownership_origin?: string | null;
+            /**
              * Format: int32
              * @description Attempts started per second, at most; `null`: no rate limit.
              */
@@ -2510,6 +2556,13 @@ export interface components {
             state: components["schemas"]["EndpointState"];
             /** @description When it last changed. */
             updated_at: components["schemas"]["Timestamp"];
+            /**
+             * @description Whether its receiver must prove that it wants the traffic before
+             *     the first delivery (an HTTPS endpoint only; the installation may
+             *     require it of every one: then this reads `true`). See
+             *     `docs/security.md`, "Proof of endpoint ownership".
+             */
+            verify_ownership?: boolean;
             /**
              * Format: int64
              * @description The endpoint version: 1 at creation; each change of
@@ -2541,6 +2594,7 @@ export interface components {
          *       "id": "ep_01KG9NFKFM762GEWQAX95228MG",
          *       "max_concurrency": 10,
          *       "ordering": "none",
+         *       "ownership_origin": null,
          *       "public_key": "whpk_f7+pcuyYcvLN8oVPu6BSRHOrDuu1P33k6PVLDdcl29U=",
          *       "rate_limit_per_second": null,
          *       "retry_schedule_seconds": null,
@@ -2551,6 +2605,7 @@ export interface components {
          *       ],
          *       "state": "active",
          *       "updated_at": "2026-02-28T09:15:27.412Z",
+         *       "verify_ownership": false,
          *       "version": 1,
          *       "version_started_at": "2026-01-31T09:17:27.412Z",
          *       "warnings": []
@@ -2585,6 +2640,7 @@ export interface components {
          *       "id": "ep_01KG9NFKFM762GEWQAX95228MG",
          *       "max_concurrency": 10,
          *       "ordering": "none",
+         *       "ownership_origin": null,
          *       "rate_limit_per_second": null,
          *       "retry_schedule_seconds": null,
          *       "revision": 2,
@@ -2594,6 +2650,7 @@ export interface components {
          *       ],
          *       "state": "active",
          *       "updated_at": "2026-02-28T09:15:27.412Z",
+         *       "verify_ownership": false,
          *       "version": 1,
          *       "version_started_at": "2026-01-31T09:17:27.412Z",
          *       "warnings": []
@@ -2611,10 +2668,13 @@ export interface components {
          * @description Whether an endpoint receives deliveries: `active`; `paused` by the
          *     tenant (messages are held, and released on resume); `disabled` by the
          *     tenant, by a `410 Gone` answer or after 5 days of continuous failure
-         *     (`disabled_reason` says which; messages are held until recovered).
+         *     (`disabled_reason` says which; messages are held until recovered);
+         *     `unverified`: its receiver has not yet proven that it wants the
+         *     traffic (the ownership challenge, `docs/security.md`); messages are
+         *     held and released once it has.
          * @enum {string}
          */
-        EndpointState: "active" | "paused" | "disabled";
+        EndpointState: "active" | "paused" | "disabled" | "unverified";
         /**
          * @description One version of an endpoint's payload settings, kept after the next
          *     opens: the messages produced for it are shaped by it for life.
@@ -2999,6 +3059,27 @@ export interface components {
             /** @description The event's messages, with their states. */
             messages: components["schemas"]["Message"][];
         };
+        /**
+         * @description Why a receiver has not proven ownership: a stable `code` and a message
+         *     for people. Never holds the receiver's answer body.
+         * @example {
+         *       "code": "no_echo",
+         *       "message": "the answer's body is not the challenge (the request's webhook-id)"
+         *     }
+         */
+        Failure: {
+            /**
+             * @description `unreachable` (no answer: connection, TLS, time-out), `refused`
+             *     (the outbound rules refuse the address), `redirect` (a `3xx`; never
+             *     followed), `status` (another non-`2xx` answer), `no_echo` (a `2xx`
+             *     without the challenge as its body), `origin_refused` (a
+             *     `WebHook-Allowed-Origin` naming another origin), `unavailable` (the
+             *     endpoint's keys or settings could not be read now).
+             */
+            code: string;
+            /** @description What happened, for people. */
+            message: string;
+        };
         /** @description One field at fault in a request. */
         FieldError: {
             /** @description Where: a JSON Pointer into the body (`/destination/url`) or a query parameter name. */
@@ -3050,6 +3131,7 @@ export interface components {
          *         "p99_ms": 250,
          *         "samples": 9604
          *       },
+         *       "ownership": null,
          *       "recent_errors": [
          *         {
          *           "at": "2026-03-02T04:10:05.120Z",
@@ -3091,6 +3173,7 @@ export interface components {
             endpoint_id: string;
             last_success_at?: components["schemas"]["Timestamp"] | null;
             latency?: components["schemas"]["Latency"] | null;
+            ownership?: components["schemas"]["Ownership"] | null;
             /** @description The last 20 failed attempts, newest first. */
             recent_errors: components["schemas"]["RecentError"][];
             /** @description Its state. */
@@ -3788,6 +3871,42 @@ export interface components {
             tolerance_seconds?: number | null;
         };
         /**
+         * @description Whether the endpoint's receiver has proven that it wants the traffic.
+         * @example {
+         *       "checks": 2,
+         *       "failure": {
+         *         "code": "no_echo",
+         *         "message": "the answer's body is not the challenge (the request's webhook-id)"
+         *       },
+         *       "last_checked_at": "2026-03-01T08:00:00Z",
+         *       "next_check_at": "2026-03-01T08:05:00Z",
+         *       "origin": "hooks.example.com:443",
+         *       "proven": false,
+         *       "proven_at": null,
+         *       "state": "unverified"
+         *     }
+         */
+        Ownership: {
+            /**
+             * Format: int64
+             * @description Challenges sent for this origin.
+             */
+            checks: number;
+            failure?: components["schemas"]["Failure"] | null;
+            last_checked_at?: components["schemas"]["Timestamp"] | null;
+            next_check_at?: components["schemas"]["Timestamp"] | null;
+            /** @description The origin (`host:port`) whose receiver proves it. */
+            origin: string;
+            /** @description Whether the tenant has the proof for this origin. */
+            proven: boolean;
+            proven_at?: components["schemas"]["Timestamp"] | null;
+            /**
+             * @description The endpoint's state: `unverified` while the proof is owed (its
+             *     messages are held and nothing is sent to it).
+             */
+            state: components["schemas"]["EndpointState"];
+        };
+        /**
          * @description One page of a keyset-paginated list.
          * @example {
          *       "data": [
@@ -3923,6 +4042,7 @@ export interface components {
          *           "id": "ep_01KG9NFKFM762GEWQAX95228MG",
          *           "max_concurrency": 10,
          *           "ordering": "none",
+         *           "ownership_origin": null,
          *           "rate_limit_per_second": null,
          *           "retry_schedule_seconds": null,
          *           "revision": 2,
@@ -3932,6 +4052,7 @@ export interface components {
          *           ],
          *           "state": "active",
          *           "updated_at": "2026-02-28T09:15:27.412Z",
+         *           "verify_ownership": false,
          *           "version": 1,
          *           "version_started_at": "2026-01-31T09:17:27.412Z",
          *           "warnings": []
@@ -5848,6 +5969,12 @@ export interface components {
             retry_schedule_seconds?: number[] | null;
             /** @description A new allow list opens a new endpoint version. */
             snapshot_fields?: string[] | null;
+            /**
+             * @description Whether the receiver must prove ownership before deliveries (HTTPS
+             *     endpoints only; the installation may require it regardless). A
+             *     destination moved to an origin not proven holds its messages.
+             */
+            verify_ownership?: boolean | null;
         };
         /**
          * @description Changes to an inbound source; absent fields stay as they are. The
@@ -6779,6 +6906,43 @@ export interface operations {
             422: components["responses"]["UnprocessableContent"];
             /** @description too many manual attempts pending for the endpoint, or its circuit is open; see `Retry-After` */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "endpoints.verify_ownership": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description what the challenge proved */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ownership"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -225,6 +225,12 @@ pub fn updated_entry(before: &Endpoint, after: &Endpoint) -> Option<serde_json::
             json!({ "from": before.ordering.as_str(), "to": after.ordering.as_str() }),
         );
     }
+    if before.verify_ownership != after.verify_ownership {
+        p.insert(
+            "verify_ownership".into(),
+            json!({ "from": before.verify_ownership, "to": after.verify_ownership }),
+        );
+    }
     if before.payload_changed(after) {
         p.insert(
             "payload".into(),

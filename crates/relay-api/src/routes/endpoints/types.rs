@@ -61,6 +61,10 @@ pub struct CreateEndpoint {
     /// `ordering_key`, else its `subject`) are attempted one at a time in
     /// publish order; `none` (the default): no order is kept.
     pub ordering: Option<DeliveryOrder>,
+    /// Hold deliveries until the receiver proves that it wants the traffic
+    /// (an ownership challenge answered; HTTPS endpoints only). Default
+    /// false, unless the installation requires it of every endpoint.
+    pub verify_ownership: Option<bool>,
 }
 
 /// Changes to an endpoint; absent fields stay as they are. A `destination`
@@ -104,6 +108,10 @@ pub struct UpdateEndpoint {
     /// `per_key` or `none`; applies to the messages published after the
     /// change (those published before keep the order they were given).
     pub ordering: Option<DeliveryOrder>,
+    /// Whether the receiver must prove ownership before deliveries (HTTPS
+    /// endpoints only; the installation may require it regardless). A
+    /// destination moved to an origin not proven holds its messages.
+    pub verify_ownership: Option<bool>,
     // Immutable: named here so the error can say so instead of "unknown field".
     // `present` makes even `null` count as an attempt to change them.
     #[serde(default, deserialize_with = "present")]

@@ -105,6 +105,9 @@ async fn apply_update(
     if let Some(o) = body.ordering {
         endpoint.ordering = o;
     }
+    if let Some(v) = body.verify_ownership {
+        endpoint.verify_ownership = v;
+    }
     let now = state.clock.now();
     endpoint.updated_at = now;
     if before.payload_changed(&endpoint) {
@@ -139,7 +142,8 @@ async fn apply_update(
         ));
     }
     let (scope, written) = (auth.scope.clone(), endpoint.clone());
-    state
+    let state_was = endpoint.state;
+    endpoint.state = state
         .store
         .write(Commit::Durable, move |mut x| {
             Box::pin(async move { endpoints::update(&mut x, &scope, &written, &audit).await })
@@ -151,6 +155,16 @@ async fn apply_update(
             }
             other => or_not_found("endpoint")(other),
         })?;
+    // A move to an origin not proven (or back to a proven one).
+    if endpoint.state != state_was {
+        state
+            .engine
+            .endpoint_changed(&endpoint.id, endpoint.state)
+            .await;
+        if endpoint.state == relay_core::model::EndpointState::Active {
+            state.wake.notify_one();
+        }
+    }
     endpoint.revision += 1;
     Ok((
         changes::etag_headers(&endpoint),

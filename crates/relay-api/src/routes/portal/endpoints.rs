@@ -118,6 +118,7 @@ pub async fn create_endpoint(
             event_type_versions: Default::default(),
             auto_disable: body.auto_disable,
             ordering: None,
+            verify_ownership: None,
         }),
     )
     .await
@@ -240,6 +241,7 @@ pub async fn update_endpoint(
             event_type_versions: None,
             auto_disable: body.auto_disable,
             ordering: None,
+            verify_ownership: None,
             environment: None,
             consumer_id: None,
             signature_scheme: None,

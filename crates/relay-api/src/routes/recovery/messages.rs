@@ -134,6 +134,7 @@ pub async fn resend(
             ),
             e @ (relay_engine::ManualError::Limited { .. }
             | relay_engine::ManualError::CircuitOpen { .. }) => manual_refused(e),
+            relay_engine::ManualError::Unverified => unverified(),
             relay_engine::ManualError::Store(s) => s.into(),
         })?;
     let message = state
@@ -312,6 +313,7 @@ pub async fn test(
             | relay_engine::ManualError::EndpointDeleted => ApiError::internal(),
             e @ (relay_engine::ManualError::Limited { .. }
             | relay_engine::ManualError::CircuitOpen { .. }) => manual_refused(e),
+            relay_engine::ManualError::Unverified => unverified(),
             relay_engine::ManualError::Store(s) => s.into(),
         })?;
     let message = state
@@ -326,4 +328,15 @@ pub async fn test(
         message,
         attempt: outcome.attempt,
     }))
+}
+
+/// `409 endpoint_unverified`: nothing goes to an endpoint whose receiver
+/// has not proven ownership, not even by hand.
+fn unverified() -> ApiError {
+    ApiError::new(
+        StatusCode::CONFLICT,
+        "endpoint_unverified",
+        "the endpoint's receiver has not proven that it wants the traffic; \
+         see its health view and POST /v1/endpoints/{id}/verify-ownership",
+    )
 }

@@ -57,6 +57,7 @@ from .event_type_version import EventTypeVersion
 from .event_type_version_sample_type_0 import EventTypeVersionSampleType0
 from .event_type_version_schema_type_0 import EventTypeVersionSchemaType0
 from .event_with_messages import EventWithMessages
+from .failure import Failure
 from .field_error import FieldError
 from .generic_options import GenericOptions
 from .health import Health
@@ -93,6 +94,7 @@ from .nats_jetstream import NatsJetstream
 from .nats_jetstream_content_mode import NatsJetstreamContentMode
 from .nats_jetstream_kind import NatsJetstreamKind
 from .options import Options
+from .ownership import Ownership
 from .page_api_key import PageApiKey
 from .page_attempt import PageAttempt
 from .page_audit_entry import PageAuditEntry
@@ -236,6 +238,7 @@ __all__ = (
     "EventTypeVersionSampleType0",
     "EventTypeVersionSchemaType0",
     "EventWithMessages",
+    "Failure",
     "FieldError",
     "GenericOptions",
     "Health",
@@ -272,6 +275,7 @@ __all__ = (
     "NatsJetstreamContentMode",
     "NatsJetstreamKind",
     "Options",
+    "Ownership",
     "PageApiKey",
     "PageAttempt",
     "PageAuditEntry",

@@ -66,6 +66,9 @@ class CreateEndpoint:
                 `/customer/id`; through an array they apply to each element) sent
                 beyond each event type version's thin fields, or `["*"]` for every
                 field (with a warning). Empty (the default): thin events.
+            verify_ownership (bool | None | Unset): Hold deliveries until the receiver proves that it wants the traffic
+                (an ownership challenge answered; HTTPS endpoints only). Default
+                false, unless the installation requires it of every endpoint.
      """
 
     consumer_id: str
@@ -81,6 +84,7 @@ class CreateEndpoint:
     retry_schedule_seconds: list[int] | None | Unset = UNSET
     signature_scheme: None | SignatureScheme | Unset = UNSET
     snapshot_fields: list[str] | Unset = UNSET
+    verify_ownership: bool | None | Unset = UNSET
 
 
 
@@ -192,6 +196,12 @@ class CreateEndpoint:
 
 
 
+        verify_ownership: bool | None | Unset
+        if isinstance(self.verify_ownership, Unset):
+            verify_ownership = UNSET
+        else:
+            verify_ownership = self.verify_ownership
+
 
         field_dict: dict[str, Any] = {}
 
@@ -220,6 +230,8 @@ class CreateEndpoint:
             field_dict["signature_scheme"] = signature_scheme
         if snapshot_fields is not UNSET:
             field_dict["snapshot_fields"] = snapshot_fields
+        if verify_ownership is not UNSET:
+            field_dict["verify_ownership"] = verify_ownership
 
         return field_dict
 
@@ -470,6 +482,16 @@ class CreateEndpoint:
         snapshot_fields = cast(list[str], d.pop("snapshot_fields", UNSET))
 
 
+        def _parse_verify_ownership(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        verify_ownership = _parse_verify_ownership(d.pop("verify_ownership", UNSET))
+
+
         create_endpoint = cls(
             consumer_id=consumer_id,
             destination=destination,
@@ -484,6 +506,7 @@ class CreateEndpoint:
             retry_schedule_seconds=retry_schedule_seconds,
             signature_scheme=signature_scheme,
             snapshot_fields=snapshot_fields,
+            verify_ownership=verify_ownership,
         )
 
         return create_endpoint

@@ -70,7 +70,10 @@ class Enabled:
             state (EndpointState): Whether an endpoint receives deliveries: `active`; `paused` by the
                 tenant (messages are held, and released on resume); `disabled` by the
                 tenant, by a `410 Gone` answer or after 5 days of continuous failure
-                (`disabled_reason` says which; messages are held until recovered).
+                (`disabled_reason` says which; messages are held until recovered);
+                `unverified`: its receiver has not yet proven that it wants the
+                traffic (the ownership challenge, `docs/security.md`); messages are
+                held and released once it has.
             updated_at (datetime.datetime): A point in time, RFC 3339; Relay writes UTC with milliseconds
                 (`2026-11-30T04:52:56.123Z`).
             version (int): The endpoint version: 1 at creation; each change of
@@ -90,6 +93,9 @@ class Enabled:
                 `ordering_key`, else its `subject`) are attempted one at a time in
                 publish order, each waiting (`blocked`) until the one before it has
                 ended; other keys proceed in parallel. See `docs/delivery.md`.
+            ownership_origin (None | str | Unset): The origin (`host:port` of its URL) whose receiver must prove
+                ownership, when it must: set from `verify_ownership` and the URL.
+                `null` when no proof is owed.
             rate_limit_per_second (int | None | Unset): Attempts started per second, at most; `null`: no rate limit.
             retry_schedule_seconds (list[int] | None | Unset): Waits in seconds before each attempt after the first; `null`
                 uses the default schedule.
@@ -97,6 +103,10 @@ class Enabled:
                 keys), from 1 at creation. Reads answer it as the `ETag`
                 (`"<revision>"`); `PATCH` with `If-Match` applies only while it is
                 still the one read.
+            verify_ownership (bool | Unset): Whether its receiver must prove that it wants the traffic before
+                the first delivery (an HTTPS endpoint only; the installation may
+                require it of every one: then this reads `true`). See
+                `docs/security.md`, "Proof of endpoint ownership".
             requeued (int | None | Unset): With `recover`: the messages queued as recovery traffic.
      """
 
@@ -120,9 +130,11 @@ class Enabled:
     description: None | str | Unset = UNSET
     disabled_reason: None | str | Unset = UNSET
     ordering: DeliveryOrder | Unset = UNSET
+    ownership_origin: None | str | Unset = UNSET
     rate_limit_per_second: int | None | Unset = UNSET
     retry_schedule_seconds: list[int] | None | Unset = UNSET
     revision: int | Unset = UNSET
+    verify_ownership: bool | Unset = UNSET
     requeued: int | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -223,6 +235,12 @@ class Enabled:
             ordering = self.ordering.value
 
 
+        ownership_origin: None | str | Unset
+        if isinstance(self.ownership_origin, Unset):
+            ownership_origin = UNSET
+        else:
+            ownership_origin = self.ownership_origin
+
         rate_limit_per_second: int | None | Unset
         if isinstance(self.rate_limit_per_second, Unset):
             rate_limit_per_second = UNSET
@@ -240,6 +258,8 @@ class Enabled:
             retry_schedule_seconds = self.retry_schedule_seconds
 
         revision = self.revision
+
+        verify_ownership = self.verify_ownership
 
         requeued: int | None | Unset
         if isinstance(self.requeued, Unset):
@@ -275,12 +295,16 @@ class Enabled:
             field_dict["disabled_reason"] = disabled_reason
         if ordering is not UNSET:
             field_dict["ordering"] = ordering
+        if ownership_origin is not UNSET:
+            field_dict["ownership_origin"] = ownership_origin
         if rate_limit_per_second is not UNSET:
             field_dict["rate_limit_per_second"] = rate_limit_per_second
         if retry_schedule_seconds is not UNSET:
             field_dict["retry_schedule_seconds"] = retry_schedule_seconds
         if revision is not UNSET:
             field_dict["revision"] = revision
+        if verify_ownership is not UNSET:
+            field_dict["verify_ownership"] = verify_ownership
         if requeued is not UNSET:
             field_dict["requeued"] = requeued
 
@@ -501,6 +525,16 @@ class Enabled:
 
 
 
+        def _parse_ownership_origin(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        ownership_origin = _parse_ownership_origin(d.pop("ownership_origin", UNSET))
+
+
         def _parse_rate_limit_per_second(data: object) -> int | None | Unset:
             if data is None:
                 return data
@@ -530,6 +564,8 @@ class Enabled:
 
 
         revision = d.pop("revision", UNSET)
+
+        verify_ownership = d.pop("verify_ownership", UNSET)
 
         def _parse_requeued(data: object) -> int | None | Unset:
             if data is None:
@@ -562,9 +598,11 @@ class Enabled:
             description=description,
             disabled_reason=disabled_reason,
             ordering=ordering,
+            ownership_origin=ownership_origin,
             rate_limit_per_second=rate_limit_per_second,
             retry_schedule_seconds=retry_schedule_seconds,
             revision=revision,
+            verify_ownership=verify_ownership,
             requeued=requeued,
         )
 

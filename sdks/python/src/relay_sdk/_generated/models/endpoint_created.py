@@ -70,7 +70,10 @@ class EndpointCreated:
             state (EndpointState): Whether an endpoint receives deliveries: `active`; `paused` by the
                 tenant (messages are held, and released on resume); `disabled` by the
                 tenant, by a `410 Gone` answer or after 5 days of continuous failure
-                (`disabled_reason` says which; messages are held until recovered).
+                (`disabled_reason` says which; messages are held until recovered);
+                `unverified`: its receiver has not yet proven that it wants the
+                traffic (the ownership challenge, `docs/security.md`); messages are
+                held and released once it has.
             updated_at (datetime.datetime): A point in time, RFC 3339; Relay writes UTC with milliseconds
                 (`2026-11-30T04:52:56.123Z`).
             version (int): The endpoint version: 1 at creation; each change of
@@ -90,6 +93,9 @@ class EndpointCreated:
                 `ordering_key`, else its `subject`) are attempted one at a time in
                 publish order, each waiting (`blocked`) until the one before it has
                 ended; other keys proceed in parallel. See `docs/delivery.md`.
+            ownership_origin (None | str | Unset): The origin (`host:port` of its URL) whose receiver must prove
+                ownership, when it must: set from `verify_ownership` and the URL.
+                `null` when no proof is owed.
             rate_limit_per_second (int | None | Unset): Attempts started per second, at most; `null`: no rate limit.
             retry_schedule_seconds (list[int] | None | Unset): Waits in seconds before each attempt after the first; `null`
                 uses the default schedule.
@@ -97,6 +103,10 @@ class EndpointCreated:
                 keys), from 1 at creation. Reads answer it as the `ETag`
                 (`"<revision>"`); `PATCH` with `If-Match` applies only while it is
                 still the one read.
+            verify_ownership (bool | Unset): Whether its receiver must prove that it wants the traffic before
+                the first delivery (an HTTPS endpoint only; the installation may
+                require it of every one: then this reads `true`). See
+                `docs/security.md`, "Proof of endpoint ownership".
             public_key (None | str | Unset): `whpk_…` for `v1a`: verify deliveries with it (always readable later too).
             secret (None | str | Unset): `whsec_…` for `signature_scheme = "v1"`; never shown again.
      """
@@ -121,9 +131,11 @@ class EndpointCreated:
     description: None | str | Unset = UNSET
     disabled_reason: None | str | Unset = UNSET
     ordering: DeliveryOrder | Unset = UNSET
+    ownership_origin: None | str | Unset = UNSET
     rate_limit_per_second: int | None | Unset = UNSET
     retry_schedule_seconds: list[int] | None | Unset = UNSET
     revision: int | Unset = UNSET
+    verify_ownership: bool | Unset = UNSET
     public_key: None | str | Unset = UNSET
     secret: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -225,6 +237,12 @@ class EndpointCreated:
             ordering = self.ordering.value
 
 
+        ownership_origin: None | str | Unset
+        if isinstance(self.ownership_origin, Unset):
+            ownership_origin = UNSET
+        else:
+            ownership_origin = self.ownership_origin
+
         rate_limit_per_second: int | None | Unset
         if isinstance(self.rate_limit_per_second, Unset):
             rate_limit_per_second = UNSET
@@ -242,6 +260,8 @@ class EndpointCreated:
             retry_schedule_seconds = self.retry_schedule_seconds
 
         revision = self.revision
+
+        verify_ownership = self.verify_ownership
 
         public_key: None | str | Unset
         if isinstance(self.public_key, Unset):
@@ -283,12 +303,16 @@ class EndpointCreated:
             field_dict["disabled_reason"] = disabled_reason
         if ordering is not UNSET:
             field_dict["ordering"] = ordering
+        if ownership_origin is not UNSET:
+            field_dict["ownership_origin"] = ownership_origin
         if rate_limit_per_second is not UNSET:
             field_dict["rate_limit_per_second"] = rate_limit_per_second
         if retry_schedule_seconds is not UNSET:
             field_dict["retry_schedule_seconds"] = retry_schedule_seconds
         if revision is not UNSET:
             field_dict["revision"] = revision
+        if verify_ownership is not UNSET:
+            field_dict["verify_ownership"] = verify_ownership
         if public_key is not UNSET:
             field_dict["public_key"] = public_key
         if secret is not UNSET:
@@ -511,6 +535,16 @@ class EndpointCreated:
 
 
 
+        def _parse_ownership_origin(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        ownership_origin = _parse_ownership_origin(d.pop("ownership_origin", UNSET))
+
+
         def _parse_rate_limit_per_second(data: object) -> int | None | Unset:
             if data is None:
                 return data
@@ -540,6 +574,8 @@ class EndpointCreated:
 
 
         revision = d.pop("revision", UNSET)
+
+        verify_ownership = d.pop("verify_ownership", UNSET)
 
         def _parse_public_key(data: object) -> None | str | Unset:
             if data is None:
@@ -582,9 +618,11 @@ class EndpointCreated:
             description=description,
             disabled_reason=disabled_reason,
             ordering=ordering,
+            ownership_origin=ownership_origin,
             rate_limit_per_second=rate_limit_per_second,
             retry_schedule_seconds=retry_schedule_seconds,
             revision=revision,
+            verify_ownership=verify_ownership,
             public_key=public_key,
             secret=secret,
         )

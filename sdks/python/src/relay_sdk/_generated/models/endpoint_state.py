@@ -4,6 +4,7 @@ class EndpointState(StrEnum):
     ACTIVE = "active"
     DISABLED = "disabled"
     PAUSED = "paused"
+    UNVERIFIED = "unverified"
 
     def __str__(self) -> str:
         return str(self.value)

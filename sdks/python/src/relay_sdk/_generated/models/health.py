@@ -19,6 +19,7 @@ if TYPE_CHECKING:
   from ..models.circuit_type_1 import CircuitType1
   from ..models.circuit_type_2 import CircuitType2
   from ..models.latency import Latency
+  from ..models.ownership import Ownership
   from ..models.recent_error import RecentError
   from ..models.warning import Warning_
 
@@ -47,11 +48,15 @@ class Health:
             state (EndpointState): Whether an endpoint receives deliveries: `active`; `paused` by the
                 tenant (messages are held, and released on resume); `disabled` by the
                 tenant, by a `410 Gone` answer or after 5 days of continuous failure
-                (`disabled_reason` says which; messages are held until recovered).
+                (`disabled_reason` says which; messages are held until recovered);
+                `unverified`: its receiver has not yet proven that it wants the
+                traffic (the ownership challenge, `docs/security.md`); messages are
+                held and released once it has.
             warnings (list[Warning_]): The last 20 health warnings, newest first.
             disabled_reason (None | str | Unset): Why it is disabled, when it is.
             last_success_at (datetime.datetime | None | Unset):
             latency (Latency | None | Unset):
+            ownership (None | Ownership | Unset):
             success_rate_last_24h (float | None | Unset): Delivered attempts ÷ attempts over the last 24 hours; `null`
                 without attempts.
             success_rate_last_hour (float | None | Unset): Delivered attempts ÷ attempts over the last hour; `null` without
@@ -69,6 +74,7 @@ class Health:
     disabled_reason: None | str | Unset = UNSET
     last_success_at: datetime.datetime | None | Unset = UNSET
     latency: Latency | None | Unset = UNSET
+    ownership: None | Ownership | Unset = UNSET
     success_rate_last_24h: float | None | Unset = UNSET
     success_rate_last_hour: float | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -83,6 +89,7 @@ class Health:
         from ..models.circuit_type_1 import CircuitType1 # noqa: PLC0415
         from ..models.circuit_type_2 import CircuitType2 # noqa: PLC0415
         from ..models.latency import Latency # noqa: PLC0415
+        from ..models.ownership import Ownership # noqa: PLC0415
         from ..models.recent_error import RecentError # noqa: PLC0415
         from ..models.warning import Warning_ # noqa: PLC0415
         attempts_last_24h = self.attempts_last_24h
@@ -140,6 +147,14 @@ class Health:
         else:
             latency = self.latency
 
+        ownership: dict[str, Any] | None | Unset
+        if isinstance(self.ownership, Unset):
+            ownership = UNSET
+        elif isinstance(self.ownership, Ownership):
+            ownership = self.ownership.to_dict()
+        else:
+            ownership = self.ownership
+
         success_rate_last_24h: float | None | Unset
         if isinstance(self.success_rate_last_24h, Unset):
             success_rate_last_24h = UNSET
@@ -171,6 +186,8 @@ class Health:
             field_dict["last_success_at"] = last_success_at
         if latency is not UNSET:
             field_dict["latency"] = latency
+        if ownership is not UNSET:
+            field_dict["ownership"] = ownership
         if success_rate_last_24h is not UNSET:
             field_dict["success_rate_last_24h"] = success_rate_last_24h
         if success_rate_last_hour is not UNSET:
@@ -187,6 +204,7 @@ class Health:
         from ..models.circuit_type_1 import CircuitType1 # noqa: PLC0415
         from ..models.circuit_type_2 import CircuitType2 # noqa: PLC0415
         from ..models.latency import Latency # noqa: PLC0415
+        from ..models.ownership import Ownership # noqa: PLC0415
         from ..models.recent_error import RecentError # noqa: PLC0415
         from ..models.warning import Warning_ # noqa: PLC0415
         d = dict(src_dict)
@@ -308,6 +326,26 @@ class Health:
         latency = _parse_latency(d.pop("latency", UNSET))
 
 
+        def _parse_ownership(data: object) -> None | Ownership | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                ownership_type_0 = Ownership.from_dict(data)
+
+
+
+                return ownership_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Ownership | Unset, data)
+
+        ownership = _parse_ownership(d.pop("ownership", UNSET))
+
+
         def _parse_success_rate_last_24h(data: object) -> float | None | Unset:
             if data is None:
                 return data
@@ -340,6 +378,7 @@ class Health:
             disabled_reason=disabled_reason,
             last_success_at=last_success_at,
             latency=latency,
+            ownership=ownership,
             success_rate_last_24h=success_rate_last_24h,
             success_rate_last_hour=success_rate_last_hour,
         )

@@ -56,6 +56,9 @@ class UpdateEndpoint:
                 limit.
             retry_schedule_seconds (list[int] | None | Unset): A list, or `null` to go back to the default schedule.
             snapshot_fields (list[str] | None | Unset): A new allow list opens a new endpoint version.
+            verify_ownership (bool | None | Unset): Whether the receiver must prove ownership before deliveries (HTTPS
+                endpoints only; the installation may require it regardless). A
+                destination moved to an origin not proven holds its messages.
      """
 
     allow_personal_data: bool | None | Unset = UNSET
@@ -69,6 +72,7 @@ class UpdateEndpoint:
     rate_limit_per_second: int | None | Unset = UNSET
     retry_schedule_seconds: list[int] | None | Unset = UNSET
     snapshot_fields: list[str] | None | Unset = UNSET
+    verify_ownership: bool | None | Unset = UNSET
 
 
 
@@ -191,6 +195,12 @@ class UpdateEndpoint:
         else:
             snapshot_fields = self.snapshot_fields
 
+        verify_ownership: bool | None | Unset
+        if isinstance(self.verify_ownership, Unset):
+            verify_ownership = UNSET
+        else:
+            verify_ownership = self.verify_ownership
+
 
         field_dict: dict[str, Any] = {}
 
@@ -218,6 +228,8 @@ class UpdateEndpoint:
             field_dict["retry_schedule_seconds"] = retry_schedule_seconds
         if snapshot_fields is not UNSET:
             field_dict["snapshot_fields"] = snapshot_fields
+        if verify_ownership is not UNSET:
+            field_dict["verify_ownership"] = verify_ownership
 
         return field_dict
 
@@ -502,6 +514,16 @@ class UpdateEndpoint:
         snapshot_fields = _parse_snapshot_fields(d.pop("snapshot_fields", UNSET))
 
 
+        def _parse_verify_ownership(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        verify_ownership = _parse_verify_ownership(d.pop("verify_ownership", UNSET))
+
+
         update_endpoint = cls(
             allow_personal_data=allow_personal_data,
             auto_disable=auto_disable,
@@ -514,6 +536,7 @@ class UpdateEndpoint:
             rate_limit_per_second=rate_limit_per_second,
             retry_schedule_seconds=retry_schedule_seconds,
             snapshot_fields=snapshot_fields,
+            verify_ownership=verify_ownership,
         )
 
         return update_endpoint
