@@ -102,6 +102,8 @@ mod circuits;
 pub use circuits::*;
 mod ordering;
 pub use ordering::*;
+mod workflow;
+pub use workflow::*;
 
 use crate::{
     Completion, ConsumerPatch, EndpointKeyRecord, EndpointLimits, EndpointWarning, MessageFilter,

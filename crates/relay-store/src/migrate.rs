@@ -46,6 +46,7 @@ const MESSAGE_TYPE_VERSION: &str = include_str!("../migrations/0018_message_type
 const CLUSTER_SHARES: &str = include_str!("../migrations/0019_cluster_shares.sql");
 const CLUSTER_CIRCUITS: &str = include_str!("../migrations/0020_cluster_circuits.sql");
 const ORDERED_DELIVERY: &str = include_str!("../migrations/0021_ordered_delivery.sql");
+const WORKFLOW_STEPS: &str = include_str!("../migrations/0023_workflow_steps.sql");
 
 /// All migrations, oldest first. Never edit one that has shipped; add another.
 pub const MIGRATIONS: &[Migration] = &[
@@ -174,6 +175,12 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "ordered_delivery",
         postgres: ORDERED_DELIVERY,
         sqlite: ORDERED_DELIVERY,
+    },
+    Migration {
+        version: 23,
+        name: "workflow_steps",
+        postgres: WORKFLOW_STEPS,
+        sqlite: WORKFLOW_STEPS,
     },
 ];
 
