@@ -163,6 +163,15 @@ async fn walk(h: &Harness, ids: &[String], tokens: &[&str]) -> (String, usize) {
     (seen, ok)
 }
 
+/// A step's (state, status code, attempts).
+fn outcome_of(step: &Value) -> (Option<&str>, Option<i64>, Option<i64>) {
+    (
+        step["state"].as_str(),
+        step["status_code"].as_i64(),
+        step["attempts"].as_i64(),
+    )
+}
+
 /// Where [`MARK`] is in `text`: each time, the request whose answer held it
 /// and the text before it.
 fn marked_places(text: &str) -> Vec<String> {
@@ -295,51 +304,30 @@ async fn the_receivers_answer_never_comes_back(postgres: bool) {
     };
     let o = outcome("run-1/ok").await;
     assert_eq!(
-        (
-            o["state"].as_str(),
-            o["status_code"].as_i64(),
-            o["attempts"].as_i64()
-        ),
+        outcome_of(&o),
         (Some("delivered"), Some(200), Some(2)),
         "{o}"
     );
     let o = outcome("run-1/moved").await;
     assert_eq!(
-        (
-            o["state"].as_str(),
-            o["status_code"].as_i64(),
-            o["attempts"].as_i64()
-        ),
+        outcome_of(&o),
         (Some("failed_permanent"), Some(302), Some(2)),
         "{o}"
     );
     let o = outcome("run-1/busy").await;
     assert_eq!(
-        (
-            o["state"].as_str(),
-            o["status_code"].as_i64(),
-            o["attempts"].as_i64()
-        ),
+        outcome_of(&o),
         (Some("scheduled"), Some(503), Some(3)),
         "{o}"
     );
     assert!(o["last_attempt_at"].is_string(), "{o}");
-    let mut fields: Vec<&String> = o.as_object().unwrap().keys().collect();
+    let mut fields: Vec<&str> = o.as_object().unwrap().keys().map(String::as_str).collect();
     fields.sort();
+    let outcome = "attempts created_at endpoint_id event_id last_attempt_at message_id state \
+        status_code step_key updated_at";
     assert_eq!(
-        fields,
-        [
-            "attempts",
-            "created_at",
-            "endpoint_id",
-            "event_id",
-            "last_attempt_at",
-            "message_id",
-            "state",
-            "status_code",
-            "step_key",
-            "updated_at"
-        ],
+        fields.join(" "),
+        outcome,
         "the outcome view holds the outcome only: {o}"
     );
     // What a step's attempt keeps: the status code, and that the answer was withheld.
@@ -485,11 +473,7 @@ async fn a_step_is_idempotent_by_its_key_and_goes_to_its_endpoint_only(postgres:
         .await
         .expect(StatusCode::OK);
     assert_eq!(
-        (
-            done["state"].as_str(),
-            done["status_code"].as_i64(),
-            done["attempts"].as_i64()
-        ),
+        outcome_of(&done),
         (Some("delivered"), Some(200), Some(1)),
         "{done}"
     );
