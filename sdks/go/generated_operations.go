@@ -1642,3 +1642,54 @@ func (a *API) SecretsPut(ctx context.Context, name string, body *PutSecretBody, 
 	}
 	return out, nil
 }
+
+// WorkflowStepsCreate is POST /v1/workflow-steps (workflow_steps.create): Run a workflow step.
+//
+// Delivers one event to one registered endpoint, for a workflow engine:
+// the endpoint is named by its id (it must be the key's tenant's and
+// environment's, and subscribe to the event's type), never by a URL. The
+// event is checked as a publish is, addressed to the endpoint's consumer,
+// stored with its one message before `202`, and delivered at least once
+// by the same rules as any message (retries, a paused or disabled endpoint
+// holds it). Its answer is never recorded beyond its status code: no body,
+// header or redirect target of it can be read back, here or anywhere.
+//
+// Idempotent by `step_key`: the same request again answers the same step
+// (`200`) and delivers nothing more; another request with the key is
+// `409 step_key_reused`.
+//
+// Tenant API key. `404` for an endpoint not found in the key's
+// environment. Refused with `422`: `validation_failed` (`step_key`,
+// `event/subject`, `event/ttl_seconds`, undecodable `event/data`),
+// `not_subscribed`, `unknown_event_type`, `reserved_event_type`,
+// `schema_violation`, `validation_too_costly`, `invalid_time`,
+// `time_out_of_range`; `413` `envelope_too_large`.
+func (a *API) WorkflowStepsCreate(ctx context.Context, body *CreateWorkflowStep, opts ...CallOption) (*WorkflowStep, error) {
+	req := &Request{Method: "POST", Path: "/v1/workflow-steps", Safe: false}
+	if body != nil {
+		req.Body = body
+	}
+	out := new(WorkflowStep)
+	if err := a.c.Send(ctx, req, out, opts...); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// WorkflowStepsGet is GET /v1/workflow-steps/{step_key} (workflow_steps.get): Get a workflow step's outcome.
+//
+// The delivery's outcome and nothing of the receiver's answer but its
+// status code: the message's state, the last attempt's `status_code`, how
+// many attempts were made, and when. A `step_key` with `/` is sent
+// percent-encoded (`%2F`).
+//
+// Tenant API key; `404` for a key with no step in the key's tenant and
+// environment (or whose event the retention period has purged).
+func (a *API) WorkflowStepsGet(ctx context.Context, stepKey string, opts ...CallOption) (*WorkflowStep, error) {
+	req := &Request{Method: "GET", Path: "/v1/workflow-steps/" + url.PathEscape(stepKey), Safe: true}
+	out := new(WorkflowStep)
+	if err := a.c.Send(ctx, req, out, opts...); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -374,6 +374,20 @@ type CreateInboundSource struct {
 	SecretRef *string `json:"secret_ref,omitempty"`
 }
 
+// A workflow step to run: deliver `event` to the endpoint `endpoint_id`.
+type CreateWorkflowStep struct {
+	// The registered endpoint to deliver to (`ep_…`), of the key's tenant
+	// and environment. The only destination a step can name.
+	EndpointID string `json:"endpoint_id"`
+	// The event.
+	Event StepEvent `json:"event"`
+	// The workflow engine's key for the step, 1 to 255 of letters, digits
+	// and `_ - . : / @ |`; unique in the tenant's environment. Sending the
+	// same request again answers the same step; another request with the
+	// key is refused.
+	StepKey string `json:"step_key"`
+}
+
 // Whether an endpoint's messages keep an order: `none` (the default:
 // every message is attempted as soon as the endpoint's limits allow) or
 // `per_key`: messages with the same ordering key (the event's
@@ -2179,6 +2193,21 @@ type SqsDestination struct {
 	SessionToken *string `json:"session_token,omitempty"`
 }
 
+// The event a workflow step delivers.
+type StepEvent struct {
+	// The payload; it must satisfy the event type's current schema. Kept byte for byte.
+	Data map[string]any `json:"data"`
+	// The CloudEvents `subject`: 1 to 1024 bytes, no control characters.
+	Subject *string `json:"subject,omitempty"`
+	// When the event happened (the CloudEvents `time`), RFC 3339; defaults
+	// to now. From 1970-01-01T00:00:00Z to 5 minutes after Relay's clock.
+	Time *time.Time `json:"time,omitempty"`
+	// Give up delivering after this many seconds (state `expired`).
+	TTLSeconds *int64 `json:"ttl_seconds,omitempty"`
+	// The event type's name, from the catalog; the endpoint must subscribe to it.
+	Type string `json:"type"`
+}
+
 // Which event type a test send samples.
 type TestSend struct {
 	// The type to send a sample of; default: the first type the endpoint
@@ -2281,4 +2310,33 @@ type Warning struct {
 	// `blocked_address`, `redirect_not_followed`, `oauth_token_refused`,
 	// `secret_unresolved` or `failing_for_72_hours`.
 	Kind string `json:"kind"`
+}
+
+// A workflow step: one event delivered to one registered endpoint on
+// behalf of a workflow engine, and what the engine learns of it: the
+// delivery's state, the last attempt's status code, how many attempts were
+// made and when. Never the receiver's body, headers or redirect target.
+type WorkflowStep struct {
+	// How many attempts were made (scheduled and manual alike).
+	Attempts int64 `json:"attempts"`
+	// When the step was created.
+	CreatedAt time.Time `json:"created_at"`
+	// The endpoint the event is delivered to.
+	EndpointID string `json:"endpoint_id"`
+	// The event the step published (`evt_…`).
+	EventID string `json:"event_id"`
+	// When the last attempt started; `null` before the first.
+	LastAttemptAt *time.Time `json:"last_attempt_at,omitempty"`
+	// The message that delivers it (`msg_…`).
+	MessageID string `json:"message_id"`
+	// Where the delivery is (the message's state).
+	State MessageState `json:"state"`
+	// The status code of the last attempt's answer (HTTPS); `null` before
+	// any answer, after a failure without one, or for other kinds.
+	StatusCode *int64 `json:"status_code,omitempty"`
+	// The step's key, chosen by the workflow engine (unique per tenant and
+	// environment).
+	StepKey string `json:"step_key"`
+	// When its message last changed.
+	UpdatedAt time.Time `json:"updated_at"`
 }

@@ -32,7 +32,7 @@ use utoipa::{Modify, OpenApi};
 
 use crate::routes::{
     audit, consumers, endpoints, event_types, events, health, inbound, messages, portal,
-    portal_tokens, recovery, secrets, system_events, tenants,
+    portal_tokens, recovery, secrets, system_events, tenants, workflow_steps,
 };
 
 mod examples;
@@ -352,6 +352,7 @@ fn as_problem(response: &mut Response) {
         recovery::missed, recovery::cancel, recovery::resend, recovery::bulk_retry, recovery::job, recovery::test, health::get,
         events::publish, events::get,
         messages::list, messages::get, messages::attempts,
+        workflow_steps::create, workflow_steps::get,
         portal_tokens::create, portal_tokens::get, portal_tokens::revoke, portal_tokens::revoke_all,
         portal_tokens::put_brand, portal_tokens::get_brand,
         portal::session, portal::event_types, portal::list_endpoints, portal::create_endpoint,
@@ -371,6 +372,7 @@ fn as_problem(response: &mut Response) {
         (name = "endpoints", description = "Where a consumer's events are delivered, how they are signed, their payload versions and health."),
         (name = "events", description = "Publishing events and reading them back with their messages."),
         (name = "messages", description = "Messages (one event for one endpoint) and their delivery attempts: the delivery log."),
+        (name = "workflow-steps", description = "A workflow engine's steps: one event delivered to one registered endpoint, idempotent by the step's key, of which only the outcome is told (state, status code, attempts), never the receiver's answer."),
         (name = "recovery", description = "Delivery control and recovery: pause, resume, disable, enable, recover, replay, the missed list, cancel, resend, test sends, bulk retry and its job."),
         (name = "audit", description = "Who did what to which object, and when."),
         (name = "portal-tokens", description = "The tenant's side of the embeddable portal: portal tokens and the portal's brand."),

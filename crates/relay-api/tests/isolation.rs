@@ -29,6 +29,8 @@ struct Victim {
     /// An inbound source, and a receipt of it in the ledger.
     source_id: String,
     receipt_id: String,
+    /// A workflow step's key.
+    step_key: String,
 }
 
 impl Victim {
@@ -40,6 +42,7 @@ impl Victim {
             self.portal_token_id.clone(),
             self.source_id.clone(),
             self.receipt_id.clone(),
+            self.step_key.clone(),
         ];
         ids.extend(self.endpoint_ids.iter().cloned());
         ids.extend(self.message_ids.iter().cloned());
@@ -66,6 +69,7 @@ impl Victim {
             "/v1/ledger".to_string(),
             "/v1/secrets".to_string(),
             "/v1/secrets/victim-secret".to_string(),
+            format!("/v1/workflow-steps/{}", self.step_key),
         ];
         for e in &self.endpoint_ids {
             paths.push(format!("/v1/endpoints/{e}"));
@@ -141,7 +145,17 @@ async fn victim(h: &Harness, key: String) -> Victim {
     )
     .await
     .expect(StatusCode::CREATED);
+    let step_key = "victim-workflow.step-1".to_string();
+    h.post(
+        "/v1/workflow-steps",
+        &key,
+        json!({ "step_key": step_key, "endpoint_id": e1,
+                "event": { "type": event_type, "data": { "order_id": 3 } } }),
+    )
+    .await
+    .expect(StatusCode::ACCEPTED);
     Victim {
+        step_key,
         portal_token_id: id_of(&portal_token),
         source_id,
         receipt_id,
@@ -516,6 +530,25 @@ fn cases(v: &Victim) -> Vec<Case> {
         None,
         ListWithoutVictim,
     );
+    // Workflow steps: the victim's step is not found, and its endpoints
+    // cannot be a step's target.
+    add(
+        Method::GET,
+        "/v1/workflow-steps/{step_key}",
+        format!("/v1/workflow-steps/{}", v.step_key),
+        None,
+        NotFound,
+    );
+    for e in &v.endpoint_ids {
+        add(
+            Method::POST,
+            "/v1/workflow-steps",
+            "/v1/workflow-steps".into(),
+            Some(json!({ "step_key": "attacker-step", "endpoint_id": e,
+                         "event": { "type": v.event_type, "data": { "order_id": 4 } } })),
+            NotFound,
+        );
+    }
     // Portal tokens: the victim's consumer is unknown, its token not found.
     add(
         Method::POST,
@@ -726,6 +759,19 @@ async fn attack(h: &Harness, attacker: &str, v: &Victim) {
     // The attacker's own message list holds exactly its one message.
     let own = h.get("/v1/messages", attacker).await.expect(StatusCode::OK);
     assert_eq!(ids_in(&own).len(), 1, "{own}");
+    // The victim's step key is free in the attacker's scope: a step of its
+    // own, to its own endpoint.
+    let own_endpoint = own["data"][0]["endpoint_id"].as_str().unwrap().to_string();
+    let mine = h
+        .post(
+            "/v1/workflow-steps",
+            attacker,
+            json!({ "step_key": v.step_key, "endpoint_id": own_endpoint,
+                    "event": { "type": v.event_type, "data": { "other": true } } }),
+        )
+        .await
+        .expect(StatusCode::ACCEPTED);
+    assert_eq!(mine["endpoint_id"], own_endpoint.as_str());
 
     let after = v.snapshot(h).await;
     assert_eq!(before, after, "the victim's objects changed");
@@ -789,7 +835,11 @@ async fn two_keys_of_one_scope_see_the_same_data() {
         }
     }
     let list = h.get("/v1/messages", &second).await.expect(StatusCode::OK);
-    assert_eq!(ids_in(&list).len(), 2);
+    assert_eq!(
+        ids_in(&list).len(),
+        3,
+        "the event's two messages and the step's"
+    );
 }
 
 #[test]
@@ -807,6 +857,7 @@ fn the_table_covers_every_tenant_route() {
         portal_token_id: "p".into(),
         source_id: "s".into(),
         receipt_id: "r".into(),
+        step_key: "k".into(),
     };
     let table = cases(&placeholder);
     let mut missing = Vec::new();

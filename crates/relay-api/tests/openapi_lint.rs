@@ -102,6 +102,8 @@ const OPERATION_IDS: &[(&str, &str)] = &[
     ("GET /v1/messages/{id}/attempts", "messages.attempts.list"),
     ("POST /v1/messages/{id}/cancel", "messages.cancel"),
     ("POST /v1/messages/{id}/resend", "messages.resend"),
+    ("POST /v1/workflow-steps", "workflow_steps.create"),
+    ("GET /v1/workflow-steps/{step_key}", "workflow_steps.get"),
     ("GET /v1/portal-brand", "portal_brand.get"),
     ("PUT /v1/portal-brand", "portal_brand.put"),
     ("POST /v1/portal-tokens", "portal_tokens.create"),

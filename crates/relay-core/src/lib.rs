@@ -28,6 +28,7 @@
 //! - [`attributes`]: the rules of its attributes, shared by the API and the envelope.
 //! - [`uri`]: RFC 3986 URI references.
 //! - [`traceparent`]: W3C trace context values.
+//! - [`workflow`]: the workflow step: when two requests of a step key are the same, what a step's attempt keeps of the answer.
 
 pub mod attributes;
 pub mod audience;
@@ -55,3 +56,4 @@ pub mod transition;
 pub mod uri;
 pub mod validate;
 pub mod window;
+pub mod workflow;

@@ -21,12 +21,14 @@ mod error_kind;
 #[cfg(feature = "testing")]
 pub mod fixture;
 mod warning;
+mod workflow_step;
 pub use attempt::*;
 pub use bulk_retry::BulkRetry;
 pub use destination::*;
 pub use endpoint::*;
 pub use error_kind::{AttemptErrorKind, ErrorKind};
 pub use warning::WarningKind;
+pub use workflow_step::WorkflowStep;
 
 /// Each tenant has two separate worlds of data: `live` and `test`.
 /// An API key belongs to exactly one of them.

@@ -390,6 +390,21 @@ impl Attempter {
             now: finished,
         };
         let resolved = resolve(verdict, &ctx);
+        // A workflow step's message keeps nothing of the receiver's answer
+        // but its status code: not its body, headers or redirect target, in
+        // the record, the endpoint's warnings or the log
+        // (`relay_core::workflow::withheld_detail`).
+        let withheld;
+        let recorded = if c.withhold_answer {
+            withheld = relay_destinations::Record {
+                destination: recorded.destination,
+                error: recorded.error.clone(),
+                detail: relay_core::workflow::withheld_detail(&recorded.detail),
+            };
+            &withheld
+        } else {
+            recorded
+        };
         let record = self.record(facts, recorded, &resolved);
         self.metrics.count_attempt(
             kind_label(c),
@@ -455,12 +470,18 @@ impl Attempter {
             if let Some(w @ HealthWarning::RedirectNotFollowed { status, location }) =
                 health_warning
             {
+                let target = match location {
+                    _ if c.withhold_answer => {
+                        "its target not recorded: a workflow step's answer is withheld".to_string()
+                    }
+                    Some(l) => format!("redirect to {l}"),
+                    None => "redirect to no Location".to_string(),
+                };
                 warning = Some(EndpointWarning {
                     endpoint_id: c.endpoint.id.clone(),
                     kind: w.kind(),
                     detail: format!(
-                        "the endpoint answered {status} (redirect to {}); redirects are not followed",
-                        location.as_deref().unwrap_or("no Location")
+                        "the endpoint answered {status} ({target}); redirects are not followed"
                     ),
                     at: finished,
                 });

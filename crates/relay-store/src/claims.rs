@@ -35,6 +35,7 @@ pub async fn load_claimed<X: Exec>(x: &mut X, ids: &[String]) -> Result<Vec<Clai
             r.text("tenant_id")?,
             lease_version,
             r.int("priority")? != 0,
+            r.int("answer_withheld")? != 0,
         ));
     }
     let mut endpoint_ids: Vec<String> = claimed_rows
@@ -65,7 +66,7 @@ pub async fn load_claimed<X: Exec>(x: &mut X, ids: &[String]) -> Result<Vec<Clai
         .collect();
     let events = events_by_key(x, &keys).await?;
     let mut out = Vec::with_capacity(claimed_rows.len());
-    for (message, tenant_id, lease_version, recovery) in claimed_rows {
+    for (message, tenant_id, lease_version, recovery, withhold_answer) in claimed_rows {
         let event = events
             .get(&(
                 tenant_id.clone(),
@@ -91,6 +92,7 @@ pub async fn load_claimed<X: Exec>(x: &mut X, ids: &[String]) -> Result<Vec<Clai
             endpoint,
             source,
             recovery,
+            withhold_answer,
         });
     }
     Ok(out)

@@ -104,6 +104,8 @@ mod ordering;
 pub use ordering::*;
 mod ownership;
 pub use ownership::*;
+mod workflow;
+pub use workflow::*;
 
 use crate::{
     Completion, ConsumerPatch, EndpointKeyRecord, EndpointLimits, EndpointWarning, MessageFilter,

@@ -94,6 +94,7 @@ pub mod tenants;
 pub mod testenv;
 mod types;
 pub mod window;
+pub mod workflow_steps;
 
 pub use backend::{Backend, Writes};
 pub use exec::{Commit, Exec};

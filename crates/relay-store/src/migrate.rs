@@ -47,6 +47,7 @@ const CLUSTER_SHARES: &str = include_str!("../migrations/0019_cluster_shares.sql
 const CLUSTER_CIRCUITS: &str = include_str!("../migrations/0020_cluster_circuits.sql");
 const ORDERED_DELIVERY: &str = include_str!("../migrations/0021_ordered_delivery.sql");
 const OWNERSHIP_PROOF: &str = include_str!("../migrations/0022_ownership_proof.sql");
+const WORKFLOW_STEPS: &str = include_str!("../migrations/0023_workflow_steps.sql");
 
 /// All migrations, oldest first. Never edit one that has shipped; add another.
 pub const MIGRATIONS: &[Migration] = &[
@@ -181,6 +182,12 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "ownership_proof",
         postgres: OWNERSHIP_PROOF,
         sqlite: OWNERSHIP_PROOF,
+    },
+    Migration {
+        version: 23,
+        name: "workflow_steps",
+        postgres: WORKFLOW_STEPS,
+        sqlite: WORKFLOW_STEPS,
     },
 ];
 

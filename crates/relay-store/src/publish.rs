@@ -131,22 +131,7 @@ pub async fn publish_batch<X: Exec>(
     }
     for ((tenant_id, environment, subject), numbered) in subjects {
         let n = numbered.len() as i64;
-        let q = SqlBuilder::numbered(
-            "INSERT INTO subject_seqs (tenant_id, environment, subject, seq) VALUES ($1, $2, $3, $4) \
-             ON CONFLICT (tenant_id, environment, subject) DO UPDATE SET seq = subject_seqs.seq + $4 \
-             RETURNING seq",
-            [
-                Bind::Text(tenant_id.into()),
-                Bind::Text(environment.into()),
-                Bind::Text(subject.into()),
-                Bind::Int(n),
-            ],
-        );
-        let row = x.fetch(&q).await?;
-        let row = row
-            .first()
-            .ok_or_else(|| StoreError::Corrupt("subject sequence not returned".into()))?;
-        let last = row.int("seq")?;
+        let last = take_seqs(x, tenant_id, environment, subject, n).await?;
         for (k, i) in numbered.into_iter().enumerate() {
             outcomes[i].event.seq = Some(last - n + 1 + k as i64);
         }
@@ -394,6 +379,7 @@ pub async fn publish_batch<X: Exec>(
                     endpoint,
                     source,
                     recovery: false,
+                    withhold_answer: false,
                 },
             ));
             leased_of.push(*i);
@@ -415,6 +401,33 @@ pub async fn publish_batch<X: Exec>(
         x.execute(&SqlBuilder::new(notify)).await?;
     }
     Ok(Published { outcomes, leased })
+}
+
+/// Takes the next `n` sequence numbers of `subject` (one upsert); returns
+/// the last of them (the first is that minus `n - 1`).
+pub(crate) async fn take_seqs<X: Exec>(
+    x: &mut X,
+    tenant_id: &str,
+    environment: &str,
+    subject: &str,
+    n: i64,
+) -> Result<i64> {
+    let q = SqlBuilder::numbered(
+        "INSERT INTO subject_seqs (tenant_id, environment, subject, seq) VALUES ($1, $2, $3, $4) \
+         ON CONFLICT (tenant_id, environment, subject) DO UPDATE SET seq = subject_seqs.seq + $4 \
+         RETURNING seq",
+        [
+            Bind::Text(tenant_id.into()),
+            Bind::Text(environment.into()),
+            Bind::Text(subject.into()),
+            Bind::Int(n),
+        ],
+    );
+    let row = x.fetch(&q).await?;
+    let row = row
+        .first()
+        .ok_or_else(|| StoreError::Corrupt("subject sequence not returned".into()))?;
+    row.int("seq")
 }
 
 /// For each endpoint, leases its oldest due live messages, as many as it

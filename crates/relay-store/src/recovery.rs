@@ -345,7 +345,13 @@ pub async fn replay_chunk<X: Exec>(
         .bind(until.into())
         .push(" AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.endpoint_id = ")
         .bind(endpoint_id.into())
-        .push(" AND m.event_id = e.id)");
+        .push(" AND m.event_id = e.id)")
+        // A workflow step's event goes to its step's endpoint alone
+        // (`crate::workflow_steps`): replay never gives it to another.
+        .push(
+            " AND NOT EXISTS (SELECT 1 FROM workflow_steps w WHERE w.tenant_id = e.tenant_id \
+             AND w.environment = e.environment AND w.event_id = e.id)",
+        );
     crate::audience::event_conditions(&mut q, &endpoint, kind, event_types);
     if let Some((at, id)) = after {
         q.push(" AND (e.created_at > ")

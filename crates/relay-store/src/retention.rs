@@ -70,6 +70,7 @@ pub async fn purge_before<X: Exec>(x: &mut X, cutoff: Timestamp, batch: u32) -> 
             continue;
         }
         crate::object_batches::purge_for_event(x, &key).await?;
+        crate::workflow_steps::purge_for_event(x, &key).await?;
         for delete in [
             "DELETE FROM attempts WHERE message_id IN (SELECT id FROM messages \
              WHERE tenant_id = $1 AND environment = $2 AND event_id = $3)",

@@ -206,6 +206,9 @@ pub struct Claimed {
     /// Recovery traffic (restarted by recover or bulk retry, or created by
     /// replay), which runs below live traffic.
     pub recovery: bool,
+    /// A workflow step's message (`crate::workflow_steps`): its attempts
+    /// record nothing of the receiver's answer but the status code.
+    pub withhold_answer: bool,
 }
 
 /// What one claim asks for; see [`crate::claims::claim`].

@@ -29,6 +29,8 @@ macro_rules! conformance {
 }
 
 conformance!(
+    workflow_steps_are_idempotent_by_key_and_reach_only_their_endpoint,
+    concurrent_requests_with_one_step_key_make_one_step,
     ordered_messages_are_claimed_one_at_a_time_per_key_in_publish_order,
     every_way_a_head_ends_lets_the_next_of_its_key_go,
     pause_holds_only_heads_and_a_blocked_message_ends_without_its_turn,

@@ -159,6 +159,23 @@ fn examples() -> Vec<(&'static str, Value)> {
             with(event(), json!({"messages": [message()]})),
         ),
         ("Message", message()),
+        // Workflow steps.
+        (
+            "CreateWorkflowStep",
+            json!({"step_key": "wf_checkout/run_8812/notify", "endpoint_id": ENDPOINT,
+                "event": {"type": "order.paid", "subject": "order/o_1042", "data": order()}}),
+        ),
+        (
+            "StepEvent",
+            json!({"type": "order.paid", "subject": "order/o_1042", "data": order(), "ttl_seconds": 3600}),
+        ),
+        (
+            "WorkflowStep",
+            json!({"step_key": "wf_checkout/run_8812/notify", "endpoint_id": ENDPOINT,
+                "event_id": EVENT, "message_id": MESSAGE, "state": "delivered", "status_code": 200,
+                "attempts": 1, "last_attempt_at": ATTEMPTED, "created_at": PUBLISHED,
+                "updated_at": ATTEMPTED}),
+        ),
         ("Attempt", attempt("scheduled")),
         ("AuditEntry", audit_entry()),
         // Recovery.

@@ -138,19 +138,7 @@ pub async fn publish(
     deliverable::subject(body.subject.as_deref())?;
     let time = deliverable::event_time(body.time.as_deref(), now)?;
     check_optional_text(&body.ordering_key, "/ordering_key", 255)?;
-    let ttl = match body.ttl_seconds {
-        Some(t) if t == 0 || t > state.settings.max_event_ttl_seconds => {
-            return Err(ApiError::invalid(
-                "validation_failed",
-                "/ttl_seconds",
-                format!(
-                    "must be between 1 and {}",
-                    state.settings.max_event_ttl_seconds
-                ),
-            ));
-        }
-        other => other,
-    };
+    let ttl = ttl_checked(&state, body.ttl_seconds)?;
     let given =
         match body.traceparent {
             Some(t) => Some(traceparent::TraceParent::parse(&t).map_err(|e| {
@@ -163,88 +151,24 @@ pub async fn publish(
                 .and_then(|v| v.to_str().ok())
                 .and_then(|v| traceparent::TraceParent::parse(v).ok()),
         };
-    if relay_core::operational::is_operational(&body.event_type) {
-        return Err(ApiError::invalid(
-            "reserved_event_type",
-            "/type",
-            format!("`{}` is published by Relay itself", body.event_type),
-        ));
-    }
-    let cache_key = (
-        auth.scope.tenant_id.clone(),
-        auth.scope.environment.as_str(),
-        body.event_type.clone(),
-    );
-    let cached = state.event_types.get(&cache_key);
-    let event_type = match cached {
-        Some(et) => Some(et),
-        None => {
-            let et = super::event_types::find(&*state.store, &auth.scope, &body.event_type)
-                .await?
-                .map(Arc::new);
-            if let Some(et) = &et {
-                state.event_types.insert(cache_key, et.clone());
-            }
-            et
-        }
-    };
-    let event_type = event_type.ok_or_else(|| {
-        ApiError::invalid(
-            "unknown_event_type",
-            "/type",
-            format!("`{}` is not in the event catalog", body.event_type),
-        )
-    })?;
-    let current = event_type.current().ok_or_else(ApiError::internal)?;
     let id = body.id.unwrap_or_else(|| new_id(IdKind::Event, now));
     let trace = match given {
         Some(t) => t.to_string(),
         None => new_trace(&auth.scope, &id)?,
     };
-    let dataschema = relay_core::attributes::dataschema_uri(&event_type.name, current.version);
-    deliverable::envelope_fits(
-        &Envelope {
+    let (event_type, type_version) = checked_type_and_data(
+        &state,
+        &auth.scope,
+        &Draft {
             id: &id,
-            source: "",
-            event_type: &event_type.name,
-            time: Some(time),
+            event_type: &body.event_type,
             subject: body.subject.as_deref(),
-            dataschema: Some(&dataschema),
-            data: Some(&body.data),
-            seq: None,
-            traceparent: Some(&trace),
-            environment: Some(auth.scope.environment),
-            endpoint_version: None,
+            time,
+            data: &body.data,
+            traceparent: &trace,
         },
-        state.engine.max_payload_bytes(),
-    )?;
-    let compiled = state
-        .schemas
-        .get(
-            &state.cpu,
-            &auth.scope.tenant_id,
-            auth.scope.environment.as_str(),
-            &event_type.name,
-            current.version,
-            &current.schema,
-        )
-        .await
-        .map_err(|e| stored_schema_refused(e, &event_type.name, current.version))?;
-    // The raw bytes passed the syntax check, but serde_json only rejects a
-    // lone surrogate escape (`"\ud800"`) or a number beyond f64 (`1e400`)
-    // when it decodes them: the client's input, not a server fault.
-    let data: serde_json::Value = serde_json::from_str(body.data.get()).map_err(|e| {
-        let message = e.to_string();
-        let message = message.split(" at line ").next().unwrap_or_default();
-        ApiError::invalid(
-            "validation_failed",
-            "/data",
-            format!("cannot be decoded: {message}"),
-        )
-    })?;
-    validate::json_nesting(&data)
-        .map_err(|m| ApiError::invalid("validation_failed", "/data", m))?;
-    schema::validate(&state.cpu, &auth.scope.tenant_id, compiled, data, "/data").await?;
+    )
+    .await?;
     if let Some(c) = &body.consumer_id
         && super::consumers::find(&*state.store, &auth.scope, c)
             .await?
@@ -262,8 +186,8 @@ pub async fn publish(
             &auth.scope,
             NewEvent {
                 id,
-                event_type: event_type.name.clone(),
-                type_version: current.version,
+                event_type,
+                type_version,
                 subject: body.subject,
                 data: body.data,
                 consumer_id: body.consumer_id,
@@ -304,10 +228,129 @@ pub async fn publish(
     Ok(answer)
 }
 
+/// `ttl_seconds` within 1 and the operator's longest time-to-live.
+pub(crate) fn ttl_checked(state: &AppState, ttl: Option<u64>) -> Result<Option<u64>, ApiError> {
+    match ttl {
+        Some(t) if t == 0 || t > state.settings.max_event_ttl_seconds => Err(ApiError::invalid(
+            "validation_failed",
+            "/ttl_seconds",
+            format!(
+                "must be between 1 and {}",
+                state.settings.max_event_ttl_seconds
+            ),
+        )),
+        other => Ok(other),
+    }
+}
+
+/// An event as publish checks it (and the workflow step).
+pub(crate) struct Draft<'a> {
+    pub id: &'a str,
+    pub event_type: &'a str,
+    pub subject: Option<&'a str>,
+    pub time: relay_core::time::Timestamp,
+    pub data: &'a RawValue,
+    pub traceparent: &'a str,
+}
+
+/// Publish's checks of an event's type and data: not one of Relay's own
+/// types, in the catalog, the delivered envelope within the delivery
+/// limit, `data` decodable, not too deep, and valid against the type's
+/// current schema. Returns the type's name and current version.
+pub(crate) async fn checked_type_and_data(
+    state: &AppState,
+    scope: &relay_store::Scope,
+    draft: &Draft<'_>,
+) -> Result<(String, i64), ApiError> {
+    if relay_core::operational::is_operational(draft.event_type) {
+        return Err(ApiError::invalid(
+            "reserved_event_type",
+            "/type",
+            format!("`{}` is published by Relay itself", draft.event_type),
+        ));
+    }
+    let cache_key = (
+        scope.tenant_id.clone(),
+        scope.environment.as_str(),
+        draft.event_type.to_string(),
+    );
+    let cached = state.event_types.get(&cache_key);
+    let event_type = match cached {
+        Some(et) => Some(et),
+        None => {
+            let et = super::event_types::find(&*state.store, scope, draft.event_type)
+                .await?
+                .map(Arc::new);
+            if let Some(et) = &et {
+                state.event_types.insert(cache_key, et.clone());
+            }
+            et
+        }
+    };
+    let event_type = event_type.ok_or_else(|| {
+        ApiError::invalid(
+            "unknown_event_type",
+            "/type",
+            format!("`{}` is not in the event catalog", draft.event_type),
+        )
+    })?;
+    let current = event_type.current().ok_or_else(ApiError::internal)?;
+    let dataschema = relay_core::attributes::dataschema_uri(&event_type.name, current.version);
+    deliverable::envelope_fits(
+        &Envelope {
+            id: draft.id,
+            source: "",
+            event_type: &event_type.name,
+            time: Some(draft.time),
+            subject: draft.subject,
+            dataschema: Some(&dataschema),
+            data: Some(draft.data),
+            seq: None,
+            traceparent: Some(draft.traceparent),
+            environment: Some(scope.environment),
+            endpoint_version: None,
+        },
+        state.engine.max_payload_bytes(),
+    )?;
+    let compiled = state
+        .schemas
+        .get(
+            &state.cpu,
+            &scope.tenant_id,
+            scope.environment.as_str(),
+            &event_type.name,
+            current.version,
+            &current.schema,
+        )
+        .await
+        .map_err(|e| stored_schema_refused(e, &event_type.name, current.version))?;
+    // The raw bytes passed the syntax check, but serde_json only rejects a
+    // lone surrogate escape (`"\ud800"`) or a number beyond f64 (`1e400`)
+    // when it decodes them: the client's input, not a server fault.
+    let data = decoded(draft.data, "/data")?;
+    validate::json_nesting(&data)
+        .map_err(|m| ApiError::invalid("validation_failed", "/data", m))?;
+    schema::validate(&state.cpu, &scope.tenant_id, compiled, data, "/data").await?;
+    Ok((event_type.name.clone(), current.version))
+}
+
+/// `data` decoded, or the client's `422` on `field`.
+pub(crate) fn decoded(data: &RawValue, field: &str) -> Result<serde_json::Value, ApiError> {
+    serde_json::from_str(data.get()).map_err(|e| {
+        let message = e.to_string();
+        let message = message.split(" at line ").next().unwrap_or_default();
+        ApiError::invalid(
+            "validation_failed",
+            field,
+            format!("cannot be decoded: {message}"),
+        )
+    })
+}
+
 /// A new trace for an event published without one: its parent is the
 /// event's publish span (`relay_core::traceparent::publish_span_id`), the
 /// trace's root, so the dispatcher's attempt spans find it.
-fn new_trace(scope: &relay_store::Scope, event_id: &str) -> Result<String, ApiError> {
+pub(crate) fn new_trace(scope: &relay_store::Scope, event_id: &str) -> Result<String, ApiError> {
     let mut random = [0u8; 24];
     getrandom::fill(&mut random).map_err(|_| ApiError::internal())?;
     let generated = traceparent::TraceParent::generate(random);

@@ -20,6 +20,7 @@ pub mod recovery;
 pub mod secrets;
 pub mod system_events;
 pub mod tenants;
+pub mod workflow_steps;
 
 use std::sync::Arc;
 
@@ -118,6 +119,8 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/v1/messages", get(messages::list))
         .route("/v1/messages/{id}", get(messages::get))
         .route("/v1/messages/{id}/attempts", get(messages::attempts))
+        .route("/v1/workflow-steps", post(workflow_steps::create))
+        .route("/v1/workflow-steps/{step_key}", get(workflow_steps::get))
         .route("/v1/portal-tokens", post(portal_tokens::create))
         .route(
             "/v1/portal-tokens/{id}",

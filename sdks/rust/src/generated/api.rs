@@ -1511,6 +1511,53 @@ pub fn tenants_system_events_publish(id: &str, body: &SystemEvent) -> Operation<
     .json(body)
 }
 
+/// `POST /v1/workflow-steps` (workflow_steps.create): Run a workflow step
+///
+/// Delivers one event to one registered endpoint, for a workflow engine:
+/// the endpoint is named by its id (it must be the key's tenant's and
+/// environment's, and subscribe to the event's type), never by a URL. The
+/// event is checked as a publish is, addressed to the endpoint's consumer,
+/// stored with its one message before `202`, and delivered at least once
+/// by the same rules as any message (retries, a paused or disabled endpoint
+/// holds it). Its answer is never recorded beyond its status code: no body,
+/// header or redirect target of it can be read back, here or anywhere.
+///
+/// Idempotent by `step_key`: the same request again answers the same step
+/// (`200`) and delivers nothing more; another request with the key is
+/// `409 step_key_reused`.
+///
+/// Tenant API key. `404` for an endpoint not found in the key's
+/// environment. Refused with `422`: `validation_failed` (`step_key`,
+/// `event/subject`, `event/ttl_seconds`, undecodable `event/data`),
+/// `not_subscribed`, `unknown_event_type`, `reserved_event_type`,
+/// `schema_violation`, `validation_too_costly`, `invalid_time`,
+/// `time_out_of_range`; `413` `envelope_too_large`.
+pub fn workflow_steps_create(body: &CreateWorkflowStep) -> Operation<WorkflowStep> {
+    Operation::new(
+        Method::POST,
+        "/v1/workflow-steps".to_string(),
+        crate::operation::decode_json,
+    )
+    .json(body)
+}
+
+/// `GET /v1/workflow-steps/{step_key}` (workflow_steps.get): Get a workflow step's outcome
+///
+/// The delivery's outcome and nothing of the receiver's answer but its
+/// status code: the message's state, the last attempt's `status_code`, how
+/// many attempts were made, and when. A `step_key` with `/` is sent
+/// percent-encoded (`%2F`).
+///
+/// Tenant API key; `404` for a key with no step in the key's tenant and
+/// environment (or whose event the retention period has purged).
+pub fn workflow_steps_get(step_key: &str) -> Operation<WorkflowStep> {
+    Operation::new(
+        Method::GET,
+        format!("/v1/workflow-steps/{}", crate::operation::segment(step_key)),
+        crate::operation::decode_json,
+    )
+}
+
 /// The query of [`audit_log_list`](crate::api::audit_log_list).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct AuditLogListQuery {

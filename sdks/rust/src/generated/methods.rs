@@ -520,4 +520,17 @@ impl Client {
     ) -> Result<Published, Error> {
         self.send(tenants_system_events_publish(id, body)).await
     }
+
+    /// `POST /v1/workflow-steps`: see [`api::workflow_steps_create`](crate::api::workflow_steps_create).
+    pub async fn workflow_steps_create(
+        &self,
+        body: &CreateWorkflowStep,
+    ) -> Result<WorkflowStep, Error> {
+        self.send(workflow_steps_create(body)).await
+    }
+
+    /// `GET /v1/workflow-steps/{step_key}`: see [`api::workflow_steps_get`](crate::api::workflow_steps_get).
+    pub async fn workflow_steps_get(&self, step_key: &str) -> Result<WorkflowStep, Error> {
+        self.send(workflow_steps_get(step_key)).await
+    }
 }

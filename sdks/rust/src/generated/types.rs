@@ -572,6 +572,21 @@ pub struct CreateTenant {
     pub parent_id: Option<String>,
 }
 
+/// A workflow step to run: deliver `event` to the endpoint `endpoint_id`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct CreateWorkflowStep {
+    /// The registered endpoint to deliver to (`ep_…`), of the key's tenant
+    /// and environment. The only destination a step can name.
+    pub endpoint_id: String,
+    /// The event.
+    pub event: StepEvent,
+    /// The workflow engine's key for the step, 1 to 255 of letters, digits
+    /// and `_ - . : / @ |`; unique in the tenant's environment. Sending the
+    /// same request again answers the same step; another request with the
+    /// key is refused.
+    pub step_key: String,
+}
+
 /// Whether an endpoint's messages keep an order: `none` (the default:
 /// every message is attempted as soon as the endpoint's limits allow) or
 /// `per_key`: messages with the same ordering key (the event's
@@ -2927,6 +2942,25 @@ pub struct SqsDestination {
     pub session_token: Option<Secret>,
 }
 
+/// The event a workflow step delivers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct StepEvent {
+    /// The payload; it must satisfy the event type's current schema. Kept byte for byte.
+    pub data: serde_json::Value,
+    /// The CloudEvents `subject`: 1 to 1024 bytes, no control characters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
+    /// When the event happened (the CloudEvents `time`), RFC 3339; defaults
+    /// to now. From 1970-01-01T00:00:00Z to 5 minutes after Relay's clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<String>,
+    /// Give up delivering after this many seconds (state `expired`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_seconds: Option<i64>,
+    /// The event type's name, from the catalog; the endpoint must subscribe to it.
+    pub r#type: String,
+}
+
 /// An event of one of Relay's own system families, published for a tenant.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SystemEvent {
@@ -3135,4 +3169,36 @@ pub struct Warning {
     /// `blocked_address`, `redirect_not_followed`, `oauth_token_refused`,
     /// `secret_unresolved` or `failing_for_72_hours`.
     pub kind: String,
+}
+
+/// A workflow step: one event delivered to one registered endpoint on
+/// behalf of a workflow engine, and what the engine learns of it: the
+/// delivery's state, the last attempt's status code, how many attempts were
+/// made and when. Never the receiver's body, headers or redirect target.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkflowStep {
+    /// How many attempts were made (scheduled and manual alike).
+    pub attempts: i64,
+    /// When the step was created.
+    pub created_at: Timestamp,
+    /// The endpoint the event is delivered to.
+    pub endpoint_id: String,
+    /// The event the step published (`evt_…`).
+    pub event_id: String,
+    /// When the last attempt started; `null` before the first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_attempt_at: Option<Timestamp>,
+    /// The message that delivers it (`msg_…`).
+    pub message_id: String,
+    /// Where the delivery is (the message's state).
+    pub state: MessageState,
+    /// The status code of the last attempt's answer (HTTPS); `null` before
+    /// any answer, after a failure without one, or for other kinds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_code: Option<i64>,
+    /// The step's key, chosen by the workflow engine (unique per tenant and
+    /// environment).
+    pub step_key: String,
+    /// When its message last changed.
+    pub updated_at: Timestamp,
 }

@@ -1762,6 +1762,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/workflow-steps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a workflow step
+         * @description Delivers one event to one registered endpoint, for a workflow engine:
+         *     the endpoint is named by its id (it must be the key's tenant's and
+         *     environment's, and subscribe to the event's type), never by a URL. The
+         *     event is checked as a publish is, addressed to the endpoint's consumer,
+         *     stored with its one message before `202`, and delivered at least once
+         *     by the same rules as any message (retries, a paused or disabled endpoint
+         *     holds it). Its answer is never recorded beyond its status code: no body,
+         *     header or redirect target of it can be read back, here or anywhere.
+         *
+         *     Idempotent by `step_key`: the same request again answers the same step
+         *     (`200`) and delivers nothing more; another request with the key is
+         *     `409 step_key_reused`.
+         *
+         *     Tenant API key. `404` for an endpoint not found in the key's
+         *     environment. Refused with `422`: `validation_failed` (`step_key`,
+         *     `event/subject`, `event/ttl_seconds`, undecodable `event/data`),
+         *     `not_subscribed`, `unknown_event_type`, `reserved_event_type`,
+         *     `schema_violation`, `validation_too_costly`, `invalid_time`,
+         *     `time_out_of_range`; `413` `envelope_too_large`.
+         */
+        post: operations["workflow_steps.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workflow-steps/{step_key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a workflow step's outcome
+         * @description The delivery's outcome and nothing of the receiver's answer but its
+         *     status code: the message's state, the last attempt's `status_code`, how
+         *     many attempts were made, and when. A `step_key` with `/` is sent
+         *     percent-encoded (`%2F`).
+         *
+         *     Tenant API key; `404` for a key with no step in the key's tenant and
+         *     environment (or whose event the retention period has purged).
+         */
+        get: operations["workflow_steps.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     message: {
@@ -2364,6 +2428,41 @@ export interface components {
             name: string;
             /** @description Makes this a sub-tenant of an existing tenant. */
             parent_id?: string | null;
+        };
+        /**
+         * @description A workflow step to run: deliver `event` to the endpoint `endpoint_id`.
+         * @example {
+         *       "endpoint_id": "ep_01KG9NFKFM762GEWQAX95228MG",
+         *       "event": {
+         *         "data": {
+         *           "customer": {
+         *             "email": "ada@example.com",
+         *             "id": "cus_77"
+         *           },
+         *           "id": "o_1042",
+         *           "total": 4200
+         *         },
+         *         "subject": "order/o_1042",
+         *         "type": "order.paid"
+         *       },
+         *       "step_key": "wf_checkout/run_8812/notify"
+         *     }
+         */
+        CreateWorkflowStep: {
+            /**
+             * @description The registered endpoint to deliver to (`ep_…`), of the key's tenant
+             *     and environment. The only destination a step can name.
+             */
+            endpoint_id: string;
+            /** @description The event. */
+            event: components["schemas"]["StepEvent"];
+            /**
+             * @description The workflow engine's key for the step, 1 to 255 of letters, digits
+             *     and `_ - . : / @ |`; unique in the tenant's environment. Sending the
+             *     same request again answers the same step; another request with the
+             *     key is refused.
+             */
+            step_key: string;
         };
         /**
          * @description Whether an endpoint's messages keep an order: `none` (the default:
@@ -5787,6 +5886,41 @@ export interface components {
             session_token?: string | null;
         };
         /**
+         * @description The event a workflow step delivers.
+         * @example {
+         *       "data": {
+         *         "customer": {
+         *           "email": "ada@example.com",
+         *           "id": "cus_77"
+         *         },
+         *         "id": "o_1042",
+         *         "total": 4200
+         *       },
+         *       "subject": "order/o_1042",
+         *       "ttl_seconds": 3600,
+         *       "type": "order.paid"
+         *     }
+         */
+        StepEvent: {
+            /** @description The payload; it must satisfy the event type's current schema. Kept byte for byte. */
+            data: Record<string, unknown>;
+            /** @description The CloudEvents `subject`: 1 to 1024 bytes, no control characters. */
+            subject?: string | null;
+            /**
+             * Format: date-time
+             * @description When the event happened (the CloudEvents `time`), RFC 3339; defaults
+             *     to now. From 1970-01-01T00:00:00Z to 5 minutes after Relay's clock.
+             */
+            time?: string | null;
+            /**
+             * Format: int64
+             * @description Give up delivering after this many seconds (state `expired`).
+             */
+            ttl_seconds?: number | null;
+            /** @description The event type's name, from the catalog; the endpoint must subscribe to it. */
+            type: string;
+        };
+        /**
          * @description An event of one of Relay's own system families, published for a tenant.
          * @example {
          *       "data": {
@@ -6018,6 +6152,55 @@ export interface components {
              *     `secret_unresolved` or `failing_for_72_hours`.
              */
             kind: string;
+        };
+        /**
+         * @description A workflow step: one event delivered to one registered endpoint on
+         *     behalf of a workflow engine, and what the engine learns of it: the
+         *     delivery's state, the last attempt's status code, how many attempts were
+         *     made and when. Never the receiver's body, headers or redirect target.
+         * @example {
+         *       "attempts": 1,
+         *       "created_at": "2026-03-02T09:15:27.412Z",
+         *       "endpoint_id": "ep_01KG9NFKFM762GEWQAX95228MG",
+         *       "event_id": "evt_01KJPX9G9MZN7V0NKR2A1R5DBE",
+         *       "last_attempt_at": "2026-03-02T09:15:27.452Z",
+         *       "message_id": "msg_01KJPX9G9SM97B32F3E16S0GVV",
+         *       "state": "delivered",
+         *       "status_code": 200,
+         *       "step_key": "wf_checkout/run_8812/notify",
+         *       "updated_at": "2026-03-02T09:15:27.452Z"
+         *     }
+         */
+        WorkflowStep: {
+            /**
+             * Format: int64
+             * @description How many attempts were made (scheduled and manual alike).
+             */
+            attempts: number;
+            /** @description When the step was created. */
+            created_at: components["schemas"]["Timestamp"];
+            /** @description The endpoint the event is delivered to. */
+            endpoint_id: string;
+            /** @description The event the step published (`evt_…`). */
+            event_id: string;
+            last_attempt_at?: components["schemas"]["Timestamp"] | null;
+            /** @description The message that delivers it (`msg_…`). */
+            message_id: string;
+            /** @description Where the delivery is (the message's state). */
+            state: components["schemas"]["MessageState"];
+            /**
+             * Format: int64
+             * @description The status code of the last attempt's answer (HTTPS); `null` before
+             *     any answer, after a failure without one, or for other kinds.
+             */
+            status_code?: number | null;
+            /**
+             * @description The step's key, chosen by the workflow engine (unique per tenant and
+             *     environment).
+             */
+            step_key: string;
+            /** @description When its message last changed. */
+            updated_at: components["schemas"]["Timestamp"];
         };
     };
     responses: {
@@ -9020,6 +9203,107 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["UnprocessableContent"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "workflow_steps.create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWorkflowStep"];
+            };
+        };
+        responses: {
+            /** @description the same request made this step before: the step, nothing more delivered */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowStep"];
+                };
+            };
+            /** @description accepted: the step, its event and its message are stored */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowStep"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `not_found`: no such endpoint in the key's environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `step_key_reused`: the key's step was made by another request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large` (the request) or `envelope_too_large` (the delivered CloudEvent could exceed the delivery limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid: `code` is `validation_failed`, `not_subscribed`, `schema_violation`, `unknown_event_type`, `invalid_time`, … */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "workflow_steps.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The step's key. */
+                step_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowStep"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
         };
     };

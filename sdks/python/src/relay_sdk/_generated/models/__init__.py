@@ -38,6 +38,7 @@ from .create_endpoint import CreateEndpoint
 from .create_endpoint_event_type_versions import CreateEndpointEventTypeVersions
 from .create_inbound_source import CreateInboundSource
 from .create_tenant import CreateTenant
+from .create_workflow_step import CreateWorkflowStep
 from .delivery_order import DeliveryOrder
 from .enable_body import EnableBody
 from .enabled import Enabled
@@ -167,6 +168,8 @@ from .source_secret import SourceSecret
 from .sqs import Sqs
 from .sqs_content_mode import SqsContentMode
 from .sqs_kind import SqsKind
+from .step_event import StepEvent
+from .step_event_data import StepEventData
 from .system_event import SystemEvent
 from .system_event_data import SystemEventData
 from .tenant import Tenant
@@ -179,6 +182,7 @@ from .update_endpoint_event_type_versions_type_0 import UpdateEndpointEventTypeV
 from .update_inbound_source import UpdateInboundSource
 from .verdict import Verdict
 from .warning import Warning_
+from .workflow_step import WorkflowStep
 
 __all__ = (
     "ApiKey",
@@ -219,6 +223,7 @@ __all__ = (
     "CreateEndpointEventTypeVersions",
     "CreateInboundSource",
     "CreateTenant",
+    "CreateWorkflowStep",
     "DeliveryOrder",
     "EnableBody",
     "Enabled",
@@ -348,6 +353,8 @@ __all__ = (
     "Sqs",
     "SqsContentMode",
     "SqsKind",
+    "StepEvent",
+    "StepEventData",
     "SystemEvent",
     "SystemEventData",
     "Tenant",
@@ -360,4 +367,5 @@ __all__ = (
     "UpdateInboundSource",
     "Verdict",
     "Warning_",
+    "WorkflowStep",
 )
