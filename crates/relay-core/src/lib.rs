@@ -29,6 +29,7 @@
 //! - [`uri`]: RFC 3986 URI references.
 //! - [`traceparent`]: W3C trace context values.
 
+pub mod a2a;
 pub mod attributes;
 pub mod audience;
 pub mod autodisable;
