@@ -32,6 +32,7 @@ fn token_ref() -> SecretRef {
 
 fn config(headers: Vec<HttpsHeader>) -> HttpsDestination {
     HttpsDestination {
+        a2a_push: None,
         url: "https://hooks.example/in".into(),
         auth: None,
         headers,
