@@ -23,9 +23,9 @@ use serde_json::{Map, Value};
 use crate::time::Timestamp;
 
 /// The event type of a task's status update (`statusUpdate`).
-pub const STATUS_UPDATE: &str = "a2a.task.status_update";
+pub const STATUS_UPDATE: &str = "a2a.task.status_updated";
 /// The event type of a task's artifact update (`artifactUpdate`).
-pub const ARTIFACT_UPDATE: &str = "a2a.task.artifact_update";
+pub const ARTIFACT_UPDATE: &str = "a2a.task.artifact_updated";
 /// Both A2A update types: what an A2A push endpoint may subscribe to.
 pub const TYPES: [&str; 2] = [STATUS_UPDATE, ARTIFACT_UPDATE];
 /// The `content-type` of a push notification (the spec's media type).

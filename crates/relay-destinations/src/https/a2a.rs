@@ -25,8 +25,8 @@ use crate::Invalid;
 pub const MAX_SCHEME: usize = 64;
 
 /// An A2A task's push notification configuration: deliveries to the
-/// endpoint are that task's updates (`a2a.task.status_update`,
-/// `a2a.task.artifact_update`), each the A2A `StreamResponse` JSON.
+/// endpoint are that task's updates (`a2a.task.status_updated`,
+/// `a2a.task.artifact_updated`), each the A2A `StreamResponse` JSON.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct A2aPush {
