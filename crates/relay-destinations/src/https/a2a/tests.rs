@@ -23,10 +23,13 @@ fn r(s: &str) -> SecretRef {
     SecretRef::parse(s).unwrap()
 }
 
+/// A refusal's code and pointer; `None`: accepted.
+type Refusal = Option<(&'static str, &'static str)>;
+
 #[test]
 fn registration_refuses_what_every_delivery_could_not_carry() {
     let long = "t".repeat(256);
-    let cases: Vec<(&str, Value, Option<(&str, &str)>)> = vec![
+    let cases: Vec<(&str, Value, Refusal)> = vec![
         ("the profile", a2a(json!({})), None),
         (
             "no credentials at all",
