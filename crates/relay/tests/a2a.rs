@@ -10,8 +10,8 @@
 //! the Standard Webhooks signature with the endpoint's key, and that each
 //! task's updates never went back. Beside it: what the API refuses at
 //! registration and at publish, an update of another task never sent to a
-//! task's endpoint, and no token or credentials in any answer, attempt
-//! record or log.
+//! task's endpoint, a redirect never followed, and no token or credentials
+//! in any answer, attempt record or log.
 
 mod harness;
 
@@ -274,6 +274,21 @@ fn run(name: &str, database: Option<&str>) {
             assert_eq!(body["ordering_key"], task.as_str(), "{body}");
         }
     }
+    // A config whose URL redirects: never followed (the HTTPS table: a
+    // 3xx ends the message, `failed_permanent`), so a public URL cannot
+    // bounce a notification elsewhere.
+    let task_c = format!("{name}-task-c");
+    let consumer_c = t.consumer(&format!("a2a-task-{task_c}"));
+    sink.receiver
+        .set_path_behavior("/a2a/c", Behavior::redirect(&url("/a2a/elsewhere")));
+    register(
+        &t,
+        &consumer_c,
+        &url("/a2a/c"),
+        json!({ "task_id": task_c }),
+    );
+    let (status, body) = publish(&t, "evt_redirected", &consumer_c, update(&task_c, 1));
+    assert_eq!(status, 202, "{body}");
     // An update of task A published to task B's consumer: accepted there,
     // never sent to task B's webhook.
     let (status, stray) = publish(&t, "evt_stray", &consumer_b, update(&task_a, 1));
@@ -295,6 +310,15 @@ fn run(name: &str, database: Option<&str>) {
         (m["state"] == "dead_lettered").then_some(m)
     });
     assert_eq!(stray["terminal_reason"], "not_addressed", "{stray}");
+    let redirected = eventually("the redirected update ended", deadline, || {
+        let m = message("evt_redirected");
+        (m["state"] == "failed_permanent").then_some(m)
+    });
+    assert_eq!(sink.receiver.requests_to("/a2a/c").len(), 1, "{redirected}");
+    assert!(
+        sink.receiver.requests_to("/a2a/elsewhere").is_empty(),
+        "a redirect was followed"
+    );
 
     // Every request, failed ones included, in arrival order, judged.
     let keys = |e: &Value| -> String {
