@@ -202,7 +202,10 @@ func (a *API) ConsumersUpdate(ctx context.Context, id string, body *UpdateConsum
 // `blocked_address`, `reserved_header`, `credentials_without_tls`, …), a
 // secret reference that does not resolve (`secret_not_found`, …),
 // `personal_data_not_allowed`, `unknown_event_type_version`,
-// `limit_reached` (the operator's limit on endpoints); `429` `busy`.
+// `limit_reached` (the operator's limit on endpoints); an A2A push
+// endpoint (`destination.a2a_push`, docs/a2a.md; ordered `per_key` by
+// default) `a2a_event_type_not_allowed`, `a2a_ordering_required`,
+// `conflicting_authorization`, `invalid_secret_value`; `429` `busy`.
 func (a *API) EndpointsCreate(ctx context.Context, body *CreateEndpoint, opts ...CallOption) (*EndpointCreated, error) {
 	req := &Request{Method: "POST", Path: "/v1/endpoints", Safe: false}
 	if body != nil {
@@ -552,7 +555,8 @@ func (a *API) EndpointsRotateKey(ctx context.Context, id string, body *RotateKey
 // Audited as `endpoint.test_sent`.
 //
 // Tenant API key; `404` for an unknown endpoint. Refused with `422`:
-// `not_subscribed`, `unknown_event_type`, `no_sample`; `413`
+// `not_subscribed`, `unknown_event_type`, `no_sample`,
+// `a2a_test_send_unavailable` (an A2A task update type); `413`
 // `envelope_too_large`; `429` `manual_attempts_limited` or
 // `endpoint_circuit_open`.
 func (a *API) EndpointsSendTest(ctx context.Context, id string, body *TestSend, opts ...CallOption) (*TestSent, error) {
@@ -863,7 +867,10 @@ func (a *API) EventsGet(ctx context.Context, id string, opts ...CallOption) (*Ev
 // `schema_violation` (listing each field at fault), `validation_too_costly`,
 // `validation_failed` (`id`, `ttl_seconds`, `traceparent`, `ordering_key`,
 // `subject`, undecodable `data`), `unknown_reference` (no such
-// `consumer_id`), `invalid_time`, `time_out_of_range`; `413`
+// `consumer_id`), `invalid_time`, `time_out_of_range`; for the A2A update
+// types (`a2a.task.status_updated`, `a2a.task.artifact_updated`: `data` is
+// the task's A2A `StreamResponse`, docs/a2a.md) `a2a_invalid_update`,
+// `a2a_consumer_required`, `a2a_ordering_key_mismatch`; `413`
 // `envelope_too_large`; `429` `busy` (retry after `Retry-After`).
 func (a *API) EventsPublish(ctx context.Context, body *PublishEvent, opts ...CallOption) (*Published, error) {
 	req := &Request{Method: "POST", Path: "/v1/events", Safe: false}
@@ -1662,6 +1669,7 @@ func (a *API) SecretsPut(ctx context.Context, name string, body *PutSecretBody, 
 // environment. Refused with `422`: `validation_failed` (`step_key`,
 // `event/subject`, `event/ttl_seconds`, undecodable `event/data`),
 // `not_subscribed`, `unknown_event_type`, `reserved_event_type`,
+// `a2a_update_not_a_step`,
 // `schema_violation`, `validation_too_costly`, `invalid_time`,
 // `time_out_of_range`; `413` `envelope_too_large`.
 func (a *API) WorkflowStepsCreate(ctx context.Context, body *CreateWorkflowStep, opts ...CallOption) (*WorkflowStep, error) {

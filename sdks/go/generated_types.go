@@ -867,6 +867,12 @@ const (
 
 // An HTTPS URL that receives each message as a signed POST.
 type HttpsDestination struct {
+	// The A2A push profile: the endpoint is an A2A task's push
+	// notification configuration and receives that task's updates as the
+	// A2A `StreamResponse` JSON (`application/a2a+json`), with the config's
+	// `Authorization` and `X-A2A-Notification-Token`. Absent: CloudEvents,
+	// as every endpoint. See docs/a2a.md.
+	A2aPush *HttpsDestinationA2aPush `json:"a2a_push,omitempty"`
 	// Client authentication besides the signature; `null` or absent: none.
 	// See docs/destinations.md.
 	Auth *HttpsDestinationAuth `json:"auth,omitempty"`
@@ -885,6 +891,32 @@ type HttpsDestination struct {
 	// The `https://` URL Relay POSTs each message to. Checked against the
 	// operator's outbound policy at registration and at every connection.
 	URL string `json:"url"`
+}
+
+// The A2A push profile: the endpoint is an A2A task's push
+// notification configuration and receives that task's updates as the
+// A2A `StreamResponse` JSON (`application/a2a+json`), with the config's
+// `Authorization` and `X-A2A-Notification-Token`. Absent: CloudEvents,
+// as every endpoint. See docs/a2a.md.
+type HttpsDestinationA2aPush struct {
+	// The config's `authentication`, sent as `Authorization: {scheme}
+	// {credentials}`; absent: no such header.
+	Authentication *HttpsDestinationA2aPushAuthentication `json:"authentication,omitempty"`
+	// The A2A task whose updates the endpoint receives (the config's
+	// `taskId`): an update of any other task is never sent to it.
+	TaskID string `json:"task_id"`
+	// A secret reference to the config's `token`, sent as
+	// `X-A2A-Notification-Token`; absent: no such header.
+	Token *string `json:"token,omitempty"`
+}
+
+// The config's `authentication`, sent as `Authorization: {scheme}
+// {credentials}`; absent: no such header.
+type HttpsDestinationA2aPushAuthentication struct {
+	// A secret reference to the credentials (for `Bearer`, the token).
+	Credentials string `json:"credentials"`
+	// The HTTP authentication scheme (`Bearer`, `Basic`, …): an HTTP token.
+	Scheme string `json:"scheme"`
 }
 
 // Client authentication besides the signature; `null` or absent: none.
@@ -1562,7 +1594,8 @@ type PublishEvent struct {
 	ID *string `json:"id,omitempty"`
 	// Kinds that partition (Kafka, NATS, RabbitMQ, MQTT topics) keep the
 	// messages of one key in order; without it, the `subject` is the key.
-	// 1 to 255 characters.
+	// 1 to 255 characters. An A2A update's key is its task id (given or
+	// not: another key is refused).
 	OrderingKey *string `json:"ordering_key,omitempty"`
 	// The CloudEvents `subject`: 1 to 1024 bytes, no control characters.
 	Subject *string `json:"subject,omitempty"`

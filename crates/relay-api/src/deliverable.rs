@@ -14,6 +14,9 @@
 //! | `time` not RFC 3339 | 422 | `invalid_time` | `/time` |
 //! | `time` before 1970 or more than 5 minutes ahead | 422 | `time_out_of_range` | `/time` |
 //! | the delivered body could exceed the delivery limit | 413 | `envelope_too_large` | `/data` |
+//! | an A2A update whose `data` is not a valid `StreamResponse` of its type | 422 | `a2a_invalid_update` | the member at fault |
+//! | an A2A update for no `consumer_id` (it would reach every A2A endpoint's task) | 422 | `a2a_consumer_required` | `/consumer_id` |
+//! | an A2A update with an `ordering_key` other than its task id | 422 | `a2a_ordering_key_mismatch` | `/ordering_key` |
 
 use axum::http::StatusCode;
 use relay_core::attributes::{self, MAX_SOURCE_LEN};
@@ -129,4 +132,43 @@ pub fn envelope_fits(envelope: &Envelope<'_>, limit: usize) -> Result<(), ApiErr
         }],
         ..ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "envelope_too_large", message)
     })
+}
+
+/// An A2A update (`relay_core::a2a`): its `data` is the `StreamResponse`
+/// delivered byte for byte, so it is checked as one now; it is addressed to
+/// one consumer (the task's: its endpoints are the task's push
+/// configurations, docs/a2a.md); its ordering key is its task id. Returns
+/// that key.
+pub fn a2a_update(
+    event_type: &str,
+    data: &serde_json::Value,
+    consumer_id: Option<&str>,
+    ordering_key: Option<String>,
+) -> Result<String, ApiError> {
+    let update = relay_core::a2a::check(event_type, data).map_err(|e| {
+        ApiError::invalid(
+            "a2a_invalid_update",
+            &e.pointer,
+            format!("not a valid A2A StreamResponse: {}", e.message),
+        )
+    })?;
+    if consumer_id.is_none() {
+        return Err(ApiError::invalid(
+            "a2a_consumer_required",
+            "/consumer_id",
+            "an A2A update is for one task's consumer, whose endpoints are the task's push \
+             configurations: give its `consumer_id`",
+        ));
+    }
+    match ordering_key {
+        Some(k) if k != update.task_id => Err(ApiError::invalid(
+            "a2a_ordering_key_mismatch",
+            "/ordering_key",
+            format!(
+                "an A2A update's ordering key is its task id, `{}`; leave `ordering_key` out",
+                update.task_id
+            ),
+        )),
+        _ => Ok(update.task_id),
+    }
 }

@@ -176,6 +176,7 @@ impl Peer for OAuthPeer {
 
     fn destination(&self) -> Config {
         Config::Https(HttpsDestination {
+            a2a_push: None,
             url: format!("https://{HOST}:{}/hooks", self.port),
             auth: Some(HttpsAuth {
                 client_certificate: None,

@@ -30,6 +30,7 @@
 //! - [`traceparent`]: W3C trace context values.
 //! - [`workflow`]: the workflow step: when two requests of a step key are the same, what a step's attempt keeps of the answer.
 
+pub mod a2a;
 pub mod attributes;
 pub mod audience;
 pub mod autodisable;

@@ -47,6 +47,9 @@ pub enum Unfit {
         len: usize,
         max: usize,
     },
+    /// An A2A push endpoint's message of another task than the endpoint's
+    /// ([`crate::Kind::admits`]): never sent to it.
+    OtherTask,
 }
 
 impl Unfit {
@@ -55,6 +58,7 @@ impl Unfit {
         match self {
             Unfit::TooLarge { .. } => DeadLetterReason::PayloadOverLimit,
             Unfit::AddressTooLong { .. } => DeadLetterReason::AddressTooLong,
+            Unfit::OtherTask => DeadLetterReason::NotAddressed,
         }
     }
 }
@@ -69,6 +73,10 @@ impl std::fmt::Display for Unfit {
             Unfit::AddressTooLong { name, len, max } => write!(
                 f,
                 "the {name} is {len} bytes, more than the destination's {max}"
+            ),
+            Unfit::OtherTask => write!(
+                f,
+                "the update is of another A2A task than the endpoint's (its ordering key is the task id)"
             ),
         }
     }

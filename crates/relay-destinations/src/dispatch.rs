@@ -88,6 +88,13 @@ macro_rules! kinds {
                 }
             }
 
+            /// What its deliveries are ([`Kind::profile`]).
+            pub fn profile(&self) -> Profile {
+                match self {
+                    $($(#[$meta])* Config::$variant(c) => <$kind as Kind>::profile(c),)+
+                }
+            }
+
             /// The same configuration in content mode `mode`, or `None` when
             /// the kind has no such mode ([`Kind::set_content_mode`]).
             pub fn with_content_mode(mut self, mode: ContentMode) -> Option<Config> {
@@ -130,7 +137,8 @@ macro_rules! kinds {
         /// ([`Unfit::reason`]).
         pub fn admit(config: &Config, message: &Prepared) -> Result<(), Unfit> {
             fn check<K: Kind>(c: &K::Config, m: &Prepared) -> Result<(), Unfit> {
-                fits(&K::capacity(c), K::message_bytes(c, m), K::address_len(c, m))
+                fits(&K::capacity(c), K::message_bytes(c, m), K::address_len(c, m))?;
+                K::admits(c, m)
             }
             match config {
                 $($(#[$meta])* Config::$variant(c) => check::<$kind>(c, message),)+

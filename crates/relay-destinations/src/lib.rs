@@ -128,7 +128,7 @@ use std::collections::BTreeSet;
 use std::future::Future;
 use std::net::SocketAddr;
 
-use relay_core::model::{ContentMode, Destination};
+use relay_core::model::{ContentMode, Destination, Profile};
 use relay_core::outcome::{HealthWarning, TransportError, Verdict};
 use relay_core::secret::{SecretRef, Secrets, Unresolved};
 use relay_core::time::Timestamp;
@@ -239,6 +239,19 @@ pub trait Kind {
     /// has a `content_mode` field.
     fn content_mode(_config: &Self::Config) -> ContentMode {
         ContentMode::Structured
+    }
+
+    /// What its deliveries are: CloudEvents, unless the configuration
+    /// chooses another profile (HTTPS: `a2a_push`, docs/a2a.md).
+    fn profile(_config: &Self::Config) -> Profile {
+        Profile::CloudEvents
+    }
+
+    /// Whether the configuration admits `message` beside its size and
+    /// address ([`admit`]): an A2A push endpoint, only the updates of its
+    /// own task. Most kinds: every message.
+    fn admits(_config: &Self::Config, _message: &Prepared) -> Result<(), Unfit> {
+        Ok(())
     }
 
     /// Sets the content mode; `false` when the kind has no such mode

@@ -80,7 +80,8 @@ fn a_destination_is_refused_with_serdes_messages_for_a_tagged_enum() {
         ),
         (
             json!({"kind": "https", "url": "https://x", "colour": 1}),
-            "unknown field `colour`, expected one of `url`, `auth`, `headers`".to_string(),
+            "unknown field `colour`, expected one of `url`, `auth`, `headers`, `a2a_push`"
+                .to_string(),
         ),
         (json!({"kind": "https"}), "missing field `url`".to_string()),
         (

@@ -65,6 +65,10 @@ fn examples() -> Vec<Value> {
                     "audience": "api", "method": "client_secret_post"}},
             "headers": [{"name": "X-Team", "value": "core"}, {"name": "X-Key", "secret": "secret:hdr"}]}),
         json!({"kind": "https", "url": "https://hooks.example/in"}),
+        json!({"kind": "https", "url": "https://client.example/push", "a2a_push": {
+            "task_id": "task-1", "token": "secret:tok",
+            "authentication": {"scheme": "Bearer", "credentials": "secret:cred"}}}),
+        json!({"kind": "https", "url": "https://client.example/push", "a2a_push": {"task_id": "t"}}),
         json!({"kind": "https", "url": "https://hooks.example/in", "auth": {"oauth2": {
             "token_url": "https://auth.example/token", "client_id": "relay", "client_secret": "env:OAUTH"}}}),
         json!({"kind": "redis_stream", "host": "redis.internal", "port": 6380, "tls": true,

@@ -1,6 +1,6 @@
 //! An HTTPS endpoint's custom headers: refused at registration through the
 //! kind's check, listed as secret references, and built into a client whose
-//! `Debug` never shows a value.
+//! `Debug` never shows a value (the A2A push profile's headers too).
 
 use std::sync::Arc;
 
@@ -32,6 +32,7 @@ fn token_ref() -> SecretRef {
 
 fn config(headers: Vec<HttpsHeader>) -> HttpsDestination {
     HttpsDestination {
+        a2a_push: None,
         url: "https://hooks.example/in".into(),
         auth: None,
         headers,
@@ -134,4 +135,31 @@ fn the_client_debug_names_headers_never_values() {
     assert!(debug.contains("authorization"), "{debug}");
     assert!(!debug.contains("s3cr3t"), "{debug}");
     assert!(!debug.contains("acme"), "{debug}");
+}
+
+#[test]
+fn an_a2a_push_clients_debug_names_its_headers_never_their_values() {
+    let d: HttpsDestination = serde_json::from_value(serde_json::json!({
+        "url": "https://hooks.example/in",
+        "a2a_push": {"task_id": "task-1", "token": "secret:a2a-token",
+            "authentication": {"scheme": "Bearer", "credentials": "secret:a2a-cred"}}
+    }))
+    .unwrap();
+    let mut s = Secrets::new();
+    s.insert(
+        SecretRef::Secret("a2a-token".into()),
+        SecretValue::from("n0tif-t0ken"),
+    );
+    s.insert(
+        SecretRef::Secret("a2a-cred".into()),
+        SecretValue::from("cr3d-valu3"),
+    );
+    let client = Https::build(&d, &shared(), &s).unwrap();
+    let debug = format!("{client:?} {d:?}");
+    assert!(debug.contains("x-a2a-notification-token"), "{debug}");
+    assert!(debug.contains("authorization"), "{debug}");
+    assert!(!debug.contains("n0tif-t0ken"), "{debug}");
+    assert!(!debug.contains("cr3d-valu3"), "{debug}");
+    // The configuration's Debug shows the references, which are no secret.
+    assert!(debug.contains("a2a-cred"), "{debug}");
 }

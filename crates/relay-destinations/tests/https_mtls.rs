@@ -27,6 +27,7 @@ fn key_ref() -> SecretRef {
 
 fn destination() -> Config {
     Config::Https(HttpsDestination {
+        a2a_push: None,
         url: "https://hooks.example/in".into(),
         auth: Some(HttpsAuth {
             client_certificate: Some(ClientCertificate {

@@ -81,6 +81,7 @@ impl Env {
     fn destination(&self) -> Config {
         let [chain, key, client_secret] = refs();
         Config::Https(HttpsDestination {
+            a2a_push: None,
             url: self.hooks.url_for_host("hooks.test", "/hooks"),
             auth: Some(HttpsAuth {
                 client_certificate: Some(ClientCertificate { chain, key }),

@@ -89,6 +89,7 @@ impl Env {
 
     fn destination(&self, method: ClientAuthMethod) -> Config {
         Config::Https(HttpsDestination {
+            a2a_push: None,
             url: self.hooks.url_for_host("hooks.test", "/hooks"),
             auth: Some(HttpsAuth {
                 oauth2: Some(self.oauth2(method)),

@@ -284,6 +284,7 @@ async fn https_configurations() {
     let g = guard(false);
     let https = |url: &str| {
         Config::Https(HttpsDestination {
+            a2a_push: None,
             url: url.into(),
             auth: None,
             headers: Vec::new(),

@@ -217,10 +217,15 @@ impl Attempter {
             max_payload_bytes: self.config.max_payload_bytes,
             content_mode: config.content_mode(),
             now,
-            shaped: payload.as_ref().map(|p| relay_destinations::Shaped {
-                data: p.data.as_deref().unwrap_or(&c.event.data),
-                endpoint_version: p.endpoint_version,
-            }),
+            // An A2A push endpoint's body is the task's StreamResponse as
+            // published and checked (`relay_core::a2a`): never a projection.
+            shaped: payload
+                .as_ref()
+                .filter(|_| config.profile() == relay_core::model::Profile::CloudEvents)
+                .map(|p| relay_destinations::Shaped {
+                    data: p.data.as_deref().unwrap_or(&c.event.data),
+                    endpoint_version: p.endpoint_version,
+                }),
         }) {
             Ok(p) => p,
             Err(reason) => {

@@ -50,6 +50,7 @@ async fn start(expires_in: Option<u64>) -> OAuthEnv {
     std::fs::write(&secret_file, CLIENT_SECRET).unwrap();
     let mut endpoint = e.endpoint.clone();
     endpoint.destination = Config::Https(HttpsDestination {
+        a2a_push: None,
         url: e.receiver.url_for_host("receiver.test", "/hooks"),
         auth: Some(HttpsAuth {
             client_certificate: None,

@@ -18,7 +18,7 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use relay_core::id::IdKind;
-use relay_core::model::{ConsumerKind, Endpoint, EndpointState, Page};
+use relay_core::model::{ConsumerKind, DeliveryOrder, Endpoint, EndpointState, Page, Profile};
 use relay_core::retry::RetrySchedule;
 use relay_core::signature::SigningKey;
 use relay_core::validate;
@@ -132,6 +132,9 @@ async fn validate_settings(
             invalid.message,
         ));
     }
+    if config.profile() == Profile::A2aPush {
+        a2a_profile(e)?;
+    }
     // Every secret reference resolves now, under the operator's policy, or
     // the endpoint is refused: a typo is found at registration, not at the
     // first delivery. The answer names the reference, never a value.
@@ -229,6 +232,48 @@ async fn validate_settings(
     Ok(warnings)
 }
 
+/// An A2A push endpoint (`a2a_push`, docs/a2a.md) receives only its task's
+/// updates, one at a time in publish order: any other event would not be an
+/// A2A notification, and the task's updates out of order would tell its
+/// client a wrong state.
+fn a2a_profile(e: &Endpoint) -> Result<(), ApiError> {
+    let types = relay_core::a2a::TYPES;
+    if e.event_types.is_empty() {
+        return Err(ApiError::invalid(
+            "a2a_event_type_not_allowed",
+            "/event_types",
+            format!(
+                "an A2A push endpoint subscribes to the A2A update types: {}",
+                types.join(", ")
+            ),
+        ));
+    }
+    if let Some((i, t)) = e
+        .event_types
+        .iter()
+        .enumerate()
+        .find(|(_, t)| !relay_core::a2a::is_update_type(t))
+    {
+        return Err(ApiError::invalid(
+            "a2a_event_type_not_allowed",
+            &format!("/event_types/{i}"),
+            format!(
+                "`{t}`: an A2A push endpoint receives only the A2A update types ({})",
+                types.join(", ")
+            ),
+        ));
+    }
+    if e.ordering != DeliveryOrder::PerKey {
+        return Err(ApiError::invalid(
+            "a2a_ordering_required",
+            "/ordering",
+            "an A2A push endpoint delivers each task's updates in order: `ordering` is `per_key` \
+             (the default for one)",
+        ));
+    }
+    Ok(())
+}
+
 /// Create an endpoint
 ///
 /// Registers where one consumer's events go: a destination (an HTTPS URL,
@@ -248,7 +293,10 @@ async fn validate_settings(
 /// `blocked_address`, `reserved_header`, `credentials_without_tls`, …), a
 /// secret reference that does not resolve (`secret_not_found`, …),
 /// `personal_data_not_allowed`, `unknown_event_type_version`,
-/// `limit_reached` (the operator's limit on endpoints); `429` `busy`.
+/// `limit_reached` (the operator's limit on endpoints); an A2A push
+/// endpoint (`destination.a2a_push`, docs/a2a.md; ordered `per_key` by
+/// default) `a2a_event_type_not_allowed`, `a2a_ordering_required`,
+/// `conflicting_authorization`, `invalid_secret_value`; `429` `busy`.
 #[utoipa::path(operation_id = "endpoints.create", post, path = "/v1/endpoints", tag = "endpoints", request_body = CreateEndpoint,
     responses((status = 201, body = EndpointCreated), (status = 422, body = Problem), (status = 429, description = "`busy`: the tenant already has 8 schema checks or validations running or waiting; retry after `Retry-After` seconds", body = Problem)),
     security(("api_key" = [])))]
@@ -258,6 +306,7 @@ pub async fn create(
     JsonBody(body): JsonBody<CreateEndpoint>,
 ) -> Result<(StatusCode, Json<EndpointCreated>), ApiError> {
     let now = state.clock.now();
+    let ordering_given = body.ordering.is_some();
     let mut endpoint = Endpoint {
         id: new_id(IdKind::Endpoint, now),
         consumer_id: body.consumer_id,
@@ -284,6 +333,13 @@ pub async fn create(
         updated_at: now,
         revision: 1,
     };
+    // An A2A push endpoint is ordered per key (its task) unless told
+    // otherwise, which `validate_settings` refuses.
+    if !ordering_given
+        && Config::try_from(&endpoint.destination).is_ok_and(|c| c.profile() == Profile::A2aPush)
+    {
+        endpoint.ordering = DeliveryOrder::PerKey;
+    }
     let mut warnings = validate_settings(&state, &auth.scope, &mut endpoint, true).await?;
     warnings.extend(payload::check(&state, &auth.scope, &endpoint, now).await?);
     let (key_record, key) = relay_store::keys::generate(

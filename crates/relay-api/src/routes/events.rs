@@ -58,7 +58,8 @@ pub struct PublishEvent {
     pub consumer_id: Option<String>,
     /// Kinds that partition (Kafka, NATS, RabbitMQ, MQTT topics) keep the
     /// messages of one key in order; without it, the `subject` is the key.
-    /// 1 to 255 characters.
+    /// 1 to 255 characters. An A2A update's key is its task id (given or
+    /// not: another key is refused).
     pub ordering_key: Option<String>,
     /// Give up delivering after this many seconds (message state `expired`).
     pub ttl_seconds: Option<u64>,
@@ -115,7 +116,10 @@ fn check_optional_text(value: &Option<String>, field: &str, max: usize) -> Resul
 /// `schema_violation` (listing each field at fault), `validation_too_costly`,
 /// `validation_failed` (`id`, `ttl_seconds`, `traceparent`, `ordering_key`,
 /// `subject`, undecodable `data`), `unknown_reference` (no such
-/// `consumer_id`), `invalid_time`, `time_out_of_range`; `413`
+/// `consumer_id`), `invalid_time`, `time_out_of_range`; for the A2A update
+/// types (`a2a.task.status_updated`, `a2a.task.artifact_updated`: `data` is
+/// the task's A2A `StreamResponse`, docs/a2a.md) `a2a_invalid_update`,
+/// `a2a_consumer_required`, `a2a_ordering_key_mismatch`; `413`
 /// `envelope_too_large`; `429` `busy` (retry after `Retry-After`).
 #[utoipa::path(operation_id = "events.publish", post, path = "/v1/events", tag = "events", request_body = PublishEvent,
     responses((status = 202, description = "accepted: stored with its messages", body = Published),
@@ -169,6 +173,18 @@ pub async fn publish(
         },
     )
     .await?;
+    // An A2A task update is checked as the `StreamResponse` it is sent as,
+    // and keyed by its task (`docs/a2a.md`).
+    let ordering_key = if relay_core::a2a::is_update_type(&event_type) {
+        Some(deliverable::a2a_update(
+            &event_type,
+            &decoded(&body.data, "/data")?,
+            body.consumer_id.as_deref(),
+            body.ordering_key,
+        )?)
+    } else {
+        body.ordering_key
+    };
     if let Some(c) = &body.consumer_id
         && super::consumers::find(&*state.store, &auth.scope, c)
             .await?
@@ -191,7 +207,7 @@ pub async fn publish(
                 subject: body.subject,
                 data: body.data,
                 consumer_id: body.consumer_id,
-                ordering_key: body.ordering_key,
+                ordering_key,
                 traceparent: trace,
                 expires_at: ttl.map(|t| now.plus_seconds(t as i64)),
                 time,

@@ -112,6 +112,7 @@ fn key_reused(key: &str) -> ApiError {
 /// environment. Refused with `422`: `validation_failed` (`step_key`,
 /// `event/subject`, `event/ttl_seconds`, undecodable `event/data`),
 /// `not_subscribed`, `unknown_event_type`, `reserved_event_type`,
+/// `a2a_update_not_a_step`,
 /// `schema_violation`, `validation_too_costly`, `invalid_time`,
 /// `time_out_of_range`; `413` `envelope_too_large`.
 #[utoipa::path(operation_id = "workflow_steps.create", post, path = "/v1/workflow-steps", tag = "workflow-steps",
@@ -175,6 +176,15 @@ pub async fn create(
     )
     .await
     .map_err(under_event)?;
+    // An A2A task update goes to its task's push configurations by its
+    // consumer and task id (`POST /v1/events`), never as a step.
+    if relay_core::a2a::is_update_type(&event_type) {
+        return Err(ApiError::invalid(
+            "a2a_update_not_a_step",
+            "/event/type",
+            format!("`{event_type}` is an A2A task update: publish it with POST /v1/events"),
+        ));
+    }
     let step = NewStep {
         step_key: body.step_key.clone(),
         request_sha256: digest,

@@ -171,6 +171,7 @@ impl<const MTLS: bool> Peer for HttpsPeer<MTLS> {
 
     fn destination(&self) -> Config {
         Config::Https(HttpsDestination {
+            a2a_push: None,
             url: format!("https://{HOST}:{}/hooks", self.port),
             auth: self.client.as_ref().map(|c| HttpsAuth {
                 client_certificate: Some(ClientCertificate {

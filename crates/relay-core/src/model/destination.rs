@@ -114,6 +114,17 @@ impl utoipa::PartialSchema for Destination {
 
 impl ToSchema for Destination {}
 
+/// What an endpoint's deliveries are, whatever carries them: CloudEvents
+/// (every kind's, the default), or A2A push notifications (an HTTPS
+/// endpoint with `a2a_push`: the event's data, an A2A `StreamResponse`,
+/// as the body; `crate::a2a`, docs/a2a.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Profile {
+    #[default]
+    CloudEvents,
+    A2aPush,
+}
+
 /// How a message carries its CloudEvent (the CloudEvents protocol bindings'
 /// two content modes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, Default)]

@@ -77,6 +77,7 @@ fn kinds_whose_default_limit_is_below_the_delivery_limit_warn_at_registration() 
         assert_eq!(super::warning(&c, DELIVERY_LIMIT), None, "{c:?}");
     }
     let https = crate::Config::Https(HttpsDestination {
+        a2a_push: None,
         url: "https://example.com/hook".into(),
         auth: None,
         headers: Vec::new(),

@@ -6,6 +6,7 @@ use relay_core::secret::SecretRef;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use super::a2a::A2aPush;
 use super::auth::HttpsAuth;
 
 /// An HTTPS URL that receives each message as a signed POST.
@@ -32,6 +33,14 @@ pub struct HttpsDestination {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schema(inline, max_items = 10)]
     pub headers: Vec<HttpsHeader>,
+    /// The A2A push profile: the endpoint is an A2A task's push
+    /// notification configuration and receives that task's updates as the
+    /// A2A `StreamResponse` JSON (`application/a2a+json`), with the config's
+    /// `Authorization` and `X-A2A-Notification-Token`. Absent: CloudEvents,
+    /// as every endpoint. See docs/a2a.md.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(inline)]
+    pub a2a_push: Option<A2aPush>,
 }
 
 /// One custom header of an HTTPS endpoint: its `name` and either a literal

@@ -23,11 +23,17 @@
 //!   fetches one new token and posts once more, in the same attempt;
 //! - classify: [`classify`], the reference's response table and the token
 //!   failures;
+//! - the A2A push profile ([`a2a`], `a2a_push`): the body is the event's
+//!   data, an A2A `StreamResponse`, as `application/a2a+json`, with the
+//!   config's `Authorization` and notification token; an update of another
+//!   task is never sent ([`Kind::admits`]);
 //! - record: the address used, the status code and the first 8 kB of the
 //!   response (`detail`), and what happened to the token (`detail.oauth2`).
 
+pub mod a2a;
 pub mod auth;
 mod destination;
+pub use a2a::{A2aAuthentication, A2aPush};
 pub use auth::*;
 pub use destination::*;
 pub mod classify;
@@ -51,7 +57,8 @@ use utoipa::openapi::schema::Schema;
 use self::classify::{Exchange, ResponseHeaders};
 use self::oauth2::TokenError;
 use self::oauth2::source::TokenSource;
-use crate::{Invalid, Kind, Prepared, Record, Shared, hosts};
+use crate::{Invalid, Kind, Prepared, Record, Shared, Unfit, hosts};
+use relay_core::model::{ContentMode, Profile};
 
 /// The `content-type` of the body.
 pub use relay_core::envelope::CONTENT_TYPE;
@@ -69,6 +76,8 @@ pub struct Client {
     headers: Vec<(HeaderName, HeaderValue)>,
     /// The endpoint's OAuth 2.0 tokens, when it has client credentials.
     oauth2: Option<TokenSource>,
+    /// The body's `content-type`: CloudEvents, or the A2A profile's.
+    content_type: &'static str,
 }
 
 impl std::fmt::Debug for Client {
@@ -171,6 +180,7 @@ impl Kind for Https {
             .filter_map(|h| h.secret.as_ref())
             .map(|s| ("/destination/headers", s))
             .chain(config.auth.iter().flat_map(HttpsAuth::secret_refs))
+            .chain(a2a::secret_refs(config))
             .collect()
     }
 
@@ -182,7 +192,33 @@ impl Kind for Https {
         config: &HttpsDestination,
         secrets: &relay_core::secret::Secrets,
     ) -> std::result::Result<(), Invalid> {
-        mtls::check(config, secrets)
+        mtls::check(config, secrets)?;
+        a2a::check_values(config, secrets)
+    }
+
+    fn content_mode(config: &HttpsDestination) -> ContentMode {
+        // The A2A profile's body is the event's data (the StreamResponse),
+        // not a CloudEvent.
+        match config.a2a_push {
+            Some(_) => ContentMode::Binary,
+            None => ContentMode::Structured,
+        }
+    }
+
+    fn profile(config: &HttpsDestination) -> Profile {
+        match config.a2a_push {
+            Some(_) => Profile::A2aPush,
+            None => Profile::CloudEvents,
+        }
+    }
+
+    fn admits(config: &HttpsDestination, message: &Prepared) -> std::result::Result<(), Unfit> {
+        match &config.a2a_push {
+            Some(a2a) if message.ordering_key.as_deref() != Some(a2a.task_id.as_str()) => {
+                Err(Unfit::OtherTask)
+            }
+            _ => Ok(()),
+        }
     }
 
     fn credential_hosts(config: &HttpsDestination, guard: &Guard) -> BTreeSet<String> {
@@ -223,6 +259,7 @@ impl Kind for Https {
         guard: &Guard,
     ) -> std::result::Result<(), Invalid> {
         headers::check(&config.headers)?;
+        a2a::check(config)?;
         let oauth2 = config.auth.as_ref().and_then(|a| a.oauth2.as_ref());
         if let Some(o) = oauth2 {
             oauth2::check(o, &config.headers)?;
@@ -283,6 +320,7 @@ impl Kind for Https {
             };
             built.push((name, value));
         }
+        built.extend(a2a::request_headers(config, secrets)?);
         let client = match mtls::identity(config, secrets)? {
             Some(identity) => shared.https.with_identity(&identity),
             None => shared.https.clone(),
@@ -301,6 +339,10 @@ impl Kind for Https {
             url: config.url.clone(),
             headers: built,
             oauth2,
+            content_type: match config.a2a_push {
+                Some(_) => relay_core::a2a::CONTENT_TYPE,
+                None => CONTENT_TYPE,
+            },
         })
     }
 
@@ -420,7 +462,7 @@ async fn post(
             headers.push((HeaderName::from_static(name), v));
         }
     };
-    header("content-type", CONTENT_TYPE);
+    header("content-type", client.content_type);
     header("webhook-id", &message.webhook_id);
     header("webhook-timestamp", &message.webhook_timestamp);
     header("webhook-signature", &message.webhook_signature);
@@ -442,14 +484,17 @@ async fn post(
         let sensitive = client
             .headers
             .iter()
-            .map(|(_, v)| v)
-            .chain(authorization)
-            .filter(|v| v.is_sensitive());
-        for v in sensitive {
+            .map(|(n, v)| (n.as_str(), v))
+            .chain(authorization.map(|v| ("authorization", v)))
+            .filter(|(_, v)| v.is_sensitive());
+        for (name, v) in sensitive {
             response.body_prefix = redact(&response.body_prefix, v.as_bytes());
-            // The token alone, as a receiver may echo it without `Bearer `.
-            if let Some(token) = v.as_bytes().strip_prefix(b"Bearer ") {
-                response.body_prefix = redact(&response.body_prefix, token);
+            // The credentials alone, as a receiver may echo them without
+            // their scheme (`Bearer `, or the A2A profile's own).
+            if name == "authorization"
+                && let Some(at) = v.as_bytes().iter().position(|b| *b == b' ')
+            {
+                response.body_prefix = redact(&response.body_prefix, &v.as_bytes()[at + 1..]);
             }
         }
     }

@@ -15,11 +15,12 @@ pub fn destination(url: String) -> Config {
         url,
         auth: None,
         headers: Vec::new(),
+        a2a_push: None,
     })
 }
 
-/// `current` moved to `url`, keeping its custom headers and client
-/// authentication; `None` when `current` is not an HTTPS destination (the
+/// `current` moved to `url`, keeping its custom headers, client
+/// authentication and A2A push profile; `None` when `current` is not an HTTPS destination (the
 /// portal changes no other kind) or does not read as one.
 pub fn with_url(current: &Destination, url: &str) -> Option<Config> {
     let Ok(Config::Https(h)) = Config::try_from(current) else {
@@ -29,5 +30,6 @@ pub fn with_url(current: &Destination, url: &str) -> Option<Config> {
         url: url.to_string(),
         auth: h.auth,
         headers: h.headers,
+        a2a_push: h.a2a_push,
     }))
 }

@@ -1349,6 +1349,13 @@ impl std::fmt::Display for HmacAlgorithm {
 /// An HTTPS URL that receives each message as a signed POST.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct HttpsDestination {
+    /// The A2A push profile: the endpoint is an A2A task's push
+    /// notification configuration and receives that task's updates as the
+    /// A2A `StreamResponse` JSON (`application/a2a+json`), with the config's
+    /// `Authorization` and `X-A2A-Notification-Token`. Absent: CloudEvents,
+    /// as every endpoint. See docs/a2a.md.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub a2a_push: Option<serde_json::Value>,
     /// Client authentication besides the signature; `null` or absent: none.
     /// See docs/destinations.md.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -2187,7 +2194,8 @@ pub struct PublishEvent {
     pub id: Option<String>,
     /// Kinds that partition (Kafka, NATS, RabbitMQ, MQTT topics) keep the
     /// messages of one key in order; without it, the `subject` is the key.
-    /// 1 to 255 characters.
+    /// 1 to 255 characters. An A2A update's key is its task id (given or
+    /// not: another key is refused).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ordering_key: Option<String>,
     /// The CloudEvents `subject`: 1 to 1024 bytes, no control characters.

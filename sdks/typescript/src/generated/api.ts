@@ -160,7 +160,10 @@ export interface paths {
          *     `blocked_address`, `reserved_header`, `credentials_without_tls`, …), a
          *     secret reference that does not resolve (`secret_not_found`, …),
          *     `personal_data_not_allowed`, `unknown_event_type_version`,
-         *     `limit_reached` (the operator's limit on endpoints); `429` `busy`.
+         *     `limit_reached` (the operator's limit on endpoints); an A2A push
+         *     endpoint (`destination.a2a_push`, docs/a2a.md; ordered `per_key` by
+         *     default) `a2a_event_type_not_allowed`, `a2a_ordering_required`,
+         *     `conflicting_authorization`, `invalid_secret_value`; `429` `busy`.
          */
         post: operations["endpoints.create"];
         delete?: never;
@@ -503,7 +506,8 @@ export interface paths {
          *     Audited as `endpoint.test_sent`.
          *
          *     Tenant API key; `404` for an unknown endpoint. Refused with `422`:
-         *     `not_subscribed`, `unknown_event_type`, `no_sample`; `413`
+         *     `not_subscribed`, `unknown_event_type`, `no_sample`,
+         *     `a2a_test_send_unavailable` (an A2A task update type); `413`
          *     `envelope_too_large`; `429` `manual_attempts_limited` or
          *     `endpoint_circuit_open`.
          */
@@ -659,7 +663,10 @@ export interface paths {
          *     `schema_violation` (listing each field at fault), `validation_too_costly`,
          *     `validation_failed` (`id`, `ttl_seconds`, `traceparent`, `ordering_key`,
          *     `subject`, undecodable `data`), `unknown_reference` (no such
-         *     `consumer_id`), `invalid_time`, `time_out_of_range`; `413`
+         *     `consumer_id`), `invalid_time`, `time_out_of_range`; for the A2A update
+         *     types (`a2a.task.status_updated`, `a2a.task.artifact_updated`: `data` is
+         *     the task's A2A `StreamResponse`, docs/a2a.md) `a2a_invalid_update`,
+         *     `a2a_consumer_required`, `a2a_ordering_key_mismatch`; `413`
          *     `envelope_too_large`; `429` `busy` (retry after `Retry-After`).
          */
         post: operations["events.publish"];
@@ -1790,6 +1797,7 @@ export interface paths {
          *     environment. Refused with `422`: `validation_failed` (`step_key`,
          *     `event/subject`, `event/ttl_seconds`, undecodable `event/data`),
          *     `not_subscribed`, `unknown_event_type`, `reserved_event_type`,
+         *     `a2a_update_not_a_step`,
          *     `schema_violation`, `validation_too_costly`, `invalid_time`,
          *     `time_out_of_range`; `413` `envelope_too_large`.
          */
@@ -3300,6 +3308,35 @@ export interface components {
          * @description An HTTPS URL that receives each message as a signed POST.
          */
         HttpsDestination: {
+            /**
+             * @description The A2A push profile: the endpoint is an A2A task's push
+             *     notification configuration and receives that task's updates as the
+             *     A2A `StreamResponse` JSON (`application/a2a+json`), with the config's
+             *     `Authorization` and `X-A2A-Notification-Token`. Absent: CloudEvents,
+             *     as every endpoint. See docs/a2a.md.
+             */
+            a2a_push?: {
+                /**
+                 * @description The config's `authentication`, sent as `Authorization: {scheme}
+                 *     {credentials}`; absent: no such header.
+                 */
+                authentication?: {
+                    /** @description A secret reference to the credentials (for `Bearer`, the token). */
+                    credentials: string;
+                    /** @description The HTTP authentication scheme (`Bearer`, `Basic`, …): an HTTP token. */
+                    scheme: string;
+                } | null;
+                /**
+                 * @description The A2A task whose updates the endpoint receives (the config's
+                 *     `taskId`): an update of any other task is never sent to it.
+                 */
+                task_id: string;
+                /**
+                 * @description A secret reference to the config's `token`, sent as
+                 *     `X-A2A-Notification-Token`; absent: no such header.
+                 */
+                token?: string;
+            } | null;
             /**
              * @description Client authentication besides the signature; `null` or absent: none.
              *     See docs/destinations.md.
@@ -4859,7 +4896,8 @@ export interface components {
             /**
              * @description Kinds that partition (Kafka, NATS, RabbitMQ, MQTT topics) keep the
              *     messages of one key in order; without it, the `subject` is the key.
-             *     1 to 255 characters.
+             *     1 to 255 characters. An A2A update's key is its task id (given or
+             *     not: another key is refused).
              */
             ordering_key?: string | null;
             /** @description The CloudEvents `subject`: 1 to 1024 bytes, no control characters. */

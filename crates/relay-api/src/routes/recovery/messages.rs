@@ -218,7 +218,8 @@ async fn first_with_sample(
 /// Audited as `endpoint.test_sent`.
 ///
 /// Tenant API key; `404` for an unknown endpoint. Refused with `422`:
-/// `not_subscribed`, `unknown_event_type`, `no_sample`; `413`
+/// `not_subscribed`, `unknown_event_type`, `no_sample`,
+/// `a2a_test_send_unavailable` (an A2A task update type); `413`
 /// `envelope_too_large`; `429` `manual_attempts_limited` or
 /// `endpoint_circuit_open`.
 #[utoipa::path(operation_id = "endpoints.send_test", post, path = "/v1/endpoints/{id}/test", tag = "recovery",
@@ -261,6 +262,18 @@ pub async fn test(
                 )
             })?,
     };
+    // An A2A update belongs to one task, and an A2A push endpoint takes
+    // only its own task's: a catalog sample is no task's update.
+    if relay_core::a2a::is_update_type(&event_type.name) {
+        return Err(ApiError::invalid(
+            "a2a_test_send_unavailable",
+            "/event_type",
+            format!(
+                "`{}` is an A2A task update: publish one for the endpoint's task instead (docs/a2a.md)",
+                event_type.name
+            ),
+        ));
+    }
     let current = event_type.current().ok_or_else(ApiError::internal)?;
     let sample = current
         .sample

@@ -64,6 +64,8 @@ from .generic_options import GenericOptions
 from .health import Health
 from .hmac_algorithm import HmacAlgorithm
 from .https import Https
+from .https_a2a_push_type_0 import HttpsA2APushType0
+from .https_a2a_push_type_0_authentication_type_0 import HttpsA2APushType0AuthenticationType0
 from .https_auth_type_0 import HttpsAuthType0
 from .https_auth_type_0_client_certificate_type_0 import HttpsAuthType0ClientCertificateType0
 from .https_auth_type_0_oauth_2_type_0 import HttpsAuthType0Oauth2Type0
@@ -249,6 +251,8 @@ __all__ = (
     "Health",
     "HmacAlgorithm",
     "Https",
+    "HttpsA2APushType0",
+    "HttpsA2APushType0AuthenticationType0",
     "HttpsAuthType0",
     "HttpsAuthType0ClientCertificateType0",
     "HttpsAuthType0Oauth2Type0",

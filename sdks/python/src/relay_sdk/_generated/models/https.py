@@ -13,6 +13,7 @@ from ..types import UNSET, Unset
 from typing import cast
 
 if TYPE_CHECKING:
+  from ..models.https_a2a_push_type_0 import HttpsA2APushType0
   from ..models.https_auth_type_0 import HttpsAuthType0
   from ..models.https_headers_item import HttpsHeadersItem
 
@@ -32,6 +33,11 @@ class Https:
             kind (HttpsKind): The destination's kind: `https`.
             url (str): The `https://` URL Relay POSTs each message to. Checked against the
                 operator's outbound policy at registration and at every connection.
+            a2a_push (HttpsA2APushType0 | None | Unset): The A2A push profile: the endpoint is an A2A task's push
+                notification configuration and receives that task's updates as the
+                A2A `StreamResponse` JSON (`application/a2a+json`), with the config's
+                `Authorization` and `X-A2A-Notification-Token`. Absent: CloudEvents,
+                as every endpoint. See docs/a2a.md.
             auth (HttpsAuthType0 | None | Unset): Client authentication besides the signature; `null` or absent: none.
                 See docs/destinations.md.
             headers (list[HttpsHeadersItem] | Unset): Static headers sent with every request, in order. Each has a `name`
@@ -47,6 +53,7 @@ class Https:
 
     kind: HttpsKind
     url: str
+    a2a_push: HttpsA2APushType0 | None | Unset = UNSET
     auth: HttpsAuthType0 | None | Unset = UNSET
     headers: list[HttpsHeadersItem] | Unset = UNSET
 
@@ -55,11 +62,20 @@ class Https:
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.https_a2a_push_type_0 import HttpsA2APushType0 # noqa: PLC0415
         from ..models.https_auth_type_0 import HttpsAuthType0 # noqa: PLC0415
         from ..models.https_headers_item import HttpsHeadersItem # noqa: PLC0415
         kind = self.kind.value
 
         url = self.url
+
+        a2a_push: dict[str, Any] | None | Unset
+        if isinstance(self.a2a_push, Unset):
+            a2a_push = UNSET
+        elif isinstance(self.a2a_push, HttpsA2APushType0):
+            a2a_push = self.a2a_push.to_dict()
+        else:
+            a2a_push = self.a2a_push
 
         auth: dict[str, Any] | None | Unset
         if isinstance(self.auth, Unset):
@@ -85,6 +101,8 @@ class Https:
             "kind": kind,
             "url": url,
         })
+        if a2a_push is not UNSET:
+            field_dict["a2a_push"] = a2a_push
         if auth is not UNSET:
             field_dict["auth"] = auth
         if headers is not UNSET:
@@ -96,6 +114,7 @@ class Https:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.https_a2a_push_type_0 import HttpsA2APushType0 # noqa: PLC0415
         from ..models.https_auth_type_0 import HttpsAuthType0 # noqa: PLC0415
         from ..models.https_headers_item import HttpsHeadersItem # noqa: PLC0415
         d = dict(src_dict)
@@ -105,6 +124,26 @@ class Https:
 
 
         url = d.pop("url")
+
+        def _parse_a2a_push(data: object) -> HttpsA2APushType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                a2a_push_type_0 = HttpsA2APushType0.from_dict(data)
+
+
+
+                return a2a_push_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(HttpsA2APushType0 | None | Unset, data)
+
+        a2a_push = _parse_a2a_push(d.pop("a2a_push", UNSET))
+
 
         def _parse_auth(data: object) -> HttpsAuthType0 | None | Unset:
             if data is None:
@@ -141,6 +180,7 @@ class Https:
         https = cls(
             kind=kind,
             url=url,
+            a2a_push=a2a_push,
             auth=auth,
             headers=headers,
         )

@@ -36,7 +36,8 @@ class PublishEvent:
             id (None | str | Unset): Your id for the event (becomes `webhook-id`); publishing it again is a no-op.
             ordering_key (None | str | Unset): Kinds that partition (Kafka, NATS, RabbitMQ, MQTT topics) keep the
                 messages of one key in order; without it, the `subject` is the key.
-                1 to 255 characters.
+                1 to 255 characters. An A2A update's key is its task id (given or
+                not: another key is refused).
             subject (None | str | Unset): The CloudEvents `subject`: 1 to 1024 bytes, no control characters.
             time (datetime.datetime | None | Unset): When the event happened (the CloudEvents `time`), RFC 3339; defaults
                 to now. From 1970-01-01T00:00:00Z to 5 minutes after Relay's clock.

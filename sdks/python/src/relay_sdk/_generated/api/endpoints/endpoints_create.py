@@ -138,7 +138,10 @@ def sync_detailed(
     `blocked_address`, `reserved_header`, `credentials_without_tls`, …), a
     secret reference that does not resolve (`secret_not_found`, …),
     `personal_data_not_allowed`, `unknown_event_type_version`,
-    `limit_reached` (the operator's limit on endpoints); `429` `busy`.
+    `limit_reached` (the operator's limit on endpoints); an A2A push
+    endpoint (`destination.a2a_push`, docs/a2a.md; ordered `per_key` by
+    default) `a2a_event_type_not_allowed`, `a2a_ordering_required`,
+    `conflicting_authorization`, `invalid_secret_value`; `429` `busy`.
 
     Args:
         body (CreateEndpoint): A new endpoint: where one consumer's events go, which ones, and
@@ -189,7 +192,10 @@ def sync(
     `blocked_address`, `reserved_header`, `credentials_without_tls`, …), a
     secret reference that does not resolve (`secret_not_found`, …),
     `personal_data_not_allowed`, `unknown_event_type_version`,
-    `limit_reached` (the operator's limit on endpoints); `429` `busy`.
+    `limit_reached` (the operator's limit on endpoints); an A2A push
+    endpoint (`destination.a2a_push`, docs/a2a.md; ordered `per_key` by
+    default) `a2a_event_type_not_allowed`, `a2a_ordering_required`,
+    `conflicting_authorization`, `invalid_secret_value`; `429` `busy`.
 
     Args:
         body (CreateEndpoint): A new endpoint: where one consumer's events go, which ones, and
@@ -235,7 +241,10 @@ async def asyncio_detailed(
     `blocked_address`, `reserved_header`, `credentials_without_tls`, …), a
     secret reference that does not resolve (`secret_not_found`, …),
     `personal_data_not_allowed`, `unknown_event_type_version`,
-    `limit_reached` (the operator's limit on endpoints); `429` `busy`.
+    `limit_reached` (the operator's limit on endpoints); an A2A push
+    endpoint (`destination.a2a_push`, docs/a2a.md; ordered `per_key` by
+    default) `a2a_event_type_not_allowed`, `a2a_ordering_required`,
+    `conflicting_authorization`, `invalid_secret_value`; `429` `busy`.
 
     Args:
         body (CreateEndpoint): A new endpoint: where one consumer's events go, which ones, and
@@ -286,7 +295,10 @@ async def asyncio(
     `blocked_address`, `reserved_header`, `credentials_without_tls`, …), a
     secret reference that does not resolve (`secret_not_found`, …),
     `personal_data_not_allowed`, `unknown_event_type_version`,
-    `limit_reached` (the operator's limit on endpoints); `429` `busy`.
+    `limit_reached` (the operator's limit on endpoints); an A2A push
+    endpoint (`destination.a2a_push`, docs/a2a.md; ordered `per_key` by
+    default) `a2a_event_type_not_allowed`, `a2a_ordering_required`,
+    `conflicting_authorization`, `invalid_secret_value`; `429` `busy`.
 
     Args:
         body (CreateEndpoint): A new endpoint: where one consumer's events go, which ones, and

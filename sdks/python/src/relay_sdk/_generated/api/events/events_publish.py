@@ -143,7 +143,10 @@ def sync_detailed(
     `schema_violation` (listing each field at fault), `validation_too_costly`,
     `validation_failed` (`id`, `ttl_seconds`, `traceparent`, `ordering_key`,
     `subject`, undecodable `data`), `unknown_reference` (no such
-    `consumer_id`), `invalid_time`, `time_out_of_range`; `413`
+    `consumer_id`), `invalid_time`, `time_out_of_range`; for the A2A update
+    types (`a2a.task.status_updated`, `a2a.task.artifact_updated`: `data` is
+    the task's A2A `StreamResponse`, docs/a2a.md) `a2a_invalid_update`,
+    `a2a_consumer_required`, `a2a_ordering_key_mismatch`; `413`
     `envelope_too_large`; `429` `busy` (retry after `Retry-After`).
 
     Args:
@@ -192,7 +195,10 @@ def sync(
     `schema_violation` (listing each field at fault), `validation_too_costly`,
     `validation_failed` (`id`, `ttl_seconds`, `traceparent`, `ordering_key`,
     `subject`, undecodable `data`), `unknown_reference` (no such
-    `consumer_id`), `invalid_time`, `time_out_of_range`; `413`
+    `consumer_id`), `invalid_time`, `time_out_of_range`; for the A2A update
+    types (`a2a.task.status_updated`, `a2a.task.artifact_updated`: `data` is
+    the task's A2A `StreamResponse`, docs/a2a.md) `a2a_invalid_update`,
+    `a2a_consumer_required`, `a2a_ordering_key_mismatch`; `413`
     `envelope_too_large`; `429` `busy` (retry after `Retry-After`).
 
     Args:
@@ -236,7 +242,10 @@ async def asyncio_detailed(
     `schema_violation` (listing each field at fault), `validation_too_costly`,
     `validation_failed` (`id`, `ttl_seconds`, `traceparent`, `ordering_key`,
     `subject`, undecodable `data`), `unknown_reference` (no such
-    `consumer_id`), `invalid_time`, `time_out_of_range`; `413`
+    `consumer_id`), `invalid_time`, `time_out_of_range`; for the A2A update
+    types (`a2a.task.status_updated`, `a2a.task.artifact_updated`: `data` is
+    the task's A2A `StreamResponse`, docs/a2a.md) `a2a_invalid_update`,
+    `a2a_consumer_required`, `a2a_ordering_key_mismatch`; `413`
     `envelope_too_large`; `429` `busy` (retry after `Retry-After`).
 
     Args:
@@ -285,7 +294,10 @@ async def asyncio(
     `schema_violation` (listing each field at fault), `validation_too_costly`,
     `validation_failed` (`id`, `ttl_seconds`, `traceparent`, `ordering_key`,
     `subject`, undecodable `data`), `unknown_reference` (no such
-    `consumer_id`), `invalid_time`, `time_out_of_range`; `413`
+    `consumer_id`), `invalid_time`, `time_out_of_range`; for the A2A update
+    types (`a2a.task.status_updated`, `a2a.task.artifact_updated`: `data` is
+    the task's A2A `StreamResponse`, docs/a2a.md) `a2a_invalid_update`,
+    `a2a_consumer_required`, `a2a_ordering_key_mismatch`; `413`
     `envelope_too_large`; `429` `busy` (retry after `Retry-After`).
 
     Args:

@@ -142,7 +142,8 @@ def sync_detailed(
     Audited as `endpoint.test_sent`.
 
     Tenant API key; `404` for an unknown endpoint. Refused with `422`:
-    `not_subscribed`, `unknown_event_type`, `no_sample`; `413`
+    `not_subscribed`, `unknown_event_type`, `no_sample`,
+    `a2a_test_send_unavailable` (an A2A task update type); `413`
     `envelope_too_large`; `429` `manual_attempts_limited` or
     `endpoint_circuit_open`.
 
@@ -189,7 +190,8 @@ def sync(
     Audited as `endpoint.test_sent`.
 
     Tenant API key; `404` for an unknown endpoint. Refused with `422`:
-    `not_subscribed`, `unknown_event_type`, `no_sample`; `413`
+    `not_subscribed`, `unknown_event_type`, `no_sample`,
+    `a2a_test_send_unavailable` (an A2A task update type); `413`
     `envelope_too_large`; `429` `manual_attempts_limited` or
     `endpoint_circuit_open`.
 
@@ -231,7 +233,8 @@ async def asyncio_detailed(
     Audited as `endpoint.test_sent`.
 
     Tenant API key; `404` for an unknown endpoint. Refused with `422`:
-    `not_subscribed`, `unknown_event_type`, `no_sample`; `413`
+    `not_subscribed`, `unknown_event_type`, `no_sample`,
+    `a2a_test_send_unavailable` (an A2A task update type); `413`
     `envelope_too_large`; `429` `manual_attempts_limited` or
     `endpoint_circuit_open`.
 
@@ -278,7 +281,8 @@ async def asyncio(
     Audited as `endpoint.test_sent`.
 
     Tenant API key; `404` for an unknown endpoint. Refused with `422`:
-    `not_subscribed`, `unknown_event_type`, `no_sample`; `413`
+    `not_subscribed`, `unknown_event_type`, `no_sample`,
+    `a2a_test_send_unavailable` (an A2A task update type); `413`
     `envelope_too_large`; `429` `manual_attempts_limited` or
     `endpoint_circuit_open`.
 

@@ -152,6 +152,7 @@ def sync_detailed(
     environment. Refused with `422`: `validation_failed` (`step_key`,
     `event/subject`, `event/ttl_seconds`, undecodable `event/data`),
     `not_subscribed`, `unknown_event_type`, `reserved_event_type`,
+    `a2a_update_not_a_step`,
     `schema_violation`, `validation_too_costly`, `invalid_time`,
     `time_out_of_range`; `413` `envelope_too_large`.
 
@@ -204,6 +205,7 @@ def sync(
     environment. Refused with `422`: `validation_failed` (`step_key`,
     `event/subject`, `event/ttl_seconds`, undecodable `event/data`),
     `not_subscribed`, `unknown_event_type`, `reserved_event_type`,
+    `a2a_update_not_a_step`,
     `schema_violation`, `validation_too_costly`, `invalid_time`,
     `time_out_of_range`; `413` `envelope_too_large`.
 
@@ -251,6 +253,7 @@ async def asyncio_detailed(
     environment. Refused with `422`: `validation_failed` (`step_key`,
     `event/subject`, `event/ttl_seconds`, undecodable `event/data`),
     `not_subscribed`, `unknown_event_type`, `reserved_event_type`,
+    `a2a_update_not_a_step`,
     `schema_violation`, `validation_too_costly`, `invalid_time`,
     `time_out_of_range`; `413` `envelope_too_large`.
 
@@ -303,6 +306,7 @@ async def asyncio(
     environment. Refused with `422`: `validation_failed` (`step_key`,
     `event/subject`, `event/ttl_seconds`, undecodable `event/data`),
     `not_subscribed`, `unknown_event_type`, `reserved_event_type`,
+    `a2a_update_not_a_step`,
     `schema_violation`, `validation_too_costly`, `invalid_time`,
     `time_out_of_range`; `413` `envelope_too_large`.
 
