@@ -68,13 +68,12 @@ fn free_port() -> anyhow::Result<u16> {
         .port())
 }
 
-/// Waits until something listens on `port` of 127.0.0.1.
-async fn listening(what: &str, port: u16, within: Duration) -> anyhow::Result<()> {
+/// Waits until something listens on `port` of 127.0.0.1 (probed through
+/// relay-net's loopback connector).
+pub(crate) async fn listening(what: &str, port: u16, within: Duration) -> anyhow::Result<()> {
     let deadline = Instant::now() + within;
-    while tokio::net::TcpStream::connect(("127.0.0.1", port))
-        .await
-        .is_err()
-    {
+    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    while relay_net::loopback::connect_loopback(addr).await.is_err() {
         anyhow::ensure!(
             Instant::now() < deadline,
             "{what} did not listen on {port} within {within:?}"

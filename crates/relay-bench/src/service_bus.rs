@@ -120,17 +120,7 @@ pub(crate) async fn service_bus(python: &Path, judges: &Path) -> anyhow::Result<
         child,
         _dir: dir,
     };
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while tokio::net::TcpStream::connect(("127.0.0.1", port))
-        .await
-        .is_err()
-    {
-        anyhow::ensure!(
-            Instant::now() < deadline,
-            "servicebus_judge.py did not listen within 30 s"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    super::pubsub::listening("servicebus_judge.py", port, Duration::from_secs(30)).await?;
     Ok(judge)
 }
 
