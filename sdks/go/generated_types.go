@@ -425,6 +425,8 @@ type Destination struct {
 	SQS *SqsDestination
 	// Sns is set when kind is "sns".
 	Sns *SnsDestination
+	// Eventbridge is set when kind is "eventbridge".
+	Eventbridge *EventBridgeDestination
 	// Pubsub is set when kind is "pubsub".
 	Pubsub *PubsubDestination
 	// AzureServiceBus is set when kind is "azure_service_bus".
@@ -471,6 +473,10 @@ func (u Destination) MarshalJSON() ([]byte, error) {
 	case u.Sns != nil:
 		m := *u.Sns
 		m.Kind = "sns"
+		return json.Marshal(m)
+	case u.Eventbridge != nil:
+		m := *u.Eventbridge
+		m.Kind = "eventbridge"
 		return json.Marshal(m)
 	case u.Pubsub != nil:
 		m := *u.Pubsub
@@ -523,6 +529,9 @@ func (u *Destination) UnmarshalJSON(data []byte) error {
 	case "sns":
 		u.Sns = new(SnsDestination)
 		return json.Unmarshal(data, u.Sns)
+	case "eventbridge":
+		u.Eventbridge = new(EventBridgeDestination)
+		return json.Unmarshal(data, u.Eventbridge)
 	case "pubsub":
 		u.Pubsub = new(PubsubDestination)
 		return json.Unmarshal(data, u.Pubsub)
@@ -717,6 +726,56 @@ type Event struct {
 	Type string `json:"type"`
 	// The event type's schema version the payload was validated against.
 	TypeVersion int64 `json:"type_version"`
+}
+
+// An Amazon EventBridge event bus: each message is one entry of one
+// `PutEvents`, signed with AWS Signature Version 4. The entry's `Detail`
+// is the CloudEvent (structured mode only: EventBridge has no attributes
+// to carry a binary binding), its `DetailType` the event type, its
+// `Time` the event's time; EventBridge's `200` whose entry has an
+// `EventId` is the acknowledgement, and an entry with an `ErrorCode` is
+// that message's failure. EventBridge keeps no order. See
+// docs/destinations.md.
+type EventBridgeDestination struct {
+	// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
+	// access key id, never the value itself. Give the keys, or `role_arn`.
+	// See docs/destinations.md.
+	AccessKeyID *string `json:"access_key_id,omitempty"`
+	// The entries' `DetailType`; `null` (default): each event's type
+	// (`order.shipped`). At most 128 characters, no control characters.
+	DetailType *string `json:"detail_type,omitempty"`
+	// The service's `https://` URL without a path (an EventBridge-compatible
+	// service, or a VPC endpoint); `null` (default): AWS EventBridge,
+	// `https://events.<region>.amazonaws.com`. An AWS host must be in
+	// `region`. Checked by the outbound guard at registration and at every
+	// connection; redirects are never followed.
+	EndpointURL *string `json:"endpoint_url,omitempty"`
+	// The event bus: its name (`default`, `orders`, a partner bus's
+	// `aws.partner/…`) or its ARN,
+	// `arn:<partition>:events:<region>:<account id>:event-bus/<name>`
+	// (in `region`).
+	EventBus string `json:"event_bus"`
+	// The destination's kind: `eventbridge`.
+	Kind string `json:"kind"`
+	// The region requests are signed for and sent to (e.g. `eu-west-1`).
+	Region string `json:"region"`
+	// Instead of keys: the ARN of a role in the account
+	// (`arn:aws:iam::<account id>:role/<name>`) that Relay assumes with
+	// STS `AssumeRole`, its own AWS identity and this tenant's
+	// `ExternalId` (`GET /v1/aws/external-id`), which the role's trust
+	// policy must require. Registration assumes it once to check.
+	RoleArn *string `json:"role_arn,omitempty"`
+	// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
+	// secret access key, never the value itself; with `access_key_id`.
+	SecretAccessKey *string `json:"secret_access_key,omitempty"`
+	// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
+	// session token (temporary credentials), sent as `x-amz-security-token`,
+	// never the value itself; with the keys.
+	SessionToken *string `json:"session_token,omitempty"`
+	// The entries' `Source`, which rules match on (e.g. `com.acme.orders`):
+	// 1 to 256 of `A-Z a-z 0-9 . - _ /`, not beginning with `aws.`
+	// (EventBridge keeps that prefix for AWS services).
+	Source string `json:"source"`
 }
 
 // A catalog event type with all of its schema versions, newest last.

@@ -1,5 +1,7 @@
 //! The broker workloads (`nats`, `redis`, `rabbitmq`, `mqtt`, `kafka`, and
-//! the queue services `sqs` and `sns` on a private moto server): E events
+//! the queue services `sqs`, `sns` and `eventbridge` on a private moto
+//! server, `pubsub` on the Pub/Sub emulator behind its front door and
+//! `service-bus` against the Service Bus judge): E events
 //! delivered to one endpoint of a broker kind, against the kind's client alone (no
 //! store, no dispatcher, no API) publishing as many messages with the same
 //! acknowledgement and the same concurrency, in one run, into the broker on
@@ -79,23 +81,37 @@ pub(crate) trait Broker {
     fn moto(&self) -> Option<&crate::moto::Moto> {
         None
     }
+    /// The CA of a peer the bench serves over TLS with a CA of the run's
+    /// own (a moto server's, the Pub/Sub front's, the Service Bus judge's),
+    /// which both sides' guards trust.
+    fn ca_pem(&self) -> Option<std::path::PathBuf> {
+        self.moto().map(|m| m.ca_pem.clone())
+    }
+    /// The tenant secrets the destinations name (put through Relay's API
+    /// before its endpoint is registered, resolved for the raw side's
+    /// client): a moto server's credentials, a service account's key, a
+    /// SAS key.
+    fn tenant_secrets(&self) -> Vec<(&'static str, String)> {
+        self.moto()
+            .map(|_| crate::moto::tenant_secrets())
+            .unwrap_or_default()
+    }
+    /// Whether counting slows the peer (a Python server, or an emulator
+    /// counted by pulling): Relay's target is counted every 20 ms rather
+    /// than 5.
+    fn slow_to_count(&self) -> bool {
+        self.moto().is_some()
+    }
 }
 
-/// The CAs both sides' guards trust besides the system's: a moto
-/// server's.
+/// The CAs both sides' guards trust besides the system's.
 fn trusted_cas<B: Broker>(broker: &B) -> Vec<std::path::PathBuf> {
-    broker
-        .moto()
-        .map(|m| vec![m.ca_pem.clone()])
-        .unwrap_or_default()
+    broker.ca_pem().into_iter().collect()
 }
 
-/// The tenant secrets the destinations name: a moto server's credentials.
+/// The tenant secrets the destinations name.
 fn tenant_secrets<B: Broker>(broker: &B) -> Vec<(&'static str, String)> {
-    broker
-        .moto()
-        .map(|_| crate::moto::tenant_secrets())
-        .unwrap_or_default()
+    broker.tenant_secrets()
 }
 
 /// The messages the raw side publishes: prepared as Relay prepares them
@@ -172,10 +188,13 @@ async fn raw_run<B: Broker>(
         https: HttpsClient::new(guard),
         clock: Arc::new(WallClock),
     };
-    let secrets = match broker.moto() {
-        Some(_) => crate::moto::secrets(),
-        None => relay_core::secret::Secrets::new(),
-    };
+    let mut secrets = relay_core::secret::Secrets::new();
+    for (name, value) in tenant_secrets(broker) {
+        secrets.insert(
+            relay_core::secret::SecretRef::Secret(name.into()),
+            relay_core::secret::SecretValue::from(value.as_str()),
+        );
+    }
     let client = relay_destinations::build(&broker.destination(Side::Raw), &shared, &secrets)
         .map_err(|e| anyhow::anyhow!("unresolved: {}", e.0))?;
     let messages = Arc::new(messages);
@@ -295,7 +314,7 @@ async fn measure<B: Broker>(
     while stored < events && Instant::now() < deadline {
         stored = broker.stored(Side::Relay).await?;
         if stored < events {
-            let every = if broker.moto().is_some() { 20 } else { 5 };
+            let every = if broker.slow_to_count() { 20 } else { 5 };
             tokio::time::sleep(Duration::from_millis(every)).await;
         }
     }

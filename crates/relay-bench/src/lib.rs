@@ -23,14 +23,17 @@
 //! ceiling; one module per workload (`throughput` also holds `fanout` and
 //! `latency`; `backlog`, `isolation`, `fairness`, `receipts`); `broker` the
 //! broker workload and the `Broker` trait, with one module per broker
-//! (`nats`, `redis`, `rabbitmq`, `mqtt`, `kafka`, and `sqs` queues and
-//! `sns` topics on a moto server of their own, `moto`); `s3` object storage against one too; `suite` runs `targets`,
+//! (`nats`, `redis`, `rabbitmq`, `mqtt`, `kafka`, and `sqs` queues,
+//! `sns` topics and `eventbridge` buses on a moto server of their own, `moto`;
+//! `pubsub` on the Pub/Sub emulator behind its front door, `service_bus`
+//! against the Service Bus judge); `s3` object storage against one too; `suite` runs `targets`,
 //! judged by `targets`; `http` the API client; `measure` CPU, RSS,
 //! percentiles.
 
 mod backlog;
 mod broker;
 mod env;
+mod eventbridge;
 mod fairness;
 mod http;
 mod isolation;
@@ -41,10 +44,12 @@ mod moto;
 mod mqtt;
 mod nats;
 mod publish;
+mod pubsub;
 mod rabbitmq;
 mod receipts;
 mod redis;
 mod s3;
+mod service_bus;
 mod sns;
 mod sqs;
 mod suite;
@@ -169,6 +174,23 @@ pub enum Workload {
     /// beside the kind's client alone publishing as many (`Publish`'s
     /// `MessageId`) to a second topic.
     Sns,
+    /// Amazon EventBridge: as `sqs`, to one `eventbridge` endpoint (a bus
+    /// whose rule routes to an SQS queue, which is counted) beside the
+    /// kind's client alone putting as many (the entry's `EventId`) on a
+    /// second bus.
+    Eventbridge,
+    /// Google Cloud Pub/Sub: as `sqs`, to one `pubsub` endpoint (a topic
+    /// of the Google Cloud CLI's emulator behind Relay's tests' front door,
+    /// `scripts/judges/pubsub_front.py`: TLS, the service account's JWT
+    /// grant, bearer tokens) beside the kind's client alone publishing as
+    /// many (the publish's `messageIds`) to a second topic.
+    Pubsub,
+    /// Azure Service Bus: as `sqs`, to one `azure_service_bus` endpoint (a
+    /// queue of the Service Bus judge, `scripts/judges/servicebus_judge.py`,
+    /// SAS checked on every send; no emulator exists) beside the kind's
+    /// client alone sending as many (`201`) to a second queue.
+    #[value(name = "service-bus")]
+    ServiceBus,
     /// Kafka: as `nats`, to a `kafka` endpoint on librdkafka's mock
     /// cluster, which the bench starts on loopback (`acks=all`, idempotent
     /// producer; the delivery report is the acknowledgement); also
@@ -258,10 +280,26 @@ pub struct BenchArgs {
     /// publishing allowed).
     #[arg(long, default_value_t = 1883)]
     mqtt_port: u16,
-    /// The moto server program (`s3`, `sqs`, `sns`; PyPI `moto[server]`), started on a
+    /// The moto server program (`s3`, `sqs`, `sns`, `eventbridge`; PyPI `moto[server]`), started on a
     /// free port on 127.0.0.1 for the run.
     #[arg(long, default_value = ".test-env/venv/bin/moto_server")]
     moto_server: std::path::PathBuf,
+    /// The Google Cloud CLI's Pub/Sub emulator (`pubsub`; Java), started
+    /// on a free port on 127.0.0.1 for the run.
+    #[arg(
+        long,
+        default_value = "/usr/lib/google-cloud-sdk/platform/pubsub-emulator/bin/cloud-pubsub-emulator"
+    )]
+    pubsub_emulator: std::path::PathBuf,
+    /// The Python of the test environment, which runs the judges
+    /// (`pubsub`'s front door with `google-auth`, `service-bus`'s judge).
+    #[arg(long, default_value = ".test-env/venv/bin/python")]
+    python: std::path::PathBuf,
+    /// The judges' directory (`scripts/judges` of the repository, whose
+    /// `pubsub_front.py` and `servicebus_judge.py` the `pubsub` and
+    /// `service-bus` workloads run).
+    #[arg(long, default_value = "scripts/judges")]
+    judges: std::path::PathBuf,
     /// Worker threads of the bench's own runtime (receiver, publisher).
     #[arg(long, default_value_t = 2)]
     bench_threads: usize,
@@ -460,6 +498,18 @@ async fn run_workload(args: BenchArgs, relay: Host) -> anyhow::Result<Report> {
         Workload::S3 => s3::s3(&args, relay, &data).await,
         Workload::Sqs => broker::run(&args, relay, &data, sqs::sqs(&args.moto_server).await?).await,
         Workload::Sns => broker::run(&args, relay, &data, sns::sns(&args.moto_server).await?).await,
+        Workload::Eventbridge => {
+            let broker = eventbridge::eventbridge(&args.moto_server).await?;
+            broker::run(&args, relay, &data, broker).await
+        }
+        Workload::Pubsub => {
+            let broker = pubsub::pubsub(&args.pubsub_emulator, &args.python, &args.judges).await?;
+            broker::run(&args, relay, &data, broker).await
+        }
+        Workload::ServiceBus => {
+            let broker = service_bus::service_bus(&args.python, &args.judges).await?;
+            broker::run(&args, relay, &data, broker).await
+        }
         Workload::Kafka => broker::run(&args, relay, &data, kafka::kafka()?).await,
     }
 }

@@ -339,6 +339,40 @@ pub async fn attempt_record_is_complete<P: Peer>(h: Harness<P>) {
     assert_eq!(a.started_at, h.clock.now());
 }
 
+/// [`attempt_record_is_complete`] for a peer that parses what it carries
+/// and writes it again (EventBridge's `Detail`, `compliance_suite!(Peer;
+/// reserialized)`): what arrives is the same JSON, not the same bytes, and
+/// no signature travels, so the received event is compared as JSON with
+/// the message (its id, and nothing claiming a signature); the record's
+/// digest, of the bytes Relay sent, is checked for its shape. Every other
+/// part of the record is checked as for every kind.
+pub async fn attempt_record_is_complete_reserialized<P: Peer>(h: Harness<P>) {
+    let id = h.publish().await;
+    h.round().await;
+    let got = wait_received(&h.peer, 1).await;
+    let r = got.first().expect("a message");
+    let event: serde_json::Value = serde_json::from_slice(&r.body).expect("JSON");
+    assert_valid_cloudevent(&event);
+    assert_eq!(event["id"], id.as_str());
+    assert_eq!(r.webhook_signature, "", "nothing claims a signature");
+    let m = h.only_message().await;
+    let a = &h.attempts(&m).await[0];
+    assert_eq!(a.number, 1);
+    assert!(
+        a.body_sha256.len() == 64 && a.body_sha256.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{}",
+        a.body_sha256
+    );
+    assert_eq!(a.destination_ip.as_deref(), Some("127.0.0.1"));
+    assert!(a.duration_ms >= 0);
+    assert_eq!(a.outcome, AttemptOutcome::Delivered);
+    assert_eq!(a.error_code, None);
+    assert_eq!(a.error_kind, None);
+    assert!(a.detail.is_object(), "{:?}", a.detail);
+    assert_ne!(a.detail, serde_json::json!({}), "the kind says what it got");
+    assert_eq!(a.started_at, h.clock.now());
+}
+
 /// Neither the signing secret nor the destination's credentials appear in
 /// what was logged, in attempt records (success and failure), or in the
 /// `Debug` of the endpoint.

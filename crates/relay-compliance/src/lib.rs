@@ -20,7 +20,11 @@
 //! stopped in the middle of a burst loses nothing. A kind with a binary
 //! content mode (`compliance_suite!(Peer; binary)`) also shows that its
 //! binding carries every attribute and that the signature over the data
-//! verifies. Every kind also shows that a peer that hangs holds only its
+//! verifies. A kind whose peer re-serializes what it carries
+//! (`compliance_suite!(Peer; reserialized)`: EventBridge) runs every case
+//! but the two that need the bytes sent to arrive unchanged (the signature,
+//! the record's digest of what arrived), the record's other parts checked
+//! alike. Every kind also shows that a peer that hangs holds only its
 //! own endpoint's slots: another endpoint ([`neighbour`]) keeps delivering
 //! meanwhile.
 
@@ -142,6 +146,30 @@ macro_rules! compliance_suite {
             async fn postgres_binary_mode_carries_the_event() {
                 $crate::cases::run_in::<$peer, _, _>(true, "binary_mode_carries_the_event",
                     $crate::ContentMode::Binary, $crate::cases::binary_mode_carries_the_event).await;
+            }
+        }
+    };
+    // A kind whose peer parses what it carries and writes it again
+    // (EventBridge's `Detail`): the same JSON arrives, not the same bytes,
+    // so no signature can be verified there and the record's digest is not
+    // that of what arrived; every other case runs as for every kind.
+    ($peer:ty; reserialized) => {
+        $crate::compliance_suite!(@cases $peer;
+            delivered_once, envelope_is_valid_cloudevents,
+            retryable_failure_is_a_retry, permanent_failure_is_permanent, timeout_is_a_retry,
+            destination_down_then_up, attempt_record_is_complete_reserialized,
+            secrets_stay_out_of_logs_and_records, stopped_mid_burst_loses_nothing);
+        mod isolation {
+            use super::*;
+            #[tokio::test]
+            async fn sqlite_a_hung_peer_holds_only_its_endpoint() {
+                $crate::cases::run_with_neighbour::<$peer, _, _>(false, "a_hung_peer_holds_only_its_endpoint",
+                    $crate::cases::a_hung_peer_holds_only_its_endpoint).await;
+            }
+            #[tokio::test]
+            async fn postgres_a_hung_peer_holds_only_its_endpoint() {
+                $crate::cases::run_with_neighbour::<$peer, _, _>(true, "a_hung_peer_holds_only_its_endpoint",
+                    $crate::cases::a_hung_peer_holds_only_its_endpoint).await;
             }
         }
     };

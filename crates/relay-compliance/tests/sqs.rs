@@ -486,3 +486,90 @@ async fn an_endpoint_naming_a_role_sends_as_the_role_assumed_by_the_installation
     );
     assert!(m.drain(QUEUE).is_empty());
 }
+
+/// The installation's identity as web identity (`[aws]
+/// web_identity_token_file` and `role_arn`): its token file is read at
+/// the exchange (absent, nothing is sent and the attempt is retried), the
+/// token exchanged for the installation role's credentials with
+/// `AssumeRoleWithWebIdentity`, those assume the endpoint's role with the
+/// tenant's `ExternalId`, and the role's credentials send to the queue.
+/// moto fails on an unsigned `AssumeRoleWithWebIdentity` while it checks
+/// signatures, so its count of unchecked actions covers the set-up and
+/// that one exchange (`Moto::start_for_web_identity`); a wrong signature
+/// refused right after proves the exchange was the last of them, and every
+/// request after it was checked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_installation_with_web_identity_sends_as_the_tenants_role() {
+    use relay_destinations::Tenancy;
+    use relay_destinations::aws::{self, identity};
+    let Some(python) = moto_server::python_or_skip("sqs") else {
+        return;
+    };
+    let m = Moto::start_for_web_identity(python).await;
+    let dir = tempfile::tempdir().expect("a directory");
+    let token_file = dir.path().join("token");
+    let clock = std::sync::Arc::new(relay_core::time::ManualClock::default());
+    clock.set(aws::now());
+    let installation = std::sync::Arc::new(identity::Installation::new(
+        SecretValue::from("an-installation-secret-of-32-characters-or-more"),
+        identity::Identity::WebIdentity {
+            token_file: token_file.clone(),
+            role_arn: moto::INSTALLATION_ROLE_ARN.into(),
+        },
+        Some(format!("{}/", m.url())),
+        "us-east-1".into(),
+        clock.clone(),
+    ));
+    let d = Config::Sqs(SqsDestination {
+        credentials: relay_destinations::aws::Credentials::role(moto::ROLE_ARN),
+        ..destination(&m, QUEUE, ContentMode::Structured)
+    });
+    let shared = Shared {
+        https: HttpsClient::new(guard(&m)),
+        clock,
+    };
+    let tenancy = Tenancy {
+        tenant: "ten_1",
+        aws: Some(&installation),
+    };
+    let c = relay_destinations::build_for(&d, &shared, &Secrets::new(), tenancy)
+        .expect("a role needs no secret reference");
+    let (verdict, record) = send(&c, &message("evt_web_0", None, ContentMode::Structured)).await;
+    assert_eq!(
+        verdict,
+        Verdict::Retry {
+            code: FailureCode::Refused(Refusal::AuthRefused),
+            not_before: None
+        },
+        "no token file, nothing sent: {record:?}"
+    );
+    let token = "eyJhbGciOiJSUzI1NiJ9.a-projected-service-account-token.c2ln";
+    std::fs::write(&token_file, token).expect("the token file");
+    let (verdict, record) = send(&c, &message("evt_web_1", None, ContentMode::Structured)).await;
+    assert_eq!(verdict, Verdict::Delivered, "{record:?}");
+    let got = m.drain(QUEUE);
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].attributes["webhook-id"], "evt_web_1");
+    assert!(!format!("{record:?} {installation:?}").contains(token));
+
+    // Every request after the exchange is checked.
+    let wrong = Key {
+        id: m.relay.id.clone(),
+        secret: "not-the-secret-0123456789".into(),
+    };
+    let keys = destination(&m, QUEUE, ContentMode::Structured);
+    let (verdict, record) = send(
+        &client(&m, &keys, &wrong),
+        &message("evt_web_2", None, ContentMode::Structured),
+    )
+    .await;
+    assert_eq!(
+        verdict,
+        Verdict::Retry {
+            code: FailureCode::Refused(Refusal::AuthRefused),
+            not_before: None
+        },
+        "{record:?}"
+    );
+    assert!(m.drain(QUEUE).is_empty());
+}

@@ -1,6 +1,6 @@
 //! Relay's destinations: where a message goes and what the answer means.
 //!
-//! One folder per kind (`https/`, `redis_stream/`, `nats_jetstream/`, `rabbitmq/`, `mqtt/`, `kafka/`, `s3/`, `sqs/`, `sns/`, `pubsub/`, `service_bus/`), each with the same parts, the
+//! One folder per kind (`https/`, `redis_stream/`, `nats_jetstream/`, `rabbitmq/`, `mqtt/`, `kafka/`, `s3/`, `sqs/`, `sns/`, `eventbridge/`, `pubsub/`, `service_bus/`), each with the same parts, the
 //! [`Kind`] trait:
 //!
 //! | Part | What it is |
@@ -104,6 +104,7 @@ mod broker;
 mod capacity;
 mod config;
 mod dispatch;
+pub mod eventbridge;
 mod hosts;
 pub mod https;
 pub mod kafka;
@@ -421,6 +422,7 @@ dispatch::kinds! {
     S3 => s3::S3 [batching],
     Sqs => sqs::Sqs,
     Sns => sns::Sns,
+    EventBridge => eventbridge::EventBridge,
     Pubsub => pubsub::Pubsub,
     ServiceBus => service_bus::ServiceBus,
     #[cfg(feature = "test-kinds")]

@@ -119,6 +119,17 @@ fn every_kind() -> Vec<(Config, Vec<&'static str>, &'static str)> {
         ),
         (
             destination(json!({
+                "kind": "eventbridge",
+                "event_bus": "orders",
+                "region": "eu-west-1",
+                "source": "com.acme.orders",
+                "access_key_id": "secret:eb-id", "secret_access_key": "secret:eb-key",
+            })),
+            vec!["events.eu-west-1.amazonaws.com:443"],
+            "orders in eu-west-1",
+        ),
+        (
+            destination(json!({
                 "kind": "azure_service_bus",
                 "namespace": "acme-prod.servicebus.windows.net",
                 "entity": "orders",
@@ -150,11 +161,11 @@ fn every_kind_names_its_credential_hosts_and_describes_itself() {
             d.kind()
         );
     }
-    assert_eq!(kinds.len(), 11, "one destination of every kind: {kinds:?}");
+    assert_eq!(kinds.len(), 12, "one destination of every kind: {kinds:?}");
     // Each kind's name is the `kind` tag of its configuration.
     use relay_destinations::{
-        Kind, https, kafka, mqtt, nats_jetstream, pubsub, rabbitmq, redis_stream, s3, service_bus,
-        sns, sqs,
+        Kind, eventbridge, https, kafka, mqtt, nats_jetstream, pubsub, rabbitmq, redis_stream, s3,
+        service_bus, sns, sqs,
     };
     let names = std::collections::BTreeSet::from([
         https::Https::NAME,
@@ -167,6 +178,7 @@ fn every_kind_names_its_credential_hosts_and_describes_itself() {
         sqs::Sqs::NAME,
         pubsub::Pubsub::NAME,
         sns::Sns::NAME,
+        eventbridge::EventBridge::NAME,
         service_bus::ServiceBus::NAME,
     ]);
     assert_eq!(names, kinds);

@@ -21,6 +21,17 @@ const SETUP_ACTIONS: u32 = 12;
 /// The role `relay` may assume, which may send to the queues.
 pub const ROLE_ARN: &str = "arn:aws:iam::123456789012:role/relay-sender";
 
+/// The installation's role when its identity is web identity
+/// ([`Moto::start_for_web_identity`]), which may assume [`ROLE_ARN`].
+pub const INSTALLATION_ROLE_ARN: &str = "arn:aws:iam::123456789012:role/relay-installation";
+
+/// Web identity's free actions beyond the set-up's: the installation's
+/// role (role, policy) and Relay's one `AssumeRoleWithWebIdentity`, which
+/// is unsigned (moto fails on an unsigned request while it checks
+/// signatures: `KeyError: 'HTTP_AUTHORIZATION'`), so it must be among the
+/// actions moto takes without checking.
+const WEB_IDENTITY_ACTIONS: u32 = 3;
+
 pub struct Moto {
     pub server: Server,
     /// May only `sqs:SendMessage` to the two queues and assume [`ROLE_ARN`].
@@ -45,6 +56,20 @@ impl Moto {
     pub async fn start(python: PathBuf) -> Moto {
         let server = Server::start(python, "sqs", SETUP_ACTIONS).await;
         let out = server.admin(&["setup", QUEUE, FIFO_QUEUE]);
+        Moto::from_setup(server, &out)
+    }
+
+    /// A running server as [`Moto::start`]'s, with the installation's role
+    /// for web identity, taking one action more without checking: the
+    /// exchange Relay makes first. The test proves the count (a wrong
+    /// signature refused after the exchange).
+    pub async fn start_for_web_identity(python: PathBuf) -> Moto {
+        let server = Server::start(python, "sqs", SETUP_ACTIONS + WEB_IDENTITY_ACTIONS).await;
+        let out = server.admin(&["setup-web", QUEUE, FIFO_QUEUE]);
+        Moto::from_setup(server, &out)
+    }
+
+    fn from_setup(server: Server, out: &serde_json::Value) -> Moto {
         Moto {
             relay: Key::from_json(&out["relay"]),
             reader: Key::from_json(&out["reader"]),

@@ -12,6 +12,10 @@ on the helpers of common/moto_common.py.
         # (a name ending in .fifo is a FIFO queue, without content-based
         # deduplication). Prints {"relay": [id, secret], "reader": [...],
         # "denied": [...], "queues": {name: url}}.
+    moto_admin.py URL CA_PEM setup-web QUEUE...
+        # the installation's role "relay-installation" (web identity), which
+        # may assume "relay-sender", then the set-up as above without its
+        # closing refusal (see setup_web)
     moto_admin.py URL CA_PEM drain KEY_ID SECRET QUEUE_URL
         # receives every message of the queue and deletes it: prints
         # [{"body_b64", "attributes": {name: value}, "system": {...}}], in
@@ -31,7 +35,32 @@ from moto_common import allow, client, drain, expect_refused, main, user  # noqa
 ROLE = "arn:aws:iam::123456789012:role/relay-sender"
 
 
-def setup(url, ca, *names):
+def setup_web(url, ca, *names):
+    """The set-up, then the installation's role for web identity: the role
+    "relay-installation" (trusting anyone, as the other role), which may
+    sts:AssumeRole "relay-sender": 2 actions more. The server's count of
+    free actions also covers the one AssumeRoleWithWebIdentity Relay makes
+    (unsigned: moto cannot check it while it checks signatures), so the
+    refusal that proves the count is the test's, after that exchange."""
+    iam = client("iam", url, ca)
+    iam.create_role(
+        RoleName="relay-installation",
+        AssumeRolePolicyDocument=json.dumps(
+            {
+                "Version": "2012-10-17",
+                "Statement": [{"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "sts:AssumeRole"}],
+            }
+        ),
+    )
+    iam.put_role_policy(
+        RoleName="relay-installation",
+        PolicyName="assume",
+        PolicyDocument=json.dumps(allow(("sts:AssumeRole", ROLE))),
+    )
+    setup(url, ca, *names, refused=False)
+
+
+def setup(url, ca, *names, refused=True):
     iam = client("iam", url, ca)
     arns = [f"arn:aws:sqs:us-east-1:123456789012:{n}" for n in names]
     out = {
@@ -61,11 +90,12 @@ def setup(url, ca, *names):
     for n in names:
         attributes = {"FifoQueue": "true"} if n.endswith(".fifo") else {}
         out["queues"][n] = sqs.create_queue(QueueName=n, Attributes=attributes)["QueueUrl"]
-    expect_refused(
-        lambda: client("sqs", url, ca, out["relay"][0], "not-the-secret").get_queue_url(QueueName=names[0])
-    )
+    if refused:
+        expect_refused(
+            lambda: client("sqs", url, ca, out["relay"][0], "not-the-secret").get_queue_url(QueueName=names[0])
+        )
     print(json.dumps(out))
 
 
 if __name__ == "__main__":
-    main({"setup": setup, "drain": drain})
+    main({"setup": setup, "setup-web": setup_web, "drain": drain})

@@ -623,7 +623,7 @@ impl std::fmt::Display for DeliveryOrder {
 
 /// Where an endpoint's messages go, by `kind`. New kinds (brokers, queues, object storage) are new variants; the endpoint object keeps its shape.
 ///
-/// One of: [`HttpsDestination`], [`RedisStreamDestination`], [`NatsJetstreamDestination`], [`RabbitMqDestination`], [`MqttDestination`], [`KafkaDestination`], [`S3Destination`], [`SqsDestination`], [`SnsDestination`], [`PubsubDestination`], [`ServiceBusDestination`].
+/// One of: [`HttpsDestination`], [`RedisStreamDestination`], [`NatsJetstreamDestination`], [`RabbitMqDestination`], [`MqttDestination`], [`KafkaDestination`], [`S3Destination`], [`SqsDestination`], [`SnsDestination`], [`EventBridgeDestination`], [`PubsubDestination`], [`ServiceBusDestination`].
 pub type Destination = serde_json::Value;
 
 /// Enable's options (the body may be absent): whether to recover what was
@@ -1102,6 +1102,63 @@ pub struct Event {
     pub r#type: String,
     /// The event type's schema version the payload was validated against.
     pub type_version: i64,
+}
+
+/// An Amazon EventBridge event bus: each message is one entry of one
+/// `PutEvents`, signed with AWS Signature Version 4. The entry's `Detail`
+/// is the CloudEvent (structured mode only: EventBridge has no attributes
+/// to carry a binary binding), its `DetailType` the event type, its
+/// `Time` the event's time; EventBridge's `200` whose entry has an
+/// `EventId` is the acknowledgement, and an entry with an `ErrorCode` is
+/// that message's failure. EventBridge keeps no order. See
+/// docs/destinations.md.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct EventBridgeDestination {
+    /// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
+    /// access key id, never the value itself. Give the keys, or `role_arn`.
+    /// See docs/destinations.md.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access_key_id: Option<String>,
+    /// The entries' `DetailType`; `null` (default): each event's type
+    /// (`order.shipped`). At most 128 characters, no control characters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail_type: Option<String>,
+    /// The service's `https://` URL without a path (an EventBridge-compatible
+    /// service, or a VPC endpoint); `null` (default): AWS EventBridge,
+    /// `https://events.<region>.amazonaws.com`. An AWS host must be in
+    /// `region`. Checked by the outbound guard at registration and at every
+    /// connection; redirects are never followed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint_url: Option<String>,
+    /// The event bus: its name (`default`, `orders`, a partner bus's
+    /// `aws.partner/…`) or its ARN,
+    /// `arn:<partition>:events:<region>:<account id>:event-bus/<name>`
+    /// (in `region`).
+    pub event_bus: String,
+    /// The destination's kind: `eventbridge`.
+    pub kind: String,
+    /// The region requests are signed for and sent to (e.g. `eu-west-1`).
+    pub region: String,
+    /// Instead of keys: the ARN of a role in the account
+    /// (`arn:aws:iam::<account id>:role/<name>`) that Relay assumes with
+    /// STS `AssumeRole`, its own AWS identity and this tenant's
+    /// `ExternalId` (`GET /v1/aws/external-id`), which the role's trust
+    /// policy must require. Registration assumes it once to check.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role_arn: Option<String>,
+    /// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
+    /// secret access key, never the value itself; with `access_key_id`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secret_access_key: Option<String>,
+    /// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
+    /// session token (temporary credentials), sent as `x-amz-security-token`,
+    /// never the value itself; with the keys.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_token: Option<String>,
+    /// The entries' `Source`, which rules match on (e.g. `com.acme.orders`):
+    /// 1 to 256 of `A-Z a-z 0-9 . - _ /`, not beginning with `aws.`
+    /// (EventBridge keeps that prefix for AWS services).
+    pub source: String,
 }
 
 /// A catalog event type with all of its schema versions, newest last.

@@ -2483,7 +2483,7 @@ export interface components {
          */
         DeliveryOrder: "none" | "per_key";
         /** @description Where an endpoint's messages go, by `kind`. New kinds (brokers, queues, object storage) are new variants; the endpoint object keeps its shape. */
-        Destination: components["schemas"]["HttpsDestination"] | components["schemas"]["RedisStreamDestination"] | components["schemas"]["NatsJetstreamDestination"] | components["schemas"]["RabbitMqDestination"] | components["schemas"]["MqttDestination"] | components["schemas"]["KafkaDestination"] | components["schemas"]["S3Destination"] | components["schemas"]["SqsDestination"] | components["schemas"]["SnsDestination"] | components["schemas"]["PubsubDestination"] | components["schemas"]["ServiceBusDestination"];
+        Destination: components["schemas"]["HttpsDestination"] | components["schemas"]["RedisStreamDestination"] | components["schemas"]["NatsJetstreamDestination"] | components["schemas"]["RabbitMqDestination"] | components["schemas"]["MqttDestination"] | components["schemas"]["KafkaDestination"] | components["schemas"]["S3Destination"] | components["schemas"]["SqsDestination"] | components["schemas"]["SnsDestination"] | components["schemas"]["EventBridgeDestination"] | components["schemas"]["PubsubDestination"] | components["schemas"]["ServiceBusDestination"];
         /**
          * @description Enable's options (the body may be absent): whether to recover what was
          *     missed at once.
@@ -2887,6 +2887,77 @@ export interface components {
              * @description The event type's schema version the payload was validated against.
              */
             type_version: number;
+        };
+        /**
+         * eventbridge
+         * @description An Amazon EventBridge event bus: each message is one entry of one
+         *     `PutEvents`, signed with AWS Signature Version 4. The entry's `Detail`
+         *     is the CloudEvent (structured mode only: EventBridge has no attributes
+         *     to carry a binary binding), its `DetailType` the event type, its
+         *     `Time` the event's time; EventBridge's `200` whose entry has an
+         *     `EventId` is the acknowledgement, and an entry with an `ErrorCode` is
+         *     that message's failure. EventBridge keeps no order. See
+         *     docs/destinations.md.
+         */
+        EventBridgeDestination: {
+            /**
+             * @description A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
+             *     access key id, never the value itself. Give the keys, or `role_arn`.
+             *     See docs/destinations.md.
+             */
+            access_key_id?: string | null;
+            /**
+             * @description The entries' `DetailType`; `null` (default): each event's type
+             *     (`order.shipped`). At most 128 characters, no control characters.
+             */
+            detail_type?: string | null;
+            /**
+             * @description The service's `https://` URL without a path (an EventBridge-compatible
+             *     service, or a VPC endpoint); `null` (default): AWS EventBridge,
+             *     `https://events.<region>.amazonaws.com`. An AWS host must be in
+             *     `region`. Checked by the outbound guard at registration and at every
+             *     connection; redirects are never followed.
+             */
+            endpoint_url?: string | null;
+            /**
+             * @description The event bus: its name (`default`, `orders`, a partner bus's
+             *     `aws.partner/…`) or its ARN,
+             *     `arn:<partition>:events:<region>:<account id>:event-bus/<name>`
+             *     (in `region`).
+             */
+            event_bus: string;
+            /**
+             * @description The destination's kind: `eventbridge`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            kind: "eventbridge";
+            /** @description The region requests are signed for and sent to (e.g. `eu-west-1`). */
+            region: string;
+            /**
+             * @description Instead of keys: the ARN of a role in the account
+             *     (`arn:aws:iam::<account id>:role/<name>`) that Relay assumes with
+             *     STS `AssumeRole`, its own AWS identity and this tenant's
+             *     `ExternalId` (`GET /v1/aws/external-id`), which the role's trust
+             *     policy must require. Registration assumes it once to check.
+             */
+            role_arn?: string | null;
+            /**
+             * @description A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
+             *     secret access key, never the value itself; with `access_key_id`.
+             */
+            secret_access_key?: string | null;
+            /**
+             * @description A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to the
+             *     session token (temporary credentials), sent as `x-amz-security-token`,
+             *     never the value itself; with the keys.
+             */
+            session_token?: string | null;
+            /**
+             * @description The entries' `Source`, which rules match on (e.g. `com.acme.orders`):
+             *     1 to 256 of `A-Z a-z 0-9 . - _ /`, not beginning with `aws.`
+             *     (EventBridge keeps that prefix for AWS services).
+             */
+            source: string;
         };
         /**
          * @description A catalog event type with all of its schema versions, newest last.

@@ -58,6 +58,8 @@ from .event_type_version import EventTypeVersion
 from .event_type_version_sample_type_0 import EventTypeVersionSampleType0
 from .event_type_version_schema_type_0 import EventTypeVersionSchemaType0
 from .event_with_messages import EventWithMessages
+from .eventbridge import Eventbridge
+from .eventbridge_kind import EventbridgeKind
 from .failure import Failure
 from .field_error import FieldError
 from .generic_options import GenericOptions
@@ -238,6 +240,8 @@ __all__ = (
     "EndpointVersionEventTypeVersions",
     "Environment",
     "Event",
+    "Eventbridge",
+    "EventbridgeKind",
     "EventData",
     "EventType",
     "EventTypeOut",

@@ -16,6 +16,7 @@ from typing import cast
 if TYPE_CHECKING:
   from ..models.azure_service_bus import AzureServiceBus
   from ..models.create_endpoint_event_type_versions import CreateEndpointEventTypeVersions
+  from ..models.eventbridge import Eventbridge
   from ..models.https import Https
   from ..models.kafka import Kafka
   from ..models.mqtt import Mqtt
@@ -41,9 +42,9 @@ class CreateEndpoint:
 
         Attributes:
             consumer_id (str): The consumer the endpoint belongs to (for life), in the key's environment.
-            destination (AzureServiceBus | Https | Kafka | Mqtt | NatsJetstream | Pubsub | Rabbitmq | RedisStream | S3 | Sns
-                | Sqs): Where an endpoint's messages go, by `kind`. New kinds (brokers, queues, object storage) are new
-                variants; the endpoint object keeps its shape.
+            destination (AzureServiceBus | Eventbridge | Https | Kafka | Mqtt | NatsJetstream | Pubsub | Rabbitmq |
+                RedisStream | S3 | Sns | Sqs): Where an endpoint's messages go, by `kind`. New kinds (brokers, queues, object
+                storage) are new variants; the endpoint object keeps its shape.
             event_types (list[str]): Event types to receive (at most 256). Empty receives nothing; `["*"]` receives all
                 (with a warning).
             allow_personal_data (bool | Unset): Send fields the event types mark as personal data when the snapshot
@@ -72,7 +73,7 @@ class CreateEndpoint:
      """
 
     consumer_id: str
-    destination: AzureServiceBus | Https | Kafka | Mqtt | NatsJetstream | Pubsub | Rabbitmq | RedisStream | S3 | Sns | Sqs
+    destination: AzureServiceBus | Eventbridge | Https | Kafka | Mqtt | NatsJetstream | Pubsub | Rabbitmq | RedisStream | S3 | Sns | Sqs
     event_types: list[str]
     allow_personal_data: bool | Unset = UNSET
     auto_disable: bool | None | Unset = UNSET
@@ -93,6 +94,7 @@ class CreateEndpoint:
     def to_dict(self) -> dict[str, Any]:
         from ..models.azure_service_bus import AzureServiceBus # noqa: PLC0415
         from ..models.create_endpoint_event_type_versions import CreateEndpointEventTypeVersions # noqa: PLC0415
+        from ..models.eventbridge import Eventbridge # noqa: PLC0415
         from ..models.https import Https # noqa: PLC0415
         from ..models.kafka import Kafka # noqa: PLC0415
         from ..models.mqtt import Mqtt # noqa: PLC0415
@@ -123,6 +125,8 @@ class CreateEndpoint:
         elif isinstance(self.destination, Sqs):
             destination = self.destination.to_dict()
         elif isinstance(self.destination, Sns):
+            destination = self.destination.to_dict()
+        elif isinstance(self.destination, Eventbridge):
             destination = self.destination.to_dict()
         elif isinstance(self.destination, Pubsub):
             destination = self.destination.to_dict()
@@ -241,6 +245,7 @@ class CreateEndpoint:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.azure_service_bus import AzureServiceBus # noqa: PLC0415
         from ..models.create_endpoint_event_type_versions import CreateEndpointEventTypeVersions # noqa: PLC0415
+        from ..models.eventbridge import Eventbridge # noqa: PLC0415
         from ..models.https import Https # noqa: PLC0415
         from ..models.kafka import Kafka # noqa: PLC0415
         from ..models.mqtt import Mqtt # noqa: PLC0415
@@ -254,7 +259,7 @@ class CreateEndpoint:
         d = dict(src_dict)
         consumer_id = d.pop("consumer_id")
 
-        def _parse_destination(data: object) -> AzureServiceBus | Https | Kafka | Mqtt | NatsJetstream | Pubsub | Rabbitmq | RedisStream | S3 | Sns | Sqs:
+        def _parse_destination(data: object) -> AzureServiceBus | Eventbridge | Https | Kafka | Mqtt | NatsJetstream | Pubsub | Rabbitmq | RedisStream | S3 | Sns | Sqs:
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
@@ -348,20 +353,30 @@ class CreateEndpoint:
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_destination_type_9 = Pubsub.from_dict(data)
+                componentsschemas_destination_type_9 = Eventbridge.from_dict(data)
 
 
 
                 return componentsschemas_destination_type_9
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_destination_type_10 = Pubsub.from_dict(data)
+
+
+
+                return componentsschemas_destination_type_10
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
             if not isinstance(data, dict):
                 raise TypeError()
-            componentsschemas_destination_type_10 = AzureServiceBus.from_dict(data)
+            componentsschemas_destination_type_11 = AzureServiceBus.from_dict(data)
 
 
 
-            return componentsschemas_destination_type_10
+            return componentsschemas_destination_type_11
 
         destination = _parse_destination(d.pop("destination"))
 

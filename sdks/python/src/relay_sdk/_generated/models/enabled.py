@@ -19,6 +19,7 @@ import datetime
 if TYPE_CHECKING:
   from ..models.azure_service_bus import AzureServiceBus
   from ..models.endpoint_event_type_versions import EndpointEventTypeVersions
+  from ..models.eventbridge import Eventbridge
   from ..models.https import Https
   from ..models.kafka import Kafka
   from ..models.mqtt import Mqtt
@@ -49,9 +50,9 @@ class Enabled:
             consumer_id (str): The consumer whose endpoint it is; fixed at creation.
             created_at (datetime.datetime): A point in time, RFC 3339; Relay writes UTC with milliseconds
                 (`2026-11-30T04:52:56.123Z`).
-            destination (AzureServiceBus | Https | Kafka | Mqtt | NatsJetstream | Pubsub | Rabbitmq | RedisStream | S3 | Sns
-                | Sqs): Where an endpoint's messages go, by `kind`. New kinds (brokers, queues, object storage) are new
-                variants; the endpoint object keeps its shape.
+            destination (AzureServiceBus | Eventbridge | Https | Kafka | Mqtt | NatsJetstream | Pubsub | Rabbitmq |
+                RedisStream | S3 | Sns | Sqs): Where an endpoint's messages go, by `kind`. New kinds (brokers, queues, object
+                storage) are new variants; the endpoint object keeps its shape.
             environment (Environment): Each tenant has two separate worlds of data: `live` and `test`.
                 An API key belongs to exactly one of them.
             event_type_versions (EndpointEventTypeVersions): The event type version that shapes this endpoint's payloads, by
@@ -114,7 +115,7 @@ class Enabled:
     auto_disable: bool
     consumer_id: str
     created_at: datetime.datetime
-    destination: AzureServiceBus | Https | Kafka | Mqtt | NatsJetstream | Pubsub | Rabbitmq | RedisStream | S3 | Sns | Sqs
+    destination: AzureServiceBus | Eventbridge | Https | Kafka | Mqtt | NatsJetstream | Pubsub | Rabbitmq | RedisStream | S3 | Sns | Sqs
     environment: Environment
     event_type_versions: EndpointEventTypeVersions
     event_types: list[str]
@@ -145,6 +146,7 @@ class Enabled:
     def to_dict(self) -> dict[str, Any]:
         from ..models.azure_service_bus import AzureServiceBus # noqa: PLC0415
         from ..models.endpoint_event_type_versions import EndpointEventTypeVersions # noqa: PLC0415
+        from ..models.eventbridge import Eventbridge # noqa: PLC0415
         from ..models.https import Https # noqa: PLC0415
         from ..models.kafka import Kafka # noqa: PLC0415
         from ..models.mqtt import Mqtt # noqa: PLC0415
@@ -181,6 +183,8 @@ class Enabled:
         elif isinstance(self.destination, Sqs):
             destination = self.destination.to_dict()
         elif isinstance(self.destination, Sns):
+            destination = self.destination.to_dict()
+        elif isinstance(self.destination, Eventbridge):
             destination = self.destination.to_dict()
         elif isinstance(self.destination, Pubsub):
             destination = self.destination.to_dict()
@@ -316,6 +320,7 @@ class Enabled:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.azure_service_bus import AzureServiceBus # noqa: PLC0415
         from ..models.endpoint_event_type_versions import EndpointEventTypeVersions # noqa: PLC0415
+        from ..models.eventbridge import Eventbridge # noqa: PLC0415
         from ..models.https import Https # noqa: PLC0415
         from ..models.kafka import Kafka # noqa: PLC0415
         from ..models.mqtt import Mqtt # noqa: PLC0415
@@ -338,7 +343,7 @@ class Enabled:
 
 
 
-        def _parse_destination(data: object) -> AzureServiceBus | Https | Kafka | Mqtt | NatsJetstream | Pubsub | Rabbitmq | RedisStream | S3 | Sns | Sqs:
+        def _parse_destination(data: object) -> AzureServiceBus | Eventbridge | Https | Kafka | Mqtt | NatsJetstream | Pubsub | Rabbitmq | RedisStream | S3 | Sns | Sqs:
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
@@ -432,20 +437,30 @@ class Enabled:
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_destination_type_9 = Pubsub.from_dict(data)
+                componentsschemas_destination_type_9 = Eventbridge.from_dict(data)
 
 
 
                 return componentsschemas_destination_type_9
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_destination_type_10 = Pubsub.from_dict(data)
+
+
+
+                return componentsschemas_destination_type_10
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
             if not isinstance(data, dict):
                 raise TypeError()
-            componentsschemas_destination_type_10 = AzureServiceBus.from_dict(data)
+            componentsschemas_destination_type_11 = AzureServiceBus.from_dict(data)
 
 
 
-            return componentsschemas_destination_type_10
+            return componentsschemas_destination_type_11
 
         destination = _parse_destination(d.pop("destination"))
 

@@ -14,6 +14,7 @@ from typing import cast
 
 if TYPE_CHECKING:
   from ..models.azure_service_bus import AzureServiceBus
+  from ..models.eventbridge import Eventbridge
   from ..models.https import Https
   from ..models.kafka import Kafka
   from ..models.mqtt import Mqtt
@@ -44,8 +45,8 @@ class UpdateEndpoint:
             allow_personal_data (bool | None | Unset): A change opens a new endpoint version.
             auto_disable (bool | None | Unset): Whether 5 days of continuous failure disable the endpoint.
             description (None | str | Unset): A note for people (at most 500 characters), or `null` to clear it.
-            destination (AzureServiceBus | Https | Kafka | Mqtt | NatsJetstream | None | Pubsub | Rabbitmq | RedisStream |
-                S3 | Sns | Sqs | Unset):
+            destination (AzureServiceBus | Eventbridge | Https | Kafka | Mqtt | NatsJetstream | None | Pubsub | Rabbitmq |
+                RedisStream | S3 | Sns | Sqs | Unset):
             event_type_versions (None | Unset | UpdateEndpointEventTypeVersionsType0): New pins open a new endpoint version
                 (which also takes, for every
                 type not pinned, the version current then).
@@ -64,7 +65,7 @@ class UpdateEndpoint:
     allow_personal_data: bool | None | Unset = UNSET
     auto_disable: bool | None | Unset = UNSET
     description: None | str | Unset = UNSET
-    destination: AzureServiceBus | Https | Kafka | Mqtt | NatsJetstream | None | Pubsub | Rabbitmq | RedisStream | S3 | Sns | Sqs | Unset = UNSET
+    destination: AzureServiceBus | Eventbridge | Https | Kafka | Mqtt | NatsJetstream | None | Pubsub | Rabbitmq | RedisStream | S3 | Sns | Sqs | Unset = UNSET
     event_type_versions: None | Unset | UpdateEndpointEventTypeVersionsType0 = UNSET
     event_types: list[str] | None | Unset = UNSET
     max_concurrency: int | None | Unset = UNSET
@@ -80,6 +81,7 @@ class UpdateEndpoint:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.azure_service_bus import AzureServiceBus # noqa: PLC0415
+        from ..models.eventbridge import Eventbridge # noqa: PLC0415
         from ..models.https import Https # noqa: PLC0415
         from ..models.kafka import Kafka # noqa: PLC0415
         from ..models.mqtt import Mqtt # noqa: PLC0415
@@ -129,6 +131,8 @@ class UpdateEndpoint:
         elif isinstance(self.destination, Sqs):
             destination = self.destination.to_dict()
         elif isinstance(self.destination, Sns):
+            destination = self.destination.to_dict()
+        elif isinstance(self.destination, Eventbridge):
             destination = self.destination.to_dict()
         elif isinstance(self.destination, Pubsub):
             destination = self.destination.to_dict()
@@ -238,6 +242,7 @@ class UpdateEndpoint:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.azure_service_bus import AzureServiceBus # noqa: PLC0415
+        from ..models.eventbridge import Eventbridge # noqa: PLC0415
         from ..models.https import Https # noqa: PLC0415
         from ..models.kafka import Kafka # noqa: PLC0415
         from ..models.mqtt import Mqtt # noqa: PLC0415
@@ -280,7 +285,7 @@ class UpdateEndpoint:
         description = _parse_description(d.pop("description", UNSET))
 
 
-        def _parse_destination(data: object) -> AzureServiceBus | Https | Kafka | Mqtt | NatsJetstream | None | Pubsub | Rabbitmq | RedisStream | S3 | Sns | Sqs | Unset:
+        def _parse_destination(data: object) -> AzureServiceBus | Eventbridge | Https | Kafka | Mqtt | NatsJetstream | None | Pubsub | Rabbitmq | RedisStream | S3 | Sns | Sqs | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -378,7 +383,7 @@ class UpdateEndpoint:
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_destination_type_9 = Pubsub.from_dict(data)
+                componentsschemas_destination_type_9 = Eventbridge.from_dict(data)
 
 
 
@@ -388,14 +393,24 @@ class UpdateEndpoint:
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_destination_type_10 = AzureServiceBus.from_dict(data)
+                componentsschemas_destination_type_10 = Pubsub.from_dict(data)
 
 
 
                 return componentsschemas_destination_type_10
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(AzureServiceBus | Https | Kafka | Mqtt | NatsJetstream | None | Pubsub | Rabbitmq | RedisStream | S3 | Sns | Sqs | Unset, data)
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_destination_type_11 = AzureServiceBus.from_dict(data)
+
+
+
+                return componentsschemas_destination_type_11
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(AzureServiceBus | Eventbridge | Https | Kafka | Mqtt | NatsJetstream | None | Pubsub | Rabbitmq | RedisStream | S3 | Sns | Sqs | Unset, data)
 
         destination = _parse_destination(d.pop("destination", UNSET))
 

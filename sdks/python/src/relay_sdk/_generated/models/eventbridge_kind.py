@@ -1,0 +1,7 @@
+from enum import StrEnum
+
+class EventbridgeKind(StrEnum):
+    EVENTBRIDGE = "eventbridge"
+
+    def __str__(self) -> str:
+        return str(self.value)
