@@ -41,6 +41,28 @@ const CONTROL: &str = "ctlmark91c2";
 #[derive(Clone, Default)]
 struct Captured(Arc<Mutex<Vec<u8>>>);
 
+/// Everything this test binary logs, at every level, from every thread.
+/// One global subscriber, set once: a subscriber set per test
+/// (`set_default`) is its thread's alone, and the two backends' tests run
+/// at once, so a callsite's cached interest could leave one test's
+/// attempts unlogged (seen in CI: "the log was captured" failed).
+fn captured_log() -> Captured {
+    static LOG: std::sync::OnceLock<Captured> = std::sync::OnceLock::new();
+    LOG.get_or_init(|| {
+        let captured = Captured::default();
+        let writer = captured.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_max_level(tracing::Level::TRACE)
+            .with_ansi(false)
+            .finish();
+        tracing::subscriber::set_global_default(subscriber)
+            .expect("the only global subscriber of this test binary");
+        captured
+    })
+    .clone()
+}
+
 impl std::io::Write for Captured {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         self.0.lock().unwrap().extend_from_slice(buf);
@@ -213,14 +235,7 @@ async fn the_receivers_answer_never_comes_back(postgres: bool) {
     metrics.set_tenant_labels(true);
     let _ = h.state.metrics.set(Arc::new(move || metrics.render()));
 
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
-        .with_max_level(tracing::Level::TRACE)
-        .with_ansi(false)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let captured = captured_log();
 
     let (tenant, key) = h.tenant_with_key("acme", "live").await;
     h.open_event_type(&key, "order.paid").await;

@@ -371,6 +371,24 @@ pub trait Kind {
     }
 }
 
+/// What the engine sends in an ownership challenge ([`challenge_ownership`]).
+pub use https::ownership::Challenge as OwnershipChallenge;
+
+/// Sends the ownership challenge to the receiver of the endpoint `client`
+/// was built for (`docs/security.md`, "Proof of endpoint ownership"):
+/// `None` when its kind has no receiver that can answer one (only an HTTPS
+/// endpoint's can).
+pub async fn challenge_ownership(
+    client: &Client,
+    challenge: &OwnershipChallenge<'_>,
+    limits: Limits,
+) -> Option<Result<(), relay_core::ownership::Failure>> {
+    match client {
+        Client::Https(c) => Some(c.challenge(challenge, limits).await),
+        _ => None,
+    }
+}
+
 /// The origin (`host:port`) whose receiver proves ownership of an
 /// endpoint with this destination: its URL's, for an HTTPS endpoint;
 /// `None` for every other kind (`docs/security.md`, "Proof of endpoint

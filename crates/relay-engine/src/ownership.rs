@@ -16,8 +16,7 @@ use std::time::Duration;
 use relay_core::model::EndpointState;
 use relay_core::ownership::{Failure, challenge_id};
 use relay_core::signature::{SignedContent, signature_header};
-use relay_destinations::Client;
-use relay_destinations::https::ownership::Challenge;
+use relay_destinations::OwnershipChallenge;
 use relay_store::ownership::{self, Due};
 use relay_store::{Commit, ExecutorExt as _, StoreError};
 use tokio::sync::watch;
@@ -157,9 +156,6 @@ impl Dispatcher {
                     | crate::attempt::Unbuilt::Invalid(m) => unavailable(&m),
                     crate::attempt::Unbuilt::Secret { message, .. } => unavailable(&message),
                 })?;
-        let Client::Https(client) = &built.client else {
-            return Err(unavailable("only HTTPS endpoints prove ownership"));
-        };
         // The proof is recorded for `due.origin`: the challenge must go
         // there, not to a URL an older build of the endpoint had.
         let challenged =
@@ -186,13 +182,15 @@ impl Dispatcher {
                 body: b"",
             },
         );
-        let challenge = Challenge {
+        let challenge = OwnershipChallenge {
             webhook_id: &webhook_id,
             webhook_timestamp: &webhook_timestamp,
             webhook_signature: &webhook_signature,
             origin: &self.config().ownership_origin,
         };
-        client.challenge(&challenge, self.config().limits).await
+        relay_destinations::challenge_ownership(&built.client, &challenge, self.config().limits)
+            .await
+            .unwrap_or_else(|| Err(unavailable("only HTTPS endpoints prove ownership")))
     }
 }
 

@@ -156,7 +156,8 @@ async fn validate_settings(
     drop(values);
     // The proof of ownership: asked for by the endpoint or required by the
     // installation, of HTTPS endpoints.
-    let https = matches!(config, Config::Https(_));
+    let origin = relay_destinations::ownership_origin(&config, &state.guard);
+    let https = origin.is_some();
     if e.verify_ownership && !https {
         return Err(ApiError::invalid(
             "ownership_proof_https_only",
@@ -167,10 +168,7 @@ async fn validate_settings(
     e.verify_ownership = https
         && (e.verify_ownership
             || state.settings.ownership_proof == crate::OwnershipProof::Required);
-    e.ownership_origin = e
-        .verify_ownership
-        .then(|| relay_destinations::ownership_origin(&config, &state.guard))
-        .flatten();
+    e.ownership_origin = origin.filter(|_| e.verify_ownership);
     // What only the service can tell (an AWS role: assumed once with the
     // tenant's ExternalId).
     if let Err(invalid) = state.engine.check_access(&config, &scope.tenant_id).await {
