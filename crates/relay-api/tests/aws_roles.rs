@@ -172,3 +172,56 @@ async fn registration_assumes_the_role_and_refuses_what_sts_does_not_grant() {
         .expect(StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(p["code"], "invalid_role_arn", "{p}");
 }
+
+#[tokio::test]
+async fn a_change_that_keeps_the_destination_assumes_no_role() {
+    // Nothing listens on the STS port: no role could be assumed now.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let h = with_aws(port).await;
+    let (tenant, key) = h.tenant_with_key("acme", "live").await;
+    h.open_event_type(&key, "order.created").await;
+    let consumer = h.consumer(&key, "c").await;
+    // Registered earlier, while STS answered (written as registration writes it).
+    let scope = relay_store::Scope {
+        tenant_id: tenant,
+        environment: relay_core::model::Environment::Live,
+    };
+    let now = relay_core::time::Clock::now(&*h.clock);
+    let destination =
+        relay_core::model::Destination::from_json(role_destination(port).to_string()).unwrap();
+    let endpoint = relay_core::model::fixture::endpoint(
+        relay_store::new_id(relay_core::id::IdKind::Endpoint, now),
+        consumer,
+        now,
+    )
+    .destination(destination)
+    .event_types(&["order.created"])
+    .build();
+    let limits = relay_store::EndpointLimits {
+        per_tenant: 10,
+        per_consumer: 10,
+    };
+    relay_store::conformance::create_endpoint(&*h.db.store, &scope, &endpoint, &[], limits, None)
+        .await
+        .unwrap();
+    let path = format!("/v1/endpoints/{}", endpoint.id);
+
+    // A new description calls no service: STS being down does not refuse it.
+    h.clock.advance_millis(1);
+    let changed = h
+        .patch(&path, &key, json!({"description": "the orders queue"}))
+        .await
+        .expect(StatusCode::OK);
+    assert_eq!(changed["description"], "the orders queue");
+    // A new destination is checked again: refused while the role cannot be assumed.
+    let mut other = role_destination(port);
+    other["queue_url"] = json!(format!("https://127.0.0.1:{port}/123456789012/other"));
+    h.clock.advance_millis(1);
+    h.patch(&path, &key, json!({ "destination": other }))
+        .await
+        .problem(StatusCode::UNPROCESSABLE_ENTITY, "invalid_role");
+}

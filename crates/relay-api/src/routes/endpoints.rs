@@ -57,6 +57,7 @@ async fn validate_settings(
     scope: &Scope,
     e: &mut Endpoint,
     check_schedule: bool,
+    destination_changed: bool,
 ) -> Result<Vec<String>, ApiError> {
     let mut schedule_code = None;
     let mut errors = Vec::new();
@@ -170,8 +171,12 @@ async fn validate_settings(
             || state.settings.ownership_proof == crate::OwnershipProof::Required);
     e.ownership_origin = origin.filter(|_| e.verify_ownership);
     // What only the service can tell (an AWS role: assumed once with the
-    // tenant's ExternalId).
-    if let Err(invalid) = state.engine.check_access(&config, &scope.tenant_id).await {
+    // tenant's ExternalId), when the destination is new: a change of
+    // anything else (a description, the subscriptions) calls no service,
+    // so it cannot fail because the service is unreachable now.
+    if destination_changed
+        && let Err(invalid) = state.engine.check_access(&config, &scope.tenant_id).await
+    {
         return Err(ApiError::invalid(
             invalid.code,
             invalid.pointer,
@@ -338,7 +343,7 @@ pub async fn create(
     {
         endpoint.ordering = DeliveryOrder::PerKey;
     }
-    let mut warnings = validate_settings(&state, &auth.scope, &mut endpoint, true).await?;
+    let mut warnings = validate_settings(&state, &auth.scope, &mut endpoint, true, true).await?;
     warnings.extend(payload::check(&state, &auth.scope, &endpoint, now).await?);
     let (key_record, key) = relay_store::keys::generate(
         &state.master_key,

@@ -114,7 +114,15 @@ async fn apply_update(
         endpoint.version += 1;
         endpoint.version_started_at = now;
     }
-    let mut warnings = validate_settings(state, &auth.scope, &mut endpoint, sets_schedule).await?;
+    let destination_changed = endpoint.destination != read.destination;
+    let mut warnings = validate_settings(
+        state,
+        &auth.scope,
+        &mut endpoint,
+        sets_schedule,
+        destination_changed,
+    )
+    .await?;
     warnings
         .extend(payload::check(state, &auth.scope, &endpoint, endpoint.version_started_at).await?);
     warnings.extend(changes::dropped_warning(
