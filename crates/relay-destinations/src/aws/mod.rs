@@ -130,6 +130,18 @@ impl Credentials {
             tenancy,
         )
     }
+
+    /// Registration's check of a role ([`identity::check_access`]): it is
+    /// assumed once with `tenancy`'s `ExternalId`; keys are not checked
+    /// (a test send proves them).
+    pub async fn check_access(
+        &self,
+        region: &str,
+        shared: &crate::Shared,
+        tenancy: crate::Tenancy<'_>,
+    ) -> Result<(), crate::Invalid> {
+        identity::check_access(self.role_arn.as_deref(), region, shared, tenancy).await
+    }
 }
 
 /// An endpoint's resolved static credentials. No `Debug`: the values are

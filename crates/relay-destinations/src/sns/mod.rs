@@ -239,13 +239,14 @@ impl Kind for Sns {
         shared: &Shared,
         tenancy: Tenancy<'_>,
     ) -> Result<(), Invalid> {
-        aws::identity::check_access(
-            config.credentials.role_arn.as_deref(),
-            config::region(config).unwrap_or("us-east-1"),
-            shared,
-            tenancy,
-        )
-        .await
+        config
+            .credentials
+            .check_access(
+                config::region(config).unwrap_or("us-east-1"),
+                shared,
+                tenancy,
+            )
+            .await
     }
 
     async fn deliver(client: &Client, message: &Prepared, limits: Limits) -> Published {

@@ -254,13 +254,10 @@ impl Kind for Sqs {
         shared: &Shared,
         tenancy: Tenancy<'_>,
     ) -> Result<(), Invalid> {
-        aws::identity::check_access(
-            config.credentials.role_arn.as_deref(),
-            &config.region,
-            shared,
-            tenancy,
-        )
-        .await
+        config
+            .credentials
+            .check_access(&config.region, shared, tenancy)
+            .await
     }
 
     async fn deliver(client: &Client, message: &Prepared, limits: Limits) -> Sent {
