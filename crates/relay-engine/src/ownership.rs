@@ -141,11 +141,6 @@ impl Dispatcher {
             .await
             .map_err(|_| unavailable("the endpoint could not be read now"))?
             .ok_or_else(|| unavailable("the endpoint was removed"))?;
-        if endpoint.ownership_origin.as_deref() != Some(due.origin.as_str()) {
-            return Err(unavailable(
-                "the endpoint's URL changed; its new origin is challenged next",
-            ));
-        }
         let a = &self.attempter;
         let built =
             a.endpoints
@@ -157,7 +152,8 @@ impl Dispatcher {
                     crate::attempt::Unbuilt::Secret { message, .. } => unavailable(&message),
                 })?;
         // The proof is recorded for `due.origin`: the challenge must go
-        // there, not to a URL an older build of the endpoint had.
+        // there, not to a URL the endpoint moved to since it was taken, nor
+        // to one an older build of it had.
         let challenged =
             relay_destinations::ownership_origin(&built.config, a.shared.https.guard());
         if challenged.as_deref() != Some(due.origin.as_str()) {

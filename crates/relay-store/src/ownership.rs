@@ -220,12 +220,12 @@ async fn release<X: Exec>(x: &mut X, due: &Due, now: Timestamp) -> Result<Vec<St
             ],
         ))
         .await?;
+    let Ok(change) = decide(EndpointState::Unverified, EndpointAction::Proven) else {
+        return Ok(Vec::new());
+    };
     let mut released = Vec::new();
     for row in &rows {
         let endpoint_id = row.text("id")?;
-        let Ok(change) = decide(EndpointState::Unverified, EndpointAction::Proven) else {
-            continue;
-        };
         if crate::lifecycle::apply(x, &endpoint_id, &change, now)
             .await?
             .is_none()
