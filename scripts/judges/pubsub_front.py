@@ -5,7 +5,8 @@ front of it as Google does, with TLS and the service-account sign-in, and
 judges what Relay sends with Google's own library (PyPI `google-auth`):
 
     pubsub_front.py --port P --cert CERT --key KEY --upstream http://127.0.0.1:E \
-        --accounts ACCOUNTS.json --token-url URL [--lifetime SECONDS] [--issued FILE]
+        --accounts ACCOUNTS.json --token-url URL [--lifetime SECONDS] [--issued FILE] \
+        [--metadata-port M --metadata-account EMAIL]
     pubsub_front.py --selftest
 
 - `POST /token` is the token endpoint (RFC 7523's JWT bearer grant, as
@@ -21,6 +22,15 @@ judges what Relay sends with Google's own library (PyPI `google-auth`):
   IAM does); the rest is passed to the emulator and its answer returned.
 - SIGUSR1 forgets every token issued (a revoked token: Relay must fetch a
   new one and publish again).
+- With `--metadata-port`, the metadata server of a Compute Engine VM or a
+  GKE pod with Workload Identity, in plain HTTP on that port as Google's
+  is at 169.254.169.254: `GET
+  /computeMetadata/v1/instance/service-accounts/default/token` needs
+  `Metadata-Flavor: Google` and no `X-Forwarded-For` (else 403, as the
+  real one refuses), and `scopes`, when given, must include Pub/Sub's or
+  `cloud-platform`; it answers a token of EMAIL's (the same tokens the
+  front then accepts) with `Metadata-Flavor: Google`. Each request is
+  appended to `<issued>.metadata` as `GET <path>`.
 
 ACCOUNTS.json: {"<client_email>": {"kid": "...", "public_key": "<PEM>",
 "topics": ["projects/p/topics/t", ...]}}.
@@ -66,6 +76,10 @@ def judge_assertion(assertion, accounts, token_url):
     return email
 
 
+CLOUD_PLATFORM = "https://www.googleapis.com/auth/cloud-platform"
+TOKEN_PATH = "/computeMetadata/v1/instance/service-accounts/default/token"
+
+
 def google_error(code, status, message):
     return code, {"error": {"code": code, "message": message, "status": status}}
 
@@ -91,13 +105,55 @@ class Front:
             email = judge_assertion(form.get("assertion", ""), self.accounts, self.token_url)
         except Exception as e:  # google-auth raises ValueError and its own errors
             return 400, {"error": "invalid_grant", "error_description": f"Invalid JWT: {type(e).__name__}"}
+        token = self.issue(email)
+        return 200, {"access_token": token, "expires_in": self.lifetime, "token_type": "Bearer"}
+
+    def issue(self, email):
         token = "ya29." + secrets.token_urlsafe(32)
         with self.lock:
             self.tokens[token] = (email, time.time() + self.lifetime)
         if self.issued_file:
             with open(self.issued_file, "a") as f:
                 f.write(token + "\n")
-        return 200, {"access_token": token, "expires_in": self.lifetime, "token_type": "Bearer"}
+        return token
+
+    def metadata_handler(self, email):
+        front = self
+
+        class Metadata(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def answer(self, code, body, content_type="application/json"):
+                data = body.encode() if isinstance(body, str) else body
+                self.send_response(code)
+                self.send_header("metadata-flavor", "Google")
+                self.send_header("content-type", content_type)
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self):
+                if front.issued_file:
+                    with open(front.issued_file + ".metadata", "a") as f:
+                        f.write(f"GET {self.path}\n")
+                parts = urllib.parse.urlsplit(self.path)
+                if self.headers.get("metadata-flavor") != "Google" or "x-forwarded-for" in self.headers:
+                    return self.answer(403, "Missing required header: Metadata-Flavor", "text/html")
+                if parts.path != TOKEN_PATH:
+                    return self.answer(404, "Not Found", "text/html")
+                scopes = urllib.parse.parse_qs(parts.query).get("scopes")
+                if scopes:
+                    asked = ",".join(scopes).split(",")
+                    if SCOPE not in asked and CLOUD_PLATFORM not in asked:
+                        return self.answer(400, "the scopes do not include Pub/Sub's", "text/html")
+                token = front.issue(email)
+                self.answer(200, json.dumps(
+                    {"access_token": token, "expires_in": front.lifetime, "token_type": "Bearer"}))
+
+        return Metadata
 
     def account_of(self, authorization):
         if not authorization or not authorization.startswith("Bearer "):
@@ -164,6 +220,13 @@ def serve(args):
         accounts = json.load(f)
     front = Front(accounts, args.upstream, args.token_url, args.lifetime, args.issued)
     signal.signal(signal.SIGUSR1, front.forget)
+    if args.metadata_port:
+        if args.metadata_account not in accounts:
+            sys.exit("--metadata-account must be one of the accounts")
+        metadata = ThreadingHTTPServer(("127.0.0.1", args.metadata_port),
+                                       front.metadata_handler(args.metadata_account))
+        metadata.daemon_threads = True
+        threading.Thread(target=metadata.serve_forever, daemon=True).start()
     server = ThreadingHTTPServer(("127.0.0.1", args.port), front.handler())
     server.daemon_threads = True
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -222,7 +285,32 @@ def selftest():
             failed += 1
             print(f"wrong verdict: {name}", file=sys.stderr)
     print(f"{passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
+    return 0 if failed == 0 and metadata_selftest() else 1
+
+
+def metadata_selftest():
+    """The metadata server answers google-auth's own Compute Engine client
+    (as GKE Workload Identity's and a VM's answer it), and refuses a
+    request without `Metadata-Flavor`."""
+    email = "a@p.iam.gserviceaccount.com"
+    front = Front({email: {}}, "http://127.0.0.1:1", "https://127.0.0.1:1/token", 3599, None)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), front.metadata_handler(email))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    import os
+    os.environ["GCE_METADATA_HOST"] = f"127.0.0.1:{server.server_address[1]}"
+    from google.auth.compute_engine import _metadata
+    from google.auth.transport.requests import Request
+    token, _expiry = _metadata.get_service_account_token(Request(), scopes=[SCOPE])
+    ok = front.account_of("Bearer " + token) == email
+    bare = urllib.request.Request(f"http://{os.environ['GCE_METADATA_HOST']}{TOKEN_PATH}")
+    try:
+        urllib.request.urlopen(bare, timeout=5)
+        ok = False
+    except urllib.error.HTTPError as e:
+        ok = ok and e.code == 403
+    server.shutdown()
+    print("metadata: google-auth's client " + ("passed" if ok else "FAILED"))
+    return ok
 
 
 def main():
@@ -236,6 +324,8 @@ def main():
     p.add_argument("--token-url")
     p.add_argument("--lifetime", type=int, default=3599)
     p.add_argument("--issued")
+    p.add_argument("--metadata-port", type=int)
+    p.add_argument("--metadata-account")
     args = p.parse_args()
     if args.selftest:
         sys.exit(selftest())

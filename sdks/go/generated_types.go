@@ -1684,7 +1684,8 @@ type Published struct {
 // binding's attributes as its `attributes`); Pub/Sub's `200` with the one
 // message id it assigned is the acknowledgement. Authenticated with a
 // service account's key (an RS256-signed JWT exchanged for an access
-// token, cached until shortly before it expires). See
+// token, cached until shortly before it expires), or, where the operator
+// allows it, the installation's workload identity. See
 // docs/destinations.md.
 type PubsubDestination struct {
 	// `structured` (default): the data is the CloudEvents JSON, attribute
@@ -1707,14 +1708,21 @@ type PubsubDestination struct {
 	Ordered *bool `json:"ordered,omitempty"`
 	// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to
 	// the service account's JSON key (`client_email`, `private_key`,
-	// `private_key_id`, `token_uri`), never the key itself.
-	ServiceAccountKey string `json:"service_account_key"`
+	// `private_key_id`, `token_uri`), never the key itself. Give it, or
+	// `workload_identity`.
+	ServiceAccountKey *string `json:"service_account_key,omitempty"`
 	// Where the signed assertion is exchanged for an access token; the
 	// key's `token_uri` must be this URL. Checked by the outbound guard
 	// like the endpoint.
 	TokenURL *string `json:"token_url,omitempty"`
 	// The topic's resource name, `projects/<project id>/topics/<topic id>`.
 	Topic string `json:"topic"`
+	// `true` instead of a key: publish as the installation's own Google
+	// identity (the service account Relay's machine or pod runs as, from
+	// the metadata server), when the operator allows it for the topic's
+	// project (`[gcp] workload_identity` and `projects`; refused at
+	// registration otherwise). Default `false`.
+	WorkloadIdentity *bool `json:"workload_identity,omitempty"`
 }
 
 // An event type's definition: its schema and field lists (a new version

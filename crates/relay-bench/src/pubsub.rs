@@ -263,7 +263,8 @@ impl Broker for Pubsub {
         Config::Pubsub(PubsubDestination {
             topic: topic(side),
             endpoint: format!("https://127.0.0.1:{}", self.front_port),
-            service_account_key: SecretRef::Secret(KEY_SECRET.into()),
+            service_account_key: Some(SecretRef::Secret(KEY_SECRET.into())),
+            workload_identity: false,
             token_url: format!("https://127.0.0.1:{}/token", self.front_port),
             ordered: false,
             content_mode: ContentMode::Structured,

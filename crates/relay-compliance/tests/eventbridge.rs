@@ -381,6 +381,7 @@ async fn an_endpoint_naming_a_role_puts_as_the_role_assumed_by_the_installation(
     let tenancy = Tenancy {
         tenant: "ten_1",
         aws: Some(&relay),
+        gcp: None,
     };
     relay_destinations::check_access(&d, &shared, tenancy)
         .await
@@ -397,6 +398,7 @@ async fn an_endpoint_naming_a_role_puts_as_the_role_assumed_by_the_installation(
     let tenancy = Tenancy {
         tenant: "ten_1",
         aws: Some(&denied),
+        gcp: None,
     };
     let refused = relay_destinations::check_access(&d, &shared, tenancy)
         .await

@@ -22,6 +22,8 @@ mod listening;
 mod peer;
 #[path = "common/proxy.rs"]
 mod proxy;
+#[path = "pubsub/workload.rs"]
+mod workload;
 
 // The shared suite: a key the token endpoint refuses (retryable), an
 // account without the topic's grant (permanent), hanging and down behind
@@ -65,7 +67,8 @@ fn destination(f: &Front, topic: &str, mode: ContentMode, ordered: bool) -> Pubs
     PubsubDestination {
         topic: topic.into(),
         endpoint: f.url(),
-        service_account_key: SecretRef::Secret("sa".into()),
+        service_account_key: Some(SecretRef::Secret("sa".into())),
+        workload_identity: false,
         token_url: f.token_url(),
         ordered,
         content_mode: mode,

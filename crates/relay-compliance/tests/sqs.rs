@@ -8,6 +8,8 @@
 //! The kind's client sends exactly as the engine calls it
 //! (`relay_destinations::build`, `Client::deliver`, `classify`, `record`).
 
+#[path = "sqs/link_local.rs"]
+mod link_local;
 #[path = "common/listening.rs"]
 mod listening;
 #[path = "sqs/moto.rs"]
@@ -434,6 +436,7 @@ async fn an_endpoint_naming_a_role_sends_as_the_role_assumed_by_the_installation
     let tenancy = Tenancy {
         tenant: "ten_1",
         aws: Some(&relay),
+        gcp: None,
     };
     relay_destinations::check_access(&d, &shared, tenancy)
         .await
@@ -451,6 +454,7 @@ async fn an_endpoint_naming_a_role_sends_as_the_role_assumed_by_the_installation
     let tenancy = Tenancy {
         tenant: "ten_1",
         aws: Some(&denied),
+        gcp: None,
     };
     let refused = relay_destinations::check_access(&d, &shared, tenancy)
         .await
@@ -473,6 +477,7 @@ async fn an_endpoint_naming_a_role_sends_as_the_role_assumed_by_the_installation
     let none = Tenancy {
         tenant: "ten_1",
         aws: None,
+        gcp: None,
     };
     let c = relay_destinations::build_for(&d, &shared, &Secrets::new(), none).unwrap();
     let (verdict, record) = send(&c, &message("evt_role_4", None, ContentMode::Structured)).await;
@@ -531,6 +536,7 @@ async fn an_installation_with_web_identity_sends_as_the_tenants_role() {
     let tenancy = Tenancy {
         tenant: "ten_1",
         aws: Some(&installation),
+        gcp: None,
     };
     let c = relay_destinations::build_for(&d, &shared, &Secrets::new(), tenancy)
         .expect("a role needs no secret reference");

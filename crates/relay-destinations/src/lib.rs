@@ -105,6 +105,7 @@ mod capacity;
 mod config;
 mod dispatch;
 pub mod eventbridge;
+pub mod gcp;
 mod hosts;
 pub mod https;
 pub mod kafka;
@@ -169,14 +170,17 @@ pub struct Shared {
 }
 
 /// Whom an endpoint's client is built for, beside [`Shared`]: its tenant,
-/// and the installation's AWS identity, with which a tenant's role is
-/// assumed ([`aws::identity`]). Only the AWS kinds read it.
+/// the installation's AWS identity, with which a tenant's role is assumed
+/// ([`aws::identity`]), and its Google workload identity
+/// ([`gcp`]). Only the AWS kinds and Pub/Sub read it.
 #[derive(Clone, Copy, Default)]
 pub struct Tenancy<'a> {
     /// The endpoint's tenant (its `ExternalId` derives from it).
     pub tenant: &'a str,
     /// The operator's `[aws]` identity, when configured.
     pub aws: Option<&'a std::sync::Arc<aws::identity::Installation>>,
+    /// The operator's `[gcp]` workload identity, when configured.
+    pub gcp: Option<&'a std::sync::Arc<gcp::Installation>>,
 }
 
 /// A destination refused at registration.

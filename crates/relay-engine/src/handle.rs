@@ -91,6 +91,7 @@ impl Handle {
             relay_destinations::Tenancy {
                 tenant,
                 aws: a.config.aws.as_ref(),
+                gcp: a.config.gcp.as_ref(),
             },
         )
         .await

@@ -165,6 +165,11 @@ pub struct EngineConfig {
     /// that name a role assume it with this identity and their tenant's
     /// `ExternalId`. `None`: such endpoints are refused at registration.
     pub aws: Option<Arc<relay_destinations::aws::identity::Installation>>,
+    /// The installation's Google workload identity (`[gcp]`): Pub/Sub
+    /// endpoints with `workload_identity` publish with its tokens, for the
+    /// projects it lists. `None`: such endpoints are refused at
+    /// registration.
+    pub gcp: Option<Arc<relay_destinations::gcp::Installation>>,
     /// How long an endpoint's resolved secrets are used before they are
     /// resolved again (a changed value rebuilds the endpoint's client).
     pub secret_refresh: Duration,
@@ -225,6 +230,7 @@ impl EngineConfig {
             inbound_processing: true,
             secrets: Default::default(),
             aws: None,
+            gcp: None,
             secret_refresh: Duration::from_secs(30),
             manual_pending_per_endpoint: 10,
             manual_wait: Duration::from_secs(10),

@@ -1,21 +1,28 @@
-//! Posts to a service the operator configured (the OTLP collector of
-//! `[telemetry] otlp_endpoint`), never to a tenant's address.
+//! Requests to a service the operator configured, never to a tenant's
+//! address: the OTLP collector of `[telemetry] otlp_endpoint`, and the
+//! link-local services the installation's own cloud credentials come from
+//! (AWS's instance metadata and container credentials, Google's metadata
+//! server: `[aws] credential_source`, `[gcp] workload_identity`).
 //!
 //! The operator chose the address in Relay's configuration, so the tenant
 //! rules of the SSRF policy do not apply (a collector on loopback or a
-//! private network is the usual case); the socket still opens here, so
-//! "only relay-net opens outbound sockets" stays literally true. `http://`
-//! and `https://` (verified with the outbound trust: the Web PKI roots and
-//! `[outbound] extra_ca_certs`); no proxy, no redirects, one connection per
-//! post (an exporter posts a batch a second at most).
+//! private network, a metadata service at `169.254.169.254`, are the usual
+//! cases); the socket still opens here, so "only relay-net opens outbound
+//! sockets" stays literally true. No tenant input ever reaches this
+//! client: an endpoint's URL goes through the guard, which refuses
+//! link-local addresses whatever the allow list says. `http://` and
+//! `https://` (verified with the outbound trust: the Web PKI roots and
+//! `[outbound] extra_ca_certs`); no proxy, no redirects (a `3xx` is an
+//! answer), one connection per request (an exporter posts a batch a
+//! second at most, a credential source is asked once an hour or so).
 
 use std::io;
 use std::time::Duration;
 
 use bytes::Bytes;
 use http::header::{CONTENT_LENGTH, CONTENT_TYPE, HOST, USER_AGENT};
-use http::{HeaderValue, Method, Request, StatusCode};
-use http_body_util::{BodyExt, Full};
+use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, StatusCode};
+use http_body_util::{BodyExt, Full, Limited};
 use hyper::client::conn::http1;
 use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -39,7 +46,21 @@ pub enum OperatorError {
     Timeout(Duration),
     #[error("answered {0}")]
     Status(StatusCode),
+    #[error("the answer is longer than {0} bytes")]
+    TooLarge(usize),
 }
+
+/// An operator service's answer, read whole. No `Debug`: a credential
+/// source's body is credentials.
+pub struct OperatorAnswer {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+}
+
+/// The longest answer [`OperatorClient::post`] reads (an OTLP collector's
+/// answer is a few bytes).
+const POST_ANSWER_BYTES: usize = 64 * 1024;
 
 /// A checked URL of the operator's service.
 #[derive(Clone)]
@@ -106,6 +127,27 @@ impl OperatorUrl {
         })
     }
 
+    /// The URL with `path` (starting with `/`) after its own path, which
+    /// loses a trailing `/` first: `http://169.254.169.254` and
+    /// `/latest/api/token`.
+    pub fn join(&self, path: &str) -> OperatorUrl {
+        let base = self.target.split('?').next().unwrap_or_default();
+        OperatorUrl {
+            target: format!("{}{path}", base.trim_end_matches('/')),
+            ..self.clone()
+        }
+    }
+
+    /// The host, as written (an IPv6 address without brackets).
+    pub fn host(&self) -> &str {
+        &self.host
+    }
+
+    /// Whether it is `https://`.
+    pub fn is_tls(&self) -> bool {
+        self.tls
+    }
+
     fn authority(&self) -> String {
         if self.host.contains(':') {
             format!("[{}]:{}", self.host, self.port)
@@ -138,7 +180,36 @@ impl OperatorClient {
         body: Bytes,
         timeout: Duration,
     ) -> Result<(), OperatorError> {
-        match tokio::time::timeout(timeout, self.exchange(url, content_type, body)).await {
+        let headers = vec![(CONTENT_TYPE, HeaderValue::from_static(content_type))];
+        let answer = self
+            .request(Method::POST, url, headers, body, timeout, POST_ANSWER_BYTES)
+            .await?;
+        if answer.status.is_success() {
+            Ok(())
+        } else {
+            Err(OperatorError::Status(answer.status))
+        }
+    }
+
+    /// One request to `url` within `timeout`, its answer read whole (at
+    /// most `max_body` bytes, else [`OperatorError::TooLarge`]). Any
+    /// status is an answer: the caller judges it.
+    pub async fn request(
+        &self,
+        method: Method,
+        url: &OperatorUrl,
+        headers: Vec<(HeaderName, HeaderValue)>,
+        body: Bytes,
+        timeout: Duration,
+        max_body: usize,
+    ) -> Result<OperatorAnswer, OperatorError> {
+        let exchange = Exchange {
+            method,
+            headers,
+            body,
+            max_body,
+        };
+        match tokio::time::timeout(timeout, self.exchange(url, exchange)).await {
             Ok(result) => result,
             Err(_) => Err(OperatorError::Timeout(timeout)),
         }
@@ -147,9 +218,8 @@ impl OperatorClient {
     async fn exchange(
         &self,
         url: &OperatorUrl,
-        content_type: &'static str,
-        body: Bytes,
-    ) -> Result<(), OperatorError> {
+        exchange: Exchange,
+    ) -> Result<OperatorAnswer, OperatorError> {
         let tcp = TcpStream::connect((url.host.as_str(), url.port))
             .await
             .map_err(|source| OperatorError::Connect {
@@ -176,19 +246,26 @@ impl OperatorClient {
                         port: url.port,
                         source,
                     })?;
-            send(stream, url, content_type, body).await
+            send(stream, url, exchange).await
         } else {
-            send(tcp, url, content_type, body).await
+            send(tcp, url, exchange).await
         }
     }
+}
+
+/// What one request sends.
+struct Exchange {
+    method: Method,
+    headers: Vec<(HeaderName, HeaderValue)>,
+    body: Bytes,
+    max_body: usize,
 }
 
 async fn send<S>(
     stream: S,
     url: &OperatorUrl,
-    content_type: &'static str,
-    body: Bytes,
-) -> Result<(), OperatorError>
+    exchange: Exchange,
+) -> Result<OperatorAnswer, OperatorError>
 where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
@@ -196,30 +273,39 @@ where
     let task = tokio::spawn(async move {
         let _ = connection.await;
     });
-    let request = Request::builder()
-        .method(Method::POST)
+    let mut builder = Request::builder()
+        .method(exchange.method)
         .uri(url.target.as_str())
         .header(HOST, url.authority())
-        .header(CONTENT_TYPE, HeaderValue::from_static(content_type))
-        .header(CONTENT_LENGTH, body.len())
-        .header(USER_AGENT, concat!("relay/", env!("CARGO_PKG_VERSION")))
-        .body(Full::new(body))
+        .header(CONTENT_LENGTH, exchange.body.len())
+        .header(USER_AGENT, concat!("relay/", env!("CARGO_PKG_VERSION")));
+    for (name, value) in exchange.headers {
+        builder = builder.header(name, value);
+    }
+    let request = builder
+        .body(Full::new(exchange.body))
         .map_err(|e| OperatorError::Url(e.to_string()))?;
+    let max_body = exchange.max_body;
     let result = async {
         let response = sender.send_request(request).await?;
-        let status = response.status();
-        // Read the (small) answer whole so the exchange ends cleanly.
-        let _ = response.into_body().collect().await;
-        Ok::<_, OperatorError>(status)
+        let (parts, body) = response.into_parts();
+        let body = Limited::new(body, max_body)
+            .collect()
+            .await
+            .map_err(|e| match e.downcast::<hyper::Error>() {
+                Ok(e) => OperatorError::Http(*e),
+                Err(_) => OperatorError::TooLarge(max_body),
+            })?
+            .to_bytes();
+        Ok::<_, OperatorError>(OperatorAnswer {
+            status: parts.status,
+            headers: parts.headers,
+            body,
+        })
     }
     .await;
     task.abort();
-    let status = result?;
-    if status.is_success() {
-        Ok(())
-    } else {
-        Err(OperatorError::Status(status))
-    }
+    result
 }
 
 #[cfg(test)]
@@ -233,6 +319,10 @@ mod tests {
         assert_eq!(format!("{u:?}"), "http://127.0.0.1:4318");
         let u = OperatorUrl::parse("https://collector.example/v1/traces").unwrap();
         assert_eq!((u.tls, u.port), (true, 443));
+        let base = OperatorUrl::parse("http://169.254.169.254").unwrap();
+        assert_eq!(base.join("/latest/api/token").target, "/latest/api/token");
+        let base = OperatorUrl::parse("http://127.0.0.1:9/md/").unwrap();
+        assert_eq!(base.join("/token").target, "/md/token");
         for bad in [
             "ftp://x/v1/traces",
             "http://user:pw@x/v1/traces",

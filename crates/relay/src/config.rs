@@ -26,11 +26,13 @@ use serde::de::{self, Deserializer};
 
 mod aws;
 mod env;
+mod gcp;
 mod layers;
 mod render;
 mod telemetry;
 
 pub use aws::Aws;
+pub use gcp::Gcp;
 pub use telemetry::Telemetry;
 mod secrets;
 mod server;
@@ -97,6 +99,8 @@ pub struct Config {
     pub telemetry: Telemetry,
     /// `[aws]`: the installation's AWS identity (role credentials).
     pub aws: Aws,
+    /// `[gcp]`: the installation's Google workload identity (Pub/Sub).
+    pub gcp: Gcp,
     /// `[store]`: PostgreSQL's pool and timeouts.
     pub store: Store,
     /// The configuration file this was read from, if any (never readable
@@ -138,6 +142,7 @@ impl Default for Config {
             metrics: Metrics::default(),
             telemetry: Telemetry::default(),
             aws: Aws::default(),
+            gcp: Gcp::default(),
             store: Store::default(),
             config_file: None,
             sources: Default::default(),
@@ -431,6 +436,7 @@ impl Config {
         self.metrics.validate(&self.listen)?;
         self.telemetry.validate()?;
         self.aws.validate()?;
+        self.gcp.validate()?;
         self.store.validate()?;
         self.outbound.validate()?;
         self.retry

@@ -303,7 +303,8 @@ pub async fn start(config: &Config) -> anyhow::Result<Started> {
     engine_config.inbound_processing = config.inbound.processing;
     engine_config.secrets = config.secrets.policy(config.protected_paths());
     engine_config.secret_refresh = std::time::Duration::from_secs(config.secrets.refresh_seconds);
-    engine_config.aws = config.aws.installation(clock.clone());
+    engine_config.aws = config.aws.installation(clock.clone(), &guard);
+    engine_config.gcp = config.gcp.installation(clock.clone(), &guard);
     // Who asks, in the ownership challenge: this installation's host.
     if let Some(host) = config.public_url.as_deref().and_then(|u| {
         let rest = u.split_once("://").map_or(u, |(_, r)| r);

@@ -139,6 +139,9 @@ pub struct Front {
     pub denied: Account,
     /// `relay`'s email and key id with another private key.
     pub wrong: Account,
+    /// The metadata server's port (plain HTTP), whose tokens are
+    /// `relay`'s: the installation's workload identity.
+    pub metadata_port: u16,
     emulator: String,
     python: PathBuf,
     child: Child,
@@ -218,6 +221,9 @@ impl Front {
         };
         let emulator_url = emulator.url();
         run(&python, &["setup", &emulator_url, &topic, &subscription]);
+        let relay_key: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(keys_dir.join("relay.json")).unwrap()).unwrap();
+        let metadata_port = free_port();
         let child = Command::new(&python)
             .arg(front_script())
             .args(["--port", &port.to_string()])
@@ -232,6 +238,11 @@ impl Front {
             .args(["--lifetime", &lifetime.to_string()])
             .arg("--issued")
             .arg(dir.path().join("issued.txt"))
+            .args(["--metadata-port", &metadata_port.to_string()])
+            .args([
+                "--metadata-account",
+                relay_key["client_email"].as_str().expect("an email"),
+            ])
             .env("PYTHONDONTWRITEBYTECODE", "1")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -239,6 +250,12 @@ impl Front {
             .spawn()
             .expect("pubsub_front.py starts");
         listening("pubsub_front.py", port, Duration::from_secs(30)).await;
+        listening(
+            "pubsub_front.py's metadata server",
+            metadata_port,
+            Duration::from_secs(30),
+        )
+        .await;
         Front {
             public_port,
             ca_pem,
@@ -248,6 +265,7 @@ impl Front {
             relay: account("relay"),
             denied: account("denied"),
             wrong: account("wrong"),
+            metadata_port,
             emulator: emulator_url,
             python,
             child,
@@ -266,6 +284,15 @@ impl Front {
     /// The directory the test may keep files in (its secrets' files).
     pub fn dir(&self) -> &Path {
         self.dir.path()
+    }
+
+    /// The requests its metadata server served (`GET <path>`).
+    pub fn metadata_requests(&self) -> Vec<String> {
+        std::fs::read_to_string(self.dir.path().join("issued.txt.metadata"))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect()
     }
 
     /// Every access token the front issued so far.

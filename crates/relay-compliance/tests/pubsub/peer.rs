@@ -81,7 +81,8 @@ impl Peer for PubsubPeer {
         Config::Pubsub(PubsubDestination {
             topic: self.front.topic.clone(),
             endpoint: self.front.url(),
-            service_account_key: SecretRef::File(self.key_file()),
+            service_account_key: Some(SecretRef::File(self.key_file())),
+            workload_identity: false,
             token_url: self.front.token_url(),
             ordered: true,
             content_mode: ContentMode::Structured,

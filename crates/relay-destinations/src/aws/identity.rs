@@ -6,8 +6,11 @@
 //!   the per-tenant `ExternalId`s derive from, and the identity Relay
 //!   assumes tenants' roles with: static keys, or web identity (IRSA, a
 //!   projected service-account token exchanged at STS with
-//!   `AssumeRoleWithWebIdentity`, cached and refreshed before expiry).
-//!   Only the operator configures it; no endpoint can name it.
+//!   `AssumeRoleWithWebIdentity`), or the credentials AWS's link-local
+//!   services serve (EC2 instance metadata, ECS and EKS Pod Identity
+//!   container credentials: [`super::metadata`], through the operator
+//!   client), cached and refreshed before expiry. Only the operator
+//!   configures it; no endpoint can name it.
 //! - [`Signer`]: what an AWS kind's client signs with: the endpoint's
 //!   own keys, or a tenant's role assumed with the installation's identity
 //!   and the tenant's `ExternalId` ([`sts::AssumedRole`]).
@@ -20,9 +23,10 @@ use std::sync::Arc;
 
 use relay_core::secret::{SecretRef, SecretValue, Secrets, Unresolved};
 use relay_core::time::Clock;
+use relay_net::operator::OperatorClient;
 use relay_net::{GuardError, HttpsClient, Limits, Method};
 
-use super::{Keys, sts};
+use super::{Keys, metadata, sts};
 
 /// How the installation identifies itself to STS.
 pub enum Identity {
@@ -33,6 +37,12 @@ pub enum Identity {
     WebIdentity {
         token_file: PathBuf,
         role_arn: String,
+    },
+    /// The credentials a link-local service serves (instance metadata,
+    /// container credentials), fetched with the operator client.
+    Metadata {
+        source: metadata::Source,
+        client: OperatorClient,
     },
 }
 
@@ -47,7 +57,8 @@ pub struct Installation {
     /// The region the web identity exchange is signed for (and whose STS
     /// serves it when no endpoint is configured).
     region: String,
-    /// The web identity's credentials, while they are fresh.
+    /// The web identity's or the credential source's credentials, while
+    /// they are fresh.
     cache: sts::Cache,
 }
 
@@ -56,6 +67,7 @@ impl std::fmt::Debug for Installation {
         let identity = match &self.identity {
             Identity::Keys(_) => "keys".to_string(),
             Identity::WebIdentity { role_arn, .. } => format!("web identity as {role_arn}"),
+            Identity::Metadata { source, .. } => source.describe(),
         };
         f.debug_struct("Installation")
             .field("identity", &identity)
@@ -94,7 +106,7 @@ impl Installation {
     pub fn principal(&self) -> Option<&str> {
         match &self.identity {
             Identity::WebIdentity { role_arn, .. } => Some(role_arn),
-            Identity::Keys(_) => None,
+            Identity::Keys(_) | Identity::Metadata { .. } => None,
         }
     }
 
@@ -106,11 +118,18 @@ impl Installation {
     }
 
     /// The keys the installation signs `AssumeRole` with: its static keys,
-    /// or its web identity's credentials (cached until
-    /// [`sts::REFRESH_BEFORE`] before they expire).
+    /// or its web identity's or credential source's credentials (cached
+    /// until [`sts::REFRESH_BEFORE`] before they expire).
     pub async fn keys(&self, https: &HttpsClient, limits: Limits) -> Result<Keys, sts::Failure> {
         let (token_file, role_arn) = match &self.identity {
             Identity::Keys(keys) => return Ok(keys.clone()),
+            Identity::Metadata { source, client } => {
+                let fresh = self
+                    .cache
+                    .get(|| metadata::fetch(client, source, limits.total_timeout))
+                    .await?;
+                return Ok(fresh.keys);
+            }
             Identity::WebIdentity {
                 token_file,
                 role_arn,
@@ -479,6 +498,7 @@ pub fn classify_failure(failure: &sts::Failure) -> relay_core::outcome::Verdict 
             None => FailureCode::Refused(Refusal::AuthRefused),
         }),
         sts::Failure::Unreadable => retry(FailureCode::Transport(TransportError::Protocol)),
+        sts::Failure::Source(_) => retry(FailureCode::Refused(Refusal::Unavailable)),
     }
 }
 

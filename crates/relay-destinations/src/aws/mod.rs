@@ -7,13 +7,16 @@
 //! and SNS's rule), and temporary credentials
 //! from STS's `AssumeRole` with a per-tenant `ExternalId`, cached and
 //! refreshed before expiry ([`sts`]), the installation's own identity and
-//! an endpoint's choice of keys or role ([`identity`]). HTTP itself goes
-//! through
-//! relay-net's guarded client; nothing here opens a socket.
+//! an endpoint's choice of keys or role ([`identity`]), and the
+//! installation's credentials from AWS's link-local services
+//! ([`metadata`]). HTTP itself goes through relay-net's guarded client
+//! (the link-local services, its operator client); nothing here opens a
+//! socket.
 
 pub mod classify;
 pub mod identity;
 pub mod message;
+pub mod metadata;
 pub mod sigv4;
 pub mod sts;
 #[cfg(test)]

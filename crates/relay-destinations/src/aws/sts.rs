@@ -98,6 +98,9 @@ pub enum Failure {
     },
     /// A `200` whose body has no credentials.
     Unreadable,
+    /// The installation's own credential source (instance metadata,
+    /// container credentials) failed: which, and why (never a body).
+    Source(String),
 }
 
 impl std::fmt::Display for Failure {
@@ -122,6 +125,7 @@ impl std::fmt::Display for Failure {
                 Ok(())
             }
             Failure::Unreadable => f.write_str("STS's answer holds no credentials"),
+            Failure::Source(reason) => f.write_str(reason),
         }
     }
 }

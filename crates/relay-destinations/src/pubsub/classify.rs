@@ -18,6 +18,7 @@
 //! | connect, dns, timeout, tls, blocked_address; the connection broke, or the service broke HTTP | retried | the transport kind |
 //! | a target the guard now refuses (scheme, port, address rules); a configuration that makes no URL | dead-lettered, `invalid_destination` | — |
 //! | attributes Pub/Sub cannot carry (more than 100, a name over 256 or a value over 1024 bytes) | dead-lettered, `rejected_by_destination` | `rejected` |
+//! | `workload_identity` on an installation that no longer offers it for the topic's project (registration refuses it; the operator changed `[gcp]` later) | retried (the operator can restore it) | `auth_refused` |
 //! | the access token could not be had | as the HTTPS kind's token failures ([`crate::https::classify`]): retried, `token_…` | `token_…` |
 
 use relay_core::outcome::{FailureCode, Refusal, TokenFailure, TransportError, Verdict};
@@ -46,6 +47,8 @@ pub enum Answer<'a> {
     Unaddressable,
     /// Attributes Pub/Sub cannot carry.
     Unsendable,
+    /// The installation's identity is not offered for the topic.
+    NoIdentity,
     /// No access token: how, and the error kind when the token endpoint
     /// gave no answer.
     TokenFailed {
@@ -101,6 +104,7 @@ pub fn classify(answer: &Answer<'_>, now: Timestamp) -> Verdict {
         },
         Answer::Unaddressable => Verdict::DeadLetter(DeadLetterReason::InvalidDestination),
         Answer::Unsendable => rejected(Refusal::Rejected),
+        Answer::NoIdentity => retry(Refusal::AuthRefused, None),
         Answer::TokenFailed { failure, transport } => {
             https_classify(&Exchange::TokenFailed { failure, transport }, now)
         }
@@ -221,6 +225,7 @@ mod tests {
                 Verdict::DeadLetter(DeadLetterReason::InvalidDestination),
             ),
             (Answer::Unsendable, rejected(Refusal::Rejected)),
+            (Answer::NoIdentity, retry(Refusal::AuthRefused)),
         ];
         for (answer, expected) in cases {
             assert_eq!(classify(&answer, NOW), expected, "{answer:?}");

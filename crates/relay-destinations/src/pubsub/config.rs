@@ -25,7 +25,8 @@ pub fn topic(name: &str) -> Option<Topic<'_>> {
     (valid_project(project) && valid_topic(topic)).then_some(Topic { project, topic })
 }
 
-fn valid_project(p: &str) -> bool {
+/// Whether `p` has the shape of a project id (see [`topic`]).
+pub fn valid_project(p: &str) -> bool {
     let id = match p.rsplit_once(':') {
         Some((domain, id)) => {
             let domain_ok = !domain.is_empty()
@@ -183,6 +184,23 @@ pub fn check(c: &PubsubDestination) -> Result<(), Invalid> {
             ),
         ));
     }
+    match (&c.service_account_key, c.workload_identity) {
+        (Some(_), true) => {
+            return Err(invalid(
+                "invalid_credentials",
+                "/destination/workload_identity",
+                "give either a service_account_key or workload_identity, not both",
+            ));
+        }
+        (None, false) => {
+            return Err(invalid(
+                "invalid_credentials",
+                "/destination/service_account_key",
+                "give a service_account_key (a secret reference to the account's JSON key), or workload_identity: true where the operator allows it",
+            ));
+        }
+        _ => {}
+    }
     if !c.token_url.starts_with("https://") || c.token_url.len() > 2048 {
         return Err(invalid(
             "invalid_token_url",
@@ -214,10 +232,43 @@ mod tests {
         PubsubDestination {
             topic: topic.into(),
             endpoint: endpoint.into(),
-            service_account_key: SecretRef::Secret("k".into()),
+            service_account_key: Some(SecretRef::Secret("k".into())),
+            workload_identity: false,
             token_url: crate::pubsub::GOOGLE_TOKEN_URL.into(),
             ordered,
             content_mode: Default::default(),
+        }
+    }
+
+    #[test]
+    fn a_key_or_the_installations_identity_never_both_nor_neither() {
+        let t = "projects/relay-test/topics/events";
+        let base = dest(t, crate::pubsub::GLOBAL_ENDPOINT, false);
+        assert!(check(&base).is_ok());
+        let workload = PubsubDestination {
+            service_account_key: None,
+            workload_identity: true,
+            ..base.clone()
+        };
+        assert!(check(&workload).is_ok());
+        for (d, pointer) in [
+            (
+                PubsubDestination {
+                    workload_identity: true,
+                    ..base.clone()
+                },
+                "/destination/workload_identity",
+            ),
+            (
+                PubsubDestination {
+                    service_account_key: None,
+                    ..base.clone()
+                },
+                "/destination/service_account_key",
+            ),
+        ] {
+            let e = check(&d).unwrap_err();
+            assert_eq!((e.code, e.pointer), ("invalid_credentials", pointer));
         }
     }
 

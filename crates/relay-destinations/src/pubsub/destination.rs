@@ -13,7 +13,8 @@ use utoipa::ToSchema;
 /// binding's attributes as its `attributes`); Pub/Sub's `200` with the one
 /// message id it assigned is the acknowledgement. Authenticated with a
 /// service account's key (an RS256-signed JWT exchanged for an access
-/// token, cached until shortly before it expires). See
+/// token, cached until shortly before it expires), or, where the operator
+/// allows it, the installation's workload identity. See
 /// docs/destinations.md.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -30,9 +31,19 @@ pub struct PubsubDestination {
     pub endpoint: String,
     /// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to
     /// the service account's JSON key (`client_email`, `private_key`,
-    /// `private_key_id`, `token_uri`), never the key itself.
-    #[schema(value_type = String, pattern = "^(secret:|env:|file:/)")]
-    pub service_account_key: SecretRef,
+    /// `private_key_id`, `token_uri`), never the key itself. Give it, or
+    /// `workload_identity`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>, pattern = "^(secret:|env:|file:/)")]
+    pub service_account_key: Option<SecretRef>,
+    /// `true` instead of a key: publish as the installation's own Google
+    /// identity (the service account Relay's machine or pod runs as, from
+    /// the metadata server), when the operator allows it for the topic's
+    /// project (`[gcp] workload_identity` and `projects`; refused at
+    /// registration otherwise). Default `false`.
+    #[serde(default)]
+    #[schema(default = false)]
+    pub workload_identity: bool,
     /// Where the signed assertion is exchanged for an access token; the
     /// key's `token_uri` must be this URL. Checked by the outbound guard
     /// like the endpoint.
@@ -73,9 +84,9 @@ fn default_token_url() -> String {
 impl PubsubDestination {
     /// Every secret reference, with the JSON pointer of its field.
     pub fn secret_refs(&self) -> Vec<(&'static str, &SecretRef)> {
-        vec![(
-            "/destination/service_account_key",
-            &self.service_account_key,
-        )]
+        self.service_account_key
+            .iter()
+            .map(|r| ("/destination/service_account_key", r))
+            .collect()
     }
 }

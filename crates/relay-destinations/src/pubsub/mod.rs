@@ -16,7 +16,10 @@
 //!   connection, the token endpoint's too; redirects are never followed)
 //!   and the endpoint's token cache ([`TokenSource`] with the JWT bearer
 //!   grant, [`key::JwtBearer`]: one fetch for concurrent misses, reused
-//!   until shortly before it expires by the engine's clock);
+//!   until shortly before it expires by the engine's clock), or, with
+//!   `workload_identity`, the installation's shared one ([`crate::gcp`]: the
+//!   metadata server's tokens, when the operator allows the topic's
+//!   project);
 //! - deliver: the token (a failed fetch ends the attempt), then one `POST
 //!   {endpoint}/v1/{topic}:publish` of `{"messages": [{data, attributes,
 //!   orderingKey}]}` ([`wire`]); a `401` forgets the token, fetches one new
@@ -54,7 +57,7 @@ use self::key::{JwtBearer, ServiceAccount};
 use crate::https::TokenUse;
 use crate::https::oauth2::TokenError;
 use crate::https::oauth2::source::TokenSource;
-use crate::{Invalid, Kind, Prepared, Record, Shared, hosts};
+use crate::{Invalid, Kind, Prepared, Record, Shared, Tenancy, hosts};
 
 /// The Google Cloud Pub/Sub kind.
 pub struct Pubsub;
@@ -71,7 +74,9 @@ struct Inner {
     config: PubsubDestination,
     /// The publish URL (`None`: the configuration makes none).
     url: Option<String>,
-    tokens: TokenSource,
+    /// The endpoint's own token cache (its key's), the installation's
+    /// shared one, or why the installation's identity is not offered.
+    tokens: Result<TokenSource, &'static str>,
 }
 
 impl std::fmt::Debug for Client {
@@ -105,6 +110,8 @@ pub enum Failure {
     /// The access token could not be had (`after_401`: the fetch after
     /// Pub/Sub refused the previous token).
     Token { error: TokenError, after_401: bool },
+    /// The installation's workload identity is not offered for the topic.
+    NoIdentity(&'static str),
 }
 
 impl Client {
@@ -144,7 +151,13 @@ impl Client {
             total_timeout: deadline.saturating_duration_since(std::time::Instant::now()),
             ..limits
         };
-        let tokens = &self.inner.tokens;
+        let tokens = match &self.inner.tokens {
+            Ok(tokens) => tokens,
+            Err(why) => {
+                sent.result = Err(Failure::NoIdentity(why));
+                return sent;
+            }
+        };
         let (bearer, fetched) = match tokens.bearer(left()).await {
             Ok(b) => b,
             Err(error) => {
@@ -223,10 +236,12 @@ impl Client {
 
 /// The service account's key out of `secrets`, read, with its
 /// `token_uri` (when it has one) equal to the configured token URL.
-fn account(c: &PubsubDestination, secrets: &Secrets) -> Result<ServiceAccount, AccountError> {
-    let value = secrets
-        .require(&c.service_account_key)
-        .map_err(AccountError::Unresolved)?;
+fn account(
+    c: &PubsubDestination,
+    key: &SecretRef,
+    secrets: &Secrets,
+) -> Result<ServiceAccount, AccountError> {
+    let value = secrets.require(key).map_err(AccountError::Unresolved)?;
     let account = ServiceAccount::parse(value.expose()).map_err(AccountError::Unusable)?;
     if account
         .token_uri
@@ -243,6 +258,23 @@ fn account(c: &PubsubDestination, secrets: &Secrets) -> Result<ServiceAccount, A
 enum AccountError {
     Unresolved(Unresolved),
     Unusable(&'static str),
+}
+
+/// Why a topic's project is not among those the operator allows.
+const PROJECT_NOT_ALLOWED: &str = "the operator does not allow the installation's workload identity for this topic's project (`[gcp] projects`)";
+
+/// The installation's shared token cache for `config`'s topic, or why it
+/// is not offered.
+fn workload_tokens(
+    config: &PubsubDestination,
+    tenancy: Tenancy<'_>,
+) -> Result<TokenSource, &'static str> {
+    let installation = tenancy.gcp.ok_or(crate::gcp::NO_WORKLOAD_IDENTITY)?;
+    let project = config::topic(&config.topic).map(|t| t.project);
+    if !project.is_some_and(|p| installation.allows(p)) {
+        return Err(PROJECT_NOT_ALLOWED);
+    }
+    Ok(installation.tokens().clone())
 }
 
 fn one_id(a: &wire::Answer) -> bool {
@@ -325,7 +357,10 @@ impl Kind for Pubsub {
     }
 
     fn check_values(config: &PubsubDestination, secrets: &Secrets) -> Result<(), Invalid> {
-        match account(config, secrets) {
+        let Some(key) = &config.service_account_key else {
+            return Ok(());
+        };
+        match account(config, key, secrets) {
             Ok(_) | Err(AccountError::Unresolved(_)) => Ok(()),
             Err(AccountError::Unusable(why)) => Err(Invalid {
                 code: "invalid_service_account_key",
@@ -340,26 +375,65 @@ impl Kind for Pubsub {
         shared: &Shared,
         secrets: &Secrets,
     ) -> Result<Client, Unresolved> {
-        let account = match account(config, secrets) {
-            Ok(a) => a,
-            Err(AccountError::Unresolved(u)) => return Err(u),
-            // A value the destination cannot use is as good as none: the
-            // client is not built and the engine says so.
-            Err(AccountError::Unusable(_)) => {
-                return Err(Unresolved(config.service_account_key.clone()));
+        Self::build_for(config, shared, secrets, Tenancy::default())
+    }
+
+    fn build_for(
+        config: &PubsubDestination,
+        shared: &Shared,
+        secrets: &Secrets,
+        tenancy: Tenancy<'_>,
+    ) -> Result<Client, Unresolved> {
+        let tokens = match &config.service_account_key {
+            Some(key) => {
+                let account = match account(config, key, secrets) {
+                    Ok(a) => a,
+                    Err(AccountError::Unresolved(u)) => return Err(u),
+                    // A value the destination cannot use is as good as
+                    // none: the client is not built and the engine says so.
+                    Err(AccountError::Unusable(_)) => return Err(Unresolved(key.clone())),
+                };
+                let grant = JwtBearer {
+                    account: Arc::new(account),
+                    token_url: config.token_url.clone(),
+                };
+                Ok(TokenSource::with_grant(
+                    grant,
+                    shared.https.clone(),
+                    shared.clock.clone(),
+                ))
             }
-        };
-        let grant = JwtBearer {
-            account: Arc::new(account),
-            token_url: config.token_url.clone(),
+            None => workload_tokens(config, tenancy),
         };
         Ok(Client {
             inner: Arc::new(Inner {
                 https: shared.https.clone(),
                 config: config.clone(),
                 url: config::publish_url(config),
-                tokens: TokenSource::with_grant(grant, shared.https.clone(), shared.clock.clone()),
+                tokens,
             }),
+        })
+    }
+
+    async fn check_access(
+        config: &PubsubDestination,
+        _shared: &Shared,
+        tenancy: Tenancy<'_>,
+    ) -> Result<(), Invalid> {
+        if !config.workload_identity {
+            return Ok(());
+        }
+        workload_tokens(config, tenancy).map(drop).map_err(|why| {
+            let code = if tenancy.gcp.is_none() {
+                "gcp_workload_identity_unavailable"
+            } else {
+                "project_not_allowed"
+            };
+            Invalid {
+                code,
+                pointer: "/destination/workload_identity",
+                message: why.to_string(),
+            }
         })
     }
 
@@ -423,6 +497,15 @@ impl Kind for Pubsub {
                 error: Some((ErrorKind::InvalidUrl, (*reason).to_string())),
                 detail,
             },
+            Err(Failure::NoIdentity(reason)) => {
+                detail["error"] =
+                    serde_json::json!({"code": "workload_identity_unavailable", "message": reason});
+                Record {
+                    destination: None,
+                    error: None,
+                    detail,
+                }
+            }
             Err(Failure::Unsendable(reason)) => {
                 detail["error"] = serde_json::json!({"code": "unsendable", "message": reason});
                 Record {
@@ -451,6 +534,7 @@ fn classify_sent(sent: &Sent, now: Timestamp) -> Verdict {
         Err(Failure::Guard(e)) => return classify::classify(&Answer::Failed(e.kind()), now),
         Err(Failure::Unaddressable(_)) => return classify::classify(&Answer::Unaddressable, now),
         Err(Failure::Unsendable(_)) => return classify::classify(&Answer::Unsendable, now),
+        Err(Failure::NoIdentity(_)) => return classify::classify(&Answer::NoIdentity, now),
         Err(Failure::Token { error, .. }) => {
             return classify::classify(
                 &Answer::TokenFailed {

@@ -16,7 +16,8 @@ fn destination() -> PubsubDestination {
     PubsubDestination {
         topic: "projects/relay-test/topics/events".into(),
         endpoint: "https://127.0.0.1:9".into(),
-        service_account_key: SecretRef::Secret("sa".into()),
+        service_account_key: Some(SecretRef::Secret("sa".into())),
+        workload_identity: false,
         token_url: GOOGLE_TOKEN_URL.into(),
         ordered: true,
         content_mode: ContentMode::Structured,

@@ -162,6 +162,7 @@ impl EndpointCache {
         let tenancy = relay_destinations::Tenancy {
             tenant: tenant_id,
             aws: a.config.aws.as_ref(),
+            gcp: a.config.gcp.as_ref(),
         };
         let client = match relay_destinations::build_for(&config, &a.shared, &secrets, tenancy) {
             Ok(client) => client,

@@ -11,6 +11,8 @@ use anyhow::bail;
 use relay_core::secret::SecretValue;
 use relay_destinations::aws::Keys;
 use relay_destinations::aws::identity::{Identity, Installation, valid_role_arn};
+use relay_destinations::aws::metadata::{self, Source};
+use relay_net::operator::{OperatorClient, OperatorUrl};
 use serde::Deserialize;
 
 use super::Secret;
@@ -32,6 +34,21 @@ pub struct Aws {
     /// (`AWS_ROLE_ARN`).
     pub web_identity_token_file: Option<PathBuf>,
     pub role_arn: Option<String>,
+    /// Instead of keys or a web identity: the credentials a link-local
+    /// service of AWS serves the machine or the container Relay runs in
+    /// (`instance_metadata`: EC2's IMDSv2; `container`: ECS task roles and
+    /// EKS Pod Identity).
+    pub credential_source: Option<CredentialSource>,
+    /// The instance metadata service's address.
+    pub metadata_endpoint: String,
+    /// The container credentials' URL (ECS: `http://169.254.170.2` and
+    /// `AWS_CONTAINER_CREDENTIALS_RELATIVE_URI`; EKS Pod Identity:
+    /// `AWS_CONTAINER_CREDENTIALS_FULL_URI`, `http://169.254.170.23/v1/credentials`).
+    pub container_credentials_url: Option<String>,
+    /// The file whose contents are the container credentials' `Authorization`
+    /// (EKS Pod Identity: `AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE`), read at
+    /// every fetch.
+    pub container_token_file: Option<PathBuf>,
     /// STS's URL; default AWS's regional endpoint of the region a request
     /// is for (`https://sts.<region>.amazonaws.com/`).
     pub sts_endpoint: Option<String>,
@@ -48,8 +65,29 @@ impl Default for Aws {
             session_token: None,
             web_identity_token_file: None,
             role_arn: None,
+            credential_source: None,
+            metadata_endpoint: metadata::INSTANCE_METADATA_ENDPOINT.into(),
+            container_credentials_url: None,
+            container_token_file: None,
             sts_endpoint: None,
             region: "us-east-1".into(),
+        }
+    }
+}
+
+/// `[aws] credential_source`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CredentialSource {
+    InstanceMetadata,
+    Container,
+}
+
+impl CredentialSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CredentialSource::InstanceMetadata => "instance_metadata",
+            CredentialSource::Container => "container",
         }
     }
 }
@@ -61,10 +99,18 @@ impl Aws {
     pub(super) fn validate(&self) -> anyhow::Result<()> {
         let keys = self.access_key_id.is_some() || self.secret_access_key.is_some();
         let web = self.web_identity_token_file.is_some() || self.role_arn.is_some();
-        if !keys && !web && self.session_token.is_none() {
+        let source = self.credential_source.is_some();
+        if self.credential_source != Some(CredentialSource::Container)
+            && (self.container_credentials_url.is_some() || self.container_token_file.is_some())
+        {
+            bail!(
+                "aws.container_credentials_url and aws.container_token_file go with aws.credential_source = \"container\""
+            );
+        }
+        if !keys && !web && !source && self.session_token.is_none() {
             if self.external_id_secret.is_some() {
                 bail!(
-                    "aws.external_id_secret needs an identity: aws.access_key_id and aws.secret_access_key, or aws.web_identity_token_file and aws.role_arn"
+                    "aws.external_id_secret needs an identity: aws.access_key_id and aws.secret_access_key, aws.web_identity_token_file and aws.role_arn, or aws.credential_source"
                 );
             }
             return Ok(());
@@ -78,9 +124,10 @@ impl Aws {
             }
             Some(_) => {}
         }
-        if keys && web {
-            bail!("aws: give static keys or a web identity, not both");
+        if usize::from(keys) + usize::from(web) + usize::from(source) > 1 {
+            bail!("aws: give one identity: static keys, a web identity, or a credential_source");
         }
+        self.validate_source()?;
         if keys && (self.access_key_id.is_none() || self.secret_access_key.is_none()) {
             bail!("aws.access_key_id and aws.secret_access_key go together");
         }
@@ -109,11 +156,54 @@ impl Aws {
         Ok(())
     }
 
+    /// The link-local source's rules: a metadata endpoint that is a URL,
+    /// a container URL that is one and keeps its token off the network.
+    fn validate_source(&self) -> anyhow::Result<()> {
+        match self.credential_source {
+            None => Ok(()),
+            Some(CredentialSource::InstanceMetadata) => {
+                OperatorUrl::parse(&self.metadata_endpoint)
+                    .map_err(|e| anyhow::anyhow!("aws.metadata_endpoint: {e}"))?;
+                Ok(())
+            }
+            Some(CredentialSource::Container) => {
+                let Some(raw) = &self.container_credentials_url else {
+                    bail!(
+                        "aws.credential_source = \"container\" needs aws.container_credentials_url (ECS: http://169.254.170.2 and the relative URI; EKS Pod Identity: http://169.254.170.23/v1/credentials)"
+                    );
+                };
+                let url = OperatorUrl::parse(raw)
+                    .map_err(|e| anyhow::anyhow!("aws.container_credentials_url: {e}"))?;
+                if !metadata::container_url_allowed(&url) {
+                    bail!(
+                        "aws.container_credentials_url must be https://, or http:// to a loopback address, 169.254.170.2, 169.254.170.23 or fd00:ec2::23 (its token must not cross a network in clear)"
+                    );
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// The credential source configured, when one is (validated first).
+    fn source(&self) -> Option<Source> {
+        Some(match self.credential_source? {
+            CredentialSource::InstanceMetadata => Source::InstanceMetadata {
+                endpoint: OperatorUrl::parse(&self.metadata_endpoint).ok()?,
+            },
+            CredentialSource::Container => Source::Container {
+                url: OperatorUrl::parse(self.container_credentials_url.as_deref()?).ok()?,
+                token_file: self.container_token_file.clone(),
+            },
+        })
+    }
+
     /// The installation's identity for the engine, when configured
-    /// (validated first).
+    /// (validated first); a credential source is asked with an operator
+    /// client of `guard`'s trust.
     pub fn installation(
         &self,
         clock: Arc<dyn relay_core::time::Clock>,
+        guard: &relay_net::Guard,
     ) -> Option<Arc<Installation>> {
         let secret = SecretValue::from(self.external_id_secret.as_ref()?.expose());
         let identity = match (
@@ -134,7 +224,10 @@ impl Aws {
                 token_file: file.clone(),
                 role_arn: arn.clone(),
             },
-            _ => return None,
+            _ => Identity::Metadata {
+                source: self.source()?,
+                client: OperatorClient::new(guard),
+            },
         };
         Some(Arc::new(Installation::new(
             secret,

@@ -257,9 +257,39 @@ impl Config {
         );
         let text = |v: &Option<String>| v.clone().unwrap_or_else(|| "<unset>".into());
         aws.insert("role_arn".into(), text(&a.role_arn).into());
+        aws.insert(
+            "credential_source".into(),
+            a.credential_source.map_or("<unset>", |s| s.as_str()).into(),
+        );
+        aws.insert(
+            "metadata_endpoint".into(),
+            a.metadata_endpoint.clone().into(),
+        );
+        aws.insert(
+            "container_credentials_url".into(),
+            text(&a.container_credentials_url).into(),
+        );
+        aws.insert(
+            "container_token_file".into(),
+            path(&a.container_token_file).into(),
+        );
         aws.insert("sts_endpoint".into(), text(&a.sts_endpoint).into());
         aws.insert("region".into(), a.region.clone().into());
         t.insert("aws".into(), aws.into());
+        let mut gcp = toml::Table::new();
+        gcp.insert(
+            "workload_identity".into(),
+            self.gcp.workload_identity.into(),
+        );
+        gcp.insert(
+            "metadata_endpoint".into(),
+            self.gcp.metadata_endpoint.clone().into(),
+        );
+        gcp.insert(
+            "projects".into(),
+            toml::Value::Array(self.gcp.projects.iter().map(|p| p.clone().into()).collect()),
+        );
+        t.insert("gcp".into(), gcp.into());
         t.insert("store".into(), self.store.render());
         annotate(&toml::to_string(&t).unwrap_or_default(), &self.sources)
     }

@@ -847,7 +847,8 @@ fn the_aws_identity_is_checked_and_never_printed() {
     let defaults = Config::load_from(&Flags::default(), &[]).unwrap();
     let clock: std::sync::Arc<dyn relay_core::time::Clock> =
         std::sync::Arc::new(relay_core::time::ManualClock::default());
-    assert!(defaults.aws.installation(clock.clone()).is_none());
+    let guard = relay_net::Guard::from_config(&Default::default()).unwrap();
+    assert!(defaults.aws.installation(clock.clone(), &guard).is_none());
     let secret = "aws-external-id-secret-0123456789abcdef";
     let keys = [
         ("RELAY_AWS__EXTERNAL_ID_SECRET", secret),
@@ -863,7 +864,10 @@ fn the_aws_identity_is_checked_and_never_printed() {
         assert!(!printed.contains(value), "{printed}");
     }
     assert!(printed.contains("RELAY_AWS__ACCESS_KEY_ID"), "{printed}");
-    let installation = c.aws.installation(clock.clone()).expect("configured");
+    let installation = c
+        .aws
+        .installation(clock.clone(), &guard)
+        .expect("configured");
     assert!(installation.principal().is_none());
     let web = Config::load_from(
         &Flags::default(),
@@ -881,9 +885,37 @@ fn the_aws_identity_is_checked_and_never_printed() {
     )
     .unwrap();
     assert_eq!(
-        web.aws.installation(clock).unwrap().principal(),
+        web.aws
+            .installation(clock.clone(), &guard)
+            .unwrap()
+            .principal(),
         Some("arn:aws:iam::123456789012:role/relay")
     );
+    // The link-local sources: instance metadata at its default address,
+    // container credentials at ECS's or EKS's.
+    for source in [
+        vec![("RELAY_AWS__CREDENTIAL_SOURCE", "instance_metadata")],
+        vec![
+            ("RELAY_AWS__CREDENTIAL_SOURCE", "container"),
+            (
+                "RELAY_AWS__CONTAINER_CREDENTIALS_URL",
+                "http://169.254.170.23/v1/credentials",
+            ),
+            (
+                "RELAY_AWS__CONTAINER_TOKEN_FILE",
+                "/var/run/secrets/pods.eks.amazonaws.com/serviceaccount/eks-pod-identity-token",
+            ),
+        ],
+    ] {
+        let mut vars = source.clone();
+        vars.push(("RELAY_AWS__EXTERNAL_ID_SECRET", secret));
+        let c = Config::load_from(&Flags::default(), &env(&vars)).unwrap();
+        let i = c.aws.installation(clock.clone(), &guard).expect("a source");
+        assert!(i.principal().is_none());
+        let shown = format!("{i:?}");
+        assert!(shown.contains("169.254.1"), "{shown}");
+        assert!(!shown.contains(secret), "{shown}");
+    }
     for (bad, says) in [
         (
             vec![
@@ -918,7 +950,50 @@ fn the_aws_identity_is_checked_and_never_printed() {
                 ("RELAY_AWS__SECRET_ACCESS_KEY", "s"),
                 ("RELAY_AWS__ROLE_ARN", "arn:aws:iam::123456789012:role/r"),
             ],
-            "not both",
+            "give one identity",
+        ),
+        (
+            vec![
+                ("RELAY_AWS__EXTERNAL_ID_SECRET", secret),
+                ("RELAY_AWS__ACCESS_KEY_ID", "AKIA"),
+                ("RELAY_AWS__SECRET_ACCESS_KEY", "s"),
+                ("RELAY_AWS__CREDENTIAL_SOURCE", "instance_metadata"),
+            ],
+            "give one identity",
+        ),
+        (
+            vec![
+                ("RELAY_AWS__EXTERNAL_ID_SECRET", secret),
+                ("RELAY_AWS__CREDENTIAL_SOURCE", "container"),
+            ],
+            "needs aws.container_credentials_url",
+        ),
+        (
+            vec![
+                ("RELAY_AWS__EXTERNAL_ID_SECRET", secret),
+                ("RELAY_AWS__CREDENTIAL_SOURCE", "container"),
+                (
+                    "RELAY_AWS__CONTAINER_CREDENTIALS_URL",
+                    "http://creds.internal.example/v1",
+                ),
+            ],
+            "must not cross a network in clear",
+        ),
+        (
+            vec![
+                ("RELAY_AWS__EXTERNAL_ID_SECRET", secret),
+                ("RELAY_AWS__CREDENTIAL_SOURCE", "instance_metadata"),
+                ("RELAY_AWS__CONTAINER_TOKEN_FILE", "/t"),
+            ],
+            "go with aws.credential_source",
+        ),
+        (
+            vec![
+                ("RELAY_AWS__EXTERNAL_ID_SECRET", secret),
+                ("RELAY_AWS__CREDENTIAL_SOURCE", "instance_metadata"),
+                ("RELAY_AWS__METADATA_ENDPOINT", "ftp://169.254.169.254"),
+            ],
+            "aws.metadata_endpoint",
         ),
         (
             vec![
@@ -942,5 +1017,55 @@ fn the_aws_identity_is_checked_and_never_printed() {
         let text = format!("{e:#}");
         assert!(text.contains(says), "{bad:?}: {text}");
         assert!(!text.contains(secret), "{text}");
+    }
+}
+
+#[test]
+fn the_gcp_workload_identity_is_offered_only_for_the_projects_listed() {
+    let clock: std::sync::Arc<dyn relay_core::time::Clock> =
+        std::sync::Arc::new(relay_core::time::ManualClock::default());
+    let guard = relay_net::Guard::from_config(&Default::default()).unwrap();
+    let defaults = Config::load_from(&Flags::default(), &[]).unwrap();
+    assert!(defaults.gcp.installation(clock.clone(), &guard).is_none());
+    let c = Config::load_from(
+        &Flags::default(),
+        &env(&[
+            ("RELAY_GCP__WORKLOAD_IDENTITY", "true"),
+            ("RELAY_GCP__PROJECTS", "team-a-prod,team-b-prod"),
+        ]),
+    )
+    .unwrap();
+    assert_eq!(c.gcp.metadata_endpoint, "http://169.254.169.254");
+    let i = c.gcp.installation(clock, &guard).expect("offered");
+    assert!(i.allows("team-a-prod") && i.allows("team-b-prod"));
+    assert!(!i.allows("team-c-prod"));
+    assert!(c.render_redacted().contains("team-b-prod"));
+    for (bad, says) in [
+        (
+            vec![("RELAY_GCP__WORKLOAD_IDENTITY", "true")],
+            "needs gcp.projects",
+        ),
+        (
+            vec![("RELAY_GCP__PROJECTS", "team-a-prod")],
+            "goes with gcp.workload_identity",
+        ),
+        (
+            vec![
+                ("RELAY_GCP__WORKLOAD_IDENTITY", "true"),
+                ("RELAY_GCP__PROJECTS", "Not A Project"),
+            ],
+            "is not a project id",
+        ),
+        (
+            vec![
+                ("RELAY_GCP__WORKLOAD_IDENTITY", "true"),
+                ("RELAY_GCP__PROJECTS", "team-a-prod"),
+                ("RELAY_GCP__METADATA_ENDPOINT", "file:///etc/passwd"),
+            ],
+            "gcp.metadata_endpoint",
+        ),
+    ] {
+        let e = Config::load_from(&Flags::default(), &env(&bad)).unwrap_err();
+        assert!(format!("{e:#}").contains(says), "{bad:?}: {e:#}");
     }
 }

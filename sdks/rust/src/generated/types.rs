@@ -2322,7 +2322,8 @@ pub struct Published {
 /// binding's attributes as its `attributes`); Pub/Sub's `200` with the one
 /// message id it assigned is the acknowledgement. Authenticated with a
 /// service account's key (an RS256-signed JWT exchanged for an access
-/// token, cached until shortly before it expires). See
+/// token, cached until shortly before it expires), or, where the operator
+/// allows it, the installation's workload identity. See
 /// docs/destinations.md.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct PubsubDestination {
@@ -2349,8 +2350,10 @@ pub struct PubsubDestination {
     pub ordered: Option<bool>,
     /// A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to
     /// the service account's JSON key (`client_email`, `private_key`,
-    /// `private_key_id`, `token_uri`), never the key itself.
-    pub service_account_key: String,
+    /// `private_key_id`, `token_uri`), never the key itself. Give it, or
+    /// `workload_identity`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_account_key: Option<String>,
     /// Where the signed assertion is exchanged for an access token; the
     /// key's `token_uri` must be this URL. Checked by the outbound guard
     /// like the endpoint.
@@ -2358,6 +2361,13 @@ pub struct PubsubDestination {
     pub token_url: Option<String>,
     /// The topic's resource name, `projects/<project id>/topics/<topic id>`.
     pub topic: String,
+    /// `true` instead of a key: publish as the installation's own Google
+    /// identity (the service account Relay's machine or pod runs as, from
+    /// the metadata server), when the operator allows it for the topic's
+    /// project (`[gcp] workload_identity` and `projects`; refused at
+    /// registration otherwise). Default `false`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload_identity: Option<bool>,
 }
 
 /// An event type's definition: its schema and field lists (a new version

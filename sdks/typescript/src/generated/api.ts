@@ -4999,7 +4999,8 @@ export interface components {
          *     binding's attributes as its `attributes`); Pub/Sub's `200` with the one
          *     message id it assigned is the acknowledgement. Authenticated with a
          *     service account's key (an RS256-signed JWT exchanged for an access
-         *     token, cached until shortly before it expires). See
+         *     token, cached until shortly before it expires), or, where the operator
+         *     allows it, the installation's workload identity. See
          *     docs/destinations.md.
          */
         PubsubDestination: {
@@ -5037,9 +5038,10 @@ export interface components {
             /**
              * @description A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to
              *     the service account's JSON key (`client_email`, `private_key`,
-             *     `private_key_id`, `token_uri`), never the key itself.
+             *     `private_key_id`, `token_uri`), never the key itself. Give it, or
+             *     `workload_identity`.
              */
-            service_account_key: string;
+            service_account_key?: string | null;
             /**
              * @description Where the signed assertion is exchanged for an access token; the
              *     key's `token_uri` must be this URL. Checked by the outbound guard
@@ -5049,6 +5051,15 @@ export interface components {
             token_url: string;
             /** @description The topic's resource name, `projects/<project id>/topics/<topic id>`. */
             topic: string;
+            /**
+             * @description `true` instead of a key: publish as the installation's own Google
+             *     identity (the service account Relay's machine or pod runs as, from
+             *     the metadata server), when the operator allows it for the topic's
+             *     project (`[gcp] workload_identity` and `projects`; refused at
+             *     registration otherwise). Default `false`.
+             * @default false
+             */
+            workload_identity: boolean;
         };
         /**
          * @description An event type's definition: its schema and field lists (a new version

@@ -5,7 +5,11 @@
 //!
 //! How a token is asked for is the [`Grant`]: HTTPS's client credentials
 //! ([`ClientCredentials`]), Google's JWT bearer assertion signed with a
-//! service account's key (`pubsub/key.rs`). The cache is the same for both.
+//! service account's key (`pubsub/key.rs`), each posted to its token
+//! endpoint through the guarded client; or any other [`Fetcher`] (the
+//! installation's Google workload identity, `gcp.rs`, asks
+//! the metadata server through the operator client). The cache is the
+//! same for all.
 //!
 //! The single flight: a miss joins the fetch in progress, or starts one (a
 //! `OnceCell` every joiner awaits). The fetch that completes stores its
@@ -13,6 +17,8 @@
 //! joiner's. A fetch abandoned half-way (its attempt cancelled) is taken
 //! over by the next joiner. The next miss after a failure starts a new fetch.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use crate::https::OAuth2ClientCredentials;
@@ -75,6 +81,73 @@ impl Grant for ClientCredentials {
     }
 }
 
+/// How a token is fetched, when it is not a grant posted to a token
+/// endpoint through the guarded client. Its `Debug` shows no credential.
+pub trait Fetcher: std::fmt::Debug + Send + Sync + 'static {
+    /// One fetch within `limits`.
+    fn fetch(&self, limits: Limits) -> Fetching<'_>;
+}
+
+/// A fetch in progress.
+pub type Fetching<'a> = Pin<Box<dyn Future<Output = Result<super::Token, TokenError>> + Send + 'a>>;
+
+/// A grant posted to its token endpoint through the guarded client.
+struct Posted {
+    grant: Box<dyn Grant>,
+    client: HttpsClient,
+}
+
+impl std::fmt::Debug for Posted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.grant.fmt(f)
+    }
+}
+
+impl Fetcher for Posted {
+    fn fetch(&self, limits: Limits) -> Fetching<'_> {
+        Box::pin(self.post(limits))
+    }
+}
+
+impl Posted {
+    /// One token request through the guarded client (the guard checks the
+    /// token URL and pins the verified address; redirects are answers, not
+    /// followed; at most [`MAX_ANSWER_BYTES`] are read within `limits`).
+    async fn post(&self, limits: Limits) -> Result<super::Token, TokenError> {
+        let request = self.grant.request(crate::aws::now())?;
+        let limits = Limits {
+            max_response_body: MAX_ANSWER_BYTES,
+            ..limits
+        };
+        match self
+            .client
+            .post_url(
+                self.grant.token_url(),
+                request.headers,
+                request.body,
+                limits,
+            )
+            .await
+        {
+            Err(e) => Err(TokenError::transport(
+                e.kind(),
+                format!("token endpoint: {e}"),
+                e.remote_addr(),
+            )),
+            Ok(r) => read_answer(
+                r.status.as_u16(),
+                &r.body_prefix,
+                r.truncated,
+                request.secret.expose(),
+            )
+            .map_err(|mut e| {
+                e.addr = Some(r.remote_addr);
+                e
+            }),
+        }
+    }
+}
+
 type Flight = Arc<OnceCell<Result<Bearer, TokenError>>>;
 
 /// A token ready to send: the `Authorization` value (sensitive) and the
@@ -103,8 +176,7 @@ struct State {
 }
 
 struct Inner {
-    grant: Box<dyn Grant>,
-    client: HttpsClient,
+    fetcher: Box<dyn Fetcher>,
     clock: Arc<dyn Clock>,
     state: Mutex<State>,
 }
@@ -118,7 +190,7 @@ pub struct TokenSource {
 impl std::fmt::Debug for TokenSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TokenSource")
-            .field("grant", &self.inner.grant)
+            .field("fetcher", &self.inner.fetcher)
             .finish_non_exhaustive()
     }
 }
@@ -140,10 +212,20 @@ impl TokenSource {
         client: HttpsClient,
         clock: Arc<dyn Clock>,
     ) -> TokenSource {
-        TokenSource {
-            inner: Arc::new(Inner {
+        TokenSource::with_fetcher(
+            Posted {
                 grant: Box::new(grant),
                 client,
+            },
+            clock,
+        )
+    }
+
+    /// The token cache of any fetcher.
+    pub fn with_fetcher(fetcher: impl Fetcher, clock: Arc<dyn Clock>) -> TokenSource {
+        TokenSource {
+            inner: Arc::new(Inner {
+                fetcher: Box::new(fetcher),
                 clock,
                 state: Mutex::new(State::default()),
             }),
@@ -195,7 +277,7 @@ impl TokenSource {
 
     async fn fetch_and_store(&self, limits: Limits, flight: Flight) -> Result<Bearer, TokenError> {
         let fetched_at = self.inner.clock.now();
-        let result = self.fetch(limits).await;
+        let result = self.inner.fetcher.fetch(limits).await;
         let mut state = self.state();
         if state
             .flight
@@ -213,43 +295,5 @@ impl TokenSource {
         };
         state.token = Some(bearer.clone());
         Ok(bearer)
-    }
-
-    /// One token request through the guarded client (the guard checks the
-    /// token URL and pins the verified address; redirects are answers, not
-    /// followed; at most [`MAX_ANSWER_BYTES`] are read within `limits`).
-    async fn fetch(&self, limits: Limits) -> Result<super::Token, TokenError> {
-        let request = self.inner.grant.request(crate::aws::now())?;
-        let limits = Limits {
-            max_response_body: MAX_ANSWER_BYTES,
-            ..limits
-        };
-        match self
-            .inner
-            .client
-            .post_url(
-                self.inner.grant.token_url(),
-                request.headers,
-                request.body,
-                limits,
-            )
-            .await
-        {
-            Err(e) => Err(TokenError::transport(
-                e.kind(),
-                format!("token endpoint: {e}"),
-                e.remote_addr(),
-            )),
-            Ok(r) => read_answer(
-                r.status.as_u16(),
-                &r.body_prefix,
-                r.truncated,
-                request.secret.expose(),
-            )
-            .map_err(|mut e| {
-                e.addr = Some(r.remote_addr);
-                e
-            }),
-        }
     }
 }

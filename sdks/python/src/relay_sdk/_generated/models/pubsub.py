@@ -11,6 +11,7 @@ from ..types import UNSET, Unset
 from ..models.pubsub_content_mode import PubsubContentMode
 from ..models.pubsub_kind import PubsubKind
 from ..types import UNSET, Unset
+from typing import cast
 
 
 
@@ -28,14 +29,12 @@ class Pubsub:
     binding's attributes as its `attributes`); Pub/Sub's `200` with the one
     message id it assigned is the acknowledgement. Authenticated with a
     service account's key (an RS256-signed JWT exchanged for an access
-    token, cached until shortly before it expires). See
+    token, cached until shortly before it expires), or, where the operator
+    allows it, the installation's workload identity. See
     docs/destinations.md.
 
         Attributes:
             kind (PubsubKind): The destination's kind: `pubsub`.
-            service_account_key (str): A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to
-                the service account's JSON key (`client_email`, `private_key`,
-                `private_key_id`, `token_uri`), never the key itself.
             topic (str): The topic's resource name, `projects/<project id>/topics/<topic id>`.
             content_mode (PubsubContentMode | Unset): `structured` (default): the data is the CloudEvents JSON, attribute
                 `Content-Type` `application/cloudevents+json`; `binary`: the data is
@@ -50,18 +49,28 @@ class Pubsub:
                 with message ordering receives one key's messages in order. Pub/Sub
                 orders only within a region: `true` needs a regional `endpoint`
                 (refused at registration with the global one). Default `false`. Default: False.
+            service_account_key (None | str | Unset): A secret reference (`secret:NAME`, `env:NAME` or `file:/path`) to
+                the service account's JSON key (`client_email`, `private_key`,
+                `private_key_id`, `token_uri`), never the key itself. Give it, or
+                `workload_identity`.
             token_url (str | Unset): Where the signed assertion is exchanged for an access token; the
                 key's `token_uri` must be this URL. Checked by the outbound guard
                 like the endpoint. Default: 'https://oauth2.googleapis.com/token'.
+            workload_identity (bool | Unset): `true` instead of a key: publish as the installation's own Google
+                identity (the service account Relay's machine or pod runs as, from
+                the metadata server), when the operator allows it for the topic's
+                project (`[gcp] workload_identity` and `projects`; refused at
+                registration otherwise). Default `false`. Default: False.
      """
 
     kind: PubsubKind
-    service_account_key: str
     topic: str
     content_mode: PubsubContentMode | Unset = PubsubContentMode.STRUCTURED
     endpoint: str | Unset = 'https://pubsub.googleapis.com'
     ordered: bool | Unset = False
+    service_account_key: None | str | Unset = UNSET
     token_url: str | Unset = 'https://oauth2.googleapis.com/token'
+    workload_identity: bool | Unset = False
 
 
 
@@ -69,8 +78,6 @@ class Pubsub:
 
     def to_dict(self) -> dict[str, Any]:
         kind = self.kind.value
-
-        service_account_key = self.service_account_key
 
         topic = self.topic
 
@@ -83,14 +90,21 @@ class Pubsub:
 
         ordered = self.ordered
 
+        service_account_key: None | str | Unset
+        if isinstance(self.service_account_key, Unset):
+            service_account_key = UNSET
+        else:
+            service_account_key = self.service_account_key
+
         token_url = self.token_url
+
+        workload_identity = self.workload_identity
 
 
         field_dict: dict[str, Any] = {}
 
         field_dict.update({
             "kind": kind,
-            "service_account_key": service_account_key,
             "topic": topic,
         })
         if content_mode is not UNSET:
@@ -99,8 +113,12 @@ class Pubsub:
             field_dict["endpoint"] = endpoint
         if ordered is not UNSET:
             field_dict["ordered"] = ordered
+        if service_account_key is not UNSET:
+            field_dict["service_account_key"] = service_account_key
         if token_url is not UNSET:
             field_dict["token_url"] = token_url
+        if workload_identity is not UNSET:
+            field_dict["workload_identity"] = workload_identity
 
         return field_dict
 
@@ -113,8 +131,6 @@ class Pubsub:
 
 
 
-
-        service_account_key = d.pop("service_account_key")
 
         topic = d.pop("topic")
 
@@ -132,16 +148,29 @@ class Pubsub:
 
         ordered = d.pop("ordered", UNSET)
 
+        def _parse_service_account_key(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        service_account_key = _parse_service_account_key(d.pop("service_account_key", UNSET))
+
+
         token_url = d.pop("token_url", UNSET)
+
+        workload_identity = d.pop("workload_identity", UNSET)
 
         pubsub = cls(
             kind=kind,
-            service_account_key=service_account_key,
             topic=topic,
             content_mode=content_mode,
             endpoint=endpoint,
             ordered=ordered,
+            service_account_key=service_account_key,
             token_url=token_url,
+            workload_identity=workload_identity,
         )
 
         return pubsub
