@@ -177,26 +177,57 @@ def selftest():
     server = start(args)
     port = server.server_address[1]
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    imds = InstanceMetadataFetcher(timeout=2, num_attempts=1,
-                                   base_url=f"http://127.0.0.1:{port}/")
-    got = imds.retrieve_iam_role_credentials()
-    assert got.get("access_key") == "AKIASELFTEST", got
-    assert got.get("token") == "selftest-session", got
-    assert got.get("role_name") == ROLE, got
+    checks = []
+
+    def check(name, fn):
+        try:
+            fn()
+            checks.append(True)
+        except Exception as e:  # a wrong verdict, whatever raised it
+            checks.append(False)
+            print(f"wrong verdict: {name}: {e!r}", file=sys.stderr)
+
+    def imds():
+        got = InstanceMetadataFetcher(timeout=2, num_attempts=1,
+                                      base_url=f"http://127.0.0.1:{port}/").retrieve_iam_role_credentials()
+        assert got.get("access_key") == "AKIASELFTEST", got
+        assert got.get("token") == "selftest-session", got
+        assert got.get("role_name") == ROLE, got
+
     container = ContainerMetadataFetcher(sleep=lambda _: None)
-    got = container.retrieve_full_uri(f"http://127.0.0.1:{port}/v1/credentials",
-                                      headers={"Authorization": "pod-identity-token"})
-    assert got["AccessKeyId"] == "AKIASELFTEST", got
-    try:
-        container.retrieve_full_uri(f"http://127.0.0.1:{port}/v1/credentials",
-                                    headers={"Authorization": "wrong"})
+
+    def pod_identity():
+        got = container.retrieve_full_uri(f"http://127.0.0.1:{port}/v1/credentials",
+                                          headers={"Authorization": "pod-identity-token"})
+        assert got["AccessKeyId"] == "AKIASELFTEST", got
+
+    def wrong_token_refused():
+        try:
+            container.retrieve_full_uri(f"http://127.0.0.1:{port}/v1/credentials",
+                                        headers={"Authorization": "wrong"})
+        except Exception:
+            return
         raise AssertionError("a wrong token was accepted")
-    except AssertionError:
-        raise
-    except Exception:
-        pass
+
+    def imdsv1_refused():
+        import urllib.error
+        import urllib.request
+        url = f"http://127.0.0.1:{port}/latest/meta-data/iam/security-credentials/"
+        try:
+            urllib.request.urlopen(url, timeout=2)
+        except urllib.error.HTTPError as e:
+            assert e.code == 401, e.code
+            return
+        raise AssertionError("IMDSv1 answered")
+
+    check("botocore's IMDSv2 fetcher", imds)
+    check("botocore's container fetcher with the token", pod_identity)
+    check("a wrong container token", wrong_token_refused)
+    check("a GET without a session token (IMDSv1)", imdsv1_refused)
     server.shutdown()
-    print("selftest passed")
+    passed = sum(checks)
+    print(f"{passed} passed, {len(checks) - passed} failed")
+    return 0 if all(checks) else 1
 
 
 def main():
