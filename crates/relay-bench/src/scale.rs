@@ -175,11 +175,39 @@ async fn seed_history(
             anyhow::Ok(())
         })
         .await??;
+    let seeded = started.elapsed().as_secs_f64();
     if let Some((url, name)) = &env.pg_drop {
-        eprintln!("seed: VACUUM (ANALYZE) of the history tables");
+        eprintln!("seed: VACUUM (ANALYZE) of the history tables, CHECKPOINT");
         relay_store::seed::vacuum_history(url, name).await?;
     }
-    Ok(started.elapsed().as_secs_f64())
+    settle().await;
+    Ok(seeded)
+}
+
+/// Waits until the kernel has written out what the seed dirtied (`sync`,
+/// then `Dirty` + `Writeback` of `/proc/meminfo` under 64 MiB, two minutes
+/// at most): otherwise the next measurement's log flushes queue behind
+/// gigabytes of the seed's pages, which is the seed's cost, not the
+/// history's.
+async fn settle() {
+    let started = Instant::now();
+    let _ = tokio::task::spawn_blocking(|| std::process::Command::new("sync").status()).await;
+    let dirty = || -> u64 {
+        std::fs::read_to_string("/proc/meminfo")
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.starts_with("Dirty:") || l.starts_with("Writeback:"))
+            .filter_map(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+            .sum()
+    };
+    while dirty() > 64 * 1024 && started.elapsed() < Duration::from_secs(120) {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    eprintln!(
+        "seed: written out in {:.1} s ({} kB dirty left)",
+        started.elapsed().as_secs_f64(),
+        dirty()
+    );
 }
 
 /// Bytes on disk of the database, the history tables, their indexes and
