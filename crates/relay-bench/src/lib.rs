@@ -255,6 +255,9 @@ pub struct BenchArgs {
     /// scale runs: 1000000).
     #[arg(long)]
     history: Option<u64>,
+    /// Size of each history event's `data` (scale; default `--payload-bytes`).
+    #[arg(long)]
+    history_payload_bytes: Option<usize>,
     /// How long idle CPU is measured (backlog).
     #[arg(long, default_value_t = 10)]
     idle_seconds: u64,

@@ -422,7 +422,11 @@ pub(crate) async fn scale(
     env.relaunch(retention(KEPT_DAYS)).await?;
     let empty = burst(&env, args, events, k as u64, data).await?;
     let endpoints = env.endpoint_ids.clone();
-    let seed_s = seed_history(&env, &endpoints, history, data).await?;
+    let history_data: Arc<str> = match args.history_payload_bytes {
+        Some(n) => Arc::from(payload(n)),
+        None => data.clone(),
+    };
+    let seed_s = seed_history(&env, &endpoints, history, &history_data).await?;
     let stored = history + empty.deliveries;
     let bytes = bytes(&env, stored).await?;
     let without = burst(&env, args, events, k as u64, data).await?;
@@ -441,6 +445,7 @@ pub(crate) async fn scale(
 
     let mut m = common_json(args, env.backend);
     m.insert("history".into(), json!(history));
+    m.insert("history_payload_bytes".into(), json!(history_data.len()));
     m.insert("events".into(), json!(events));
     m.insert("endpoints".into(), json!(k));
     m.insert("complete".into(), json!(complete));
@@ -573,7 +578,8 @@ pub(crate) async fn scale(
     Ok(Report {
         third: "note",
         title: format!(
-            "relay bench scale: {history} delivered messages of history, {events} events × {k} endpoints, {} B payload, {} backend, load {}",
+            "relay bench scale: {history} delivered messages of history ({} B data each), {events} events × {k} endpoints, {} B payload, {} backend, load {}",
+            history_data.len(),
             args.payload_bytes,
             m["backend"].as_str().unwrap_or_default(),
             load_average()
