@@ -346,6 +346,10 @@ async fn measure<B: Broker>(
     m.insert("relay_seconds".into(), json!(round(relay_s)));
     m.insert("relay_deliveries_per_s".into(), json!(round(relay_rate)));
     m.insert("relay_cpu_s".into(), json!(round(relay_cpu)));
+    m.insert(
+        "relay_cpu_s_per_1000".into(),
+        json!(round(relay_cpu * 1000.0 / stored.max(1) as f64)),
+    );
     if let Some((alone_s, alone_failures)) = alone {
         let rate = (events - alone_failures) as f64 / alone_s.max(1e-9);
         m.insert("producer_alone_failures".into(), json!(alone_failures));
@@ -402,7 +406,14 @@ async fn measure<B: Broker>(
                 "target ≥ 50 %: NOT met"
             },
         ),
-        row("relay cpu", format!("{relay_cpu:.2} s"), ""),
+        row(
+            "relay cpu",
+            format!("{relay_cpu:.2} s"),
+            format!(
+                "{:.3} s / 1000 deliveries",
+                relay_cpu * 1000.0 / stored.max(1) as f64
+            ),
+        ),
     ]);
     Ok(Report {
         title: format!(

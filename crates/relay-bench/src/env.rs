@@ -245,6 +245,33 @@ impl Env {
         })
     }
 
+    /// Stops this Relay (one node) and starts it again on the same data
+    /// directory and database, its configuration file changed by `edit`
+    /// first (`scale`: the retention period, so the purge starts at once
+    /// with the new one). The tenant, its key, its endpoints and the
+    /// receiver stay; the API's address is the new one.
+    pub(crate) async fn relaunch(
+        &mut self,
+        edit: impl FnOnce(&mut toml::Table),
+    ) -> anyhow::Result<()> {
+        anyhow::ensure!(self.others.is_empty(), "relaunch is for one node");
+        let _ = self.stop.send(true);
+        let engine = std::mem::replace(&mut self.engine, tokio::spawn(async {}));
+        let _ = tokio::time::timeout(FINISH_GRACE + Duration::from_secs(2), engine).await;
+        let path = self._dir.path().join("relay.toml");
+        let mut config: toml::Table = std::fs::read_to_string(&path)?.parse()?;
+        edit(&mut config);
+        std::fs::write(&path, toml::to_string(&config)?)?;
+        let launched = self.relay.spawn((self.relay.launch)(path)).await??;
+        self.api_addr = launched.api_addr;
+        self.api_addrs = vec![launched.api_addr];
+        self.store = launched.store;
+        self.stop = launched.stop;
+        self.engine = launched.engine;
+        self.metrics = launched.metrics;
+        Ok(())
+    }
+
     pub(crate) async fn finish(self) {
         let _ = self.stop.send(true);
         for node in &self.others {

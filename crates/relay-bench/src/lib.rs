@@ -21,7 +21,7 @@
 //! dispatcher). Map: `env` a run's Relay, tenant, endpoints and receiver;
 //! `publish` the publisher; `track` arrivals and latencies; `limit` the
 //! ceiling; one module per workload (`throughput` also holds `fanout` and
-//! `latency`; `backlog`, `isolation`, `fairness`, `receipts`); `broker` the
+//! `latency`; `backlog`, `isolation`, `fairness`, `receipts`, `scale`); `broker` the
 //! broker workload and the `Broker` trait, with one module per broker
 //! (`nats`, `redis`, `rabbitmq`, `mqtt`, `kafka`, and `sqs` queues,
 //! `sns` topics and `eventbridge` buses on a moto server of their own, `moto`;
@@ -49,6 +49,7 @@ mod rabbitmq;
 mod receipts;
 mod redis;
 mod s3;
+mod scale;
 mod service_bus;
 mod sns;
 mod sqs;
@@ -196,6 +197,11 @@ pub enum Workload {
     /// producer; the delivery report is the acknowledgement); also
     /// librdkafka's producer alone with every record handed over at once.
     Kafka,
+    /// The cost at scale: `throughput` on an empty database, then beside
+    /// `--history` delivered messages (seeded), the API's reads against
+    /// them, the retention purge's cost to live traffic, bytes on disk
+    /// per delivery.
+    Scale,
     /// Every target of the bench, measured in one command: `backlog`,
     /// `latency`, `isolation` and `throughput` on SQLite (and `throughput`
     /// on PostgreSQL with `--database-url`), each judged met or not.
@@ -245,6 +251,13 @@ pub struct BenchArgs {
     /// bulk-retried (fairness: 50000).
     #[arg(long)]
     messages: Option<u64>,
+    /// Delivered messages of history seeded (scale: 10000000; targets'
+    /// scale runs: 1000000).
+    #[arg(long)]
+    history: Option<u64>,
+    /// Size of each history event's `data` (scale; default `--payload-bytes`).
+    #[arg(long)]
+    history_payload_bytes: Option<usize>,
     /// How long idle CPU is measured (backlog).
     #[arg(long, default_value_t = 10)]
     idle_seconds: u64,
@@ -486,6 +499,7 @@ async fn run_workload(args: BenchArgs, relay: Host) -> anyhow::Result<Report> {
         Workload::Fairness => fairness(&args, relay, &data).await,
         Workload::Targets => targets_workload(&args, relay, &data).await,
         Workload::Receipts => receipts(&args, relay, &data).await,
+        Workload::Scale => scale::scale(&args, relay, &data).await,
         Workload::Nats => broker::run(&args, relay, &data, nats::nats(args.nats_port).await?).await,
         Workload::Redis => {
             broker::run(&args, relay, &data, redis::redis(args.redis_port).await?).await

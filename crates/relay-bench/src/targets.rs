@@ -13,6 +13,16 @@ pub enum Run {
     Latency,
     Backlog,
     Isolation,
+    /// `throughput` to one HTTPS endpoint with the broker runs' events and
+    /// concurrency: their CPU per delivery is judged against its.
+    HttpsOneEndpoint,
+    Redis,
+    Nats,
+    Mqtt,
+    Rabbitmq,
+    Kafka,
+    Scale,
+    ScalePostgres,
 }
 
 impl Run {
@@ -23,6 +33,14 @@ impl Run {
             Run::Latency => "latency",
             Run::Backlog => "backlog",
             Run::Isolation => "isolation",
+            Run::HttpsOneEndpoint => "https_one_endpoint",
+            Run::Redis => "redis",
+            Run::Nats => "nats",
+            Run::Mqtt => "mqtt",
+            Run::Rabbitmq => "rabbitmq",
+            Run::Kafka => "kafka",
+            Run::Scale => "scale",
+            Run::ScalePostgres => "scale_postgres",
         }
     }
 }
@@ -33,14 +51,18 @@ pub enum Bound {
     AtLeast(f64),
     AtMost(f64),
     Below(f64),
+    /// No bound is stated: the figure is reported, not judged.
+    Reported,
 }
 
 impl Bound {
-    fn holds(self, x: f64) -> bool {
+    /// Whether `x` meets the bound; `None` for a figure only reported.
+    fn holds(self, x: f64) -> Option<bool> {
         match self {
-            Bound::AtLeast(t) => x >= t,
-            Bound::AtMost(t) => x <= t,
-            Bound::Below(t) => x < t,
+            Bound::AtLeast(t) => Some(x >= t),
+            Bound::AtMost(t) => Some(x <= t),
+            Bound::Below(t) => Some(x < t),
+            Bound::Reported => None,
         }
     }
 }
@@ -56,6 +78,13 @@ pub struct Spec {
     pub bound: Bound,
     /// How the figure prints (the bound is on the figure as reported).
     pub unit: Unit,
+    /// When the figure is a ratio: the run and the JSON pointer of its
+    /// denominator (the figure is `pointer` over it; both runs made in one
+    /// command).
+    pub of: Option<(Run, &'static str)>,
+    /// Flags of the run's report that must also be true for this figure
+    /// to count, each with what it means when it is not.
+    pub requires: &'static [(&'static str, &'static str)],
 }
 
 /// How a figure prints.
@@ -67,6 +96,9 @@ pub enum Unit {
     PercentOfCore,
     Times,
     MiB,
+    /// A share (0.7 prints as 70.0 %).
+    Percent,
+    Bytes,
 }
 
 impl Unit {
@@ -78,6 +110,8 @@ impl Unit {
             Unit::PercentOfCore => format!("{x:.2} % of one core"),
             Unit::Times => format!("{x:.2}×"),
             Unit::MiB => format!("{x:.1} MiB"),
+            Unit::Percent => format!("{:.1} %", x * 100.0),
+            Unit::Bytes => format!("{x:.0} B"),
         }
     }
 }
@@ -94,6 +128,8 @@ pub const SPECS: &[Spec] = &[
         pointer: "/deliveries_per_s",
         bound: Bound::AtLeast(10_000.0),
         unit: Unit::PerSecond,
+        of: None,
+        requires: &[],
     },
     Spec {
         name: "throughput on SQLite, share of limit",
@@ -102,6 +138,8 @@ pub const SPECS: &[Spec] = &[
         pointer: "/ratio_of_limit",
         bound: Bound::AtLeast(0.5),
         unit: Unit::ShareOfLimit,
+        of: None,
+        requires: &[],
     },
     Spec {
         name: "throughput on PostgreSQL",
@@ -110,6 +148,8 @@ pub const SPECS: &[Spec] = &[
         pointer: "/deliveries_per_s",
         bound: Bound::AtLeast(5_000.0),
         unit: Unit::PerSecond,
+        of: None,
+        requires: &[],
     },
     Spec {
         name: "latency at 1,000 events/s (SQLite), p50",
@@ -118,6 +158,8 @@ pub const SPECS: &[Spec] = &[
         pointer: "/latency_ms/p50",
         bound: Bound::AtMost(5.0),
         unit: Unit::Millis,
+        of: None,
+        requires: &[],
     },
     Spec {
         name: "latency at 1,000 events/s (SQLite), p99",
@@ -126,6 +168,8 @@ pub const SPECS: &[Spec] = &[
         pointer: "/latency_ms/p99",
         bound: Bound::AtMost(25.0),
         unit: Unit::Millis,
+        of: None,
+        requires: &[],
     },
     Spec {
         name: "backlog: idle CPU",
@@ -134,6 +178,8 @@ pub const SPECS: &[Spec] = &[
         pointer: "/idle_cpu_percent_of_one_core",
         bound: Bound::Below(2.0),
         unit: Unit::PercentOfCore,
+        of: None,
+        requires: &[],
     },
     Spec {
         name: "backlog: fresh-message latency p50 / empty database",
@@ -142,6 +188,8 @@ pub const SPECS: &[Spec] = &[
         pointer: "/fresh_latency_ratio_to_empty_p50",
         bound: Bound::AtMost(2.0),
         unit: Unit::Times,
+        of: None,
+        requires: &[],
     },
     Spec {
         name: "isolation: healthy p99 with / without the bad endpoint",
@@ -150,6 +198,8 @@ pub const SPECS: &[Spec] = &[
         pointer: "/p99_ratio",
         bound: Bound::AtMost(2.0),
         unit: Unit::Times,
+        of: None,
+        requires: &[],
     },
     Spec {
         name: "peak RSS in throughput",
@@ -158,15 +208,164 @@ pub const SPECS: &[Spec] = &[
         pointer: "/peak_rss_mib",
         bound: Bound::Below(RSS_LIMIT_MIB),
         unit: Unit::MiB,
+        of: None,
+        requires: &[],
     },
+    // Issue 47: cost per delivery, and cost at scale.
+    Spec {
+        name: "throughput on SQLite, share of limit (issue 47)",
+        stated: ">= 35 % of limit (same run)",
+        run: Run::Throughput,
+        pointer: "/ratio_of_limit",
+        bound: Bound::AtLeast(0.35),
+        unit: Unit::ShareOfLimit,
+        of: None,
+        requires: &[],
+    },
+    Spec {
+        name: "Relay CPU per delivery on SQLite / the limit's",
+        stated: "<= 2.0× (same run)",
+        run: Run::Throughput,
+        pointer: "/cpu_ratio_to_limit",
+        bound: Bound::AtMost(2.0),
+        unit: Unit::Times,
+        of: None,
+        requires: &[],
+    },
+    Spec {
+        name: "throughput on PostgreSQL / on SQLite",
+        stated: ">= 70 % (same command)",
+        run: Run::ThroughputPostgres,
+        pointer: "/deliveries_per_s",
+        bound: Bound::AtLeast(0.7),
+        unit: Unit::Percent,
+        of: Some((Run::Throughput, "/deliveries_per_s")),
+        requires: &[],
+    },
+    broker_cpu("Relay CPU per delivery, redis_stream / https", Run::Redis),
+    broker_cpu("Relay CPU per delivery, nats_jetstream / https", Run::Nats),
+    broker_cpu("Relay CPU per delivery, mqtt / https", Run::Mqtt),
+    broker_cpu("Relay CPU per delivery, rabbitmq / https", Run::Rabbitmq),
+    broker_cpu("Relay CPU per delivery, kafka / https", Run::Kafka),
+    scale_slowdown(
+        "scale (SQLite): throughput, empty database / beside the history",
+        Run::Scale,
+    ),
+    scale_slowdown(
+        "scale (PostgreSQL): throughput, empty database / beside the history",
+        Run::ScalePostgres,
+    ),
+    scale_reads(
+        "scale (SQLite): the API's reads beside the history, worst p99",
+        Run::Scale,
+    ),
+    scale_reads(
+        "scale (PostgreSQL): the API's reads beside the history, worst p99",
+        Run::ScalePostgres,
+    ),
+    scale_purge(
+        "scale (SQLite): the retention purge's cost to throughput",
+        Run::Scale,
+    ),
+    scale_purge(
+        "scale (PostgreSQL): the retention purge's cost to throughput",
+        Run::ScalePostgres,
+    ),
+    scale_bytes("scale (SQLite): bytes on disk per delivery", Run::Scale),
+    scale_bytes(
+        "scale (PostgreSQL): bytes on disk per delivery",
+        Run::ScalePostgres,
+    ),
 ];
+
+/// A broker kind's CPU per delivery against the HTTPS kind's.
+const fn broker_cpu(name: &'static str, run: Run) -> Spec {
+    Spec {
+        name,
+        stated: "<= 1.2× the HTTPS kind's (same command)",
+        run,
+        pointer: "/relay_cpu_s_per_1000",
+        bound: Bound::AtMost(1.2),
+        unit: Unit::Times,
+        of: Some((Run::HttpsOneEndpoint, "/relay_cpu_s_per_1000")),
+        requires: &[],
+    }
+}
+
+/// `scale`: throughput on the empty database over throughput beside the
+/// history.
+const fn scale_slowdown(name: &'static str, run: Run) -> Spec {
+    Spec {
+        name,
+        stated: "<= 1.3× (same run)",
+        run,
+        pointer: "/throughput_slowdown",
+        bound: Bound::AtMost(1.3),
+        unit: Unit::Times,
+        of: None,
+        requires: &[],
+    }
+}
+
+const fn scale_reads(name: &'static str, run: Run) -> Spec {
+    Spec {
+        name,
+        stated: "< 50 ms",
+        run,
+        pointer: "/reads/worst_p99_ms",
+        bound: Bound::Below(50.0),
+        unit: Unit::Millis,
+        of: None,
+        requires: &[],
+    }
+}
+
+/// `scale`: 1 - throughput with the purge running / without.
+const fn scale_purge(name: &'static str, run: Run) -> Spec {
+    Spec {
+        name,
+        stated: "< 10 % (same run)",
+        run,
+        pointer: "/purge/cost",
+        bound: Bound::Below(0.1),
+        unit: Unit::Percent,
+        of: None,
+        requires: &[(
+            "/purge/throughout",
+            "the purge ended before the measurement did",
+        )],
+    }
+}
+
+const fn scale_bytes(name: &'static str, run: Run) -> Spec {
+    Spec {
+        name,
+        stated: "reported (events, messages, attempts, indexes)",
+        run,
+        pointer: "/bytes/per_delivery",
+        bound: Bound::Reported,
+        unit: Unit::Bytes,
+        of: None,
+        requires: &[],
+    }
+}
 
 /// The flags of a run's report that must all be true for its figures to
 /// count (every delivery arrived). `backlog` has none: it fails when a
 /// fresh message does not arrive.
 fn completeness(run: Run) -> &'static [&'static str] {
     match run {
-        Run::Throughput | Run::ThroughputPostgres | Run::Latency => &["/complete"],
+        Run::Throughput
+        | Run::ThroughputPostgres
+        | Run::Latency
+        | Run::HttpsOneEndpoint
+        | Run::Redis
+        | Run::Nats
+        | Run::Mqtt
+        | Run::Rabbitmq
+        | Run::Kafka
+        | Run::Scale
+        | Run::ScalePostgres => &["/complete"],
         Run::Isolation => &["/without/complete", "/with/complete"],
         Run::Backlog => &[],
     }
@@ -185,52 +384,88 @@ pub struct Judged {
 }
 
 /// Judges every target from the reports of the runs made (a run not among
-/// them leaves its targets not measured).
+/// them, or whose report says `not_run`, leaves its targets not measured).
 pub fn judge(reports: &[(Run, Value)]) -> Vec<Judged> {
-    SPECS
+    SPECS.iter().map(|spec| judge_one(spec, reports)).collect()
+}
+
+/// The figure at `pointer` of `run`'s report, and whether the report
+/// counts (every flag of [`completeness`] true); or why there is none.
+fn figure<'a>(
+    reports: &'a [(Run, Value)],
+    run: Run,
+    pointer: &str,
+) -> Result<(f64, bool, &'a Value), (&'static str, String)> {
+    let Some((_, r)) = reports.iter().find(|(x, _)| *x == run) else {
+        let note = match run {
+            Run::ThroughputPostgres | Run::ScalePostgres => "give --database-url to measure it",
+            _ => "",
+        };
+        return Err(("not run", note.into()));
+    };
+    if let Some(why) = r.pointer("/not_run").and_then(Value::as_str) {
+        return Err(("not run", format!("{}: {why}", run.name())));
+    }
+    let Some(x) = r.pointer(pointer).and_then(Value::as_f64) else {
+        return Err((
+            "no figure",
+            format!("the {} report has no {pointer}", run.name()),
+        ));
+    };
+    let complete = completeness(run)
         .iter()
-        .map(|spec| {
-            let Some((_, r)) = reports.iter().find(|(run, _)| *run == spec.run) else {
-                return Judged {
-                    name: spec.name,
-                    stated: spec.stated,
-                    measured: None,
-                    shown: "not run".into(),
-                    met: None,
-                    note: match spec.run {
-                        Run::ThroughputPostgres => "give --database-url to measure it".into(),
-                        _ => String::new(),
-                    },
-                };
-            };
-            let Some(x) = r.pointer(spec.pointer).and_then(Value::as_f64) else {
-                return Judged {
-                    name: spec.name,
-                    stated: spec.stated,
-                    measured: None,
-                    shown: "no figure".into(),
-                    met: None,
-                    note: format!("the {} report has no {}", spec.run.name(), spec.pointer),
-                };
-            };
-            let incomplete = completeness(spec.run)
-                .iter()
-                .any(|p| r.pointer(p).and_then(Value::as_bool) != Some(true));
-            let (met, note) = if incomplete {
-                (false, "not every delivery arrived".to_string())
-            } else {
-                (spec.bound.holds(x), String::new())
-            };
-            Judged {
-                name: spec.name,
-                stated: spec.stated,
-                measured: Some(x),
-                shown: spec.unit.show(x),
-                met: Some(met),
-                note,
-            }
-        })
-        .collect()
+        .all(|p| r.pointer(p).and_then(Value::as_bool) == Some(true));
+    Ok((x, complete, r))
+}
+
+fn judge_one(spec: &Spec, reports: &[(Run, Value)]) -> Judged {
+    let unmeasured = |(shown, note): (&str, String)| Judged {
+        name: spec.name,
+        stated: spec.stated,
+        measured: None,
+        shown: shown.into(),
+        met: None,
+        note,
+    };
+    let (mut x, mut complete, r) = match figure(reports, spec.run, spec.pointer) {
+        Ok(f) => f,
+        Err(why) => return unmeasured(why),
+    };
+    if let Some((run, pointer)) = spec.of {
+        let (y, of_complete, _) = match figure(reports, run, pointer) {
+            Ok(f) => f,
+            Err(why) => return unmeasured(why),
+        };
+        if y <= 0.0 {
+            return unmeasured((
+                "no figure",
+                format!("the {} report's {pointer} is 0", run.name()),
+            ));
+        }
+        // Six decimals: a ratio of two reported figures is judged as it
+        // prints, not by the last bit of its division.
+        x = (x / y * 1e6).round() / 1e6;
+        complete &= of_complete;
+    }
+    let missing = spec
+        .requires
+        .iter()
+        .find(|(p, _)| r.pointer(p).and_then(Value::as_bool) != Some(true));
+    let (met, note) = if !complete {
+        (Some(false), "not every delivery arrived".to_string())
+    } else if let Some((_, why)) = missing {
+        (Some(false), why.to_string())
+    } else {
+        (spec.bound.holds(x), String::new())
+    };
+    Judged {
+        name: spec.name,
+        stated: spec.stated,
+        measured: Some(x),
+        shown: spec.unit.show(x),
+        met,
+        note,
+    }
 }
 
 impl Judged {
@@ -249,112 +484,11 @@ impl Judged {
         match self.met {
             Some(true) => "met",
             Some(false) => "NOT MET",
+            None if self.measured.is_some() => "reported",
             None => "not measured",
         }
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn reports() -> Vec<(Run, Value)> {
-        vec![
-            (
-                Run::Throughput,
-                json!({"complete": true, "deliveries_per_s": 12_000.0,
-                       "ratio_of_limit": 0.23, "peak_rss_mib": 40.0}),
-            ),
-            (
-                Run::Latency,
-                json!({"complete": true, "latency_ms": {"p50": 0.8, "p99": 30.0}}),
-            ),
-            (
-                Run::Backlog,
-                json!({"idle_cpu_percent_of_one_core": 2.0,
-                       "fresh_latency_ratio_to_empty_p50": 1.4}),
-            ),
-            (
-                Run::Isolation,
-                json!({"without": {"complete": true}, "with": {"complete": true},
-                       "p99_ratio": 2.0}),
-            ),
-        ]
-    }
-
-    fn judged(reports: &[(Run, Value)]) -> Vec<(&'static str, Option<bool>)> {
-        judge(reports)
-            .into_iter()
-            .map(|j| (j.name, j.met))
-            .collect()
-    }
-
-    #[test]
-    fn each_target_is_judged_by_its_bound() {
-        assert_eq!(
-            judged(&reports()),
-            vec![
-                ("throughput on SQLite", Some(true)),
-                ("throughput on SQLite, share of limit", Some(false)),
-                // Not run: not judged either way.
-                ("throughput on PostgreSQL", None),
-                ("latency at 1,000 events/s (SQLite), p50", Some(true)),
-                ("latency at 1,000 events/s (SQLite), p99", Some(false)),
-                // "< 2 %": exactly 2 is not met; "<= 2×": exactly 2 is.
-                ("backlog: idle CPU", Some(false)),
-                (
-                    "backlog: fresh-message latency p50 / empty database",
-                    Some(true)
-                ),
-                (
-                    "isolation: healthy p99 with / without the bad endpoint",
-                    Some(true)
-                ),
-                ("peak RSS in throughput", Some(true)),
-            ]
-        );
-    }
-
-    #[test]
-    fn a_run_that_lost_deliveries_meets_no_target() {
-        let mut r = reports();
-        r[0].1["complete"] = json!(false);
-        r[3].1["with"]["complete"] = json!(false);
-        let all = judge(&r);
-        let by_name = |n: &str| all.iter().find(|j| j.name == n).cloned().unwrap();
-        let t = by_name("throughput on SQLite");
-        assert_eq!(t.met, Some(false));
-        assert_eq!(t.measured, Some(12_000.0));
-        assert_eq!(t.note, "not every delivery arrived");
-        assert_eq!(by_name("peak RSS in throughput").met, Some(false));
-        assert_eq!(
-            by_name("isolation: healthy p99 with / without the bad endpoint").met,
-            Some(false)
-        );
-        assert_eq!(
-            by_name("latency at 1,000 events/s (SQLite), p50").met,
-            Some(true)
-        );
-    }
-
-    #[test]
-    fn a_missing_figure_is_not_measured_and_says_where_it_looked() {
-        let mut r = reports();
-        r[1].1 = json!({"complete": true, "latency_ms": {}});
-        let all = judge(&r);
-        let p50 = &all[3];
-        assert_eq!(p50.met, None);
-        assert_eq!(p50.note, "the latency report has no /latency_ms/p50");
-        let pg = &all[2];
-        assert_eq!(pg.shown, "not run");
-        assert_eq!(pg.note, "give --database-url to measure it");
-    }
-
-    #[test]
-    fn figures_print_in_their_units() {
-        assert_eq!(Unit::ShareOfLimit.show(0.2345), "23.4 % of limit");
-        assert_eq!(Unit::PerSecond.show(12_345.6), "12346/s");
-        assert_eq!(Unit::Times.show(1.5), "1.50×");
-        assert!((RSS_LIMIT_MIB - 190.73).abs() < 0.01);
-    }
-}
+mod tests;

@@ -94,6 +94,15 @@ pub(crate) async fn throughput(
         "ratio_of_limit".into(),
         ratio.map_or(Value::Null, |r| json!(round(r))),
     );
+    // Relay's CPU per delivery over the limit's whole process's per request
+    // (issue 47: at most 2×).
+    let cpu_ratio = lim
+        .as_ref()
+        .map(|l| relay_cpu * 1000.0 / arrived.max(1) as f64 / l.process_cpu_per_1000.max(1e-9));
+    m.insert(
+        "cpu_ratio_to_limit".into(),
+        cpu_ratio.map_or(Value::Null, |r| json!(round(r))),
+    );
     let rows = vec![
         row(
             "deliveries",
@@ -135,11 +144,8 @@ pub(crate) async fn throughput(
         row(
             "Relay CPU s / 1000 deliveries",
             format!("{:.3}", relay_cpu * 1000.0 / arrived.max(1) as f64),
-            lim.as_ref().map_or(String::new(), |l| {
-                format!(
-                    "{:.1}× the limit's whole-process CPU",
-                    relay_cpu / arrived.max(1) as f64 * 1000.0 / l.process_cpu_per_1000.max(1e-9)
-                )
+            cpu_ratio.map_or(String::new(), |r| {
+                format!("{r:.1}× the limit's whole-process CPU")
             }),
         ),
         row(

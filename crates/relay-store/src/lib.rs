@@ -89,6 +89,7 @@ pub mod settings;
 pub mod shares;
 pub mod sql;
 pub mod sqlite;
+pub mod stats;
 pub mod tenants;
 #[cfg(any(test, feature = "testing"))]
 pub mod testenv;

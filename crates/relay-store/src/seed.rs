@@ -1,6 +1,7 @@
 //! Bulk data for measurement runs (`relay bench`): many events and their
-//! messages written in a few statements that generate their rows, and
-//! scratch PostgreSQL databases a run creates and drops.
+//! messages (and a delivered message's attempt) written in a few statements
+//! that generate their rows, and scratch PostgreSQL databases a run creates
+//! and drops.
 //!
 //! Nothing of the product uses these: a million messages through the API
 //! would take longer than the measurement they set up. The rows are the
@@ -8,7 +9,8 @@
 //! each), without the publish's checks: the caller names a tenant and an
 //! endpoint that exist.
 
-use relay_core::model::MessageState;
+use relay_core::model::{AttemptTrigger, MessageState};
+use relay_core::outcome::AttemptOutcome;
 use relay_core::time::Timestamp;
 
 use crate::exec::Exec;
@@ -36,9 +38,49 @@ pub struct Messages<'a> {
 /// The W3C trace context every seeded event carries.
 const TRACEPARENT: &str = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
 
+/// The attempt row of a delivered message, as an HTTPS delivery to a
+/// receiver that answers `200` with no body records it: the body's hex
+/// SHA-256 and a `v1a` signature are of their real length.
+const ATTEMPT_BODY_SHA256: &str =
+    "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+const ATTEMPT_SIGNATURE: &str =
+    "v1a,AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gISIjJCUmJygpKissLS4vMDEyMzQ1Njc4OTo7PD0+Pw==";
+const ATTEMPT_DETAIL: &str = r#"{"status_code":200,"response_body":""}"#;
+/// How long after its message's creation the seeded attempt starts, and
+/// how long it takes (milliseconds).
+const ATTEMPT_AFTER_MS: i64 = 5;
+const ATTEMPT_DURATION_MS: i64 = 3;
+
+/// How the rows of [`messages_shaped`] look beyond [`Messages`]: what
+/// [`messages`] writes by default (`{}` as every event's data, every row
+/// created at `now`, the number in the ids as it is).
+#[derive(Debug, Clone, Copy)]
+pub struct Shape<'a> {
+    /// Every event's `data` (JSON text).
+    pub data: &'a str,
+    /// Row `i` is created `i * spacing_ms` after the seed's `now`.
+    pub spacing_ms: i64,
+    /// The number in the ids zero-padded to ten digits, so that the ids
+    /// sort as they are numbered (as generated ids sort by time): each
+    /// chunk's rows then go to the end of the id indexes, as live traffic's
+    /// do, instead of all over them.
+    pub padded: bool,
+}
+
+impl Default for Shape<'_> {
+    fn default() -> Self {
+        Shape {
+            data: "{}",
+            spacing_ms: 0,
+            padded: false,
+        }
+    }
+}
+
 /// Writes the events and messages of `seed` numbered `first..=last`, in
-/// two statements whose rows come from a count (SQLite: a recursive CTE;
-/// PostgreSQL: `generate_series`, which it runs faster); returns the
+/// statements whose rows come from a count (SQLite: a recursive CTE;
+/// PostgreSQL: `generate_series`, which it runs faster); a `delivered`
+/// message also gets the one attempt that delivered it. Returns the
 /// messages written.
 pub async fn messages<X: Exec>(
     x: &mut X,
@@ -46,53 +88,122 @@ pub async fn messages<X: Exec>(
     first: u64,
     last: u64,
 ) -> Result<u64> {
-    let (with, from) = match x.dialect().backend {
-        "postgres" => ("", "generate_series($1::bigint, $2::bigint) AS n(i)"),
-        _ => (
+    messages_shaped(x, seed, &Shape::default(), first, last).await
+}
+
+/// [`messages`], the rows shaped by `shape`: a history of deliveries
+/// (`relay bench scale`) has payloads, creation times spread over a period
+/// and ids that sort by time.
+pub async fn messages_shaped<X: Exec>(
+    x: &mut X,
+    seed: &Messages<'_>,
+    shape: &Shape<'_>,
+    first: u64,
+    last: u64,
+) -> Result<u64> {
+    let postgres = x.dialect().backend == "postgres";
+    let (with, from) = if postgres {
+        ("", "generate_series($1::bigint, $2::bigint) AS n(i)")
+    } else {
+        (
             "WITH RECURSIVE n(i) AS (SELECT $1 UNION ALL SELECT i + 1 FROM n WHERE i < $2) ",
             "n",
-        ),
+        )
+    };
+    // The number as the ids carry it.
+    let num = match (shape.padded, postgres) {
+        (false, _) => "i",
+        (true, true) => "lpad(i::text, 10, '0')",
+        (true, false) => "printf('%010d', i)",
     };
     let (first, last) = (first as i64, last as i64);
+    let scope = [
+        Bind::Int(first),
+        Bind::Int(last),
+        Bind::Text(seed.scope.tenant_id.clone()),
+        Bind::Text(seed.scope.environment.as_str().into()),
+        Bind::Text(seed.prefix.into()),
+    ];
+    // $6: the creation time of row 0; $7: the spacing.
+    let created = "($6 + i * $7)";
+    let times = [Bind::Int(seed.now.millis()), Bind::Int(shape.spacing_ms)];
     x.execute(&SqlBuilder::numbered(
         &format!(
             "{with}INSERT INTO events (tenant_id, environment, id, event_type, type_version, data, \
-             traceparent, created_at) SELECT $3, $4, $5 || i, $6, 1, '{{}}', $7, $8 FROM {from}"
+             traceparent, created_at) SELECT $3, $4, $5 || {num}, $8, 1, $9, $10, {created} FROM {from}"
         ),
-        [
-            Bind::Int(first),
-            Bind::Int(last),
-            Bind::Text(seed.scope.tenant_id.clone()),
-            Bind::Text(seed.scope.environment.as_str().into()),
-            Bind::Text(seed.prefix.into()),
+        scope.iter().cloned().chain(times.clone()).chain([
             Bind::Text(seed.event_type.into()),
+            Bind::Text(shape.data.into()),
             Bind::Text(TRACEPARENT.into()),
-            Bind::Int(seed.now.millis()),
-        ],
+        ]),
     ))
     .await?;
-    x.execute(&SqlBuilder::numbered(
-        &format!(
-            "{with}INSERT INTO messages (id, tenant_id, environment, event_id, endpoint_id, event_type, \
-             state, attempts_used, next_attempt_at, created_at, updated_at, endpoint_version) \
-             SELECT 'msg_' || $5 || i, $3, $4, $5 || i, $6, $7, $8, $9, $10, $11, $11, \
-             (SELECT version FROM endpoints WHERE id = $6) FROM {from}"
-        ),
-        [
-            Bind::Int(first),
-            Bind::Int(last),
-            Bind::Text(seed.scope.tenant_id.clone()),
-            Bind::Text(seed.scope.environment.as_str().into()),
-            Bind::Text(seed.prefix.into()),
-            Bind::Text(seed.endpoint_id.into()),
-            Bind::Text(seed.event_type.into()),
-            Bind::Text(seed.state.as_str().into()),
-            Bind::Int(i64::from(seed.attempts_used)),
-            Bind::OptInt(seed.due.map(Timestamp::millis)),
-            Bind::Int(seed.now.millis()),
-        ],
-    ))
-    .await
+    let written = x
+        .execute(&SqlBuilder::numbered(
+            &format!(
+                "{with}INSERT INTO messages (id, tenant_id, environment, event_id, endpoint_id, event_type, \
+                 state, attempts_used, next_attempt_at, created_at, updated_at, endpoint_version) \
+                 SELECT 'msg_' || $5 || {num}, $3, $4, $5 || {num}, $8, $9, $10, $11, $12, {created}, \
+                 {created}, (SELECT version FROM endpoints WHERE id = $8) FROM {from}"
+            ),
+            scope.iter().cloned().chain(times.clone()).chain([
+                Bind::Text(seed.endpoint_id.into()),
+                Bind::Text(seed.event_type.into()),
+                Bind::Text(seed.state.as_str().into()),
+                Bind::Int(i64::from(seed.attempts_used)),
+                Bind::OptInt(seed.due.map(Timestamp::millis)),
+            ]),
+        ))
+        .await?;
+    if seed.state == MessageState::Delivered {
+        // The one attempt that delivered it: number 1, on schedule.
+        x.execute(&SqlBuilder::numbered(
+            &format!(
+                "{with}INSERT INTO attempts (id, message_id, tenant_id, environment, endpoint_id, \
+                 number, trigger, started_at, duration_ms, destination_ip, error_kind, error_code, \
+                 body_sha256, signature, detail, outcome) \
+                 SELECT 'atm_' || $5 || {num}, 'msg_' || $5 || {num}, $3, $4, $8, 1, $9, \
+                 {created} + $10, $11, '127.0.0.1', NULL, NULL, $12, $13, $14, $15 FROM {from}"
+            ),
+            scope.into_iter().chain(times).chain([
+                Bind::Text(seed.endpoint_id.into()),
+                Bind::Text(AttemptTrigger::Scheduled.as_str().into()),
+                Bind::Int(ATTEMPT_AFTER_MS),
+                Bind::Int(ATTEMPT_DURATION_MS),
+                Bind::Text(ATTEMPT_BODY_SHA256.into()),
+                Bind::Text(ATTEMPT_SIGNATURE.into()),
+                Bind::Text(ATTEMPT_DETAIL.into()),
+                Bind::Text(AttemptOutcome::Delivered.as_str().into()),
+            ]),
+        ))
+        .await?;
+    }
+    Ok(written)
+}
+
+/// `VACUUM (ANALYZE)` of the history tables (events, messages, attempts)
+/// of the database `name` on the PostgreSQL server `server_url` names (a
+/// database [`create_database`] made): what autovacuum would have done by
+/// the time a history that large was written, done before a measurement
+/// rather than during it; then a `CHECKPOINT` (the role must be allowed
+/// it: a superuser or `pg_checkpoint`). `VACUUM` runs outside a
+/// transaction, so on a connection of its own.
+pub async fn vacuum_history(server_url: &str, name: &str) -> Result<()> {
+    use sqlx::Connection as _;
+    let url = with_database(server_url, name)?;
+    let mut conn = sqlx::PgConnection::connect(&url).await?;
+    let mut done = sqlx::query("VACUUM (ANALYZE) events, messages, attempts")
+        .execute(&mut conn)
+        .await;
+    if done.is_ok() {
+        // And the pages it all dirtied written out now, by a checkpoint,
+        // rather than by the checkpointer during the measurement.
+        done = sqlx::query("CHECKPOINT").execute(&mut conn).await;
+    }
+    let _ = conn.close().await;
+    done?;
+    Ok(())
 }
 
 /// Creates the database `name` (lower-case letters, digits and `_`) on the

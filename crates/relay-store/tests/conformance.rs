@@ -133,6 +133,7 @@ conformance!(
     one_success_resets_the_failure_clock,
     operational_events_reach_subscribers_without_cascading,
     seeded_messages_read_like_published_ones,
+    a_seeded_history_has_its_attempts_and_its_sizes,
     inbound_sources_are_scoped_and_keep_their_secret_sealed,
     a_repeated_provider_event_is_one_receipt_counted,
     receipts_are_leased_and_written_to_the_ledger_once,

@@ -1,0 +1,590 @@
+//! `scale`: the cost at scale (issue 47). One Relay, one database, two
+//! endpoints (as `throughput`), in this order:
+//!
+//! 1. `throughput` on the empty database (E events to the two endpoints);
+//! 2. a history of `--history` delivered messages (their events, their one
+//!    attempt each), created 40 to 31 days ago, split over the two
+//!    endpoints, written through `relay_store::seed` 100,000 per
+//!    transaction (PostgreSQL: then `VACUUM (ANALYZE)`, as autovacuum
+//!    would have by then); its bytes on disk per delivery, by table, index
+//!    and column (`relay_store::stats`);
+//! 3. `throughput` again beside the history (the retention is 100 years
+//!    until step 5, so nothing is purged): the slowdown against step 1;
+//! 4. the tenant API's reads against the history: each list (and lookup)
+//!    a few hundred times one after the other, p50/p99, the worst p99;
+//! 5. the retention purge beside live traffic: Relay restarted on the same
+//!    database with the default retention (30 days), so the engine's purge
+//!    starts at once on the whole history, and `throughput` measured while
+//!    it runs; the cost is 1 - with / without (step 3). Last, because a
+//!    purge pass runs to its end: stopping the Relay does not stop it.
+
+use relay_store::ExecutorExt as _;
+
+use super::*;
+use crate::backlog::now_millis;
+
+/// The history's age: older than the purge's retention, younger than the
+/// retention of the steps before it.
+const HISTORY_FROM_DAYS: i64 = 40;
+const HISTORY_TO_DAYS: i64 = 31;
+/// The retention while nothing may be purged, and Relay's default.
+const KEPT_DAYS: i64 = 36_500;
+const RETENTION_DAYS: i64 = 30;
+/// Deliveries written per transaction.
+const CHUNK: u64 = 100_000;
+/// Requests per read, at most, and the time each read is given.
+const READS: usize = 300;
+const READ_BUDGET: Duration = Duration::from_secs(15);
+const DAY_MS: i64 = 86_400_000;
+
+/// One `throughput` measurement on the running Relay.
+struct Burst {
+    per_s: f64,
+    complete: bool,
+    deliveries: u64,
+    cpu_per_1000: f64,
+    latency: Percentiles,
+}
+
+impl Burst {
+    fn json(&self) -> Value {
+        json!({
+            "deliveries_per_s": round(self.per_s),
+            "deliveries": self.deliveries,
+            "complete": self.complete,
+            "relay_cpu_s_per_1000": round(self.cpu_per_1000),
+            "latency_ms": self.latency.json(),
+        })
+    }
+}
+
+/// E events to the `bench.published` endpoints, as fast as the publisher
+/// goes; deliveries/s from the first publish to the last receipt.
+async fn burst(
+    env: &Env,
+    args: &BenchArgs,
+    events: u64,
+    k: u64,
+    data: &Arc<str>,
+) -> anyhow::Result<Burst> {
+    let phase = env.tracker.begin(events);
+    let cpu0 = Cpu::now();
+    let published = publish(env, &phase, "bench.published", data, args.concurrency, None).await?;
+    let waited = phase
+        .wait_accepted(k, Duration::from_secs(args.timeout_seconds))
+        .await;
+    let cpu1 = Cpu::now();
+    let arrived = phase.arrived.load(Ordering::Acquire);
+    let elapsed = phase
+        .last_arrival()
+        .saturating_duration_since(published.started)
+        .as_secs_f64();
+    Ok(Burst {
+        per_s: arrived as f64 / elapsed.max(1e-9),
+        complete: waited && published.errors == 0,
+        deliveries: arrived,
+        cpu_per_1000: cpu0.relay_since(&cpu1) * 1000.0 / arrived.max(1) as f64,
+        latency: phase.percentiles(),
+    })
+}
+
+/// The retention period of the Relay's configuration file.
+fn retention(days: i64) -> impl FnOnce(&mut toml::Table) {
+    move |config| {
+        let mut t = toml::Table::new();
+        t.insert("days".into(), days.into());
+        config.insert("retention".into(), t.into());
+    }
+}
+
+/// The history's event ids of endpoint `j` are `<prefix(j)><i>`, `i`
+/// zero-padded to ten digits (message `msg_…`, attempt `atm_…`): about the
+/// length of generated ids, and sorted by time as theirs are.
+fn prefix(j: usize) -> String {
+    format!("evt_01jhist{j}_")
+}
+
+/// Writes `history` delivered messages, split over `endpoints`, chunk by
+/// chunk (each endpoint's share of a chunk in turn, so both grow together
+/// as live traffic's would); progress on stderr. Returns the seconds.
+async fn seed_history(
+    env: &Env,
+    endpoints: &[String],
+    history: u64,
+    data: &Arc<str>,
+) -> anyhow::Result<f64> {
+    let k = endpoints.len().max(1) as u64;
+    let per = history.div_ceil(k);
+    let start = now_millis()? - HISTORY_FROM_DAYS * DAY_MS;
+    let spacing = ((HISTORY_FROM_DAYS - HISTORY_TO_DAYS) * DAY_MS / per.max(1) as i64).max(1);
+    let scope = relay_store::Scope {
+        tenant_id: env.tenant_id.clone(),
+        environment: Environment::Live,
+    };
+    let (store, endpoints, data) = (env.store.clone(), endpoints.to_vec(), data.clone());
+    let started = Instant::now();
+    env.relay
+        .spawn(async move {
+            let share = |j: u64| history / k + u64::from(j < history % k);
+            let mut written = 0u64;
+            let mut first = 0u64;
+            while first < per {
+                for (j, endpoint) in endpoints.iter().enumerate() {
+                    let last = (first + CHUNK / k).min(share(j as u64));
+                    if last <= first {
+                        continue;
+                    }
+                    let (scope, endpoint, data) = (scope.clone(), endpoint.clone(), data.clone());
+                    written += store
+                        .write(relay_store::Commit::Durable, move |mut x| {
+                            Box::pin(async move {
+                                let seed = relay_store::seed::Messages {
+                                    scope: &scope,
+                                    endpoint_id: &endpoint,
+                                    prefix: &prefix(j),
+                                    event_type: "bench.published",
+                                    state: MessageState::Delivered,
+                                    due: None,
+                                    attempts_used: 1,
+                                    now: Timestamp::from_millis(start),
+                                };
+                                let shape = relay_store::seed::Shape {
+                                    data: &data,
+                                    spacing_ms: spacing,
+                                    padded: true,
+                                };
+                                relay_store::seed::messages_shaped(
+                                    &mut x,
+                                    &seed,
+                                    &shape,
+                                    first,
+                                    last - 1,
+                                )
+                                .await
+                            })
+                        })
+                        .await?;
+                }
+                first += CHUNK / k;
+                let s = started.elapsed().as_secs_f64();
+                eprintln!(
+                    "seed: {written} of {history} deliveries ({:.0}/s, {s:.0} s)",
+                    written as f64 / s.max(1e-9)
+                );
+            }
+            anyhow::Ok(())
+        })
+        .await??;
+    let seeded = started.elapsed().as_secs_f64();
+    if let Some((url, name)) = &env.pg_drop {
+        eprintln!("seed: VACUUM (ANALYZE) of the history tables, CHECKPOINT");
+        relay_store::seed::vacuum_history(url, name).await?;
+    }
+    settle().await;
+    Ok(seeded)
+}
+
+/// Waits until the kernel has written out what the seed dirtied (`sync`,
+/// then `Dirty` + `Writeback` of `/proc/meminfo` under 64 MiB, two minutes
+/// at most): otherwise the next measurement's log flushes queue behind
+/// gigabytes of the seed's pages, which is the seed's cost, not the
+/// history's.
+async fn settle() {
+    let started = Instant::now();
+    let _ = tokio::task::spawn_blocking(|| std::process::Command::new("sync").status()).await;
+    let dirty = || -> u64 {
+        std::fs::read_to_string("/proc/meminfo")
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.starts_with("Dirty:") || l.starts_with("Writeback:"))
+            .filter_map(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+            .sum()
+    };
+    while dirty() > 64 * 1024 && started.elapsed() < Duration::from_secs(120) {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    eprintln!(
+        "seed: written out in {:.1} s ({} kB dirty left)",
+        started.elapsed().as_secs_f64(),
+        dirty()
+    );
+}
+
+/// Bytes on disk of the database, the history tables, their indexes and
+/// their columns, each also per delivery.
+async fn bytes(env: &Env, deliveries: u64) -> anyhow::Result<Value> {
+    let store = env.store.clone();
+    let (sizes, columns) = env
+        .relay
+        .spawn(async move {
+            store
+                .read(|mut x| {
+                    Box::pin(async move {
+                        let sizes = relay_store::stats::sizes(&mut x).await?;
+                        let mut columns = Vec::new();
+                        for table in relay_store::stats::HISTORY_TABLES {
+                            columns.push((
+                                table,
+                                relay_store::stats::column_bytes(&mut x, table).await?,
+                            ));
+                        }
+                        Ok((sizes, columns))
+                    })
+                })
+                .await
+        })
+        .await??;
+    let per = |b: i64| round(b as f64 / deliveries.max(1) as f64);
+    let history: i64 = sizes.by_object.iter().map(|o| o.bytes).sum();
+    let table_of = |t: &str, index: bool| -> i64 {
+        sizes
+            .by_object
+            .iter()
+            .filter(|o| o.table == t && o.index == index)
+            .map(|o| o.bytes)
+            .sum()
+    };
+    Ok(json!({
+        "deliveries": deliveries,
+        "method": if sizes.by_object.is_empty() { "database size only (no dbstat)" } else if env.backend == "postgres" { "pg_table_size, pg_relation_size" } else { "page_count × page_size, dbstat" },
+        "database_bytes": sizes.database_bytes,
+        "free_bytes": sizes.free_bytes,
+        "database_per_delivery": per(sizes.database_bytes),
+        // The figure the target reports: the history's tables and indexes
+        // when they are known one by one, else the whole database.
+        "per_delivery": per(if history > 0 { history } else { sizes.database_bytes }),
+        "by_table": relay_store::stats::HISTORY_TABLES.iter().map(|t| json!({
+            "table": t,
+            "rows_per_delivery": per(table_of(t, false)),
+            "indexes_per_delivery": per(table_of(t, true)),
+        })).collect::<Vec<_>>(),
+        "by_object": sizes.by_object.iter().map(|o| json!({
+            "name": o.name, "table": o.table, "index": o.index,
+            "bytes": o.bytes, "per_delivery": per(o.bytes),
+        })).collect::<Vec<_>>(),
+        // Largest first.
+        "columns_per_delivery": columns.iter().map(|(t, cs)| (t.to_string(), Value::Array(
+            cs.iter().map(|(c, b)| json!({"column": c, "per_delivery": per(*b)})).collect()
+        ))).collect::<serde_json::Map<_, _>>(),
+    }))
+}
+
+/// A small generator of the history's numbers to read.
+struct Pick(u64);
+
+impl Pick {
+    fn next(&mut self, below: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % below.max(1)
+    }
+}
+
+/// The tenant API's reads against the history, each one request at a time
+/// on one connection: lists with and without filters, page 1 and a deep
+/// page by cursor, and the lookups beside them (there is no list of events
+/// or of an endpoint's attempts: an event, and a message's attempts, are
+/// read by id).
+async fn reads(env: &Env, history: u64) -> anyhow::Result<Value> {
+    let per = history
+        .div_ceil(env.endpoint_ids.len().max(1) as u64)
+        .max(1);
+    let e0 = &env.endpoint_ids[0];
+    let deep = format!("msg_{}{:010}", prefix(0), per / 2);
+    let from = now_millis()? - HISTORY_FROM_DAYS * DAY_MS;
+    let window = |ms: i64| relay_core::time::Timestamp::from_millis(ms).to_rfc3339();
+    // A day in the middle of the history.
+    let mid = from + (HISTORY_FROM_DAYS - HISTORY_TO_DAYS) * DAY_MS / 2;
+    let (since, until) = (window(mid), window(mid + DAY_MS));
+    let fixed: Vec<(&str, String)> = vec![
+        ("messages, page 1", "/v1/messages?limit=50".into()),
+        (
+            "messages, deep page (cursor)",
+            format!("/v1/messages?limit=50&after={deep}"),
+        ),
+        (
+            "messages of an endpoint, page 1",
+            format!("/v1/messages?endpoint_id={e0}&limit=50"),
+        ),
+        (
+            "messages of an endpoint, deep page",
+            format!("/v1/messages?endpoint_id={e0}&limit=50&after={deep}"),
+        ),
+        (
+            "messages, state=delivered (all match)",
+            "/v1/messages?state=delivered&limit=50".into(),
+        ),
+        (
+            "messages of an endpoint, a day's window",
+            format!("/v1/messages?endpoint_id={e0}&since={since}&until={until}&limit=50"),
+        ),
+        (
+            "messages, state=exhausted (none match)",
+            "/v1/messages?state=exhausted&limit=50".into(),
+        ),
+        (
+            "messages, error_code=http_503 (none match)",
+            "/v1/messages?error_code=http_503&limit=50".into(),
+        ),
+        (
+            "missed messages of an endpoint (none)",
+            format!("/v1/endpoints/{e0}/missed?limit=50"),
+        ),
+    ];
+    let mut pick = Pick(u64::from_le_bytes(random_bytes::<8>()) | 1);
+    let mut conn = Conn::plain(env.api_addr).await?;
+    let auth = format!("Bearer {}", env.api_key);
+    let mut cases = Vec::new();
+    let (mut worst, mut worst_name) = (0.0f64, String::new());
+    for case in 0..fixed.len() + 4 {
+        let mut samples = Vec::new();
+        let started = Instant::now();
+        let mut name = String::new();
+        while samples.len() < READS && (samples.is_empty() || started.elapsed() < READ_BUDGET) {
+            let i = pick.next(per);
+            let id = format!("{}{i:010}", prefix(0));
+            let (n, path) = match case {
+                c if c < fixed.len() => (fixed[c].0, fixed[c].1.clone()),
+                c if c == fixed.len() => (
+                    "message's attempts",
+                    format!("/v1/messages/msg_{id}/attempts"),
+                ),
+                c if c == fixed.len() + 1 => ("a message by id", format!("/v1/messages/msg_{id}")),
+                c if c == fixed.len() + 2 => ("an event by id", format!("/v1/events/{id}")),
+                _ => (
+                    "messages of an event",
+                    format!("/v1/messages?event_id={id}"),
+                ),
+            };
+            name = n.to_string();
+            let t0 = Instant::now();
+            let (status, body) = conn
+                .send(
+                    Method::GET,
+                    &path,
+                    &[("authorization", &auth)],
+                    Bytes::new(),
+                )
+                .await?;
+            samples.push(micros(t0.elapsed()));
+            anyhow::ensure!(
+                status.is_success(),
+                "GET {path}: {status}: {}",
+                String::from_utf8_lossy(&body)
+            );
+        }
+        let p = Percentiles::of(samples);
+        eprintln!(
+            "reads: {name}: p50 {:.2} ms, p99 {:.2} ms ({} requests)",
+            p.p50, p.p99, p.count
+        );
+        if p.p99 > worst {
+            (worst, worst_name) = (p.p99, name.clone());
+        }
+        cases.push(json!({"read": name, "latency_ms": p.json()}));
+    }
+    Ok(json!({"cases": cases, "worst_p99_ms": round(worst), "worst": worst_name}))
+}
+
+/// Events of the history still there (created before the purge's cutoff).
+async fn history_left(env: &Env) -> anyhow::Result<u64> {
+    let cutoff = Timestamp::from_millis(now_millis()? - RETENTION_DAYS * DAY_MS);
+    let store = env.store.clone();
+    Ok(env
+        .relay
+        .spawn(async move {
+            store
+                .read(move |mut x| {
+                    Box::pin(async move { relay_store::stats::events_before(&mut x, cutoff).await })
+                })
+                .await
+        })
+        .await??)
+}
+
+pub(crate) async fn scale(
+    args: &BenchArgs,
+    relay: Host,
+    data: &Arc<str>,
+) -> anyhow::Result<Report> {
+    let history = args.history.unwrap_or(10_000_000);
+    let events = args.events.unwrap_or(10_000);
+    let k = 2usize;
+    let specs: Vec<EndpointSpec> = (0..k)
+        .map(|j| EndpointSpec {
+            path: format!("/e{j}"),
+            event_type: "bench.published",
+        })
+        .collect();
+    let mut env = Env::start(args, relay, &specs).await?;
+    // Nothing is purged until step 5.
+    env.relaunch(retention(KEPT_DAYS)).await?;
+    let empty = burst(&env, args, events, k as u64, data).await?;
+    let endpoints = env.endpoint_ids.clone();
+    let history_data: Arc<str> = match args.history_payload_bytes {
+        Some(n) => Arc::from(payload(n)),
+        None => data.clone(),
+    };
+    let seed_s = seed_history(&env, &endpoints, history, &history_data).await?;
+    let stored = history + empty.deliveries;
+    let bytes = bytes(&env, stored).await?;
+    let without = burst(&env, args, events, k as u64, data).await?;
+    let reads = reads(&env, history).await?;
+    // Step 5: the default retention; the purge starts with the engine.
+    env.relaunch(retention(RETENTION_DAYS)).await?;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let left0 = history_left(&env).await?;
+    let t0 = Instant::now();
+    let with = burst(&env, args, events, k as u64, data).await?;
+    let window = t0.elapsed().as_secs_f64();
+    let left1 = history_left(&env).await?;
+    let slowdown = empty.per_s / without.per_s.max(1e-9);
+    let cost = 1.0 - with.per_s / without.per_s.max(1e-9);
+    let complete = empty.complete && without.complete && with.complete;
+
+    let mut m = common_json(args, env.backend);
+    m.insert("history".into(), json!(history));
+    m.insert("history_payload_bytes".into(), json!(history_data.len()));
+    m.insert("events".into(), json!(events));
+    m.insert("endpoints".into(), json!(k));
+    m.insert("complete".into(), json!(complete));
+    m.insert(
+        "seed".into(),
+        json!({"seconds": round(seed_s), "deliveries_per_s": round(history as f64 / seed_s.max(1e-9)), "chunk": CHUNK}),
+    );
+    m.insert(
+        "throughput".into(),
+        json!({"empty": empty.json(), "history": without.json()}),
+    );
+    m.insert("throughput_slowdown".into(), json!(round(slowdown)));
+    m.insert("reads".into(), reads.clone());
+    m.insert(
+        "purge".into(),
+        json!({
+            "without": without.json(), "with": with.json(), "cost": round(cost),
+            "history_events_before": left0, "history_events_after": left1,
+            "purged_per_s": round(left0.saturating_sub(left1) as f64 / window.max(1e-9)),
+            "throughout": left1 > 0,
+        }),
+    );
+    m.insert("bytes".into(), bytes.clone());
+    m.insert("peak_rss_mib".into(), json!(round(peak_rss_mib())));
+    let per_delivery = bytes["per_delivery"].as_f64().unwrap_or_default();
+    let mut rows = vec![
+        row(
+            "history seeded",
+            format!("{history} in {seed_s:.1} s"),
+            format!("{:.0} deliveries/s", history as f64 / seed_s.max(1e-9)),
+        ),
+        row(
+            "deliveries/s, empty database",
+            format!("{:.0}", empty.per_s),
+            format!("CPU {:.3} s / 1000", empty.cpu_per_1000),
+        ),
+        row(
+            "deliveries/s, beside the history",
+            format!("{:.0}", without.per_s),
+            format!("CPU {:.3} s / 1000", without.cpu_per_1000),
+        ),
+        row(
+            "slowdown (empty / history)",
+            format!("{slowdown:.2}×"),
+            "target <= 1.3×",
+        ),
+        row(
+            "deliveries/s, purge running",
+            format!("{:.0}", with.per_s),
+            format!("CPU {:.3} s / 1000", with.cpu_per_1000),
+        ),
+        row(
+            "purge's cost (1 - with / without)",
+            format!("{:.1} %", cost * 100.0),
+            format!(
+                "target < 10 %; {} events purged in {window:.1} s{}",
+                left0.saturating_sub(left1),
+                if left1 > 0 {
+                    ", still running"
+                } else {
+                    ", purge ENDED during the run"
+                }
+            ),
+        ),
+        row(
+            "reads: worst p99",
+            ms(reads["worst_p99_ms"].as_f64().unwrap_or_default()),
+            format!(
+                "target < 50 ms; {}",
+                reads["worst"].as_str().unwrap_or_default()
+            ),
+        ),
+    ];
+    for c in reads["cases"].as_array().into_iter().flatten() {
+        rows.push(row(
+            &format!("  {}", c["read"].as_str().unwrap_or_default()),
+            format!(
+                "{} / {}",
+                ms(c["latency_ms"]["p50"].as_f64().unwrap_or_default()),
+                ms(c["latency_ms"]["p99"].as_f64().unwrap_or_default())
+            ),
+            format!("p50 / p99, {} requests", c["latency_ms"]["samples"]),
+        ));
+    }
+    rows.push(row(
+        "bytes on disk per delivery",
+        format!("{per_delivery:.0} B"),
+        format!(
+            "events, messages, attempts and their indexes; whole database {:.0} B ({})",
+            bytes["database_per_delivery"].as_f64().unwrap_or_default(),
+            bytes["method"].as_str().unwrap_or_default()
+        ),
+    ));
+    for o in bytes["by_object"].as_array().into_iter().flatten() {
+        rows.push(row(
+            &format!(
+                "  {}{}",
+                o["name"].as_str().unwrap_or_default(),
+                if o["index"] == true { " (index)" } else { "" }
+            ),
+            format!("{:.0} B", o["per_delivery"].as_f64().unwrap_or_default()),
+            "",
+        ));
+    }
+    for (table, columns) in bytes["columns_per_delivery"]
+        .as_object()
+        .into_iter()
+        .flatten()
+    {
+        let top: Vec<String> = columns
+            .as_array()
+            .into_iter()
+            .flatten()
+            .take(4)
+            .map(|c| {
+                let name = c["column"].as_str().unwrap_or_default();
+                format!(
+                    "{name} {:.0}",
+                    c["per_delivery"].as_f64().unwrap_or_default()
+                )
+            })
+            .collect();
+        rows.push(row(
+            &format!("  {table}'s largest columns"),
+            String::new(),
+            format!("{} B", top.join(", ")),
+        ));
+    }
+    env.finish().await;
+    Ok(Report {
+        third: "note",
+        title: format!(
+            "relay bench scale: {history} delivered messages of history ({} B data each), {events} events × {k} endpoints, {} B payload, {} backend, load {}",
+            history_data.len(),
+            args.payload_bytes,
+            m["backend"].as_str().unwrap_or_default(),
+            load_average()
+        ),
+        rows,
+        json: Value::Object(m),
+    })
+}
