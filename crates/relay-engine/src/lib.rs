@@ -146,6 +146,12 @@ pub struct EngineConfig {
     /// How often the purge runs, and how many events one transaction removes.
     pub purge_interval: Duration,
     pub purge_batch: u32,
+    /// The share of the time the purge service may spend in the store's
+    /// writes while attempts are in flight (between 0 and 1): after each
+    /// batch it rests for the batch's time × (1 − share) / share, so a
+    /// backlog of history to purge never crowds out live deliveries. With
+    /// nothing in flight it purges at full speed.
+    pub purge_busy_share: f64,
     /// When an endpoint's circuit opens and how long it stays open.
     pub breaker: relay_core::circuit::BreakerConfig,
     /// How often this node's circuits sync with the cluster's (PostgreSQL;
@@ -223,6 +229,7 @@ impl EngineConfig {
             retention: Duration::from_secs(30 * 86_400),
             purge_interval: Duration::from_secs(60),
             purge_batch: 500,
+            purge_busy_share: 0.05,
             breaker: relay_core::circuit::BreakerConfig::default(),
             circuit_sync_interval: Duration::from_millis(250),
             sweep_interval: Duration::from_secs(1),

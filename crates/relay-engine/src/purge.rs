@@ -3,6 +3,7 @@
 
 use super::*;
 use relay_store::{Commit, ExecutorExt as _, retention};
+use std::sync::atomic::Ordering;
 
 /// How long the latency histogram's hours are kept.
 pub(crate) const LATENCY_KEPT_SECONDS: i64 = 2 * 86_400;
@@ -20,13 +21,27 @@ impl Dispatcher {
 
     /// Deletes what is older than the retention period, a batch per short
     /// transaction, until nothing is left to purge (events with a live
-    /// message stay until it ends). Returns how many events went.
+    /// message stay until it ends), at full speed. Returns how many events
+    /// went.
     pub async fn purge(&self) -> Result<u64, relay_store::StoreError> {
+        self.purge_paced(None).await
+    }
+
+    /// [`Dispatcher::purge`] as the service runs it (`stop` given): while
+    /// attempts are in flight it rests after each batch so that it spends
+    /// at most `purge_busy_share` of the time in the store's writes
+    /// ([`rest_after`]), and it ends between two batches when `stop` turns
+    /// true (a large backlog never holds up a shutdown).
+    pub async fn purge_paced(
+        &self,
+        mut stop: Option<&mut watch::Receiver<bool>>,
+    ) -> Result<u64, relay_store::StoreError> {
         let cfg = self.config();
         let cutoff = self.retention_cutoff(self.attempter.clock.now());
         let mut total = 0;
         loop {
             let batch = cfg.purge_batch;
+            let started = std::time::Instant::now();
             let n = self
                 .store()
                 .write(Commit::Durable, move |mut x| {
@@ -37,8 +52,28 @@ impl Dispatcher {
             if n < u64::from(cfg.purge_batch) {
                 break;
             }
-            // Let other writers in between batches.
-            tokio::task::yield_now().await;
+            let Some(stop) = stop.as_deref_mut() else {
+                // Let other writers in between batches.
+                tokio::task::yield_now().await;
+                continue;
+            };
+            let busy = self.attempter.metrics.in_flight.load(Ordering::Relaxed) > 0;
+            let rest = if busy {
+                rest_after(started.elapsed(), cfg.purge_busy_share)
+            } else {
+                Duration::ZERO
+            };
+            tokio::select! {
+                _ = tokio::time::sleep(rest) => {}
+                _ = crate::service::stopped(stop) => {}
+            }
+            if *stop.borrow() {
+                tracing::info!(
+                    events = total,
+                    "the retention purge stopped for the shutdown"
+                );
+                return Ok(total);
+            }
         }
         if total > 0 {
             tracing::info!(events = total, "purged events past the retention period");
@@ -68,6 +103,17 @@ impl Dispatcher {
         }
         Ok(total)
     }
+}
+
+/// How long the purge rests after a batch that took `took`, so that it
+/// spends `share` of the time in batches: `took × (1 − share) / share`
+/// (a share outside (0, 1] is taken as 1: no rest; at most a minute).
+pub(crate) fn rest_after(took: Duration, share: f64) -> Duration {
+    if !(share > 0.0 && share < 1.0) {
+        return Duration::ZERO;
+    }
+    took.mul_f64((1.0 - share) / share)
+        .min(Duration::from_secs(60))
 }
 
 /// The purge's slice of [`EngineConfig`].
@@ -118,11 +164,42 @@ impl Service for Purger {
     }
 
     async fn run(self, stop: watch::Receiver<bool>) {
-        crate::service::every(self.config.interval, true, stop, || async {
-            if let Err(e) = self.dispatcher.purge().await {
-                tracing::error!(error = %e, "purging past the retention period failed");
+        let pass_stop = stop.clone();
+        let dispatcher = &self.dispatcher;
+        crate::service::every(self.config.interval, true, stop, || {
+            let mut stop = pass_stop.clone();
+            async move {
+                if let Err(e) = dispatcher.purge_paced(Some(&mut stop)).await {
+                    tracing::error!(error = %e, "purging past the retention period failed");
+                }
             }
         })
         .await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rest_keeps_the_purge_to_its_share() {
+        let ms = Duration::from_millis;
+        for (took, share, rest) in [
+            (ms(10), 0.05, ms(190)),
+            (ms(10), 0.5, ms(10)),
+            (ms(10), 0.1, ms(90)),
+            (ms(10), 1.0, ms(0)),
+            (ms(10), 0.0, ms(0)),
+            (ms(10), f64::NAN, ms(0)),
+            (ms(10), -1.0, ms(0)),
+            (Duration::from_secs(10), 0.01, Duration::from_secs(60)),
+        ] {
+            let got = rest_after(took, share);
+            assert!(
+                got.abs_diff(rest) < ms(1),
+                "{took:?} at {share}: {got:?}, not {rest:?}"
+            );
+        }
     }
 }

@@ -16,7 +16,7 @@ use common::{Env, Setup, WAIT};
 use relay_core::model::MessageState;
 use relay_core::time::Clock;
 use relay_receiver::{Behavior, Gate};
-use relay_store::MessageFilter;
+use relay_store::{ExecutorExt as _, MessageFilter};
 use tokio::sync::{Notify, watch};
 
 const DATA: &str = r#"{"order_id":"1"}"#;
@@ -199,4 +199,53 @@ async fn a_purge_during_a_burst_stalls_and_duplicates_nothing_sqlite() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_purge_during_a_burst_stalls_and_duplicates_nothing_postgres() {
     purge_during_a_burst(true).await;
+}
+
+/// The service's pass over a backlog of history ends between two batches
+/// once the engine is stopping (a large backlog never holds up a
+/// shutdown); what it left, the next pass purges. Both backends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopping_engine_ends_the_purge_between_batches() {
+    for postgres in [false, true] {
+        let Some(e) = Env::start(Setup {
+            postgres,
+            tune: |c| {
+                c.retention = Duration::from_secs(3600);
+                c.purge_batch = 100;
+            },
+            ..Default::default()
+        })
+        .await
+        else {
+            continue;
+        };
+        let (scope, endpoint) = (e.scope.clone(), e.endpoint.id.clone());
+        let old = e.clock.now().plus_seconds(-7200);
+        e.db.store
+            .write(relay_store::Commit::Durable, move |mut x| {
+                Box::pin(async move {
+                    let seed = relay_store::seed::Messages {
+                        scope: &scope,
+                        endpoint_id: &endpoint,
+                        prefix: "evt_old_",
+                        event_type: "order.created",
+                        state: MessageState::Delivered,
+                        due: None,
+                        attempts_used: 1,
+                        now: old,
+                    };
+                    relay_store::seed::messages(&mut x, &seed, 1, 1000).await
+                })
+            })
+            .await
+            .expect("a history past the retention period");
+        let (_stopping, mut stop) = watch::channel(true);
+        assert_eq!(
+            e.dispatcher.purge_paced(Some(&mut stop)).await.unwrap(),
+            100,
+            "one batch, then the shutdown"
+        );
+        assert_eq!(e.dispatcher.purge().await.unwrap(), 900);
+        assert_eq!(e.dispatcher.purge().await.unwrap(), 0);
+    }
 }
