@@ -218,7 +218,11 @@ impl Dispatcher {
     ) {
         let dispatcher = self.clone();
         let tx = tx.clone();
-        tasks.spawn(async move {
+        // Boxed: the attempt's state machine is several kilobytes, and a
+        // task stored inline is copied whole when it is spawned, when it
+        // finishes and when its output is read (tokio's task cell holds the
+        // future by value); a boxed one moves as a pointer.
+        tasks.spawn(Box::pin(async move {
             let mut next = Some((c, permit));
             while let Some((c, permit)) = next.take() {
                 if dispatcher.is_stopped(&c.endpoint.id) {
@@ -250,6 +254,6 @@ impl Dispatcher {
                     .next_ahead(&c.endpoint.id)
                     .map(|a| (a.claimed, a.permit));
             }
-        });
+        }));
     }
 }
