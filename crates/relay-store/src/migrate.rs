@@ -48,6 +48,8 @@ const CLUSTER_CIRCUITS: &str = include_str!("../migrations/0020_cluster_circuits
 const ORDERED_DELIVERY: &str = include_str!("../migrations/0021_ordered_delivery.sql");
 const OWNERSHIP_PROOF: &str = include_str!("../migrations/0022_ownership_proof.sql");
 const WORKFLOW_STEPS: &str = include_str!("../migrations/0023_workflow_steps.sql");
+const MESSAGES_BY_EVENT_IN_ORDER: &str =
+    include_str!("../migrations/0024_messages_by_event_in_order.sql");
 
 /// All migrations, oldest first. Never edit one that has shipped; add another.
 pub const MIGRATIONS: &[Migration] = &[
@@ -188,6 +190,12 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "workflow_steps",
         postgres: WORKFLOW_STEPS,
         sqlite: WORKFLOW_STEPS,
+    },
+    Migration {
+        version: 24,
+        name: "messages_by_event_in_order",
+        postgres: MESSAGES_BY_EVENT_IN_ORDER,
+        sqlite: MESSAGES_BY_EVENT_IN_ORDER,
     },
 ];
 

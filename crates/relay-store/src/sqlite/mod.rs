@@ -246,6 +246,8 @@ impl crate::backend::Writes for Txns {
 
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
+#[cfg(test)]
+mod plan_tests;
 mod syncer;
 #[cfg(test)]
 mod tests;
