@@ -293,6 +293,13 @@ func TestListsAreIteratorsOverPages(t *testing.T) {
 	if q := []string{f.got()[0].query, f.got()[1].query, f.got()[2].query}; q[0] != "limit=2" || q[1] != "after=con_2&limit=2" || q[2] != "after=con_3&limit=2" {
 		t.Fatalf("queries %q", q)
 	}
+	// A filtered list reads a bounded span per page: a page may be empty
+	// and still name the next; a cursor that does not move on ends it.
+	ef := newFake(t, page(nil, "con_5"), page([]string{"con_6"}, "con_6"), page(nil, "con_6"))
+	got5, err5 := ef.client().Consumers.List(ctx, nil).All()
+	if err5 != nil || len(got5) != 1 || got5[0].ID != "con_6" || len(ef.got()) != 3 || ef.got()[1].query != "after=con_5" {
+		t.Fatalf("%v %v %d", got5, err5, len(ef.got()))
+	}
 	// The last page's null next_after ends it without another request.
 	g := newFake(t, page([]string{"con_1"}, ""))
 	all, err := g.client().Consumers.List(ctx, nil).All()

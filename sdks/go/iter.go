@@ -34,9 +34,11 @@ func (it *Iter[T]) Next() bool {
 			it.err = err
 			return false
 		}
+		// The last page has no next_after. A page may hold fewer items
+		// than asked, or none, and still name the next; a cursor that does
+		// not move on ends the list.
+		it.done = next == nil || (it.after != nil && *next == *it.after)
 		it.page, it.after = page, next
-		// The last page has no next_after; an empty page ends the list too.
-		it.done = next == nil || len(page) == 0
 	}
 	it.item, it.page = it.page[0], it.page[1:]
 	return true

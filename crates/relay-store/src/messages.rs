@@ -5,6 +5,7 @@ use relay_core::model::{Attempt, Event, Message, Page};
 use relay_core::time::Timestamp;
 
 use crate::exec::{Exec, list_scoped, scoped_row};
+use crate::rows::RowExt as _;
 use crate::sql::{Bind, LIVE_STATES_SQL, SqlBuilder, push_message_filter};
 use crate::{AuditEntry, MessageFilter, PageRequest, Result, Scope, StoreError, audit, rows};
 
@@ -30,22 +31,93 @@ pub async fn get<X: Exec>(x: &mut X, scope: &Scope, id: &str) -> Result<Option<M
         .transpose()
 }
 
+/// How many of the tenant's messages one page of a filtered list reads at
+/// most (see [`list`]).
+pub const MAX_SCANNED: u32 = 10_000;
+
+/// One page of `scope`'s messages that `filter` matches, by id.
+///
+/// A filter that no index serves (a state, an error code, an event type,
+/// a time range) reads the tenant's messages in id order and keeps those
+/// that match; one that matches few of millions would read them all in
+/// one request. So such a page reads at most [`MAX_SCANNED`] messages
+/// (of the endpoint, or of the event, when the filter names one: those
+/// are served by an index): when the page is not full by then, it ends
+/// there with `next_after` the last message read, and may hold fewer than
+/// `limit` messages, or none. Paging on until `next_after` is `None`
+/// still returns every match exactly once, in order.
 pub async fn list<X: Exec>(
     x: &mut X,
     scope: &Scope,
     filter: &MessageFilter,
     page: &PageRequest,
 ) -> Result<Page<Message>> {
-    list_scoped(
+    let bound = if scans(filter) {
+        scan_end(x, scope, filter, page).await?
+    } else {
+        None
+    };
+    let mut found = list_scoped(
         x,
         "messages",
         scope,
         page,
-        |q| push_message_filter(q, filter),
+        |q| {
+            push_message_filter(q, filter);
+            if let Some(last) = &bound {
+                q.push(" AND id <= ").bind(last.as_str().into());
+            }
+        },
         rows::message,
         |m| &m.id,
     )
-    .await
+    .await?;
+    if found.next_after.is_none() {
+        found.next_after = bound;
+    }
+    Ok(found)
+}
+
+/// Whether `filter` narrows by a column no index of `messages` serves in
+/// id order.
+fn scans(f: &MessageFilter) -> bool {
+    f.state.is_some()
+        || f.states.is_some()
+        || f.event_type.is_some()
+        || f.error_code.is_some()
+        || f.since.is_some()
+        || f.until.is_some()
+        || f.events_since.is_some()
+}
+
+/// The id of the [`MAX_SCANNED`]th message after the page's start (of the
+/// endpoint or the event the filter names), when there are that many:
+/// the page reads no further.
+async fn scan_end<X: Exec>(
+    x: &mut X,
+    scope: &Scope,
+    filter: &MessageFilter,
+    page: &PageRequest,
+) -> Result<Option<String>> {
+    let mut q = SqlBuilder::of(
+        "SELECT id FROM messages WHERE tenant_id = $1 AND environment = $2",
+        [
+            scope.tenant_id.as_str().into(),
+            scope.environment.as_str().into(),
+        ],
+    );
+    let served = MessageFilter {
+        endpoint_id: filter.endpoint_id.clone(),
+        event_id: filter.event_id.clone(),
+        ..MessageFilter::default()
+    };
+    push_message_filter(&mut q, &served);
+    if let Some(after) = &page.after {
+        q.push(" AND id > ").bind(after.as_str().into());
+    }
+    q.push(" ORDER BY id LIMIT 1 OFFSET ")
+        .bind(Bind::Int(i64::from(MAX_SCANNED) - 1));
+    x.fetch(&q).await?.first().map(|r| r.text("id")).transpose()
 }
 
 /// One page of a message's attempts, by number (then id); `after` is the

@@ -143,6 +143,21 @@ def test_pagination_is_an_iterator_following_next_after(fake, relay):
     assert paths == ["/v1/consumers?limit=2", "/v1/consumers?limit=2&after=con_2", "/v1/consumers?limit=2&after=con_3"]
 
 
+def test_an_empty_page_that_names_the_next_goes_on(fake, relay):
+    # A filtered list reads a bounded span per page: a page may be empty
+    # and still name the next; a cursor that does not move on ends it.
+    fake.answer(200, {"data": [], "next_after": "con_5"})
+    fake.answer(200, {"data": [consumer(6)], "next_after": "con_6"})
+    fake.answer(200, {"data": [], "next_after": "con_6"})
+    ids = [c.id for c in relay.consumers.list(limit=2)]
+    assert ids == ["con_6"]
+    assert [r["path"] for r in fake.requests] == [
+        "/v1/consumers?limit=2",
+        "/v1/consumers?limit=2&after=con_5",
+        "/v1/consumers?limit=2&after=con_6",
+    ]
+
+
 def test_user_agent_and_key(fake, relay):
     fake.answer(200, {"data": [], "next_after": None})
     list(relay.endpoints.list(consumer_id="con_1"))

@@ -68,7 +68,10 @@ impl<T> Pager<T> {
                     return Some(Err(e));
                 }
                 Ok(page) => {
-                    self.done = page.next_after.is_none() || page.data.is_empty();
+                    // A page may hold fewer items than asked, or none,
+                    // and still name the next; a cursor that does not
+                    // move on ends the list.
+                    self.done = page.next_after.is_none() || page.next_after == self.after;
                     self.after = page.next_after;
                     self.buffer.extend(page.data);
                 }

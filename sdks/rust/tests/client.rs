@@ -215,7 +215,12 @@ async fn lists_follow_next_after_page_by_page() {
             200,
             json!({"data": [message("msg_1")], "next_after": "msg_1"}),
         ),
-        Reply::json(200, json!({"data": [], "next_after": "msg_1"})),
+        Reply::json(200, json!({"data": [], "next_after": "msg_5"})),
+        Reply::json(
+            200,
+            json!({"data": [message("msg_6")], "next_after": "msg_6"}),
+        ),
+        Reply::json(200, json!({"data": [], "next_after": "msg_6"})),
     ])
     .await;
     let relay = client(&fake, &timer);
@@ -236,15 +241,19 @@ async fn lists_follow_next_after_page_by_page() {
         seen[1].uri,
         "/v1/messages?event_id=evt%201&state=delivered&after=msg_2"
     );
-    // As a Stream; an empty page ends the list even with a cursor.
+    // As a Stream: an empty page that names the next goes on (a filtered
+    // list reads a bounded span per page); a cursor that does not move on
+    // ends the list.
     let items: Vec<_> = relay
         .messages()
         .list(&Default::default())
         .into_stream()
         .collect()
         .await;
-    assert_eq!(items.len(), 1);
-    assert_eq!(fake.seen().len(), 4);
+    assert_eq!(items.len(), 2);
+    let seen = fake.seen();
+    assert_eq!(seen.len(), 6);
+    assert_eq!(seen[4].uri, "/v1/messages?after=msg_5");
 }
 
 #[tokio::test]

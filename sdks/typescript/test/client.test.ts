@@ -151,6 +151,26 @@ test("pagination is an async iterator following next_after", async () => {
   }
 });
 
+test("an empty page that names the next goes on", async () => {
+  // A filtered list reads a bounded span per page: a page may be empty and
+  // still name the next; a cursor that does not move on ends it.
+  const { fake, relay } = await setup();
+  try {
+    fake.answer(200, { data: [], next_after: "con_5" });
+    fake.answer(200, { data: [{ ...CONSUMER, id: "con_6" }], next_after: "con_6" });
+    fake.answer(200, { data: [], next_after: "con_6" });
+    const ids: string[] = [];
+    for await (const c of relay.consumers.list({ limit: 2 })) ids.push(c.id);
+    assert.deepEqual(ids, ["con_6"]);
+    assert.deepEqual(
+      fake.requests.map((r) => r.url),
+      ["/v1/consumers?limit=2", "/v1/consumers?limit=2&after=con_5", "/v1/consumers?limit=2&after=con_6"],
+    );
+  } finally {
+    await fake.close();
+  }
+});
+
 test("user agent and key", async () => {
   const { fake, relay } = await setup();
   try {

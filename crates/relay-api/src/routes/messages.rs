@@ -46,7 +46,11 @@ pub struct MessageQuery {
 ///
 /// Lists the messages (one event for one endpoint) of the key's tenant and
 /// environment, filtered by endpoint, event, state, event type, last error
-/// code and creation time, a page at a time: the delivery log.
+/// code and creation time, a page at a time: the delivery log. With a
+/// filter by state, error code, event type or time, each page reads at
+/// most 10,000 messages (of the endpoint, or of the event, when one is
+/// named): when few match, a page may hold fewer than `limit`, or none,
+/// and still name `next_after`; page on until it is `null`.
 ///
 /// Tenant API key. `400` `invalid_query` for an unknown parameter or a bad
 /// value (a `limit` outside 1 to 250, an unknown `state`, a time that is not

@@ -4,6 +4,7 @@
 //! each item once, the continuation naming where the next page starts.
 
 use super::*;
+use crate::ExecutorExt as _;
 
 /// Pages through a list with pages of `limit`, returning each page's items.
 async fn pages<T, F, Fut>(limit: u32, mut read: F) -> Vec<Vec<T>>
@@ -161,4 +162,91 @@ pub async fn lists_come_a_bounded_page_at_a_time(s: &dyn Store) {
         .map(|p| p.iter().map(|v| v.version).collect())
         .collect();
     assert_eq!(numbers, vec![vec![1, 2], vec![3, 4], vec![5]]);
+}
+
+/// A filtered message list reads at most [`crate::messages::MAX_SCANNED`]
+/// messages a page (issue 47: a state or an error code that matches 3 of
+/// 25,000 read every message of the tenant in one request): a page that
+/// is not full by then ends at the last message read, with fewer matches
+/// or none, and the pages together hold every match exactly once, in
+/// order. A list without such a filter pages as before; a filter with the
+/// endpoint scans that endpoint's messages only.
+pub async fn a_filtered_message_list_reads_a_bounded_span_per_page(s: &dyn Store) {
+    let t = tenant(s, "acme").await;
+    let live = scope(&t, Environment::Live);
+    let c = consumer(s, &live, "c").await;
+    let busy = endpoint(s, &live, &c.id, &["order.shipped"]).await;
+    let quiet = endpoint(s, &live, &c.id, &["order.shipped"]).await;
+    let n = u64::from(crate::messages::MAX_SCANNED) * 5 / 2;
+    for (endpoint_id, prefix, state, count) in [
+        (&busy.id, "evt_s_", MessageState::Delivered, n),
+        (&busy.id, "evt_t_", MessageState::Exhausted, 3),
+        (&quiet.id, "evt_u_", MessageState::Exhausted, 2),
+    ] {
+        let (sc, endpoint_id) = (live.clone(), endpoint_id.clone());
+        s.write(crate::Commit::Durable, move |mut x| {
+            Box::pin(async move {
+                let seed = crate::seed::Messages {
+                    scope: &sc,
+                    endpoint_id: &endpoint_id,
+                    prefix,
+                    event_type: "order.shipped",
+                    state,
+                    due: None,
+                    attempts_used: 10,
+                    now: T0,
+                };
+                crate::seed::messages(&mut x, &seed, 1, count).await
+            })
+        })
+        .await
+        .expect("seed");
+    }
+    let live = &live;
+    let list = |filter: MessageFilter| {
+        move |request: PageRequest| {
+            let filter = filter.clone();
+            async move { list_messages(s, live, &filter, &request).await.unwrap() }
+        }
+    };
+    let exhausted = MessageFilter {
+        state: Some(MessageState::Exhausted),
+        ..Default::default()
+    };
+    let got = pages(50, list(exhausted)).await;
+    let sizes: Vec<usize> = got.iter().map(Vec::len).collect();
+    // `msg_evt_s_…` sort before `msg_evt_t_…` and `msg_evt_u_…`: two spans
+    // of the busy endpoint's deliveries without a match, then the rest.
+    assert_eq!(sizes, [0, 0, 5], "{sizes:?}");
+    let ids: Vec<&str> = got.iter().flatten().map(|m| m.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "msg_evt_t_1",
+            "msg_evt_t_2",
+            "msg_evt_t_3",
+            "msg_evt_u_1",
+            "msg_evt_u_2"
+        ]
+    );
+    // Of the quiet endpoint: its own messages only, one page.
+    let quiet_only = MessageFilter {
+        endpoint_id: Some(quiet.id.clone()),
+        state: Some(MessageState::Exhausted),
+        ..Default::default()
+    };
+    let got = pages(50, list(quiet_only)).await;
+    assert_eq!(got.iter().map(Vec::len).collect::<Vec<_>>(), [2]);
+    // Without such a filter: full pages, as before, past the span.
+    let mut request = PageRequest::first(250);
+    request.after = Some("msg_evt_s_9".into());
+    let page = list(MessageFilter::default())(request).await;
+    assert_eq!(page.data.len(), 250);
+    assert_eq!(page.next_after.as_deref(), Some(page.data[249].id.as_str()));
+    let by_endpoint = MessageFilter {
+        endpoint_id: Some(busy.id.clone()),
+        ..Default::default()
+    };
+    let page = list(by_endpoint)(PageRequest::first(250)).await;
+    assert_eq!(page.data.len(), 250);
 }

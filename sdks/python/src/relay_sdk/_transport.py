@@ -111,16 +111,19 @@ class Transport:
             raise ProblemError.from_response(status, response.content, answered_id, retry_after)
 
     def pages(self, operation: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
-        """Every item of a paginated list, fetching pages as it goes."""
+        """Every item of a paginated list, fetching pages as it goes. A page
+        may hold fewer items than asked, or none, and still name the next:
+        the list ends when `next_after` is absent, or does not move on."""
         after = kwargs.pop("after", None)
         while True:
             if after is not None:
                 kwargs["after"] = after
             page = self.call(operation, *args, safe=True, **kwargs)
             yield from page.data
-            after = page.next_after
-            if not isinstance(after, str) or not page.data:
+            following = page.next_after
+            if not isinstance(following, str) or following == after:
                 return
+            after = following
 
     def close(self) -> None:
         self.client.get_httpx_client().close()

@@ -129,7 +129,11 @@ export class Transport {
     }
   }
 
-  /** Every item of a paginated list, fetching pages (`next_after`) as it goes. */
+  /**
+   * Every item of a paginated list, fetching pages (`next_after`) as it goes.
+   * A page may hold fewer items than asked, or none, and still name the
+   * next: the list ends when `next_after` is absent, or does not move on.
+   */
   async *pages<T>(path: string, query: Query = {}): AsyncGenerator<T, void, undefined> {
     let after = query.after ?? undefined;
     for (;;) {
@@ -140,7 +144,7 @@ export class Transport {
         safe: true,
       });
       yield* page.data;
-      if (typeof page.next_after !== "string" || page.data.length === 0) return;
+      if (typeof page.next_after !== "string" || page.next_after === after) return;
       after = page.next_after;
     }
   }

@@ -312,7 +312,10 @@ export interface paths {
          * @description Lists the endpoint's messages that were not delivered: every terminal
          *     state but `delivered`, and `held` (made while it was paused or
          *     disabled), optionally created in a range, a page at a time. These are
-         *     what `recover` restarts. Tenant API key; `404` for an unknown endpoint.
+         *     what `recover` restarts. Each page reads at most 10,000 of the
+         *     endpoint's messages: when few of them were missed, a page may hold fewer
+         *     than `limit`, or none, and still name `next_after`; page on until it is
+         *     `null`. Tenant API key; `404` for an unknown endpoint.
          */
         get: operations["endpoints.list_missed"];
         put?: never;
@@ -929,7 +932,11 @@ export interface paths {
          * List messages
          * @description Lists the messages (one event for one endpoint) of the key's tenant and
          *     environment, filtered by endpoint, event, state, event type, last error
-         *     code and creation time, a page at a time: the delivery log.
+         *     code and creation time, a page at a time: the delivery log. With a
+         *     filter by state, error code, event type or time, each page reads at
+         *     most 10,000 messages (of the endpoint, or of the event, when one is
+         *     named): when few match, a page may hold fewer than `limit`, or none,
+         *     and still name `next_after`; page on until it is `null`.
          *
          *     Tenant API key. `400` `invalid_query` for an unknown parameter or a bad
          *     value (a `limit` outside 1 to 250, an unknown `state`, a time that is not

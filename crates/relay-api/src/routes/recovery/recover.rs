@@ -208,7 +208,10 @@ pub struct MissedQuery {
 /// Lists the endpoint's messages that were not delivered: every terminal
 /// state but `delivered`, and `held` (made while it was paused or
 /// disabled), optionally created in a range, a page at a time. These are
-/// what `recover` restarts. Tenant API key; `404` for an unknown endpoint.
+/// what `recover` restarts. Each page reads at most 10,000 of the
+/// endpoint's messages: when few of them were missed, a page may hold fewer
+/// than `limit`, or none, and still name `next_after`; page on until it is
+/// `null`. Tenant API key; `404` for an unknown endpoint.
 #[utoipa::path(operation_id = "endpoints.list_missed", get, path = "/v1/endpoints/{id}/missed", tag = "recovery",
     params(("id" = String, Path, description = "The endpoint's id."), MissedQuery),
     responses((status = 200, body = Page<Message>), (status = 404, body = Problem)),

@@ -133,7 +133,10 @@ def sync_detailed(
      Lists the endpoint's messages that were not delivered: every terminal
     state but `delivered`, and `held` (made while it was paused or
     disabled), optionally created in a range, a page at a time. These are
-    what `recover` restarts. Tenant API key; `404` for an unknown endpoint.
+    what `recover` restarts. Each page reads at most 10,000 of the
+    endpoint's messages: when few of them were missed, a page may hold fewer
+    than `limit`, or none, and still name `next_after`; page on until it is
+    `null`. Tenant API key; `404` for an unknown endpoint.
 
     Args:
         id (str):
@@ -181,7 +184,10 @@ def sync(
      Lists the endpoint's messages that were not delivered: every terminal
     state but `delivered`, and `held` (made while it was paused or
     disabled), optionally created in a range, a page at a time. These are
-    what `recover` restarts. Tenant API key; `404` for an unknown endpoint.
+    what `recover` restarts. Each page reads at most 10,000 of the
+    endpoint's messages: when few of them were missed, a page may hold fewer
+    than `limit`, or none, and still name `next_after`; page on until it is
+    `null`. Tenant API key; `404` for an unknown endpoint.
 
     Args:
         id (str):
@@ -224,7 +230,10 @@ async def asyncio_detailed(
      Lists the endpoint's messages that were not delivered: every terminal
     state but `delivered`, and `held` (made while it was paused or
     disabled), optionally created in a range, a page at a time. These are
-    what `recover` restarts. Tenant API key; `404` for an unknown endpoint.
+    what `recover` restarts. Each page reads at most 10,000 of the
+    endpoint's messages: when few of them were missed, a page may hold fewer
+    than `limit`, or none, and still name `next_after`; page on until it is
+    `null`. Tenant API key; `404` for an unknown endpoint.
 
     Args:
         id (str):
@@ -272,7 +281,10 @@ async def asyncio(
      Lists the endpoint's messages that were not delivered: every terminal
     state but `delivered`, and `held` (made while it was paused or
     disabled), optionally created in a range, a page at a time. These are
-    what `recover` restarts. Tenant API key; `404` for an unknown endpoint.
+    what `recover` restarts. Each page reads at most 10,000 of the
+    endpoint's messages: when few of them were missed, a page may hold fewer
+    than `limit`, or none, and still name `next_after`; page on until it is
+    `null`. Tenant API key; `404` for an unknown endpoint.
 
     Args:
         id (str):
