@@ -229,7 +229,7 @@ impl EngineConfig {
             retention: Duration::from_secs(30 * 86_400),
             purge_interval: Duration::from_secs(60),
             purge_batch: 500,
-            purge_busy_share: 0.05,
+            purge_busy_share: 0.03,
             breaker: relay_core::circuit::BreakerConfig::default(),
             circuit_sync_interval: Duration::from_millis(250),
             sweep_interval: Duration::from_secs(1),
