@@ -13,7 +13,7 @@ use crate::seed;
 
 /// Seeds `1..=n` of `prefix` for `endpoint_id` (events of `order.shipped`
 /// created at `T0`), in `state`.
-async fn seed_messages(
+pub(super) async fn seed_messages(
     s: &dyn Store,
     sc: &Scope,
     endpoint_id: &str,

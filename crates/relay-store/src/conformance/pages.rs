@@ -4,7 +4,6 @@
 //! each item once, the continuation naming where the next page starts.
 
 use super::*;
-use crate::ExecutorExt as _;
 
 /// Pages through a list with pages of `limit`, returning each page's items.
 async fn pages<T, F, Fut>(limit: u32, mut read: F) -> Vec<Vec<T>>
@@ -183,24 +182,7 @@ pub async fn a_filtered_message_list_reads_a_bounded_span_per_page(s: &dyn Store
         (&busy.id, "evt_t_", MessageState::Exhausted, 3),
         (&quiet.id, "evt_u_", MessageState::Exhausted, 2),
     ] {
-        let (sc, endpoint_id) = (live.clone(), endpoint_id.clone());
-        s.write(crate::Commit::Durable, move |mut x| {
-            Box::pin(async move {
-                let seed = crate::seed::Messages {
-                    scope: &sc,
-                    endpoint_id: &endpoint_id,
-                    prefix,
-                    event_type: "order.shipped",
-                    state,
-                    due: None,
-                    attempts_used: 10,
-                    now: T0,
-                };
-                crate::seed::messages(&mut x, &seed, 1, count).await
-            })
-        })
-        .await
-        .expect("seed");
+        super::chunks::seed_messages(s, &live, endpoint_id, prefix, state, count).await;
     }
     let live = &live;
     let list = |filter: MessageFilter| {
