@@ -112,6 +112,25 @@ impl Judges {
         }
     }
 
+    /// Runs `script`'s `--selftest` (known good and bad inputs, or the
+    /// official SDK's client against it); panics with its output unless
+    /// every verdict is right.
+    pub fn selftest(&self, script: &str) {
+        let out = Command::new(&self.python)
+            .arg(self.dir.join(script))
+            .arg("--selftest")
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {}: {e}", self.python.display()));
+        assert!(
+            out.status.success(),
+            "{script} --selftest -> {}\n{}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
     /// Writes `request` as a captured request and runs `script` on it with
     /// `args` before the file name.
     pub fn judge(&self, script: &str, args: &[&str], request: &Recorded) -> (bool, String) {
