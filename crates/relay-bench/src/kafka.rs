@@ -8,9 +8,14 @@
 //! Beside the kind's client alone (the broker workload's raw side: 10
 //! workers, each awaiting its record's delivery report), the bench measures
 //! librdkafka's producer alone with the same settings (`acks=all`, the
-//! idempotent producer, `linger.ms` 2) used as a producer is meant to be:
+//! idempotent producer, `linger.ms` 0) used as a producer is meant to be:
 //! every record handed over at once, the delivery reports counted as they
 //! come ([`Broker::producer_alone`]).
+//!
+//! The mock cluster and the bench's consumer run on librdkafka's threads in
+//! the bench's process, named as Relay's producer's are (`rdk:*`): they are
+//! counted as the bench's ([`crate::measure::peer_threads_started`]), so
+//! the Relay CPU the targets compare with the HTTPS kind's is Relay's own.
 
 use std::sync::atomic::AtomicU64;
 
@@ -63,12 +68,19 @@ pub(crate) fn kafka() -> anyhow::Result<Kafka> {
         .set("bootstrap.servers", &bootstrap)
         .set("group.id", format!("bench-{tag}"))
         .create()?;
-    Ok(Kafka {
+    let kafka = Kafka {
         cluster,
         port,
         tag,
         watermarks,
-    })
+    };
+    // Once the watermarks' consumer has met the broker, every `rdk:` thread
+    // is the bench's (the mock cluster's, its client's, the consumer's):
+    // Relay's producer starts its own later, and only those count as
+    // Relay's CPU.
+    kafka.held(&topic(&kafka.tag, "relay"))?;
+    crate::measure::peer_threads_started("rdk:");
+    Ok(kafka)
 }
 
 impl Kafka {
@@ -151,6 +163,12 @@ impl Broker for Kafka {
         messages: &[Prepared],
     ) -> Option<anyhow::Result<(f64, u64)>> {
         Some(self.produce_all(messages).await)
+    }
+
+    /// Counted by asking the broker for three partitions' watermarks, which
+    /// takes the mock cluster's thread on the cores Relay runs on.
+    fn slow_to_count(&self) -> bool {
+        true
     }
 
     /// The mock cluster (and its topics) ends when the workload drops it.

@@ -6,7 +6,8 @@
 //! Threads: Relay runs on its own tokio runtime (`relay-worker` threads, plus
 //! its SQLite worker threads); the receiver, the publisher and the `limit`
 //! client run on another (`bench-worker`). Relay's CPU time is the process's
-//! minus the `bench-*` threads' (from `/proc/self/task/*/stat`).
+//! minus the `bench-*` threads' (from `/proc/self/task/*/stat`) and those of
+//! a peer the bench runs in its process (`measure::peer_threads_started`).
 //!
 //! Latency is publish→receive: from the moment the publisher starts sending
 //! the event's request to the moment the receiver has read a delivery's

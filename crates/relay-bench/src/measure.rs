@@ -5,9 +5,48 @@ use std::time::Duration;
 /// Linux reports `/proc` CPU times in `USER_HZ` ticks, 100 per second.
 const TICKS_PER_SECOND: f64 = 100.0;
 
+/// Threads of the bench's own that are not named `bench-*`: those a C
+/// library started for the bench's peers (librdkafka's mock cluster and the
+/// bench's own Kafka clients name their threads `rdk:*`, as Relay's
+/// producer's are), by their ids under `/proc/self/task`.
+static PEER_THREADS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// Counts every thread now running whose name starts with `prefix` as the
+/// bench's own from now on: call it once the bench's peer has started its
+/// threads and before Relay starts any of that name.
+pub fn peer_threads_started(prefix: &str) {
+    let mut peers = PEER_THREADS.lock().unwrap_or_else(|e| e.into_inner());
+    for (id, stat) in tasks() {
+        if name(&stat).starts_with(prefix) && !peers.contains(&id) {
+            peers.push(id);
+        }
+    }
+}
+
+/// The process's threads: their ids and `stat` lines.
+fn tasks() -> Vec<(String, String)> {
+    let Ok(dir) = std::fs::read_dir("/proc/self/task") else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter_map(|task| {
+            let stat = std::fs::read_to_string(task.path().join("stat")).ok()?;
+            Some((task.file_name().to_string_lossy().into_owned(), stat))
+        })
+        .collect()
+}
+
+/// A thread's name in its `stat` line.
+fn name(stat: &str) -> &str {
+    stat.find('(')
+        .zip(stat.rfind(')'))
+        .map(|(a, b)| &stat[a + 1..b])
+        .unwrap_or_default()
+}
+
 /// CPU seconds used so far: by the whole process, and by the bench's own
-/// threads (the receiver and the publisher, named `bench-*`). Relay's share
-/// is the difference.
+/// threads (the receiver and the publisher, named `bench-*`, and the peers'
+/// threads of [`peer_threads_started`]). Relay's share is the difference.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Cpu {
     pub process: f64,
@@ -20,22 +59,12 @@ impl Cpu {
             .ok()
             .and_then(|s| ticks(&s))
             .unwrap_or(0.0);
-        let mut bench = 0.0;
-        if let Ok(dir) = std::fs::read_dir("/proc/self/task") {
-            for task in dir.flatten() {
-                let Ok(stat) = std::fs::read_to_string(task.path().join("stat")) else {
-                    continue;
-                };
-                let name = stat
-                    .find('(')
-                    .zip(stat.rfind(')'))
-                    .map(|(a, b)| &stat[a + 1..b])
-                    .unwrap_or_default();
-                if name.starts_with("bench-") {
-                    bench += ticks(&stat).unwrap_or(0.0);
-                }
-            }
-        }
+        let peers = PEER_THREADS.lock().unwrap_or_else(|e| e.into_inner());
+        let bench = tasks()
+            .iter()
+            .filter(|(id, stat)| name(stat).starts_with("bench-") || peers.contains(id))
+            .map(|(_, stat)| ticks(stat).unwrap_or(0.0))
+            .sum();
         Cpu { process, bench }
     }
 

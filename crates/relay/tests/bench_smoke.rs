@@ -325,6 +325,11 @@ fn check_broker_run(workload: &str, kind: &str) -> Value {
     assert_eq!(v["raw_stored"], 200, "{v:#}");
     assert_eq!(v["complete"], true, "{v:#}");
     assert!(v["ack"].is_string(), "{v:#}");
+    // The event sent first, outside the clock, is not counted.
+    assert!(
+        v["leased_at_publish"].as_u64().is_some_and(|n| n <= 200),
+        "{v:#}"
+    );
     for field in ["/relay_deliveries_per_s", "/raw_publishes_per_s", "/ratio"] {
         assert!(number(&v, field) > 0.0, "{field} in {v:#}");
     }
