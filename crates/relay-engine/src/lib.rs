@@ -147,10 +147,11 @@ pub struct EngineConfig {
     pub purge_interval: Duration,
     pub purge_batch: u32,
     /// The share of the time the purge service may spend in the store's
-    /// writes while attempts are in flight (between 0 and 1): after each
-    /// batch it rests for the batch's time × (1 − share) / share, so a
-    /// backlog of history to purge never crowds out live deliveries. With
-    /// nothing in flight it purges at full speed.
+    /// writes while deliveries run (an attempt in flight, or one ended
+    /// since its last batch; between 0 and 1): after each batch it rests
+    /// for the batch's time × (1 − share) / share, so a backlog of history
+    /// to purge never crowds out live deliveries. With no delivery since
+    /// its last batch it purges at full speed.
     pub purge_busy_share: f64,
     /// When an endpoint's circuit opens and how long it stays open.
     pub breaker: relay_core::circuit::BreakerConfig,

@@ -87,6 +87,8 @@ pub struct Metrics {
     pub ahead_given_back: AtomicU64,
     /// Messages leased at publish, handed over without a claim.
     pub leased_at_publish: AtomicU64,
+    /// Events the retention purge removed (with their messages and attempts).
+    pub purged_events: AtomicU64,
     /// Thin payloads (no snapshot fields) over the 20 kB they should stay under.
     pub thin_payloads_oversize: AtomicU64,
     /// Outcomes by kind, outcome, error code (and tenant when asked for).
@@ -111,6 +113,14 @@ pub struct Metrics {
 }
 
 impl Metrics {
+    /// Attempts that have ended so far, whatever their outcome.
+    pub fn attempts_ended(&self) -> u64 {
+        self.attempts
+            .iter()
+            .map(|n| n.load(Ordering::Relaxed))
+            .sum()
+    }
+
     pub fn count_outcome(&self, outcome: &str) {
         if let Some(i) = OUTCOMES.iter().position(|o| *o == outcome) {
             self.attempts[i].fetch_add(1, Ordering::Relaxed);
@@ -253,6 +263,11 @@ impl Metrics {
                 "relay_leased_at_publish_total",
                 "Messages leased as they were published and handed to this process's dispatcher (no claim).",
                 self.leased_at_publish.load(Ordering::Relaxed),
+            ),
+            (
+                "relay_retention_purged_events_total",
+                "Events the retention purge removed, with their messages and attempts.",
+                self.purged_events.load(Ordering::Relaxed),
             ),
             (
                 "relay_thin_payloads_oversize_total",

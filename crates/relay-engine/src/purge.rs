@@ -5,7 +5,7 @@ use super::*;
 use relay_store::{Commit, ExecutorExt as _, retention};
 use std::sync::atomic::Ordering;
 
-/// While attempts are in flight the purge's batches are this many times
+/// While deliveries run ([`Traffic`]) the purge's batches are this many times
 /// smaller than `purge_batch`.
 const BUSY_BATCH_DIVISOR: u32 = 5;
 
@@ -32,7 +32,7 @@ impl Dispatcher {
     }
 
     /// [`Dispatcher::purge`] as the service runs it (`stop` given): while
-    /// attempts are in flight it takes batches five times smaller and
+    /// deliveries run ([`Traffic`]) it takes batches five times smaller and
     /// rests after each so that it spends at most `purge_busy_share` of the
     /// time in the store's writes ([`rest_after`]), and it ends between two
     /// batches when `stop` turns true (a large backlog never holds up a
@@ -43,13 +43,18 @@ impl Dispatcher {
     ) -> Result<u64, relay_store::StoreError> {
         let cfg = self.config();
         let cutoff = self.retention_cutoff(self.attempter.clock.now());
+        let metrics = &self.attempter.metrics;
+        let mut traffic = Traffic::new(metrics.attempts_ended());
         let mut total = 0;
         loop {
             // Beside live deliveries, smaller batches: each holds the
             // store's writer (SQLite's one) for a fifth as long, so a
             // publish or a completion waits less behind it.
-            let busy =
-                stop.is_some() && self.attempter.metrics.in_flight.load(Ordering::Relaxed) > 0;
+            let busy = stop.is_some()
+                && traffic.busy(
+                    metrics.in_flight.load(Ordering::Relaxed),
+                    metrics.attempts_ended(),
+                );
             let batch = if busy {
                 (cfg.purge_batch / BUSY_BATCH_DIVISOR).max(1)
             } else {
@@ -63,6 +68,7 @@ impl Dispatcher {
                 })
                 .await?;
             total += n;
+            metrics.purged_events.fetch_add(n, Ordering::Relaxed);
             if n < u64::from(batch) {
                 break;
             }
@@ -115,6 +121,30 @@ impl Dispatcher {
             tracing::debug!(rows = orphans, "purged expired shares of endpoints' limits");
         }
         Ok(total)
+    }
+}
+
+/// Whether live deliveries are running, as the purge sees them before each
+/// batch: an attempt in flight now, or one that ended since the last look.
+/// Attempts in flight alone would not do: a batch that holds SQLite's one
+/// writer stalls the publishes and completions behind it, so the attempts
+/// in flight at its start end during it and none starts, and a purge that
+/// then found none in flight would go on at full speed, stalling them again.
+pub(crate) struct Traffic {
+    ended: u64,
+}
+
+impl Traffic {
+    /// `ended`: the attempts ended so far.
+    pub(crate) fn new(ended: u64) -> Self {
+        Traffic { ended }
+    }
+
+    /// With `in_flight` attempts now and `ended` so far.
+    pub(crate) fn busy(&mut self, in_flight: i64, ended: u64) -> bool {
+        let moved = ended != self.ended;
+        self.ended = ended;
+        in_flight > 0 || moved
     }
 }
 
@@ -194,6 +224,27 @@ impl Service for Purger {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn traffic_is_an_attempt_in_flight_or_one_ended_since_the_last_look() {
+        let mut t = Traffic::new(7);
+        // (in flight, ended so far) at each look, and whether it is busy.
+        for (in_flight, ended, busy) in [
+            (0, 7, false), // nothing since the pass began
+            (2, 7, true),  // attempts in flight
+            (0, 9, true),  // none in flight, but two ended meanwhile
+            (0, 9, false), // none since the last look
+            (1, 9, true),
+            (0, 10, true),
+            (0, 10, false),
+        ] {
+            assert_eq!(
+                t.busy(in_flight, ended),
+                busy,
+                "{in_flight} in flight, {ended} ended"
+            );
+        }
+    }
 
     #[test]
     fn the_rest_keeps_the_purge_to_its_share() {

@@ -247,5 +247,10 @@ async fn a_stopping_engine_ends_the_purge_between_batches() {
         );
         assert_eq!(e.dispatcher.purge().await.unwrap(), 900);
         assert_eq!(e.dispatcher.purge().await.unwrap(), 0);
+        assert_eq!(
+            e.dispatcher.metrics().purged_events.load(Ordering::Relaxed),
+            1000,
+            "relay_retention_purged_events_total counts every event purged"
+        );
     }
 }
