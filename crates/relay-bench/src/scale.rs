@@ -24,6 +24,8 @@
 use relay_store::ExecutorExt as _;
 
 use super::*;
+
+mod purge;
 use crate::backlog::now_millis;
 
 /// The history's age: older than the purge's retention, younger than the
@@ -390,25 +392,6 @@ async fn reads(env: &Env, history: u64) -> anyhow::Result<Value> {
     Ok(json!({"cases": cases, "worst_p99_ms": round(worst), "worst": worst_name}))
 }
 
-/// The engine's count of the events its retention purge removed.
-const PURGED: &str = "relay_retention_purged_events_total";
-
-/// Events of the history still there (created before the purge's cutoff).
-async fn history_left(env: &Env) -> anyhow::Result<u64> {
-    let cutoff = Timestamp::from_millis(now_millis()? - RETENTION_DAYS * DAY_MS);
-    let store = env.store.clone();
-    Ok(env
-        .relay
-        .spawn(async move {
-            store
-                .read(move |mut x| {
-                    Box::pin(async move { relay_store::stats::events_before(&mut x, cutoff).await })
-                })
-                .await
-        })
-        .await??)
-}
-
 pub(crate) async fn scale(
     args: &BenchArgs,
     relay: Host,
@@ -437,28 +420,15 @@ pub(crate) async fn scale(
     let bytes = bytes(&env, stored).await?;
     let without = burst(&env, args, events, k as u64, data).await?;
     let reads = reads(&env, history).await?;
-    // Step 5: restarted with nothing to purge, with the default retention
-    // (the purge starts with the engine), with nothing to purge again.
-    let mut around = Vec::new();
-    let mut purged = None;
-    for days in [KEPT_DAYS, RETENTION_DAYS, KEPT_DAYS] {
-        env.relaunch(retention(days)).await?;
-        tokio::time::sleep(Duration::from_millis(500)).await;
-        if days == KEPT_DAYS {
-            around.push(burst(&env, args, events, k as u64, data).await?);
-            continue;
-        }
-        let left0 = history_left(&env).await?;
-        // What the purge removed while the burst ran, by its own count (the
-        // history's count takes seconds at 10 M, while the purge runs).
-        let purged0 = env.counter(PURGED);
-        let t0 = Instant::now();
-        let with = burst(&env, args, events, k as u64, data).await?;
-        let window = t0.elapsed().as_secs_f64();
-        let during = env.counter(PURGED).saturating_sub(purged0);
-        purged = Some((with, left0, history_left(&env).await?, during, window));
-    }
-    let (with, left0, left1, during, window) = purged.context("the purge's run")?;
+    // Step 5: the purge's cost (`purge`).
+    let purge::Run {
+        around,
+        with,
+        left0,
+        left1,
+        during,
+        window,
+    } = purge::run(&mut env, args, events, k as u64, data).await?;
     let baseline = around.iter().map(|b| b.per_s).sum::<f64>() / around.len() as f64;
     let slowdown = empty.per_s / without.per_s.max(1e-9);
     let cost = 1.0 - with.per_s / baseline.max(1e-9);
