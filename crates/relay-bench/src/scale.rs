@@ -421,20 +421,13 @@ pub(crate) async fn scale(
     let without = burst(&env, args, events, k as u64, data).await?;
     let reads = reads(&env, history).await?;
     // Step 5: the purge's cost (`purge`).
-    let purge::Run {
-        around,
-        with,
-        left0,
-        left1,
-        during,
-        window,
-    } = purge::run(&mut env, args, events, k as u64, data).await?;
-    let baseline = around.iter().map(|b| b.per_s).sum::<f64>() / around.len() as f64;
+    let run = purge::run(&mut env, args, events, k as u64, data).await?;
+    let (with, around, baseline) = (&run.with, &run.around, run.baseline());
     let slowdown = empty.per_s / without.per_s.max(1e-9);
     let cost = 1.0 - with.per_s / baseline.max(1e-9);
-    let complete = [&empty, &without, &with]
+    let complete = [&empty, &without, with]
         .into_iter()
-        .chain(&around)
+        .chain(around)
         .all(|b| b.complete);
 
     let mut m = common_json(args, env.backend);
@@ -458,10 +451,10 @@ pub(crate) async fn scale(
         json!({
             "without": around.iter().map(Burst::json).collect::<Vec<_>>(),
             "without_per_s": round(baseline), "with": with.json(), "cost": round(cost),
-            "history_events_before": left0, "history_events_after": left1,
-            "purged_during": during,
-            "purged_per_s": round(during as f64 / window.max(1e-9)),
-            "throughout": left1 > 0,
+            "history_events_before": run.left0, "history_events_after": run.left1,
+            "purged_during": run.during,
+            "purged_per_s": round(run.during as f64 / run.window.max(1e-9)),
+            "throughout": run.left1 > 0,
         }),
     );
     m.insert("bytes".into(), bytes.clone());
@@ -506,9 +499,10 @@ pub(crate) async fn scale(
             "purge's cost (1 - with / without)",
             format!("{:.1} %", cost * 100.0),
             format!(
-                "target < 10 %; {} events purged in {window:.1} s{}",
-                during,
-                if left1 > 0 {
+                "target < 10 %; {} events purged in {:.1} s{}",
+                run.during,
+                run.window,
+                if run.left1 > 0 {
                     ", still running"
                 } else {
                     ", purge ENDED during the run"
