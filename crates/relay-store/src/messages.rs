@@ -46,12 +46,30 @@ pub const MAX_SCANNED: u32 = 10_000;
 /// there with `next_after` the last message read, and may hold fewer than
 /// `limit` messages, or none. Paging on until `next_after` is `None`
 /// still returns every match exactly once, in order.
+///
+/// A list from a time on (`since`) starts at that time's ids: a message's
+/// id is never earlier than its creation time (each writer takes both from
+/// one clock reading, and `crate::new_id` never goes back in time), so no
+/// message created since then has an id before the first id of that
+/// millisecond ([`since_bound`]).
+///
+/// A filter naming an endpoint outside `scope` answers an empty page at
+/// once (its messages are not the scope's, and reading them to find that
+/// out would read another tenant's whole history).
 pub async fn list<X: Exec>(
     x: &mut X,
     scope: &Scope,
     filter: &MessageFilter,
     page: &PageRequest,
 ) -> Result<Page<Message>> {
+    if let Some(endpoint_id) = &filter.endpoint_id
+        && !endpoint_in_scope(x, scope, endpoint_id).await?
+    {
+        return Ok(Page {
+            data: Vec::new(),
+            next_after: None,
+        });
+    }
     let bound = if scans(filter) {
         scan_end(x, scope, filter, page).await?
     } else {
@@ -64,6 +82,7 @@ pub async fn list<X: Exec>(
         page,
         |q| {
             push_message_filter(q, filter);
+            push_since_bound(q, filter);
             if let Some(last) = &bound {
                 q.push(" AND id <= ").bind(last.as_str().into());
             }
@@ -90,28 +109,62 @@ fn scans(f: &MessageFilter) -> bool {
         || f.events_since.is_some()
 }
 
+/// Whether `endpoint_id` is one of `scope`'s endpoints (deleted or not).
+async fn endpoint_in_scope<X: Exec>(x: &mut X, scope: &Scope, endpoint_id: &str) -> Result<bool> {
+    Ok(!x
+        .fetch(&SqlBuilder::of(
+            "SELECT 1 FROM endpoints WHERE tenant_id = $1 AND environment = $2 AND id = $3",
+            [
+                scope.tenant_id.as_str().into(),
+                scope.environment.as_str().into(),
+                endpoint_id.into(),
+            ],
+        ))
+        .await?
+        .is_empty())
+}
+
+/// The first id a message created at or after `since` can have: the
+/// smallest message id of that millisecond.
+pub fn since_bound(since: Timestamp) -> String {
+    relay_core::id::new_id(relay_core::id::IdKind::Message, since.millis(), 0)
+}
+
+/// `AND id >= ` [`since_bound`] when `filter` lists from a time on.
+fn push_since_bound(q: &mut SqlBuilder, filter: &MessageFilter) {
+    if let Some(since) = filter.since {
+        q.push(" AND id >= ").bind(since_bound(since).into());
+    }
+}
+
 /// The id of the [`MAX_SCANNED`]th message after the page's start (of the
-/// endpoint or the event the filter names), when there are that many:
-/// the page reads no further.
+/// endpoint or the event the filter names, from the filter's `since` on),
+/// when there are that many: the page reads no further. An endpoint's
+/// messages are read from its index alone: they are its scope's (checked
+/// by [`list`] before), so the scope is not read from every row.
 async fn scan_end<X: Exec>(
     x: &mut X,
     scope: &Scope,
     filter: &MessageFilter,
     page: &PageRequest,
 ) -> Result<Option<String>> {
-    let mut q = SqlBuilder::of(
-        "SELECT id FROM messages WHERE tenant_id = $1 AND environment = $2",
-        [
-            scope.tenant_id.as_str().into(),
-            scope.environment.as_str().into(),
-        ],
-    );
-    let served = MessageFilter {
-        endpoint_id: filter.endpoint_id.clone(),
-        event_id: filter.event_id.clone(),
-        ..MessageFilter::default()
+    let mut q = match &filter.endpoint_id {
+        Some(endpoint_id) => SqlBuilder::of(
+            "SELECT id FROM messages WHERE endpoint_id = $1",
+            [endpoint_id.as_str().into()],
+        ),
+        None => SqlBuilder::of(
+            "SELECT id FROM messages WHERE tenant_id = $1 AND environment = $2",
+            [
+                scope.tenant_id.as_str().into(),
+                scope.environment.as_str().into(),
+            ],
+        ),
     };
-    push_message_filter(&mut q, &served);
+    if let Some(event_id) = &filter.event_id {
+        q.push(" AND event_id = ").bind(event_id.as_str().into());
+    }
+    push_since_bound(&mut q, filter);
     if let Some(after) = &page.after {
         q.push(" AND id > ").bind(after.as_str().into());
     }

@@ -17,8 +17,8 @@ use crate::exec::Exec;
 use crate::sql::{Bind, SqlBuilder};
 use crate::{Result, Scope, StoreError};
 
-/// Events `<prefix><i>`, each with one message
-/// `msg_<prefix><i>` for one endpoint.
+/// Events `<prefix><i>`, each with one message `msg_<prefix><i>` for one
+/// endpoint (or an id as [`Shape::time_ids`] says).
 #[derive(Debug, Clone)]
 pub struct Messages<'a> {
     pub scope: &'a Scope,
@@ -65,6 +65,51 @@ pub struct Shape<'a> {
     /// chunk's rows then go to the end of the id indexes, as live traffic's
     /// do, instead of all over them.
     pub padded: bool,
+    /// `Some(tag)`: each message's id is the one `crate::new_id` could have
+    /// generated at the message's creation time ([`time_id`]: the time,
+    /// then `tag` and the row's number as the random part) rather than
+    /// `msg_<prefix><i>`, so that the history sorts among live traffic's
+    /// ids, by time, as a real one does (a list from a time on starts at
+    /// that time's ids: `crate::messages::list`). Seeds beside each other
+    /// take different tags.
+    pub time_ids: Option<u32>,
+}
+
+/// The id [`messages_shaped`] gives message `i` created at `created`
+/// when [`Shape::time_ids`] is `Some(tag)`: a message id of that
+/// millisecond whose 80 random bits are `tag` (30 bits) then `i` (50).
+pub fn time_id(tag: u32, created: Timestamp, i: u64) -> String {
+    let random = (u128::from(tag & ((1 << 30) - 1)) << 50) | u128::from(i & ((1 << 50) - 1));
+    relay_core::id::new_id(relay_core::id::IdKind::Message, created.millis(), random)
+}
+
+/// SQL for [`time_id`] of the row whose creation time (milliseconds) is
+/// `created` and number `i` (two SQL expressions), `tag` given: the
+/// prefix, then the 26 Crockford base-32 digits of the time (10) and of
+/// the random part (16), five bits each, as `relay_core::id::new_id`
+/// writes them.
+fn time_id_sql(tag: u32, created: &str, i: &str) -> String {
+    let base32 = |value: &str, n: u32| {
+        (0..n)
+            .rev()
+            .map(|k| {
+                format!(
+                    "substr('{digits}', CAST((({value}) >> {}) & 31 AS INTEGER) + 1, 1)",
+                    5 * k,
+                    digits = relay_core::id::CROCKFORD,
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" || ")
+    };
+    let tag = i64::from(tag & ((1 << 30) - 1));
+    format!(
+        "'{prefix}_' || {time} || {tag} || {number}",
+        prefix = relay_core::id::IdKind::Message.prefix(),
+        time = base32(created, 10),
+        tag = base32(&tag.to_string(), 6),
+        number = base32(i, 10),
+    )
 }
 
 impl Default for Shape<'_> {
@@ -73,6 +118,7 @@ impl Default for Shape<'_> {
             data: "{}",
             spacing_ms: 0,
             padded: false,
+            time_ids: None,
         }
     }
 }
@@ -126,6 +172,10 @@ pub async fn messages_shaped<X: Exec>(
     ];
     // $6: the creation time of row 0; $7: the spacing.
     let created = "($6 + i * $7)";
+    let message_id = match shape.time_ids {
+        Some(tag) => time_id_sql(tag, created, "i"),
+        None => format!("'msg_' || $5 || {num}"),
+    };
     let times = [Bind::Int(seed.now.millis()), Bind::Int(shape.spacing_ms)];
     x.execute(&SqlBuilder::numbered(
         &format!(
@@ -144,7 +194,7 @@ pub async fn messages_shaped<X: Exec>(
             &format!(
                 "{with}INSERT INTO messages (id, tenant_id, environment, event_id, endpoint_id, event_type, \
                  state, attempts_used, next_attempt_at, created_at, updated_at, endpoint_version) \
-                 SELECT 'msg_' || $5 || {num}, $3, $4, $5 || {num}, $8, $9, $10, $11, $12, {created}, \
+                 SELECT {message_id}, $3, $4, $5 || {num}, $8, $9, $10, $11, $12, {created}, \
                  {created}, (SELECT version FROM endpoints WHERE id = $8) FROM {from}"
             ),
             scope.iter().cloned().chain(times.clone()).chain([
@@ -163,7 +213,7 @@ pub async fn messages_shaped<X: Exec>(
                 "{with}INSERT INTO attempts (id, message_id, tenant_id, environment, endpoint_id, \
                  number, trigger, started_at, duration_ms, destination_ip, error_kind, error_code, \
                  body_sha256, signature, detail, outcome) \
-                 SELECT 'atm_' || $5 || {num}, 'msg_' || $5 || {num}, $3, $4, $8, 1, $9, \
+                 SELECT 'atm_' || $5 || {num}, {message_id}, $3, $4, $8, 1, $9, \
                  {created} + $10, $11, '127.0.0.1', NULL, NULL, $12, $13, $14, $15 FROM {from}"
             ),
             scope.into_iter().chain(times).chain([

@@ -30,6 +30,7 @@ macro_rules! conformance {
 
 conformance!(
     a_filtered_message_list_reads_a_bounded_span_per_page,
+    a_time_window_list_starts_at_the_window,
     workflow_steps_are_idempotent_by_key_and_reach_only_their_endpoint,
     concurrent_requests_with_one_step_key_make_one_step,
     ordered_messages_are_claimed_one_at_a_time_per_key_in_publish_order,

@@ -151,6 +151,7 @@ pub async fn a_seeded_history_has_its_attempts_and_its_sizes(s: &dyn Store) {
                     data,
                     spacing_ms: 1000,
                     padded: true,
+                    time_ids: None,
                 };
                 let n = seed::messages_shaped(&mut x, &seed, &shape, 1, 9).await?;
                 Ok(n + seed::messages_shaped(&mut x, &seed, &shape, 10, 12).await?)
