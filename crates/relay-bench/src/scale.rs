@@ -25,8 +25,10 @@ use relay_store::ExecutorExt as _;
 
 use super::*;
 
+mod history;
 mod purge;
 use crate::backlog::now_millis;
+use history::{History, prefix, seed_history};
 
 /// The history's age: older than the purge's retention, younger than the
 /// retention of the steps before it.
@@ -49,17 +51,25 @@ struct Burst {
     deliveries: u64,
     cpu_per_1000: f64,
     latency: Percentiles,
+    /// PostgreSQL: what the server wrote to its log during the burst.
+    wal: Option<relay_store::stats::WalWritten>,
 }
 
 impl Burst {
     fn json(&self) -> Value {
-        json!({
+        let mut out = json!({
             "deliveries_per_s": round(self.per_s),
             "deliveries": self.deliveries,
             "complete": self.complete,
             "relay_cpu_s_per_1000": round(self.cpu_per_1000),
             "latency_ms": self.latency.json(),
-        })
+        });
+        if let Some(wal) = self.wal {
+            let per = |v: i64| round(v as f64 / self.deliveries.max(1) as f64);
+            out["wal_bytes_per_delivery"] = json!(per(wal.bytes));
+            out["wal_full_pages_per_delivery"] = json!(per(wal.full_pages));
+        }
+        out
     }
 }
 
@@ -73,12 +83,20 @@ async fn burst(
     data: &Arc<str>,
 ) -> anyhow::Result<Burst> {
     let phase = env.tracker.begin(events);
+    let wal0 = wal_written(env).await?;
     let cpu0 = Cpu::now();
     let published = publish(env, &phase, "bench.published", data, args.concurrency, None).await?;
     let waited = phase
         .wait_accepted(k, Duration::from_secs(args.timeout_seconds))
         .await;
     let cpu1 = Cpu::now();
+    let wal = match (wal0, wal_written(env).await?) {
+        (Some(a), Some(b)) => Some(relay_store::stats::WalWritten {
+            bytes: b.bytes - a.bytes,
+            full_pages: b.full_pages - a.full_pages,
+        }),
+        _ => None,
+    };
     let arrived = phase.arrived.load(Ordering::Acquire);
     let elapsed = phase
         .last_arrival()
@@ -90,7 +108,23 @@ async fn burst(
         deliveries: arrived,
         cpu_per_1000: cpu0.relay_since(&cpu1) * 1000.0 / arrived.max(1) as f64,
         latency: phase.percentiles(),
+        wal,
     })
+}
+
+/// PostgreSQL's log written so far (`None` on SQLite).
+async fn wal_written(env: &Env) -> anyhow::Result<Option<relay_store::stats::WalWritten>> {
+    let store = env.store.clone();
+    Ok(env
+        .relay
+        .spawn(async move {
+            store
+                .read(|mut x| {
+                    Box::pin(async move { relay_store::stats::wal_written(&mut x).await })
+                })
+                .await
+        })
+        .await??)
 }
 
 /// The retention period of the Relay's configuration file.
@@ -100,119 +134,6 @@ fn retention(days: i64) -> impl FnOnce(&mut toml::Table) {
         t.insert("days".into(), days.into());
         config.insert("retention".into(), t.into());
     }
-}
-
-/// The history's event ids of endpoint `j` are `<prefix(j)><i>`, `i`
-/// zero-padded to ten digits (message `msg_…`, attempt `atm_…`): about the
-/// length of generated ids, and sorted by time as theirs are.
-fn prefix(j: usize) -> String {
-    format!("evt_01jhist{j}_")
-}
-
-/// Writes `history` delivered messages, split over `endpoints`, chunk by
-/// chunk (each endpoint's share of a chunk in turn, so both grow together
-/// as live traffic's would); progress on stderr. Returns the seconds.
-async fn seed_history(
-    env: &Env,
-    endpoints: &[String],
-    history: u64,
-    data: &Arc<str>,
-) -> anyhow::Result<f64> {
-    let k = endpoints.len().max(1) as u64;
-    let per = history.div_ceil(k);
-    let start = now_millis()? - HISTORY_FROM_DAYS * DAY_MS;
-    let spacing = ((HISTORY_FROM_DAYS - HISTORY_TO_DAYS) * DAY_MS / per.max(1) as i64).max(1);
-    let scope = relay_store::Scope {
-        tenant_id: env.tenant_id.clone(),
-        environment: Environment::Live,
-    };
-    let (store, endpoints, data) = (env.store.clone(), endpoints.to_vec(), data.clone());
-    let started = Instant::now();
-    env.relay
-        .spawn(async move {
-            let share = |j: u64| history / k + u64::from(j < history % k);
-            let mut written = 0u64;
-            let mut first = 0u64;
-            while first < per {
-                for (j, endpoint) in endpoints.iter().enumerate() {
-                    let last = (first + CHUNK / k).min(share(j as u64));
-                    if last <= first {
-                        continue;
-                    }
-                    let (scope, endpoint, data) = (scope.clone(), endpoint.clone(), data.clone());
-                    written += store
-                        .write(relay_store::Commit::Durable, move |mut x| {
-                            Box::pin(async move {
-                                let seed = relay_store::seed::Messages {
-                                    scope: &scope,
-                                    endpoint_id: &endpoint,
-                                    prefix: &prefix(j),
-                                    event_type: "bench.published",
-                                    state: MessageState::Delivered,
-                                    due: None,
-                                    attempts_used: 1,
-                                    now: Timestamp::from_millis(start),
-                                };
-                                let shape = relay_store::seed::Shape {
-                                    data: &data,
-                                    spacing_ms: spacing,
-                                    padded: true,
-                                };
-                                relay_store::seed::messages_shaped(
-                                    &mut x,
-                                    &seed,
-                                    &shape,
-                                    first,
-                                    last - 1,
-                                )
-                                .await
-                            })
-                        })
-                        .await?;
-                }
-                first += CHUNK / k;
-                let s = started.elapsed().as_secs_f64();
-                eprintln!(
-                    "seed: {written} of {history} deliveries ({:.0}/s, {s:.0} s)",
-                    written as f64 / s.max(1e-9)
-                );
-            }
-            anyhow::Ok(())
-        })
-        .await??;
-    let seeded = started.elapsed().as_secs_f64();
-    if let Some((url, name)) = &env.pg_drop {
-        eprintln!("seed: VACUUM (ANALYZE) of the history tables, CHECKPOINT");
-        relay_store::seed::vacuum_history(url, name).await?;
-    }
-    settle().await;
-    Ok(seeded)
-}
-
-/// Waits until the kernel has written out what the seed dirtied (`sync`,
-/// then `Dirty` + `Writeback` of `/proc/meminfo` under 64 MiB, two minutes
-/// at most): otherwise the next measurement's log flushes queue behind
-/// gigabytes of the seed's pages, which is the seed's cost, not the
-/// history's.
-async fn settle() {
-    let started = Instant::now();
-    let _ = tokio::task::spawn_blocking(|| std::process::Command::new("sync").status()).await;
-    let dirty = || -> u64 {
-        std::fs::read_to_string("/proc/meminfo")
-            .unwrap_or_default()
-            .lines()
-            .filter(|l| l.starts_with("Dirty:") || l.starts_with("Writeback:"))
-            .filter_map(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
-            .sum()
-    };
-    while dirty() > 64 * 1024 && started.elapsed() < Duration::from_secs(120) {
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-    eprintln!(
-        "seed: written out in {:.1} s ({} kB dirty left)",
-        started.elapsed().as_secs_f64(),
-        dirty()
-    );
 }
 
 /// Bytes on disk of the database, the history tables, their indexes and
@@ -291,12 +212,10 @@ impl Pick {
 /// page by cursor, and the lookups beside them (there is no list of events
 /// or of an endpoint's attempts: an event, and a message's attempts, are
 /// read by id).
-async fn reads(env: &Env, history: u64) -> anyhow::Result<Value> {
-    let per = history
-        .div_ceil(env.endpoint_ids.len().max(1) as u64)
-        .max(1);
+async fn reads(env: &Env, history: History) -> anyhow::Result<Value> {
+    let per = history.per.max(1);
     let e0 = &env.endpoint_ids[0];
-    let deep = format!("msg_{}{:010}", prefix(0), per / 2);
+    let deep = history.message_id(0, per / 2);
     let from = now_millis()? - HISTORY_FROM_DAYS * DAY_MS;
     let window = |ms: i64| relay_core::time::Timestamp::from_millis(ms).to_rfc3339();
     // A day in the middle of the history.
@@ -349,13 +268,14 @@ async fn reads(env: &Env, history: u64) -> anyhow::Result<Value> {
         while samples.len() < READS && (samples.is_empty() || started.elapsed() < READ_BUDGET) {
             let i = pick.next(per);
             let id = format!("{}{i:010}", prefix(0));
+            let message = history.message_id(0, i);
             let (n, path) = match case {
                 c if c < fixed.len() => (fixed[c].0, fixed[c].1.clone()),
                 c if c == fixed.len() => (
                     "message's attempts",
-                    format!("/v1/messages/msg_{id}/attempts"),
+                    format!("/v1/messages/{message}/attempts"),
                 ),
-                c if c == fixed.len() + 1 => ("a message by id", format!("/v1/messages/msg_{id}")),
+                c if c == fixed.len() + 1 => ("a message by id", format!("/v1/messages/{message}")),
                 c if c == fixed.len() + 2 => ("an event by id", format!("/v1/events/{id}")),
                 _ => (
                     "messages of an event",
@@ -415,11 +335,12 @@ pub(crate) async fn scale(
         Some(n) => Arc::from(payload(n)),
         None => data.clone(),
     };
-    let seed_s = seed_history(&env, &endpoints, history, &history_data).await?;
+    let shape = History::new(history, k as u64)?;
+    let seed_s = seed_history(&env, &endpoints, history, shape, &history_data).await?;
     let stored = history + empty.deliveries;
     let bytes = bytes(&env, stored).await?;
     let without = burst(&env, args, events, k as u64, data).await?;
-    let reads = reads(&env, history).await?;
+    let reads = reads(&env, shape).await?;
     // Step 5: the purge's cost (`purge`).
     let run = purge::run(&mut env, args, events, k as u64, data).await?;
     let (with, around, baseline) = (&run.with, &run.around, run.baseline());
@@ -509,15 +430,33 @@ pub(crate) async fn scale(
                 }
             ),
         ),
-        row(
-            "reads: worst p99",
-            ms(reads["worst_p99_ms"].as_f64().unwrap_or_default()),
-            format!(
-                "target < 50 ms; {}",
-                reads["worst"].as_str().unwrap_or_default()
-            ),
-        ),
     ];
+    if let (Some(w), Some(b)) = (with.wal, around.first().and_then(|b| b.wal)) {
+        let per = |bytes: i64, pages: i64, n: u64| {
+            let n = n.max(1) as f64;
+            format!(
+                "{:.0} B ({:.2} full pages)",
+                bytes as f64 / n,
+                pages as f64 / n
+            )
+        };
+        rows.push(row(
+            "  PostgreSQL's log per delivery, purge running",
+            per(w.bytes, w.full_pages, with.deliveries),
+            format!(
+                "before, nothing to purge: {}",
+                per(b.bytes, b.full_pages, around[0].deliveries)
+            ),
+        ));
+    }
+    rows.push(row(
+        "reads: worst p99",
+        ms(reads["worst_p99_ms"].as_f64().unwrap_or_default()),
+        format!(
+            "target < 50 ms; {}",
+            reads["worst"].as_str().unwrap_or_default()
+        ),
+    ));
     for c in reads["cases"].as_array().into_iter().flatten() {
         rows.push(row(
             &format!("  {}", c["read"].as_str().unwrap_or_default()),

@@ -204,3 +204,33 @@ pub async fn events_before<X: Exec>(x: &mut X, cutoff: relay_core::time::Timesta
         .await?;
     Ok(rows.first().map_or(Ok(0), |r| r.int("n"))?.max(0) as u64)
 }
+
+/// What PostgreSQL has written to its write-ahead log since its statistics
+/// were last reset (`pg_stat_wal`): bytes, and full page images (the
+/// whole page a change writes after a checkpoint, the first time it
+/// touches that page). `None` on SQLite.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct WalWritten {
+    pub bytes: i64,
+    pub full_pages: i64,
+}
+
+/// [`WalWritten`] now (PostgreSQL; `None` on SQLite).
+pub async fn wal_written<X: Exec>(x: &mut X) -> Result<Option<WalWritten>> {
+    if x.dialect().backend != "postgres" {
+        return Ok(None);
+    }
+    let rows = x
+        .fetch(&SqlBuilder::new(
+            "SELECT wal_bytes::bigint AS bytes, wal_fpi AS full_pages FROM pg_stat_wal",
+        ))
+        .await?;
+    rows.first()
+        .map(|r| {
+            Ok(WalWritten {
+                bytes: r.int("bytes")?,
+                full_pages: r.int("full_pages")?,
+            })
+        })
+        .transpose()
+}
