@@ -111,17 +111,9 @@ fn scans(f: &MessageFilter) -> bool {
 
 /// Whether `endpoint_id` is one of `scope`'s endpoints (deleted or not).
 async fn endpoint_in_scope<X: Exec>(x: &mut X, scope: &Scope, endpoint_id: &str) -> Result<bool> {
-    Ok(!x
-        .fetch(&SqlBuilder::of(
-            "SELECT 1 FROM endpoints WHERE tenant_id = $1 AND environment = $2 AND id = $3",
-            [
-                scope.tenant_id.as_str().into(),
-                scope.environment.as_str().into(),
-                endpoint_id.into(),
-            ],
-        ))
-        .await?
-        .is_empty())
+    const IN_SCOPE: &str =
+        "SELECT 1 FROM endpoints WHERE tenant_id = $1 AND environment = $2 AND id = $3";
+    Ok(scoped_row(x, IN_SCOPE, scope, endpoint_id).await?.is_some())
 }
 
 /// The first id a message created at or after `since` can have: the

@@ -85,12 +85,13 @@ pub fn time_id(tag: u32, created: Timestamp, i: u64) -> String {
 
 /// SQL for [`time_id`] of the row whose creation time (milliseconds) is
 /// `created` and number `i` (two SQL expressions), `tag` given: the
-/// prefix, then the 26 Crockford base-32 digits of the time (10) and of
-/// the random part (16), five bits each, as `relay_core::id::new_id`
-/// writes them.
+/// Crockford base-32 digits of the time (10) and of the number (the last
+/// 10 of the random part), five bits each, as `relay_core::id::new_id`
+/// writes them, around the prefix and the tag's digits, which are the
+/// same for every row and so taken from [`time_id`] itself.
 fn time_id_sql(tag: u32, created: &str, i: &str) -> String {
-    let base32 = |value: &str, n: u32| {
-        (0..n)
+    let base32 = |value: &str| {
+        (0..10)
             .rev()
             .map(|k| {
                 format!(
@@ -102,13 +103,14 @@ fn time_id_sql(tag: u32, created: &str, i: &str) -> String {
             .collect::<Vec<_>>()
             .join(" || ")
     };
-    let tag = i64::from(tag & ((1 << 30) - 1));
+    // `<prefix>_`, 10 digits of time, 6 of the tag, 10 of the number.
+    let zero = time_id(tag, Timestamp::from_millis(0), 0);
+    let prefix = &zero[..zero.len() - 26];
+    let tag = &zero[zero.len() - 16..zero.len() - 10];
     format!(
-        "'{prefix}_' || {time} || {tag} || {number}",
-        prefix = relay_core::id::IdKind::Message.prefix(),
-        time = base32(created, 10),
-        tag = base32(&tag.to_string(), 6),
-        number = base32(i, 10),
+        "'{prefix}' || {time} || '{tag}' || {number}",
+        time = base32(created),
+        number = base32(i),
     )
 }
 
