@@ -23,6 +23,26 @@ impl Env {
             })
             .collect()
     }
+
+    /// `f` as one read of the store (`ExecutorExt::read`), run on Relay's
+    /// runtime.
+    pub(crate) async fn read<T, F>(&self, f: F) -> anyhow::Result<T>
+    where
+        T: Send + 'static,
+        F: for<'a> FnOnce(
+                relay_store::Rx<'a>,
+            ) -> std::pin::Pin<
+                Box<dyn std::future::Future<Output = relay_store::Result<T>> + Send + 'a>,
+            > + Send
+            + 'static,
+    {
+        use relay_store::ExecutorExt as _;
+        let store = self.store.clone();
+        Ok(self
+            .relay
+            .spawn(async move { store.read(f).await })
+            .await??)
+    }
 }
 
 impl Env {

@@ -121,17 +121,8 @@ fn rates(bursts: &[Burst]) -> String {
 
 /// PostgreSQL's log written so far (`None` on SQLite).
 async fn wal_written(env: &Env) -> anyhow::Result<Option<relay_store::stats::WalWritten>> {
-    let store = env.store.clone();
-    Ok(env
-        .relay
-        .spawn(async move {
-            store
-                .read(|mut x| {
-                    Box::pin(async move { relay_store::stats::wal_written(&mut x).await })
-                })
-                .await
-        })
-        .await??)
+    env.read(|mut x| Box::pin(async move { relay_store::stats::wal_written(&mut x).await }))
+        .await
 }
 
 /// The retention period of the Relay's configuration file.
@@ -146,27 +137,21 @@ fn retention(days: i64) -> impl FnOnce(&mut toml::Table) {
 /// Bytes on disk of the database, the history tables, their indexes and
 /// their columns, each also per delivery.
 async fn bytes(env: &Env, deliveries: u64) -> anyhow::Result<Value> {
-    let store = env.store.clone();
     let (sizes, columns) = env
-        .relay
-        .spawn(async move {
-            store
-                .read(|mut x| {
-                    Box::pin(async move {
-                        let sizes = relay_store::stats::sizes(&mut x).await?;
-                        let mut columns = Vec::new();
-                        for table in relay_store::stats::HISTORY_TABLES {
-                            columns.push((
-                                table,
-                                relay_store::stats::column_bytes(&mut x, table).await?,
-                            ));
-                        }
-                        Ok((sizes, columns))
-                    })
-                })
-                .await
+        .read(|mut x| {
+            Box::pin(async move {
+                let sizes = relay_store::stats::sizes(&mut x).await?;
+                let mut columns = Vec::new();
+                for table in relay_store::stats::HISTORY_TABLES {
+                    columns.push((
+                        table,
+                        relay_store::stats::column_bytes(&mut x, table).await?,
+                    ));
+                }
+                Ok((sizes, columns))
+            })
         })
-        .await??;
+        .await?;
     let per = |b: i64| round(b as f64 / deliveries.max(1) as f64);
     let history: i64 = sizes.by_object.iter().map(|o| o.bytes).sum();
     let table_of = |t: &str, index: bool| -> i64 {
